@@ -1,0 +1,199 @@
+/**
+ * THE event vocabulary of InferScope. Every scheduler step, model state change and config change is one
+ * of these. The server emits them on its EventBus; metrics, statistics, the live gateway, the recorder,
+ * the browser dashboard and the tests all consume this one union.
+ *
+ * Conventions:
+ * - `t` is microseconds on the emitting scheduler's monotonic Clock (virtual in tests and the simulator).
+ * - Durations are integers in microseconds and their field names end in `_us`.
+ * - Ids are stable across events: a request keeps its `request_id` from `request.queued` to its final
+ *   `request.completed` or `request.rejected`; a batch keeps its `batch_id` from formed to completed.
+ * - `model` + `version` identify the model version the event belongs to.
+ *
+ * Triton trace points map onto these: REQUEST_START/QUEUE_START = request.queued, COMPUTE_START =
+ * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
+ */
+
+export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
+export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
+export type RejectReason = 'queue_full' | 'timeout' | 'invalid' | 'unavailable' | 'failed' | 'cancelled';
+/** Why a batch left the queue, following Triton's dynamic batcher. */
+export type BatchTrigger =
+  | 'preferred' // reached a preferred_batch_size (largest reachable wins)
+  | 'max_batch' // the next request would exceed max_batch_size (or the batch is exactly full)
+  | 'delay' // the oldest request waited max_queue_delay_microseconds
+  | 'immediate' // no dynamic batching, max_batch_size 0, or delay 0: send what is there
+  | 'shape' // the next request has different non-batch dims and cannot join
+  | 'drain'; // the model is unloading/reconfiguring: flush what is pending
+
+interface Base {
+  /** microseconds on the scheduler clock */
+  t: number;
+  model: string;
+  version: string;
+}
+
+export interface ModelStateEvent extends Base {
+  type: 'model.state';
+  state: ModelState;
+  reason?: string;
+}
+
+export interface InstanceStateEvent extends Base {
+  type: 'instance.state';
+  /** instance name, Triton style: `<group name>_<index>` e.g. `mlp_classifier_0_1` */
+  instance: string;
+  kind: string; // KIND_CPU | KIND_GPU | ...
+  device: string; // 'cpu' | 'gpu0' ...
+  state: InstanceState;
+  reason?: string;
+}
+
+export interface RequestQueuedEvent extends Base {
+  type: 'request.queued';
+  request_id: string;
+  priority: number;
+  /** samples carried by this request (its batch dimension; 1 when max_batch_size is 0) */
+  batch_size: number;
+  /** requests waiting at this priority level after this one was added */
+  queue_depth: number;
+  /** key of the non-batch shapes; requests with different keys never share a batch */
+  shape_key?: string;
+}
+
+export interface RequestRejectedEvent extends Base {
+  type: 'request.rejected';
+  request_id: string;
+  reason: RejectReason;
+  message: string;
+  priority?: number;
+}
+
+/** A DELAY timeout action moved the request behind fresh requests of its level. */
+export interface RequestDelayedEvent extends Base {
+  type: 'request.delayed';
+  request_id: string;
+  priority: number;
+}
+
+export interface BatchFormedEvent extends Base {
+  type: 'batch.formed';
+  batch_id: string;
+  request_ids: string[];
+  /** total samples in the batch */
+  size: number;
+  trigger: BatchTrigger;
+  /** how long the oldest request in the batch had waited */
+  oldest_wait_us: number;
+}
+
+export interface BatchStartedEvent extends Base {
+  type: 'batch.started';
+  batch_id: string;
+  instance: string;
+  size: number;
+}
+
+export interface BatchCompletedEvent extends Base {
+  type: 'batch.completed';
+  batch_id: string;
+  instance: string;
+  size: number;
+  compute_us: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface RequestCompletedEvent extends Base {
+  type: 'request.completed';
+  request_id: string;
+  batch_id: string;
+  priority: number;
+  batch_size: number;
+  queue_us: number;
+  compute_us: number;
+  total_us: number;
+  ok: boolean;
+  error?: string;
+}
+
+export interface MemoryEntry {
+  model: string;
+  version: string;
+  instance: string;
+  bytes: number;
+  /** measured: from the driver or resident-memory growth; modelled: weights + workspace + activations */
+  source: 'measured' | 'modelled';
+}
+
+export interface MemoryEvent {
+  type: 'memory';
+  t: number;
+  device: string;
+  used_bytes: number;
+  /** 0 = no budget */
+  budget_bytes: number;
+  entries: MemoryEntry[];
+}
+
+export interface ConfigChange {
+  /** dotted path into ModelConfig, e.g. `dynamic_batching.max_queue_delay_microseconds` */
+  path: string;
+  old: unknown;
+  new: unknown;
+}
+
+export interface ConfigChangedEvent extends Base {
+  type: 'config.changed';
+  changes: ConfigChange[];
+  /** who made the change: 'dashboard:<socket id>', 'cli', 'file', 'api' */
+  by: string;
+}
+
+export type SchedulerEvent =
+  | ModelStateEvent
+  | InstanceStateEvent
+  | RequestQueuedEvent
+  | RequestRejectedEvent
+  | RequestDelayedEvent
+  | BatchFormedEvent
+  | BatchStartedEvent
+  | BatchCompletedEvent
+  | RequestCompletedEvent
+  | MemoryEvent
+  | ConfigChangedEvent;
+
+export type SchedulerEventType = SchedulerEvent['type'];
+
+export type EventListener = (event: SchedulerEvent) => void;
+
+/**
+ * A tiny synchronous event bus. Listeners run inline (the scheduler's hot path), so they must be cheap:
+ * consumers that do real work (socket emits, file writes) buffer and flush on their own timer.
+ */
+export class EventBus {
+  private listeners: EventListener[] = [];
+
+  on(listener: EventListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    };
+  }
+
+  emit(event: SchedulerEvent): void {
+    // Copy-on-write array: a listener that unsubscribes during emit does not disturb this loop.
+    const ls = this.listeners;
+    for (let i = 0; i < ls.length; i++) {
+      try {
+        ls[i](event);
+      } catch {
+        // A broken consumer must never break scheduling. Consumers report their own errors.
+      }
+    }
+  }
+
+  get size(): number {
+    return this.listeners.length;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The wire protocol of the live gateway (Socket.IO, same port as HTTP). Shared by the server gateway,
+ * the dashboard and the tests so both ends agree at compile time.
+ *
+ * Server -> client: `snapshot` once on connect (and on request via `resync`), then `frame` every
+ * 33-50 ms with coalesced SchedulerEvents, and `stats` about once a second (never sampled).
+ * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
+ * `resync` (no payload) asks for a fresh snapshot.
+ */
+import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry } from '../events';
+
+export const WIRE = {
+  snapshot: 'snapshot',
+  frame: 'frame',
+  stats: 'stats',
+  control: 'control',
+  resync: 'resync',
+} as const;
+
+export interface InstanceSnapshot {
+  name: string;
+  group: string;
+  kind: string;
+  device: string;
+  state: InstanceState;
+  /** batch currently running, if busy */
+  batch_id?: string;
+  reason?: string;
+}
+
+export interface ModelSnapshot {
+  name: string;
+  version: string;
+  /** every version known in the repository and its state */
+  state: ModelState;
+  reason?: string;
+  repository: string;
+  backend: string;
+  platform: string;
+  /** normalised ModelConfig as JSON (Triton's field names) */
+  config: Record<string, unknown>;
+  instances: InstanceSnapshot[];
+  /** files in the version folder with sizes in bytes (for the architecture view and repo-size card) */
+  files?: { path: string; bytes: number }[];
+  /** queue depth per priority level right now */
+  queue_depth?: Record<string, number>;
+}
+
+export interface DeviceMemory {
+  device: string;
+  used_bytes: number;
+  budget_bytes: number;
+  entries: MemoryEntry[];
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  extensions: string[];
+  model_control_mode: 'none' | 'poll' | 'explicit';
+  /** true when a control token is configured */
+  token_required: boolean;
+  /** whether THIS client may send control messages (false = viewer) */
+  can_control: boolean;
+  cpu_count: number;
+  gpu_count: number;
+}
+
+/** Per model-version aggregates over the last window (about 1 s, plus running totals). */
+export interface ModelAggregate {
+  model: string;
+  version: string;
+  window_s: number;
+  throughput_per_s: number;
+  requests_per_s: number;
+  latency_us: { p50: number; p90: number; p99: number; mean: number };
+  queue_us_mean: number;
+  compute_us_mean: number;
+  avg_batch_size: number;
+  batch_size_histogram: Record<string, number>;
+  queue_depth: Record<string, number>;
+  in_flight: number;
+  totals: { completed: number; rejected: number; failed: number; batches: number };
+  memory_bytes: number;
+}
+
+export interface StatsMessage {
+  t: number;
+  wall_ms: number;
+  models: ModelAggregate[];
+  load?: LoadProgress[];
+}
+
+export interface LoadProgress {
+  id: string;
+  model: string;
+  scenario: string;
+  state: 'running' | 'done' | 'stopped' | 'failed';
+  sent: number;
+  answered: number;
+  errors: number;
+  elapsed_s: number;
+  duration_s: number;
+  recording?: string;
+}
+
+export interface Snapshot {
+  server: ServerInfo;
+  repositories: string[];
+  models: ModelSnapshot[];
+  memory: DeviceMemory[];
+  stats: StatsMessage | null;
+  /** scheduler clock now, microseconds, so the client can align event times */
+  t: number;
+  wall_ms: number;
+}
+
+export interface Frame {
+  seq: number;
+  t: number;
+  events: SchedulerEvent[];
+  /** events this client did not receive in this frame because it was sampled (slow client) */
+  dropped: number;
+}
+
+export type ControlMessage =
+  | ({ action: 'setDynamicBatching'; model: string; version?: string } & DynamicBatchingPatch)
+  | { action: 'setInstanceCount'; model: string; version?: string; group?: string; count: number }
+  | { action: 'loadModel'; model: string }
+  | { action: 'unloadModel'; model: string }
+  | {
+      action: 'startLoad';
+      model: string;
+      scenario: string | Record<string, unknown>;
+      rate?: number;
+      concurrency?: number;
+      duration?: number;
+      seed?: number;
+      record?: boolean;
+      mode?: 'http' | 'inprocess';
+    }
+  | { action: 'stopLoad'; id?: string }
+  | { action: 'startReplay'; trace: string; speed?: number; model?: string }
+  | { action: 'saveConfig'; model: string; dryRun?: boolean };
+
+export interface DynamicBatchingPatch {
+  max_queue_delay_microseconds?: number;
+  preferred_batch_size?: number[];
+  max_batch_size?: number;
+  default_priority_level?: number;
+  priority_levels?: number;
+  default_queue_policy?: Record<string, unknown>;
+  priority_queue_policy?: Record<string, Record<string, unknown>>;
+  preserve_ordering?: boolean;
+}
+
+export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
+
+/** Largest control message the server accepts, in bytes of JSON. */
+export const MAX_CONTROL_BYTES = 64 * 1024;

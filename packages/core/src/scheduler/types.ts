@@ -1,0 +1,60 @@
+/**
+ * The contract between the per-model scheduler (packages/core/src/scheduler) and whoever feeds it
+ * (the server's KServe handler, the simulator, tests) and whoever executes its batches (the server's
+ * backends, the simulator's cost model).
+ *
+ * The scheduler never looks inside a payload: it only needs each request's sample count, its shape key
+ * and its priority/timeout. That keeps the scheduler pure and lets the simulator reuse it unchanged.
+ */
+import type { RejectReason } from '../events';
+
+export interface SchedulerRequest<P = unknown> {
+  /** assigned by the scheduler when absent; unique per scheduler */
+  id?: string;
+  /** samples carried (the request's batch dimension); 1 for models with max_batch_size 0 */
+  batchSize: number;
+  /** key of the non-batch dims; requests with different keys never share a batch ('' = fixed shapes) */
+  shapeKey: string;
+  /** 1 is the highest level; undefined/0 = the config's default_priority_level */
+  priority?: number;
+  /** per-request timeout override in microseconds (only honoured as Triton does: allow_timeout_override) */
+  timeoutUs?: number;
+  payload: P;
+}
+
+/** What an executor knows about the instance running a batch. */
+export interface InstanceInfo {
+  /** Triton-style name `<group>_<index>`, stable while the instance lives */
+  name: string;
+  group: string;
+  kind: string; // KIND_CPU | KIND_GPU | KIND_MODEL | KIND_AUTO resolved
+  /** 'cpu' or 'gpu<N>' */
+  device: string;
+  /** position in its group */
+  index: number;
+}
+
+export interface Executor<P = unknown, R = unknown> {
+  /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */
+  startInstance?(instance: InstanceInfo): Promise<void>;
+  /** Tear an instance down after it has finished its current batch. */
+  stopInstance?(instance: InstanceInfo): Promise<void>;
+  /**
+   * Run one batch on one instance. Resolve with one result per request, in the order given.
+   * Rejecting fails every request of the batch (each gets its own error answer).
+   */
+  execute(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): Promise<R[]>;
+}
+
+/** Every refusal or failure a request can get from the scheduler, with the HTTP status Triton uses. */
+export class SchedulerError extends Error {
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+    /** HTTP status for the KServe front end: 503 queue full / timeout / unavailable, 400 invalid, 500 failed */
+    readonly httpStatus: number,
+  ) {
+    super(message);
+    this.name = 'SchedulerError';
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Tensors as they travel between the KServe codec, the scheduler payload and the backends.
+ * Datatypes use KServe v2 names (BOOL, INT8 ... FP64, BYTES); the config uses Triton's TYPE_* names and
+ * the conversion between the two lives next to the config types.
+ */
+export type KServeDatatype =
+  | 'BOOL'
+  | 'UINT8' | 'UINT16' | 'UINT32' | 'UINT64'
+  | 'INT8' | 'INT16' | 'INT32' | 'INT64'
+  | 'FP16' | 'FP32' | 'FP64'
+  | 'BYTES';
+
+export type TensorData =
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Float32Array | Float64Array
+  | Uint8Array[] /* BYTES: one element per entry */;
+
+export interface Tensor {
+  name: string;
+  datatype: KServeDatatype;
+  shape: number[];
+  /** FP16 is carried as raw Uint16Array bits; BOOL as Uint8Array of 0/1 */
+  data: TensorData;
+}
