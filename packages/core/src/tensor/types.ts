@@ -23,3 +23,15 @@ export interface Tensor {
   /** FP16 is carried as raw Uint16Array bits; BOOL as Uint8Array of 0/1 */
   data: TensorData;
 }
+
+/**
+ * What the KServe front end hands the scheduler for one inference request, and what the backend
+ * executor returns for it: the requested output tensors of that request alone (already split back out
+ * of the batch).
+ */
+export interface InferPayload {
+  inputs: Tensor[];
+  /** names of the outputs to return; empty/undefined = all outputs of the model */
+  outputs?: string[];
+}
+export type InferResult = Tensor[];
