@@ -1,0 +1,57 @@
+/**
+ * Carries out one validated control message and says how it went. Failures become `{ok:false, error}`
+ * with the manager's own message; nothing here retries or partially applies: the manager validates a
+ * whole change before applying it.
+ */
+import type { ControlAck, ControlMessage } from '@inferscope/core';
+import type { ControlTarget, LoadControl } from './types';
+
+export async function handleControl(
+  msg: ControlMessage,
+  by: string,
+  control: ControlTarget,
+  load: LoadControl | undefined,
+): Promise<ControlAck> {
+  try {
+    switch (msg.action) {
+      case 'setDynamicBatching': {
+        const { action: _a, model, version, ...patch } = msg;
+        const changes = await control.updateDynamicBatching(model, version, patch, by);
+        return { ok: true, changes };
+      }
+      case 'setInstanceCount': {
+        const changes = await control.setInstanceCount(msg.model, msg.version, msg.group, msg.count, by);
+        return { ok: true, changes };
+      }
+      case 'loadModel':
+        await control.load(msg.model);
+        return { ok: true };
+      case 'unloadModel':
+        await control.unload(msg.model);
+        return { ok: true };
+      case 'saveConfig': {
+        const r = await control.saveConfig(msg.model, { dryRun: msg.dryRun ?? false });
+        return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false };
+      }
+      case 'startLoad': {
+        if (!load) return { ok: false, error: 'this server has no load generator' };
+        const { action: _a, ...req } = msg;
+        const r = await load.start(req, by);
+        return { ok: true, ...r };
+      }
+      case 'stopLoad': {
+        if (!load) return { ok: false, error: 'this server has no load generator' };
+        const stopped = load.stop(msg.id);
+        if (msg.id !== undefined && stopped.length === 0) return { ok: false, error: `no running load with id '${msg.id}'` };
+        return { ok: true, stopped };
+      }
+      case 'startReplay': {
+        if (!load) return { ok: false, error: 'this server has no load generator' };
+        const r = await load.startReplay({ trace: msg.trace, speed: msg.speed, model: msg.model }, by);
+        return { ok: true, ...r };
+      }
+    }
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The live gateway: Socket.IO on the HTTP server's port. Sends each client a snapshot on connect (and on
+ * `resync`), coalesced event frames every ~40 ms, aggregates about once a second, and carries out
+ * `control` messages from clients allowed to control.
+ *
+ * Uses `new Server(httpServer)` directly: fastify-socket.io does not work with fastify 5 (FINDINGS.md).
+ */
+import type { Server as HttpServer } from 'node:http';
+import { Server, type Socket } from 'socket.io';
+import { WIRE } from '@inferscope/core';
+import type { ControlAck, Snapshot, StatsMessage } from '@inferscope/core';
+import { FrameCoalescer } from './frame-coalescer';
+import { validateControlMessage } from './control-validation';
+import { handleControl } from './control-handler';
+import { tokenMatches } from './security';
+import type { LiveGatewayDeps } from './types';
+
+export interface LiveGateway {
+  io: Server;
+  /** the latest stats message (also part of every snapshot) */
+  lastStats(): StatsMessage | null;
+  close(): Promise<void>;
+}
+
+/** How many packets are waiting to go out to this client (engine.io internals, read defensively). */
+function socketBacklog(socket: Socket): number {
+  const conn = socket.conn as unknown as { writeBuffer?: unknown[]; transport?: { writable?: boolean } };
+  const queued = Array.isArray(conn.writeBuffer) ? conn.writeBuffer.length : 0;
+  return queued + (conn.transport && conn.transport.writable === false ? 1 : 0);
+}
+
+export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps): LiveGateway {
+  const io = new Server(httpServer, {
+    // Control messages are limited to MAX_CONTROL_BYTES by validation (with a clear error); this bound only
+    // protects the process from absurd payloads.
+    maxHttpBufferSize: 1e6,
+    serveClient: false,
+  });
+  const log = deps.log ?? (() => {});
+  const coalescer = new FrameCoalescer(deps.coalescer);
+  const controllers = new Set<string>();
+  let lastStats: StatsMessage | null = null;
+
+  const offBus = deps.bus.on((e) => {
+    coalescer.push(e);
+    deps.stats.add(e);
+  });
+
+  function buildStats(): StatsMessage {
+    return {
+      t: deps.source.now(),
+      wall_ms: Date.now(),
+      models: deps.stats.models(deps.source.now()),
+      load: deps.load?.progress(),
+    };
+  }
+
+  function buildSnapshot(canControl: boolean): Snapshot {
+    return {
+      server: { ...deps.source.serverInfo(), token_required: deps.token !== undefined, can_control: canControl },
+      repositories: deps.source.repositories(),
+      models: deps.source.models(),
+      memory: deps.source.memory(),
+      stats: lastStats,
+      t: deps.source.now(),
+      wall_ms: Date.now(),
+    };
+  }
+
+  function sendSnapshot(socket: Socket): void {
+    try {
+      socket.emit(WIRE.snapshot, buildSnapshot(controllers.has(socket.id)));
+    } catch (err) {
+      log(`live: snapshot failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  io.on('connection', (socket) => {
+    const auth = socket.handshake.auth as Record<string, unknown> | undefined;
+    if (tokenMatches(deps.token, auth?.token)) controllers.add(socket.id);
+    coalescer.addClient(socket.id);
+    sendSnapshot(socket);
+
+    socket.on(WIRE.resync, () => sendSnapshot(socket));
+
+    socket.on(WIRE.control, (raw: unknown, ack?: unknown) => {
+      const reply = (a: ControlAck) => {
+        if (typeof ack === 'function') ack(a);
+      };
+      const v = validateControlMessage(raw);
+      const allowed = controllers.has(socket.id) || (deps.token !== undefined && tokenMatches(deps.token, v.token));
+      if (!allowed) {
+        reply({ ok: false, error: 'control refused: this server needs a control token (you are a viewer)' });
+        return;
+      }
+      if (!v.ok) {
+        reply({ ok: false, error: v.error });
+        return;
+      }
+      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load).then(reply, (err: unknown) =>
+        reply({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+      );
+    });
+
+    socket.on('disconnect', () => {
+      controllers.delete(socket.id);
+      coalescer.removeClient(socket.id);
+    });
+  });
+
+  const frameTimer = setInterval(() => {
+    const sockets = io.of('/').sockets;
+    coalescer.flush(
+      deps.source.now(),
+      (id) => {
+        const s = sockets.get(id);
+        return s ? socketBacklog(s) : 0;
+      },
+      (id, frame) => sockets.get(id)?.emit(WIRE.frame, frame),
+    );
+  }, deps.frameIntervalMs ?? 40);
+
+  const statsTimer = setInterval(() => {
+    try {
+      lastStats = buildStats();
+      // Never sampled: aggregates are small and a slow client needs them most.
+      io.emit(WIRE.stats, lastStats);
+    } catch (err) {
+      log(`live: stats failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }, deps.statsIntervalMs ?? 1000);
+  frameTimer.unref?.();
+  statsTimer.unref?.();
+
+  let closed = false;
+  return {
+    io,
+    lastStats: () => lastStats,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(frameTimer);
+      clearInterval(statsTimer);
+      offBus();
+      io.local.disconnectSockets(true);
+      // io.close() would also close the HTTP server, which belongs to fastify: only close the engine.
+      await new Promise<void>((resolve) => {
+        io.engine.close();
+        resolve();
+      });
+    },
+  };
+}

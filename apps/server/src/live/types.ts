@@ -1,0 +1,73 @@
+/**
+ * The narrow view of the server the live gateway needs. The real ModelManager, MemoryLedger and load
+ * controller satisfy these; tests use small fakes.
+ */
+import type {
+  ConfigChange,
+  DeviceMemory,
+  DynamicBatchingPatch,
+  EventBus,
+  LoadProgress,
+  ModelAggregate,
+  ModelSnapshot,
+  ServerInfo,
+} from '@inferscope/core';
+
+/** Everything a snapshot is built from, read on demand (connect and resync). */
+export interface LiveSource {
+  serverInfo(): Omit<ServerInfo, 'token_required' | 'can_control'>;
+  repositories(): string[];
+  models(): ModelSnapshot[];
+  memory(): DeviceMemory[];
+  /** the scheduler clock now, microseconds (the time base of every event) */
+  now(): number;
+}
+
+/** The ModelManager methods control messages call. Each rejects with a message a person can act on. */
+export interface ControlTarget {
+  load(name: string): Promise<void>;
+  unload(name: string): Promise<void>;
+  updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
+  setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
+  saveConfig(name: string, opts: { dryRun: boolean }): Promise<{ path: string; text: string; diff: string; backup?: string | null }>;
+}
+
+export interface StartLoadRequest {
+  model: string;
+  scenario: string | Record<string, unknown>;
+  rate?: number;
+  concurrency?: number;
+  duration?: number;
+  seed?: number;
+  record?: boolean;
+  mode?: 'http' | 'inprocess';
+}
+
+/** The load generator as the control channel drives it (apps/server/src/load). */
+export interface LoadControl {
+  start(req: StartLoadRequest, by: string): Promise<{ id: string; recording?: string }>;
+  stop(id?: string): string[];
+  startReplay(req: { trace: string; speed?: number; model?: string }, by: string): Promise<{ id: string }>;
+  progress(): LoadProgress[];
+}
+
+/** Per-model aggregates over the last window; core's stats module behind it. */
+export interface AggregateSource {
+  add(event: import('@inferscope/core').SchedulerEvent): void;
+  models(nowUs: number): ModelAggregate[];
+}
+
+export interface LiveGatewayDeps {
+  source: LiveSource;
+  control: ControlTarget;
+  bus: EventBus;
+  stats: AggregateSource;
+  load?: LoadControl;
+  /** when set, control needs it (socket auth `token` or the message's `token`) */
+  token?: string;
+  frameIntervalMs?: number;
+  statsIntervalMs?: number;
+  coalescer?: Partial<import('./frame-coalescer').CoalescerOptions>;
+  /** errors in the gateway itself (never includes the token) */
+  log?: (msg: string) => void;
+}

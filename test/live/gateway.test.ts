@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Frame, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
+import { startFakeServer, next, control } from './fake-server.ts';
+
+test('a client gets a snapshot on connect and again on resync', async () => {
+  const h = await startFakeServer();
+  try {
+    const s = h.connect();
+    const client = await s;
+    // the snapshot is emitted on connection; it may already be here, so resync and wait for the second one
+    const snap = next<Snapshot>(client, 'snapshot');
+    client.emit('resync');
+    const got = await snap;
+    assert.equal(got.server.name, 'inferscope');
+    assert.equal(got.server.token_required, false);
+    assert.equal(got.server.can_control, true);
+    assert.deepEqual(got.repositories, ['/r']);
+    assert.equal(got.models[0].name, 'm');
+    assert.equal(got.models[0].instances[0].state, 'idle');
+    assert.equal(got.memory[0].device, 'cpu');
+    assert.equal(got.t, 123);
+  } finally {
+    await h.close();
+  }
+});
+
+test('events arrive coalesced in frames with increasing sequence numbers; stats follow', async () => {
+  const h = await startFakeServer();
+  try {
+    const c = await h.connect();
+    const frames: Frame[] = [];
+    c.on('frame', (f: Frame) => frames.push(f));
+    const stats = next<StatsMessage>(c, 'stats');
+    for (let i = 0; i < 10; i++)
+      h.bus.emit({ type: 'request.queued', t: i, model: 'm', version: '1', request_id: `r${i}`, priority: 1, batch_size: 1, queue_depth: i + 1 });
+    const st = await stats;
+    assert.equal(st.models[0].model, 'm');
+    assert.equal(st.models[0].totals.completed, 10, 'the aggregate source saw every event');
+    while (frames.reduce((n, f) => n + f.events.length, 0) < 10) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(frames.length <= 2, `10 events coalesced into ${frames.length} frame(s)`);
+    assert.deepEqual(frames.flatMap((f) => f.events).map((e) => (e as { request_id: string }).request_id), Array.from({ length: 10 }, (_, i) => `r${i}`));
+    frames.forEach((f, i) => assert.equal(f.seq, i + 1));
+  } finally {
+    await h.close();
+  }
+});
+
+test('a flood is sampled: frames stay bounded and count what they left out; control-plane events survive', async () => {
+  const cap = 500;
+  const h = await startFakeServer({ coalescer: { maxEventsPerFrame: cap, maxBufferedEvents: 5000 } });
+  try {
+    const c = await h.connect();
+    const frames: Frame[] = [];
+    c.on('frame', (f: Frame) => frames.push(f));
+    const total = 40_000;
+    for (let i = 0; i < total; i++) {
+      const e: SchedulerEvent =
+        i % 10_000 === 5
+          ? { type: 'config.changed', t: i, model: 'm', version: '1', changes: [], by: 'test' }
+          : { type: 'request.queued', t: i, model: 'm', version: '1', request_id: `r${i}`, priority: 1, batch_size: 1, queue_depth: 1 };
+      h.bus.emit(e);
+    }
+    const deadline = Date.now() + 3000;
+    while (frames.reduce((n, f) => n + f.events.length + f.dropped, 0) < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    const delivered = frames.reduce((n, f) => n + f.events.length, 0);
+    const dropped = frames.reduce((n, f) => n + f.dropped, 0);
+    assert.equal(delivered + dropped, total, 'every event is either delivered or counted as dropped');
+    assert.ok(dropped > 0);
+    for (const f of frames) assert.ok(f.events.length <= cap + 4, `frame of ${f.events.length} events exceeds the bound`);
+    assert.equal(frames.flatMap((f) => f.events).filter((e) => e.type === 'config.changed').length, 4, 'config changes are never sampled');
+  } finally {
+    await h.close();
+  }
+});
