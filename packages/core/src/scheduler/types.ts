@@ -44,6 +44,16 @@ export interface Executor<P = unknown, R = unknown> {
    * Rejecting fails every request of the batch (each gets its own error answer).
    */
   execute(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): Promise<R[]>;
+  /**
+   * Optional callback form of `execute`, preferred by the scheduler when present. The simulator uses it so a
+   * batch completes synchronously inside a VirtualClock timer (a promise would settle only after the clock
+   * moved on). Call `done` exactly once: (null, results) or (error).
+   */
+  executeWithCallback?(
+    instance: InstanceInfo,
+    batch: readonly SchedulerRequest<P>[],
+    done: (error: unknown, results?: R[]) => void,
+  ): void;
 }
 
 /** Every refusal or failure a request can get from the scheduler, with the HTTP status Triton uses. */

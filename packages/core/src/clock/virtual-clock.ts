@@ -1,0 +1,128 @@
+import type { Clock, TimerHandle } from './clock';
+
+interface VirtualTimer {
+  at: number;
+  /** insertion order: timers due at the same instant fire in the order they were set */
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that only moves when told to. Timers fire synchronously, in (time, insertion) order, while
+ * advancing; a timer set by a firing timer for a time inside the advanced range fires in the same advance.
+ * Used by every scheduler test (no sleeps) and by the simulator.
+ */
+export class VirtualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private heap: VirtualTimer[] = [];
+
+  constructor(startUs = 0) {
+    this.t = startUs;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimer(atUs: number, fn: () => void): TimerHandle {
+    if (!Number.isFinite(atUs)) throw new RangeError(`timer time must be finite, got ${atUs}`);
+    const timer: VirtualTimer = { at: Math.max(atUs, this.t), seq: this.seq++, fn, cancelled: false };
+    this.push(timer);
+    return timer;
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    (handle as VirtualTimer).cancelled = true;
+  }
+
+  /** number of live timers */
+  get pending(): number {
+    let n = 0;
+    for (const t of this.heap) if (!t.cancelled) n++;
+    return n;
+  }
+
+  /** time of the next live timer, or undefined */
+  nextTimerAt(): number | undefined {
+    this.dropCancelled();
+    return this.heap.length > 0 ? this.heap[0].at : undefined;
+  }
+
+  advance(us: number): void {
+    if (us < 0) throw new RangeError('cannot move a clock backwards');
+    this.advanceTo(this.t + us);
+  }
+
+  advanceTo(tUs: number): void {
+    if (tUs < this.t) throw new RangeError(`cannot move the clock back from ${this.t} to ${tUs}`);
+    while (this.fireNext(tUs)) {
+      /* keep firing */
+    }
+    this.t = tUs;
+  }
+
+  /** Fire the next timer (moving time to it). Returns false when none is left. */
+  step(): boolean {
+    return this.fireNext(Infinity);
+  }
+
+  /** Fire timers until none remain; `maxTimers` guards against a timer that always re-arms itself. */
+  runUntilIdle(maxTimers = 10_000_000): number {
+    let fired = 0;
+    while (this.fireNext(Infinity)) {
+      if (++fired >= maxTimers) throw new Error(`runUntilIdle: still busy after ${maxTimers} timers`);
+    }
+    return fired;
+  }
+
+  private fireNext(limit: number): boolean {
+    this.dropCancelled();
+    const top = this.heap[0];
+    if (top === undefined || top.at > limit) return false;
+    this.pop();
+    this.t = top.at;
+    top.cancelled = true;
+    top.fn();
+    return true;
+  }
+
+  private dropCancelled(): void {
+    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
+  }
+
+  private less(a: VirtualTimer, b: VirtualTimer): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  private push(timer: VirtualTimer): void {
+    const h = this.heap;
+    h.push(timer);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop()!;
+    if (h.length === 0) return;
+    h[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.less(h[l], h[m])) m = l;
+      if (r < h.length && this.less(h[r], h[m])) m = r;
+      if (m === i) break;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The slice of Triton's ModelConfig the scheduler reads, with model_config.proto's field names. It is
+ * structural on purpose: the config engine's full (normalised) ModelConfig is assignable to it, and tests or
+ * the simulator can pass a literal without building a whole config.
+ */
+export type TimeoutAction = 'REJECT' | 'DELAY';
+
+export interface QueuePolicyInput {
+  timeout_action?: TimeoutAction | string;
+  default_timeout_microseconds?: number | string;
+  allow_timeout_override?: boolean;
+  max_queue_size?: number;
+}
+
+export interface DynamicBatchingInput {
+  preferred_batch_size?: readonly number[];
+  max_queue_delay_microseconds?: number | string;
+  preserve_ordering?: boolean;
+  priority_levels?: number | string;
+  default_priority_level?: number | string;
+  default_queue_policy?: QueuePolicyInput;
+  priority_queue_policy?: Readonly<Record<string, QueuePolicyInput>>;
+}
+
+export interface InstanceGroupInput {
+  name?: string;
+  kind?: string;
+  count?: number;
+  gpus?: readonly number[];
+}
+
+export interface SchedulerConfigInput {
+  name?: string;
+  max_batch_size?: number;
+  dynamic_batching?: DynamicBatchingInput | null;
+  instance_group?: readonly InstanceGroupInput[];
+}

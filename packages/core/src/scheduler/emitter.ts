@@ -1,0 +1,86 @@
+/**
+ * Builds the scheduler's events. Every method returns early when nobody listens, so an unobserved scheduler
+ * (benchmarks, a headless simulation that only wants the summary) allocates no event objects.
+ */
+import type { Clock } from '../clock/clock';
+import type { BatchTrigger, ConfigChange, EventBus, InstanceState, RejectReason } from '../events';
+import type { PoolInstance } from './instance-pool';
+import type { AnyEntry as QueueEntry } from './queue-entry';
+
+export class Emitter {
+  constructor(
+    private readonly bus: EventBus,
+    private readonly model: string,
+    private readonly version: string,
+    private readonly clock: Clock,
+  ) {}
+
+  get active(): boolean {
+    return this.bus.size > 0;
+  }
+
+  queued(e: QueueEntry, depth: number): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({
+      type: 'request.queued', t: e.enqueuedUs, model: this.model, version: this.version, request_id: e.id,
+      priority: e.level, batch_size: e.batchSize, queue_depth: depth, shape_key: e.shapeKey,
+    });
+  }
+
+  rejected(id: string, reason: RejectReason, message: string, priority: number | undefined): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({
+      type: 'request.rejected', t: this.clock.now(), model: this.model, version: this.version, request_id: id,
+      reason, message, ...(priority !== undefined ? { priority } : {}),
+    });
+  }
+
+  delayed(e: QueueEntry): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({ type: 'request.delayed', t: this.clock.now(), model: this.model, version: this.version, request_id: e.id, priority: e.level });
+  }
+
+  batchFormed(batchId: string, entries: readonly QueueEntry[], size: number, trigger: BatchTrigger, oldestWaitUs: number): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({
+      type: 'batch.formed', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId,
+      request_ids: entries.map((e) => e.id), size, trigger, oldest_wait_us: oldestWaitUs,
+    });
+  }
+
+  batchStarted(batchId: string, instance: string, size: number): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({ type: 'batch.started', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId, instance, size });
+  }
+
+  batchCompleted(batchId: string, instance: string, size: number, computeUs: number, error: string | undefined): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({
+      type: 'batch.completed', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId,
+      instance, size, compute_us: computeUs, ok: error === undefined, ...(error !== undefined ? { error } : {}),
+    });
+  }
+
+  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, error: string | undefined): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({
+      type: 'request.completed', t: this.clock.now(), model: this.model, version: this.version, request_id: e.id,
+      batch_id: batchId, priority: e.level, batch_size: e.batchSize, queue_us: queueUs, compute_us: computeUs,
+      total_us: totalUs, ok: error === undefined, ...(error !== undefined ? { error } : {}),
+    });
+  }
+
+  instance(inst: PoolInstance, state: InstanceState, reason?: string): void {
+    if (this.bus.size === 0) return;
+    const i = inst.info;
+    this.bus.emit({
+      type: 'instance.state', t: this.clock.now(), model: this.model, version: this.version, instance: i.name,
+      kind: i.kind, device: i.device, state, ...(reason !== undefined ? { reason } : {}),
+    });
+  }
+
+  configChanged(changes: ConfigChange[], by: string): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({ type: 'config.changed', t: this.clock.now(), model: this.model, version: this.version, changes, by });
+  }
+}

@@ -1,0 +1,411 @@
+/**
+ * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
+ * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
+ * outcome (an arrival while an instance is idle, an instance freeing up, a timer), and commits a decision
+ * only when an instance is free: while every instance is busy the pending batch simply keeps growing.
+ *
+ * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
+ * changes, instance count changes, executor failures and unload.
+ */
+import type { Clock, TimerHandle } from '../clock/clock';
+import type { EventBus, RejectReason } from '../events';
+import type { DynamicBatchingPatch } from '../live/protocol';
+import type { SchedulerConfigInput } from './config-input';
+import { decideBatch, type BatchDecision } from './decide';
+import { Emitter } from './emitter';
+import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type PoolInstance } from './instance-pool';
+import { OrderedRelease } from './ordering';
+import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
+import { PriorityQueues } from './priority-queues';
+import type { QueueEntry, Settle } from './queue-entry';
+import { applyBatchingPatch } from './reconfigure';
+import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
+import { SchedulerError, type Executor, type SchedulerRequest } from './types';
+
+export type SchedulerState = 'created' | 'starting' | 'ready' | 'stopping' | 'stopped' | 'failed';
+
+export interface ModelSchedulerOptions<P, R> {
+  model: string;
+  version: string;
+  config: SchedulerConfigInput;
+  clock: Clock;
+  bus: EventBus;
+  executor: Executor<P, R>;
+}
+
+type Entry<P, R> = QueueEntry<P, R>;
+
+interface Answer<P, R> {
+  entry: Entry<P, R>;
+  error: Error | null;
+  result?: R;
+  batchId: string;
+  startedUs: number;
+  computeUs: number;
+}
+
+export class ModelScheduler<P = unknown, R = unknown> {
+  readonly model: string;
+  readonly version: string;
+  readonly stats: SchedulerStats = emptyStats();
+  private readonly clock: Clock;
+  private readonly executor: Executor<P, R>;
+  private readonly emit: Emitter;
+  private config: SchedulerConfigInput;
+  private policy: BatchingPolicy;
+  private groups: GroupSpec[];
+  private queues: PriorityQueues<Entry<P, R>>;
+  private readonly pool = new InstancePool();
+  private readonly ordering: OrderedRelease<Answer<P, R>>;
+  private state: SchedulerState = 'created';
+  private seq = 0;
+  private batchSeq = 0;
+  private pumping = false;
+  private timer: TimerHandle | null = null;
+  private timerAt = Infinity;
+  private stopWaiters: (() => void)[] = [];
+  private readonly idPrefix: string;
+
+  constructor(opts: ModelSchedulerOptions<P, R>) {
+    this.model = opts.model;
+    this.version = opts.version;
+    this.clock = opts.clock;
+    this.executor = opts.executor;
+    this.config = opts.config;
+    this.policy = policyFromConfig(opts.config);
+    this.groups = groupsFromConfig(opts.model, opts.config.instance_group);
+    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
+    this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
+    this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.deliver(a));
+    this.idPrefix = `${opts.model}:${opts.version}:`;
+  }
+
+  get currentState(): SchedulerState {
+    return this.state;
+  }
+
+  get currentPolicy(): BatchingPolicy {
+    return this.policy;
+  }
+
+  /** the effective config slice (after live changes), Triton field names */
+  get currentConfig(): SchedulerConfigInput {
+    return { ...this.config, instance_group: this.groups.map((g) => ({ ...g })) };
+  }
+
+  /** Start every instance. Resolves when at least one is idle; rejects when none could start. */
+  async start(): Promise<void> {
+    if (this.state !== 'created') throw new Error(`scheduler for ${this.model} already started`);
+    this.state = 'starting';
+    const starts: Promise<boolean>[] = [];
+    for (const g of this.groups) for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.startInstance(g));
+    const ok = (await Promise.all(starts)).some(Boolean);
+    if (!ok) {
+      const reasons = this.pool.instances.map((p) => `${p.info.name}: ${p.reason}`).join('; ');
+      this.state = 'failed';
+      this.failAllQueued('unavailable', `model ${this.model} has no instance that could start`);
+      throw new Error(`no instance of ${this.model} could start${reasons ? ` (${reasons})` : ''}`);
+    }
+    if (this.state === 'starting') this.state = 'ready';
+  }
+
+  /** Promise form of `submit`. */
+  enqueue(req: SchedulerRequest<P>): Promise<R> {
+    return new Promise<R>((resolve, reject) => this.submit(req, (err, res) => (err ? reject(err) : resolve(res as R))));
+  }
+
+  /**
+   * Callback form (no promise per request; the simulator's closed-loop driver needs the answer synchronously).
+   * `settle` is called exactly once. Returns the request id.
+   */
+  submit(req: SchedulerRequest<P>, settle: Settle<R>): string {
+    const id = req.id ?? this.idPrefix + (this.seq + 1);
+    const policy = this.policy;
+    if (this.state !== 'ready' && this.state !== 'starting') {
+      const why = this.state === 'stopping' || this.state === 'stopped' ? 'is unloading' : 'is not ready';
+      return this.refuse(id, req, settle, 'unavailable', `model ${this.model} version ${this.version} ${why}`, 503);
+    }
+    const bs = req.batchSize;
+    if (!Number.isInteger(bs) || bs < 1) return this.refuse(id, req, settle, 'invalid', `batch size must be a positive integer, got ${bs}`, 400);
+    if (policy.maxBatchSize > 0 ? bs > policy.maxBatchSize : bs !== 1) {
+      return this.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
+    }
+    const level = levelFor(policy, req.priority);
+    const qp = policy.queues[level - 1];
+    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
+      return this.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
+    }
+    const now = this.clock.now();
+    const timeout = qp.defaultTimeoutUs > 0 ? timeoutFor(qp, req.timeoutUs) : 0;
+    const entry: Entry<P, R> = {
+      req, id, seq: this.seq++, level, batchSize: bs, shapeKey: req.shapeKey ?? '', enqueuedUs: now,
+      deadlineUs: timeout > 0 ? now + timeout : 0, queued: true, delayed: false, settle,
+    };
+    this.queues.push(entry);
+    this.stats.accepted++;
+    this.emit.queued(entry, this.queues.levelSize(level));
+    if (this.pool.idleCount > 0) this.pump();
+    else if (entry.deadlineUs > 0) this.armTimer(entry.deadlineUs);
+    return id;
+  }
+
+  /** Change dynamic batching fields live; applies at the next decision. Throws (changing nothing) on bad input. */
+  updateDynamicBatching(patch: DynamicBatchingPatch, by: string) {
+    const { config, policy, changes } = applyBatchingPatch(this.config, patch);
+    if (changes.length === 0) return changes;
+    const old = this.policy;
+    this.config = config;
+    this.policy = policy;
+    if (policy.levels !== old.levels) this.relevel();
+    if (policy.maxBatchSize < old.maxBatchSize) {
+      for (const e of this.queues.all()) {
+        if (e.batchSize > policy.maxBatchSize) {
+          this.queues.remove(e);
+          this.reject(e, 'invalid', `batch size ${e.batchSize} exceeds max_batch_size ${policy.maxBatchSize} after reconfiguration`, 400);
+        }
+      }
+    }
+    this.ordering.setEnabled(policy.preserveOrdering, this.seq);
+    this.emit.configChanged(changes, by);
+    this.pump();
+    return changes;
+  }
+
+  /**
+   * Set a group's instance count (per device for GPU groups). New instances start through the executor;
+   * removed ones (highest index first) finish their current batch, then stop. Resolves when the new ones
+   * have started.
+   */
+  async setInstanceCount(group: string | undefined, count: number, by: string): Promise<void> {
+    const gi = group === undefined ? 0 : this.groups.findIndex((g) => g.name === group);
+    const g = this.groups[gi];
+    if (!g) throw new SchedulerError('invalid', `model ${this.model} has no instance group "${group}" (groups: ${this.groups.map((x) => x.name).join(', ')})`, 400);
+    if (!Number.isInteger(count) || count < 0 || count > 64) throw new SchedulerError('invalid', `instance count must be an integer 0..64, got ${count}`, 400);
+    if (this.state !== 'ready' && this.state !== 'starting') throw new SchedulerError('unavailable', `model ${this.model} is not ready`, 503);
+    const others = this.groups.reduce((n, x, i) => n + (i === gi ? 0 : instancesInGroup(x)), 0);
+    if (count === 0 && others === 0) throw new SchedulerError('invalid', 'a model needs at least one instance', 400);
+    const old = g.count;
+    if (old === count) return;
+    g.count = count;
+    this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by);
+    const want = instancesInGroup(g);
+    const active = this.pool.activeInGroup(g.name);
+    const starts: Promise<boolean>[] = [];
+    for (let i = active.length; i < want; i++) starts.push(this.startInstance(g));
+    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.retire(inst);
+    await Promise.all(starts);
+  }
+
+  /** Unload: refuse new requests ('unavailable'), flush and finish everything accepted, then stop instances. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped' || this.state === 'failed') return;
+    if (this.state !== 'stopping') {
+      this.state = 'stopping';
+      if (this.pool.usableCount === 0) this.failAllQueued('unavailable', `model ${this.model} is unloading and has no instance`);
+      this.pump();
+    }
+    if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.timer = null;
+    await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.stopInstance(p)));
+    this.state = 'stopped';
+  }
+
+  snapshot(): SchedulerSnapshot {
+    const d = decideBatch(this.queues, this.policy, this.clock.now());
+    return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount);
+  }
+
+  // ---- the loop ----
+
+  private pump(): void {
+    if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
+    this.pumping = true;
+    try {
+      const flush = this.state === 'stopping';
+      while (this.pool.idleCount > 0 && this.queues.size > 0) {
+        const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
+        if (d.kind === 'wait') {
+          this.armTimer(d.untilUs);
+          break;
+        }
+        const inst = this.pool.takeIdle();
+        if (!inst) break;
+        this.dispatch(inst, this.queues.takeFirst(d.count), d);
+      }
+      const deadline = this.queues.nextDeadline();
+      if (deadline !== Infinity) this.armTimer(deadline);
+    } finally {
+      this.pumping = false;
+    }
+    if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
+  }
+
+  private armTimer(atUs: number): void {
+    if (atUs >= this.timerAt) return; // an earlier wake-up is armed; it re-evaluates everything
+    if (this.timer !== null) this.clock.clearTimer(this.timer);
+    this.timerAt = atUs;
+    this.timer = this.clock.setTimer(atUs, this.onTimer);
+  }
+
+  private onTimer = (): void => {
+    this.timer = null;
+    this.timerAt = Infinity;
+    const now = this.clock.now();
+    for (const e of this.queues.popExpired(now)) {
+      if (this.policy.queues[e.level - 1].timeoutAction === 'DELAY') {
+        this.queues.moveToDelayed(e);
+        this.stats.delayed++;
+        this.emit.delayed(e);
+      } else {
+        this.queues.remove(e);
+        this.reject(e, 'timeout', 'Request timeout expired', 503);
+      }
+    }
+    this.pump();
+  };
+
+  private dispatch(inst: PoolInstance, entries: Entry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
+    const batchId = `${this.idPrefix}b${++this.batchSeq}`;
+    const startedUs = this.clock.now();
+    inst.state = 'busy';
+    inst.batchId = batchId;
+    this.stats.batches++;
+    this.stats.samples += d.size;
+    this.emit.batchFormed(batchId, entries, d.size, d.trigger, startedUs - d.oldestUs);
+    this.emit.batchStarted(batchId, inst.info.name, d.size);
+    let finished = false;
+    const done = (error: unknown, results?: R[]): void => {
+      if (finished) return; // an executor calling back twice must not answer twice
+      finished = true;
+      this.complete(inst, entries, batchId, d.size, startedUs, error, results);
+    };
+    const reqs = entries.map((e) => e.req);
+    try {
+      if (this.executor.executeWithCallback) this.executor.executeWithCallback(inst.info, reqs, done);
+      else this.executor.execute(inst.info, reqs).then((r) => done(null, r), (err) => done(err ?? new Error('executor failed')));
+    } catch (err) {
+      done(err ?? new Error('executor failed'));
+    }
+  }
+
+  private complete(inst: PoolInstance, entries: Entry<P, R>[], batchId: string, size: number, startedUs: number, error: unknown, results?: R[]): void {
+    const computeUs = this.clock.now() - startedUs;
+    let failure: Error | null = null;
+    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), 500);
+    else if (!Array.isArray(results) || results.length !== entries.length) {
+      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 500);
+    }
+    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, failure?.message);
+    if (failure) this.stats.failedBatches++;
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
+    }
+    inst.batchId = undefined;
+    if (inst.retiring || this.state === 'stopped') void this.stopInstance(inst);
+    else this.pool.markIdle(inst);
+    this.pump();
+  }
+
+  // ---- answers ----
+
+  private deliver(a: Answer<P, R>): void {
+    const now = this.clock.now();
+    const e = a.entry;
+    if (a.error) this.stats.failed++;
+    else this.stats.completed++;
+    this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, now - e.enqueuedUs, a.error?.message);
+    callSafely(e.settle, a.error, a.result);
+  }
+
+  private reject(e: Entry<P, R>, reason: RejectReason, message: string, status: number): void {
+    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
+    this.emit.rejected(e.id, reason, message, e.level);
+    this.ordering.settle(e.seq, null);
+    callSafely(e.settle, new SchedulerError(reason, message, status));
+  }
+
+  private refuse(id: string, req: SchedulerRequest<P>, settle: Settle<R>, reason: RejectReason, message: string, status: number, level?: number): string {
+    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
+    this.emit.rejected(id, reason, message, level ?? req.priority);
+    callSafely(settle, new SchedulerError(reason, message, status));
+    return id;
+  }
+
+  private failAllQueued(reason: RejectReason, message: string): void {
+    for (const e of this.queues.all()) {
+      this.queues.remove(e);
+      this.reject(e, reason, message, 503);
+    }
+  }
+
+  // ---- instances ----
+
+  private async startInstance(g: GroupSpec): Promise<boolean> {
+    const inst = this.pool.create(g);
+    this.emit.instance(inst, 'loading');
+    try {
+      if (this.executor.startInstance) await this.executor.startInstance(inst.info);
+    } catch (err) {
+      inst.reason = err instanceof Error ? err.message : String(err);
+      inst.state = 'failed';
+      this.emit.instance(inst, 'failed', inst.reason);
+      if (this.pool.usableCount === 0 && this.state !== 'starting') this.failAllQueued('unavailable', `model ${this.model} has no usable instance`);
+      return false;
+    }
+    if (inst.retiring || this.state === 'stopped') {
+      await this.stopInstance(inst);
+      return true;
+    }
+    this.pool.markIdle(inst);
+    this.emit.instance(inst, 'idle');
+    this.pump();
+    return true;
+  }
+
+  private retire(inst: PoolInstance): void {
+    inst.retiring = true;
+    if (inst.state === 'idle') {
+      this.pool.removeFromIdle(inst);
+      void this.stopInstance(inst);
+    } else if (inst.state === 'busy') {
+      inst.state = 'draining';
+      this.emit.instance(inst, 'draining');
+    } // 'loading': startInstance sees `retiring` once it finishes
+  }
+
+  private async stopInstance(inst: PoolInstance): Promise<void> {
+    if (inst.state === 'stopped') return;
+    inst.state = 'draining';
+    try {
+      if (this.executor.stopInstance) await this.executor.stopInstance(inst.info);
+    } catch (err) {
+      inst.reason = err instanceof Error ? err.message : String(err);
+    }
+    inst.state = 'stopped';
+    this.emit.instance(inst, 'stopped', inst.reason);
+    this.pool.forget(inst);
+  }
+
+  private relevel(): void {
+    const entries = this.queues.all().sort((a, b) => a.seq - b.seq);
+    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
+    for (const e of entries) {
+      e.level = levelFor(this.policy, e.level);
+      this.queues.push(e);
+    }
+  }
+
+  private drained(): boolean {
+    return this.queues.size === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
+  }
+}
+
+function callSafely<R>(settle: Settle<R>, error: Error | null, result?: R): void {
+  try {
+    settle(error, result);
+  } catch {
+    // the caller's callback threw: its problem, never the scheduler's
+  }
+}

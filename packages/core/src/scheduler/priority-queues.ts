@@ -1,0 +1,183 @@
+/**
+ * Per-priority-level queues with Triton's queue policy bookkeeping. Each level holds fresh requests in
+ * arrival order followed by requests a DELAY timeout moved to the back. Removal from the middle (a timeout)
+ * only flags the entry; walks skip flagged entries and heads advance past them, so every operation on the
+ * hot path is O(1) amortised.
+ */
+import type { AnyEntry, CandidateSource } from './queue-entry';
+
+class Lane<E extends AnyEntry> {
+  items: E[] = [];
+  head = 0;
+  live = 0;
+
+  push(e: E): void {
+    this.items.push(e);
+    this.live++;
+  }
+
+  /** drop flagged entries at the head and compact the array now and then */
+  tidy(): void {
+    const items = this.items;
+    while (this.head < items.length && !items[this.head].queued) this.head++;
+    if (this.head === items.length) {
+      this.items = [];
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > items.length) {
+      this.items = items.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+class Level<E extends AnyEntry> {
+  fresh = new Lane<E>();
+  delayed = new Lane<E>();
+  get size(): number {
+    return this.fresh.live + this.delayed.live;
+  }
+}
+
+export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateSource<E> {
+  private levels: Level<E>[] = [];
+  private deadlines: E[] = []; // min-heap on deadlineUs, lazily cleaned
+  size = 0;
+
+  constructor(levelCount: number) {
+    for (let i = 0; i < levelCount; i++) this.levels.push(new Level<E>());
+  }
+
+  get levelCount(): number {
+    return this.levels.length;
+  }
+
+  levelSize(level: number): number {
+    return this.levels[level - 1].size;
+  }
+
+  /** add a queued entry at the back of its level (its delayed lane when already delayed) */
+  push(e: E): void {
+    const level = this.levels[e.level - 1];
+    (e.delayed ? level.delayed : level.fresh).push(e);
+    this.size++;
+    if (e.deadlineUs > 0) this.heapPush(e);
+  }
+
+  forEachInOrder(visit: (e: E) => boolean): void {
+    for (const level of this.levels) {
+      if (level.size === 0) continue;
+      for (const lane of [level.fresh, level.delayed]) {
+        const items = lane.items;
+        for (let i = lane.head; i < items.length; i++) {
+          const e = items[i];
+          if (e.queued && !visit(e)) return;
+        }
+      }
+    }
+  }
+
+  /** remove and return the first `n` waiting entries in service order */
+  takeFirst(n: number): E[] {
+    const out: E[] = [];
+    for (const level of this.levels) {
+      for (const lane of [level.fresh, level.delayed]) {
+        const items = lane.items;
+        while (out.length < n && lane.head < items.length) {
+          const e = items[lane.head++];
+          if (!e.queued) continue;
+          e.queued = false;
+          lane.live--;
+          this.size--;
+          out.push(e);
+        }
+        lane.tidy();
+        if (out.length === n) return out;
+      }
+    }
+    return out;
+  }
+
+  /** take an entry out wherever it is (timeout reject, drain) */
+  remove(e: E): void {
+    if (!e.queued) return;
+    e.queued = false;
+    const level = this.levels[e.level - 1];
+    (e.delayed ? level.delayed : level.fresh).live--;
+    this.size--;
+    level.fresh.tidy();
+    level.delayed.tidy();
+  }
+
+  /** DELAY timeout action: behind every fresh request of its level, and no further timeout */
+  moveToDelayed(e: E): void {
+    if (!e.queued || e.delayed) return;
+    const level = this.levels[e.level - 1];
+    e.queued = false;
+    level.fresh.live--;
+    level.fresh.tidy();
+    e.queued = true;
+    e.delayed = true;
+    e.deadlineUs = 0;
+    level.delayed.push(e);
+  }
+
+  /** earliest live deadline, or Infinity */
+  nextDeadline(): number {
+    const h = this.deadlines;
+    while (h.length > 0 && (!h[0].queued || h[0].deadlineUs === 0)) this.heapPop();
+    return h.length > 0 ? h[0].deadlineUs : Infinity;
+  }
+
+  /** entries whose deadline is <= now, earliest first (removed from the deadline heap, still queued) */
+  popExpired(nowUs: number): E[] {
+    const out: E[] = [];
+    while (this.nextDeadline() <= nowUs) out.push(this.heapPop());
+    return out;
+  }
+
+  depthByLevel(): Record<string, number> {
+    const out: Record<string, number> = {};
+    this.levels.forEach((l, i) => (out[String(i + 1)] = l.size));
+    return out;
+  }
+
+  /** every waiting entry in service order (for drain and reconfiguration) */
+  all(): E[] {
+    const out: E[] = [];
+    this.forEachInOrder((e) => (out.push(e), true));
+    return out;
+  }
+
+  private heapPush(e: E): void {
+    const h = this.deadlines;
+    h.push(e);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (h[p].deadlineUs <= h[i].deadlineUs) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  private heapPop(): E {
+    const h = this.deadlines;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && h[l].deadlineUs < h[m].deadlineUs) m = l;
+        if (r < h.length && h[r].deadlineUs < h[m].deadlineUs) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

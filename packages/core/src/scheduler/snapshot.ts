@@ -1,0 +1,72 @@
+/** What a scheduler reports about itself: counters and a point-in-time view for dashboards and tests. */
+import type { RejectReason } from '../events';
+import type { InstanceSnapshot } from '../live/protocol';
+import type { BatchDecision } from './decide';
+import type { PoolInstance } from './instance-pool';
+
+export interface SchedulerStats {
+  accepted: number;
+  completed: number;
+  /** requests answered with an executor failure */
+  failed: number;
+  rejected: Partial<Record<RejectReason, number>>;
+  delayed: number;
+  batches: number;
+  failedBatches: number;
+  /** samples sent in batches */
+  samples: number;
+}
+
+export function emptyStats(): SchedulerStats {
+  return { accepted: 0, completed: 0, failed: 0, rejected: {}, delayed: 0, batches: 0, failedBatches: 0, samples: 0 };
+}
+
+export interface PendingBatchView {
+  /** requests the next decision would take */
+  requests: number;
+  samples: number;
+  oldest_wait_us: number;
+  /** 'wait' with the time it will be sent unless it grows, or the trigger it would go with now */
+  next: { wait_until_us: number } | { send: string };
+}
+
+export interface SchedulerSnapshot {
+  state: string;
+  queue_depth: Record<string, number>;
+  instances: InstanceSnapshot[];
+  pending: PendingBatchView | null;
+  /** answers held back by preserve_ordering */
+  held: number;
+  stats: SchedulerStats;
+}
+
+export function snapshotOf(
+  state: string,
+  depth: Record<string, number>,
+  instances: readonly PoolInstance[],
+  d: BatchDecision,
+  nowUs: number,
+  stats: SchedulerStats,
+  held: number,
+): SchedulerSnapshot {
+  const pending: PendingBatchView | null =
+    d.count === 0
+      ? null
+      : {
+          requests: d.count,
+          samples: d.size,
+          oldest_wait_us: nowUs - d.oldestUs,
+          next: d.kind === 'wait' ? { wait_until_us: d.untilUs } : { send: d.trigger },
+        };
+  return {
+    state,
+    queue_depth: depth,
+    instances: instances.map((p) => ({
+      name: p.info.name, group: p.info.group, kind: p.info.kind, device: p.info.device, state: p.state,
+      ...(p.batchId ? { batch_id: p.batchId } : {}), ...(p.reason ? { reason: p.reason } : {}),
+    })),
+    pending,
+    held,
+    stats: { ...stats, rejected: { ...stats.rejected } },
+  };
+}
