@@ -1,0 +1,62 @@
+/**
+ * Encode an inference response: JSON (`application/json`) or, when any output goes binary, Triton's
+ * binary layout (JSON header, then each binary output's bytes in output order; `Inference-Header-Content-Length`
+ * gives the header's size and each output's `parameters.binary_data_size` its bytes).
+ */
+import type { InferResult, Tensor } from '@inferscope/core';
+import { KServeError } from './errors';
+import { encodeBinaryData } from './binary-data';
+import { encodeJsonData } from './json-data';
+import type { DecodedInferRequest } from './validate-request';
+
+export interface EncodedResponse {
+  body: Buffer | string;
+  contentType: string;
+  /** set when the body uses the binary extension */
+  headerLength?: number;
+}
+
+export function encodeInferResponse(
+  modelName: string,
+  modelVersion: string,
+  req: DecodedInferRequest,
+  result: InferResult,
+): EncodedResponse {
+  const byName = new Map<string, Tensor>();
+  for (const t of result) byName.set(t.name, t);
+  let tensors: Tensor[];
+  if (req.outputs) {
+    tensors = req.outputs.map((name) => {
+      const t = byName.get(name);
+      if (!t) throw new KServeError(500, `backend returned no output '${name}' for model '${modelName}'`);
+      return t;
+    });
+  } else {
+    tensors = result;
+  }
+
+  let json = `{"model_name":${JSON.stringify(modelName)},"model_version":${JSON.stringify(modelVersion)}`;
+  if (req.id !== undefined) json += `,"id":${JSON.stringify(req.id)}`;
+  json += ',"outputs":[';
+  const chunks: Uint8Array[] = [];
+  tensors.forEach((t, i) => {
+    const binary = req.binaryOutputs.get(t.name) ?? req.binaryDefault;
+    json += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
+    if (binary) {
+      const bytes = encodeBinaryData(t.datatype, t.data);
+      chunks.push(bytes);
+      json += `,"parameters":{"binary_data_size":${bytes.byteLength}}}`;
+    } else {
+      json += `,"data":${encodeJsonData(t.datatype, t.data)}}`;
+    }
+  });
+  json += ']}';
+
+  if (chunks.length === 0) return { body: json, contentType: 'application/json' };
+  const header = Buffer.from(json, 'utf8');
+  return {
+    body: Buffer.concat([header, ...chunks]),
+    contentType: 'application/octet-stream',
+    headerLength: header.byteLength,
+  };
+}

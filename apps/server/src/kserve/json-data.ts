@@ -1,0 +1,159 @@
+/**
+ * KServe JSON tensor data <-> typed arrays. `data` may be flat (row-major) or nested like the shape;
+ * both are accepted, as the protocol allows. BYTES elements are JSON strings (UTF-8). FP16 is accepted
+ * and produced as plain numbers (Triton refuses FP16 over JSON; converting is strictly more useful and
+ * loses nothing a JSON client could express).
+ */
+import type { KServeDatatype, TensorData } from '@inferscope/core';
+import { invalid } from './errors';
+import { INT_RANGE, TYPED_ARRAY, floatToHalf, halfToFloat } from './datatypes';
+
+const SHAPE_MISMATCH = "Unable to parse 'data': Shape does not match true shape of 'data' field";
+const utf8 = new TextEncoder();
+const utf8Decode = new TextDecoder('utf-8');
+
+/** Number of scalar leaves in a (possibly nested) JSON array, without allocating. */
+function countLeaves(value: unknown): number {
+  if (!Array.isArray(value)) return 1;
+  let n = 0;
+  for (let i = 0; i < value.length; i++) {
+    const v = value[i];
+    n += Array.isArray(v) ? countLeaves(v) : 1;
+  }
+  return n;
+}
+
+function badValue(dt: KServeDatatype, name: string, v: unknown): never {
+  throw invalid(`Unable to parse 'data': expected ${dt} values for input '${name}', got ${JSON.stringify(v)}`);
+}
+
+type Writer = (v: unknown, i: number) => void;
+
+function writerFor(dt: KServeDatatype, name: string, out: TensorData): Writer {
+  switch (dt) {
+    case 'BOOL': {
+      const a = out as Uint8Array;
+      return (v, i) => {
+        if (typeof v !== 'boolean') badValue(dt, name, v);
+        a[i] = v ? 1 : 0;
+      };
+    }
+    case 'FP32':
+    case 'FP64': {
+      const a = out as Float32Array | Float64Array;
+      return (v, i) => {
+        if (typeof v !== 'number') badValue(dt, name, v);
+        a[i] = v;
+      };
+    }
+    case 'FP16': {
+      const a = out as Uint16Array;
+      return (v, i) => {
+        if (typeof v !== 'number') badValue(dt, name, v);
+        a[i] = floatToHalf(v);
+      };
+    }
+    case 'INT64':
+    case 'UINT64': {
+      const a = out as BigInt64Array | BigUint64Array;
+      const unsigned = dt === 'UINT64';
+      return (v, i) => {
+        // JSON numbers beyond 2^53 already lost precision in JSON.parse; integral strings are taken too.
+        let b: bigint;
+        if (typeof v === 'number' && Number.isInteger(v)) b = BigInt(v);
+        else if (typeof v === 'string' && /^-?\d+$/.test(v)) b = BigInt(v);
+        else badValue(dt, name, v);
+        const lo = unsigned ? 0n : -(2n ** 63n);
+        const hi = unsigned ? 2n ** 64n - 1n : 2n ** 63n - 1n;
+        if (b < lo || b > hi) throw invalid(`Unable to parse 'data': value ${b} is out of range for ${dt} input '${name}'`);
+        a[i] = b;
+      };
+    }
+    case 'BYTES': {
+      const a = out as Uint8Array[];
+      return (v, i) => {
+        if (typeof v !== 'string') badValue(dt, name, v);
+        a[i] = utf8.encode(v);
+      };
+    }
+    default: {
+      const a = out as Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
+      const [lo, hi] = INT_RANGE[dt]!;
+      return (v, i) => {
+        if (typeof v !== 'number' || !Number.isInteger(v)) badValue(dt, name, v);
+        if (v < lo || v > hi) throw invalid(`Unable to parse 'data': value ${v} is out of range for ${dt} input '${name}'`);
+        a[i] = v;
+      };
+    }
+  }
+}
+
+/**
+ * Decode `data` for an input of `count` elements. The element count is checked before anything is
+ * allocated, so a request claiming a huge shape with little data costs nothing.
+ */
+export function decodeJsonData(name: string, dt: KServeDatatype, data: unknown, count: number): TensorData {
+  if (!Array.isArray(data)) {
+    // A scalar is a one-element tensor (e.g. shape [] or [1]); anything else is malformed.
+    if (count === 1 && data !== null && typeof data !== 'object') data = [data];
+    else throw invalid("Unable to parse 'data': expected a JSON array");
+  }
+  const arr = data as unknown[];
+  let flat = true;
+  for (let i = 0; i < arr.length; i++) {
+    if (Array.isArray(arr[i])) {
+      flat = false;
+      break;
+    }
+  }
+  const leaves = flat ? arr.length : countLeaves(arr);
+  if (leaves !== count) throw invalid(SHAPE_MISMATCH);
+  const out: TensorData = dt === 'BYTES' ? new Array<Uint8Array>(count) : new TYPED_ARRAY[dt](count);
+  const write = writerFor(dt, name, out);
+  if (flat) {
+    for (let i = 0; i < count; i++) write(arr[i], i);
+  } else {
+    let k = 0;
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) for (let i = 0; i < v.length; i++) walk(v[i]);
+      else write(v, k++);
+    };
+    walk(arr);
+  }
+  return out;
+}
+
+/** The JSON text of an output's flat `data` array. Non-finite floats become null (JSON has no NaN). */
+export function encodeJsonData(dt: KServeDatatype, data: TensorData): string {
+  switch (dt) {
+    case 'BOOL': {
+      const a = data as Uint8Array;
+      let s = '';
+      for (let i = 0; i < a.length; i++) s += (i ? ',' : '') + (a[i] ? 'true' : 'false');
+      return `[${s}]`;
+    }
+    case 'BYTES':
+      return JSON.stringify((data as Uint8Array[]).map((b) => utf8Decode.decode(b)));
+    case 'FP16': {
+      const a = data as Uint16Array;
+      const vals = new Array<string>(a.length);
+      for (let i = 0; i < a.length; i++) vals[i] = finite(halfToFloat(a[i]));
+      return `[${vals.join(',')}]`;
+    }
+    case 'FP32':
+    case 'FP64': {
+      const a = data as Float32Array | Float64Array;
+      let ok = true;
+      for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) { ok = false; break; }
+      if (ok) return `[${a.join(',')}]`;
+      return `[${Array.from(a, finite).join(',')}]`;
+    }
+    default:
+      // Integer typed arrays (including BigInt ones) print exact decimal digits.
+      return `[${(data as Int32Array).join(',')}]`;
+  }
+}
+
+function finite(v: number): string {
+  return Number.isFinite(v) ? String(v) : 'null';
+}

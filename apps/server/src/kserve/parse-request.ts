@@ -1,0 +1,202 @@
+/**
+ * Step 1 of decoding an infer request: the framing and the JSON structure, independent of the model.
+ * Handles plain JSON bodies and Triton's binary tensor extension (a JSON header of
+ * `Inference-Header-Content-Length` bytes followed by the inputs' raw bytes, in input order, each
+ * `parameters.binary_data_size` long). Messages follow Triton's HTTP front end where it has one.
+ */
+import { invalid } from './errors';
+import { isKServeDatatype } from './datatypes';
+import type { KServeDatatype } from '@inferscope/core';
+
+export interface ParsedInput {
+  name: string;
+  datatype: KServeDatatype;
+  shape: number[];
+  /** JSON `data` (flat or nested) when the input came as JSON */
+  json?: unknown;
+  /** raw bytes when the input came through the binary extension (a view into the body) */
+  binary?: Uint8Array;
+}
+
+export interface ParsedOutput {
+  name: string;
+  binary?: boolean;
+}
+
+export interface ParsedRequest {
+  id?: string;
+  inputs: ParsedInput[];
+  /** undefined = the request named no outputs: return all of them */
+  outputs?: ParsedOutput[];
+  /** request-level `binary_data_output`: the default for outputs not listed or not saying */
+  binaryOutput: boolean;
+  priority?: number;
+  timeoutUs?: number;
+}
+
+/** Largest element count we accept for one tensor: keeps shape arithmetic exact and allocations sane. */
+export const MAX_ELEMENTS = 2 ** 31 - 1;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isUint = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+function member(obj: Json, key: string, what: string): unknown {
+  if (!Object.prototype.hasOwnProperty.call(obj, key)) {
+    throw invalid(`Unable to parse '${what}': attempt to access non-existing object member '${key}'`);
+  }
+  return obj[key];
+}
+
+/** Parse `Inference-Header-Content-Length` (undefined when absent). */
+export function parseHeaderLength(raw: string | string[] | undefined, bodyLength: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = Array.isArray(raw) ? raw[0] : raw;
+  if (!/^\s*\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
+  const n = Number(text);
+  if (n > bodyLength) {
+    throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
+  }
+  return n;
+}
+
+export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {
+  const jsonEnd = headerLength ?? body.byteLength;
+  let doc: unknown;
+  try {
+    if (jsonEnd === 0) throw new Error('The document is empty.');
+    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8'));
+  } catch (err) {
+    throw invalid(`failed to parse the request JSON buffer: ${(err as Error).message}`);
+  }
+  if (!isObject(doc)) throw invalid('failed to parse the request JSON buffer: the request must be a JSON object');
+
+  const req: ParsedRequest = { inputs: [], binaryOutput: false };
+  if (doc.id !== undefined) {
+    if (typeof doc.id !== 'string') throw invalid("Unable to parse 'id'");
+    req.id = doc.id;
+  }
+  parseParameters(doc.parameters, req);
+
+  const inputs = member(doc, 'inputs', 'inputs');
+  if (!Array.isArray(inputs)) throw invalid("Unable to parse 'inputs': 'inputs' must be an array");
+  let cursor = jsonEnd;
+  const seen = new Set<string>();
+  for (const raw of inputs) {
+    if (!isObject(raw)) throw invalid("Unable to parse 'inputs': each input must be an object");
+    const input = parseInputHeader(raw);
+    if (seen.has(input.name)) throw invalid(`input '${input.name}' already exists in request`);
+    seen.add(input.name);
+    const size = binaryDataSize(raw);
+    if (size !== undefined) {
+      if (headerLength === undefined) {
+        throw invalid(
+          "must specify valid 'Infer-Header-Content-Length' in request header and 'binary_data_size' when passing inputs in binary data format",
+        );
+      }
+      const available = body.byteLength - cursor;
+      if (size > available) {
+        throw invalid(
+          `unexpected size for input '${input.name}', expecting ${size - available} additional bytes for model '${model}'`,
+        );
+      }
+      input.binary = body.subarray(cursor, cursor + size);
+      cursor += size;
+    } else {
+      input.json = raw.data;
+    }
+    req.inputs.push(input);
+  }
+  if (cursor !== body.byteLength) throw invalid(`unexpected additional input data for model '${model}'`);
+
+  if (doc.outputs !== undefined) {
+    if (!Array.isArray(doc.outputs)) throw invalid("Unable to parse 'outputs'");
+    req.outputs = doc.outputs.map(parseOutput);
+  }
+  return req;
+}
+
+function parseParameters(params: unknown, req: ParsedRequest): void {
+  if (params === undefined) return;
+  if (!isObject(params)) throw invalid('failed to get request params.');
+  for (const [key, value] of Object.entries(params)) {
+    if (key === 'priority') {
+      if (!isUint(value)) throw invalid("Unable to parse 'priority'");
+      req.priority = value;
+    } else if (key === 'timeout') {
+      if (!isUint(value)) throw invalid("Unable to parse 'timeout'");
+      req.timeoutUs = value;
+    } else if (key === 'binary_data_output') {
+      if (typeof value !== 'boolean') throw invalid("Unable to parse 'binary_data_output'");
+      req.binaryOutput = value;
+    } else if (key.startsWith('triton_')) {
+      throw invalid("parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.");
+    }
+    // Other parameters (sequence_id ...) are accepted and ignored: we have no sequence batcher.
+  }
+}
+
+function parseInputHeader(raw: Json): ParsedInput {
+  const name = member(raw, 'name', 'name');
+  if (typeof name !== 'string') throw invalid("Unable to parse 'name'");
+  const datatype = member(raw, 'datatype', 'datatype');
+  if (typeof datatype !== 'string') throw invalid("Unable to parse 'datatype'");
+  if (!isKServeDatatype(datatype)) throw invalid(`invalid datatype for input ${name}`);
+  const shape = member(raw, 'shape', 'shape');
+  if (!Array.isArray(shape)) throw invalid("Unable to parse 'shape'");
+  let elements = 1;
+  for (const d of shape) {
+    if (!isUint(d)) {
+      throw invalid(`Unable to parse 'shape': dimensions of input '${name}' must be non-negative integers, got ${JSON.stringify(d)}`);
+    }
+    elements *= d;
+  }
+  if (elements > MAX_ELEMENTS) {
+    throw invalid(`Unable to parse 'shape': input '${name}' has ${elements} elements, more than the ${MAX_ELEMENTS} allowed`);
+  }
+  // Exactly one place for the data, as Triton's ValidateInputContentType insists.
+  const params = raw.parameters;
+  if (params !== undefined && !isObject(params)) throw invalid(`Unable to parse 'parameters' of input '${name}'`);
+  const hasData = Object.prototype.hasOwnProperty.call(raw, 'data');
+  const hasBinary = params !== undefined && Object.prototype.hasOwnProperty.call(params, 'binary_data_size');
+  const hasShm = params !== undefined && Object.prototype.hasOwnProperty.call(params, 'shared_memory_region');
+  const setCount = Number(hasData) + Number(hasBinary) + Number(hasShm);
+  if (setCount !== 1) {
+    let msg =
+      "Input must set only one of the following fields: 'data', 'binary_data_size' in 'parameters', 'shared_memory_region' in 'parameters'. But";
+    if (setCount === 0) msg += ' no field is set';
+    else msg += ' set' + (hasData ? " 'data'" : '') + (hasBinary ? " 'binary_data_size'" : '') + (hasShm ? " 'shared_memory_region'" : '');
+    throw invalid(msg);
+  }
+  if (hasShm) throw invalid(`shared memory inputs are not supported by this server (input '${name}')`);
+  return { name, datatype, shape: shape as number[] };
+}
+
+function binaryDataSize(raw: Json): number | undefined {
+  const params = raw.parameters as Json | undefined;
+  if (!params || !Object.prototype.hasOwnProperty.call(params, 'binary_data_size')) return undefined;
+  const v = params.binary_data_size;
+  if (!isUint(v)) throw invalid("Unable to parse 'binary_data_size'");
+  return v;
+}
+
+function parseOutput(raw: unknown): ParsedOutput {
+  if (!isObject(raw)) throw invalid("Unable to parse 'outputs'");
+  const name = member(raw, 'name', 'name');
+  if (typeof name !== 'string') throw invalid("Unable to parse 'name'");
+  const out: ParsedOutput = { name };
+  const params = raw.parameters;
+  if (params === undefined) return out;
+  if (!isObject(params)) throw invalid(`Unable to parse 'parameters' of output '${name}'`);
+  if (params.shared_memory_region !== undefined) {
+    throw invalid(`shared memory outputs are not supported by this server (output '${name}')`);
+  }
+  if (params.classification !== undefined) {
+    throw invalid(`the classification extension is not supported by this server (output '${name}')`);
+  }
+  if (params.binary_data !== undefined) {
+    if (typeof params.binary_data !== 'boolean') throw invalid("Unable to parse 'binary_data'");
+    out.binary = params.binary_data;
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+/**
+ * Find the model version a request addresses, with Triton's messages and codes:
+ * - name unknown                 -> 400 "Request for unknown model: 'x' is not found"
+ * - version unknown              -> 404 "Request for unknown model: 'x' version 3 is not found"
+ * - no READY version (latest)    -> 404 "Request for unknown model: 'x' has no available versions"
+ * - version known, not READY     -> 503 "Request for unknown model: 'x' version 1 is not at ready state"
+ * (Triton answers an unknown name with INVALID_ARG, i.e. 400, not 404.)
+ */
+import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { KServeError } from './errors';
+
+/** The part of a served model version the KServe routes read (the ModelManager's ServedModel fits). */
+export interface ServedModelView {
+  name: string;
+  version: string;
+  state: ModelState;
+  reason?: string;
+  config: ModelConfig;
+}
+
+/** What the infer routes need from the ModelManager. */
+export interface InferModelSource {
+  /** version undefined = the highest READY version */
+  get(name: string, version?: string): ServedModelView | undefined;
+  infer(name: string, version: string, req: SchedulerRequest<InferPayload>): Promise<InferResult>;
+  /** every known model version; used to tell an unknown name from an unknown/unready version */
+  list?(): Array<{ name: string; version: string; state: ModelState; reason?: string }>;
+}
+
+export function resolveModel(source: InferModelSource, name: string, version?: string): ServedModelView {
+  const served = source.get(name, version);
+  if (served && served.state === 'READY') return served;
+  const known = source.list ? source.list().filter((m) => m.name === name) : served ? [served] : [];
+  if (known.length === 0) throw new KServeError(400, `Request for unknown model: '${name}' is not found`);
+  if (version === undefined) {
+    throw new KServeError(404, `Request for unknown model: '${name}' has no available versions`);
+  }
+  const v = served ?? known.find((m) => m.version === version);
+  if (!v) throw new KServeError(404, `Request for unknown model: '${name}' version ${version} is not found`);
+  throw new KServeError(503, `Request for unknown model: '${name}' version ${version} is not at ready state`);
+}

@@ -1,0 +1,66 @@
+/**
+ * `POST /v2/models/{m}[/versions/{v}]/infer`. The routes live in their own encapsulated Fastify scope
+ * so that their body handling does not leak into the rest of the app: every content type is buffered
+ * raw (JSON and the binary extension share one decoder), with its own body limit, and errors leave as
+ * Triton's `{"error": "..."}` with Triton's status code.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeError, KServeError } from './errors';
+import { modelSpecFor } from './model-spec';
+import { parseHeaderLength, parseInferRequest } from './parse-request';
+import { resolveModel, type InferModelSource } from './resolve-model';
+import { encodeInferResponse } from './encode-response';
+import { toSchedulerRequest, validateInferRequest } from './validate-request';
+
+export interface InferRoutesOptions {
+  /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
+  bodyLimit?: number;
+}
+
+export const DEFAULT_INFER_BODY_LIMIT = 64 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+
+type Params = { model: string; version?: string };
+
+export function registerInferRoutes(
+  app: FastifyInstance,
+  manager: InferModelSource,
+  options: InferRoutesOptions = {},
+): void {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
+
+  const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    const { model, version } = request.params;
+    if (version !== undefined && !/^[0-9]+$/.test(version)) {
+      throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
+    }
+    const served = resolveModel(manager, model, version);
+    const spec = modelSpecFor(served.name, served.version, served.config);
+    const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
+    const decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
+    const result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded));
+    const encoded = encodeInferResponse(served.name, served.version, decoded, result);
+    reply.header('content-type', encoded.contentType);
+    if (encoded.headerLength !== undefined) {
+      reply.header('inference-header-content-length', String(encoded.headerLength));
+    }
+    return reply.send(encoded.body);
+  };
+
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+    scope.setErrorHandler((err, request, reply) => {
+      let { status, message } = describeError(err);
+      if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        status = 413;
+        message = `request body exceeds the maximum size of ${bodyLimit} bytes`;
+      }
+      if (status >= 500) request.log.error({ err }, 'inference failed');
+      void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
+    });
+    scope.post<{ Params: Params }>('/v2/models/:model/infer', handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', handler);
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * Step 2 of decoding: check a parsed request against the model, in the order Triton's
+ * InferenceRequest::Normalize does (requested outputs, input count, batch size, then per input:
+ * known name, datatype, shape, data size), and turn the inputs into Tensors. Also computes what the
+ * scheduler needs: the request's batch size and the key of its non-batch shapes.
+ */
+import type { InferPayload, SchedulerRequest, Tensor } from '@inferscope/core';
+import { invalid } from './errors';
+import { decodeBinaryData } from './binary-data';
+import { decodeJsonData } from './json-data';
+import { dimsToString, type IOSpec, type ModelSpec } from './model-spec';
+import type { ParsedRequest } from './parse-request';
+
+export interface DecodedInferRequest {
+  id?: string;
+  inputs: Tensor[];
+  /** requested output names in request order; undefined = every output of the model */
+  outputs?: string[];
+  /** per requested output: binary or JSON in the response */
+  binaryOutputs: Map<string, boolean>;
+  /** request-level binary_data_output: default for outputs not named */
+  binaryDefault: boolean;
+  priority?: number;
+  timeoutUs?: number;
+  /** samples carried (dim 0 when max_batch_size > 0, else 1) */
+  batchSize: number;
+  /** non-batch dims of the variable-shape inputs; '' when the model's shapes are all fixed */
+  shapeKey: string;
+}
+
+const names = (list: Iterable<string>): string => {
+  const parts = [...list].map((n) => `'${n}'`);
+  return `[${parts.join(',')}]`;
+};
+
+export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): DecodedInferRequest {
+  const model = spec.name;
+
+  const binaryOutputs = new Map<string, boolean>();
+  let outputs: string[] | undefined;
+  if (req.outputs && req.outputs.length > 0) {
+    outputs = [];
+    for (const o of req.outputs) {
+      if (!spec.outputs.has(o.name)) throw invalid(`unexpected inference output '${o.name}' for model '${model}'`);
+      outputs.push(o.name);
+      binaryOutputs.set(o.name, o.binary ?? req.binaryOutput);
+    }
+  }
+
+  const given = req.inputs;
+  if (given.length > spec.inputList.length || given.length < spec.requiredInputCount) {
+    const present = new Set(given.map((i) => i.name));
+    const missing = spec.inputList.filter((i) => !i.optional && !present.has(i.name)).map((i) => i.name);
+    const range =
+      spec.inputList.length === spec.requiredInputCount
+        ? `expected ${spec.inputList.length} inputs`
+        : `expected number of inputs between ${spec.requiredInputCount} and ${spec.inputList.length}`;
+    throw invalid(
+      `${range} but got ${given.length} inputs for model '${model}'. Got inputs ${names(present)}, ` +
+        `but missing required inputs ${names(missing)}. Please provide all required inputs.`,
+    );
+  }
+
+  const configs: IOSpec[] = [];
+  for (const input of given) {
+    const cfg = spec.inputs.get(input.name);
+    if (!cfg) throw invalid(`unexpected inference input '${input.name}' for model '${model}'`);
+    configs.push(cfg);
+  }
+  // A known name list can still miss a required input (e.g. two optional ones given instead).
+  if (given.length < spec.inputList.length) {
+    const present = new Set(given.map((i) => i.name));
+    const missing = spec.inputList.filter((i) => !i.optional && !present.has(i.name));
+    if (missing.length > 0) {
+      throw invalid(
+        `expected ${spec.requiredInputCount} required inputs but got ${given.length} inputs for model '${model}'. ` +
+          `Got inputs ${names(present)}, but missing required inputs ${names(missing.map((m) => m.name))}. Please provide all required inputs.`,
+      );
+    }
+  }
+
+  // Batch size: every (non shape-tensor) input carries the same dim 0 when the model batches.
+  let batch = 0;
+  if (spec.maxBatchSize > 0) {
+    for (let i = 0; i < given.length; i++) {
+      if (configs[i].isShapeTensor) continue;
+      const shape = given[i].shape;
+      if (shape.length === 0) {
+        throw invalid(`input '${given[i].name}' has no shape but model requires batch dimension for '${model}'`);
+      }
+      if (batch === 0) batch = shape[0];
+      else if (shape[0] !== batch) {
+        throw invalid(`input '${given[i].name}' batch size does not match other inputs for '${model}'`);
+      }
+    }
+    if (batch > spec.maxBatchSize) {
+      throw invalid(`inference request batch-size must be <= ${spec.maxBatchSize} for '${model}'`);
+    }
+    if (batch === 0) throw invalid(`inference request batch-size must be >= 1 for '${model}'`);
+  }
+
+  const tensors: Tensor[] = [];
+  const keyParts: string[] = [];
+  for (let i = 0; i < given.length; i++) {
+    const input = given[i];
+    const cfg = configs[i];
+    if (input.datatype !== cfg.datatypeName) {
+      throw invalid(
+        `inference input '${input.name}' data-type is '${input.datatype}', but model '${model}' expects '${cfg.datatypeName}'`,
+      );
+    }
+    const batched = spec.maxBatchSize > 0 && !cfg.isShapeTensor;
+    const dims = batched ? input.shape.slice(1) : input.shape;
+    if (!shapeMatches(dims, cfg.dims)) {
+      const expected = batched ? [-1, ...cfg.dims] : cfg.dims;
+      const note = batched
+        ? ' NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. ' +
+          'If you want to specify the full shape including the batch dim in your input dims config, try setting max_batch_size to zero. ' +
+          'See the model configuration docs for more info on max_batch_size.'
+        : '';
+      throw invalid(
+        `unexpected shape for input '${input.name}' for model '${model}'. Expected ${dimsToString(expected)}, got ${dimsToString(input.shape)}.${note}`,
+      );
+    }
+    if (cfg.variable) keyParts.push(dims.join('x'));
+    const count = input.shape.reduce((a, b) => a * b, 1);
+    const data =
+      input.binary !== undefined
+        ? decodeBinaryData(input.name, model, input.datatype, input.binary, count)
+        : decodeJsonData(input.name, input.datatype, input.json, count);
+    tensors.push({ name: input.name, datatype: input.datatype, shape: input.shape, data });
+  }
+
+  return {
+    id: req.id,
+    inputs: tensors,
+    outputs,
+    binaryOutputs,
+    binaryDefault: req.binaryOutput,
+    priority: req.priority,
+    timeoutUs: req.timeoutUs,
+    batchSize: spec.maxBatchSize > 0 ? batch : 1,
+    shapeKey: spec.variableShapes ? keyParts.join(';') : '',
+  };
+}
+
+function shapeMatches(dims: readonly number[], config: readonly number[]): boolean {
+  if (dims.length !== config.length) return false;
+  for (let i = 0; i < dims.length; i++) if (config[i] !== -1 && config[i] !== dims[i]) return false;
+  return true;
+}
+
+/** The scheduler's view of a decoded request. priority 0 / absent = the model's default level. */
+export function toSchedulerRequest(d: DecodedInferRequest): SchedulerRequest<InferPayload> {
+  const req: SchedulerRequest<InferPayload> = {
+    batchSize: d.batchSize,
+    shapeKey: d.shapeKey,
+    payload: { inputs: d.inputs, outputs: d.outputs },
+  };
+  if (d.priority !== undefined && d.priority > 0) req.priority = d.priority;
+  if (d.timeoutUs !== undefined && d.timeoutUs > 0) req.timeoutUs = d.timeoutUs;
+  return req;
+}
