@@ -1,0 +1,168 @@
+// The infer routes over Fastify's inject, with a small fake model manager (the codec's contract with
+// the ModelManager is just get/infer/list): status codes, headers, error bodies, binary round trip.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Fastify from 'fastify';
+import { SchedulerError, type InferPayload, type InferResult, type SchedulerRequest } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { registerInferRoutes } from '../../apps/server/src/kserve/routes';
+import type { InferModelSource, ServedModelView } from '../../apps/server/src/kserve/resolve-model';
+import { binaryRequest, jsonRequest, parseResponse } from './wire';
+
+const CONFIG: ModelConfig = {
+  name: 'doubler',
+  max_batch_size: 8,
+  input: [{ name: 'IN', data_type: 'TYPE_FP32', dims: [4] }],
+  output: [
+    { name: 'OUT', data_type: 'TYPE_FP32', dims: [4] },
+    { name: 'SUM', data_type: 'TYPE_FP32', dims: [1] },
+  ],
+};
+
+/** Doubles its input and sums each row: a real computation the tests can check. */
+function fakeManager(overrides: Partial<{ fail: Error; state: ServedModelView['state'] }> = {}) {
+  const models: ServedModelView[] = [
+    { name: 'doubler', version: '1', state: 'READY', config: CONFIG },
+    { name: 'doubler', version: '2', state: overrides.state ?? 'UNAVAILABLE', reason: 'load failed', config: CONFIG },
+  ];
+  const seen: SchedulerRequest<InferPayload>[] = [];
+  const manager: InferModelSource = {
+    get(name, version) {
+      if (version === undefined) return models.filter((m) => m.name === name && m.state === 'READY').at(-1);
+      return models.find((m) => m.name === name && m.version === version);
+    },
+    list: () => models,
+    async infer(_name, _version, req): Promise<InferResult> {
+      seen.push(req);
+      if (overrides.fail) throw overrides.fail;
+      const x = req.payload.inputs[0].data as Float32Array;
+      const out = x.map((v) => v * 2);
+      const sums = new Float32Array(req.batchSize);
+      for (let b = 0; b < req.batchSize; b++) for (let i = 0; i < 4; i++) sums[b] += x[b * 4 + i];
+      const all = [
+        { name: 'OUT', datatype: 'FP32' as const, shape: [req.batchSize, 4], data: out },
+        { name: 'SUM', datatype: 'FP32' as const, shape: [req.batchSize, 1], data: sums },
+      ];
+      return req.payload.outputs ? all.filter((t) => req.payload.outputs!.includes(t.name)) : all;
+    },
+  };
+  return { manager, seen };
+}
+
+async function app(manager: InferModelSource, bodyLimit?: number) {
+  const a = Fastify();
+  registerInferRoutes(a, manager, { bodyLimit });
+  await a.ready();
+  return a;
+}
+
+const input = (rows: number[][]) => ({ name: 'IN', datatype: 'FP32' as const, shape: [rows.length, 4], data: new Float32Array(rows.flat()) });
+
+test('JSON infer: outputs computed, id echoed, JSON content type, versioned URL too', async () => {
+  const { manager, seen } = fakeManager();
+  const a = await app(manager);
+  for (const url of ['/v2/models/doubler/infer', '/v2/models/doubler/versions/1/infer']) {
+    const res = await a.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: jsonRequest([input([[1, 2, 3, 4], [0, 0, 0, 1]])], { id: 'abc', parameters: { priority: 1 } }),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(res.headers['content-type'] as string, /application\/json/);
+    const body = JSON.parse(res.body);
+    assert.equal(body.model_name, 'doubler');
+    assert.equal(body.model_version, '1');
+    assert.equal(body.id, 'abc');
+    assert.deepEqual(body.outputs[0], { name: 'OUT', datatype: 'FP32', shape: [2, 4], data: [2, 4, 6, 8, 0, 0, 0, 2] });
+    assert.deepEqual(body.outputs[1].data, [10, 1]);
+  }
+  assert.equal(seen[0].batchSize, 2);
+  assert.equal(seen[0].priority, 1);
+  await a.close();
+});
+
+test('binary infer: request without content type, binary outputs with header length', async () => {
+  const { manager } = fakeManager();
+  const a = await app(manager);
+  const { body, headerLength } = binaryRequest([input([[1, 1, 1, 1]])], {
+    binaryOutput: true,
+    outputs: [{ name: 'SUM' }, { name: 'OUT', binary: false }],
+  });
+  const res = await a.inject({
+    method: 'POST',
+    url: '/v2/models/doubler/infer',
+    headers: { 'inference-header-content-length': String(headerLength) },
+    payload: body,
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.headers['content-type'], 'application/octet-stream');
+  const parsed = parseResponse(res.rawPayload, Number(res.headers['inference-header-content-length']));
+  assert.deepEqual(parsed.outputs.map((o) => [o.name, o.binary, o.values]), [
+    ['SUM', true, [4]],
+    ['OUT', false, [2, 2, 2, 2]],
+  ]);
+  await a.close();
+});
+
+test('errors: status and {"error"} body for model lookup, validation, scheduler refusals, size', async () => {
+  const cases: Array<[string, number, string, InferModelSource?, string?]> = [
+    ['/v2/models/nope/infer', 400, "Request for unknown model: 'nope' is not found"],
+    ['/v2/models/doubler/versions/7/infer', 404, "Request for unknown model: 'doubler' version 7 is not found"],
+    ['/v2/models/doubler/versions/2/infer', 503, "Request for unknown model: 'doubler' version 2 is not at ready state"],
+    ['/v2/models/doubler/versions/x1/infer', 400, "invalid model version 'x1'"],
+    ['/v2/models/doubler/infer', 503, 'Exceeds maximum queue size', fakeManager({ fail: new SchedulerError('queue_full', 'Exceeds maximum queue size', 503) }).manager],
+    ['/v2/models/doubler/infer', 503, 'Request timeout expired', fakeManager({ fail: new SchedulerError('timeout', 'Request timeout expired', 503) }).manager],
+    ['/v2/models/doubler/infer', 500, 'worker crashed', fakeManager({ fail: new SchedulerError('failed', 'worker crashed', 500) }).manager],
+    ['/v2/models/doubler/infer', 400, "unexpected shape for input 'IN' for model 'doubler'. Expected [-1,4], got [1,3]", undefined,
+      JSON.stringify({ inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 3], data: [1, 2, 3] }] })],
+    ['/v2/models/doubler/infer', 400, 'failed to parse the request JSON buffer', undefined, '{"inputs":'],
+  ];
+  for (const [url, status, message, manager, payload] of cases) {
+    const a = await app(manager ?? fakeManager().manager);
+    const res = await a.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: payload ?? jsonRequest([input([[1, 2, 3, 4]])]),
+    });
+    assert.equal(res.statusCode, status, `${url}: ${res.body}`);
+    assert.match(res.headers['content-type'] as string, /application\/json/);
+    const body = JSON.parse(res.body);
+    assert.deepEqual(Object.keys(body), ['error']);
+    assert.ok(body.error.includes(message), `"${body.error}" lacks "${message}"`);
+    await a.close();
+  }
+});
+
+test('a body over the limit is refused with 413 and the server keeps serving', async () => {
+  const { manager } = fakeManager();
+  const a = await app(manager, 1024);
+  const big = await a.inject({
+    method: 'POST',
+    url: '/v2/models/doubler/infer',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 4], data: new Array(2000).fill(1) }] }),
+  });
+  assert.equal(big.statusCode, 413);
+  assert.match(JSON.parse(big.body).error, /exceeds the maximum size of 1024 bytes/);
+  const ok = await a.inject({
+    method: 'POST',
+    url: '/v2/models/doubler/infer',
+    headers: { 'content-type': 'application/json' },
+    payload: jsonRequest([input([[1, 2, 3, 4]])]),
+  });
+  assert.equal(ok.statusCode, 200);
+  await a.close();
+});
+
+test('other routes keep fastify JSON parsing (the raw parser is scoped to infer)', async () => {
+  const { manager } = fakeManager();
+  const a = Fastify();
+  registerInferRoutes(a, manager);
+  a.post('/echo', async (req) => ({ got: req.body }));
+  await a.ready();
+  const res = await a.inject({ method: 'POST', url: '/echo', payload: { a: 1 } });
+  assert.deepEqual(JSON.parse(res.body), { got: { a: 1 } });
+  await a.close();
+});
