@@ -1,4 +1,13 @@
-// Public surface of the config.pbtxt engine: types, datatype mapping (parser, normaliser, validator and
-// printer are added here as they land).
+// Public surface of the config.pbtxt engine (pure TypeScript: runs in the server and the browser).
 export * from './types';
 export * from './datatype';
+export { ConfigError, formatIssue, type ConfigIssue } from './errors';
+export {
+  parseModelConfig, parseModelConfigWithLocations,
+  type ParsedModelConfig, type SourceLocations, type SourcePosition,
+} from './parser';
+export { normalizeModelConfig, SEQUENCE_IDLE_DEFAULT_MICROSECONDS, type NormalizeOptions } from './normalize';
+export { validateModelConfig, RULES as VALIDATION_RULES, type ValidateOptions } from './validate/index';
+export { printModelConfig } from './printer';
+export { loadModelConfig, locate, type LoadOptions, type LoadResult } from './load';
+export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms';
