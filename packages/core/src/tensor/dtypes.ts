@@ -1,7 +1,7 @@
 /**
- * Datatype facts shared by the KServe codec, the config engine and the backends: the three spellings of
- * one datatype (KServe `FP32`, Triton config `TYPE_FP32`, ONNX Runtime `float32`), its element size, and
- * the typed array that carries it. Pure: no Node or DOM APIs.
+ * Datatype facts for tensors in memory: the typed array that carries each KServe datatype, its element
+ * size, and ONNX Runtime's name for it ('float32'). The Triton TYPE_* <-> KServe mapping lives in
+ * config/datatype.ts. Pure: no Node or DOM APIs.
  */
 import type { KServeDatatype, TensorData } from './types';
 
@@ -44,23 +44,10 @@ export function isNumericDatatype(d: string): d is NumericDatatype {
   return Object.prototype.hasOwnProperty.call(INFO, d);
 }
 
-/** Bytes per element; BYTES has no fixed size and throws. */
-export function datatypeByteSize(d: KServeDatatype): number {
+/** Bytes per element of a numeric datatype; BYTES has no fixed size and throws. */
+export function elementByteSize(d: KServeDatatype): number {
   if (!isNumericDatatype(d)) throw new Error(`datatype ${d} has no fixed element size`);
   return INFO[d].bytes;
-}
-
-/** `FP32` -> `TYPE_FP32` (Triton's config spelling; BYTES is TYPE_STRING there). */
-export function toConfigDatatype(d: KServeDatatype): string {
-  return d === 'BYTES' ? 'TYPE_STRING' : `TYPE_${d}`;
-}
-
-/** `TYPE_FP32` -> `FP32`; throws on a type the KServe protocol cannot carry (e.g. TYPE_BF16). */
-export function fromConfigDatatype(t: string): KServeDatatype {
-  if (t === 'TYPE_STRING') return 'BYTES';
-  const d = t.startsWith('TYPE_') ? t.slice(5) : t;
-  if (!isNumericDatatype(d)) throw new Error(`unsupported datatype ${t}`);
-  return d;
 }
 
 /** KServe datatype -> onnxruntime tensor type ('float32', 'int64', ...). BYTES -> 'string'. */

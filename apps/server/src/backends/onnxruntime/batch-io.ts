@@ -1,0 +1,99 @@
+/**
+ * Turning a batch of requests into session feeds and the session's outputs back into per-request
+ * results: gather each input along dim 0, pick the outputs to fetch, scatter the outputs by each request's
+ * row count and keep only what each request asked for.
+ */
+import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
+import type { ModelConfig, ModelInput } from '@inferscope/core/config/index.ts';
+import { tritonToKServeDatatype } from '@inferscope/core/config/index.ts';
+import { concatBatch, splitBatch } from '@inferscope/core/tensor/batch.ts';
+import { fromOrtType, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { WorkerFeed, WorkerOutput } from './instance-worker';
+
+type Batch = readonly SchedulerRequest<InferPayload>[];
+
+function checkTensor(model: string, spec: ModelInput, t: Tensor, batching: boolean): void {
+  const expected = tritonToKServeDatatype(spec.data_type ?? 'TYPE_INVALID');
+  if (t.datatype === 'BYTES' || expected === 'BYTES') {
+    throw new Error(`input '${t.name}' of model '${model}': BYTES (string) tensors are not supported by InferScope's onnxruntime backend`);
+  }
+  if (t.datatype !== expected) {
+    throw new Error(`inference input '${t.name}' data-type is '${t.datatype}', but model '${model}' expects '${expected}'`);
+  }
+  const dims = spec.reshape ? null : (spec.dims ?? []); // with a reshape, ORT checks the reshaped shape
+  if (!dims) return;
+  const full = batching ? [-1, ...dims] : dims;
+  const ok = t.shape.length === full.length && full.every((d, i) => d === -1 || d === t.shape[i]);
+  if (!ok) {
+    throw new Error(`unexpected shape for input '${t.name}' for model '${model}'. Expected [${full.join(',')}], got [${t.shape.join(',')}]`);
+  }
+}
+
+function freshCopy(t: Tensor): Tensor {
+  // The feed's buffer is transferred to the worker, so it must be one nobody else holds.
+  return { ...t, shape: [...t.shape], data: (t.data as Float32Array).slice() };
+}
+
+/** Feeds for one batch plus the row count each request contributes. */
+export function gatherFeeds(config: ModelConfig, batch: Batch): { feeds: WorkerFeed[]; rows: number[] } {
+  const model = config.name ?? 'model';
+  const batching = (config.max_batch_size ?? 0) > 0;
+  if (!batching && batch.length !== 1) {
+    throw new Error(`model '${model}' has max_batch_size 0: each batch must hold exactly one request, got ${batch.length}`);
+  }
+  let rows: number[] = batch.map(() => 1);
+  const feeds: WorkerFeed[] = [];
+  (config.input ?? []).forEach((spec, index) => {
+    const name = spec.name ?? '';
+    const parts = batch.map((r) => {
+      const t = r.payload.inputs.find((x) => x.name === name);
+      if (!t) {
+        if (spec.optional) return undefined;
+        throw new Error(`expected ${config.input?.length} inputs but got ${r.payload.inputs.length} inputs for model '${model}': missing input '${name}'`);
+      }
+      checkTensor(model, spec, t, batching);
+      return t;
+    });
+    const present = parts.filter((p): p is Tensor => p !== undefined);
+    if (present.length === 0) return;
+    if (present.length !== parts.length) {
+      throw new Error(`optional input '${name}' of model '${model}' must be given by every request of a batch or by none`);
+    }
+    const merged = batching ? concatBatch(present) : freshCopy(present[0]);
+    if (batching && index === 0) rows = present.map((p) => p.shape[0]);
+    feeds.push({ name, type: toOrtType(merged.datatype), dims: merged.shape, data: merged.data as ArrayBufferView });
+  });
+  return { feeds, rows };
+}
+
+/** Output names to fetch: the union of what the requests asked for, in config order. */
+export function outputsToFetch(config: ModelConfig, batch: Batch): string[] {
+  const known = (config.output ?? []).map((o) => o.name ?? '');
+  const wanted = new Set<string>();
+  for (const r of batch) {
+    const asked = r.payload.outputs && r.payload.outputs.length > 0 ? r.payload.outputs : known;
+    for (const name of asked) {
+      if (!known.includes(name)) {
+        throw new Error(`unexpected inference output '${name}' for model '${config.name}' (outputs: ${known.join(', ')})`);
+      }
+      wanted.add(name);
+    }
+  }
+  return known.filter((n) => wanted.has(n));
+}
+
+/** Splits the session's outputs back per request, each request getting only the outputs it asked for. */
+export function scatterOutputs(config: ModelConfig, batch: Batch, rows: number[], outputs: WorkerOutput[]): InferResult[] {
+  const batching = (config.max_batch_size ?? 0) > 0;
+  const tensors: Tensor[] = outputs.map((o) => ({
+    name: o.name,
+    datatype: fromOrtType(o.type),
+    shape: o.dims,
+    data: o.data as Tensor['data'],
+  }));
+  const perOutput = tensors.map((t) => (batching ? splitBatch(t, rows) : [t]));
+  return batch.map((r, i) => {
+    const asked = r.payload.outputs && r.payload.outputs.length > 0 ? new Set(r.payload.outputs) : null;
+    return tensors.flatMap((t, k) => (asked === null || asked.has(t.name) ? [perOutput[k][i]] : []));
+  });
+}

@@ -1,0 +1,155 @@
+/**
+ * The main-thread side of one instance's worker thread: starts it, creates its session, sends it batches
+ * and matches the answers, and notices when it dies. A worker that crashes or exits fails the batches it
+ * was running with an error; the owner (OrtExecutor) then starts a fresh one for the next batch.
+ */
+import { Worker } from 'node:worker_threads';
+
+export interface WorkerFeed {
+  name: string;
+  /** onnxruntime tensor type: 'float32', 'int64', ... */
+  type: string;
+  dims: number[];
+  data: ArrayBufferView;
+}
+
+export interface WorkerOutput {
+  name: string;
+  type: string;
+  dims: number[];
+  data: ArrayBufferView;
+}
+
+export interface WorkerRunResult {
+  outputs: WorkerOutput[];
+  computeUs: number;
+}
+
+export interface SessionSetup {
+  modelFile: string;
+  options: Record<string, unknown>;
+  executionProviders: (string | { name: string; deviceId?: number })[];
+}
+
+export interface WorkerReady {
+  /** resident-memory growth of the process while the session was created */
+  rssGrowth: number;
+  provider: string;
+  note?: string;
+  inputs: string[];
+  outputs: string[];
+}
+
+interface Pending {
+  resolve(r: WorkerRunResult): void;
+  reject(e: Error): void;
+}
+
+const WORKER_URL = new URL('./worker.mjs', import.meta.url);
+
+export class InstanceWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing = false;
+  private deathError: Error | null = null;
+  private onInit: { resolve(r: WorkerReady): void; reject(e: Error): void } | null = null;
+  /** resolves when the thread has ended, for whatever reason */
+  readonly exited: Promise<number>;
+
+  constructor(
+    private readonly label: string,
+    /** called once if the thread ends without close() having been asked for */
+    private readonly onDeath: (error: Error) => void,
+  ) {
+    // execArgv is inherited (e.g. `--import tsx`); the worker itself is plain JS and needs none of it.
+    this.worker = new Worker(WORKER_URL);
+    this.worker.on('message', (m: Record<string, unknown>) => this.onMessage(m));
+    this.worker.on('error', (err: Error) => {
+      this.deathError = new Error(`instance ${this.label} crashed: ${err.message}`);
+    });
+    this.exited = new Promise((resolve) => {
+      this.worker.on('exit', (code: number) => {
+        const error =
+          this.deathError ?? new Error(`instance ${this.label} worker exited with code ${code} while running`);
+        this.failAll(error);
+        if (!this.closing) this.onDeath(error);
+        resolve(code);
+      });
+    });
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  init(setup: SessionSetup): Promise<WorkerReady> {
+    return new Promise((resolve, reject) => {
+      this.onInit = { resolve, reject };
+      this.worker.postMessage({ type: 'init', ...setup });
+    });
+  }
+
+  /** Sends a batch. The feeds' buffers are transferred (detached here): pass buffers nobody else holds. */
+  run(feeds: WorkerFeed[], fetches: string[]): Promise<WorkerRunResult> {
+    if (this.deathError || this.closing) {
+      return Promise.reject(this.deathError ?? new Error(`instance ${this.label} is stopping`));
+    }
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      const transfer = feeds.map((f) => f.data.buffer as ArrayBuffer);
+      this.worker.postMessage({ type: 'run', id, feeds, fetches }, transfer);
+    });
+  }
+
+  /** Test hook: make the worker die as a crash would (uncaught exception) or exit on its own. */
+  crash(how: 'throw' | 'exit'): void {
+    this.worker.postMessage({ type: 'crash', how });
+  }
+
+  /** Test hook and last resort: kill the thread now. */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  /** Releases the session and ends the thread; batches still running there fail. */
+  async close(): Promise<void> {
+    if (this.closing) return this.exited.then(() => undefined);
+    this.closing = true;
+    this.worker.postMessage({ type: 'close' });
+    // A session that never answers (stuck native call) must not block an unload forever.
+    const timer = setTimeout(() => void this.worker.terminate(), 5000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private onMessage(m: Record<string, unknown>): void {
+    switch (m.type) {
+      case 'ready':
+        this.onInit?.resolve(m as unknown as WorkerReady);
+        this.onInit = null;
+        return;
+      case 'initError':
+        this.onInit?.reject(new Error(String(m.message)));
+        this.onInit = null;
+        return;
+      case 'result':
+      case 'runError': {
+        const p = this.pending.get(m.id as number);
+        if (!p) return;
+        this.pending.delete(m.id as number);
+        if (m.type === 'result') p.resolve({ outputs: m.outputs as WorkerOutput[], computeUs: m.computeUs as number });
+        else p.reject(new Error(String(m.message)));
+        return;
+      }
+    }
+  }
+
+  private failAll(error: Error): void {
+    this.onInit?.reject(error);
+    this.onInit = null;
+    for (const p of this.pending.values()) p.reject(error);
+    this.pending.clear();
+  }
+}

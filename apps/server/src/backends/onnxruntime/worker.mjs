@@ -1,0 +1,116 @@
+// One model instance: a worker thread that owns one ONNX Runtime InferenceSession.
+//
+// session.run() is a synchronous native call that blocks its thread for the whole run, so every
+// instance gets its own thread, exactly like Triton's one backend thread per instance. Plain .mjs (not
+// TypeScript) so the worker starts the same way under `node --import tsx`, the test runner, or plain node.
+//
+// Protocol (parent <-> worker), every message an object with `type`:
+//   init  {modelFile, options, executionProviders}      -> ready {rssGrowth, provider, note?, inputs, outputs}
+//                                                          | initError {message}
+//   run   {id, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs}
+//                                                          | runError {id, message}
+//   crash {how: 'throw' | 'exit'}   (tests: a crashing instance)
+//   close                          -> the session is released and the thread ends
+import { parentPort } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+
+// Native warnings (e.g. provider probing) would otherwise go to the server's stderr.
+ort.env.logLevel = 'fatal';
+
+let session = null;
+
+async function createSession(modelFile, options, providers) {
+  try {
+    return { session: await ort.InferenceSession.create(modelFile, { ...options, executionProviders: providers }), provider: providers[0] };
+  } catch (err) {
+    const wanted = providers.map((p) => (typeof p === 'string' ? p : p.name));
+    if (wanted.every((p) => p === 'cpu')) throw err;
+    // ['cuda', 'cpu'] does not fall back by itself in onnxruntime-node: retry on CPU and say why.
+    const reason = String(err?.message ?? err).split('\n')[0];
+    const s = await ort.InferenceSession.create(modelFile, { ...options, executionProviders: ['cpu'] });
+    return {
+      session: s,
+      provider: 'cpu',
+      note: `${wanted.filter((p) => p !== 'cpu').join('/').toUpperCase()} execution provider unavailable: ${reason}; running on CPU`,
+    };
+  }
+}
+
+function toOrtTensor(f) {
+  return new ort.Tensor(f.type, f.data, f.dims);
+}
+
+/** A typed array that owns its whole buffer can be transferred as is; otherwise copy it once. */
+function ownBuffer(data) {
+  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data;
+  return data.slice();
+}
+
+async function onMessage(msg) {
+  switch (msg.type) {
+    case 'init': {
+      try {
+        const before = process.memoryUsage().rss;
+        const created = await createSession(msg.modelFile, msg.options, msg.executionProviders);
+        session = created.session;
+        const after = process.memoryUsage().rss;
+        parentPort.postMessage({
+          type: 'ready',
+          rssGrowth: Math.max(0, after - before),
+          provider: created.provider,
+          note: created.note,
+          inputs: session.inputNames,
+          outputs: session.outputNames,
+        });
+      } catch (err) {
+        parentPort.postMessage({ type: 'initError', message: String(err?.message ?? err) });
+      }
+      return;
+    }
+    case 'run': {
+      try {
+        if (!session) throw new Error('instance has no session (init failed or not done)');
+        const feeds = {};
+        for (const f of msg.feeds) feeds[f.name] = toOrtTensor(f);
+        const t0 = performance.now();
+        const results = await session.run(feeds, msg.fetches);
+        const computeUs = Math.round((performance.now() - t0) * 1000);
+        const outputs = [];
+        const transfer = [];
+        for (const name of msg.fetches) {
+          const t = results[name];
+          const data = ownBuffer(t.data);
+          outputs.push({ name, type: t.type, dims: [...t.dims], data });
+          transfer.push(data.buffer);
+        }
+        parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs }, transfer);
+      } catch (err) {
+        parentPort.postMessage({ type: 'runError', id: msg.id, message: String(err?.message ?? err) });
+      }
+      return;
+    }
+    case 'crash': {
+      if (msg.how === 'exit') process.exit(3);
+      // Thrown outside the promise chain: an uncaught exception, as a native/JS bug would raise.
+      setImmediate(() => {
+        throw new Error('instance crashed on request (test hook)');
+      });
+      return;
+    }
+    case 'close': {
+      try {
+        await session?.release();
+      } finally {
+        session = null;
+        parentPort.close();
+      }
+      return;
+    }
+    default:
+      parentPort.postMessage({ type: 'runError', id: msg.id, message: `unknown message type '${msg.type}'` });
+  }
+}
+
+parentPort.on('message', (msg) => {
+  void onMessage(msg);
+});

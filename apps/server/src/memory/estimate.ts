@@ -1,0 +1,36 @@
+/**
+ * The modelled memory cost of one model instance, used to reserve memory before loading it (and as the
+ * figure itself where nothing can be measured):
+ *   weights (the model file's size) + runtime workspace + activations x max batch size.
+ * Activations are not known without running shape inference, so they are modelled as a multiple of the
+ * bytes each sample brings in and takes out. The figure is deliberately rough and labelled 'modelled'.
+ */
+import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config/index.ts';
+import { datatypeByteSize } from '@inferscope/core/config/index.ts';
+
+/** ONNX Runtime's session bookkeeping, thread pools and first arena chunk on CPU (measured ~8-20 MiB). */
+export const WORKSPACE_BYTES = 16 * 1024 * 1024;
+/** Intermediate tensors per sample, as a multiple of input + output bytes per sample. */
+export const ACTIVATION_FACTOR = 8;
+/** Variable dims (-1) are counted as this many elements when sizing a sample. */
+export const VARIABLE_DIM_GUESS = 64;
+
+function sampleBytes(io: ModelInput | ModelOutput): number {
+  const elements = (io.dims ?? []).reduce((n, d) => n * (d < 0 ? VARIABLE_DIM_GUESS : d), 1);
+  // Strings have no fixed size; count them as 64 bytes per element.
+  const size = datatypeByteSize(io.data_type ?? 'TYPE_INVALID') || VARIABLE_DIM_GUESS;
+  return elements * size;
+}
+
+export interface MemoryEstimate {
+  weights: number;
+  workspace: number;
+  activations: number;
+  total: number;
+}
+
+export function estimateInstanceMemory(config: ModelConfig, weightsBytes: number): MemoryEstimate {
+  const perSample = [...(config.input ?? []), ...(config.output ?? [])].reduce((a, io) => a + sampleBytes(io), 0);
+  const activations = perSample * ACTIVATION_FACTOR * Math.max(1, config.max_batch_size ?? 0);
+  return { weights: weightsBytes, workspace: WORKSPACE_BYTES, activations, total: weightsBytes + WORKSPACE_BYTES + activations };
+}
