@@ -1,0 +1,52 @@
+/**
+ * Seeded randomness (mulberry32): small, fast, and identical in Node and browsers, so a scenario + seed
+ * reproduces the same traffic everywhere (same seed -> byte-identical simulation output).
+ */
+export class Rng {
+  private s: number;
+
+  constructor(seed: number) {
+    this.s = (Math.floor(seed) >>> 0) ^ 0x9e3779b9;
+  }
+
+  /** uniform in [0, 1) */
+  next(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  /** integer in [min, max] */
+  int(min: number, max: number): number {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  /** exponential inter-arrival gap for a Poisson process of `ratePerS`, in µs */
+  expGapUs(ratePerS: number): number {
+    return (-Math.log(1 - this.next()) / ratePerS) * 1e6;
+  }
+
+  normal(mean: number, std: number): number {
+    const u = 1 - this.next();
+    const v = this.next();
+    return mean + std * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  /** pick by weight; weights need not sum to 1 */
+  weighted<T>(items: readonly { weight: number; value: T }[]): T {
+    let total = 0;
+    for (const it of items) total += it.weight;
+    let r = this.next() * total;
+    for (const it of items) {
+      r -= it.weight;
+      if (r < 0) return it.value;
+    }
+    return items[items.length - 1].value;
+  }
+
+  /** an independent stream derived from this one (so adding draws in one place does not shift another) */
+  fork(salt: number): Rng {
+    return new Rng(Math.floor(this.next() * 4294967296) ^ Math.imul(salt, 0x85ebca6b));
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Recorded arrivals as NDJSON: a header line {format:'inferscope-trace', version:1, ...} then one arrival
+ * per line {t_us, model, version?, priority?, batch_size, shape?, id?}, t_us relative to the recording start.
+ * Line-oriented so a recorder can append while traffic flows and a reader can report exact line numbers.
+ */
+import type { Arrival } from './arrivals';
+import type { Scenario } from './scenario';
+
+export interface TraceHeader {
+  format: 'inferscope-trace';
+  version: 1;
+  created?: string;
+  source?: string;
+  scenario?: string;
+  seed?: number;
+  [extra: string]: unknown;
+}
+
+export interface Trace {
+  header: TraceHeader;
+  arrivals: Arrival[];
+}
+
+export class TraceError extends Error {
+  override name = 'TraceError';
+  constructor(readonly line: number, message: string) {
+    super(`line ${line}: ${message}`);
+  }
+}
+
+export function serializeTrace(header: Omit<TraceHeader, 'format' | 'version'>, arrivals: readonly Arrival[]): string {
+  const lines = [JSON.stringify({ format: 'inferscope-trace', version: 1, ...header })];
+  for (const a of arrivals) lines.push(arrivalLine(a));
+  return lines.join('\n') + '\n';
+}
+
+/** one arrival as its NDJSON line (no newline), fields in a fixed order so files diff cleanly */
+export function arrivalLine(a: Arrival): string {
+  const o: Record<string, unknown> = { t_us: a.t_us, model: a.model };
+  if (a.version !== undefined) o.version = a.version;
+  if (a.priority !== undefined) o.priority = a.priority;
+  o.batch_size = a.batch_size;
+  if (a.shape !== undefined) o.shape = a.shape;
+  if (a.id !== undefined) o.id = a.id;
+  return JSON.stringify(o);
+}
+
+export function parseTrace(text: string): Trace {
+  const lines = text.split('\n');
+  let header: TraceHeader | undefined;
+  const arrivals: Arrival[] = [];
+  let last = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim();
+    const n = i + 1;
+    if (raw === '') continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch (err) {
+      throw new TraceError(n, `not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TraceError(n, 'each line must be a JSON object');
+    const o = v as Record<string, unknown>;
+    if (!header) {
+      if (o.format !== 'inferscope-trace') throw new TraceError(n, 'the first line must be the header {"format":"inferscope-trace","version":1}');
+      if (o.version !== 1) throw new TraceError(n, `unsupported trace version ${JSON.stringify(o.version)} (this reader knows version 1)`);
+      header = o as TraceHeader;
+      continue;
+    }
+    arrivals.push(parseArrival(o, n, last));
+    last = arrivals[arrivals.length - 1].t_us;
+  }
+  if (!header) throw new TraceError(1, 'empty trace: expected a header line');
+  return { header, arrivals };
+}
+
+function parseArrival(o: Record<string, unknown>, n: number, last: number): Arrival {
+  const known = new Set(['t_us', 'model', 'version', 'priority', 'batch_size', 'shape', 'id']);
+  for (const k of Object.keys(o)) if (!known.has(k)) throw new TraceError(n, `unknown field "${k}"`);
+  if (typeof o.t_us !== 'number' || !Number.isFinite(o.t_us) || o.t_us < 0) throw new TraceError(n, 't_us must be a number >= 0');
+  if (o.t_us < last) throw new TraceError(n, `t_us ${o.t_us} goes back in time (previous line ${last}); arrivals must be sorted`);
+  if (typeof o.model !== 'string') throw new TraceError(n, 'model must be a string');
+  const bs = o.batch_size ?? 1;
+  if (typeof bs !== 'number' || !Number.isInteger(bs) || bs < 1) throw new TraceError(n, 'batch_size must be an integer >= 1');
+  const a: Arrival = { t_us: o.t_us, model: o.model, batch_size: bs };
+  if (o.version !== undefined) {
+    if (typeof o.version !== 'string') throw new TraceError(n, 'version must be a string');
+    a.version = o.version;
+  }
+  if (o.priority !== undefined) {
+    if (typeof o.priority !== 'number' || !Number.isInteger(o.priority) || o.priority < 0) throw new TraceError(n, 'priority must be an integer >= 0');
+    a.priority = o.priority;
+  }
+  if (o.shape !== undefined) {
+    if (!Array.isArray(o.shape) || !o.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new TraceError(n, 'shape must be an array of integers >= 0');
+    a.shape = o.shape as number[];
+  }
+  if (o.id !== undefined) {
+    if (typeof o.id !== 'string') throw new TraceError(n, 'id must be a string');
+    a.id = o.id;
+  }
+  return a;
+}
+
+/** a trace as a scenario with one replay phase, so recorded traffic runs through the same machinery */
+export function traceToScenario(trace: Trace, speed = 1): Scenario {
+  const last = trace.arrivals.length > 0 ? trace.arrivals[trace.arrivals.length - 1].t_us : 0;
+  return {
+    name: `replay:${trace.header.scenario ?? trace.header.source ?? 'trace'}`,
+    seed: trace.header.seed,
+    phases: [{ type: 'replay', duration_s: (last + 1) / 1e6 / speed, speed, arrivals: trace.arrivals }],
+  };
+}
