@@ -1,0 +1,204 @@
+/**
+ * Triton's per-model statistics (the `statistics` extension), built only from the EventBus: no coupling
+ * to scheduler internals. Durations arrive in microseconds and are reported in nanoseconds, as Triton does.
+ *
+ * Mapping (events.ts -> Triton):
+ * - request.completed ok   -> success (total time), queue, compute_*; inference_count += its batch size
+ * - request.completed !ok  -> fail (total time)
+ * - request.rejected       -> fail (time since it was queued, 0 when refused at the door)
+ * - batch.completed ok     -> execution_count, batch_stats[size]
+ * Our backends time a batch as one span, so compute_infer carries it and compute_input/compute_output
+ * count the same executions with 0 ns (honest zeros rather than invented splits). No response cache:
+ * cache_hit/cache_miss stay 0.
+ */
+import type { EventBus, SchedulerEvent } from '@inferscope/core';
+import { KServeError } from '../kserve/errors';
+
+export interface Duration {
+  count: number;
+  ns: number;
+}
+
+export interface BatchStat {
+  batch_size: number;
+  compute_input: Duration;
+  compute_infer: Duration;
+  compute_output: Duration;
+}
+
+export interface ModelStat {
+  name: string;
+  version: string;
+  /** ms since the epoch of the last successful inference, 0 = never */
+  last_inference: number;
+  inference_count: number;
+  execution_count: number;
+  inference_stats: {
+    success: Duration;
+    fail: Duration;
+    queue: Duration;
+    compute_input: Duration;
+    compute_infer: Duration;
+    compute_output: Duration;
+    cache_hit: Duration;
+    cache_miss: Duration;
+  };
+  response_stats: Record<string, never>;
+  batch_stats: BatchStat[];
+  memory_usage: never[];
+}
+
+interface Acc {
+  name: string;
+  version: string;
+  last: number;
+  inferences: number;
+  executions: number;
+  success: Duration;
+  fail: Duration;
+  queue: Duration;
+  infer: Duration;
+  /** requests currently queued: request id -> queued time (µs), for the duration of rejections */
+  queuedAt: Map<string, number>;
+  batches: Map<number, Duration>;
+}
+
+export interface StatsCollectorOptions {
+  /** wall clock in ms for last_inference; default Date.now */
+  now?: () => number;
+  /** every model version the server knows, so idle models report zeros and unknown names are refused */
+  models?: () => Array<{ name: string; version: string }>;
+}
+
+const zero = (): Duration => ({ count: 0, ns: 0 });
+
+export class StatsCollector {
+  private readonly accs = new Map<string, Acc>();
+  private readonly now: () => number;
+  private readonly models?: () => Array<{ name: string; version: string }>;
+  private readonly off: () => void;
+
+  constructor(bus: EventBus, options: StatsCollectorOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.models = options.models;
+    this.off = bus.on((e) => this.add(e));
+  }
+
+  close(): void {
+    this.off();
+  }
+
+  private acc(model: string, version: string): Acc {
+    const key = `${model}\u0000${version}`;
+    let a = this.accs.get(key);
+    if (!a) {
+      a = {
+        name: model, version, last: 0, inferences: 0, executions: 0,
+        success: zero(), fail: zero(), queue: zero(), infer: zero(),
+        queuedAt: new Map(), batches: new Map(),
+      };
+      this.accs.set(key, a);
+    }
+    return a;
+  }
+
+  /** Fold one event in (public so tests can feed a synthetic stream without a bus). */
+  add(e: SchedulerEvent): void {
+    switch (e.type) {
+      case 'request.queued':
+        this.acc(e.model, e.version).queuedAt.set(e.request_id, e.t);
+        break;
+      case 'request.completed': {
+        const a = this.acc(e.model, e.version);
+        a.queuedAt.delete(e.request_id);
+        if (e.ok) {
+          a.success.count++;
+          a.success.ns += e.total_us * 1000;
+          a.queue.count++;
+          a.queue.ns += e.queue_us * 1000;
+          a.infer.count++;
+          a.infer.ns += e.compute_us * 1000;
+          a.inferences += e.batch_size;
+          a.last = this.now();
+        } else {
+          a.fail.count++;
+          a.fail.ns += e.total_us * 1000;
+        }
+        break;
+      }
+      case 'request.rejected': {
+        const a = this.acc(e.model, e.version);
+        const since = a.queuedAt.get(e.request_id);
+        a.queuedAt.delete(e.request_id);
+        a.fail.count++;
+        if (since !== undefined) a.fail.ns += Math.max(0, e.t - since) * 1000;
+        break;
+      }
+      case 'batch.completed': {
+        if (!e.ok) break;
+        const a = this.acc(e.model, e.version);
+        a.executions++;
+        let b = a.batches.get(e.size);
+        if (!b) a.batches.set(e.size, (b = zero()));
+        b.count++;
+        b.ns += e.compute_us * 1000;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /**
+   * Triton's `model_stats` for all models, one model (all versions), or one version. A named model or
+   * version the server does not know is refused with Triton's message.
+   */
+  modelStats(name?: string, version?: string): ModelStat[] {
+    const keys = new Map<string, { name: string; version: string }>();
+    for (const m of this.models?.() ?? []) keys.set(`${m.name}\u0000${m.version}`, m);
+    for (const [k, a] of this.accs) if (!this.models) keys.set(k, a);
+    let rows = [...keys.values()];
+    if (name !== undefined) {
+      rows = rows.filter((m) => m.name === name);
+      if (rows.length === 0) throw new KServeError(400, `Request for unknown model: '${name}' is not found`);
+      if (version !== undefined) {
+        rows = rows.filter((m) => m.version === version);
+        if (rows.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' version ${version} is not found`);
+      }
+    }
+    rows.sort((a, b) => (a.name === b.name ? Number(a.version) - Number(b.version) : a.name < b.name ? -1 : 1));
+    return rows.map((m) => this.render(m.name, m.version));
+  }
+
+  private render(name: string, version: string): ModelStat {
+    const a = this.accs.get(`${name}\u0000${version}`);
+    const same = (d: Duration | undefined): Duration => ({ count: d?.count ?? 0, ns: 0 });
+    return {
+      name,
+      version,
+      last_inference: a?.last ?? 0,
+      inference_count: a?.inferences ?? 0,
+      execution_count: a?.executions ?? 0,
+      inference_stats: {
+        success: { ...(a?.success ?? zero()) },
+        fail: { ...(a?.fail ?? zero()) },
+        queue: { ...(a?.queue ?? zero()) },
+        compute_input: same(a?.infer),
+        compute_infer: { ...(a?.infer ?? zero()) },
+        compute_output: same(a?.infer),
+        cache_hit: zero(),
+        cache_miss: zero(),
+      },
+      response_stats: {},
+      batch_stats: [...(a?.batches ?? new Map<number, Duration>())]
+        .sort(([x], [y]) => x - y)
+        .map(([size, d]) => ({
+          batch_size: size,
+          compute_input: same(d),
+          compute_infer: { ...d },
+          compute_output: same(d),
+        })),
+      memory_usage: [],
+    };
+  }
+}

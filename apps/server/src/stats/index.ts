@@ -1,0 +1,2 @@
+export { StatsCollector, type ModelStat, type BatchStat, type Duration, type StatsCollectorOptions } from './collector';
+export { registerStatsRoutes } from './routes';
