@@ -1,0 +1,138 @@
+/**
+ * The server-side load generator the control channel drives: starts scenario runs and replays, reports
+ * their progress (into `stats.load`), stops them, and optionally records what they send.
+ */
+import { join } from 'node:path';
+import type { EventBus, LoadProgress } from '@inferscope/core';
+import type { LoadControl, StartLoadRequest } from '../live/types';
+import { Recorder, timestampName } from './recorder';
+import { runArrivals, runClosedLoop, summarize, type LatencySummary, type LoadArrival, type RunResult } from './runner';
+import type { InferTarget } from './targets';
+import { readTraceFile } from './trace-file';
+import { checkTraceName } from '../live/control-validation';
+
+/** What a scenario (a preset name or scenario JSON) turns into for one model. */
+export type LoadPlan =
+  | { kind: 'open'; scenario: string; arrivals: LoadArrival[]; duration_s: number }
+  | { kind: 'closed'; scenario: string; concurrency: number; batch_size: number; duration_s: number };
+
+/** Turns a startLoad request into a plan; core's scenarios and presets behind it. Throws on a bad scenario. */
+export type ScenarioResolver = (req: StartLoadRequest) => LoadPlan;
+
+export interface LoadControllerOptions {
+  bus: EventBus;
+  /** where recordings are written and replays read from */
+  recordingsDir: string;
+  resolve: ScenarioResolver;
+  /** targets per mode: HTTP needs the server to listen, so it is created lazily */
+  target: (mode: 'http' | 'inprocess') => InferTarget;
+  /** most runs at once (each costs CPU on the same cores as the server) */
+  maxRuns?: number;
+}
+
+interface Run {
+  progress: LoadProgress;
+  abort: AbortController;
+  done: Promise<RunResult>;
+  summary?: LatencySummary;
+}
+
+export class LoadController implements LoadControl {
+  private runs = new Map<string, Run>();
+  private nextId = 1;
+  constructor(private readonly opts: LoadControllerOptions) {}
+
+  private begin(model: string, scenario: string, durationS: number, recording?: Recorder): { id: string; run: Run; onProgress: (c: { sent: number; answered: number; errors: number; elapsed_s: number }) => void } {
+    const running = [...this.runs.values()].filter((r) => r.progress.state === 'running').length;
+    if (running >= (this.opts.maxRuns ?? 4)) throw new Error(`${running} load runs are already running; stop one first`);
+    const id = `load-${this.nextId++}`;
+    const progress: LoadProgress = { id, model, scenario, state: 'running', sent: 0, answered: 0, errors: 0, elapsed_s: 0, duration_s: durationS };
+    if (recording) progress.recording = recording.name;
+    const run: Run = { progress, abort: new AbortController(), done: Promise.resolve(undefined as never) };
+    this.runs.set(id, run);
+    // Finished runs are kept for a while so the dashboard can show their end state, but not forever.
+    const finished = [...this.runs.entries()].filter(([, r]) => r.progress.state !== 'running');
+    for (const [oldId] of finished.slice(0, Math.max(0, finished.length - 16))) this.runs.delete(oldId);
+    return { id, run, onProgress: (c) => Object.assign(progress, c) };
+  }
+
+  private track(run: Run, p: Promise<RunResult>, recorder?: Recorder): void {
+    run.done = p.then(
+      async (r) => {
+        run.progress.state = r.stopped ? 'stopped' : 'done';
+        Object.assign(run.progress, { sent: r.sent, answered: r.answered, errors: r.errors, elapsed_s: r.elapsed_s });
+        run.summary = summarize(r);
+        if (recorder) await recorder.stop();
+        return r;
+      },
+      async (err: unknown) => {
+        run.progress.state = 'failed';
+        if (recorder) await recorder.stop().catch(() => undefined);
+        throw err;
+      },
+    );
+    run.done.catch(() => undefined);
+  }
+
+  async start(req: StartLoadRequest, _by: string): Promise<{ id: string; recording?: string }> {
+    const plan = this.opts.resolve(req);
+    const target = this.opts.target(req.mode ?? 'http');
+    const recorder = req.record ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), new Set([req.model]), { scenario: plan.scenario }) : undefined;
+    let started: ReturnType<LoadController['begin']>;
+    try {
+      started = this.begin(req.model, plan.scenario, plan.duration_s, recorder);
+    } catch (err) {
+      await recorder?.stop();
+      throw err;
+    }
+    const { id, run, onProgress } = started;
+    const runOpts = { signal: run.abort.signal, onProgress, progressEveryMs: 250 };
+    const p =
+      plan.kind === 'open'
+        ? runArrivals(target, plan.arrivals, runOpts)
+        : runClosedLoop(target, { model: req.model, batchSize: plan.batch_size }, plan.concurrency, plan.duration_s, runOpts);
+    this.track(run, p, recorder);
+    return recorder ? { id, recording: recorder.name } : { id };
+  }
+
+  async startReplay(req: { trace: string; speed?: number; model?: string }, _by: string): Promise<{ id: string }> {
+    const trace = await readTraceFile(join(this.opts.recordingsDir, checkTraceName(req.trace)));
+    let arrivals = trace.arrivals;
+    // Replaying onto another model: same arrival pattern, the target model's inputs.
+    if (req.model) arrivals = arrivals.map((a) => ({ ...a, model: req.model!, version: undefined, shape: a.shape }));
+    if (arrivals.length === 0) throw new Error(`trace ${req.trace} has no arrivals`);
+    const speed = req.speed ?? 1;
+    const models = [...new Set(arrivals.map((a) => a.model))].join(',');
+    const { id, run, onProgress } = this.begin(models, `replay:${req.trace}`, arrivals[arrivals.length - 1].t_us / 1e6 / speed);
+    this.track(run, runArrivals(this.opts.target('http'), arrivals, { signal: run.abort.signal, speed, onProgress, progressEveryMs: 250 }));
+    return { id };
+  }
+
+  stop(id?: string): string[] {
+    const stopped: string[] = [];
+    for (const [rid, run] of this.runs) {
+      if (run.progress.state !== 'running' || (id !== undefined && rid !== id)) continue;
+      run.abort.abort();
+      stopped.push(rid);
+    }
+    return stopped;
+  }
+
+  progress(): LoadProgress[] {
+    return [...this.runs.values()].map((r) => ({ ...r.progress }));
+  }
+
+  /** Resolves when the run has finished (all its requests answered) with its client-side summary. */
+  async wait(id: string): Promise<{ result: RunResult; summary: LatencySummary }> {
+    const run = this.runs.get(id);
+    if (!run) throw new Error(`no load run '${id}'`);
+    const result = await run.done;
+    return { result, summary: run.summary ?? summarize(result) };
+  }
+
+  /** Stops every run and waits for their requests to be answered. */
+  async close(): Promise<void> {
+    this.stop();
+    await Promise.allSettled([...this.runs.values()].map((r) => r.done));
+  }
+}
