@@ -1,0 +1,87 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { instance, loadModel, mlpConfig, request, floats } from './fixtures';
+import type { OrtExecutor } from '../../apps/server/src/backends/onnxruntime/executor';
+
+const oneSample = () => request([{ name: 'input', datatype: 'FP32', shape: [1, 784], data: floats(1, 784, 1) }]);
+
+/** Resolves once the instance's worker holds a batch (event-driven polling; no sleeps). */
+async function untilInFlight(ex: OrtExecutor, name: string): Promise<void> {
+  while ((ex.workerOf(name)?.inFlight ?? 0) === 0) await new Promise((r) => setImmediate(r));
+}
+
+for (const how of ['terminate', 'throw', 'exit'] as const) {
+  test(`a worker that dies (${how}) fails its batch; the next batch succeeds on a restarted worker`, async () => {
+    const { loaded, logs, ledger } = await loadModel('mlp_classifier', mlpConfig());
+    const ex = loaded.executor as OrtExecutor;
+    const inst = instance('mlp_classifier_0_0');
+    await ex.startInstance(inst);
+    try {
+      const first = ex.workerOf(inst.name)!;
+      if (how === 'terminate') {
+        const running = ex.execute(inst, [oneSample(), oneSample()]);
+        await untilInFlight(ex, inst.name);
+        void first.terminate();
+        await assert.rejects(running, /worker exited with code 1 while running/);
+      } else {
+        // the crash message is queued before the batch, so the batch is in flight when the worker dies
+        first.crash(how);
+        const running = ex.execute(inst, [oneSample()]);
+        await assert.rejects(running, how === 'throw' ? /crashed: instance crashed on request/ : /exited with code 3/);
+      }
+      const [res] = await ex.execute(inst, [oneSample()]);
+      assert.deepEqual(res[0].shape, [1, 10]);
+      assert.notEqual(ex.workerOf(inst.name), first);
+      assert.equal(ex.describe()[0].restarts, 1);
+      assert.ok(logs.some((l) => /restarting instance mlp_classifier_0_0/.test(l)), logs.join('\n'));
+      assert.equal(ledger.snapshot()[0].entries.length, 1, 'the restarted instance keeps one memory entry');
+    } finally {
+      await loaded.unload();
+    }
+  });
+}
+
+test('KIND_GPU on a host without CUDA falls back to CPU with a note and keeps serving', async () => {
+  // gpuCount 1: the host claims a GPU, so the worker really asks onnxruntime for CUDA and must fall back.
+  const config = mlpConfig({
+    instance_group: [{ name: 'mlp_classifier_0', kind: 'KIND_GPU', count: 1, gpus: [0] }],
+  });
+  const { loaded, logs, ledger } = await loadModel('mlp_classifier', config, { gpuCount: 1 });
+  const ex = loaded.executor as OrtExecutor;
+  const inst = instance('mlp_classifier_0_0', 'KIND_GPU', 'gpu0');
+  await ex.startInstance(inst);
+  try {
+    assert.equal(loaded.notes.length, 1);
+    assert.match(loaded.notes[0], /^CUDA execution provider unavailable: .+; running on CPU$/);
+    assert.ok(logs.includes(loaded.notes[0]), 'the fallback is logged');
+    assert.equal(ex.describe()[0].provider, 'cpu');
+    const [res] = await ex.execute(inst, [oneSample()]);
+    assert.deepEqual(res[0].shape, [1, 10]);
+    const devices = ledger.snapshot().filter((d) => d.entries.length > 0).map((d) => d.device);
+    assert.deepEqual(devices, ['cpu'], 'memory is charged to the device the session really uses');
+  } finally {
+    await loaded.unload();
+  }
+});
+
+test('KIND_GPU with a tensorrt accelerator on a host with no GPU notes it and runs on CPU', async () => {
+  const config = mlpConfig({
+    instance_group: [{ name: 'mlp_classifier_0', kind: 'KIND_GPU', count: 1 }],
+    optimization: { execution_accelerators: { gpu_execution_accelerator: [{ name: 'tensorrt' }] } },
+  });
+  const { loaded } = await loadModel('mlp_classifier', config, { gpuCount: 0 });
+  const inst = instance('mlp_classifier_0_0', 'KIND_GPU', 'gpu0');
+  await loaded.executor.startInstance!(inst);
+  try {
+    assert.match(loaded.notes[0], /unavailable: this host has no GPU; running on CPU/);
+  } finally {
+    await loaded.unload();
+  }
+});
+
+test('an unknown execution accelerator makes the load fail with its name', async () => {
+  const config = mlpConfig({
+    optimization: { execution_accelerators: { gpu_execution_accelerator: [{ name: 'warp_drive' }] } },
+  });
+  await assert.rejects(loadModel('mlp_classifier', config), /unknown Execution Accelerator 'warp_drive'/);
+});
