@@ -1,0 +1,52 @@
+import { useEffect, useRef } from 'react';
+import { appStore, live, useApp } from './store/app-store';
+import { Header } from './ui/Header';
+import { TokenField } from './ui/TokenField';
+import { ArchitectureView } from './views/ArchitectureView';
+import { DataView } from './views/DataView';
+import { StateView } from './views/StateView';
+import { PerformanceView } from './views/PerformanceView';
+import { ControlsPanel } from './controls/ControlsPanel';
+import { LoadPanel } from './controls/LoadPanel';
+import { connectLive, type LiveConnection } from './live/socket-source';
+import { TeachingPanel } from './teach/TeachingPanel';
+
+export function App() {
+  const view = useApp((s) => s.view);
+  const mode = useApp((s) => s.mode);
+  const server = useApp((s) => s.server);
+  const conn = useRef<LiveConnection | null>(null);
+
+  useEffect(() => {
+    if (mode !== 'live') return;
+    live.reset();
+    appStore.setState({ connection: { status: 'connecting', attempts: 0 }, server: undefined });
+    const c = connectLive();
+    conn.current = c;
+    return () => {
+      c.close();
+      conn.current = null;
+    };
+  }, [mode]);
+
+  const canControl = mode === 'teach' || server?.can_control === true;
+  return (
+    <div className="app">
+      <Header onResync={() => conn.current?.resync()} />
+      <div className="layout">
+        <main className="min-w-0" aria-live="off">
+          {view === 'architecture' && <ArchitectureView />}
+          {view === 'data' && <DataView />}
+          {view === 'state' && <StateView />}
+          {view === 'performance' && <PerformanceView />}
+        </main>
+        <aside className="space-y-3">
+          {mode === 'teach' && <TeachingPanel />}
+          <ControlsPanel canControl={canControl} />
+          {mode === 'live' && <LoadPanel canControl={canControl} />}
+          {mode === 'live' && server?.token_required && !server.can_control && <TokenField onToken={(t) => conn.current?.setToken(t)} />}
+        </aside>
+      </div>
+    </div>
+  );
+}

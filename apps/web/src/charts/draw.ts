@@ -1,0 +1,109 @@
+/** Small canvas drawing primitives shared by the charts: plot frame, axes, lines, areas, bars, dots. */
+import { line, area, type ScaleLinear } from 'd3';
+import type { ChartTheme } from './theme';
+import { linear } from './scales';
+
+export interface Plot {
+  ctx: CanvasRenderingContext2D;
+  x: ScaleLinear<number, number>;
+  y: ScaleLinear<number, number>;
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+  theme: ChartTheme;
+}
+
+export function makePlot(
+  ctx: CanvasRenderingContext2D, width: number, height: number, theme: ChartTheme,
+  xDomain: [number, number], yDomain: [number, number], margin = { l: 44, r: 10, t: 8, b: 20 },
+): Plot {
+  const left = margin.l, top = margin.t, right = width - margin.r, bottom = height - margin.b;
+  return { ctx, theme, left, top, right, bottom, x: linear(xDomain, [left, right]), y: linear(yDomain, [bottom, top]) };
+}
+
+export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number }): void {
+  const { ctx, theme } = p;
+  ctx.font = `${theme.fontSize}px ${theme.font}`;
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = theme.grid;
+  ctx.fillStyle = theme.muted;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  for (const v of p.y.ticks(opts.yTicks ?? 4)) {
+    const y = Math.round(p.y(v)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(p.left, y);
+    ctx.lineTo(p.right, y);
+    ctx.stroke();
+    ctx.fillText(opts.yFormat(v), p.left - 5, y);
+  }
+  if (opts.xFormat) {
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'top';
+    for (const v of p.x.ticks(opts.xTicks ?? 5)) ctx.fillText(opts.xFormat(v), p.x(v), p.bottom + 4);
+  }
+}
+
+/** Time axis labels relative to now: "-20 s", "now". */
+export const relativeSeconds = (nowUs: number) => (t: number): string => {
+  const s = Math.round((t - nowUs) / 1_000_000);
+  return s === 0 ? 'now' : `${s} s`;
+};
+
+export function drawLine<T>(p: Plot, data: T[], xOf: (d: T) => number, yOf: (d: T) => number, colour: string, width = 2, dash?: number[]): void {
+  const { ctx } = p;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(p.left, p.top - 2, p.right - p.left, p.bottom - p.top + 4);
+  ctx.clip();
+  ctx.beginPath();
+  line<T>().x((d) => p.x(xOf(d))).y((d) => p.y(yOf(d))).context(ctx)(data);
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = width;
+  ctx.setLineDash(dash ?? []);
+  ctx.lineJoin = 'round';
+  ctx.stroke();
+  ctx.restore();
+}
+
+export function drawArea<T>(p: Plot, data: T[], xOf: (d: T) => number, y0: (d: T) => number, y1: (d: T) => number, colour: string): void {
+  const { ctx } = p;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(p.left, p.top, p.right - p.left, p.bottom - p.top);
+  ctx.clip();
+  ctx.beginPath();
+  area<T>().x((d) => p.x(xOf(d))).y0((d) => p.y(y0(d))).y1((d) => p.y(y1(d))).context(ctx)(data);
+  ctx.fillStyle = colour;
+  ctx.fill();
+  ctx.restore();
+}
+
+export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, items: { label: string; colour: string }[], x: number, y: number): void {
+  ctx.font = `${theme.fontSize}px ${theme.font}`;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  let cx = x;
+  for (const it of items) {
+    ctx.fillStyle = it.colour;
+    ctx.fillRect(cx, y - 4, 10, 8);
+    ctx.fillStyle = theme.fg;
+    ctx.fillText(it.label, cx + 14, y);
+    cx += 22 + ctx.measureText(it.label).width;
+  }
+}
+
+export function drawEmpty(ctx: CanvasRenderingContext2D, theme: ChartTheme, width: number, height: number, text: string): void {
+  ctx.font = `${theme.fontSize + 1}px ${theme.font}`;
+  ctx.fillStyle = theme.muted;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, width / 2, height / 2);
+}
+
+export function withAlpha(hex: string, alpha: number): string {
+  if (!hex.startsWith('#') || hex.length !== 7) return hex;
+  const a = Math.round(Math.max(0, Math.min(1, alpha)) * 255).toString(16).padStart(2, '0');
+  return `${hex}${a}`;
+}

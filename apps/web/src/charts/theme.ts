@@ -1,0 +1,43 @@
+/** Colours for canvas drawing, read from the CSS custom properties of the current theme. */
+import { schemeTableau10 } from 'd3';
+
+export interface ChartTheme {
+  fg: string;
+  muted: string;
+  grid: string;
+  bg: string;
+  panel: string;
+  accent: string;
+  danger: string;
+  warn: string;
+  ok: string;
+  font: string;
+  fontSize: number;
+}
+
+let cache: { key: string; theme: ChartTheme } | undefined;
+
+export function chartTheme(): ChartTheme {
+  const root = document.documentElement;
+  const key = root.className;
+  if (cache?.key === key) return cache.theme;
+  const css = getComputedStyle(root);
+  const v = (name: string, def: string) => css.getPropertyValue(name).trim() || def;
+  const fontSize = parseFloat(css.fontSize) || 16;
+  const theme: ChartTheme = {
+    fg: v('--c-fg', '#0f172a'), muted: v('--c-muted', '#64748b'), grid: v('--c-grid', '#e2e8f0'), bg: v('--c-bg', '#fff'),
+    panel: v('--c-panel', '#fff'), accent: v('--c-accent', '#4f46e5'), danger: v('--c-danger', '#dc2626'),
+    warn: v('--c-warn', '#d97706'), ok: v('--c-ok', '#059669'),
+    font: 'ui-sans-serif, system-ui, sans-serif', fontSize: Math.round(fontSize * 0.72),
+  };
+  cache = { key, theme };
+  return theme;
+}
+
+/** Stable colour per model (palette index) and per priority level (1 = most urgent = warm). */
+export const modelColour = (i: number): string => schemeTableau10[i % schemeTableau10.length];
+const PRIORITY = ['#e11d48', '#f59e0b', '#0ea5e9', '#8b5cf6', '#10b981', '#64748b'];
+export const priorityColour = (level: number): string => PRIORITY[Math.max(0, level - 1) % PRIORITY.length];
+export const TRIGGER_COLOUR: Record<string, string> = {
+  preferred: '#10b981', max_batch: '#6366f1', delay: '#f59e0b', immediate: '#64748b', shape: '#ec4899', drain: '#ef4444',
+};

@@ -1,0 +1,22 @@
+/** The server's answers to our control messages, newest first: applied, or refused with the reason. */
+import { useApp } from '../store/app-store';
+import { S } from '../strings';
+
+export function AckLog() {
+  const acks = useApp((s) => s.acks);
+  if (acks.length === 0) return null;
+  return (
+    <div aria-live="polite">
+      <h3 className="text-xs uppercase tracking-wide text-muted mb-1">{S.acks}</h3>
+      <ul className="space-y-1 text-sm max-h-48 overflow-auto" data-testid="ack-log">
+        {acks.slice(0, 8).map((a) => (
+          <li key={a.id} className={`ack ack-${a.state}`} data-testid={`ack-${a.state}`}>
+            <span className="font-semibold">{a.state === 'applied' ? `✓ ${S.applied}` : a.state === 'refused' ? `✗ ${S.refused}` : `… ${S.pending}`}</span>{' '}
+            <span className="font-mono text-xs">{a.action} {a.summary}</span>
+            {a.error && <div className="text-danger">{a.error}</div>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

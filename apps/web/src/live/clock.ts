@@ -1,0 +1,40 @@
+/**
+ * "Now" on the scheduler clock as the renderer sees it. Live: the latest frame's time plus the local time
+ * elapsed since it arrived (capped, so a stalled stream freezes instead of drifting). Teaching: the
+ * simulator's virtual time. Views never read performance.now() for data time themselves.
+ */
+export interface DataClock {
+  nowUs(): number;
+  /** how much data time an animated move takes (live: 200 ms; teaching: scaled with the speed) */
+  animUs?(): number;
+}
+
+let current: DataClock = { nowUs: () => 0 };
+
+export function setDataClock(c: DataClock): void {
+  current = c;
+}
+
+export function dataNowUs(): number {
+  return current.nowUs();
+}
+
+export function animUs(): number {
+  return current.animUs?.() ?? 200_000;
+}
+
+/** Extrapolates between frames: frames arrive every ~40 ms, animation runs at 60 fps. */
+export class FrameClock implements DataClock {
+  private lastT = 0;
+  private lastLocal = 0;
+  constructor(private readonly maxExtrapolateUs = 500_000) {}
+  onFrame(t: number, localMs: number): void {
+    if (t >= this.lastT) {
+      this.lastT = t;
+      this.lastLocal = localMs;
+    }
+  }
+  nowUs(localMs = performance.now()): number {
+    return this.lastT + Math.min(this.maxExtrapolateUs, Math.max(0, (localMs - this.lastLocal) * 1000));
+  }
+}

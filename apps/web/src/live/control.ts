@@ -1,0 +1,29 @@
+/**
+ * One way to send a control message, whichever source feeds the dashboard (socket or simulator), with
+ * every attempt and its answer recorded in the acknowledgement log the controls panel shows.
+ */
+import type { ControlAck, ControlMessage } from '@inferscope/core';
+import { pushAck, resolveAck } from '../store/app-store';
+
+export type ControlSender = (msg: ControlMessage) => Promise<ControlAck>;
+
+let sender: ControlSender = async () => ({ ok: false, error: 'not connected' });
+
+export function setControlSender(s: ControlSender): void {
+  sender = s;
+}
+
+export async function sendControl(msg: ControlMessage): Promise<ControlAck> {
+  const id = pushAck(msg);
+  let ack: ControlAck;
+  try {
+    ack = await sender(msg);
+  } catch (err) {
+    ack = { ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  if (ack.ok) {
+    const { ok: _ok, ...detail } = ack;
+    resolveAck(id, true, undefined, detail);
+  } else resolveAck(id, false, ack.error);
+  return ack;
+}

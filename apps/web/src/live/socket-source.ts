@@ -1,0 +1,84 @@
+/**
+ * Feeds the stores from the server's live gateway: snapshot on connect (and on resync), coalesced frames,
+ * per-second stats. Reconnects by itself (socket.io's backoff) and asks for a fresh snapshot after each
+ * reconnect, so what the page shows is never a stale picture.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { WIRE, type ControlAck, type ControlMessage, type Frame, type Snapshot, type StatsMessage } from '@inferscope/core';
+import { appStore, live, syncStructure } from '../store/app-store';
+import { FrameClock, setDataClock } from './clock';
+import { setControlSender } from './control';
+
+const ACK_TIMEOUT_MS = 8000;
+
+export interface LiveConnection {
+  resync(): void;
+  setToken(token: string): void;
+  close(): void;
+}
+
+export function connectLive(url?: string): LiveConnection {
+  const clock = new FrameClock();
+  setDataClock(clock);
+  let token = appStore.getState().token;
+  const setConn = (patch: Partial<ReturnType<typeof appStore.getState>['connection']>) =>
+    appStore.setState((s) => ({ connection: { ...s.connection, ...patch } }));
+
+  const socket: Socket = io(url ?? '/', {
+    transports: ['websocket'],
+    auth: (cb) => cb(token ? { token } : {}),
+    reconnectionDelayMax: 4000,
+  });
+
+  socket.on('connect', () => setConn({ status: 'resyncing', error: undefined }));
+  socket.on('disconnect', (reason) => setConn({ status: 'disconnected', error: reason }));
+  socket.on('connect_error', (err) => setConn({ status: 'disconnected', error: err.message }));
+  socket.io.on('reconnect_attempt', (n) => setConn({ status: 'connecting', attempts: n }));
+
+  socket.on(WIRE.snapshot, (s: Snapshot) => {
+    live.applySnapshot(s);
+    clock.onFrame(s.t, performance.now());
+    appStore.setState((st) => ({
+      server: s.server,
+      connection: { ...st.connection, status: 'connected', lastSnapshotAt: Date.now(), attempts: 0 },
+      load: s.stats?.load ?? st.load,
+    }));
+    syncStructure();
+  });
+  socket.on(WIRE.frame, (f: Frame) => {
+    live.applyFrame(f);
+    clock.onFrame(f.t, performance.now());
+    syncStructure();
+  });
+  socket.on(WIRE.stats, (s: StatsMessage) => {
+    live.applyStats(s);
+    if (s.load) appStore.setState({ load: s.load });
+  });
+
+  setControlSender(
+    (msg: ControlMessage) =>
+      new Promise<ControlAck>((resolve) => {
+        if (!socket.connected) return resolve({ ok: false, error: 'not connected to the server' });
+        const withToken = token ? { ...msg, token } : msg;
+        socket.timeout(ACK_TIMEOUT_MS).emit(WIRE.control, withToken, (err: Error | null, ack: ControlAck) => {
+          resolve(err ? { ok: false, error: `no answer from the server within ${ACK_TIMEOUT_MS / 1000} s` } : ack);
+        });
+      }),
+  );
+
+  return {
+    resync() {
+      setConn({ status: 'resyncing' });
+      socket.emit(WIRE.resync);
+    },
+    setToken(next: string) {
+      token = next;
+      appStore.setState({ token: next });
+      // The server decides can_control at connect time: reconnect so the new token counts.
+      socket.disconnect().connect();
+    },
+    close() {
+      socket.close();
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import './index.css';
+import { App } from './App';
+import { appStore } from './store/app-store';
+import { parseUrlState, serializeUrlState, type UrlState } from './url-state';
+
+// URL -> store once at start; store -> URL (replaceState) whenever a shareable field changes.
+const prefersDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
+appStore.setState(parseUrlState(location.search, prefersDark));
+
+const urlOf = (s: UrlState) => serializeUrlState(s);
+let lastUrl = '';
+function applyDocumentState() {
+  const s = appStore.getState();
+  const url = urlOf(s);
+  if (url !== lastUrl) {
+    lastUrl = url;
+    history.replaceState(null, '', `${location.pathname}${url}${location.hash}`);
+  }
+  const root = document.documentElement;
+  root.classList.toggle('dark', s.theme === 'dark');
+  root.classList.toggle('large', s.large);
+}
+applyDocumentState();
+appStore.subscribe(applyDocumentState);
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

@@ -1,0 +1,283 @@
+/**
+ * The dashboard's mutable picture of the server, fed by the socket (snapshot, frames, stats) or by the
+ * in-browser simulator (same SchedulerEvent type). It is deliberately NOT React state: thousands of
+ * events a second mutate it in place, `rev` counts the mutations and canvases redraw once per animation
+ * frame when it moved. `structureRev` moves only on rare changes (models, states, configs, instance set)
+ * and is what React re-renders on.
+ */
+import type { DeviceMemory, Frame, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
+import { Ring } from './ring';
+import { applyConfigChanges, configLabel } from './config-paths';
+import type {
+  BatchLive, ConfigLogEntry, MemorySample, ModelLive, PerfPoint, QueueSample, RequestLive, StateChange,
+} from './live-types';
+import { modelKey } from './live-types';
+
+/** Bound on requests tracked in flight: events lost to sampling must not leak memory. */
+const MAX_IN_FLIGHT = 20_000;
+const QUEUE_SAMPLE_US = 100_000;
+
+export class LiveModel {
+  rev = 0;
+  structureRev = 0;
+  /** latest scheduler time seen, µs */
+  now = 0;
+  models = new Map<string, ModelLive>();
+  repositories: string[] = [];
+  devices = new Map<string, DeviceMemory>();
+  requests = new Map<string, RequestLive>();
+  batches = new Map<string, BatchLive>();
+  finished = new Ring<RequestLive>(4000);
+  timeline = new Ring<BatchLive>(4000);
+  stateLog = new Ring<StateChange>(500);
+  configLog = new Ring<ConfigLogEntry>(200);
+  queueSamples = new Ring<QueueSample>(6000);
+  memorySamples = new Ring<MemorySample>(3000);
+  stats = new Ring<StatsMessage>(900);
+  perfPoints = new Ring<PerfPoint>(3000);
+  /** frames whose seq did not follow the previous one (lost while reconnecting) */
+  seqGaps = 0;
+  /** events the server left out of our frames because this client was slow */
+  droppedEvents = 0;
+  eventsSeen = 0;
+  private lastSeq = -1;
+  private nextQueueSample = 0;
+
+  reset(): void {
+    this.models.clear();
+    this.devices.clear();
+    this.requests.clear();
+    this.batches.clear();
+    for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints]) r.clear();
+    this.lastSeq = -1;
+    this.nextQueueSample = 0;
+    this.now = 0;
+    this.eventsSeen = 0;
+    this.droppedEvents = 0;
+    this.seqGaps = 0;
+    this.rev++;
+    this.structureRev++;
+  }
+
+  /** A snapshot replaces the model picture but keeps history (charts survive a resync). */
+  applySnapshot(s: Snapshot): void {
+    this.models.clear();
+    this.requests.clear();
+    this.batches.clear();
+    this.repositories = [...s.repositories];
+    s.models.forEach((m, i) => {
+      const key = modelKey(m.name, m.version);
+      const queued = new Map<number, number>();
+      for (const [level, n] of Object.entries(m.queue_depth ?? {})) queued.set(Number(level), n);
+      this.models.set(key, {
+        key, name: m.name, version: m.version, state: m.state, reason: m.reason, repository: m.repository,
+        backend: m.backend, platform: m.platform, config: structuredClone(m.config), files: m.files ?? [],
+        queued, colour: i,
+        instances: new Map(m.instances.map((x) => [x.name, { ...x, batchId: x.batch_id }])),
+      });
+    });
+    this.devices = new Map(s.memory.map((d) => [d.device, d]));
+    this.now = Math.max(this.now, s.t);
+    this.lastSeq = -1;
+    if (s.stats) this.applyStats(s.stats);
+    this.rev++;
+    this.structureRev++;
+  }
+
+  applyFrame(f: Frame): void {
+    if (this.lastSeq >= 0 && f.seq !== this.lastSeq + 1) this.seqGaps++;
+    this.lastSeq = f.seq;
+    this.droppedEvents += f.dropped;
+    for (const e of f.events) this.apply(e);
+    if (f.t > this.now) this.now = f.t;
+    this.rev++;
+  }
+
+  applyStats(s: StatsMessage): void {
+    if (this.stats.last()?.t === s.t) return;
+    this.stats.push(s);
+    for (const a of s.models) {
+      const m = this.models.get(modelKey(a.model, a.version));
+      if (!m) continue;
+      // The server's queue depth is the truth: it repairs counts that drifted when frames were sampled.
+      m.queued = new Map(Object.entries(a.queue_depth).map(([k, v]) => [Number(k), v]));
+      if (a.throughput_per_s > 0) {
+        this.perfPoints.push({ t: s.t, modelKey: m.key, config: configLabel(m), throughput: a.throughput_per_s, p99Us: a.latency_us.p99 });
+      }
+    }
+    this.rev++;
+  }
+
+  latestAggregate(key: string): ModelAggregate | undefined {
+    const last = this.stats.last();
+    return last?.models.find((a) => modelKey(a.model, a.version) === key);
+  }
+
+  apply(e: SchedulerEvent): void {
+    this.eventsSeen++;
+    if (e.t > this.now) this.now = e.t;
+    switch (e.type) {
+      case 'request.queued': {
+        const key = modelKey(e.model, e.version);
+        const m = this.models.get(key);
+        if (m) m.queued.set(e.priority, (m.queued.get(e.priority) ?? 0) + 1);
+        this.track({ id: `${key}/${e.request_id}`, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t, phase: 'queued' });
+        break;
+      }
+      case 'request.delayed': {
+        const r = this.requests.get(`${modelKey(e.model, e.version)}/${e.request_id}`);
+        if (r) r.delayed = true;
+        break;
+      }
+      case 'batch.formed': {
+        const key = modelKey(e.model, e.version);
+        const m = this.models.get(key);
+        for (const id of e.request_ids) {
+          const r = this.requests.get(`${key}/${id}`);
+          if (!r) continue;
+          if (m && r.phase === 'queued') m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
+          r.phase = 'batched';
+          r.batchId = e.batch_id;
+          r.tBatched = e.t;
+        }
+        this.batches.set(`${key}/${e.batch_id}`, {
+          id: e.batch_id, modelKey: key, size: e.size, requests: e.request_ids.length, trigger: e.trigger,
+          oldestWaitUs: e.oldest_wait_us, tFormed: e.t, requestKeys: e.request_ids.map((id) => `${key}/${id}`),
+        });
+        break;
+      }
+      case 'batch.started': {
+        const key = modelKey(e.model, e.version);
+        const b = this.batches.get(`${key}/${e.batch_id}`);
+        if (b) {
+          b.instance = e.instance;
+          b.tStarted = e.t;
+        }
+        const inst = this.models.get(key)?.instances.get(e.instance);
+        if (inst) Object.assign(inst, { state: 'busy', batchId: e.batch_id, batchSize: e.size, batchStart: e.t });
+        for (const id of b?.requestKeys ?? []) {
+          const r = this.requests.get(id);
+          if (r) {
+            r.phase = 'running';
+            r.instance = e.instance;
+            r.tStarted = e.t;
+          }
+        }
+        break;
+      }
+      case 'batch.completed': {
+        const key = modelKey(e.model, e.version);
+        const id = `${key}/${e.batch_id}`;
+        const b = this.batches.get(id) ?? {
+          id: e.batch_id, modelKey: key, size: e.size, requests: 0, trigger: 'immediate' as const, oldestWaitUs: 0, tFormed: e.t - e.compute_us, requestKeys: [],
+        };
+        b.instance = e.instance;
+        b.tStarted ??= e.t - e.compute_us;
+        b.tDone = e.t;
+        b.computeUs = e.compute_us;
+        b.ok = e.ok;
+        this.batches.delete(id);
+        b.requestKeys = []; // the timeline keeps only the bar, not the request list
+        this.timeline.push(b);
+        const inst = this.models.get(key)?.instances.get(e.instance);
+        if (inst && inst.batchId === e.batch_id) {
+          inst.batchId = undefined;
+          inst.batchSize = undefined;
+          if (inst.state === 'busy') inst.state = 'idle';
+        }
+        break;
+      }
+      case 'request.completed': {
+        const key = modelKey(e.model, e.version);
+        const id = `${key}/${e.request_id}`;
+        const r = this.requests.get(id) ?? {
+          id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t - e.total_us, phase: 'done' as const,
+        };
+        this.requests.delete(id);
+        Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
+        this.finished.push(r);
+        break;
+      }
+      case 'request.rejected': {
+        const key = modelKey(e.model, e.version);
+        const id = `${key}/${e.request_id}`;
+        const r = this.requests.get(id) ?? { id, modelKey: key, priority: e.priority ?? 1, size: 1, tQueued: e.t, phase: 'rejected' as const };
+        const m = this.models.get(key);
+        if (m && r.phase === 'queued' && this.requests.has(id)) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
+        this.requests.delete(id);
+        Object.assign(r, { phase: 'rejected', tDone: e.t, ok: false, reason: e.reason, message: e.message });
+        this.finished.push(r);
+        break;
+      }
+      case 'instance.state': {
+        const key = modelKey(e.model, e.version);
+        const m = this.models.get(key);
+        if (m) {
+          const known = m.instances.get(e.instance);
+          if (known) {
+            // busy <-> idle flips thousands of times a second: not a structural change for React.
+            const structural = !(['busy', 'idle'].includes(known.state) && ['busy', 'idle'].includes(e.state));
+            known.state = e.state;
+            known.reason = e.reason;
+            if (structural) this.structureRev++;
+          } else {
+            m.instances.set(e.instance, { name: e.instance, group: e.instance.replace(/_\d+$/, ''), kind: e.kind, device: e.device, state: e.state, reason: e.reason });
+            this.structureRev++;
+          }
+        }
+        if (e.state !== 'busy' && e.state !== 'idle') this.stateLog.push({ t: e.t, modelKey: key, instance: e.instance, state: e.state, reason: e.reason });
+        break;
+      }
+      case 'model.state': {
+        const key = modelKey(e.model, e.version);
+        const m = this.models.get(key);
+        if (m) {
+          m.state = e.state;
+          m.reason = e.reason;
+        }
+        this.stateLog.push({ t: e.t, modelKey: key, state: e.state, reason: e.reason });
+        this.structureRev++;
+        break;
+      }
+      case 'memory': {
+        this.devices.set(e.device, { device: e.device, used_bytes: e.used_bytes, budget_bytes: e.budget_bytes, entries: e.entries });
+        this.memorySamples.push({ t: e.t, device: e.device, used: e.used_bytes, budget: e.budget_bytes });
+        break;
+      }
+      case 'config.changed': {
+        const key = modelKey(e.model, e.version);
+        const m = this.models.get(key);
+        if (m) applyConfigChanges(m.config, e.changes);
+        this.configLog.push({ t: e.t, modelKey: key, by: e.by, changes: e.changes });
+        this.structureRev++;
+        break;
+      }
+    }
+    if (e.t >= this.nextQueueSample) this.sampleQueues(e.t);
+  }
+
+  /** The request waiting longest in a model's queue, or undefined when nothing waits. */
+  oldestQueued(key: string): RequestLive | undefined {
+    // Map iteration follows insertion order = arrival order, so the first queued one is the oldest.
+    for (const r of this.requests.values()) if (r.modelKey === key && r.phase === 'queued') return r;
+    return undefined;
+  }
+
+  private sampleQueues(t: number): void {
+    for (const m of this.models.values()) {
+      const depth: Record<number, number> = {};
+      for (const [level, n] of m.queued) depth[level] = n;
+      const oldest = this.oldestQueued(m.key);
+      this.queueSamples.push({ t, modelKey: m.key, depth, oldestWaitUs: oldest ? t - oldest.tQueued : 0 });
+    }
+    this.nextQueueSample = t + QUEUE_SAMPLE_US;
+  }
+
+  private track(r: RequestLive): void {
+    if (this.requests.size >= MAX_IN_FLIGHT) {
+      const oldest = this.requests.keys().next().value;
+      if (oldest !== undefined) this.requests.delete(oldest);
+    }
+    this.requests.set(r.id, r);
+  }
+}

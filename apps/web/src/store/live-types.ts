@@ -1,0 +1,114 @@
+/** Shapes the dashboard keeps about the server's live state. All times are µs on the scheduler clock. */
+import type { BatchTrigger, InstanceState, ModelState, RejectReason } from '@inferscope/core';
+
+export interface InstanceLive {
+  name: string;
+  group: string;
+  kind: string;
+  device: string;
+  state: InstanceState;
+  reason?: string;
+  /** the batch running now, if busy */
+  batchId?: string;
+  batchSize?: number;
+  batchStart?: number;
+}
+
+export interface ModelLive {
+  /** `name:version` */
+  key: string;
+  name: string;
+  version: string;
+  state: ModelState;
+  reason?: string;
+  repository: string;
+  backend: string;
+  platform: string;
+  config: Record<string, unknown>;
+  files: { path: string; bytes: number }[];
+  instances: Map<string, InstanceLive>;
+  /** requests waiting per priority level (1 = highest) */
+  queued: Map<number, number>;
+  /** stable index into the colour palette */
+  colour: number;
+}
+
+export type RequestPhase = 'queued' | 'batched' | 'running' | 'done' | 'rejected';
+
+export interface RequestLive {
+  id: string;
+  modelKey: string;
+  priority: number;
+  size: number;
+  tQueued: number;
+  phase: RequestPhase;
+  delayed?: boolean;
+  batchId?: string;
+  instance?: string;
+  tBatched?: number;
+  tStarted?: number;
+  tDone?: number;
+  ok?: boolean;
+  reason?: RejectReason;
+  message?: string;
+  totalUs?: number;
+}
+
+export interface BatchLive {
+  id: string;
+  modelKey: string;
+  size: number;
+  requests: number;
+  trigger: BatchTrigger;
+  oldestWaitUs: number;
+  tFormed: number;
+  instance?: string;
+  tStarted?: number;
+  tDone?: number;
+  computeUs?: number;
+  ok?: boolean;
+  /** `model:version/request_id` of its requests while it is in flight */
+  requestKeys: string[];
+}
+
+export interface StateChange {
+  t: number;
+  modelKey: string;
+  instance?: string;
+  state: string;
+  reason?: string;
+}
+
+export interface QueueSample {
+  t: number;
+  modelKey: string;
+  /** depth per priority level */
+  depth: Record<number, number>;
+  /** how long the oldest waiting request had waited */
+  oldestWaitUs: number;
+}
+
+export interface MemorySample {
+  t: number;
+  device: string;
+  used: number;
+  budget: number;
+}
+
+export interface PerfPoint {
+  t: number;
+  modelKey: string;
+  /** a label for the configuration the point was measured under */
+  config: string;
+  throughput: number;
+  p99Us: number;
+}
+
+export interface ConfigLogEntry {
+  t: number;
+  modelKey: string;
+  by: string;
+  changes: { path: string; old: unknown; new: unknown }[];
+}
+
+export const modelKey = (name: string, version: string): string => `${name}:${version}`;

@@ -1,0 +1,157 @@
+/**
+ * Teaching-mode playback: owns the TeachingEngine, feeds its events into the same LiveModel the live
+ * socket feeds (so every view works unchanged), and drives play / pause / single step / speed / scrub.
+ * Scrubbing back replays the recorded event log into a fresh LiveModel; the scheduler only moves forward.
+ */
+import { createStore } from 'zustand/vanilla';
+import { appStore, live, syncStructure } from '../store/app-store';
+import { setDataClock } from '../live/clock';
+import { setControlSender } from '../live/control';
+import { registerDrawer } from '../charts/frame-loop';
+import { TeachingEngine } from './engine';
+import { SimStats } from './sim-stats';
+import type { Lesson } from './lessons';
+
+const STATS_EVERY_US = 100_000;
+const STATS_WINDOW_US = 1_000_000;
+
+export interface PlaybackState {
+  lessonId: string;
+  playing: boolean;
+  /** simulated µs per wall-clock ms */
+  speed: number;
+  /** the time the views show, µs */
+  t: number;
+  applied: number;
+  total: number;
+  ready: boolean;
+}
+
+export const playbackStore = createStore<PlaybackState>(() => ({ lessonId: '', playing: false, speed: 100, t: 0, applied: 0, total: 0, ready: false }));
+
+class Playback {
+  engine: TeachingEngine | null = null;
+  private cursor = 0;
+  private stats = new SimStats(STATS_WINDOW_US);
+  private nextStats = STATS_EVERY_US;
+  private lastWall = 0;
+  private stopLoop: (() => void) | null = null;
+  private lesson: Lesson | null = null;
+
+  async load(lesson: Lesson, seed: number): Promise<void> {
+    this.lesson = lesson;
+    this.engine = new TeachingEngine(lesson.scenario(seed));
+    const engine = this.engine;
+    playbackStore.setState({ lessonId: lesson.id, playing: false, speed: lesson.speed, t: 0, applied: 0, total: 0, ready: false });
+    setDataClock({
+      nowUs: () => playbackStore.getState().t,
+      // Paused: moves land at once. Playing: a move takes ~300 ms of wall time whatever the speed.
+      animUs: () => (playbackStore.getState().playing ? Math.max(1, 300 * playbackStore.getState().speed) : 1),
+    });
+    setControlSender(async (msg) => {
+      const ack = await engine.control(msg);
+      this.applyUpTo(engine.now());
+      return ack;
+    });
+    await engine.whenReady();
+    if (engine !== this.engine) return; // another lesson was picked meanwhile
+    this.rebuild(0);
+    playbackStore.setState({ ready: true });
+    this.stopLoop ??= registerDrawer({ minIntervalMs: 0, dirty: () => true, draw: (ms) => this.frame(ms) });
+  }
+
+  dispose(): void {
+    this.stopLoop?.();
+    this.stopLoop = null;
+    this.engine = null;
+  }
+
+  play(): void {
+    this.lastWall = performance.now();
+    playbackStore.setState({ playing: true });
+  }
+
+  pause(): void {
+    playbackStore.setState({ playing: false });
+  }
+
+  setSpeed(speed: number): void {
+    playbackStore.setState({ speed });
+  }
+
+  /** One scheduler event forward (simulating further when the log has no unapplied event). */
+  step(): void {
+    const e = this.engine;
+    if (!e) return;
+    this.pause();
+    if (this.cursor >= e.events.length) e.step();
+    if (this.cursor < e.events.length) this.applyUpTo(e.events[this.cursor].t, 1);
+  }
+
+  /** Jump to time t (back: replay the log from the start; forward: simulate on). */
+  seek(t: number): void {
+    const e = this.engine;
+    if (!e) return;
+    this.pause();
+    if (t < playbackStore.getState().t) this.rebuild(t);
+    else {
+      e.advanceTo(t);
+      this.applyUpTo(t);
+    }
+  }
+
+  private frame(wallMs: number): void {
+    const st = playbackStore.getState();
+    const e = this.engine;
+    if (!e || !st.playing || !st.ready) {
+      this.lastWall = wallMs;
+      return;
+    }
+    const dt = Math.min(100, Math.max(0, wallMs - this.lastWall));
+    this.lastWall = wallMs;
+    const target = st.t + dt * st.speed;
+    e.advanceTo(target);
+    this.applyUpTo(target);
+  }
+
+  private rebuild(t: number): void {
+    const e = this.engine!;
+    live.reset();
+    live.applySnapshot(e.snapshot());
+    this.cursor = 0;
+    this.stats = new SimStats(STATS_WINDOW_US);
+    this.nextStats = STATS_EVERY_US;
+    this.applyUpTo(t);
+    if (this.lesson?.inspect) appStore.setState({ inspect: this.lesson.inspect });
+  }
+
+  /** Apply logged events with time <= t (or at most `limit` of them), emitting stats on the way. */
+  private applyUpTo(t: number, limit = Infinity): void {
+    const e = this.engine!;
+    let n = 0;
+    let shown = playbackStore.getState().t;
+    while (this.cursor < e.events.length && e.events[this.cursor].t <= t && n < limit) {
+      const ev = e.events[this.cursor++];
+      while (ev.t >= this.nextStats) this.emitStats(this.nextStats);
+      live.apply(ev);
+      this.stats.add(ev);
+      shown = ev.t;
+      n++;
+    }
+    if (limit === Infinity) {
+      while (t >= this.nextStats) this.emitStats(this.nextStats);
+      shown = t;
+    }
+    live.now = Math.max(live.now, shown);
+    live.rev++;
+    playbackStore.setState({ t: shown, applied: this.cursor, total: e.events.length });
+    syncStructure();
+  }
+
+  private emitStats(at: number): void {
+    live.applyStats(this.stats.snapshot(at, (key) => Object.fromEntries(live.models.get(key)?.queued ?? [])));
+    this.nextStats = at + STATS_EVERY_US;
+  }
+}
+
+export const playback = new Playback();

@@ -1,0 +1,32 @@
+/** What a teaching scenario describes: models with a cost model and memory model, traffic, a budget. */
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+
+export interface SimModel {
+  name: string;
+  backend: string;
+  platform: string;
+  config: SchedulerConfigInput & Record<string, unknown>;
+  /** latency(batch) = fixedUs + perItemUs × batch samples */
+  cost: { fixedUs: number; perItemUs: number };
+  /** memory model: weights once, plus per instance workspace + activations × max batch */
+  memory: { weights: number; workspace: number; activationsPerItem: number };
+  files: { path: string; bytes: number }[];
+  device?: string;
+}
+
+export interface SimTraffic {
+  /** requests per second (Poisson arrivals) per model; 0 = none */
+  rate: number;
+  /** share of traffic per priority level, e.g. {1: 0.2, 2: 0.8} */
+  priorities?: Record<number, number>;
+  /** arrivals stop after this many µs */
+  durationUs: number;
+}
+
+export interface SimScenario {
+  models: SimModel[];
+  traffic: SimTraffic;
+  /** device memory budget in bytes (0 = none) */
+  budgetBytes: number;
+  seed: number;
+}

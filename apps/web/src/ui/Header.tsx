@@ -1,0 +1,91 @@
+/** Top bar: mode, views, model, window, colours, theme, large type, connection state. */
+import { appStore, live, useApp } from '../store/app-store';
+import { VIEWS, WINDOWS } from '../url-state';
+import { useLiveText } from '../charts/use-live-text';
+import { S } from '../strings';
+import { useShallow } from 'zustand/react/shallow';
+
+export function Header(props: { onResync(): void }) {
+  useApp((s) => s.structureRev);
+  const st = useApp(useShallow((s) => ({ mode: s.mode, view: s.view, model: s.model, window: s.window, theme: s.theme, large: s.large, colour: s.colour })));
+  return (
+    <header className="header">
+      <div className="flex items-center gap-3">
+        <h1 className="text-xl font-bold tracking-tight">
+          <span className="text-accent">◉</span> {S.appName}
+        </h1>
+        <div role="tablist" aria-label="mode" className="seg">
+          {(['live', 'teach'] as const).map((m) => (
+            <button key={m} type="button" role="tab" aria-selected={st.mode === m} className={st.mode === m ? 'on' : ''} onClick={() => appStore.setState({ mode: m })} data-testid={`mode-${m}`}>
+              {m === 'live' ? S.modeLive : S.modeTeach}
+            </button>
+          ))}
+        </div>
+      </div>
+      <nav role="tablist" aria-label="views" className="seg">
+        {VIEWS.map((v) => (
+          <button key={v} type="button" role="tab" aria-selected={st.view === v} className={st.view === v ? 'on' : ''} onClick={() => appStore.setState({ view: v })} data-testid={`tab-${v}`}>
+            {S.views[v]}
+          </button>
+        ))}
+      </nav>
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <label className="flex items-center gap-1">
+          <span className="sr-only">{S.model}</span>
+          <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value })} data-testid="model-select">
+            <option value="all">{S.allModels}</option>
+            {[...live.models.values()].map((m) => <option key={m.key} value={m.key}>{m.name} v{m.version}</option>)}
+            {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model}>{st.model}</option>}
+          </select>
+        </label>
+        <label className="flex items-center gap-1">
+          <span>{S.window}</span>
+          <select className="input" value={st.window} onChange={(e) => appStore.setState({ window: Number(e.target.value) })}>
+            {[...new Set([...WINDOWS, st.window])].sort((a, b) => a - b).map((w) => <option key={w} value={w}>{w} s</option>)}
+          </select>
+        </label>
+        <label className="flex items-center gap-1">
+          <span>{S.colourBy}</span>
+          <select className="input" value={st.colour} onChange={(e) => appStore.setState({ colour: e.target.value as 'model' | 'priority' })}>
+            <option value="model">{S.colourModel}</option>
+            <option value="priority">{S.colourPriority}</option>
+          </select>
+        </label>
+        <button type="button" className="btn" aria-pressed={st.theme === 'dark'} onClick={() => appStore.setState({ theme: st.theme === 'dark' ? 'light' : 'dark' })} data-testid="theme-toggle">
+          {st.theme === 'dark' ? `☀ ${S.themeLight}` : `☾ ${S.themeDark}`}
+        </button>
+        <button type="button" className="btn" aria-pressed={st.large} onClick={() => appStore.setState({ large: !st.large })}>A+ {S.largeType}</button>
+        <ConnectionBadge onResync={props.onResync} />
+      </div>
+    </header>
+  );
+}
+
+function ConnectionBadge(props: { onResync(): void }) {
+  const c = useApp((s) => s.connection);
+  const mode = useApp((s) => s.mode);
+  let lastEvents = live.eventsSeen;
+  let lastAt = performance.now();
+  let rate = 0;
+  const rateRef = useLiveText<HTMLSpanElement>(() => {
+    const now = performance.now();
+    if (now - lastAt >= 1000) {
+      rate = ((live.eventsSeen - lastEvents) * 1000) / (now - lastAt);
+      lastEvents = live.eventsSeen;
+      lastAt = now;
+    }
+    const extra = [live.droppedEvents ? S.dropped(live.droppedEvents) : '', live.seqGaps ? S.gaps(live.seqGaps) : ''].filter(Boolean).join(' · ');
+    return `${Math.round(rate)} ${S.eventsPerSecond}${extra ? ` · ${extra}` : ''}`;
+  });
+  const status = mode === 'teach' ? 'offline' : c.status;
+  return (
+    <div className="flex items-center gap-2" data-testid="connection" data-status={status}>
+      <span className={`dot dot-${status}`} aria-hidden />
+      <span className="font-semibold">{S.connection[status]}</span>
+      {status === 'connecting' && c.attempts > 0 && <span className="text-muted">{S.reconnectAttempt(c.attempts)}</span>}
+      {c.error && status !== 'connected' && mode === 'live' && <span className="text-danger text-xs">{c.error}</span>}
+      <span ref={rateRef} className="text-muted text-xs" />
+      {mode === 'live' && <button type="button" className="btn btn-sm" onClick={props.onResync} disabled={status !== 'connected'}>{S.resync}</button>}
+    </div>
+  );
+}

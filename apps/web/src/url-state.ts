@@ -1,0 +1,72 @@
+/**
+ * Shareable state lives in the URL query (tensorflow/playground style): view, model, time window,
+ * lesson, scenario, seed, mode, theme and large type. Parsing is forgiving: a bad value falls back to
+ * the default instead of breaking the page, because people paste and edit these links by hand.
+ */
+export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;
+export type ViewName = (typeof VIEWS)[number];
+export type Mode = 'live' | 'teach';
+export type Theme = 'light' | 'dark';
+
+export interface UrlState {
+  mode: Mode;
+  view: ViewName;
+  /** model key `name:version`, a bare model name, or 'all' */
+  model: string;
+  /** seconds of history the charts show */
+  window: number;
+  lesson: string;
+  scenario: string;
+  seed: number;
+  theme: Theme;
+  large: boolean;
+  colour: 'model' | 'priority';
+}
+
+export const WINDOWS = [10, 30, 60, 300] as const;
+
+export const DEFAULT_URL_STATE: UrlState = {
+  mode: 'live', view: 'architecture', model: 'all', window: 30, lesson: '', scenario: 'poisson', seed: 1,
+  theme: 'light', large: false, colour: 'model',
+};
+
+export function parseUrlState(search: string, prefersDark = false): UrlState {
+  const q = new URLSearchParams(search);
+  const d = { ...DEFAULT_URL_STATE, theme: prefersDark ? ('dark' as const) : ('light' as const) };
+  const pick = <T extends string>(v: string | null, allowed: readonly T[], def: T): T => (v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : def);
+  const int = (v: string | null, def: number, ok: (n: number) => boolean): number => {
+    if (v === null || v.trim() === '') return def;
+    const n = Number(v);
+    return Number.isInteger(n) && ok(n) ? n : def;
+  };
+  return {
+    mode: pick(q.get('mode'), ['live', 'teach'] as const, d.mode),
+    view: pick(q.get('view'), VIEWS, d.view),
+    model: (q.get('model') ?? '').trim() || d.model,
+    window: int(q.get('window'), d.window, (n) => n >= 5 && n <= 3600),
+    lesson: q.get('lesson') ?? d.lesson,
+    scenario: (q.get('scenario') ?? '').trim() || d.scenario,
+    seed: int(q.get('seed'), d.seed, (n) => n >= 0 && n <= 2 ** 32 - 1),
+    theme: pick(q.get('theme'), ['light', 'dark'] as const, d.theme),
+    large: q.get('large') === '1',
+    colour: pick(q.get('colour'), ['model', 'priority'] as const, d.colour),
+  };
+}
+
+/** Only values that differ from the defaults are written, so shared links stay short. */
+export function serializeUrlState(s: UrlState): string {
+  const q = new URLSearchParams();
+  const d = DEFAULT_URL_STATE;
+  if (s.mode !== d.mode) q.set('mode', s.mode);
+  if (s.view !== d.view) q.set('view', s.view);
+  if (s.model !== d.model) q.set('model', s.model);
+  if (s.window !== d.window) q.set('window', String(s.window));
+  if (s.lesson) q.set('lesson', s.lesson);
+  if (s.scenario !== d.scenario) q.set('scenario', s.scenario);
+  if (s.seed !== d.seed) q.set('seed', String(s.seed));
+  q.set('theme', s.theme);
+  if (s.large) q.set('large', '1');
+  if (s.colour !== d.colour) q.set('colour', s.colour);
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}

@@ -1,0 +1,30 @@
+import { appStore, live, useApp } from '../store/app-store';
+import { selectedModels } from '../store/select';
+import { ChartCard } from './ChartCard';
+import { drawDataFlow } from './data-flow-draw';
+import { animUs, dataNowUs } from '../live/clock';
+import { S } from '../strings';
+import { TRIGGER_COLOUR } from '../charts/theme';
+
+/** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
+export function DataView() {
+  const model = useApp((s) => s.model);
+  useApp((s) => s.structureRev);
+  const n = Math.max(1, selectedModels(live, model).length);
+  const draw = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+    const s = appStore.getState();
+    drawDataFlow(ctx, w, h, live, selectedModels(live, s.model), dataNowUs(), animUs(), s.colour);
+  };
+  return (
+    <div data-testid="view-data" className="space-y-3">
+      <ChartCard title={S.views.data} draw={draw} height={Math.min(760, 70 + 190 * n)} animate testId="chart-dataflow" />
+      <div className="flex flex-wrap gap-3 text-sm" aria-label="batch triggers">
+        {Object.entries(S.triggers).map(([k, label]) => (
+          <span key={k} className="flex items-center gap-1">
+            <span className="inline-block w-3 h-3 rounded-sm" style={{ background: TRIGGER_COLOUR[k] }} /> {label}
+          </span>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,153 @@
+/**
+ * Performance: throughput and latency percentiles over time, queue vs compute stacked, batch-size
+ * histogram, throughput vs p99 per configuration (A/B and sweeps), memory over time, Little's law.
+ * Everything is drawn from the per-second aggregates (never sampled), so it is exact under load.
+ */
+import { appStore, live } from '../store/app-store';
+import { statsKey } from '../store/select';
+import { ChartCard } from './ChartCard';
+import { chartTheme, modelColour } from '../charts/theme';
+import { combine, groupByConfig, littlesLaw, mergeHistograms, aggregatesFor, niceMax, timeDomain, type CombinedPoint } from '../charts/scales';
+import { drawArea, drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
+import { formatBytes, formatRate, formatUs } from '../charts/format';
+import { dataNowUs } from '../live/clock';
+import { S } from '../strings';
+import { LittleCard } from './LittleCard';
+
+function windowPoints(): { pts: CombinedPoint[]; now: number; from: number } {
+  const { window: win, model } = appStore.getState();
+  const now = dataNowUs();
+  const [from] = timeDomain(now, win);
+  const key = statsKey(live, model);
+  const pts: CombinedPoint[] = [];
+  for (const s of live.stats.since(from, (m) => m.t)) {
+    const p = combine(s, key);
+    if (p) pts.push(p);
+  }
+  return { pts, now, from };
+}
+
+const drawThroughput = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { pts, now, from } = windowPoints();
+  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.throughput), 10)]);
+  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now) });
+  drawArea(p, pts, (d) => d.t, () => 0, (d) => d.throughput, withAlpha(th.accent, 0.15));
+  drawLine(p, pts, (d) => d.t, (d) => d.throughput, th.accent);
+};
+
+const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { pts, now, from } = windowPoints();
+  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.p99), 1000)]);
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  const lines: [keyof CombinedPoint, string, string][] = [['p50', '#10b981', 'p50'], ['p90', '#f59e0b', 'p90'], ['p99', '#e11d48', 'p99']];
+  for (const [k, c] of lines) drawLine(p, pts, (d) => d.t, (d) => d[k] as number, c);
+  drawLegend(ctx, th, lines.map(([, c, l]) => ({ label: l, colour: c })), p.left + 6, p.top + 6);
+};
+
+const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { pts, now, from } = windowPoints();
+  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.queueUs + d.computeUs), 1000)]);
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  drawArea(p, pts, (d) => d.t, () => 0, (d) => d.queueUs, withAlpha('#f59e0b', 0.55));
+  drawArea(p, pts, (d) => d.t, (d) => d.queueUs, (d) => d.queueUs + d.computeUs, withAlpha('#6366f1', 0.55));
+  drawLegend(ctx, th, [{ label: 'queue', colour: '#f59e0b' }, { label: 'compute', colour: '#6366f1' }], p.left + 6, p.top + 6);
+};
+
+const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { window: win, model } = appStore.getState();
+  const [from] = timeDomain(dataNowUs(), win);
+  const key = statsKey(live, model);
+  const bins = mergeHistograms(live.stats.since(from, (m) => m.t).flatMap((s) => aggregatesFor(s, key)));
+  if (bins.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  const maxSize = Math.max(...bins.map((b) => b.size));
+  const p = makePlot(ctx, w, h, th, [0.5, maxSize + 0.5], [0, niceMax(bins.map((b) => b.count))]);
+  drawAxes(p, { yFormat: formatRate, xFormat: (v) => String(v), xTicks: Math.min(maxSize, 12) });
+  const bw = Math.max(2, (p.right - p.left) / maxSize - 2);
+  ctx.fillStyle = th.accent;
+  for (const b of bins) ctx.fillRect(p.x(b.size) - bw / 2, p.y(b.count), bw, p.bottom - p.y(b.count));
+};
+
+const drawScatter = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { model } = appStore.getState();
+  const key = statsKey(live, model);
+  const pts = live.perfPoints.toArray().filter((p) => key === 'all' || p.modelKey === key);
+  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  const groups = groupByConfig(pts);
+  const p = makePlot(ctx, w, h, th, [0, niceMax(pts.map((d) => d.p99Us), 1000)], [0, niceMax(pts.map((d) => d.throughput), 10)], { l: 44, r: 10, t: 8, b: 20 });
+  drawAxes(p, { yFormat: formatRate, xFormat: formatUs, xTicks: 4 });
+  groups.forEach((g, i) => {
+    const c = modelColour(i);
+    ctx.fillStyle = withAlpha(c, 0.35);
+    for (const d of g.points) {
+      ctx.beginPath();
+      ctx.arc(p.x(d.p99Us), p.y(d.throughput), 3, 0, Math.PI * 2);
+      ctx.fill();
+    }
+    ctx.fillStyle = c;
+    ctx.strokeStyle = th.fg;
+    ctx.beginPath();
+    ctx.arc(p.x(g.meanP99Us), p.y(g.meanThroughput), 7, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.stroke();
+  });
+  ctx.font = `${th.fontSize}px ${th.font}`;
+  ctx.textAlign = 'left';
+  groups.slice(-6).forEach((g, j) => {
+    const i = groups.length - Math.min(6, groups.length) + j;
+    ctx.fillStyle = modelColour(i);
+    ctx.fillRect(p.right - 190, p.top + 6 + j * 15, 9, 9);
+    ctx.fillStyle = th.fg;
+    ctx.fillText(g.config, p.right - 176, p.top + 11 + j * 15);
+  });
+};
+
+const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { window: win } = appStore.getState();
+  const now = dataNowUs();
+  const [from] = timeDomain(now, win);
+  const samples = live.memorySamples.since(from, (s) => s.t);
+  const devices = [...new Set([...live.devices.keys(), ...samples.map((s) => s.device)])];
+  if (devices.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  // Carry the last known value to "now" so a quiet device still shows a flat line.
+  const series = devices.map((d) => {
+    const pts = samples.filter((s) => s.device === d).map((s) => ({ t: s.t, used: s.used, budget: s.budget }));
+    const cur = live.devices.get(d);
+    if (cur) pts.push({ t: now, used: cur.used_bytes, budget: cur.budget_bytes });
+    if (pts.length === 1) pts.unshift({ ...pts[0], t: from });
+    return { device: d, pts };
+  });
+  const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: 60, r: 10, t: 8, b: 20 });
+  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now) });
+  series.forEach((s, i) => {
+    const c = modelColour(i + 3);
+    drawLine(p, s.pts, (d) => d.t, (d) => d.used, c);
+    if (s.pts.some((d) => d.budget > 0)) drawLine(p, s.pts, (d) => d.t, (d) => d.budget, th.danger, 1.5, [5, 4]);
+  });
+  drawLegend(ctx, th, series.map((s, i) => ({ label: s.device, colour: modelColour(i + 3) })).concat([{ label: S.budget, colour: th.danger }]), p.left + 6, p.top + 6);
+};
+
+export function PerformanceView() {
+  return (
+    <div className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" data-testid="view-performance">
+      <ChartCard title={S.throughput} draw={drawThroughput} testId="chart-throughput" />
+      <ChartCard title={S.latency} draw={drawLatency} testId="chart-latency" />
+      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} />
+      <ChartCard title={S.batchHistogram} draw={drawHistogram} testId="chart-histogram" />
+      <ChartCard title={S.tputVsP99} draw={drawScatter} />
+      <ChartCard title={S.memoryOverTime} draw={drawMemory} />
+      <LittleCard />
+    </div>
+  );
+}
+
+export { windowPoints, littlesLaw };

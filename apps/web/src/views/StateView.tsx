@@ -1,0 +1,144 @@
+/**
+ * State: queue depth per priority over time, the oldest waiting request against max_queue_delay, a
+ * timeline per instance with each batch as a bar, and the log of model/instance/config changes.
+ */
+import { appStore, live, useApp } from '../store/app-store';
+import { selectedModels } from '../store/select';
+import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
+import { ChartCard } from './ChartCard';
+import { chartTheme, modelColour, priorityColour, TRIGGER_COLOUR } from '../charts/theme';
+import { niceMax, timeDomain } from '../charts/scales';
+import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
+import { formatUs } from '../charts/format';
+import { dataNowUs } from '../live/clock';
+import { S } from '../strings';
+import { ChangeLog } from './ChangeLog';
+import { useLiveText } from '../charts/use-live-text';
+
+const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { window: win, model } = appStore.getState();
+  const now = dataNowUs();
+  const [from] = timeDomain(now, win);
+  const keys = new Set(selectedModels(live, model).map((m) => m.key));
+  // Sum over the chosen models per sample time, one series per priority level.
+  const byT = new Map<number, Record<number, number>>();
+  const levels = new Set<number>();
+  for (const s of live.queueSamples.since(from, (q) => q.t)) {
+    if (!keys.has(s.modelKey)) continue;
+    const row = byT.get(s.t) ?? {};
+    for (const [l, n] of Object.entries(s.depth)) {
+      levels.add(Number(l));
+      row[Number(l)] = (row[Number(l)] ?? 0) + n;
+    }
+    byT.set(s.t, row);
+  }
+  const rows = [...byT.entries()].sort((a, b) => a[0] - b[0]);
+  if (rows.length === 0) return drawEmpty(ctx, th, w, h, S.noChanges);
+  const lv = [...levels].sort((a, b) => a - b);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(rows.flatMap(([, r]) => Object.values(r)), 4)]);
+  drawAxes(p, { yFormat: (v) => String(v), xFormat: relativeSeconds(now) });
+  for (const l of lv) drawLine(p, rows, ([t]) => t, ([, r]) => r[l] ?? 0, priorityColour(l), 2);
+  drawLegend(ctx, th, lv.map((l) => ({ label: S.priority(l), colour: priorityColour(l) })), p.left + 6, p.top + 6);
+};
+
+const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { window: win, model } = appStore.getState();
+  const now = dataNowUs();
+  const [from] = timeDomain(now, win);
+  const models = selectedModels(live, model);
+  if (models.length === 0) return drawEmpty(ctx, th, w, h, S.noModels);
+  const samples = live.queueSamples.since(from, (q) => q.t);
+  const delays = models.map((m) => batchingOf(m.config, 0).maxQueueDelayUs);
+  const series = models.map((m) => samples.filter((s) => s.modelKey === m.key));
+  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax([...series.flat().map((s) => s.oldestWaitUs), ...delays], 1000)]);
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  models.forEach((m, i) => {
+    const c = modelColour(m.colour);
+    if (delays[i] > 0) drawLine(p, [from, now], (t) => t, () => delays[i], withAlpha(c, 0.8), 1.5, [6, 4]);
+    drawLine(p, series[i], (s) => s.t, (s) => s.oldestWaitUs, c, 2);
+  });
+  drawLegend(ctx, th, models.map((m) => ({ label: m.name, colour: modelColour(m.colour) })).concat([{ label: 'max_queue_delay (dashed)', colour: th.muted }]), p.left + 6, p.top + 6);
+};
+
+const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
+  const th = chartTheme();
+  const { window: win, model, colour } = appStore.getState();
+  const now = dataNowUs();
+  const span = Math.min(win, 10) * 1_000_000; // bars need a short window to be readable
+  const from = now - span;
+  const models = selectedModels(live, model);
+  const lanes = models.flatMap((m) => [...m.instances.values()].map((i) => ({ m, i })));
+  if (lanes.length === 0) return drawEmpty(ctx, th, w, h, S.noModels);
+  const labelW = Math.min(200, w * 0.3);
+  const laneH = Math.max(14, Math.min(40, (h - 24) / lanes.length));
+  const x = (t: number) => labelW + ((t - from) / span) * (w - labelW - 8);
+  ctx.font = `${th.fontSize}px ${th.font}`;
+  ctx.textBaseline = 'middle';
+  const index = new Map(lanes.map((l, k) => [`${l.m.key}|${l.i.name}`, k]));
+  lanes.forEach((l, k) => {
+    const y = 4 + k * laneH;
+    ctx.fillStyle = k % 2 ? withAlpha(th.grid, 0.35) : 'transparent';
+    ctx.fillRect(labelW, y, w - labelW, laneH);
+    ctx.fillStyle = l.i.state === 'busy' ? th.fg : th.muted;
+    ctx.textAlign = 'right';
+    ctx.fillText(`${l.i.name} · ${l.i.state}`, labelW - 6, y + laneH / 2);
+  });
+  const maxMb = Math.max(1, ...models.map((m) => batchingOf(m.config, 0).maxBatchSize));
+  const bar = (key: string, inst: string | undefined, t0: number, t1: number, size: number, fill: string) => {
+    const k = index.get(`${key}|${inst}`);
+    if (k === undefined || t1 < from) return;
+    const y = 4 + k * laneH;
+    const bh = Math.max(3, (laneH - 4) * Math.min(1, size / maxMb));
+    const x0 = Math.max(labelW, x(t0));
+    const x1 = Math.max(x0 + 1.5, x(t1));
+    ctx.fillStyle = fill;
+    ctx.fillRect(x0, y + laneH - 2 - bh, x1 - x0, bh);
+    if (x1 - x0 > 22 && laneH > 16) {
+      ctx.fillStyle = th.bg;
+      ctx.textAlign = 'center';
+      ctx.fillText(String(size), (x0 + x1) / 2, y + laneH - 2 - bh / 2);
+    }
+  };
+  const fillFor = (key: string, trigger: string, ok = true) =>
+    !ok ? th.danger : colour === 'priority' ? TRIGGER_COLOUR[trigger] ?? th.accent : modelColour(live.models.get(key)?.colour ?? 0);
+  for (const b of live.timeline.since(from - 5_000_000, (b) => b.tDone ?? 0)) bar(b.modelKey, b.instance, b.tStarted ?? b.tFormed, b.tDone ?? now, b.size, fillFor(b.modelKey, b.trigger, b.ok));
+  for (const b of live.batches.values()) if (b.tStarted !== undefined) bar(b.modelKey, b.instance, b.tStarted, now, b.size, withAlpha(fillFor(b.modelKey, b.trigger), 0.6));
+};
+
+export function StateView() {
+  useApp((s) => s.structureRev);
+  const model = useApp((s) => s.model);
+  const models = selectedModels(live, model);
+  return (
+    <div className="grid gap-3 lg:grid-cols-2" data-testid="view-state">
+      <ChartCard title={S.queueDepth} draw={drawQueueDepth} testId="chart-queue-depth" />
+      <ChartCard title={S.oldestWait} draw={drawOldestWait}>
+        <PendingLine keys={models.map((m) => m.key)} />
+      </ChartCard>
+      <div className="lg:col-span-2">
+        <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(120, 28 * models.reduce((n, m) => n + m.instances.size, 0) + 12)} testId="chart-instance-timeline" />
+      </div>
+      <ChangeLog />
+    </div>
+  );
+}
+
+function PendingLine(props: { keys: string[] }) {
+  const ref = useLiveText(() =>
+    props.keys
+      .map((k) => {
+        const m = live.models.get(k);
+        if (!m) return '';
+        const oldest = live.oldestQueued(k);
+        const n = [...m.queued.values()].reduce((a, b) => a + b, 0);
+        const b = batchingOf(m.config, activeInstances(m));
+        return `${m.name}: ${S.pendingNow(n, formatUs(oldest ? dataNowUs() - oldest.tQueued : 0), b.dynamic ? formatDelay(b.maxQueueDelayUs) : '–')}`;
+      })
+      .filter(Boolean)
+      .join('   '),
+  );
+  return <p ref={ref} className="px-3 pb-2 text-sm font-mono text-muted" />;
+}
+
