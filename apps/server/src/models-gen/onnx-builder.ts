@@ -12,12 +12,23 @@ export const IR_VERSION = 8;
 export const OPSET = 17;
 
 export type Dim = number | string;
-export type ElemType = 'float32' | 'int64';
-
-const ELEM: Record<ElemType, number> = {
-  float32: onnx.TensorProto.DataType.FLOAT,
-  int64: onnx.TensorProto.DataType.INT64,
-};
+const T = onnx.TensorProto.DataType;
+/** ONNX element types by onnxruntime's names (the demo models use float32 and int64; tests use the rest). */
+const ELEM = {
+  float32: T.FLOAT,
+  float64: T.DOUBLE,
+  float16: T.FLOAT16,
+  int8: T.INT8,
+  int16: T.INT16,
+  int32: T.INT32,
+  int64: T.INT64,
+  uint8: T.UINT8,
+  uint16: T.UINT16,
+  uint32: T.UINT32,
+  uint64: T.UINT64,
+  bool: T.BOOL,
+} as const;
+export type ElemType = keyof typeof ELEM;
 
 type AttrValue = number | number[] | string;
 
