@@ -1,0 +1,43 @@
+/**
+ * Prometheus text exposition format (version 0.0.4): one `# HELP` and one `# TYPE` line per family, then
+ * its samples `name{label="value",...} number`. Label values escape backslash, double quote and newline;
+ * HELP text escapes backslash and newline.
+ */
+export type MetricType = 'counter' | 'gauge';
+
+export interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: MetricType;
+  samples: Sample[];
+}
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+const escapeLabel = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const escapeHelp = (v: string): string => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+
+function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+export function renderFamilies(families: readonly MetricFamily[]): string {
+  let out = '';
+  for (const f of families) {
+    out += `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
+    for (const s of f.samples) {
+      const keys = Object.keys(s.labels);
+      const labels = keys.length ? `{${keys.map((k) => `${k}="${escapeLabel(s.labels[k])}"`).join(',')}}` : '';
+      out += `${f.name}${labels} ${formatValue(s.value)}\n`;
+    }
+  }
+  return out;
+}

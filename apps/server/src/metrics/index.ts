@@ -1,0 +1,52 @@
+/**
+ * Prometheus metrics for InferScope: Triton's names and labels for inference, plus memory and CPU gauges.
+ *
+ *   const metrics = createMetrics(bus, { models: () => manager.list() });
+ *   const server = await startMetricsServer({ port: 8002, host: '127.0.0.1', metrics });
+ */
+import type { DeviceMemory, EventBus } from '@inferscope/core';
+import { renderFamilies, type MetricFamily } from './exposition';
+import { InferenceMetrics } from './inference-metrics';
+import { CpuMetrics, MemoryMetrics } from './system-metrics';
+
+export interface MetricsExtra {
+  /** every model version the server knows, so idle models show zero series */
+  models?: () => Array<{ name: string; version: string }>;
+  /** memory already accounted before the metrics subscribed (e.g. MemoryLedger.snapshot()) */
+  memory?: DeviceMemory[];
+  /** report nv_cpu_* gauges (default true) */
+  cpu?: boolean;
+  /** further families to append (e.g. live gateway counters) */
+  collectors?: Array<() => MetricFamily[]>;
+}
+
+export interface Metrics {
+  /** the whole exposition text */
+  render(): string;
+  families(): MetricFamily[];
+  close(): void;
+}
+
+export function createMetrics(bus: EventBus, extra: MetricsExtra = {}): Metrics {
+  const inference = new InferenceMetrics(bus, extra.models);
+  const memory = new MemoryMetrics(bus, extra.memory ?? []);
+  const cpu = extra.cpu === false ? undefined : new CpuMetrics();
+  const families = (): MetricFamily[] => [
+    ...inference.families(),
+    ...memory.families(),
+    ...(cpu ? cpu.families() : []),
+    ...(extra.collectors ?? []).flatMap((c) => c()),
+  ];
+  return {
+    families,
+    render: () => renderFamilies(families()),
+    close: () => {
+      inference.close();
+      memory.close();
+    },
+  };
+}
+
+export { startMetricsServer, type MetricsServer, type MetricsServerOptions } from './server';
+export { renderFamilies, CONTENT_TYPE, type MetricFamily, type Sample } from './exposition';
+export { failureReason } from './inference-metrics';

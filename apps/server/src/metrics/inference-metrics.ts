@@ -1,0 +1,138 @@
+/**
+ * Triton's per-model inference metrics (names and labels as Triton's /metrics), folded from the EventBus.
+ * Counters are cumulative; durations are microseconds like Triton's `_duration_us` counters.
+ * Failure reasons follow Triton: REJECTED (queue full, timeout), CANCELED, BACKEND (execution failed),
+ * OTHER (invalid, unavailable).
+ */
+import type { EventBus, RejectReason, SchedulerEvent } from '@inferscope/core';
+import type { MetricFamily } from './exposition';
+
+interface Counters {
+  model: string;
+  version: string;
+  success: number;
+  failure: Record<FailureReason, number>;
+  inferences: number;
+  executions: number;
+  requestUs: number;
+  queueUs: number;
+  computeInputUs: number;
+  computeInferUs: number;
+  computeOutputUs: number;
+  /** ids queued and not yet taken into a batch (Triton's pending = awaiting execution) */
+  pending: Set<string>;
+}
+
+type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+const REASONS: FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+export function failureReason(r: RejectReason): FailureReason {
+  switch (r) {
+    case 'queue_full':
+    case 'timeout':
+      return 'REJECTED';
+    case 'cancelled':
+      return 'CANCELED';
+    case 'failed':
+      return 'BACKEND';
+    default:
+      return 'OTHER';
+  }
+}
+
+export class InferenceMetrics {
+  private readonly byModel = new Map<string, Counters>();
+  private readonly off: () => void;
+
+  constructor(bus: EventBus, private readonly models?: () => Array<{ name: string; version: string }>) {
+    this.off = bus.on((e) => this.add(e));
+  }
+
+  close(): void {
+    this.off();
+  }
+
+  private counters(model: string, version: string): Counters {
+    const key = `${model}\u0000${version}`;
+    let c = this.byModel.get(key);
+    if (!c) {
+      c = {
+        model, version, success: 0, failure: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 },
+        inferences: 0, executions: 0, requestUs: 0, queueUs: 0, computeInputUs: 0, computeInferUs: 0,
+        computeOutputUs: 0, pending: new Set(),
+      };
+      this.byModel.set(key, c);
+    }
+    return c;
+  }
+
+  add(e: SchedulerEvent): void {
+    switch (e.type) {
+      case 'request.queued':
+        this.counters(e.model, e.version).pending.add(e.request_id);
+        break;
+      case 'batch.formed': {
+        const c = this.counters(e.model, e.version);
+        for (const id of e.request_ids) c.pending.delete(id);
+        break;
+      }
+      case 'request.rejected': {
+        const c = this.counters(e.model, e.version);
+        c.pending.delete(e.request_id);
+        c.failure[failureReason(e.reason)]++;
+        break;
+      }
+      case 'request.completed': {
+        const c = this.counters(e.model, e.version);
+        c.pending.delete(e.request_id);
+        if (e.ok) {
+          c.success++;
+          c.inferences += e.batch_size;
+          c.requestUs += e.total_us;
+          c.queueUs += e.queue_us;
+          c.computeInferUs += e.compute_us;
+        } else {
+          c.failure.BACKEND++;
+        }
+        break;
+      }
+      case 'batch.completed':
+        if (e.ok) this.counters(e.model, e.version).executions++;
+        break;
+      default:
+        break;
+    }
+  }
+
+  families(): MetricFamily[] {
+    for (const m of this.models?.() ?? []) this.counters(m.name, m.version);
+    const rows = [...this.byModel.values()].sort((a, b) =>
+      a.model === b.model ? Number(a.version) - Number(b.version) : a.model < b.model ? -1 : 1,
+    );
+    const fam = (name: string, help: string, type: 'counter' | 'gauge', pick: (c: Counters) => number): MetricFamily => ({
+      name,
+      help,
+      type,
+      samples: rows.map((c) => ({ labels: { model: c.model, version: c.version }, value: pick(c) })),
+    });
+    return [
+      fam('nv_inference_request_success', 'Number of successful inference requests, all batch sizes', 'counter', (c) => c.success),
+      {
+        name: 'nv_inference_request_failure',
+        help: 'Number of failed inference requests, all batch sizes',
+        type: 'counter',
+        samples: rows.flatMap((c) =>
+          REASONS.map((r) => ({ labels: { model: c.model, reason: r, version: c.version }, value: c.failure[r] })),
+        ),
+      },
+      fam('nv_inference_count', 'Number of inferences performed (each sample of a batched request counts)', 'counter', (c) => c.inferences),
+      fam('nv_inference_exec_count', 'Number of model executions performed (batches)', 'counter', (c) => c.executions),
+      fam('nv_inference_request_duration_us', 'Cumulative inference request duration in microseconds', 'counter', (c) => c.requestUs),
+      fam('nv_inference_queue_duration_us', 'Cumulative inference queuing duration in microseconds', 'counter', (c) => c.queueUs),
+      fam('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeInputUs),
+      fam('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds', 'counter', (c) => c.computeInferUs),
+      fam('nv_inference_compute_output_duration_us', 'Cumulative compute output duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeOutputUs),
+      fam('nv_inference_pending_request_count', 'Instantaneous number of pending requests awaiting execution per-model', 'gauge', (c) => c.pending.size),
+    ];
+  }
+}
