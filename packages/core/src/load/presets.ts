@@ -27,8 +27,8 @@ export const PRESETS: readonly Scenario[] = [
   },
   {
     name: 'overload',
-    description: 'More than one instance can serve (1000/s): queues grow, latency explodes, limits reject.',
-    phases: [{ type: 'poisson', duration_s: 10, rate: 1000 }],
+    description: 'More than the default simulated model can serve even in full batches (4000/s): queues grow, latency explodes, queue limits reject.',
+    phases: [{ type: 'poisson', duration_s: 10, rate: 4000 }],
   },
   {
     name: 'lunch-rush',

@@ -6,10 +6,19 @@
  */
 import type { AnyEntry, CandidateSource } from './queue-entry';
 
+/**
+ * A DELAY timeout moves an entry from the fresh lane to the delayed lane without splicing the fresh array,
+ * so each lane only counts entries whose `delayed` flag matches it.
+ */
 class Lane<E extends AnyEntry> {
   items: E[] = [];
   head = 0;
   live = 0;
+  constructor(readonly holdsDelayed: boolean) {}
+
+  has(e: E): boolean {
+    return e.queued && e.delayed === this.holdsDelayed;
+  }
 
   push(e: E): void {
     this.items.push(e);
@@ -19,7 +28,7 @@ class Lane<E extends AnyEntry> {
   /** drop flagged entries at the head and compact the array now and then */
   tidy(): void {
     const items = this.items;
-    while (this.head < items.length && !items[this.head].queued) this.head++;
+    while (this.head < items.length && !this.has(items[this.head])) this.head++;
     if (this.head === items.length) {
       this.items = [];
       this.head = 0;
@@ -31,8 +40,8 @@ class Lane<E extends AnyEntry> {
 }
 
 class Level<E extends AnyEntry> {
-  fresh = new Lane<E>();
-  delayed = new Lane<E>();
+  fresh = new Lane<E>(false);
+  delayed = new Lane<E>(true);
   get size(): number {
     return this.fresh.live + this.delayed.live;
   }
@@ -70,7 +79,7 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
         const items = lane.items;
         for (let i = lane.head; i < items.length; i++) {
           const e = items[i];
-          if (e.queued && !visit(e)) return;
+          if (lane.has(e) && !visit(e)) return;
         }
       }
     }
@@ -84,7 +93,7 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
         const items = lane.items;
         while (out.length < n && lane.head < items.length) {
           const e = items[lane.head++];
-          if (!e.queued) continue;
+          if (!lane.has(e)) continue;
           e.queued = false;
           lane.live--;
           this.size--;
@@ -112,12 +121,10 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   moveToDelayed(e: E): void {
     if (!e.queued || e.delayed) return;
     const level = this.levels[e.level - 1];
-    e.queued = false;
     level.fresh.live--;
-    level.fresh.tidy();
-    e.queued = true;
     e.delayed = true;
     e.deadlineUs = 0;
+    level.fresh.tidy();
     level.delayed.push(e);
   }
 

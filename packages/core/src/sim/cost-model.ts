@@ -1,0 +1,66 @@
+/**
+ * How long a simulated batch takes. Either linear (fixed + per item, the shape measured on real backends:
+ * a fixed launch/overhead cost plus a per-sample cost) or a table per batch size fitted from real runs
+ * (linear interpolation between entries, the last slope beyond them). Optional jitter (relative, uniform
+ * +-jitter) comes from the simulation's seeded Rng, so it is reproducible.
+ */
+import type { Rng } from '../load/rng';
+
+export interface CostModel {
+  fixed_us?: number;
+  per_item_us?: number;
+  /** batch size -> µs; when present it wins over fixed/per_item */
+  table?: Record<string, number>;
+  /** 0.1 = +-10% uniform noise */
+  jitter?: number;
+}
+
+export const DEFAULT_COST: CostModel = { fixed_us: 2000, per_item_us: 250 };
+
+export class CostModelError extends Error {
+  override name = 'CostModelError';
+}
+
+export function validateCost(input: unknown, what = 'cost model'): CostModel {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
+  const o = input as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter)`);
+  for (const k of ['fixed_us', 'per_item_us'] as const) {
+    if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
+  }
+  if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
+  if (o.table !== undefined) {
+    const t = o.table as Record<string, unknown>;
+    if (typeof t !== 'object' || t === null || Object.keys(t).length === 0) problems.push('table: must be a non-empty object {batch size: µs}');
+    else for (const [k, v] of Object.entries(t)) {
+      if (!/^[1-9]\d*$/.test(k)) problems.push(`table.${k}: keys must be batch sizes >= 1`);
+      if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) problems.push(`table.${k}: must be a number of µs >= 0`);
+    }
+  }
+  if (o.table === undefined && o.fixed_us === undefined && o.per_item_us === undefined) problems.push('give fixed_us/per_item_us or a table');
+  if (problems.length) throw new CostModelError(`invalid ${what}: ${problems.join('; ')}`);
+  return o as CostModel;
+}
+
+/** deterministic part of the latency of a batch of `size` samples, µs */
+export function baseLatencyUs(cost: CostModel, size: number): number {
+  if (cost.table) {
+    const pts = Object.entries(cost.table).map(([k, v]) => [Number(k), v] as const).sort((a, b) => a[0] - b[0]);
+    if (pts.length === 1) return (pts[0][1] * size) / pts[0][0];
+    let i = pts.findIndex((p) => p[0] >= size);
+    if (i === 0) i = 1;
+    if (i < 0) i = pts.length - 1;
+    const [x0, y0] = pts[i - 1];
+    const [x1, y1] = pts[i];
+    return Math.max(0, y0 + ((y1 - y0) * (size - x0)) / (x1 - x0));
+  }
+  return (cost.fixed_us ?? 0) + (cost.per_item_us ?? 0) * size;
+}
+
+export function latencyUs(cost: CostModel, size: number, rng: Rng): number {
+  const base = baseLatencyUs(cost, size);
+  const j = cost.jitter ?? 0;
+  const v = j > 0 ? base * (1 + j * (2 * rng.next() - 1)) : base;
+  return Math.max(1, Math.round(v));
+}

@@ -1,0 +1,4 @@
+export * from './cost-model';
+export { SimExecutor } from './sim-executor';
+export { SummaryCollector, percentile, type SimSummary } from './summary';
+export { createSimulation, simulate, type Simulation, type SimulationOptions } from './simulation';

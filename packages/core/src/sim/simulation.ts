@@ -1,0 +1,140 @@
+/**
+ * The simulator: a scenario's traffic driven through the SAME ModelScheduler the server runs, on a
+ * VirtualClock, with SimExecutor's cost model standing in for the backend. Fully synchronous and seeded:
+ * the same inputs give the same events, byte for byte.
+ *
+ * `createSimulation` is the step-wise form for the browser's teaching mode (play / pause / single-step /
+ * scrub: step one event, advance to a time, read events so far, change the config live through
+ * `schedulers`); `simulate` runs it to the end and returns the events and the summary.
+ */
+import { VirtualClock } from '../clock/virtual-clock';
+import { EventBus, type SchedulerEvent } from '../events';
+import { scenarioToArrivals, shapeKeyOf, type Arrival, type ArrivalPlan } from '../load/arrivals';
+import { Rng } from '../load/rng';
+import type { Scenario, ScenarioOverrides } from '../load/scenario';
+import type { SchedulerConfigInput } from '../scheduler/config-input';
+import { ModelScheduler } from '../scheduler/model-scheduler';
+import { DEFAULT_COST, type CostModel } from './cost-model';
+import { SimExecutor } from './sim-executor';
+import { SummaryCollector, type SimSummary } from './summary';
+
+export interface SimulationOptions {
+  scenario: Scenario;
+  /** one config, or several (a model mix); each needs `name` when there are several */
+  configs: SchedulerConfigInput | readonly SchedulerConfigInput[];
+  /** one cost model for every model, or per model name */
+  cost?: CostModel | Record<string, CostModel>;
+  seed?: number;
+  overrides?: ScenarioOverrides;
+  /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
+  record?: boolean;
+}
+
+export interface Simulation {
+  readonly clock: VirtualClock;
+  readonly bus: EventBus;
+  readonly plan: ArrivalPlan;
+  readonly events: SchedulerEvent[];
+  readonly schedulers: ReadonlyMap<string, ModelScheduler<Arrival, string>>;
+  now(): number;
+  /** nothing left to happen */
+  done(): boolean;
+  /** run until at least one new event happened; returns the new events ([] when done) */
+  stepEvent(): SchedulerEvent[];
+  advanceTo(tUs: number): void;
+  runToEnd(): void;
+  summary(): SimSummary;
+}
+
+const isCost = (c: object): c is CostModel => 'fixed_us' in c || 'per_item_us' in c || 'table' in c;
+
+export function createSimulation(opts: SimulationOptions): Simulation {
+  const configs = Array.isArray(opts.configs) ? (opts.configs as SchedulerConfigInput[]) : [opts.configs as SchedulerConfigInput];
+  if (configs.length === 0) throw new Error('simulate needs at least one model config');
+  const names = configs.map((c, i) => c.name ?? (configs.length === 1 ? 'model' : `model_${i}`));
+  const target = names[0];
+  const seed = opts.seed ?? opts.overrides?.seed ?? opts.scenario.seed ?? 42;
+  const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target });
+  const clock = new VirtualClock();
+  const bus = new EventBus();
+  const events: SchedulerEvent[] = [];
+  const collector = new SummaryCollector();
+  bus.on((e) => collector.add(e));
+  if (opts.record !== false) bus.on((e) => events.push(e));
+
+  const costRng = new Rng(seed ^ 0x27d4eb2d);
+  const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
+  configs.forEach((config, i) => {
+    const c = opts.cost ?? DEFAULT_COST;
+    const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
+    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng) });
+    schedulers.set(names[i], s);
+    s.start().catch(() => undefined); // the sim executor cannot fail to start
+  });
+
+  let seq = 0;
+  const send = (a: Arrival, onAnswer?: () => void): void => {
+    collector.sent++;
+    const model = a.model || target;
+    const id = a.id ?? `r${++seq}`;
+    const s = schedulers.get(model);
+    if (!s) {
+      bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: `unknown model "${model}"` });
+      onAnswer?.();
+      return;
+    }
+    s.submit({ id, batchSize: a.batch_size, shapeKey: shapeKeyOf(a.shape), priority: a.priority, timeoutUs: a.timeout_us, payload: a }, () => onAnswer?.());
+  };
+
+  // open loop: one chained timer walks the precomputed arrivals
+  const arrivals = plan.arrivals;
+  let next = 0;
+  const fireArrivals = (): void => {
+    const now = clock.now();
+    while (next < arrivals.length && arrivals[next].t_us <= now) send(arrivals[next++]);
+    if (next < arrivals.length) clock.setTimer(arrivals[next].t_us, fireArrivals);
+  };
+  if (arrivals.length > 0) clock.setTimer(arrivals[0].t_us, fireArrivals);
+
+  // closed loop: each client sends its next request think_us after its previous answer, until the phase ends
+  for (const phase of plan.closed) {
+    const client = (): void => {
+      const t = clock.now();
+      if (t >= phase.end_us) return;
+      send(plan.sampler.sample(t), () => {
+        const at = clock.now() + phase.think_us;
+        if (at < phase.end_us) clock.setTimer(at, client);
+      });
+    };
+    for (let c = 0; c < phase.concurrency; c++) clock.setTimer(phase.start_us, client);
+  }
+
+  const sim: Simulation = {
+    clock,
+    bus,
+    plan,
+    events,
+    schedulers,
+    now: () => clock.now(),
+    done: () => clock.nextTimerAt() === undefined,
+    stepEvent() {
+      const before = events.length;
+      while (events.length === before && clock.step()) {
+        /* fire timers until something visible happened */
+      }
+      return events.slice(before);
+    },
+    advanceTo: (t) => clock.advanceTo(Math.max(t, clock.now())),
+    runToEnd() {
+      clock.runUntilIdle(50_000_000);
+    },
+    summary: () => collector.summary(plan.scenario.name, seed),
+  };
+  return sim;
+}
+
+export function simulate(opts: SimulationOptions): { events: SchedulerEvent[]; summary: SimSummary } {
+  const sim = createSimulation(opts);
+  sim.runToEnd();
+  return { events: sim.events, summary: sim.summary() };
+}

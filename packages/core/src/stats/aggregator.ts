@@ -1,0 +1,178 @@
+/**
+ * Per model-version aggregates computed from the event stream: the figures the live gateway sends once a
+ * second and the dashboard draws (throughput, percentiles, queue vs compute time, batch sizes, queue depth).
+ * Windowed figures cover the last `windowUs`; totals run from the start.
+ */
+import type { SchedulerEvent } from '../events';
+import type { ModelAggregate } from '../live/protocol';
+import { LogHistogram } from './histogram';
+import { Rolling } from './rolling';
+
+interface Slot {
+  latency: LogHistogram;
+  requests: number;
+  samples: number;
+  queueSum: number;
+  computeSum: number;
+  batches: number;
+  batchSamples: number;
+  batchSizes: Map<number, number>;
+}
+
+const newSlot = (): Slot => ({ latency: new LogHistogram(), requests: 0, samples: 0, queueSum: 0, computeSum: 0, batches: 0, batchSamples: 0, batchSizes: new Map() });
+const resetSlot = (s: Slot): void => {
+  s.latency.clear();
+  s.requests = s.samples = s.queueSum = s.computeSum = s.batches = s.batchSamples = 0;
+  s.batchSizes.clear();
+};
+
+export class ModelAggregator {
+  model: string;
+  version: string;
+  private readonly window: Rolling<Slot>;
+  private firstT = -1;
+  private readonly waiting = new Map<string, number>(); // request id -> level, while queued
+  private readonly depth = new Map<number, number>();
+  private inFlight = 0;
+  private memoryBytes = 0;
+  readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
+
+  constructor(readonly windowUs = 1_000_000, model = '', version = '') {
+    this.model = model;
+    this.version = version;
+    this.window = new Rolling(windowUs, newSlot, resetSlot);
+  }
+
+  add(e: SchedulerEvent): void {
+    if (e.type === 'memory') {
+      this.memoryBytes = 0;
+      for (const m of e.entries) if (m.model === this.model && (!this.version || m.version === this.version)) this.memoryBytes += m.bytes;
+      return;
+    }
+    if (this.model === '') {
+      this.model = e.model;
+      this.version = e.version;
+    }
+    if (e.model !== this.model || e.version !== this.version) return;
+    if (this.firstT < 0) this.firstT = e.t;
+    switch (e.type) {
+      case 'request.queued':
+        this.waiting.set(e.request_id, e.priority);
+        this.depth.set(e.priority, (this.depth.get(e.priority) ?? 0) + 1);
+        this.inFlight++;
+        return;
+      case 'request.rejected':
+        this.totals.rejected++;
+        if (this.leaveQueue(e.request_id)) this.inFlight--;
+        return;
+      case 'batch.formed':
+        for (const id of e.request_ids) this.leaveQueue(id);
+        return;
+      case 'batch.completed': {
+        this.totals.batches++;
+        const s = this.window.at(e.t);
+        if (!s) return;
+        s.batches++;
+        s.batchSamples += e.size;
+        s.batchSizes.set(e.size, (s.batchSizes.get(e.size) ?? 0) + 1);
+        return;
+      }
+      case 'request.completed': {
+        this.inFlight--;
+        if (!e.ok) {
+          this.totals.failed++;
+          return;
+        }
+        this.totals.completed++;
+        const s = this.window.at(e.t);
+        if (!s) return;
+        s.latency.add(e.total_us);
+        s.requests++;
+        s.samples += e.batch_size;
+        s.queueSum += e.queue_us;
+        s.computeSum += e.compute_us;
+        return;
+      }
+    }
+  }
+
+  snapshot(nowUs: number): ModelAggregate {
+    const lat = new LogHistogram();
+    let requests = 0, samples = 0, queueSum = 0, computeSum = 0, batches = 0, batchSamples = 0;
+    const sizes = new Map<number, number>();
+    for (const s of this.window.live(nowUs)) {
+      lat.merge(s.latency);
+      requests += s.requests;
+      samples += s.samples;
+      queueSum += s.queueSum;
+      computeSum += s.computeSum;
+      batches += s.batches;
+      batchSamples += s.batchSamples;
+      for (const [k, v] of s.batchSizes) sizes.set(k, (sizes.get(k) ?? 0) + v);
+    }
+    // right after start the window is not full yet: rates over the time actually observed
+    const spanUs = this.firstT < 0 ? this.windowUs : Math.min(this.windowUs, Math.max(nowUs - this.firstT, this.window.slotUs));
+    const windowS = spanUs / 1e6;
+    const depth: Record<string, number> = {};
+    for (const [k, v] of [...this.depth].sort((a, b) => a[0] - b[0])) depth[String(k)] = v;
+    return {
+      model: this.model,
+      version: this.version,
+      window_s: windowS,
+      throughput_per_s: samples / windowS,
+      requests_per_s: requests / windowS,
+      latency_us: { p50: lat.percentile(0.5), p90: lat.percentile(0.9), p99: lat.percentile(0.99), mean: lat.mean },
+      queue_us_mean: requests ? queueSum / requests : 0,
+      compute_us_mean: requests ? computeSum / requests : 0,
+      avg_batch_size: batches ? batchSamples / batches : 0,
+      batch_size_histogram: Object.fromEntries([...sizes].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
+      queue_depth: depth,
+      in_flight: this.inFlight,
+      totals: { ...this.totals },
+      memory_bytes: this.memoryBytes,
+    };
+  }
+
+  private leaveQueue(id: string): boolean {
+    const level = this.waiting.get(id);
+    if (level === undefined) return false;
+    this.waiting.delete(id);
+    this.depth.set(level, (this.depth.get(level) ?? 1) - 1);
+    return true;
+  }
+}
+
+/** Routes a mixed event stream to one aggregator per model version. */
+export class AggregatorSet {
+  private readonly byKey = new Map<string, ModelAggregator>();
+  constructor(readonly windowUs = 1_000_000) {}
+
+  add(e: SchedulerEvent): void {
+    if (e.type === 'memory') {
+      for (const a of this.byKey.values()) a.add(e);
+      return;
+    }
+    const key = `${e.model}\u0000${e.version}`;
+    let a = this.byKey.get(key);
+    if (!a) this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+    a.add(e);
+  }
+
+  snapshot(nowUs: number): ModelAggregate[] {
+    return [...this.byKey.values()].map((a) => a.snapshot(nowUs));
+  }
+
+  get(model: string, version: string): ModelAggregator | undefined {
+    return this.byKey.get(`${model}\u0000${version}`);
+  }
+}
+
+/**
+ * Little's law (L = λW) from an aggregate: how many requests should be in the system given the arrival rate
+ * and the mean latency, next to how many are. A gap between them means the window is not in steady state.
+ */
+export function littlesLaw(a: ModelAggregate): { arrival_rate_per_s: number; mean_latency_s: number; predicted_in_system: number; observed_in_flight: number } {
+  const lambda = a.requests_per_s;
+  const w = a.latency_us.mean / 1e6;
+  return { arrival_rate_per_s: lambda, mean_latency_s: w, predicted_in_system: lambda * w, observed_in_flight: a.in_flight };
+}
