@@ -107,7 +107,7 @@ test('binary infer: request without content type, binary outputs with header len
 
 test('errors: status and {"error"} body for model lookup, validation, scheduler refusals, size', async () => {
   const cases: Array<[string, number, string, InferModelSource?, string?]> = [
-    ['/v2/models/nope/infer', 400, "Request for unknown model: 'nope' is not found"],
+    ['/v2/models/nope/infer', 404, "Request for unknown model: 'nope' is not found"],
     ['/v2/models/doubler/versions/7/infer', 404, "Request for unknown model: 'doubler' version 7 is not found"],
     ['/v2/models/doubler/versions/2/infer', 503, "Request for unknown model: 'doubler' version 2 is not at ready state"],
     ['/v2/models/doubler/versions/x1/infer', 400, "invalid model version 'x1'"],

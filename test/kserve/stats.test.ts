@@ -61,7 +61,7 @@ test('stats routes: Triton JSON shape and error bodies', async () => {
     assert.equal(s.version, '1');
   }
   const bad = await app.inject({ method: 'GET', url: '/v2/models/nope/stats' });
-  assert.equal(bad.statusCode, 400);
+  assert.equal(bad.statusCode, 404);
   assert.deepEqual(JSON.parse(bad.body), { error: "Request for unknown model: 'nope' is not found" });
   const badV = await app.inject({ method: 'GET', url: '/v2/models/mlp/versions/3/stats' });
   assert.equal(badV.statusCode, 404);

@@ -21,9 +21,11 @@ export const invalid = (message: string): KServeError => new KServeError(400, me
 export function describeError(err: unknown): { status: number; message: string } {
   if (err instanceof KServeError) return { status: err.status, message: err.message };
   if (err instanceof SchedulerError) return { status: err.httpStatus, message: err.message };
-  const e = err as { statusCode?: unknown; message?: unknown; code?: unknown } | null;
-  if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 600) {
-    return { status: e.statusCode, message: String(e.message ?? 'request failed') };
+  // ManagerError (httpStatus) and Fastify's own errors (statusCode) carry their status too.
+  const e = err as { statusCode?: unknown; httpStatus?: unknown; message?: unknown } | null;
+  const status = e ? (typeof e.httpStatus === 'number' ? e.httpStatus : e.statusCode) : undefined;
+  if (typeof status === 'number' && status >= 400 && status < 600) {
+    return { status, message: String(e?.message ?? 'request failed') };
   }
   return { status: 500, message: e && typeof e.message === 'string' ? e.message : String(err) };
 }

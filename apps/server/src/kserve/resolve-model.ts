@@ -1,10 +1,12 @@
 /**
  * Find the model version a request addresses, with Triton's messages and codes:
- * - name unknown                 -> 400 "Request for unknown model: 'x' is not found"
+ * - name unknown                 -> 404 "Request for unknown model: 'x' is not found"
  * - version unknown              -> 404 "Request for unknown model: 'x' version 3 is not found"
  * - no READY version (latest)    -> 404 "Request for unknown model: 'x' has no available versions"
  * - version known, not READY     -> 503 "Request for unknown model: 'x' version 1 is not at ready state"
- * (Triton answers an unknown name with INVALID_ARG, i.e. 400, not 404.)
+ * Triton's lifecycle answers an unknown name with NOT_FOUND (404); recent releases check the name earlier
+ * and say INVALID_ARG (400). We keep 404, like the ModelManager and the metadata routes, so one server
+ * answers one way.
  */
 import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
@@ -32,7 +34,7 @@ export function resolveModel(source: InferModelSource, name: string, version?: s
   const served = source.get(name, version);
   if (served && served.state === 'READY') return served;
   const known = source.list ? source.list().filter((m) => m.name === name) : served ? [served] : [];
-  if (known.length === 0) throw new KServeError(400, `Request for unknown model: '${name}' is not found`);
+  if (known.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' is not found`);
   if (version === undefined) {
     throw new KServeError(404, `Request for unknown model: '${name}' has no available versions`);
   }

@@ -160,7 +160,7 @@ export class StatsCollector {
     let rows = [...keys.values()];
     if (name !== undefined) {
       rows = rows.filter((m) => m.name === name);
-      if (rows.length === 0) throw new KServeError(400, `Request for unknown model: '${name}' is not found`);
+      if (rows.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' is not found`);
       if (version !== undefined) {
         rows = rows.filter((m) => m.version === version);
         if (rows.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' version ${version} is not found`);
