@@ -6,24 +6,22 @@ import { join } from 'node:path';
 import type { EventBus, LoadProgress } from '@inferscope/core';
 import type { LoadControl, StartLoadRequest } from '../live/types';
 import { Recorder, timestampName } from './recorder';
-import { runArrivals, runClosedLoop, summarize, type LatencySummary, type LoadArrival, type RunResult } from './runner';
+import type { ArrivalPlan } from '@inferscope/core/load/index.ts';
+import { runArrivals, runPlan, summarize, type LatencySummary, type RunResult } from './runner';
+import { resolveScenario } from './scenario-resolver';
 import type { InferTarget } from './targets';
 import { readTraceFile } from './trace-file';
 import { checkTraceName } from '../live/control-validation';
 
-/** What a scenario (a preset name or scenario JSON) turns into for one model. */
-export type LoadPlan =
-  | { kind: 'open'; scenario: string; arrivals: LoadArrival[]; duration_s: number }
-  | { kind: 'closed'; scenario: string; concurrency: number; batch_size: number; duration_s: number };
-
-/** Turns a startLoad request into a plan; core's scenarios and presets behind it. Throws on a bad scenario. */
-export type ScenarioResolver = (req: StartLoadRequest) => LoadPlan;
+/** Turns a startLoad request into core's arrival plan. Throws on a bad scenario. */
+export type ScenarioResolver = (req: StartLoadRequest) => ArrivalPlan;
 
 export interface LoadControllerOptions {
   bus: EventBus;
   /** where recordings are written and replays read from */
   recordingsDir: string;
-  resolve: ScenarioResolver;
+  /** default: core's presets and scenario JSON */
+  resolve?: ScenarioResolver;
   /** targets per mode: HTTP needs the server to listen, so it is created lazily */
   target: (mode: 'http' | 'inprocess') => InferTarget;
   /** most runs at once (each costs CPU on the same cores as the server) */
@@ -75,23 +73,22 @@ export class LoadController implements LoadControl {
   }
 
   async start(req: StartLoadRequest, _by: string): Promise<{ id: string; recording?: string }> {
-    const plan = this.opts.resolve(req);
+    const plan = (this.opts.resolve ?? resolveScenario)(req);
     const target = this.opts.target(req.mode ?? 'http');
-    const recorder = req.record ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), new Set([req.model]), { scenario: plan.scenario }) : undefined;
+    const scenarioName = plan.scenario.name;
+    const models = new Set([req.model, ...(plan.scenario.models ?? []).map((m) => m.value)]);
+    const recorder = req.record
+      ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), models, { scenario: scenarioName, seed: plan.seed })
+      : undefined;
     let started: ReturnType<LoadController['begin']>;
     try {
-      started = this.begin(req.model, plan.scenario, plan.duration_s, recorder);
+      started = this.begin(req.model, scenarioName, plan.duration_us / 1e6, recorder);
     } catch (err) {
       await recorder?.stop();
       throw err;
     }
     const { id, run, onProgress } = started;
-    const runOpts = { signal: run.abort.signal, onProgress, progressEveryMs: 250 };
-    const p =
-      plan.kind === 'open'
-        ? runArrivals(target, plan.arrivals, runOpts)
-        : runClosedLoop(target, { model: req.model, batchSize: plan.batch_size }, plan.concurrency, plan.duration_s, runOpts);
-    this.track(run, p, recorder);
+    this.track(run, runPlan(target, plan, { signal: run.abort.signal, onProgress, progressEveryMs: 250, model: req.model }), recorder);
     return recorder ? { id, recording: recorder.name } : { id };
   }
 
@@ -99,7 +96,7 @@ export class LoadController implements LoadControl {
     const trace = await readTraceFile(join(this.opts.recordingsDir, checkTraceName(req.trace)));
     let arrivals = trace.arrivals;
     // Replaying onto another model: same arrival pattern, the target model's inputs.
-    if (req.model) arrivals = arrivals.map((a) => ({ ...a, model: req.model!, version: undefined, shape: a.shape }));
+    if (req.model) arrivals = arrivals.map((a) => ({ ...a, model: req.model!, version: undefined }));
     if (arrivals.length === 0) throw new Error(`trace ${req.trace} has no arrivals`);
     const speed = req.speed ?? 1;
     const models = [...new Set(arrivals.map((a) => a.model))].join(',');

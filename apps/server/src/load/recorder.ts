@@ -7,7 +7,8 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
-import { arrivalLine, traceHeaderLine } from './trace-file';
+import { arrivalLine } from '@inferscope/core/load/index.ts';
+import { traceHeaderLine } from './trace-file';
 import type { LoadArrival } from './runner';
 
 export interface RecordingInfo {

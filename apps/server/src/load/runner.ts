@@ -5,18 +5,11 @@
  *
  * Stopping stops sending; requests already sent are still awaited, so every request counts exactly once.
  */
+import type { Arrival, ArrivalPlan } from '@inferscope/core/load/index.ts';
 import type { InferCall, InferOutcome, InferTarget } from './targets';
 
-/** One arrival of an open-loop schedule (the fields of core's trace lines). */
-export interface LoadArrival {
-  /** offset from the start of the run, microseconds */
-  t_us: number;
-  model: string;
-  version?: string;
-  priority?: number;
-  batch_size: number;
-  shape?: number[];
-}
+/** One arrival of an open-loop schedule: core's trace/arrival record (model '' = the run's target model). */
+export type LoadArrival = Arrival;
 
 export interface RequestRecord {
   /** when it was sent, µs since the run started */
@@ -44,6 +37,8 @@ export interface RunOptions {
   progressEveryMs?: number;
   /** keep every request's record (for percentiles); off for very long runs */
   keepRecords?: boolean;
+  /** model for arrivals whose model is '' (scenarios without a model mix) */
+  model?: string;
 }
 
 export interface RunResult extends RunCounters {
@@ -105,43 +100,73 @@ class RunState {
 
 /** Open loop: sends each arrival at its time (divided by speed), never waiting for answers. */
 export async function runArrivals(target: InferTarget, arrivals: readonly LoadArrival[], opts: RunOptions = {}): Promise<RunResult> {
+  const st = new RunState(opts);
+  const complete = await runArrivalsInto(st, target, arrivals, opts);
+  return st.finish(!complete);
+}
+
+/** Returns false when it was stopped before sending every arrival. */
+async function runArrivalsInto(st: RunState, target: InferTarget, arrivals: readonly LoadArrival[], opts: RunOptions): Promise<boolean> {
   const speed = opts.speed ?? 1;
   if (!(speed > 0)) throw new Error(`speed must be > 0, got ${speed}`);
-  const st = new RunState(opts);
   let i = 0;
   while (i < arrivals.length && !opts.signal?.aborted) {
     const elapsed = nowUs() - st.start;
     // Send everything that is due: at high rates one timer wake-up covers several arrivals.
     while (i < arrivals.length && arrivals[i].t_us / speed <= elapsed) {
       const a = arrivals[i++];
-      void st.send(target, { model: a.model, version: a.version, batchSize: a.batch_size, shape: a.shape, priority: a.priority }, a.t_us / speed);
+      void st.send(target, toCall(a, opts.model), a.t_us / speed);
     }
     if (i >= arrivals.length) break;
     const waitMs = (arrivals[i].t_us / speed - (nowUs() - st.start)) / 1000;
-    // setTimeout fires ~1 ms late at best; wake a little early and spin on the event loop for the rest.
-    await (waitMs > 2 ? sleep(waitMs - 1) : new Promise<void>((r) => setImmediate(r)));
+    // setTimeout fires ~1 ms late at best; wake a little early and finish on setImmediate.
+    await (waitMs > 2 ? abortableSleep(waitMs - 1, opts.signal) : new Promise<void>((r) => setImmediate(r)));
   }
-  return st.finish(i < arrivals.length);
+  return i >= arrivals.length;
 }
 
-/** Closed loop: `concurrency` clients, each sends its next request as soon as its previous one is answered. */
-export async function runClosedLoop(
-  target: InferTarget,
-  call: InferCall,
-  concurrency: number,
-  durationS: number,
-  opts: RunOptions = {},
-): Promise<RunResult> {
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
+function toCall(a: Arrival, model: string | undefined): InferCall {
+  const m = a.model || model;
+  if (!m) throw new Error(`arrival at ${a.t_us} us names no model and the run has no target model`);
+  return { model: m, version: a.version, batchSize: a.batch_size, shape: a.shape, priority: a.priority, timeoutUs: a.timeout_us };
+}
+
+/**
+ * Runs a whole scenario plan: its open-loop arrivals on the wall clock and, side by side, its closed-loop
+ * phases (`concurrency` clients between start_us and end_us, each waiting think_us after an answer and
+ * drawing request attributes from the plan's sampler).
+ */
+export async function runPlan(target: InferTarget, plan: ArrivalPlan, opts: RunOptions & { model: string }): Promise<RunResult> {
   const st = new RunState(opts);
-  const endAt = st.start + durationS * 1e6;
-  const client = async () => {
-    while (!opts.signal?.aborted && nowUs() < endAt) {
-      await st.send(target, call, nowUs() - st.start);
+  const speed = opts.speed ?? 1;
+  const open = plan.arrivals.length > 0 ? runArrivalsInto(st, target, plan.arrivals, opts) : Promise.resolve(true);
+  const closed = plan.closed.map(async (phase) => {
+    const startMs = phase.start_us / speed / 1000 - (nowUs() - st.start) / 1000;
+    if (startMs > 0) await abortableSleep(startMs, opts.signal);
+    const endAt = st.start + phase.end_us / speed;
+    const client = async () => {
+      while (!opts.signal?.aborted && nowUs() < endAt) {
+        await st.send(target, toCall(plan.sampler.sample(nowUs() - st.start), opts.model), nowUs() - st.start);
+        if (phase.think_us > 0) await abortableSleep(phase.think_us / 1000, opts.signal);
+      }
+    };
+    await Promise.all(Array.from({ length: phase.concurrency }, client));
+  });
+  const [openDone] = await Promise.all([open, ...closed]);
+  return st.finish(!openDone || (opts.signal?.aborted ?? false));
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
     }
-  };
-  await Promise.all(Array.from({ length: concurrency }, client));
-  return st.finish(opts.signal?.aborted ?? false);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Nearest-rank percentile of a sorted array. */

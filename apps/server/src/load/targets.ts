@@ -14,6 +14,8 @@ export interface InferCall {
   /** variable non-batch dims */
   shape?: number[];
   priority?: number;
+  /** per-request queue timeout override, µs (KServe parameters.timeout) */
+  timeoutUs?: number;
   id?: string;
 }
 
@@ -57,9 +59,10 @@ function binaryBytes(t: Tensor): Buffer {
 }
 
 /** A KServe v2 request body: JSON, or Triton's binary tensor extension (JSON header + raw tensor bytes). */
-export function encodeInferBody(payload: InferPayload, opts: { binary: boolean; priority?: number; id?: string }): { body: Buffer; headers: Record<string, string> } {
+export function encodeInferBody(payload: InferPayload, opts: { binary: boolean; priority?: number; timeoutUs?: number; id?: string }): { body: Buffer; headers: Record<string, string> } {
   const parameters: Record<string, unknown> = {};
   if (opts.priority !== undefined) parameters.priority = opts.priority;
+  if (opts.timeoutUs !== undefined) parameters.timeout = opts.timeoutUs;
   if (!opts.binary) {
     const doc = {
       ...(opts.id ? { id: opts.id } : {}),
@@ -127,12 +130,12 @@ export class HttpTarget implements InferTarget {
   async infer(call: InferCall): Promise<InferOutcome> {
     let body: { body: Buffer; headers: Record<string, string> };
     try {
-      const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}`;
+      const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
       const cached = this.bodies.get(key);
       if (cached) body = cached;
       else {
         const gen = await this.generator(call.model, call.version);
-        body = encodeInferBody(gen.payload(call.batchSize, call.shape), { binary: this.opts.binary ?? false, priority: call.priority });
+        body = encodeInferBody(gen.payload(call.batchSize, call.shape), { binary: this.opts.binary ?? false, priority: call.priority, timeoutUs: call.timeoutUs });
         if (this.bodies.size < 1024) this.bodies.set(key, body);
       }
     } catch (err) {
@@ -222,6 +225,7 @@ export class InProcessTarget implements InferTarget {
         batchSize: gen.io.maxBatchSize > 0 ? call.batchSize : 1,
         shapeKey: gen.shapeKey(call.shape),
         priority: call.priority,
+        timeoutUs: call.timeoutUs,
         payload: gen.payload(call.batchSize, call.shape),
       });
       return { ok: true, status: 200 };

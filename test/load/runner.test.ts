@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { scenarioToArrivals, findPreset } from '@inferscope/core/load/index.ts';
+import { runArrivals, runPlan, summarize, percentile } from '../../apps/server/src/load/runner.ts';
+import type { InferCall, InferOutcome, InferTarget } from '../../apps/server/src/load/targets.ts';
+
+/** Answers after `serviceMs`, remembering when each call arrived. */
+class FakeTarget implements InferTarget {
+  readonly kind = 'inprocess' as const;
+  calls: { at: number; call: InferCall }[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private t0 = performance.now();
+  constructor(private serviceMs = 1, private failEvery = 0) {}
+  async infer(call: InferCall): Promise<InferOutcome> {
+    this.calls.push({ at: (performance.now() - this.t0) * 1000, call });
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await new Promise((r) => setTimeout(r, this.serviceMs));
+    this.inFlight--;
+    if (this.failEvery && this.calls.length % this.failEvery === 0) return { ok: false, status: 503, error: 'queue full' };
+    return { ok: true, status: 200 };
+  }
+  close() {}
+}
+
+test('open loop sends each arrival at its time, at the chosen speed, and waits for every answer', async () => {
+  const arrivals = Array.from({ length: 20 }, (_, i) => ({ t_us: i * 20_000, model: 'm', batch_size: 1 }));
+  const target = new FakeTarget(5);
+  const r = await runArrivals(target, arrivals, { speed: 2 });
+  assert.equal(r.sent, 20);
+  assert.equal(r.answered, 20);
+  assert.equal(r.records.length, 20);
+  const gaps = target.calls.slice(1).map((c, i) => c.at - target.calls[i].at);
+  const meanGap = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+  assert.ok(Math.abs(meanGap - 10_000) < 2_000, `mean gap ${meanGap} us, expected ~10000 at speed 2`);
+  assert.ok(r.elapsed_s >= 0.19 && r.elapsed_s < 0.6, `elapsed ${r.elapsed_s}`);
+});
+
+test('stopping stops sending but every request already sent is answered', async () => {
+  const arrivals = Array.from({ length: 1000 }, (_, i) => ({ t_us: i * 1000, model: 'm', batch_size: 1 }));
+  const target = new FakeTarget(20);
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 100);
+  const r = await runArrivals(target, arrivals, { signal: ac.signal });
+  assert.equal(r.stopped, true);
+  assert.ok(r.sent > 10 && r.sent < 1000);
+  assert.equal(r.answered, r.sent);
+  assert.equal(target.inFlight, 0);
+});
+
+test('a plan with a closed-loop phase keeps exactly `concurrency` requests in flight and fills in the target model', async () => {
+  const plan = scenarioToArrivals(findPreset('closed-loop')!, { duration_s: 0.3, concurrency: 3, model: 'mlp' });
+  assert.equal(plan.closed.length, 1);
+  const target = new FakeTarget(5, 4);
+  const r = await runPlan(target, plan, { model: 'mlp' });
+  assert.equal(target.maxInFlight, 3);
+  assert.ok(r.sent > 20);
+  assert.equal(r.answered, r.sent);
+  assert.ok(target.calls.every((c) => c.call.model === 'mlp'));
+  const s = summarize(r);
+  assert.equal(s.errors, Math.floor(r.sent / 4));
+  assert.deepEqual(Object.keys(s.errors_by_status), ['503']);
+  assert.ok(s.latency_us.p50 >= 5000 && s.latency_us.p99 >= s.latency_us.p50);
+});
+
+test('percentile is nearest-rank', () => {
+  const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+  assert.equal(percentile(xs, 50), 50);
+  assert.equal(percentile(xs, 99), 99);
+  assert.equal(percentile(xs, 100), 100);
+  assert.equal(percentile([], 50), 0);
+});
