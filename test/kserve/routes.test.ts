@@ -166,3 +166,23 @@ test('other routes keep fastify JSON parsing (the raw parser is scoped to infer)
   assert.deepEqual(JSON.parse(res.body), { got: { a: 1 } });
   await a.close();
 });
+
+test('the infer body limit is independent of the app-wide limit (bodies above fastify\'s 1 MiB default pass)', async () => {
+  const { manager } = fakeManager();
+  const a = await app(manager); // default 64 MiB
+  const rows = Array.from({ length: 8 }, () => [1, 2, 3, 4]);
+  const { body, headerLength } = binaryRequest([input(rows)]);
+  const padded = JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) });
+  // A big but valid JSON header: 2 MiB of ignored parameters.
+  const hdr = JSON.parse(body.subarray(0, headerLength).toString());
+  hdr.parameters = { note: padded };
+  const h = Buffer.from(JSON.stringify(hdr));
+  const res = await a.inject({
+    method: 'POST',
+    url: '/v2/models/doubler/infer',
+    headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(h.length) },
+    payload: Buffer.concat([h, body.subarray(headerLength)]),
+  });
+  assert.equal(res.statusCode, 200, res.body.slice(0, 200));
+  await a.close();
+});

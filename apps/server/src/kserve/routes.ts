@@ -60,7 +60,7 @@ export function registerInferRoutes(
       if (status >= 500) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
     });
-    scope.post<{ Params: Params }>('/v2/models/:model/infer', handler);
-    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
   });
 }
