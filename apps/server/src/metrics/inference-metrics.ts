@@ -105,7 +105,7 @@ export class InferenceMetrics {
   }
 
   families(): MetricFamily[] {
-    for (const m of this.models?.() ?? []) this.counters(m.name, m.version);
+    for (const m of this.models?.() ?? []) if (m.version !== '') this.counters(m.name, m.version);
     const rows = [...this.byModel.values()].sort((a, b) =>
       a.model === b.model ? Number(a.version) - Number(b.version) : a.model < b.model ? -1 : 1,
     );

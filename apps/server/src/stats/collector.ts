@@ -155,7 +155,8 @@ export class StatsCollector {
    */
   modelStats(name?: string, version?: string): ModelStat[] {
     const keys = new Map<string, { name: string; version: string }>();
-    for (const m of this.models?.() ?? []) keys.set(`${m.name}\u0000${m.version}`, m);
+    // A model that failed before any version loaded is listed with version '': it has no statistics.
+    for (const m of this.models?.() ?? []) if (m.version !== '') keys.set(`${m.name}\u0000${m.version}`, m);
     for (const [k, a] of this.accs) if (!this.models) keys.set(k, a);
     let rows = [...keys.values()];
     if (name !== undefined) {
