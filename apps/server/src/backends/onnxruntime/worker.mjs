@@ -111,6 +111,9 @@ async function onMessage(msg) {
   }
 }
 
+// One message at a time, in arrival order: a 'close' that arrives while a run is in progress must not
+// release the session under it.
+let queue = Promise.resolve();
 parentPort.on('message', (msg) => {
-  void onMessage(msg);
+  queue = queue.then(() => onMessage(msg));
 });
