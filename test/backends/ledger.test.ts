@@ -42,3 +42,15 @@ test('budget flags parse with units and devices', () => {
   assert.deepEqual(parseMemoryBudget('cpu:1GiB, gpu0:8GiB'), { cpu: 1024 * MIB, gpu0: 8192 * MIB });
   assert.throws(() => parseMemoryBudget('tpu:1GiB'), /unknown device 'tpu'/);
 });
+
+test('adding instances is checked against the budget using the running instances as the measure', () => {
+  const ledger = new MemoryLedger({ budgets: { cpu: 100 * MIB } });
+  ledger.checkAddInstances('m', '1', 5); // nothing loaded yet: nothing to size by
+  const a = ledger.reserve(owner('a'), 30 * MIB);
+  a.update(25 * MIB, 'measured');
+  ledger.checkAddInstances('m', '1', 2); // 50 of 75 free
+  assert.throws(
+    () => ledger.checkAddInstances('m', '1', 4),
+    /^MemoryBudgetError: adding 4 instances of model 'm' version 1 needs 100\.0 MiB on cpu, only 75\.0 MiB of the budget 100\.0 MiB is free$/,
+  );
+});

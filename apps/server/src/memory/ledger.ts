@@ -119,6 +119,28 @@ export class MemoryLedger {
     };
   }
 
+  /**
+   * Throws MemoryBudgetError when `extraInstances` more instances of a loaded model version would not fit,
+   * sizing each new instance like the largest one already running (measured where it was). Lets a live
+   * instance-count change be refused up front, before any worker starts. No-op when nothing is loaded yet.
+   */
+  checkAddInstances(model: string, version: string, extraInstances: number): void {
+    if (extraInstances <= 0) return;
+    const mine = [...this.entries].filter((e) => e.model === model && e.version === version);
+    if (mine.length === 0) return;
+    const largest = mine.reduce((a, e) => (e.bytes > a.bytes ? e : a));
+    const budget = this.budget(largest.device);
+    if (budget === 0) return;
+    const need = largest.bytes * extraInstances;
+    const free = Math.max(0, budget - this.used(largest.device));
+    if (need > free) {
+      throw new MemoryBudgetError(
+        `adding ${extraInstances} instance${extraInstances === 1 ? '' : 's'} of model '${model}' version ${version} needs ${toMiB(need)} MiB on ${largest.device}, ` +
+          `only ${toMiB(free)} MiB of the budget ${toMiB(budget)} MiB is free`,
+      );
+    }
+  }
+
   snapshot(): DeviceMemory[] {
     const devices = new Set<string>([...this.budgets.keys(), ...[...this.entries].map((e) => e.device)]);
     return [...devices].sort().map((device) => this.deviceMemory(device));
