@@ -1,0 +1,143 @@
+/**
+ * `inferscope simulate`: run a load scenario against model configs through the real scheduler on a virtual
+ * clock with a cost model instead of a backend. Offline, seeded, byte-for-byte reproducible.
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Command } from '../command';
+import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
+import { simulate, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import { parseSetArgs } from './simulate-args';
+
+const help = `Usage: inferscope simulate --scenario FILE|PRESET --model-config PBTXT [options]
+
+Runs a scenario through InferScope's scheduler on a virtual clock; a cost model stands in for the backend
+(latency(batch) = fixed_us + per_item_us * batch, or a table per batch size). Same seed, same output.
+
+Options:
+  --scenario FILE|PRESET   scenario JSON, a recorded trace (.ndjson, replayed) or a preset name
+  --model-config PBTXT     a config.pbtxt (or a model folder holding one); repeat for a model mix
+  --rate R                 scale the scenario so its busiest phase sends R requests/s
+  --duration S             stretch the scenario to S seconds
+  --concurrency N          clients of closed-loop phases
+  --cost FILE              JSON cost model {fixed_us, per_item_us, table?, jitter?} or {model: cost}
+                           (default fixed_us 2000, per_item_us 250)
+  --seed N                 random seed (default: the scenario's, else 42)
+  --set PATH=VALUE         override a config field before running, repeatable, e.g.
+                           --set dynamic_batching.max_queue_delay_microseconds=500
+                           --set instance_group[0].count=2  --set max_batch_size=16
+  --json                   print the summary as JSON
+  --events FILE            write every scheduler event as NDJSON
+  --list-presets           list the built-in scenarios`;
+
+function readConfig(path: string): ModelConfig {
+  const file = statSync(path).isDirectory() ? join(path, 'config.pbtxt') : path;
+  const text = readFileSync(file, 'utf8');
+  // GPUs named in the config exist in a simulation: size the virtual host to them
+  const gpus = (parseModelConfig(text).instance_group ?? []).flatMap((g) => g.gpus ?? []);
+  const res = loadModelConfig(text, { modelName: basename(dirname(file)), gpuCount: Math.max(1, ...gpus.map((g) => g + 1)), checkFolderName: false });
+  if (!res.config) throw new Error(`${file}: ${formatIssue(res.error!)}`);
+  return res.config;
+}
+
+function readScenario(arg: string): Scenario {
+  const preset = findPreset(arg);
+  if (preset) return preset;
+  let text: string;
+  try {
+    text = readFileSync(arg, 'utf8');
+  } catch {
+    throw new Error(`--scenario ${arg}: neither a preset (${PRESETS.map((p) => p.name).join(', ')}) nor a readable file`);
+  }
+  if (text.trimStart().startsWith('{"format":"inferscope-trace"') || arg.endsWith('.ndjson')) return traceToScenario(parseTrace(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${arg}: not valid JSON (${(err as Error).message})`);
+  }
+  return validateScenario(json);
+}
+
+function printSummary(s: SimSummary, models: string[]): void {
+  const row = (k: string, v: string | number) => console.log(`  ${k.padEnd(22)} ${v}`);
+  console.log(`simulation of "${s.scenario}" on ${models.join(', ')} (seed ${s.seed}, ${s.duration_s.toFixed(3)} s simulated)`);
+  row('requests', `${s.requests.sent} sent, ${s.requests.completed} completed, ${s.requests.rejected} rejected, ${s.requests.failed} failed`);
+  if (s.requests.rejected > 0) row('rejected by reason', JSON.stringify(s.rejected_by_reason));
+  row('throughput', `${s.throughput_per_s} inferences/s (${s.requests_per_s} requests/s)`);
+  row('latency p50/p90/p99', `${s.latency_us.p50} / ${s.latency_us.p90} / ${s.latency_us.p99} µs (max ${s.latency_us.max})`);
+  row('queue vs compute', `${s.queue_us.mean} µs queued, ${s.compute_us.mean} µs computing (means)`);
+  row('batches', `${s.batches}, average size ${s.avg_batch_size}`);
+  row('batch sizes', Object.entries(s.batch_size_histogram).map(([k, v]) => `${k}:${v}`).join(' '));
+  row('triggers', Object.entries(s.triggers).map(([k, v]) => `${k}:${v}`).join(' '));
+}
+
+const command: Command = {
+  name: ['simulate'],
+  summary: 'run a load scenario through the scheduler on a virtual clock (offline, seeded) and summarise it',
+  help,
+  async run(argv) {
+    const opts: Record<string, string> = {};
+    const configs: string[] = [];
+    const sets: string[] = [];
+    let json = false;
+    for (let i = 0; i < argv.length; i++) {
+      const a = argv[i];
+      if (a === '--json') json = true;
+      else if (a === '--list-presets') {
+        for (const p of PRESETS) console.log(`${p.name.padEnd(18)} ${p.description ?? ''}`);
+        return 0;
+      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency'].includes(a)) {
+        const v = argv[i + 1];
+        if (v === undefined || v.startsWith('--')) {
+          console.error(`${a} needs a value (see --help)`);
+          return 2;
+        }
+        i++;
+        if (a === '--model-config') configs.push(v);
+        else if (a === '--set') sets.push(v);
+        else opts[a.slice(2)] = v;
+      } else {
+        console.error(`unknown option: ${a} (see --help)`);
+        return 2;
+      }
+    }
+    if (!opts.scenario || configs.length === 0) {
+      console.error('simulate needs --scenario and --model-config (see --help)');
+      return 2;
+    }
+    try {
+      const num = (k: string) => {
+        if (opts[k] === undefined) return undefined;
+        const n = Number(opts[k]);
+        if (!Number.isFinite(n) || n < 0) throw new Error(`--${k} must be a number >= 0, got "${opts[k]}"`);
+        return n;
+      };
+      const scenario = readScenario(opts.scenario);
+      const models = configs.map(readConfig) as SchedulerConfigInput[];
+      const patched = models.map((m) => parseSetArgs(sets, m));
+      let cost: CostModel | Record<string, CostModel> | undefined;
+      if (opts.cost) {
+        const raw = JSON.parse(readFileSync(opts.cost, 'utf8')) as Record<string, unknown>;
+        const single = ['fixed_us', 'per_item_us', 'table'].some((k) => k in raw);
+        cost = single ? validateCost(raw, opts.cost) : Object.fromEntries(Object.entries(raw).map(([m, c]) => [m, validateCost(c, `${opts.cost} (${m})`)]));
+      }
+      const seed = num('seed');
+      const { events, summary } = simulate({
+        scenario, configs: patched, cost, seed, record: opts.events !== undefined,
+        overrides: { rate: num('rate'), duration_s: num('duration'), concurrency: num('concurrency') },
+      });
+      if (opts.events) writeFileSync(opts.events, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
+      if (json) console.log(JSON.stringify(summary, null, 2));
+      else printSummary(summary, patched.map((m) => m.name ?? 'model'));
+      return 0;
+    } catch (err) {
+      console.error(`simulate: ${(err as Error).message}`);
+      return 1;
+    }
+  },
+};
+
+export default command;
