@@ -1,0 +1,400 @@
+/**
+ * ModelManager: owns every model version the server knows (state + reason, live config, loaded backend,
+ * scheduler) and the repository control modes (none / poll / explicit). Others call it: the HTTP routes,
+ * the KServe infer path, the live gateway.
+ *
+ * Every state change is a model.state event on the shared EventBus. Operations on one model are
+ * serialised (load, reload, unload, live edits, save), so a poll and an API call never interleave on the
+ * same model, while different models load independently.
+ */
+import type { EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
+import { SchedulerError } from '@inferscope/core';
+import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository/index.ts';
+import { scanRepositories, type ScannedModel } from '../repository/scan';
+import { resolveModel, type ResolvedModel } from './config-loader';
+import { loadVersions, drainVersions } from './version-loader';
+import { ManagerError, messages } from './errors';
+import { applyBatchingPatch, applyInstanceCount } from './live-config';
+import { saveModelConfig, type SaveResult } from './save-config';
+import type { ModelRuntime } from './runtime';
+import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
+
+export interface ModelManagerOptions {
+  repositories: string[];
+  controlMode: ControlMode;
+  /** explicit mode: models loaded at start ('*' = all) */
+  loadModels?: string[];
+  /** poll mode: seconds between polls; 0 = no timer (tests call poll() themselves) */
+  pollSecs?: number;
+  gpuCount: number;
+  bus: EventBus;
+  runtime: ModelRuntime;
+  /** microseconds on the server's monotonic clock (same origin as the schedulers' RealClock) */
+  now?: () => number;
+  log?: (msg: string) => void;
+}
+
+export interface ModelEntry {
+  name: string;
+  scanned: ScannedModel;
+  resolved: ResolvedModel;
+  /** max_batch_size as loaded: live edits may not go above it */
+  maxBatchLimit: number;
+  versions: Map<number, VersionSlot>;
+}
+
+export class ModelManager {
+  private readonly entries = new Map<string, ModelEntry>();
+  /** last scan of each model (explicit mode lists models that are in the repository but not loaded) */
+  private known = new Map<string, ScannedModel>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private pollTimer: ReturnType<typeof setInterval> | undefined;
+  private polling: Promise<RepositoryDiff> | undefined;
+  private closed = false;
+  readonly now: () => number;
+  readonly log: (msg: string) => void;
+
+  constructor(readonly options: ModelManagerOptions) {
+    this.now = options.now ?? (() => Math.round(performance.now() * 1000));
+    this.log = options.log ?? (() => {});
+  }
+
+  get controlMode(): ControlMode { return this.options.controlMode; }
+  get repositories(): string[] { return [...this.options.repositories]; }
+
+  /** Scans the repositories and loads what the control mode says; starts the poll timer in poll mode. */
+  async start(): Promise<void> {
+    const scan = await scanRepositories(this.options.repositories);
+    for (const u of scan.unreadable) this.log(`repository '${u.repository}' cannot be read: ${u.error}`);
+    this.known = scan.models;
+    const wanted = this.options.controlMode === 'explicit'
+      ? (this.options.loadModels ?? []).includes('*') ? [...scan.models.keys()] : this.options.loadModels ?? []
+      : [...scan.models.keys()];
+    for (const name of wanted) {
+      const scanned = scan.models.get(name);
+      if (!scanned) {
+        this.log(`--load-model ${name}: ${messages.loadNotFound(name)}`);
+        continue;
+      }
+      await this.locked(name, () => this.loadScanned(scanned));
+    }
+    const secs = this.options.pollSecs ?? 0;
+    if (this.options.controlMode === 'poll' && secs > 0) {
+      this.pollTimer = setInterval(() => void this.poll().catch((e) => this.log(`poll failed: ${(e as Error).message}`)), secs * 1000);
+      this.pollTimer.unref?.();
+    }
+  }
+
+  /**
+   * One poll of the repositories: loads added models, reloads changed ones, unloads removed ones, and
+   * leaves unchanged models alone. Exposed so tests (and a future "rescan" button) trigger it directly.
+   */
+  poll(): Promise<RepositoryDiff> {
+    // A poll that overlaps the previous one joins it instead of scanning twice.
+    this.polling ??= this.pollOnce().finally(() => { this.polling = undefined; });
+    return this.polling;
+  }
+
+  private async pollOnce(): Promise<RepositoryDiff> {
+    const scan = await scanRepositories(this.options.repositories);
+    const before = new Map([...this.known].map(([n, s]) => [n, s.fingerprint]));
+    const after = new Map([...scan.models].map(([n, s]) => [n, s.fingerprint]));
+    const diff = diffRepository(before, after);
+    this.known = scan.models;
+    for (const name of [...diff.added, ...diff.modified]) {
+      await this.locked(name, () => this.loadScanned(scan.models.get(name)!));
+    }
+    for (const name of diff.removed) {
+      await this.locked(name, async () => {
+        const entry = this.entries.get(name);
+        this.entries.delete(name);
+        if (entry) await drainVersions(this, entry.name, [...entry.versions.values()], 'removed from the repository');
+      });
+    }
+    if (diff.added.length + diff.modified.length + diff.removed.length > 0) {
+      this.log(`poll: added [${diff.added}] modified [${diff.modified}] removed [${diff.removed}]`);
+    }
+    return diff;
+  }
+
+  /** Loads (or reloads) one scanned model. New versions load before old ones drain: no downtime on reload. */
+  private async loadScanned(scanned: ScannedModel): Promise<void> {
+    const previous = this.entries.get(scanned.name);
+    const resolved = await resolveModel(scanned, this.options.runtime, this.options.gpuCount);
+    const entry: ModelEntry = {
+      name: scanned.name,
+      scanned,
+      resolved,
+      maxBatchLimit: resolved.config?.max_batch_size ?? 0,
+      versions: new Map(),
+    };
+    // First load: show LOADING rows right away. Reload: keep the old entry serving until the new is up.
+    if (!previous) this.entries.set(entry.name, entry);
+    await loadVersions(this, entry);
+    this.entries.set(entry.name, entry);
+    if (previous) {
+      await drainVersions(this, previous.name, [...previous.versions.values()], 'replaced by a new load');
+    }
+  }
+
+  /** Emits model.state and records it on the slot. */
+  setState(model: string, slot: VersionSlot | undefined, state: ModelState, reason?: string): void {
+    if (slot) {
+      slot.state = state;
+      slot.reason = reason;
+    }
+    this.options.bus.emit({ type: 'model.state', t: this.now(), model, version: slot ? String(slot.version) : '', state, ...(reason ? { reason } : {}) });
+    this.log(`${model}${slot ? ':' + slot.version : ''} ${state}${reason ? ` (${reason})` : ''}`);
+  }
+
+  private async locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(name) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(name, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(name) === tail) this.locks.delete(name);
+    }
+  }
+
+  // ----------------------------------------------------------------------------------------- lookups
+
+  list(): ServedModelInfo[] {
+    const rows: ServedModelInfo[] = [];
+    for (const entry of [...this.entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const base = {
+        name: entry.name,
+        repository: entry.scanned.repository,
+        backend: entry.resolved.config?.backend ?? entry.resolved.raw.backend ?? '',
+        platform: entry.resolved.config?.platform ?? entry.resolved.raw.platform ?? '',
+      };
+      if (entry.versions.size === 0) {
+        rows.push({ ...base, version: '', state: 'UNAVAILABLE', reason: entry.resolved.error, config: { ...(entry.resolved.config ?? entry.resolved.raw) }, instances: [] });
+        continue;
+      }
+      for (const slot of [...entry.versions.values()].sort((a, b) => a.version - b.version)) {
+        const view = slot.scheduler?.snapshot();
+        rows.push({
+          ...base,
+          version: String(slot.version),
+          state: slot.state,
+          ...(slot.reason ? { reason: slot.reason } : {}),
+          config: { ...(slot.config ?? entry.resolved.config ?? entry.resolved.raw) },
+          instances: view?.instances ?? [],
+          files: slot.files,
+          ...(view?.queue_depth ? { queue_depth: view.queue_depth } : {}),
+        });
+      }
+    }
+    return rows;
+  }
+
+  /** Triton's repository index: every model in the repositories, with state per version when known. */
+  index(readyOnly = false): RepositoryIndexRow[] {
+    const rows: RepositoryIndexRow[] = [];
+    const names = new Set([...this.known.keys(), ...this.entries.keys()]);
+    for (const name of [...names].sort()) {
+      const entry = this.entries.get(name);
+      if (!entry) {
+        if (!readyOnly) rows.push({ name });
+        continue;
+      }
+      if (entry.versions.size === 0) {
+        if (!readyOnly) rows.push({ name, version: '', state: 'UNAVAILABLE', reason: entry.resolved.error ?? '' });
+        continue;
+      }
+      for (const slot of [...entry.versions.values()].sort((a, b) => a.version - b.version)) {
+        if (readyOnly && slot.state !== 'READY') continue;
+        rows.push({ name, version: String(slot.version), state: slot.state, reason: slot.reason ?? '' });
+      }
+    }
+    return rows;
+  }
+
+  private slotOf(name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
+    const entry = this.entries.get(name);
+    if (!entry) throw new ManagerError('NOT_FOUND', messages.unknownModel(name));
+    if (version === undefined) {
+      const ready = [...entry.versions.values()].filter((s) => s.state === 'READY').sort((a, b) => b.version - a.version);
+      if (ready.length === 0) throw new ManagerError('NOT_FOUND', messages.noAvailableVersion(name));
+      return { entry, slot: ready[0] };
+    }
+    const slot = entry.versions.get(version);
+    if (!slot) throw new ManagerError('NOT_FOUND', messages.unknownVersion(name, version));
+    if (slot.state !== 'READY') throw new ManagerError('UNAVAILABLE', messages.versionNotReady(name, version));
+    return { entry, slot };
+  }
+
+  private toServed(entry: ModelEntry, slot: VersionSlot): ServedModel {
+    return {
+      name: entry.name,
+      version: String(slot.version),
+      state: slot.state,
+      ...(slot.reason ? { reason: slot.reason } : {}),
+      config: slot.config ?? entry.resolved.config ?? entry.resolved.raw,
+      repository: entry.scanned.repository,
+      readyVersions: [...entry.versions.values()].filter((s) => s.state === 'READY').map((s) => s.version).sort((a, b) => a - b).map(String),
+    };
+  }
+
+  /**
+   * A model version for the request path, or throws ManagerError with Triton's message and code.
+   * version undefined = the highest READY version (Triton).
+   */
+  require(name: string, version?: number | string): ServedModel {
+    const { entry, slot } = this.slotOf(name, toVersion(version));
+    return this.toServed(entry, slot);
+  }
+
+  /** Like require() but undefined instead of throwing; a given version is returned in any state. */
+  get(name: string, version?: number | string): ServedModel | undefined {
+    const entry = this.entries.get(name);
+    if (!entry) return undefined;
+    const v = toVersion(version);
+    if (v !== undefined) {
+      const slot = entry.versions.get(v);
+      return slot ? this.toServed(entry, slot) : undefined;
+    }
+    const slots = [...entry.versions.values()].sort((a, b) => b.version - a.version);
+    const slot = slots.find((s) => s.state === 'READY') ?? slots[0];
+    return slot ? this.toServed(entry, slot) : undefined;
+  }
+
+  isReady(name: string, version?: number | string): boolean {
+    try {
+      this.slotOf(name, toVersion(version));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** True when every model that is loaded (or failed to load) has all its versions READY. */
+  allReady(): boolean {
+    for (const entry of this.entries.values()) {
+      if (entry.versions.size === 0 && entry.resolved.error) return false;
+      for (const slot of entry.versions.values()) if (slot.state !== 'READY' && slot.reason !== 'unloaded') return false;
+    }
+    return !this.closed;
+  }
+
+  // ---------------------------------------------------------------------------------------- requests
+
+  infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>): Promise<InferResult> {
+    let slot: VersionSlot;
+    try {
+      slot = this.slotOf(name, toVersion(version)).slot;
+    } catch (err) {
+      const e = err as ManagerError;
+      return Promise.reject(new SchedulerError('unavailable', e.message, e.httpStatus));
+    }
+    return slot.scheduler!.enqueue(req);
+  }
+
+  // ------------------------------------------------------------------------------- explicit control
+
+  private checkControl(name: string): void {
+    if (this.options.controlMode !== 'explicit') throw new ManagerError('UNAVAILABLE', messages.controlNotAllowed());
+    const bad = checkModelName(name);
+    if (bad) throw new ManagerError('INVALID_ARG', bad);
+  }
+
+  /** Explicit mode: (re)load one model from the repositories. Rejects with the load failure, if any. */
+  async load(name: string): Promise<void> {
+    this.checkControl(name);
+    const scan = await scanRepositories(this.options.repositories);
+    const scanned = scan.models.get(name);
+    if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
+    this.known.set(name, scanned);
+    await this.locked(name, async () => {
+      const current = this.entries.get(name);
+      const unchanged = current && current.scanned.fingerprint === scanned.fingerprint && current.versions.size > 0 &&
+        [...current.versions.values()].every((s) => s.state === 'READY');
+      if (!unchanged) await this.loadScanned(scanned);
+    });
+    const entry = this.entries.get(name)!;
+    const failed = [...entry.versions.values()].filter((s) => s.state !== 'READY');
+    if (entry.versions.size === 0 || failed.length === entry.versions.size) {
+      const why = entry.versions.size === 0
+        ? entry.resolved.error
+        : failed.map((s) => `version ${s.version} is at ${s.state} state: ${s.reason ?? ''}`).join('; ');
+      throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${why}`);
+    }
+  }
+
+  /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
+  async unload(name: string): Promise<void> {
+    this.checkControl(name);
+    if (!this.entries.has(name)) throw new ManagerError('INVALID_ARG', messages.unloadNotServed());
+    await this.locked(name, async () => {
+      const entry = this.entries.get(name);
+      if (entry) await drainVersions(this, name, [...entry.versions.values()], 'unloaded');
+    });
+  }
+
+  // ----------------------------------------------------------------------------- live configuration
+
+  updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
+    return this.locked(name, async () => {
+      const { entry, slot } = this.slotOf(name, toVersion(version));
+      const { config, changes } = applyBatchingPatch(name, slot.config!, patch, entry.maxBatchLimit);
+      this.validateLive(name, config);
+      if (changes.length === 0) return changes;
+      await slot.scheduler!.updateDynamicBatching(patch, by);
+      slot.config = config;
+      for (const c of changes) slot.changedPaths.add(c.path);
+      return changes;
+    });
+  }
+
+  setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
+    return this.locked(name, async () => {
+      const { slot } = this.slotOf(name, toVersion(version));
+      const next = applyInstanceCount(name, slot.config!, group, count);
+      this.validateLive(name, next.config);
+      if (next.changes.length === 0) return next.changes;
+      if (next.delta > 0) this.options.runtime.memory?.checkAddInstances(name, String(slot.version), next.delta);
+      await slot.scheduler!.setInstanceCount(next.group, count, by);
+      slot.config = next.config;
+      for (const c of next.changes) slot.changedPaths.add(c.path);
+      return next.changes;
+    });
+  }
+
+  private validateLive(name: string, config: ServedModel['config']): void {
+    const problems = this.options.runtime.config.validate(config, { folderName: name, gpuCount: this.options.gpuCount });
+    if (problems.length > 0) throw new ManagerError('INVALID_ARG', problems[0].message);
+  }
+
+  /** Writes the live config of a model back to its config.pbtxt (atomic, with a .bak of the previous file). */
+  saveConfig(name: string, opts: { dryRun?: boolean } = {}): Promise<SaveResult> {
+    return this.locked(name, async () => {
+      const { entry, slot } = this.slotOf(name);
+      const result = await saveModelConfig(entry, slot, this.options.runtime.config, !!opts.dryRun);
+      if (!opts.dryRun) this.known.set(name, entry.scanned);
+      return result;
+    });
+  }
+
+  /** Stops polling and unloads everything, draining in-flight requests. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.polling?.catch(() => {});
+    await Promise.all(
+      [...this.entries.values()].map((e) => this.locked(e.name, () => drainVersions(this, e.name, [...e.versions.values()], 'server shutting down'))),
+    );
+  }
+}
+
+function toVersion(version: number | string | undefined): number | undefined {
+  if (version === undefined || version === '') return undefined;
+  const n = typeof version === 'number' ? version : Number(version);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new ManagerError('INVALID_ARG', `invalid model version specified '${String(version)}', version should be an integral value > 0`);
+  }
+  return n;
+}

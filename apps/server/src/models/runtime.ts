@@ -1,0 +1,86 @@
+/**
+ * The seams of the ModelManager: what it needs from the config engine, the backends and the scheduler.
+ * Each is a narrow interface so the manager is testable with fakes and does not depend on the internals
+ * of those modules; ./default-runtime.ts wires the real ones.
+ */
+import type { EventBus, Executor, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, InstanceSnapshot } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+
+/** A config problem; line/column when it comes from the text. */
+export interface ConfigProblem {
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface ConfigEngine {
+  /** throws an Error carrying line/column (ConfigError) for bad text */
+  parse(text: string): ModelConfig;
+  normalize(config: ModelConfig, opts: { modelName: string; gpuCount: number }): ModelConfig;
+  /** [] when valid */
+  validate(config: ModelConfig, opts: { folderName?: string; gpuCount: number }): ConfigProblem[];
+  print(config: ModelConfig): string;
+}
+
+export interface LoadedModelLike {
+  executor: Executor<InferPayload, InferResult>;
+  notes: string[];
+  unload(): Promise<void>;
+}
+
+export interface BackendLoadContext {
+  model: string;
+  version: string;
+  versionDir: string;
+  modelFile: string;
+  config: ModelConfig;
+  gpuCount: number;
+  log(msg: string): void;
+}
+
+export interface BackendProvider {
+  /** fills inputs/outputs/max_batch_size from the model file (strict_model_config=false); throws when they contradict */
+  autoComplete(modelFile: string, config: ModelConfig): Promise<ModelConfig>;
+  /** throws a clear error for an unknown/unavailable backend or a model that cannot load */
+  load(ctx: BackendLoadContext): Promise<LoadedModelLike>;
+}
+
+/** What the manager uses of core's ModelScheduler. */
+export interface SchedulerLike {
+  start(): Promise<void>;
+  enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult>;
+  updateDynamicBatching(patch: DynamicBatchingPatch, by: string): unknown;
+  setInstanceCount(group: string, count: number, by: string): unknown;
+  stop(): Promise<void>;
+  snapshot(): SchedulerView;
+}
+
+/** The parts of a scheduler snapshot the manager shows (instances and queue depth). */
+export interface SchedulerView {
+  instances?: InstanceSnapshot[];
+  queue_depth?: Record<string, number>;
+  [k: string]: unknown;
+}
+
+export interface SchedulerFactoryOptions {
+  model: string;
+  version: string;
+  config: ModelConfig;
+  bus: EventBus;
+  executor: Executor<InferPayload, InferResult>;
+}
+
+export type SchedulerFactory = (opts: SchedulerFactoryOptions) => SchedulerLike;
+
+/** Memory budget pre-check for adding instances (apps/server/src/memory MemoryLedger behind it). */
+export interface MemoryCheck {
+  /** throws a clear error when `extraInstances` more instances of this model version would exceed the budget */
+  checkAddInstances(model: string, version: string, extraInstances: number): void;
+}
+
+export interface ModelRuntime {
+  config: ConfigEngine;
+  backends: BackendProvider;
+  createScheduler: SchedulerFactory;
+  memory?: MemoryCheck;
+}

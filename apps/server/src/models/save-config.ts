@@ -1,0 +1,102 @@
+/**
+ * Writes a model's live config back to its config.pbtxt.
+ *
+ * Only what was changed live is carried into the config as written (the user's file stays theirs: no
+ * flood of normalised defaults). The text is printed by the config engine's printer and checked before
+ * writing: it must parse back to exactly the edited config, and every changed field must normalise to
+ * the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
+ * previous file is kept as config.pbtxt.bak.
+ */
+import { open, rename, copyFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { scanModelFolder } from '../repository/scan';
+import type { ModelEntry } from './model-manager';
+import type { ConfigEngine } from './runtime';
+import type { VersionSlot } from './types';
+import { carryChangesToRaw } from './live-config';
+import { ManagerError } from './errors';
+import { lineDiff } from './line-diff';
+
+export interface SaveResult {
+  path: string;
+  text: string;
+  /** unified-style line diff against the current file ('' when nothing changes) */
+  diff: string;
+  /** path of the backup of the previous file; null for a dry run or when there was no file */
+  backup: string | null;
+  /** dotted paths written */
+  changed: string[];
+}
+
+function pick(config: ModelConfig | undefined, path: string): unknown {
+  if (!config) return undefined;
+  if (path === 'max_batch_size') return config.max_batch_size;
+  if (path.startsWith('dynamic_batching.')) return (config.dynamic_batching as Record<string, unknown> | undefined)?.[path.slice(17)];
+  const m = /^instance_group\[(\d+)\]\.count$/.exec(path);
+  if (m) return config.instance_group?.[Number(m[1])]?.count;
+  return undefined;
+}
+
+export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean): Promise<SaveResult> {
+  const path = entry.scanned.configPath ?? join(entry.scanned.dir, CONFIG_FILE);
+  const changed = [...slot.changedPaths];
+  const edited = carryChangesToRaw(entry.resolved.raw, slot.config!, changed);
+  const text = engine.print(edited);
+
+  // The check that makes saving safe: what we write reads back as what is live.
+  let reparsed: ModelConfig;
+  try {
+    reparsed = engine.parse(text);
+  } catch (err) {
+    throw new ManagerError('INTERNAL', `refusing to save: the printed config does not parse back (${(err as Error).message})`);
+  }
+  if (JSON.stringify(sortKeys(reparsed)) !== JSON.stringify(sortKeys(edited))) {
+    throw new ManagerError('INTERNAL', 'refusing to save: the printed config does not parse back to the live config');
+  }
+  const normalised = engine.normalize(reparsed, { modelName: entry.name, gpuCount: 0 });
+  for (const p of changed) {
+    if (JSON.stringify(pick(normalised, p)) !== JSON.stringify(pick(slot.config, p))) {
+      throw new ManagerError('INTERNAL', `refusing to save: '${p}' would read back as ${JSON.stringify(pick(normalised, p))}, live is ${JSON.stringify(pick(slot.config, p))}`);
+    }
+  }
+
+  const current = entry.scanned.configText ?? (await readFile(path, 'utf8').catch(() => ''));
+  const diff = lineDiff(current, text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
+  if (dryRun) return { path, text, diff, backup: null, changed };
+
+  const backup = entry.scanned.configPath ? `${path}.bak` : null;
+  const tmp = join(entry.scanned.dir, `.${CONFIG_FILE}.tmp-${process.pid}-${Date.now()}`);
+  const fh = await open(tmp, 'w', 0o644);
+  try {
+    await fh.writeFile(text, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  if (backup) await copyFile(path, backup);
+  await rename(tmp, path);
+  const dirHandle = await open(entry.scanned.dir, 'r');
+  try {
+    await dirHandle.sync();
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  } finally {
+    await dirHandle.close();
+  }
+
+  // The file now matches the live config: remember it as loaded, so a poll does not reload the model.
+  entry.scanned = await scanModelFolder(entry.scanned.repository, entry.name);
+  entry.resolved = { ...entry.resolved, raw: edited };
+  slot.changedPaths.clear();
+  return { path, text, diff, backup, changed };
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
