@@ -21,6 +21,8 @@ import { getBackend } from '../../apps/server/src/backends/registry.ts';
 import { autoCompleteConfig } from '../../apps/server/src/backends/onnxruntime/autocomplete.ts';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
 import { attachLiveGateway, type LiveGateway } from '../../apps/server/src/live/gateway.ts';
+import { LoadController } from '../../apps/server/src/load/load-controller.ts';
+import { InProcessTarget } from '../../apps/server/src/load/targets.ts';
 import { realConfigEngine } from './config-engine.ts';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -32,6 +34,8 @@ export interface StartOptions {
   loadModels?: string[];
   token?: string;
   bodyLimit?: number;
+  /** folder for load recordings / replay traces (a temp folder when absent) */
+  recordingsDir?: string;
   /** log lines of the server (manager, gateway, fastify) are pushed here */
   logs?: string[];
 }
@@ -41,6 +45,8 @@ export interface Running {
   manager: ModelManager;
   bus: EventBus;
   gateway: LiveGateway;
+  load: LoadController;
+  recordingsDir: string;
   url: string;
   port: number;
   events: SchedulerEvent[];
@@ -93,6 +99,8 @@ export async function startServer(opts: StartOptions = {}): Promise<Running> {
   const app = Fastify({ logger: false });
   registerInferRoutes(app, manager as never, { bodyLimit: opts.bodyLimit });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  const recordingsDir = opts.recordingsDir ?? (await mkdtemp(join(tmpdir(), 'is-rec-')));
+  const load = new LoadController({ bus, recordingsDir, target: () => new InProcessTarget(manager as never) });
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: () => ({ name: 'inferscope', version: 'test', extensions: [], model_control_mode: opts.controlMode ?? 'none', cpu_count: 2, gpu_count: 0 }),
@@ -104,13 +112,15 @@ export async function startServer(opts: StartOptions = {}): Promise<Running> {
     control: manager as never,
     bus,
     stats: { add() {}, models: () => [] },
+    load,
     token: opts.token,
     log: (m) => logs?.push(m),
   });
   const port = (app.server.address() as AddressInfo).port;
   return {
-    app, manager, bus, gateway, events, port, url: `http://127.0.0.1:${port}`,
+    app, manager, bus, gateway, load, recordingsDir, events, port, url: `http://127.0.0.1:${port}`,
     async close() {
+      await load.close();
       await gateway.close();
       await app.close();
       await manager.close();
