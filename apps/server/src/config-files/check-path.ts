@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
-  loadModelConfig, type ConfigError, type ConfigIssue, type ModelConfig,
+  formatIssue, loadModelConfig, type ConfigError, type ConfigIssue, type ModelConfig,
 } from '@inferscope/core/config/index.ts';
 import { CONFIG_FILE, describeModelFolder, modelFoldersOf, selectVersions } from '@inferscope/core/repository/index.ts';
 
@@ -70,7 +70,7 @@ export function checkConfigFile(path: string, opts: CheckOptions): PathCheck {
   const full = resolve(path);
   const modelName = basename(dirname(full));
   const r = loadModelConfig(readFileSync(full, 'utf8'), { modelName, gpuCount: opts.gpuCount });
-  return { path, kind: 'config', error: r.error, issues: r.issues, warnings: [], config: r.normalized };
+  return { path, kind: 'config', error: r.error, issues: r.issues, warnings: r.advice.map(formatIssue), config: r.normalized };
 }
 
 export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
@@ -86,6 +86,7 @@ export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
   if (!layout.hasConfig) warnings.push(`no ${CONFIG_FILE}: checked what Triton would auto-complete`);
 
   const r = loadModelConfig(text, { modelName, gpuCount: opts.gpuCount, versionEntries });
+  warnings.push(...r.advice.map(formatIssue));
   const result: PathCheck = { path, kind: 'model', error: r.error, issues: r.issues, warnings, config: r.normalized };
   if (!r.normalized) return result; // did not parse
 

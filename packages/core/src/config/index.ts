@@ -9,6 +9,7 @@ export {
 export { normalizeModelConfig, SEQUENCE_IDLE_DEFAULT_MICROSECONDS, type NormalizeOptions } from './normalize';
 export { validateModelConfig, RULES as VALIDATION_RULES, type ValidateOptions } from './validate/index';
 export { printModelConfig } from './printer';
+export { adviseModelConfig } from './advise';
 export { modelConfigToJson, type JsonValue } from './json';
 export { loadModelConfig, locate, type LoadOptions, type LoadResult } from './load';
 export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms';

@@ -20,6 +20,7 @@ test('a valid text gives the normalised config and no error', () => {
   const r = loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 1, 2 ]'), { modelName: 'm', gpuCount: 0 });
   assert.equal(r.error, undefined);
   assert.deepEqual(r.issues, []);
+  assert.deepEqual(r.advice, []);
   assert.deepEqual(r.config?.instance_group, [{ name: 'm', kind: 'KIND_CPU', count: 2 }]);
 });
 
@@ -43,4 +44,11 @@ test('a parse error comes back as a ConfigError, not thrown', () => {
 test('the folder name check can be switched off', () => {
   assert.match(loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 1 ]'), { modelName: 'x', gpuCount: 0 }).error?.message ?? '', /unexpected directory name 'x'/);
   assert.equal(loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 1 ]'), { modelName: 'x', gpuCount: 0, checkFolderName: false }).error, undefined);
+});
+
+test('advice is returned with positions and does not make the config invalid', () => {
+  const r = loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 1, 3, 8 ]'), { modelName: 'm', gpuCount: 0 });
+  assert.equal(r.error, undefined);
+  assert.equal(r.advice.length, 1);
+  assert.deepEqual([r.advice[0]!.line, r.advice[0]!.column], [8, 5]);
 });

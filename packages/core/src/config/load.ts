@@ -2,6 +2,7 @@
  * loadModelConfig: text -> parsed -> normalised -> validated, in one call, with validation issues
  * pointed at the line and column of the field they are about.
  */
+import { adviseModelConfig } from './advise';
 import { ConfigError, type ConfigIssue } from './errors';
 import { normalizeModelConfig, type NormalizeOptions } from './normalize';
 import { parseModelConfigWithLocations, type SourceLocations } from './parser';
@@ -24,6 +25,8 @@ export interface LoadResult {
   error?: ConfigError | ConfigIssue;
   /** every validation issue (empty when the text did not parse) */
   issues: ConfigIssue[];
+  /** warnings: accepted by Triton but probably not meant (adviseModelConfig), located like issues */
+  advice: ConfigIssue[];
   /** the normalised config even when invalid (for printing / inspection); absent when the text did not parse */
   normalized?: ModelConfig;
 }
@@ -33,7 +36,7 @@ export function loadModelConfig(text: string, opts: LoadOptions): LoadResult {
   try {
     parsed = parseModelConfigWithLocations(text);
   } catch (e) {
-    if (e instanceof ConfigError) return { error: e, issues: [] };
+    if (e instanceof ConfigError) return { error: e, issues: [], advice: [] };
     throw e;
   }
   const normalized = normalizeModelConfig(parsed.config, opts);
@@ -41,8 +44,9 @@ export function loadModelConfig(text: string, opts: LoadOptions): LoadResult {
     gpuCount: opts.gpuCount,
     folderName: opts.checkFolderName === false ? undefined : opts.modelName,
   }).map((issue) => locate(issue, parsed.locations));
-  if (issues.length > 0) return { error: issues[0], issues, normalized };
-  return { config: normalized, issues, normalized };
+  const advice = adviseModelConfig(normalized).map((issue) => locate(issue, parsed.locations));
+  if (issues.length > 0) return { error: issues[0], issues, advice, normalized };
+  return { config: normalized, issues, advice, normalized };
 }
 
 /** Adds line/column from the closest written ancestor of the issue's path ('input[0].dims' -> 'input[0]' -> 'input'). */

@@ -121,6 +121,8 @@ test('an unknown field is an error naming the field and its message, with line a
   assert.match(e.message, /Message type "inference.ModelInput" has no field named "dimz"/);
   assert.equal(e.line, 4);
   assert.equal(e.column, 3);
+  assert.match(e.message, /Did you mean "dims"\?/);
+  assert.doesNotMatch(parseError('zzzzzz: 1').message, /Did you mean/);
 });
 
 test('a wrong value type is an error', () => {

@@ -13,6 +13,7 @@ import { ConfigError } from './errors';
 import { tokenize, type Token } from './lexer';
 import { schemaOf, type FieldSpec, type ScalarType } from './schema';
 import { parseScalarValue } from './scalars';
+import { closest } from './suggest';
 import type { ModelConfig } from './types';
 
 export interface SourcePosition {
@@ -95,7 +96,10 @@ class TextFormatParser {
       this.next();
       const name = t.text;
       const spec = Object.prototype.hasOwnProperty.call(schema.fields, name) ? schema.fields[name] : undefined;
-      if (!spec) this.fail(`Message type "${schema.fullName}" has no field named "${name}".`, t);
+      if (!spec) {
+        const guess = closest(name, Object.keys(schema.fields));
+        this.fail(`Message type "${schema.fullName}" has no field named "${name}".${guess ? ` Did you mean "${guess}"?` : ''}`, t);
+      }
 
       if (!spec.repeated && !spec.mapKey && name in obj) {
         this.fail(`Non-repeated field "${name}" is specified multiple times.`, t);
