@@ -81,6 +81,7 @@ function scalarText(spec: FieldSpec, value: unknown): string {
     if (Number.isNaN(value)) return 'nan';
     if (value === Infinity) return 'inf';
     if (value === -Infinity) return '-inf';
+    if (Object.is(value, -0)) return '-0'; // String(-0) is "0"
     return String(value);
   }
   return String(value);
