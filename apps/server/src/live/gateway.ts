@@ -13,7 +13,14 @@ import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl } from './control-handler';
 import { tokenMatches } from './security';
-import type { LiveGatewayDeps } from './types';
+import { AggregatorSet } from '@inferscope/core/stats/index.ts';
+import type { AggregateSource, LiveGatewayDeps } from './types';
+
+/** core's per-model aggregates (throughput, percentiles, queue depth, batch sizes) over a rolling window */
+export function defaultAggregates(windowUs = 1_000_000): AggregateSource {
+  const set = new AggregatorSet(windowUs);
+  return { add: (e) => set.add(e), models: (now) => set.snapshot(now) };
+}
 
 export interface LiveGateway {
   io: Server;
@@ -38,19 +45,20 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   });
   const log = deps.log ?? (() => {});
   const coalescer = new FrameCoalescer(deps.coalescer);
+  const stats = deps.stats ?? defaultAggregates();
   const controllers = new Set<string>();
   let lastStats: StatsMessage | null = null;
 
   const offBus = deps.bus.on((e) => {
     coalescer.push(e);
-    deps.stats.add(e);
+    stats.add(e);
   });
 
   function buildStats(): StatsMessage {
     return {
       t: deps.source.now(),
       wall_ms: Date.now(),
-      models: deps.stats.models(deps.source.now()),
+      models: stats.models(deps.source.now()),
       load: deps.load?.progress(),
     };
   }

@@ -61,7 +61,8 @@ export interface LiveGatewayDeps {
   source: LiveSource;
   control: ControlTarget;
   bus: EventBus;
-  stats: AggregateSource;
+  /** default: core's AggregatorSet over a 1 s window, fed from the bus */
+  stats?: AggregateSource;
   load?: LoadControl;
   /** when set, control needs it (socket auth `token` or the message's `token`) */
   token?: string;
