@@ -54,7 +54,21 @@ export interface RepositoryScan {
 
 async function listing(dir: string): Promise<ListingEntry[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  return entries.map((e) => ({ name: e.name, isDirectory: e.isDirectory() }));
+  return Promise.all(
+    entries.map(async (e) => ({ name: e.name, isDirectory: e.isDirectory() || (e.isSymbolicLink() && (await linkIsFolder(join(dir, e.name)))) })),
+  );
+}
+
+/**
+ * Symlinked model and version folders are followed, as Triton does. A link that cannot be resolved (a loop,
+ * a dangling target) counts as a folder, so the scan reports its error on that model instead of skipping it.
+ */
+async function linkIsFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return true;
+  }
 }
 
 /** Every file under a version folder (models such as TF SavedModel are folders themselves). */
@@ -64,10 +78,13 @@ async function filesUnder(dir: string, prefix = '', depth = 0): Promise<ScannedF
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, e.name);
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await filesUnder(full, rel, depth + 1)));
-    else if (e.isFile()) {
-      const s = await stat(full);
-      out.push({ path: rel, bytes: s.size, mtimeMs: s.mtimeMs });
+    // Symlinked files (common in repositories that share weights) count by their target; a link that
+    // cannot be resolved is left out, so the model reports its file as missing.
+    const s = e.isSymbolicLink() ? await stat(full).catch(() => undefined) : undefined;
+    if (e.isDirectory() || s?.isDirectory()) out.push(...(await filesUnder(full, rel, depth + 1)));
+    else if (e.isFile() || s?.isFile()) {
+      const st = s ?? (await stat(full));
+      out.push({ path: rel, bytes: st.size, mtimeMs: st.mtimeMs });
     }
   }
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

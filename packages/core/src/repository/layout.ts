@@ -60,10 +60,13 @@ export function describeModelFolder(listing: readonly ListingEntry[]): ModelFold
   const ignored: { name: string; why: string }[] = [];
   let hasConfig = false;
   for (const e of listing) {
-    if (!e.isDirectory) {
-      if (e.name === CONFIG_FILE) hasConfig = true;
+    // A config.pbtxt that is not a regular file (a folder, a broken link) still counts as the model's
+    // config: reading it then fails with a reason, instead of the model silently loading without it.
+    if (e.name === CONFIG_FILE) {
+      hasConfig = true;
       continue;
     }
+    if (!e.isDirectory) continue;
     const v = classifyVersionFolder(e.name);
     if ('version' in v) versions.push(v.version);
     else ignored.push({ name: e.name, why: v.ignored });
