@@ -111,7 +111,8 @@ export class ModelAggregator {
       for (const [k, v] of s.batchSizes) sizes.set(k, (sizes.get(k) ?? 0) + v);
     }
     // right after start the window is not full yet: rates over the time actually observed
-    const spanUs = this.firstT < 0 ? this.windowUs : Math.min(this.windowUs, Math.max(nowUs - this.firstT, this.window.slotUs));
+    const covered = this.window.spanUs(nowUs);
+    const spanUs = this.firstT < 0 ? covered : Math.min(covered, Math.max(nowUs - this.firstT, this.window.slotUs));
     const windowS = spanUs / 1e6;
     const depth: Record<string, number> = {};
     for (const [k, v] of [...this.depth].sort((a, b) => a[0] - b[0])) depth[String(k)] = v;

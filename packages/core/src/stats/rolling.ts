@@ -26,6 +26,12 @@ export class Rolling<S> {
     return this.slots[k];
   }
 
+  /** time covered by `live(now)`: from the start of its oldest slot to now (at most the window) */
+  spanUs(nowUs: number): number {
+    const nowId = Math.floor(nowUs / this.slotUs);
+    return Math.min(this.windowUs, nowUs - (nowId - this.slots.length + 1) * this.slotUs);
+  }
+
   /** slots within (now - window, now] */
   live(nowUs: number): S[] {
     const nowId = Math.floor(nowUs / this.slotUs);

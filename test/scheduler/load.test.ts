@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  PRESETS, findPreset, scenarioToArrivals, validateScenario, ScenarioError, parseTrace, serializeTrace, traceToScenario, TraceError,
+  applyOverrides, nominalRate, Rng, type Scenario,
+} from '@inferscope/core/load/index.ts';
+
+test('presets: the names a class knows, all valid', () => {
+  for (const name of ['steady', 'poisson', 'burst', 'ramp', 'overload', 'lunch-rush', 'mixed-priorities', 'trickle']) assert.ok(findPreset(name), name);
+  for (const p of PRESETS) assert.doesNotThrow(() => validateScenario(JSON.parse(JSON.stringify(p))), p.name);
+});
+
+test('validation lists every problem with its path', () => {
+  try {
+    validateScenario({ name: '', phases: [{ type: 'poisson', rate: -1, duration_s: 1 }, { type: 'warp' }, { type: 'closed', duration_s: 1, concurrency: 0.5 }], priorities: [{ value: 0, weight: 1 }], extra: 1 });
+    assert.fail('should throw');
+  } catch (err) {
+    assert.ok(err instanceof ScenarioError);
+    const text = err.problems.join('\n');
+    for (const m of ['extra: unknown field', 'name: must be a non-empty string', 'phases[0].rate: must be a number >= 0', 'phases[1].type: must be one of', 'phases[2].concurrency: must be an integer >= 1', 'priorities[0].value: must be an integer >= 1']) {
+      assert.ok(text.includes(m), `missing "${m}" in\n${text}`);
+    }
+  }
+  assert.throws(() => validateScenario([]), /must be a JSON object/);
+});
+
+test('constant phases are exact; Poisson phases have the right mean; same seed, same arrivals', () => {
+  const steady = scenarioToArrivals(findPreset('steady')!);
+  assert.equal(steady.arrivals.length, 1000);
+  assert.equal(steady.arrivals[1].t_us - steady.arrivals[0].t_us, 10_000);
+  const p = scenarioToArrivals(findPreset('poisson')!, { seed: 3 });
+  assert.ok(Math.abs(p.arrivals.length - 1000) < 100, `${p.arrivals.length}`);
+  assert.deepEqual(scenarioToArrivals(findPreset('poisson')!, { seed: 3 }).arrivals, p.arrivals);
+  assert.notDeepEqual(scenarioToArrivals(findPreset('poisson')!, { seed: 4 }).arrivals, p.arrivals);
+  assert.ok(p.arrivals.every((a, i) => i === 0 || a.t_us >= p.arrivals[i - 1].t_us));
+});
+
+test('ramp rises, bursts cluster, priorities follow the mix', () => {
+  const ramp = scenarioToArrivals(findPreset('ramp')!).arrivals;
+  const firstHalf = ramp.filter((a) => a.t_us < 10e6).length;
+  assert.ok(ramp.length - firstHalf > 2 * firstHalf, `${firstHalf} vs ${ramp.length - firstHalf}`);
+  const burst = scenarioToArrivals(findPreset('burst')!).arrivals;
+  assert.ok(burst.filter((a) => a.t_us >= 2e6 && a.t_us < 2e6 + 2000).length >= 50);
+  const mixed = scenarioToArrivals(findPreset('mixed-priorities')!).arrivals;
+  const urgent = mixed.filter((a) => a.priority === 1).length / mixed.length;
+  assert.ok(urgent > 0.15 && urgent < 0.25, `${urgent}`);
+});
+
+test('overrides: --rate scales the busiest phase, --duration stretches, closed-loop phases come back as drivers', () => {
+  const lunch = findPreset('lunch-rush')!;
+  assert.equal(nominalRate(lunch), 300);
+  const o = applyOverrides(lunch, { rate: 600, duration_s: 15 });
+  assert.equal(nominalRate(o), 600);
+  assert.equal(o.phases.reduce((t, p) => t + p.duration_s, 0), 15);
+  const plan = scenarioToArrivals(findPreset('closed-loop')!, { concurrency: 3 });
+  assert.deepEqual(plan.closed, [{ start_us: 0, end_us: 10e6, concurrency: 3, think_us: 0 }]);
+  assert.equal(plan.arrivals.length, 0);
+});
+
+test('variable-length shapes are drawn and padded to buckets', () => {
+  const a = scenarioToArrivals(findPreset('variable-length')!).arrivals;
+  const lengths = new Set(a.map((x) => x.shape![0]));
+  assert.deepEqual([...lengths].sort((x, y) => x - y), [32, 64, 96, 128]);
+});
+
+test('trace: round trip, replay as a scenario, line-numbered errors', () => {
+  const arrivals = scenarioToArrivals(findPreset('mixed-priorities')!, { duration_s: 1 }).arrivals.map((a) => ({ ...a, model: 'mlp' }));
+  const text = serializeTrace({ scenario: 'mixed-priorities', seed: 42 }, arrivals);
+  const trace = parseTrace(text);
+  assert.equal(trace.header.format, 'inferscope-trace');
+  assert.deepEqual(trace.arrivals.map((a) => [a.t_us, a.priority]), arrivals.map((a) => [a.t_us, a.priority]));
+  const replay = scenarioToArrivals(traceToScenario(trace)).arrivals;
+  assert.deepEqual(replay.map((a) => [a.t_us, a.model, a.priority]), arrivals.map((a) => [a.t_us, 'mlp', a.priority]));
+  const fast = scenarioToArrivals(traceToScenario(trace, 2)).arrivals;
+  assert.equal(fast.at(-1)!.t_us, Math.round(arrivals.at(-1)!.t_us / 2));
+
+  const bad = (t: string, re: RegExp) => assert.throws(() => parseTrace(t), (e: unknown) => e instanceof TraceError && re.test(e.message));
+  bad('{"format":"other"}\n', /^line 1: the first line must be the header/);
+  bad('{"format":"inferscope-trace","version":1}\n{"t_us":5,"model":"m","batch_size":1}\nnot json\n', /^line 3: not valid JSON/);
+  bad('{"format":"inferscope-trace","version":1}\n\n{"t_us":5,"model":"m","batch_size":0}\n', /^line 3: batch_size must be an integer >= 1/);
+  bad('{"format":"inferscope-trace","version":1}\n{"t_us":5,"model":"m"}\n{"t_us":4,"model":"m"}\n', /^line 3: t_us 4 goes back in time/);
+  bad('{"format":"inferscope-trace","version":2}\n', /unsupported trace version 2/);
+});
+
+test('Rng: deterministic, uniform enough, weighted choice honours weights', () => {
+  const a = new Rng(1);
+  const b = new Rng(1);
+  const xs = Array.from({ length: 10000 }, () => a.next());
+  assert.deepEqual(xs.slice(0, 5), Array.from({ length: 5 }, () => b.next()));
+  const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+  assert.ok(Math.abs(mean - 0.5) < 0.02);
+  const r = new Rng(9);
+  let heavy = 0;
+  for (let i = 0; i < 10000; i++) if (r.weighted([{ value: 'a', weight: 3 }, { value: 'b', weight: 1 }]) === 'a') heavy++;
+  assert.ok(heavy > 7200 && heavy < 7800, `${heavy}`);
+});
+
+test('a scenario from JSON text runs the same as the object', () => {
+  const s: Scenario = { name: 'x', seed: 5, batch_sizes: [{ value: 2, weight: 1 }], phases: [{ type: 'ramp', duration_s: 1, from: 0, to: 100, arrival: 'uniform' }] };
+  const parsed = validateScenario(JSON.parse(JSON.stringify(s)));
+  const arr = scenarioToArrivals(parsed).arrivals;
+  assert.equal(arr.length, 50, 'uniform ramp 0->100/s over 1 s integrates to 50');
+  assert.ok(arr.every((a) => a.batch_size === 2));
+});

@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { main } from '../../apps/server/src/cli/main.ts';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** run the CLI in-process (spawning tsx per call costs seconds on a busy machine), capturing its output */
+async function cli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  console.log = (...a: unknown[]) => void out.push(a.join(' ') + '\n');
+  console.error = (...a: unknown[]) => void err.push(a.join(' ') + '\n');
+  try {
+    const status = await main(['simulate', ...args]);
+    return { status, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'inferscope-sim-'));
+const pbtxt = join(dir, 'config.pbtxt');
+writeFileSync(pbtxt, `name: "toy"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninput [{ name: "x" data_type: TYPE_FP32 dims: [ 4 ] }]\noutput [{ name: "y" data_type: TYPE_FP32 dims: [ 2 ] }]\ndynamic_batching { max_queue_delay_microseconds: 1000 }\ninstance_group [{ count: 1 kind: KIND_CPU }]\n`);
+
+test('simulate --json: summary fields, overrides, byte-identical events with the same seed', async () => {
+  const ev1 = join(dir, 'e1.ndjson');
+  const ev2 = join(dir, 'e2.ndjson');
+  const args = ['--scenario', 'poisson', '--model-config', pbtxt, '--rate', '300', '--duration', '1', '--seed', '5', '--json', '--set', 'dynamic_batching.max_queue_delay_microseconds=2000'];
+  const r1 = await cli(...args, '--events', ev1);
+  assert.equal(r1.status, 0, r1.stderr);
+  const s = JSON.parse(r1.stdout);
+  for (const k of ['throughput_per_s', 'latency_us', 'avg_batch_size', 'batch_size_histogram', 'requests']) assert.ok(k in s, k);
+  assert.deepEqual(Object.keys(s.latency_us).slice(0, 3), ['p50', 'p90', 'p99']);
+  assert.ok(Math.abs(s.requests.sent - 300) < 60, `${s.requests.sent}`);
+  assert.equal(s.seed, 5);
+  const r2 = await cli(...args, '--events', ev2);
+  assert.equal(r2.stdout, r1.stdout);
+  assert.equal(readFileSync(ev1, 'utf8'), readFileSync(ev2, 'utf8'));
+  const first = JSON.parse(readFileSync(ev1, 'utf8').split('\n').find((l) => l.includes('batch.formed'))!);
+  assert.ok(first.oldest_wait_us <= 2000);
+});
+
+test('simulate: presets listed, clear errors for bad input', async () => {
+  const list = await cli('--list-presets');
+  assert.equal(list.status, 0);
+  for (const n of ['steady', 'poisson', 'burst', 'ramp', 'overload']) assert.match(list.stdout, new RegExp(`^${n} `, 'm'));
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ name: 's', phases: [{ type: 'poisson', rate: 'fast', duration_s: 1 }] }));
+  const r = await cli('--scenario', bad, '--model-config', pbtxt);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /phases\[0\]\.rate: must be a number >= 0/);
+  assert.match((await cli('--scenario', 'nope', '--model-config', pbtxt)).stderr, /neither a preset \(steady, poisson/);
+  assert.match((await cli('--scenario', 'steady', '--model-config', pbtxt, '--set', 'dynamic_batching.preferred_batch_size=[64]')).stderr, /preferred_batch_size 64 must be between 1 and max_batch_size 8/);
+  assert.equal((await cli('--scenario', 'steady')).status, 2);
+});
