@@ -30,7 +30,8 @@ export interface PendingBatchView {
   next: { wait_until_us: number } | { send: string };
 }
 
-export interface SchedulerSnapshot {
+/** a type alias (not an interface) so it is assignable to index-signature views such as the server's SchedulerView */
+export type SchedulerSnapshot = {
   state: string;
   queue_depth: Record<string, number>;
   instances: InstanceSnapshot[];
@@ -38,7 +39,7 @@ export interface SchedulerSnapshot {
   /** answers held back by preserve_ordering */
   held: number;
   stats: SchedulerStats;
-}
+};
 
 export function snapshotOf(
   state: string,
