@@ -85,6 +85,19 @@ test('a repository expands to one check per model folder; a missing path is an e
   assert.match(checkPath(join(root, 'nope'), { gpuCount: 0 })[0]!.error?.message ?? '', /no such file or directory/);
 });
 
+test('an ensemble is checked against the step models beside it', () => {
+  model('r5', 'add', GOOD, { '1': ['model.onnx'] });
+  const ens = (out: string) => `platform: "ensemble" max_batch_size: 4
+input { name: "X" data_type: TYPE_FP32 dims: [ 2 ] }
+output { name: "Y" data_type: TYPE_FP32 dims: [ 2 ] }
+ensemble_scheduling { step { model_name: "add" input_map { key: "IN" value: "X" } output_map { key: "${out}" value: "Y" } } }
+`;
+  const good = model('r5', 'pipeline', ens('OUT'), { '1': [] });
+  assert.equal(checkPath(good, { gpuCount: 0 })[0]!.error, undefined);
+  const bad = model('r5', 'broken', ens('NOPE'), { '1': [] });
+  assert.match(checkPath(bad, { gpuCount: 0 })[0]!.error?.message ?? '', /ensemble tensor Y is mapped from non-existing output NOPE in model add/);
+});
+
 test('options: --json, --gpus N and --gpus=N, unknown options refused', () => {
   assert.deepEqual(parseConfigArgs(['--json', '--gpus', '2', 'a', 'b']), { json: true, gpuCount: 2, paths: ['a', 'b'] });
   assert.deepEqual(parseConfigArgs(['--gpus=0', 'a']), { json: false, gpuCount: 0, paths: ['a'] });

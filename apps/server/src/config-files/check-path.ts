@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
-  formatIssue, loadModelConfig, type ConfigError, type ConfigIssue, type ModelConfig,
+  formatIssue, loadModelConfig, validateEnsembleSteps, type ConfigError, type ConfigIssue, type ModelConfig,
 } from '@inferscope/core/config/index.ts';
 import { CONFIG_FILE, describeModelFolder, modelFoldersOf, selectVersions } from '@inferscope/core/repository/index.ts';
 
@@ -111,9 +111,21 @@ export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
       }
     }
   }
+  // An ensemble's steps are checked against the configs of the models beside it in the repository.
+  if (r.issues.length === 0 && folderIssues.length === 0 && r.normalized.ensemble_scheduling) {
+    folderIssues.push(...validateEnsembleSteps(r.normalized, (m) => siblingConfig(dirname(full), m, opts)));
+  }
   result.issues = [...r.issues, ...folderIssues];
   result.error = result.issues[0];
   return result;
+}
+
+/** The normalised config of another model in the same repository, when it has a config.pbtxt that reads. */
+function siblingConfig(repoDir: string, model: string, opts: CheckOptions): ModelConfig | undefined {
+  if (!model || model.includes('/') || model.includes('\\') || model === '.' || model === '..') return undefined;
+  const file = join(repoDir, model, CONFIG_FILE);
+  if (!existsSync(file)) return undefined;
+  return loadModelConfig(readFileSync(file, 'utf8'), { modelName: model, gpuCount: opts.gpuCount }).normalized;
 }
 
 /**

@@ -10,6 +10,7 @@ export { normalizeModelConfig, SEQUENCE_IDLE_DEFAULT_MICROSECONDS, type Normaliz
 export { validateModelConfig, RULES as VALIDATION_RULES, type ValidateOptions } from './validate/index';
 export { printModelConfig } from './printer';
 export { adviseModelConfig } from './advise';
+export { validateEnsembleSteps } from './ensemble-steps';
 export { modelConfigToJson, type JsonValue } from './json';
 export { loadModelConfig, locate, type LoadOptions, type LoadResult } from './load';
 export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms';
