@@ -147,9 +147,11 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
     return serialised(async () => {
       if (rt.stopped) throw new Error(`instance ${info.name} was stopped while starting`);
       const gpuBefore = device === 'cpu' ? undefined : gpuMemoryUsedBytes(gpuIndex);
-      const worker = new InstanceWorker(`${info.name} of model '${plan.model}'`, (error) => this.onWorkerDeath(rt, worker, error));
+      let worker: InstanceWorker | null = null;
       try {
-        const ready = await worker.init({
+        const w = new InstanceWorker(`${info.name} of model '${plan.model}'`, (error) => this.onWorkerDeath(rt, w, error));
+        worker = w;
+        const ready = await w.init({
           modelFile: plan.modelFile,
           options: sessionOptions(plan.config, plan.cpuCount),
           executionProviders: providers,
@@ -163,14 +165,14 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
           rt.reservation = plan.memory.reserve({ ...owner, device }, rt.reservation?.bytes ?? 0);
         }
         const fetchAll = (plan.config.output ?? []).map((o) => o.name ?? '');
-        for (const w of warmupBatches(plan.config, plan.modelDir)) {
-          for (let i = 0; i < w.count; i++) await worker.run(w.feeds(), fetchAll);
+        for (const sample of warmupBatches(plan.config, plan.modelDir)) {
+          for (let i = 0; i < sample.count; i++) await w.run(sample.feeds(), fetchAll);
         }
         const gpuAfter = device === 'cpu' ? undefined : gpuMemoryUsedBytes(gpuIndex);
         if (gpuBefore !== undefined && gpuAfter !== undefined) rt.reservation?.update(gpuAfter - gpuBefore, 'measured');
         else if (device === 'cpu' && ready.rssGrowth > 0) rt.reservation?.update(ready.rssGrowth, 'measured');
       } catch (err) {
-        await worker.terminate().catch(() => undefined);
+        await worker?.terminate().catch(() => undefined);
         if (!rt.worker) {
           rt.reservation?.release();
           rt.reservation = null;
