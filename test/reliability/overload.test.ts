@@ -1,0 +1,124 @@
+/**
+ * Overload. With max_queue_size: offered load several times capacity for a bounded time; the excess is
+ * refused at once with 503 ("Exceeds maximum queue size"), accepted requests complete with bounded
+ * latency, and afterwards latency is back to normal. Without max_queue_size: the server stays up, answers
+ * everything, and memory stays within a stated bound.
+ *
+ * The model is a copy of cnn_classifier (compute-bound: batching does not raise capacity) with one
+ * instance, and each request carries 8 images, so its capacity (~hundreds of requests/s) is well below
+ * what the in-process client can offer on the same cores.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DEMO_REPO, measureMemory, MiB, startServer, tempRepository, type Running } from './harness.ts';
+import { closedLoop, imageBody, openLoop, percentile, type Body } from './load-tools.ts';
+
+const MAX_QUEUE = 8;
+const OVERLOAD_FACTOR = 4;
+/**
+ * The bound is in units of the batch compute time measured in the same run (the cores are shared with
+ * other work and their speed varies several-fold): an accepted request waits behind at most MAX_QUEUE
+ * queued requests (MAX_QUEUE/2 batches of two) plus the batch being formed and the one running.
+ */
+const queueBound = (computeP90: number) => (MAX_QUEUE / 2 + 2) * computeP90 * 1.5;
+/** without a queue limit: memory above the idle level allowed at the peak of the queue */
+const UNBOUNDED_RSS_BOUND = 600 * MiB;
+
+let repo: Awaited<ReturnType<typeof tempRepository>>;
+let server: Running;
+
+async function cnnCopy(name: string, queuePolicy: string): Promise<void> {
+  await cp(join(DEMO_REPO, 'cnn_classifier'), join(repo.dir, name), { recursive: true });
+  const text = (await readFile(join(DEMO_REPO, 'cnn_classifier/config.pbtxt'), 'utf8'))
+    .replace('name: "cnn_classifier"', `name: "${name}"`)
+    .replace('preferred_batch_size: [ 4, 8 ]', 'preferred_batch_size: [ 16 ]')
+    .replace('max_queue_delay_microseconds: 1000', `max_queue_delay_microseconds: 1000\n  ${queuePolicy}`);
+  await writeFile(join(repo.dir, name, 'config.pbtxt'), text);
+}
+
+before(async () => {
+  repo = await tempRepository([]);
+  await cnnCopy('cnn_bounded', `default_queue_policy { max_queue_size: ${MAX_QUEUE} }`);
+  await cnnCopy('cnn_unbounded', '');
+  server = await startServer({ repositories: [repo.dir] });
+  assert.equal(server.manager.get('cnn_bounded')?.state, 'READY');
+});
+after(async () => {
+  await server?.close();
+  await repo?.remove();
+});
+
+const bodies = new Map<string, Body>();
+const body = (model: string) => () => {
+  let b = bodies.get(model);
+  if (!b) bodies.set(model, (b = imageBody(model, 8, 'x')));
+  return b;
+};
+
+test('max_queue_size: excess refused at once with 503, accepted complete in bounded time, then recovery', { timeout: 60_000 }, async () => {
+  await closedLoop(server.app, 2, 0.5, body('cnn_bounded')); // warm-up
+  const base = await closedLoop(server.app, 2, 1.5, body('cnn_bounded'));
+  assert.ok(base.outcomes.every((o) => o.status === 200));
+  const capacity = base.rate;
+  const baseP50 = percentile(base.outcomes.map((o) => o.latencyMs), 50);
+
+  const mark = server.events.length;
+  const over = await openLoop(server.app, capacity * OVERLOAD_FACTOR, 3, body('cnn_bounded'));
+  const done = server.events.slice(mark).filter((e) => e.type === 'request.completed' && e.model === 'cnn_bounded') as { queue_us: number; total_us: number; compute_us: number }[];
+  const serverQueueP99 = percentile(done.map((e) => e.queue_us / 1000), 99);
+  const serverTotalP99 = percentile(done.map((e) => e.total_us / 1000), 99);
+  const computeP50 = percentile(done.map((e) => e.compute_us / 1000), 50);
+  const computeP90 = percentile(done.map((e) => e.compute_us / 1000), 90);
+  const ok = over.outcomes.filter((o) => o.status === 200);
+  const refused = over.outcomes.filter((o) => o.status === 503);
+  const other = over.outcomes.filter((o) => o.status !== 200 && o.status !== 503);
+  const okP99 = percentile(ok.map((o) => o.latencyMs), 99);
+  const refusedP99 = percentile(refused.map((o) => o.latencyMs), 99);
+
+  const after = await closedLoop(server.app, 2, 1.5, body('cnn_bounded'));
+  const afterP50 = percentile(after.outcomes.map((o) => o.latencyMs), 50);
+  console.log(
+    `overload (max_queue_size ${MAX_QUEUE}): capacity ${capacity.toFixed(0)} req/s (8 images each), offered ${over.offered.toFixed(0)} req/s for 3 s = ` +
+      `${over.outcomes.length} tried, ${ok.length} answered 200, ${refused.length} refused 503, ${other.length} other, lost 0; ` +
+      `server-side queue p99 ${serverQueueP99.toFixed(1)} ms, total p99 ${serverTotalP99.toFixed(1)} ms, compute p50 ${computeP50.toFixed(1)} ms; ` +
+      `bound ${queueBound(computeP90).toFixed(0)} ms; client-side accepted p99 ${okP99.toFixed(1)} ms, refusal p50 ${percentile(refused.map((o) => o.latencyMs), 50).toFixed(1)} ms, p99 ${refusedP99.toFixed(1)} ms; p50 before ${baseP50.toFixed(1)} ms, after ${afterP50.toFixed(1)} ms`,
+  );
+  assert.ok(over.offered > capacity * 2, `the client offered ${over.offered.toFixed(0)} req/s, not several times ${capacity.toFixed(0)}`);
+  assert.equal(other.length, 0, `unexpected answers: ${JSON.stringify(other.slice(0, 3))}`);
+  assert.ok(refused.length > over.outcomes.length / 4, `only ${refused.length} of ${over.outcomes.length} refused`);
+  for (const r of refused) assert.match(r.error ?? '', /Exceeds maximum queue size/);
+  // How many are accepted depends on how much CPU the shared cores leave the worker; that some are, and
+  // that each accepted one completes, does not.
+  assert.ok(ok.length > 0, 'some requests were accepted and completed');
+  assert.equal(done.length, ok.length, 'the server completed exactly the accepted requests');
+  assert.ok(serverQueueP99 < queueBound(computeP90), `queue p99 ${serverQueueP99.toFixed(1)} ms, bound ${queueBound(computeP90).toFixed(0)} ms`);
+  // Refused at once: a refusal does not wait for the queue, so it is faster than an accepted request.
+  const okP50 = percentile(ok.map((o) => o.latencyMs), 50);
+  const refusedP50 = percentile(refused.map((o) => o.latencyMs), 50);
+  assert.ok(refusedP50 < okP50 / 2, `refusal p50 ${refusedP50.toFixed(1)} ms vs accepted p50 ${okP50.toFixed(1)} ms`);
+  assert.ok(after.outcomes.every((o) => o.status === 200), 'after the overload everything is served');
+  assert.ok(afterP50 < baseP50 * 2 + 5, `p50 after ${afterP50.toFixed(1)} ms vs ${baseP50.toFixed(1)} ms before: not recovered`);
+});
+
+test('no max_queue_size: the server stays up, answers everything, memory within a stated bound', { timeout: 60_000 }, async () => {
+  const cap = await closedLoop(server.app, 2, 1, body('cnn_unbounded'));
+  const idle = await measureMemory();
+  let peakRss = idle.rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const over = await openLoop(server.app, cap.rate * 3, 1.5, body('cnn_unbounded'), 'u');
+  clearInterval(sampler);
+  const after = await measureMemory();
+  const ok = over.outcomes.filter((o) => o.status === 200).length;
+  const maxLatency = Math.max(...over.outcomes.map((o) => o.latencyMs));
+  console.log(
+    `overload (no queue limit): offered ${over.offered.toFixed(0)} req/s (3x ${cap.rate.toFixed(0)}) for 1.5 s = ${over.outcomes.length} tried, ${ok} answered 200, lost 0; ` +
+      `slowest ${maxLatency.toFixed(0)} ms; rss idle ${(idle.rss / MiB).toFixed(0)} MiB, peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, heap after drain ${((after.heapUsed - idle.heapUsed) / MiB).toFixed(1)} MiB vs idle`,
+  );
+  assert.equal(ok, over.outcomes.length, 'every request answered 200');
+  assert.ok(peakRss - idle.rss < UNBOUNDED_RSS_BOUND, `rss peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB`);
+  assert.ok(after.heapUsed - idle.heapUsed < 16 * MiB, 'the queue is released once drained');
+  const res = await server.app.inject({ method: 'POST', url: '/v2/models/cnn_unbounded/infer', headers: body('cnn_unbounded')().headers, payload: body('cnn_unbounded')().body });
+  assert.equal(res.statusCode, 200);
+});
