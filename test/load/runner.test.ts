@@ -11,6 +11,7 @@ class FakeTarget implements InferTarget {
   inFlight = 0;
   maxInFlight = 0;
   private t0 = performance.now();
+  async check() {}
   constructor(private serviceMs = 1, private failEvery = 0) {}
   async infer(call: InferCall): Promise<InferOutcome> {
     this.calls.push({ at: (performance.now() - this.t0) * 1000, call });

@@ -77,6 +77,8 @@ export class LoadController implements LoadControl {
     const target = this.opts.target(req.mode ?? 'http');
     const scenarioName = plan.scenario.name;
     const models = new Set([req.model, ...(plan.scenario.models ?? []).map((m) => m.value)]);
+    // Refuse up front: a run whose every request fails teaches nothing and floods the logs.
+    for (const m of models) await target.check(m);
     const recorder = req.record
       ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), models, { scenario: scenarioName, seed: plan.seed })
       : undefined;
@@ -99,9 +101,15 @@ export class LoadController implements LoadControl {
     if (req.model) arrivals = arrivals.map((a) => ({ ...a, model: req.model!, version: undefined }));
     if (arrivals.length === 0) throw new Error(`trace ${req.trace} has no arrivals`);
     const speed = req.speed ?? 1;
-    const models = [...new Set(arrivals.map((a) => a.model))].join(',');
+    const target = this.opts.target('http');
+    const distinct = [...new Set(arrivals.map((a) => a.model))];
+    for (const m of distinct) {
+      if (!m) throw new Error(`trace ${req.trace} has arrivals without a model: give 'model' to replay them onto one`);
+      await target.check(m);
+    }
+    const models = distinct.join(',');
     const { id, run, onProgress } = this.begin(models, `replay:${req.trace}`, arrivals[arrivals.length - 1].t_us / 1e6 / speed);
-    this.track(run, runArrivals(this.opts.target('http'), arrivals, { signal: run.abort.signal, speed, onProgress, progressEveryMs: 250 }));
+    this.track(run, runArrivals(target, arrivals, { signal: run.abort.signal, speed, onProgress, progressEveryMs: 250 }));
     return { id };
   }
 

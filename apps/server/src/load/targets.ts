@@ -32,6 +32,8 @@ export interface InferOutcome {
 
 export interface InferTarget {
   readonly kind: 'http' | 'inprocess';
+  /** rejects with a clear message when the model (version) cannot take requests from this target */
+  check(model: string, version?: string): Promise<void>;
   infer(call: InferCall): Promise<InferOutcome>;
   close(): void;
 }
@@ -127,6 +129,14 @@ export class HttpTarget implements InferTarget {
     return g;
   }
 
+  async check(model: string, version?: string): Promise<void> {
+    try {
+      await this.generator(model, version);
+    } catch (err) {
+      throw new Error(`model '${model}'${version ? ` version ${version}` : ''} cannot take load: ${(err as Error).message}`);
+    }
+  }
+
   async infer(call: InferCall): Promise<InferOutcome> {
     let body: { body: Buffer; headers: Record<string, string> };
     try {
@@ -216,6 +226,10 @@ export class InProcessTarget implements InferTarget {
       this.generators.set(key, g);
     }
     return g;
+  }
+
+  async check(model: string, version?: string): Promise<void> {
+    this.generator(model, version);
   }
 
   async infer(call: InferCall): Promise<InferOutcome> {

@@ -1,0 +1,88 @@
+/**
+ * Wires the live gateway and the load generator into a Fastify app: one call from the app factory.
+ * Socket.IO shares the HTTP port; on close, sockets are disconnected and running loads stopped (their
+ * sent requests still answered) before the server stops.
+ */
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@inferscope/core';
+import { attachLiveGateway, type LiveGateway } from './gateway';
+import type { ControlTarget } from './types';
+import { LoadController } from '../load/load-controller';
+import { HttpTarget, InProcessTarget, type InProcessManager, type InferTarget } from '../load/targets';
+
+/** The ModelManager as the live side uses it. */
+export type LiveManager = ControlTarget &
+  InProcessManager & {
+    list(): ModelSnapshot[];
+    readonly repositories: string[];
+  };
+
+export interface RegisterLiveOptions {
+  manager: LiveManager;
+  bus: EventBus;
+  /** per-device memory (the MemoryLedger) */
+  memory?: { snapshot(): DeviceMemory[] };
+  serverInfo: () => Omit<ServerInfo, 'token_required' | 'can_control'>;
+  /** control token (already resolved from the flag or INFERSCOPE_CONTROL_TOKEN) */
+  token?: string;
+  /** folder for recordings and replayed traces */
+  recordingsDir: string;
+  /** the scheduler clock, µs (default performance.now, the RealClock's origin) */
+  now?: () => number;
+  log?: (msg: string) => void;
+  frameIntervalMs?: number;
+  statsIntervalMs?: number;
+}
+
+export interface LiveParts {
+  gateway: LiveGateway;
+  load: LoadController;
+}
+
+export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): LiveParts {
+  const now = o.now ?? (() => performance.now() * 1000);
+  const targets = new Map<string, InferTarget>();
+  const target = (mode: 'http' | 'inprocess'): InferTarget => {
+    let t = targets.get(mode);
+    if (!t) {
+      if (mode === 'http') {
+        // The generator goes through the server's own HTTP endpoint, so it must be listening by now.
+        const addr = app.server.address() as AddressInfo | null;
+        if (!addr || typeof addr === 'string') throw new Error('the server is not listening on TCP yet; HTTP load needs it');
+        const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+        t = new HttpTarget({ url: `http://${host}:${addr.port}` });
+      } else {
+        t = new InProcessTarget(o.manager);
+      }
+      targets.set(mode, t);
+    }
+    return t;
+  };
+  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, target });
+  const gateway = attachLiveGateway(app.server, {
+    source: {
+      serverInfo: o.serverInfo,
+      repositories: () => o.manager.repositories,
+      models: () => o.manager.list(),
+      memory: () => o.memory?.snapshot() ?? [],
+      now,
+    },
+    control: o.manager,
+    bus: o.bus,
+    load,
+    token: o.token,
+    log: o.log,
+    frameIntervalMs: o.frameIntervalMs,
+    statsIntervalMs: o.statsIntervalMs,
+  });
+  app.addHook('preClose', async () => {
+    gateway.io.local.disconnectSockets(true);
+    await load.close();
+  });
+  app.addHook('onClose', async () => {
+    await gateway.close();
+    for (const t of targets.values()) t.close();
+  });
+  return { gateway, load };
+}
