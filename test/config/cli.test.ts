@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { checkPath } from '../../apps/server/src/config-files/check-path';
 import { hostGpuCount } from '../../apps/server/src/config-files/gpu-count';
 import { parseConfigArgs } from '../../apps/server/src/config-files/args';
-import { renderCheckLine } from '../../apps/server/src/cli/commands/config-check';
+import checkCommand, { renderCheckLine } from '../../apps/server/src/cli/commands/config-check';
+import printCommand from '../../apps/server/src/cli/commands/config-print';
+import type { Command } from '../../apps/server/src/cli/command';
+import { normalizeModelConfig, parseModelConfig } from '@inferscope/core/config/index.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'inferscope-config-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -131,11 +134,52 @@ test('the CLI prints one line per path and exits 0 only when all are valid', () 
   assert.equal(lines.length, 2);
   assert.match(lines[1]!, /bad: error: dynamic batching preferred size must be <= max batch size for bad; hint: .*\(line 3, column 20\)$/);
 
-  const json = run('--json', bad);
-  assert.equal(json.status, 1);
-  const parsed = JSON.parse(json.stdout) as { ok: boolean; issues: unknown[] }[];
-  assert.equal(parsed[0]!.ok, false);
-  assert.equal(parsed[0]!.issues.length, 1);
+});
 
-  assert.equal(run().status, 2);
+/** Runs a command in-process, capturing what it prints. */
+async function capture(argv: string[], command: Command = checkCommand): Promise<{ status: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { log, error } = console;
+  const write = process.stdout.write;
+  console.log = (...a: unknown[]) => void out.push(a.join(' ') + '\n');
+  console.error = (...a: unknown[]) => void err.push(a.join(' ') + '\n');
+  process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+  try {
+    const status = await command.run(argv);
+    return { status, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.stdout.write = write;
+  }
+}
+
+test('--json lists every issue; no PATH or a bad option is a usage error (exit 2)', async () => {
+  const bad = model('r6', 'bad', GOOD.replace('dims: [ 2 ] }\noutput', 'dims: [ 0 ] }\noutput').replace('max_batch_size: 4', 'max_batch_size: -4'), { '1': ['model.onnx'] });
+  const json = await capture(['--json', '--gpus', '0', bad]);
+  assert.equal(json.status, 1);
+  const parsed = JSON.parse(json.stdout) as { ok: boolean; error: { message: string }; issues: { message: string; line?: number }[] }[];
+  assert.equal(parsed[0]!.ok, false);
+  assert.deepEqual(parsed[0]!.issues.map((i) => i.line), [2, 3]);
+  assert.match(parsed[0]!.error.message, /'max_batch_size' must be non-negative/);
+  assert.equal((await capture([])).status, 2);
+  assert.equal((await capture(['--verbose', bad])).status, 2);
+});
+
+test('config print shows the normalised config as pbtxt or as Triton JSON; an invalid one exits 1', async () => {
+  const dir = model('r7', 'printed', GOOD, { '1': ['model.onnx'] });
+  const text = await capture(['--gpus', '0', dir], printCommand);
+  assert.equal(text.status, 0, text.stderr);
+  assert.deepEqual(parseModelConfig(text.stdout), normalizeModelConfig(parseModelConfig(GOOD), { modelName: 'printed', gpuCount: 0 }));
+  const json = await capture(['--json', '--gpus', '0', dir], printCommand);
+  const parsed = JSON.parse(json.stdout) as { name: string; instance_group: { kind: string; count: number }[]; runtime: string };
+  assert.equal(parsed.name, 'printed');
+  assert.deepEqual([parsed.instance_group[0]!.kind, parsed.instance_group[0]!.count], ['KIND_CPU', 2]);
+  assert.equal(parsed.runtime, '');
+  const bad = model('r7', 'bad', GOOD.replace('max_batch_size: 4', 'max_batch_size: -4'), { '1': ['model.onnx'] });
+  const refused = await capture(['--gpus', '0', bad], printCommand);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /'max_batch_size' must be non-negative value for bad/);
+  assert.equal((await capture([root], printCommand)).status, 2);
 });
