@@ -63,6 +63,11 @@ test('variable-length int64 inputs batch when their lengths agree', async () => 
       ]),
       /differ beyond the batch dimension/,
     );
+    // a token id outside the vocabulary fails inside onnxruntime: that batch gets the error, nothing else
+    await assert.rejects(
+      loaded.executor.execute(inst, [request([{ name: 'token_ids', datatype: 'INT64', shape: [1, 2], data: BigInt64Array.from([1n, 5000n]) }])]),
+      /out of (data )?bounds|invalid|range/i,
+    );
     const again = await loaded.executor.execute(inst, [request([{ name: 'token_ids', datatype: 'INT64', shape: [1, 5], data: a }])]);
     assertClose(again[0][0].data as Float32Array, da.embedding.data as Float32Array);
   } finally {
