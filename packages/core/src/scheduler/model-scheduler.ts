@@ -311,11 +311,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
   // ---- answers ----
 
   private deliver(a: Answer<P, R>): void {
-    const now = this.clock.now();
     const e = a.entry;
     if (a.error) this.stats.failed++;
     else this.stats.completed++;
-    this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, now - e.enqueuedUs, a.error?.message);
+    // only read the clock when someone listens: total_us exists for the events alone
+    if (this.emit.active) this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, this.clock.now() - e.enqueuedUs, a.error?.message);
     callSafely(e.settle, a.error, a.result);
   }
 
