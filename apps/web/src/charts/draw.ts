@@ -2,6 +2,7 @@
 import { line, area, type ScaleLinear } from 'd3';
 import type { ChartTheme } from './theme';
 import { linear } from './scales';
+import { formatUs } from './format';
 
 export interface Plot {
   ctx: CanvasRenderingContext2D;
@@ -45,10 +46,10 @@ export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xForma
   }
 }
 
-/** Time axis labels relative to now: "-20 s", "now". */
+/** Time axis labels relative to now: "-20 s", "-300 ms", "now". */
 export const relativeSeconds = (nowUs: number) => (t: number): string => {
-  const s = Math.round((t - nowUs) / 1_000_000);
-  return s === 0 ? 'now' : `${s} s`;
+  const d = t - nowUs;
+  return Math.abs(d) < 1 ? 'now' : formatUs(d).replace(/\.0+ /, ' ');
 };
 
 export function drawLine<T>(p: Plot, data: T[], xOf: (d: T) => number, yOf: (d: T) => number, colour: string, width = 2, dash?: number[]): void {

@@ -5,9 +5,9 @@
 import { scaleLinear, type ScaleLinear } from 'd3';
 import type { ModelAggregate, StatsMessage } from '@inferscope/core';
 
-/** The visible time range in µs: the window ending now. */
-export function timeDomain(nowUs: number, windowS: number): [number, number] {
-  return [nowUs - windowS * 1_000_000, nowUs];
+/** The visible time range in µs: the window (µs) ending now. */
+export function timeDomain(nowUs: number, spanUs: number): [number, number] {
+  return [nowUs - spanUs, nowUs];
 }
 
 /** A y domain from 0 to a nice maximum above the data (never empty, so a flat line still draws). */

@@ -1,2 +1,4 @@
-/** Scenario names offered in the load panel (the core's built-in presets; a custom name is kept too). */
-export const SCENARIO_NAMES = ['steady', 'poisson', 'burst', 'ramp', 'overload', 'lunch-rush', 'mixed-priorities', 'trickle'];
+/** Scenario names offered in the load panel: the core's built-in presets (a custom name from the URL is kept too). */
+import { PRESETS } from '@inferscope/core/load/presets.ts';
+
+export const SCENARIO_NAMES: string[] = PRESETS.map((p) => p.name);

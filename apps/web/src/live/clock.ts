@@ -7,6 +7,8 @@ export interface DataClock {
   nowUs(): number;
   /** how much data time an animated move takes (live: 200 ms; teaching: scaled with the speed) */
   animUs?(): number;
+  /** data µs per wall µs: the chart window (in wall seconds) is scaled by it; live = 1 */
+  windowScale?(): number;
 }
 
 let current: DataClock = { nowUs: () => 0 };
@@ -37,4 +39,9 @@ export class FrameClock implements DataClock {
   nowUs(localMs = performance.now()): number {
     return this.lastT + Math.min(this.maxExtrapolateUs, Math.max(0, (localMs - this.lastLocal) * 1000));
   }
+}
+
+/** The charts' time window in data µs: the URL's window (seconds of watching) times the playback scale. */
+export function windowUs(windowS: number): number {
+  return windowS * 1_000_000 * (current.windowScale?.() ?? 1);
 }

@@ -15,7 +15,6 @@ import { modelKey } from './live-types';
 
 /** Bound on requests tracked in flight: events lost to sampling must not leak memory. */
 const MAX_IN_FLIGHT = 20_000;
-const QUEUE_SAMPLE_US = 100_000;
 
 export class LiveModel {
   rev = 0;
@@ -40,6 +39,8 @@ export class LiveModel {
   /** events the server left out of our frames because this client was slow */
   droppedEvents = 0;
   eventsSeen = 0;
+  /** how often queue depth is sampled for the State view (teaching mode samples finer) */
+  queueSampleUs = 100_000;
   private lastSeq = -1;
   private nextQueueSample = 0;
 
@@ -270,7 +271,7 @@ export class LiveModel {
       const oldest = this.oldestQueued(m.key);
       this.queueSamples.push({ t, modelKey: m.key, depth, oldestWaitUs: oldest ? t - oldest.tQueued : 0 });
     }
-    this.nextQueueSample = t + QUEUE_SAMPLE_US;
+    this.nextQueueSample = t + this.queueSampleUs;
   }
 
   private track(r: RequestLive): void {

@@ -5,6 +5,7 @@ import { appStore, useApp } from '../store/app-store';
 import { LESSONS, lessonById } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
+import { MistakeChecker } from './MistakeChecker';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 
@@ -43,7 +44,7 @@ export function TeachingPanel() {
           ) : (
             <button type="button" className="btn btn-primary" onClick={() => playback.play()} disabled={!pb.ready} data-testid="teach-play">▶ {S.play}</button>
           )}
-          <button type="button" className="btn" onClick={() => playback.step()} disabled={!pb.ready} data-testid="teach-step">⏭ {S.step}</button>
+          <button type="button" className="btn" onClick={() => playback.step()} disabled={!pb.ready} data-testid="teach-step">{S.step} ›</button>
           <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready}>⟲ {S.restart}</button>
           <label className="flex items-center gap-1 text-sm">
             {S.speed}
@@ -58,6 +59,7 @@ export function TeachingPanel() {
           <span className="text-xs text-muted" data-testid="teach-events">{S.eventsSoFar(pb.applied, pb.total)}</span>
         </label>
         <FormulaCards ids={lesson.formulas} />
+        {lesson.id === 'config' && <MistakeChecker />}
       </div>
     </section>
   );

@@ -1,72 +1,64 @@
 /**
- * Teaching engine: the core's real ModelScheduler on the core's VirtualClock, in the browser, with a
- * cost-model executor and seeded Poisson arrivals. Every SchedulerEvent is kept in order so the page can
- * single-step (one scheduler event at a time), play at any speed, and scrub back (by replaying the log
- * into a fresh LiveModel; the scheduler itself only moves forward).
+ * Teaching engine: core's simulator (createSimulation: the real ModelScheduler on a VirtualClock with the
+ * cost-model executor and seeded arrivals from a core Scenario), run in the browser. Every SchedulerEvent
+ * is kept in order so the page can single-step, play at any speed, and scrub back (by replaying the log
+ * into a fresh LiveModel; the scheduler itself only moves forward). On top of the simulator this adds the
+ * modelled memory ledger and its budget, so lesson 5 can show a refused instance.
  */
-import { EventBus, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
-import { ModelScheduler, VirtualClock, type InstanceInfo, type SchedulerRequest } from '@inferscope/core/scheduler/index.ts';
-import { mulberry32 } from './rng';
+import type { ControlAck, ControlMessage, SchedulerEvent, Snapshot } from '@inferscope/core';
+import { createSimulation, type Simulation } from '@inferscope/core/sim/index.ts';
+import type { Scenario } from '@inferscope/core/load/scenario.ts';
+import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import type { SimModel, SimScenario } from './sim-types';
 
 const DEVICE = 'cpu';
 
+export function toCoreScenario(s: SimScenario): Scenario {
+  return {
+    name: 'lesson',
+    seed: s.seed,
+    models: s.models.map((m) => ({ value: m.name, weight: 1 })),
+    priorities: s.traffic.priorities ? Object.entries(s.traffic.priorities).map(([level, w]) => ({ value: Number(level), weight: w })) : undefined,
+    phases: [{ type: 'poisson', rate: s.traffic.rate, duration_s: s.traffic.durationUs / 1_000_000 }],
+  };
+}
+
 export class TeachingEngine {
-  readonly clock = new VirtualClock(0);
-  readonly bus = new EventBus();
-  readonly events: SchedulerEvent[] = [];
-  readonly schedulers = new Map<string, ModelScheduler>();
-  private readonly rng: () => number;
-  private ready: Promise<void>;
+  readonly sim: Simulation;
   private instanceCounts = new Map<string, number>();
+  private ready: Promise<void>;
 
   constructor(readonly scenario: SimScenario) {
-    this.rng = mulberry32(scenario.seed);
-    this.bus.on((e) => this.events.push(e));
-    for (const m of scenario.models) {
-      const s = new ModelScheduler({
-        model: m.name, version: '1', config: m.config, clock: this.clock, bus: this.bus,
-        executor: {
-          execute: () => Promise.reject(new Error('the simulator runs batches through executeWithCallback')),
-          // Synchronous callback form: the batch finishes on a virtual-clock timer, no promise involved.
-          executeWithCallback: (_i: InstanceInfo, batch: readonly SchedulerRequest[], done) => {
-            const samples = batch.reduce((n, r) => n + r.batchSize, 0);
-            const jitter = 1 + (this.rng() - 0.5) * 0.1;
-            const us = Math.max(1, Math.round((m.cost.fixedUs + m.cost.perItemUs * samples) * jitter));
-            this.clock.setTimer(this.clock.now() + us, () => done(null, batch.map(() => null)));
-          },
-        },
-      });
-      this.schedulers.set(m.name, s);
-      this.instanceCounts.set(m.name, totalInstances(m));
-    }
-    this.ready = Promise.all([...this.schedulers.values()].map((s) => s.start())).then(() => {
-      this.emitMemory();
-      for (const m of scenario.models) this.scheduleArrival(m, 0);
+    this.sim = createSimulation({
+      scenario: toCoreScenario(scenario),
+      configs: scenario.models.map((m) => ({ ...m.config, name: m.name })),
+      cost: Object.fromEntries(scenario.models.map((m) => [m.name, { fixed_us: m.cost.fixedUs, per_item_us: m.cost.perItemUs, jitter: 0.05 }])),
+      seed: scenario.seed,
     });
+    for (const m of scenario.models) this.instanceCounts.set(m.name, totalInstances(m));
+    // Instances start through promises: let those settle before the first step.
+    this.ready = new Promise<void>((r) => setTimeout(r, 0)).then(() => this.emitMemory());
   }
 
-  /** Resolves once every instance has started (a few microtasks). */
+  get events(): SchedulerEvent[] {
+    return this.sim.events;
+  }
+
   whenReady(): Promise<void> {
     return this.ready;
   }
 
   now(): number {
-    return this.clock.now();
+    return this.sim.now();
   }
 
-  /** Fire timers up to tUs (play). */
   advanceTo(tUs: number): void {
-    if (tUs > this.clock.now()) this.clock.advanceTo(tUs);
+    if (tUs > this.sim.now()) this.sim.advanceTo(tUs);
   }
 
   /** Single step: run until at least one new scheduler event happened (or nothing is left). */
   step(): number {
-    const before = this.events.length;
-    while (this.events.length === before && this.clock.step()) {
-      /* timers that emit nothing (e.g. a cancelled decision) are skipped */
-    }
-    return this.events.length - before;
+    return this.sim.stepEvent().length;
   }
 
   snapshot(): Snapshot {
@@ -75,7 +67,7 @@ export class TeachingEngine {
       repositories: ['model_repository (simulated)'],
       models: this.scenario.models.map((m) => ({
         name: m.name, version: '1', state: 'READY', repository: 'model_repository (simulated)', backend: m.backend, platform: m.platform,
-        config: structuredClone({ ...m.config, name: m.name, backend: m.backend, platform: m.platform }) as Record<string, unknown>,
+        config: normalized(m),
         instances: [], files: m.files, queue_depth: {},
       })),
       memory: [],
@@ -88,7 +80,7 @@ export class TeachingEngine {
   /** Control messages in teaching mode act on the simulated schedulers, with the same checks as the server. */
   async control(msg: ControlMessage): Promise<ControlAck> {
     try {
-      const s = 'model' in msg && msg.model ? this.schedulers.get(msg.model) : undefined;
+      const s = 'model' in msg && msg.model ? this.sim.schedulers.get(msg.model) : undefined;
       if (!s) return { ok: false, error: `unknown model '${'model' in msg ? msg.model : ''}'` };
       switch (msg.action) {
         case 'setDynamicBatching': {
@@ -99,7 +91,8 @@ export class TeachingEngine {
           const m = this.scenario.models.find((x) => x.name === msg.model)!;
           const next = this.memoryWith(m.name, msg.count);
           if (this.scenario.budgetBytes > 0 && next > this.scenario.budgetBytes) {
-            return { ok: false, error: `refused: ${msg.count} instances of ${m.name} need ${(next / 2 ** 20).toFixed(0)} MiB, over the ${(this.scenario.budgetBytes / 2 ** 20).toFixed(0)} MiB memory budget of ${DEVICE}` };
+            const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+            return { ok: false, error: `memory budget exceeded: ${msg.count} instances of ${m.name} need ${mib(next)}, the ${DEVICE} budget is ${mib(this.scenario.budgetBytes)}` };
           }
           await s.setInstanceCount(msg.group, msg.count, 'teaching');
           this.instanceCounts.set(m.name, msg.count);
@@ -114,49 +107,23 @@ export class TeachingEngine {
     }
   }
 
-  private scheduleArrival(m: SimModel, fromUs: number): void {
-    const rate = this.scenario.traffic.rate;
-    if (rate <= 0) return;
-    const gapUs = (-Math.log(1 - this.rng()) / rate) * 1_000_000;
-    const at = fromUs + gapUs;
-    if (at > this.scenario.traffic.durationUs) return;
-    this.clock.setTimer(at, () => {
-      const s = this.schedulers.get(m.name)!;
-      s.submit({ batchSize: 1, shapeKey: '', priority: this.pickPriority(), payload: null }, () => {});
-      this.scheduleArrival(m, at);
-    });
-  }
-
-  private pickPriority(): number | undefined {
-    const mix = this.scenario.traffic.priorities;
-    if (!mix) return undefined;
-    let u = this.rng();
-    for (const [level, share] of Object.entries(mix)) {
-      u -= share;
-      if (u <= 0) return Number(level);
-    }
-    return Number(Object.keys(mix).at(-1));
-  }
-
   /** Modelled memory: Σ models (weights + instances × (workspace + activations × max batch)). */
   memoryWith(changed?: string, count?: number): number {
     let total = 0;
-    for (const m of this.scenario.models) {
-      const n = m.name === changed ? count ?? 0 : this.instanceCounts.get(m.name) ?? 0;
-      total += modelMemory(m, n);
-    }
+    for (const m of this.scenario.models) total += modelMemory(m, m.name === changed ? count ?? 0 : this.instanceCounts.get(m.name) ?? 0);
     return total;
   }
 
   private emitMemory(): void {
     const entries = this.scenario.models.flatMap((m) => {
       const n = this.instanceCounts.get(m.name) ?? 0;
+      const mb = Math.max(1, Number(m.config.max_batch_size ?? 1));
       return Array.from({ length: n }, (_, i) => ({
         model: m.name, version: '1', instance: `${m.name}_0_${i}`, source: 'modelled' as const,
-        bytes: m.memory.workspace + m.memory.activationsPerItem * Math.max(1, Number(m.config.max_batch_size ?? 1)) + (i === 0 ? m.memory.weights : 0),
+        bytes: m.memory.workspace + m.memory.activationsPerItem * mb + (i === 0 ? m.memory.weights : 0),
       }));
     });
-    this.bus.emit({ type: 'memory', t: this.clock.now(), device: DEVICE, used_bytes: this.memoryWith(), budget_bytes: this.scenario.budgetBytes, entries });
+    this.sim.bus.emit({ type: 'memory', t: this.sim.now(), device: DEVICE, used_bytes: this.memoryWith(), budget_bytes: this.scenario.budgetBytes, entries });
   }
 }
 
@@ -167,4 +134,14 @@ export function totalInstances(m: SimModel): number {
 export function modelMemory(m: SimModel, instances: number): number {
   const mb = Math.max(1, Number(m.config.max_batch_size ?? 1));
   return m.memory.weights + instances * (m.memory.workspace + m.memory.activationsPerItem * mb);
+}
+
+/** The config as the server would report it: normalised with Triton's defaults (falls back to the raw one). */
+function normalized(m: SimModel): Record<string, unknown> {
+  const raw = structuredClone({ name: m.name, platform: m.platform, ...m.config }) as unknown as ModelConfig;
+  try {
+    return normalizeModelConfig(raw, { modelName: m.name, gpuCount: 0 }) as unknown as Record<string, unknown>;
+  } catch {
+    return raw as unknown as Record<string, unknown>;
+  }
 }

@@ -12,8 +12,9 @@ import { TeachingEngine } from './engine';
 import { SimStats } from './sim-stats';
 import type { Lesson } from './lessons';
 
-const STATS_EVERY_US = 100_000;
-const STATS_WINDOW_US = 1_000_000;
+/** Aggregates every 100 ms of watching, over the last second of watching (scaled by the speed). */
+const statsEveryUs = () => Math.max(50, playbackStore.getState().speed * 100);
+const statsWindowUs = () => Math.max(500, playbackStore.getState().speed * 1000);
 
 export interface PlaybackState {
   lessonId: string;
@@ -32,8 +33,8 @@ export const playbackStore = createStore<PlaybackState>(() => ({ lessonId: '', p
 class Playback {
   engine: TeachingEngine | null = null;
   private cursor = 0;
-  private stats = new SimStats(STATS_WINDOW_US);
-  private nextStats = STATS_EVERY_US;
+  private stats = new SimStats(1_000_000);
+  private nextStats = 0;
   private lastWall = 0;
   private stopLoop: (() => void) | null = null;
   private lesson: Lesson | null = null;
@@ -47,6 +48,7 @@ class Playback {
       nowUs: () => playbackStore.getState().t,
       // Paused: moves land at once. Playing: a move takes ~300 ms of wall time whatever the speed.
       animUs: () => (playbackStore.getState().playing ? Math.max(1, 300 * playbackStore.getState().speed) : 1),
+      windowScale: () => playbackStore.getState().speed / 1000,
     });
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
@@ -77,6 +79,7 @@ class Playback {
 
   setSpeed(speed: number): void {
     playbackStore.setState({ speed });
+    this.stats.setWindow(statsWindowUs());
   }
 
   /** One scheduler event forward (simulating further when the log has no unapplied event). */
@@ -117,10 +120,11 @@ class Playback {
   private rebuild(t: number): void {
     const e = this.engine!;
     live.reset();
+    live.queueSampleUs = Math.max(20, playbackStore.getState().speed * 50);
     live.applySnapshot(e.snapshot());
     this.cursor = 0;
-    this.stats = new SimStats(STATS_WINDOW_US);
-    this.nextStats = STATS_EVERY_US;
+    this.stats = new SimStats(statsWindowUs());
+    this.nextStats = statsEveryUs();
     this.applyUpTo(t);
     if (this.lesson?.inspect) appStore.setState({ inspect: this.lesson.inspect });
   }
@@ -150,7 +154,7 @@ class Playback {
 
   private emitStats(at: number): void {
     live.applyStats(this.stats.snapshot(at, (key) => Object.fromEntries(live.models.get(key)?.queued ?? [])));
-    this.nextStats = at + STATS_EVERY_US;
+    this.nextStats = at + statsEveryUs();
   }
 }
 

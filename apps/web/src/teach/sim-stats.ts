@@ -20,7 +20,11 @@ export class SimStats {
   private inFlight = new Map<string, number>();
   private memory = new Map<string, number>();
 
-  constructor(private readonly windowUs: number) {}
+  constructor(private windowUs: number) {}
+
+  setWindow(us: number): void {
+    this.windowUs = us;
+  }
 
   add(e: SchedulerEvent): void {
     if (e.type === 'memory') {

@@ -15,7 +15,7 @@ export interface SimModel {
 }
 
 export interface SimTraffic {
-  /** requests per second (Poisson arrivals) per model; 0 = none */
+  /** total requests per second (Poisson arrivals), split evenly across the models */
   rate: number;
   /** share of traffic per priority level, e.g. {1: 0.2, 2: 0.8} */
   priorities?: Record<number, number>;

@@ -25,7 +25,7 @@ export function ConfigDrawer(props: { m: ModelLive }) {
   const policy = m.config.version_policy ?? { latest: { num_versions: 1 } };
   const total = m.files.reduce((n, f) => n + f.bytes, 0);
   return (
-    <div className="drawer" role="dialog" aria-label={S.configTitle(m.name)} data-testid="config-drawer" onKeyDown={(e) => e.key === 'Escape' && close()}>
+    <div className="drawer" role="region" aria-label={S.configTitle(m.name)} data-testid="config-drawer" onKeyDown={(e) => e.key === 'Escape' && close()}>
       <div className="flex items-center justify-between mb-2">
         <h2 className="text-lg font-semibold">{S.configTitle(m.name)}</h2>
         <button ref={ref} type="button" className="btn" onClick={close}>{S.close}</button>

@@ -10,14 +10,14 @@ import { chartTheme, modelColour } from '../charts/theme';
 import { combine, groupByConfig, littlesLaw, mergeHistograms, aggregatesFor, niceMax, timeDomain, type CombinedPoint } from '../charts/scales';
 import { drawArea, drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
-import { dataNowUs } from '../live/clock';
+import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
 import { LittleCard } from './LittleCard';
 
 function windowPoints(): { pts: CombinedPoint[]; now: number; from: number } {
   const { window: win, model } = appStore.getState();
   const now = dataNowUs();
-  const [from] = timeDomain(now, win);
+  const [from] = timeDomain(now, windowUs(win));
   const key = statsKey(live, model);
   const pts: CombinedPoint[] = [];
   for (const s of live.stats.since(from, (m) => m.t)) {
@@ -62,7 +62,7 @@ const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: number) =
 const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
   const { window: win, model } = appStore.getState();
-  const [from] = timeDomain(dataNowUs(), win);
+  const [from] = timeDomain(dataNowUs(), windowUs(win));
   const key = statsKey(live, model);
   const bins = mergeHistograms(live.stats.since(from, (m) => m.t).flatMap((s) => aggregatesFor(s, key)));
   if (bins.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
@@ -113,7 +113,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
   const { window: win } = appStore.getState();
   const now = dataNowUs();
-  const [from] = timeDomain(now, win);
+  const [from] = timeDomain(now, windowUs(win));
   const samples = live.memorySamples.since(from, (s) => s.t);
   const devices = [...new Set([...live.devices.keys(), ...samples.map((s) => s.device)])];
   if (devices.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);

@@ -10,7 +10,7 @@ import { chartTheme, modelColour, priorityColour, TRIGGER_COLOUR } from '../char
 import { niceMax, timeDomain } from '../charts/scales';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
 import { formatUs } from '../charts/format';
-import { dataNowUs } from '../live/clock';
+import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
 import { ChangeLog } from './ChangeLog';
 import { useLiveText } from '../charts/use-live-text';
@@ -19,7 +19,7 @@ const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const th = chartTheme();
   const { window: win, model } = appStore.getState();
   const now = dataNowUs();
-  const [from] = timeDomain(now, win);
+  const [from] = timeDomain(now, windowUs(win));
   const keys = new Set(selectedModels(live, model).map((m) => m.key));
   // Sum over the chosen models per sample time, one series per priority level.
   const byT = new Map<number, Record<number, number>>();
@@ -46,7 +46,7 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const th = chartTheme();
   const { window: win, model } = appStore.getState();
   const now = dataNowUs();
-  const [from] = timeDomain(now, win);
+  const [from] = timeDomain(now, windowUs(win));
   const models = selectedModels(live, model);
   if (models.length === 0) return drawEmpty(ctx, th, w, h, S.noModels);
   const samples = live.queueSamples.since(from, (q) => q.t);
@@ -66,7 +66,7 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
   const th = chartTheme();
   const { window: win, model, colour } = appStore.getState();
   const now = dataNowUs();
-  const span = Math.min(win, 10) * 1_000_000; // bars need a short window to be readable
+  const span = windowUs(Math.min(win, 10)); // bars need a short window to be readable
   const from = now - span;
   const models = selectedModels(live, model);
   const lanes = models.flatMap((m) => [...m.instances.values()].map((i) => ({ m, i })));

@@ -1,16 +1,18 @@
 /**
  * The model config as text for the config drawer, and its validation messages. Uses core's printer and
- * validator (the same code the server and CLI use), so what the page shows is what a file would hold.
+ * validator (the same code the server and the CLI use), so what the page shows is what a file would hold.
  */
+import { formatIssue, printModelConfig, validateModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+
 export interface ConfigIssueView {
   message: string;
   path?: string;
 }
 
 export function configAsPbtxt(config: Record<string, unknown>): string {
-  return JSON.stringify(config, null, 2);
+  return printModelConfig(config as unknown as ModelConfig);
 }
 
-export function validateConfig(_config: Record<string, unknown>, _folder: string, _gpus: number): ConfigIssueView[] {
-  return [];
+export function validateConfig(config: Record<string, unknown>, folder: string, gpus: number): ConfigIssueView[] {
+  return validateModelConfig(config as unknown as ModelConfig, { folderName: folder, gpuCount: gpus }).map((i) => ({ message: formatIssue(i), path: i.path }));
 }

@@ -197,7 +197,7 @@ function drawRow(
       ctx.stroke();
     } else if (age <= anim * 2) {
       const k2 = ease(age / (anim * 2));
-      dot(lerp(X.inst + X.instW, X.out, k2), lerp(mid, mid + ((hash(r.id) % 21) - 10), k2), r, 3, r.ok === false ? 0.4 : 1 - k2 * 0.6);
+      dot(lerp(X.inst + X.instW, X.out, k2), lerp(mid, mid + ((hash(r.id) % 41) - 20), k2), r, 3, r.ok === false ? 0.4 : 1 - k2);
     }
   }
   if (lastReject) {
