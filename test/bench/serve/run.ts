@@ -1,0 +1,178 @@
+/**
+ * Serve benchmark (issue 4, "Tests and benchmark"). In ONE run, on mlp_classifier's weights:
+ *   - onnxruntime directly in this process (one session) at batch sizes 1..64: the baseline;
+ *   - in-process scheduling (ModelManager.infer, no HTTP), batching off vs on, closed loop at several
+ *     concurrencies, compared with direct onnxruntime running the very batch sizes the scheduler formed;
+ *   - the real HTTP server with JSON and with binary tensors, batching off vs on;
+ *   - a bare Fastify route (buffers the same binary body, answers a small JSON) under the same client.
+ * The HTTP client runs in a worker thread with keep-alive connections (node:http Agent).
+ *
+ *   node --import tsx test/bench/serve/run.ts [--ms 3000] [--warmup 700] [--c 1,8,32] [--instances 1]
+ *
+ * With --instances 1 (default) the server runs one model instance, i.e. one onnxruntime session, so the
+ * "vs direct" ratio compares like with like. Targets (2 cores, client on the same machine): batching >= 5x
+ * no batching in-process at c=32, in-process within 15% of direct onnxruntime at the same batch sizes,
+ * HTTP binary with batching >= 0.5x the bare Fastify route.
+ */
+import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import type { Tensor } from '@inferscope/core';
+import { DEFAULT_MODEL, directThroughputForMix, measureDirectOrt } from './direct-ort';
+import { httpClosedLoop, inProcessClosedLoop, type LoadResult } from './load';
+import { startInferScope } from './server-under-test';
+import { binaryRequest, jsonRequest } from '../../kserve/wire';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+};
+const durationMs = Number(arg('--ms', '3000'));
+const warmupMs = Number(arg('--warmup', '700'));
+const concurrencies = arg('--c', '1,8,32').split(',').map(Number);
+const instances = Number(arg('--instances', '1'));
+
+function config(name: string, batching: boolean): string {
+  return [
+    `name: "${name}"`,
+    'backend: "onnxruntime"',
+    'max_batch_size: 64',
+    'input [ { name: "input" data_type: TYPE_FP32 dims: [ 784 ] } ]',
+    'output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]',
+    batching ? 'dynamic_batching { preferred_batch_size: [ 8, 16, 32 ] max_queue_delay_microseconds: 2000 }' : '',
+    `instance_group [ { count: ${instances} kind: KIND_CPU } ]`,
+    'parameters { key: "intra_op_thread_count" value: { string_value: "1" } }',
+    '',
+  ].join('\n');
+}
+
+function makeRepository(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-'));
+  for (const [name, batching] of [['mlp_nobatch', false], ['mlp_batched', true]] as const) {
+    mkdirSync(join(dir, name, '1'), { recursive: true });
+    writeFileSync(join(dir, name, 'config.pbtxt'), config(name, batching));
+    copyFileSync(DEFAULT_MODEL, join(dir, name, '1', 'model.onnx'));
+  }
+  return dir;
+}
+
+const sample = new Float32Array(784).map((_, i) => (i % 255) / 255);
+const input: Tensor = { name: 'input', datatype: 'FP32', shape: [1, 784], data: sample };
+
+interface Row extends LoadResult {
+  path: string;
+  model: string;
+  c: number;
+  avg_batch?: number;
+  direct?: number;
+}
+
+const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
+
+function printRows(title: string, rows: Row[]): void {
+  console.log(`\n${title}`);
+  console.log('path            | model        |  c | req/s    | p50 ms | p99 ms | avg batch | direct ORT same mix | vs direct | errors');
+  for (const r of rows) {
+    console.log(
+      `${r.path.padEnd(15)} | ${r.model.padEnd(12)} | ${String(r.c).padStart(2)} | ${fmt(r.req_per_s).padStart(8)} | ${fmt(r.p50_ms, 2).padStart(6)} | ${fmt(r.p99_ms, 2).padStart(6)} | ${fmt(r.avg_batch, 1).padStart(9)} | ${fmt(r.direct).padStart(19)} | ${r.direct ? (r.req_per_s / (r.direct * instances)).toFixed(2).padStart(9) : '        -'} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''}`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const repo = makeRepository();
+  const rows: Row[] = [];
+  const direct = await measureDirectOrt({ batchSizes: [1, 2, 4, 8, 16, 32, 64], durationMs: 800 });
+  console.log('direct onnxruntime (one session, intra-op 1): ' + direct.map((r) => `b${r.batch} ${Math.round(r.samples_per_s)}/s`).join(', '));
+
+  const server = await startInferScope(repo);
+  // Batch sizes the scheduler forms, per phase, from the event stream.
+  let hist: Record<number, number> = {};
+  const off = server.bus.on((e: import("@inferscope/core").SchedulerEvent) => {
+    if (e.type === 'batch.formed') hist[e.size] = (hist[e.size] ?? 0) + 1;
+  });
+  const withHist = async (run: () => Promise<LoadResult>) => {
+    hist = {};
+    const res = await run();
+    const batches = Object.values(hist).reduce((a, b) => a + b, 0);
+    const samplesIn = Object.entries(hist).reduce((a, [s, n]) => a + Number(s) * n, 0);
+    return { res, avg: batches ? samplesIn / batches : undefined, direct: batches ? directThroughputForMix(direct, hist) : undefined };
+  };
+
+  try {
+    for (const model of ['mlp_nobatch', 'mlp_batched']) {
+      for (const c of concurrencies) {
+        const { res, avg, direct: d } = await withHist(() =>
+          inProcessClosedLoop(
+            () => server.infer(model, { batchSize: 1, shapeKey: '', payload: { inputs: [input] } }),
+            { concurrency: c, durationMs, warmupMs },
+          ),
+        );
+        rows.push({ ...res, path: 'in-process', model, c, avg_batch: avg, direct: d });
+      }
+    }
+    const bodies = {
+      json: { body: Buffer.from(jsonRequest([input])), headers: { 'content-type': 'application/json' } },
+      binary: (() => {
+        const b = binaryRequest([input], { binaryOutput: true });
+        return {
+          body: b.body,
+          headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(b.headerLength) },
+        };
+      })(),
+    };
+    for (const enc of ['json', 'binary'] as const) {
+      for (const model of ['mlp_nobatch', 'mlp_batched']) {
+        for (const c of concurrencies) {
+          const { res, avg } = await withHist(() =>
+            httpClosedLoop({ url: `${server.url}/v2/models/${model}/infer`, ...bodies[enc], concurrency: c, durationMs, warmupMs }),
+          );
+          rows.push({ ...res, path: `http ${enc}`, model, c, avg_batch: avg });
+        }
+      }
+    }
+  } finally {
+    off();
+    await server.close();
+  }
+
+  // The bare route: same client, same binary body, a small JSON answer, nothing else.
+  const bare = Fastify();
+  bare.removeAllContentTypeParsers();
+  bare.addContentTypeParser('*', { parseAs: 'buffer' }, (_r, body, done) => done(null, body));
+  bare.post('/bare', async (req) => ({ model_name: 'bare', model_version: '1', bytes: (req.body as Buffer).length }));
+  const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const b = binaryRequest([input], { binaryOutput: true });
+    for (const c of concurrencies) {
+      const res = await httpClosedLoop({
+        url: `${bareUrl}/bare`,
+        body: b.body,
+        headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(b.headerLength) },
+        concurrency: c,
+        durationMs,
+        warmupMs,
+      });
+      rows.push({ ...res, path: 'bare fastify', model: '-', c });
+    }
+  } finally {
+    await bare.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+
+  printRows(`serve benchmark, mlp_classifier weights, ${instances} instance(s), ${durationMs} ms per cell`, rows);
+  const get = (path: string, model: string, c: number) => rows.find((r) => r.path === path && r.model === model && r.c === c);
+  const cMax = Math.max(...concurrencies);
+  const inOn = get('in-process', 'mlp_batched', cMax);
+  const inOff = get('in-process', 'mlp_nobatch', cMax);
+  const httpOn = get('http binary', 'mlp_batched', cMax);
+  const bareRow = get('bare fastify', '-', cMax);
+  console.log(`\nratios at c=${cMax}`);
+  console.log(`  in-process batching on / off           ${(inOn!.req_per_s / inOff!.req_per_s).toFixed(2)}x   (target >= 5)`);
+  console.log(`  in-process batching / direct same mix  ${(inOn!.req_per_s / (inOn!.direct! * instances)).toFixed(2)}    (target >= 0.85)`);
+  console.log(`  http binary batching / bare fastify    ${(httpOn!.req_per_s / bareRow!.req_per_s).toFixed(2)}    (target >= 0.5)`);
+  console.log(`  http binary / json (batching)          ${(httpOn!.req_per_s / get('http json', 'mlp_batched', cMax)!.req_per_s).toFixed(2)}`);
+}
+
+await main();

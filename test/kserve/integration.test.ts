@@ -1,0 +1,122 @@
+// The real request path over HTTP on mlp_classifier: outputs equal onnxruntime run directly on the same
+// inputs (JSON and binary), and under concurrent load the scheduler really batches, with statistics and
+// Prometheus counters agreeing (nv_inference_count / nv_inference_exec_count = average batch size).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import type { Tensor } from '@inferscope/core';
+import { createMetrics, type Metrics } from '../../apps/server/src/metrics/index';
+import { checkExposition, value } from '../metrics/format-check';
+import { startRealStack, type RealStack } from './real-stack';
+import { binaryRequest, jsonRequest, parseResponse } from './wire';
+
+const REPO = fileURLToPath(new URL('../../model_repository', import.meta.url));
+const MODEL_FILE = `${REPO}/mlp_classifier/1/model.onnx`;
+
+let stack: RealStack;
+let metrics: Metrics;
+let session: ort.InferenceSession;
+
+before(async () => {
+  stack = await startRealStack(REPO, ['mlp_classifier']);
+  metrics = createMetrics(stack.bus, { models: () => stack.manager.list!(), cpu: false });
+  ort.env.logLevel = 'fatal';
+  session = await ort.InferenceSession.create(MODEL_FILE, { intraOpNumThreads: 1 });
+});
+
+after(async () => {
+  metrics?.close();
+  await session?.release();
+  await stack?.close();
+});
+
+function seeded(n: number, seed: number): Float32Array {
+  let s = seed >>> 0;
+  return Float32Array.from({ length: n }, () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  });
+}
+
+async function direct(data: Float32Array, batch: number): Promise<Float32Array> {
+  const out = await session.run({ input: new ort.Tensor('float32', data, [batch, 784]) });
+  return out.probabilities.data as Float32Array;
+}
+
+function assertClose(actual: unknown[], expected: Float32Array): void {
+  assert.equal(actual.length, expected.length);
+  for (let i = 0; i < expected.length; i++) {
+    assert.ok(Math.abs((actual[i] as number) - expected[i]) <= 1e-6, `element ${i}: ${actual[i]} vs ${expected[i]}`);
+  }
+}
+
+test('outputs over HTTP equal onnxruntime on the same inputs (JSON and binary)', async () => {
+  const data = seeded(3 * 784, 7);
+  const input: Tensor = { name: 'input', datatype: 'FP32', shape: [3, 784], data };
+  const expected = await direct(data, 3);
+
+  const j = await fetch(`${stack.url}/v2/models/mlp_classifier/infer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: jsonRequest([input], { id: 'json-1' }),
+  });
+  assert.equal(j.status, 200);
+  const jr = parseResponse(Buffer.from(await j.arrayBuffer()));
+  assert.equal(jr.id, 'json-1');
+  assert.equal(jr.model_version, '1');
+  assert.deepEqual(jr.outputs[0].shape, [3, 10]);
+  assertClose(jr.outputs[0].values, expected);
+
+  const b = binaryRequest([input], { binaryOutput: true });
+  const r = await fetch(`${stack.url}/v2/models/mlp_classifier/versions/1/infer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(b.headerLength) },
+    body: b.body,
+  });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'application/octet-stream');
+  const br = parseResponse(Buffer.from(await r.arrayBuffer()), Number(r.headers.get('inference-header-content-length')));
+  assert.equal(br.outputs[0].binary, true);
+  assertClose(br.outputs[0].values, expected);
+});
+
+test('under concurrent load batches form; stats and metrics agree', async () => {
+  const before = stack.stats.modelStats('mlp_classifier', '1')[0];
+  const N = 64;
+  const bodies = Array.from({ length: N }, (_, i) => binaryRequest([{ name: 'input', datatype: 'FP32', shape: [1, 784], data: seeded(784, i) }], { binaryOutput: true }));
+  const responses = await Promise.all(
+    bodies.map((b) =>
+      fetch(`${stack.url}/v2/models/mlp_classifier/infer`, {
+        method: 'POST',
+        headers: { 'inference-header-content-length': String(b.headerLength) },
+        body: b.body,
+      }),
+    ),
+  );
+  // Each answer is its own request's: check a few against direct onnxruntime.
+  for (const i of [0, 17, 63]) {
+    assert.equal(responses[i].status, 200);
+    const parsed = parseResponse(Buffer.from(await responses[i].arrayBuffer()), Number(responses[i].headers.get('inference-header-content-length')));
+    assertClose(parsed.outputs[0].values, await direct(seeded(784, i), 1));
+  }
+
+  const res = await fetch(`${stack.url}/v2/models/mlp_classifier/versions/1/stats`);
+  const s = (await res.json()).model_stats[0];
+  assert.equal(s.inference_count - before.inference_count, N);
+  assert.equal(s.inference_stats.success.count - before.inference_stats.success.count, N);
+  const samples = s.batch_stats.reduce((a: number, b: any) => a + b.batch_size * b.compute_infer.count, 0);
+  const executions = s.batch_stats.reduce((a: number, b: any) => a + b.compute_infer.count, 0);
+  assert.equal(samples, s.inference_count);
+  assert.equal(executions, s.execution_count);
+  assert.ok(s.batch_stats.some((b: any) => b.batch_size > 1), `no batch above 1: ${JSON.stringify(s.batch_stats)}`);
+  assert.ok(s.execution_count < s.inference_count);
+
+  const { samples: m } = checkExposition(metrics.render());
+  const L = { model: 'mlp_classifier', version: '1' };
+  assert.equal(value(m, 'nv_inference_count', L), s.inference_count);
+  assert.equal(value(m, 'nv_inference_exec_count', L), s.execution_count);
+  assert.equal(value(m, 'nv_inference_request_success', L), s.inference_stats.success.count);
+  const avg = value(m, 'nv_inference_count', L)! / value(m, 'nv_inference_exec_count', L)!;
+  assert.ok(avg > 1, `average batch ${avg}`);
+});
