@@ -72,7 +72,7 @@ test('outputs over HTTP equal onnxruntime on the same inputs (JSON and binary)',
   const r = await fetch(`${stack.url}/v2/models/mlp_classifier/versions/1/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(b.headerLength) },
-    body: b.body,
+    body: new Uint8Array(b.body),
   });
   assert.equal(r.status, 200);
   assert.equal(r.headers.get('content-type'), 'application/octet-stream');
@@ -90,7 +90,7 @@ test('under concurrent load batches form; stats and metrics agree', async () => 
       fetch(`${stack.url}/v2/models/mlp_classifier/infer`, {
         method: 'POST',
         headers: { 'inference-header-content-length': String(b.headerLength) },
-        body: b.body,
+        body: new Uint8Array(b.body),
       }),
     ),
   );
