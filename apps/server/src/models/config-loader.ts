@@ -91,7 +91,8 @@ export async function resolveModel(scanned: ScannedModel, runtime: ModelRuntime,
   }
   const problems = runtime.config.validate(config, { folderName: scanned.name, gpuCount });
   if (problems.length > 0) {
-    return { raw, selection, modelFilename, config, error: describeConfigError(problems[0]) };
+    const located = runtime.config.locate?.(problems[0], raw) ?? problems[0];
+    return { raw, selection, modelFilename, config, error: describeConfigError(located) };
   }
   return { raw, config, selection, modelFilename: modelFilenameOf(config) ?? modelFilename };
 }

@@ -11,6 +11,8 @@ export interface ConfigProblem {
   message: string;
   line?: number;
   column?: number;
+  /** dotted path of the field (lets the engine locate it in the text) */
+  path?: string;
 }
 
 export interface ConfigEngine {
@@ -20,6 +22,8 @@ export interface ConfigEngine {
   /** [] when valid */
   validate(config: ModelConfig, opts: { folderName?: string; gpuCount: number }): ConfigProblem[];
   print(config: ModelConfig): string;
+  /** adds line/column in the written config to a problem found after normalisation */
+  locate?(problem: ConfigProblem, raw: ModelConfig): ConfigProblem;
 }
 
 export interface LoadedModelLike {
@@ -59,7 +63,6 @@ export interface SchedulerLike {
 export interface SchedulerView {
   instances?: InstanceSnapshot[];
   queue_depth?: Record<string, number>;
-  [k: string]: unknown;
 }
 
 export interface SchedulerFactoryOptions {

@@ -1,0 +1,129 @@
+/**
+ * The app factory: builds the whole server (event bus, memory ledger, model manager, HTTP routes,
+ * statistics, metrics, live gateway) without listening, so tests drive it with app.inject() and the serve
+ * command adds listen(). Models are loaded (per the control mode) before buildApp resolves.
+ */
+import { createRequire } from 'node:module';
+import { cpus } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { EventBus } from '@inferscope/core';
+import { ModelManager } from './models/model-manager';
+import { defaultRuntime } from './models/default-runtime';
+import type { ModelRuntime } from './models/runtime';
+import { MemoryLedger } from './memory/ledger';
+import { gpuCount as detectGpus } from './memory/gpu';
+import { validateServerOptions, type ServerOptions } from './server-options';
+import { installErrorHandlers } from './http/errors';
+import { installJsonParser } from './http/json-body';
+import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
+import { registerModelRoutes } from './http/models';
+import { registerRepositoryRoutes } from './http/repository';
+import { registerStaticRoutes } from './http/static';
+import { registerInferRoutes } from './kserve/index';
+import { StatsCollector, registerStatsRoutes } from './stats/index';
+import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
+import { registerLive, type LiveParts } from './live/register';
+
+export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+export type AppOptions = Partial<ServerOptions> & {
+  modelRepositories: string[];
+  /** replaces the real config engine/backends/scheduler (tests) */
+  runtime?: ModelRuntime;
+  /** attach the Socket.IO gateway and load generator (default true) */
+  live?: boolean;
+  log?: (msg: string) => void;
+};
+
+export interface InferScopeApp {
+  app: FastifyInstance;
+  manager: ModelManager;
+  bus: EventBus;
+  memory: MemoryLedger;
+  stats: StatsCollector;
+  metrics: Metrics;
+  live?: LiveParts;
+  options: ServerOptions;
+  /** listens on options.host:httpPort (and the metrics port unless null); returns the URLs */
+  listen(): Promise<{ url: string; metricsUrl?: string }>;
+  /** graceful: stop accepting, answer what was accepted (drain), unload models, close servers */
+  close(): Promise<void>;
+}
+
+export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
+  const options = validateServerOptions(input);
+  const log = input.log ?? (() => {});
+  const gpuCount = options.gpuCount ?? detectGpus();
+  const bus = new EventBus();
+  const now = () => Math.round(performance.now() * 1000);
+  const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
+  const runtime = input.runtime ?? defaultRuntime({ memory, log });
+  const manager = new ModelManager({
+    repositories: options.modelRepositories,
+    controlMode: options.modelControlMode,
+    loadModels: options.loadModels,
+    pollSecs: options.modelControlMode === 'poll' ? options.repositoryPollSecs : 0,
+    gpuCount,
+    bus,
+    runtime,
+    now,
+    log,
+  });
+
+  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle' });
+  let accepting = true;
+  installErrorHandlers(app, options.bodyLimit);
+  installJsonParser(app, options.bodyLimit);
+  registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
+  registerModelRoutes(app, manager);
+  registerRepositoryRoutes(app, manager);
+  const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
+  registerStatsRoutes(app, stats);
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit });
+  registerStaticRoutes(app, options.webDist);
+  const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot() });
+
+  const serverInfo = () => ({
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    extensions: [...EXTENSIONS],
+    model_control_mode: options.modelControlMode,
+    cpu_count: cpus().length,
+    gpu_count: gpuCount,
+  });
+  const live = input.live === false
+    ? undefined
+    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log });
+
+  await manager.start();
+  await app.ready();
+
+  let metricsServer: MetricsServer | undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    app, manager, bus, memory, stats, metrics, live, options,
+    async listen() {
+      await app.listen({ host: options.host, port: options.httpPort });
+      const addr = app.server.address() as AddressInfo;
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      if (options.metricsPort !== null) {
+        metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics });
+      }
+      return { url: `http://${host}:${addr.port}`, metricsUrl: metricsServer?.url };
+    },
+    close() {
+      closing ??= (async () => {
+        accepting = false;
+        // app.close stops new connections and waits for in-flight HTTP requests: the schedulers are still
+        // running, so each is answered. Then the models drain and unload.
+        await app.close();
+        await manager.close();
+        await metricsServer?.close();
+        metrics.close();
+        stats.close();
+      })();
+      return closing;
+    },
+  };
+}

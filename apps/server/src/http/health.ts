@@ -1,0 +1,31 @@
+/**
+ * Server metadata and health, as KServe v2 / Triton answer them: GET /v2 (name, version, extensions),
+ * /v2/health/live and /v2/health/ready (200 with an empty body, 400 when not live/ready).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ModelManager } from '../models/model-manager';
+
+export const SERVER_NAME = 'inferscope';
+
+/** KServe/Triton protocol extensions this server implements (the rest of Triton's list is not claimed). */
+export const EXTENSIONS = [
+  'model_repository',
+  'schedule_policy',
+  'model_configuration',
+  'binary_tensor_data',
+  'parameters',
+  'statistics',
+] as const;
+
+export interface HealthState {
+  version: string;
+  /** false once shutdown started: live stays true until the process exits, ready goes false at once */
+  accepting(): boolean;
+}
+
+export function registerHealthRoutes(app: FastifyInstance, manager: ModelManager, state: HealthState): void {
+  app.get('/v2', async () => ({ name: SERVER_NAME, version: state.version, extensions: [...EXTENSIONS] }));
+  app.get('/v2/health/live', async (_req, reply) => reply.code(200).send());
+  // Triton is ready when every model it was asked to serve is READY (strict readiness).
+  app.get('/v2/health/ready', async (_req, reply) => reply.code(state.accepting() && manager.allReady() ? 200 : 400).send());
+}

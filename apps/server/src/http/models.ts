@@ -1,0 +1,69 @@
+/**
+ * Per-model read-only routes: metadata, readiness, configuration. Messages and codes follow Triton's
+ * http_server.cc: unknown model/version -> 404 "Request for unknown model: ...", a known version that is
+ * not READY -> 503, readiness of anything not READY -> 400 "Model version not ready".
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository/index.ts';
+import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config/index.ts';
+import type { ModelManager } from '../models/model-manager';
+import { errors } from './errors';
+
+type Params = { model: string; version?: string };
+
+/** Validates the URL's model name and version; path tricks are refused before any lookup. */
+export function modelParams(req: FastifyRequest<{ Params: Params }>): { model: string; version?: number } {
+  const { model, version } = req.params;
+  const bad = checkModelName(model);
+  if (bad) throw errors.INVALID_MODEL_NAME(bad);
+  const v = parseRequestedVersion(version);
+  if (v.error) throw errors.INVALID_VERSION(v.error);
+  return { model, version: v.version };
+}
+
+function tensorMetadata(t: ModelInput | ModelOutput, batching: boolean) {
+  // Metadata shows the shape the client sends: the config dims (not the reshape), -1 in front for batching.
+  const dims = t.dims ?? [];
+  return {
+    name: t.name ?? '',
+    datatype: tritonToKServeDatatype(t.data_type ?? 'TYPE_INVALID') ?? 'INVALID',
+    shape: batching ? [-1, ...dims] : [...dims],
+  };
+}
+
+export function modelMetadata(name: string, versions: string[], config: ModelConfig) {
+  const batching = (config.max_batch_size ?? 0) > 0;
+  return {
+    name,
+    versions,
+    platform: config.platform ?? config.backend ?? '',
+    inputs: (config.input ?? []).map((t) => tensorMetadata(t, batching)),
+    outputs: (config.output ?? []).map((t) => tensorMetadata(t, batching)),
+  };
+}
+
+export function registerModelRoutes(app: FastifyInstance, manager: ModelManager): void {
+  const metadata = async (req: FastifyRequest<{ Params: Params }>) => {
+    const { model, version } = modelParams(req);
+    const served = manager.require(model, version);
+    // Triton lists the READY versions for the model, or just the one asked for.
+    return modelMetadata(model, version === undefined ? served.readyVersions : [served.version], served.config);
+  };
+  app.get<{ Params: Params }>('/v2/models/:model', metadata);
+  app.get<{ Params: Params }>('/v2/models/:model/versions/:version', metadata);
+
+  const ready = async (req: FastifyRequest<{ Params: Params }>, reply: import('fastify').FastifyReply) => {
+    const { model, version } = modelParams(req);
+    if (!manager.isReady(model, version)) throw errors.MODEL_NOT_READY();
+    return reply.code(200).send();
+  };
+  app.get<{ Params: Params }>('/v2/models/:model/ready', ready);
+  app.get<{ Params: Params }>('/v2/models/:model/versions/:version/ready', ready);
+
+  const config = async (req: FastifyRequest<{ Params: Params }>) => {
+    const { model, version } = modelParams(req);
+    return modelConfigToJson(manager.require(model, version).config);
+  };
+  app.get<{ Params: Params }>('/v2/models/:model/config', config);
+  app.get<{ Params: Params }>('/v2/models/:model/versions/:version/config', config);
+}

@@ -1,0 +1,69 @@
+/**
+ * The real seams of the ModelManager: core's config engine, the backend registry (onnxruntime ...),
+ * core's ModelScheduler on the real clock, and the memory ledger's budget pre-check.
+ */
+import { RealClock, ModelScheduler, type SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import {
+  parseModelConfigWithLocations,
+  normalizeModelConfig,
+  validateModelConfig,
+  printModelConfig,
+  formatIssue,
+  locate,
+  type ModelConfig,
+  type SourceLocations,
+} from '@inferscope/core/config/index.ts';
+import type { InferPayload, InferResult } from '@inferscope/core';
+import { getBackend, autoCompleteConfig } from '../backends/index';
+import type { MemoryLedger } from '../memory/ledger';
+import type { ModelRuntime, ConfigProblem } from './runtime';
+
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void }): ModelRuntime {
+  // Source positions of each parsed config, so a validation issue found after normalisation still points
+  // at the line of config.pbtxt it is about.
+  const positions = new WeakMap<ModelConfig, SourceLocations>();
+  const clock = new RealClock();
+  return {
+    config: {
+      parse(text) {
+        const parsed = parseModelConfigWithLocations(text);
+        positions.set(parsed.config, parsed.locations);
+        return parsed.config;
+      },
+      normalize: (config, o) => normalizeModelConfig(config, o),
+      validate: (config, o): ConfigProblem[] =>
+        validateModelConfig(config, o).map((issue) => ({ message: formatIssue({ ...issue, line: undefined }), path: issue.path })),
+      locate(problem, raw) {
+        const at = positions.get(raw);
+        const path = (problem as { path?: string }).path;
+        if (!at || !path) return problem;
+        const located = locate({ message: problem.message, path }, at);
+        return { ...problem, line: located.line, column: located.column };
+      },
+      print: (config) => printModelConfig(config),
+    },
+    backends: {
+      async autoComplete(modelFile, config) {
+        // Only backends that can read their model's signature complete configs; others keep theirs.
+        if (getBackend(config).name !== 'onnxruntime') return config;
+        const { config: completed, filled } = autoCompleteConfig(modelFile, config);
+        if (filled.length > 0) opts.log?.(`auto-complete ${modelFile}: ${filled.join('; ')}`);
+        return completed;
+      },
+      async load(ctx) {
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory });
+      },
+    },
+    createScheduler({ model, version, config, bus, executor }) {
+      return new ModelScheduler<InferPayload, InferResult>({
+        model,
+        version,
+        config: config as SchedulerConfigInput,
+        clock,
+        bus,
+        executor,
+      });
+    },
+    memory: opts.memory,
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * Options of the server (`inferscope serve` flags and buildApp's input), parsed and validated in one
+ * place. Every refusal is an OptionsError whose message names the flag and what was wrong with it.
+ */
+import { parseMemoryBudget } from './memory/ledger';
+import { resolveControlToken } from './live/security';
+
+export type ModelControlMode = 'none' | 'poll' | 'explicit';
+
+export interface ServerOptions {
+  modelRepositories: string[];
+  modelControlMode: ModelControlMode;
+  /** explicit mode: models loaded at start ('*' = all) */
+  loadModels: string[];
+  /** poll mode: seconds between repository polls (Triton's default 15) */
+  repositoryPollSecs: number;
+  host: string;
+  httpPort: number;
+  /** Prometheus port; null = no metrics server */
+  metricsPort: number | null;
+  /** device -> bytes; {} = no budget */
+  memoryBudget: Record<string, number>;
+  controlToken?: string;
+  allowOpenControl: boolean;
+  /** GPUs on the host; undefined = detect */
+  gpuCount?: number;
+  /** largest JSON body of the non-inference routes */
+  bodyLimit: number;
+  /** largest inference request body (Triton's --http-max-input-size) */
+  inferBodyLimit: number;
+  /** built dashboard folder (default apps/web/dist) */
+  webDist?: string;
+  /** folder for load recordings and replayed traces */
+  recordingsDir: string;
+  /** fastify request logging */
+  logRequests: boolean;
+}
+
+export class OptionsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+export const DEFAULTS = {
+  modelControlMode: 'none' as ModelControlMode,
+  repositoryPollSecs: 15,
+  host: '127.0.0.1',
+  httpPort: 8000,
+  metricsPort: 8002,
+  bodyLimit: 1024 * 1024,
+  inferBodyLimit: 64 * 1024 * 1024,
+  recordingsDir: 'recordings',
+};
+
+function port(flag: string, v: number): number {
+  if (!Number.isInteger(v) || v < 0 || v > 65535) throw new OptionsError(`${flag} must be a port number 0..65535, got ${v}`);
+  return v;
+}
+
+/** Fills defaults and checks a (possibly partial) options object; buildApp calls this too. */
+export function validateServerOptions(o: Partial<ServerOptions> & { modelRepositories: string[] }): ServerOptions {
+  const repos = o.modelRepositories.map((r) => r.trim()).filter(Boolean);
+  if (repos.length === 0) throw new OptionsError('--model-repository is required (one or more paths, comma separated)');
+  const mode = o.modelControlMode ?? DEFAULTS.modelControlMode;
+  if (!['none', 'poll', 'explicit'].includes(mode)) {
+    throw new OptionsError(`--model-control-mode must be none, poll or explicit, got '${mode}'`);
+  }
+  const loadModels = o.loadModels ?? [];
+  if (loadModels.length > 0 && mode !== 'explicit') {
+    throw new OptionsError('--load-model can only be used with --model-control-mode explicit (in other modes every model is loaded)');
+  }
+  const pollSecs = o.repositoryPollSecs ?? DEFAULTS.repositoryPollSecs;
+  if (!Number.isFinite(pollSecs) || pollSecs < 0) throw new OptionsError(`--repository-poll-secs must be a number >= 0, got ${pollSecs}`);
+  const limit = (flag: string, v: number) => {
+    if (!Number.isInteger(v) || v < 1024) throw new OptionsError(`${flag} must be an integer number of bytes >= 1024, got ${v}`);
+    return v;
+  };
+  return {
+    modelRepositories: repos,
+    modelControlMode: mode,
+    loadModels,
+    repositoryPollSecs: pollSecs,
+    host: o.host ?? DEFAULTS.host,
+    httpPort: port('--http-port', o.httpPort ?? DEFAULTS.httpPort),
+    metricsPort: o.metricsPort === null ? null : port('--metrics-port', o.metricsPort ?? DEFAULTS.metricsPort),
+    memoryBudget: o.memoryBudget ?? {},
+    controlToken: o.controlToken,
+    allowOpenControl: o.allowOpenControl ?? false,
+    gpuCount: o.gpuCount,
+    bodyLimit: limit('body limit', o.bodyLimit ?? DEFAULTS.bodyLimit),
+    inferBodyLimit: limit('--http-max-input-size', o.inferBodyLimit ?? DEFAULTS.inferBodyLimit),
+    webDist: o.webDist,
+    recordingsDir: o.recordingsDir ?? DEFAULTS.recordingsDir,
+    logRequests: o.logRequests ?? false,
+  };
+}
+
+const VALUE_FLAGS = new Set([
+  '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
+  '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
+  '--web-dist', '--recordings-dir',
+]);
+const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
+
+function numberFlag(flag: string, text: string): number {
+  const v = Number(text);
+  if (text.trim() === '' || !Number.isFinite(v)) throw new OptionsError(`${flag} expects a number, got '${text}'`);
+  return v;
+}
+
+/** `serve` argv -> options. Accepts `--flag value` and `--flag=value`; repeated --model-repository/--load-model add up. */
+export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServerOptions {
+  const values = new Map<string, string[]>();
+  const bools = new Set<string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (BOOL_FLAGS.has(flag)) {
+      bools.add(flag);
+      continue;
+    }
+    if (!VALUE_FLAGS.has(flag)) throw new OptionsError(`unknown option '${arg}' (see inferscope serve --help)`);
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new OptionsError(`${flag} needs a value`);
+    values.set(flag, [...(values.get(flag) ?? []), value]);
+  }
+  const one = (flag: string) => {
+    const v = values.get(flag);
+    if (v && v.length > 1) throw new OptionsError(`${flag} given ${v.length} times; give it once`);
+    return v?.[0];
+  };
+  const num = (flag: string) => (one(flag) === undefined ? undefined : numberFlag(flag, one(flag)!));
+  let memoryBudget: Record<string, number> = {};
+  const budget = one('--memory-budget');
+  if (budget !== undefined) {
+    try {
+      memoryBudget = parseMemoryBudget(budget);
+    } catch (err) {
+      throw new OptionsError(`--memory-budget: ${(err as Error).message}`);
+    }
+  }
+  return validateServerOptions({
+    modelRepositories: (values.get('--model-repository') ?? []).flatMap((v) => v.split(',')),
+    modelControlMode: one('--model-control-mode') as ModelControlMode | undefined,
+    loadModels: (values.get('--load-model') ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean),
+    repositoryPollSecs: num('--repository-poll-secs'),
+    httpPort: num('--http-port'),
+    metricsPort: bools.has('--no-metrics') ? null : num('--metrics-port'),
+    host: one('--host'),
+    memoryBudget,
+    controlToken: resolveControlToken(one('--control-token'), env),
+    allowOpenControl: bools.has('--allow-open-control'),
+    gpuCount: num('--gpus'),
+    inferBodyLimit: num('--http-max-input-size'),
+    webDist: one('--web-dist'),
+    recordingsDir: one('--recordings-dir'),
+    logRequests: bools.has('--log-requests'),
+  });
+}
