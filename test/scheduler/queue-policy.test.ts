@@ -92,3 +92,12 @@ test('invalid batch sizes are refused with 400 and never queued', async () => {
   assert.equal(h.outcome('zero')?.error?.reason, 'invalid');
   assert.equal(h.of('request.queued').length, 0);
 });
+
+test('generated request ids never repeat, refused requests included', async () => {
+  const h = new Harness({ max_batch_size: 1, dynamic_batching: { default_queue_policy: { max_queue_size: 1 } } });
+  await h.start();
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push(h.sched.submit({ batchSize: 1, shapeKey: '', payload: `p${i}` }, () => {}));
+  assert.equal(new Set(ids).size, 4);
+  assert.deepEqual(h.of('request.rejected').map((e) => e.request_id), ids.slice(2));
+});

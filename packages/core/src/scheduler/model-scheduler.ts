@@ -14,6 +14,7 @@ import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, type BatchDecision } from './decide';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type PoolInstance } from './instance-pool';
+import { InstanceLifecycle } from './instance-lifecycle';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues } from './priority-queues';
@@ -56,9 +57,12 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private groups: GroupSpec[];
   private queues: PriorityQueues<Entry<P, R>>;
   private readonly pool = new InstancePool();
+  private readonly instances: InstanceLifecycle;
   private readonly ordering: OrderedRelease<Answer<P, R>>;
   private state: SchedulerState = 'created';
   private seq = 0;
+  /** ids for requests that come without one (refused ones too, so ids never repeat) */
+  private idSeq = 0;
   private batchSeq = 0;
   private pumping = false;
   private timer: TimerHandle | null = null;
@@ -77,6 +81,14 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.deliver(a));
+    this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
+      idle: () => this.pump(),
+      noneUsable: () => {
+        // during start() the caller hears it from start() itself; later, queued requests must not wait forever
+        if (this.state !== 'starting') this.failAllQueued('unavailable', `model ${this.model} has no usable instance`);
+      },
+      stopped: () => this.state === 'stopped',
+    });
     this.idPrefix = `${opts.model}:${opts.version}:`;
   }
 
@@ -98,7 +110,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (this.state !== 'created') throw new Error(`scheduler for ${this.model} already started`);
     this.state = 'starting';
     const starts: Promise<boolean>[] = [];
-    for (const g of this.groups) for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.startInstance(g));
+    for (const g of this.groups) for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.instances.start(g));
     const ok = (await Promise.all(starts)).some(Boolean);
     if (!ok) {
       const reasons = this.pool.instances.map((p) => `${p.info.name}: ${p.reason}`).join('; ');
@@ -119,7 +131,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * `settle` is called exactly once. Returns the request id.
    */
   submit(req: SchedulerRequest<P>, settle: Settle<R>): string {
-    const id = req.id ?? this.idPrefix + (this.seq + 1);
+    const id = req.id ?? this.idPrefix + ++this.idSeq;
     const policy = this.policy;
     if (this.state !== 'ready' && this.state !== 'starting') {
       const why = this.state === 'stopping' || this.state === 'stopped' ? 'is unloading' : 'is not ready';
@@ -191,8 +203,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const want = instancesInGroup(g);
     const active = this.pool.activeInGroup(g.name);
     const starts: Promise<boolean>[] = [];
-    for (let i = active.length; i < want; i++) starts.push(this.startInstance(g));
-    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.retire(inst);
+    for (let i = active.length; i < want; i++) starts.push(this.instances.start(g));
+    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.instances.retire(inst);
     await Promise.all(starts);
   }
 
@@ -207,7 +219,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
     if (this.timer !== null) this.clock.clearTimer(this.timer);
     this.timer = null;
-    await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.stopInstance(p)));
+    await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.instances.stop(p)));
     this.state = 'stopped';
   }
 
@@ -303,7 +315,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
     }
     inst.batchId = undefined;
-    if (inst.retiring || this.state === 'stopped') void this.stopInstance(inst);
+    if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
     else this.pool.markIdle(inst);
     this.pump();
   }
@@ -338,54 +350,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.queues.remove(e);
       this.reject(e, reason, message, 503);
     }
-  }
-
-  // ---- instances ----
-
-  private async startInstance(g: GroupSpec): Promise<boolean> {
-    const inst = this.pool.create(g);
-    this.emit.instance(inst, 'loading');
-    try {
-      if (this.executor.startInstance) await this.executor.startInstance(inst.info);
-    } catch (err) {
-      inst.reason = err instanceof Error ? err.message : String(err);
-      inst.state = 'failed';
-      this.emit.instance(inst, 'failed', inst.reason);
-      if (this.pool.usableCount === 0 && this.state !== 'starting') this.failAllQueued('unavailable', `model ${this.model} has no usable instance`);
-      return false;
-    }
-    if (inst.retiring || this.state === 'stopped') {
-      await this.stopInstance(inst);
-      return true;
-    }
-    this.pool.markIdle(inst);
-    this.emit.instance(inst, 'idle');
-    this.pump();
-    return true;
-  }
-
-  private retire(inst: PoolInstance): void {
-    inst.retiring = true;
-    if (inst.state === 'idle') {
-      this.pool.removeFromIdle(inst);
-      void this.stopInstance(inst);
-    } else if (inst.state === 'busy') {
-      inst.state = 'draining';
-      this.emit.instance(inst, 'draining');
-    } // 'loading': startInstance sees `retiring` once it finishes
-  }
-
-  private async stopInstance(inst: PoolInstance): Promise<void> {
-    if (inst.state === 'stopped') return;
-    inst.state = 'draining';
-    try {
-      if (this.executor.stopInstance) await this.executor.stopInstance(inst.info);
-    } catch (err) {
-      inst.reason = err instanceof Error ? err.message : String(err);
-    }
-    inst.state = 'stopped';
-    this.emit.instance(inst, 'stopped', inst.reason);
-    this.pool.forget(inst);
   }
 
   private relevel(): void {
