@@ -23,7 +23,7 @@ export function makePlot(
   return { ctx, theme, left, top, right, bottom, x: linear(xDomain, [left, right]), y: linear(yDomain, [bottom, top]) };
 }
 
-export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number }): void {
+export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number; xRelativeTo?: number }): void {
   const { ctx, theme } = p;
   ctx.font = `${theme.fontSize}px ${theme.font}`;
   ctx.lineWidth = 1;
@@ -42,7 +42,11 @@ export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xForma
   if (opts.xFormat) {
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
-    for (const v of p.x.ticks(opts.xTicks ?? 5)) ctx.fillText(opts.xFormat(v), p.x(v), p.bottom + 4);
+    // Time axes tick at round offsets from now ("-20 s", "-10 s"), not at round absolute times.
+    const base = opts.xRelativeTo ?? 0;
+    const [d0, d1] = p.x.domain();
+    const ticks = linear([d0 - base, d1 - base], [0, 1]).ticks(opts.xTicks ?? 5).map((v) => v + base);
+    for (const v of ticks) ctx.fillText(opts.xFormat(v), p.x(v), p.bottom + 4);
   }
 }
 

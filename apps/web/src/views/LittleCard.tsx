@@ -11,8 +11,10 @@ export function LittleCard() {
   useEffect(() => {
     // Stats arrive once a second: polling at 2 Hz keeps React out of the event hot path.
     const id = setInterval(() => {
-      const last = live.stats.last();
-      const p = last ? combine(last, statsKey(live, appStore.getState().model)) : undefined;
+      // The latest aggregate that saw traffic (a quiet second says nothing about Little's law).
+      const key = statsKey(live, appStore.getState().model);
+      let p;
+      for (let i = live.stats.length - 1; i >= Math.max(0, live.stats.length - 3) && !p?.requestsPerS; i--) p = combine(live.stats.at(i)!, key);
       if (!p || p.requestsPerS === 0) return setText(null);
       const l = littlesLaw(p);
       setText({ line: S.littleExplain(formatRate(p.requestsPerS), formatUs(p.meanUs), l.predicted.toFixed(2), l.measured.toFixed(2)), ratio: l.ratio });

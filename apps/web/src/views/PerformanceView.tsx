@@ -32,7 +32,7 @@ const drawThroughput = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.throughput), 10)]);
-  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now), xRelativeTo: now });
   drawArea(p, pts, (d) => d.t, () => 0, (d) => d.throughput, withAlpha(th.accent, 0.15));
   drawLine(p, pts, (d) => d.t, (d) => d.throughput, th.accent);
 };
@@ -42,7 +42,7 @@ const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.p99), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
   const lines: [keyof CombinedPoint, string, string][] = [['p50', '#10b981', 'p50'], ['p90', '#f59e0b', 'p90'], ['p99', '#e11d48', 'p99']];
   for (const [k, c] of lines) drawLine(p, pts, (d) => d.t, (d) => d[k] as number, c);
   drawLegend(ctx, th, lines.map(([, c, l]) => ({ label: l, colour: c })), p.left + 6, p.top + 6);
@@ -53,7 +53,7 @@ const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: number) =
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.queueUs + d.computeUs), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
   drawArea(p, pts, (d) => d.t, () => 0, (d) => d.queueUs, withAlpha('#f59e0b', 0.55));
   drawArea(p, pts, (d) => d.t, (d) => d.queueUs, (d) => d.queueUs + d.computeUs, withAlpha('#6366f1', 0.55));
   drawLegend(ctx, th, [{ label: 'queue', colour: '#f59e0b' }, { label: 'compute', colour: '#6366f1' }], p.left + 6, p.top + 6);
@@ -127,7 +127,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   });
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
   const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: 60, r: 10, t: 8, b: 20 });
-  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now });
   series.forEach((s, i) => {
     const c = modelColour(i + 3);
     drawLine(p, s.pts, (d) => d.t, (d) => d.used, c);

@@ -37,7 +37,7 @@ const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   if (rows.length === 0) return drawEmpty(ctx, th, w, h, S.noChanges);
   const lv = [...levels].sort((a, b) => a - b);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(rows.flatMap(([, r]) => Object.values(r)), 4)]);
-  drawAxes(p, { yFormat: (v) => String(v), xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: (v) => String(v), xFormat: relativeSeconds(now), xRelativeTo: now });
   for (const l of lv) drawLine(p, rows, ([t]) => t, ([, r]) => r[l] ?? 0, priorityColour(l), 2);
   drawLegend(ctx, th, lv.map((l) => ({ label: S.priority(l), colour: priorityColour(l) })), p.left + 6, p.top + 6);
 };
@@ -53,13 +53,13 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const delays = models.map((m) => batchingOf(m.config, 0).maxQueueDelayUs);
   const series = models.map((m) => samples.filter((s) => s.modelKey === m.key));
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax([...series.flat().map((s) => s.oldestWaitUs), ...delays], 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now) });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
   models.forEach((m, i) => {
     const c = modelColour(m.colour);
     if (delays[i] > 0) drawLine(p, [from, now], (t) => t, () => delays[i], withAlpha(c, 0.8), 1.5, [6, 4]);
     drawLine(p, series[i], (s) => s.t, (s) => s.oldestWaitUs, c, 2);
   });
-  drawLegend(ctx, th, models.map((m) => ({ label: m.name, colour: modelColour(m.colour) })).concat([{ label: 'max_queue_delay (dashed)', colour: th.muted }]), p.left + 6, p.top + 6);
+  drawLegend(ctx, th, models.map((m) => ({ label: m.name, colour: modelColour(m.colour) })).concat([{ label: '- - max_queue_delay', colour: th.muted }]), p.left + 6, p.top + 6);
 };
 
 const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: number) => {

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
+import { runAbCompare, summarise } from '../src/controls/ab-compare';
+
+const stat = (t: number, delay: number, completed: number): StatsMessage => ({
+  t, wall_ms: t, models: [{
+    model: 'm', version: '1', window_s: 1, throughput_per_s: delay > 0 ? 900 : 500, requests_per_s: 100,
+    latency_us: { p50: delay + 100, p90: delay + 200, p99: delay + 300, mean: delay + 150 }, queue_us_mean: delay, compute_us_mean: 100,
+    avg_batch_size: delay > 0 ? 8 : 1, batch_size_histogram: {}, queue_depth: {}, in_flight: 1,
+    totals: { completed, rejected: 0, failed: 0, batches: 0 }, memory_bytes: 0,
+  }],
+});
+
+test('summarise averages busy seconds and counts completions as a difference of totals', () => {
+  const side = summarise('A', [stat(1, 0, 10), stat(2, 0, 110)], 'm', '1');
+  assert.equal(side.throughput, 500);
+  assert.equal(side.completed, 100);
+  assert.equal(side.p99Us, 300);
+});
+
+test('A/B runs A then B on the same seed and restores the original delay, even when B fails', async () => {
+  const sent: ControlMessage[] = [];
+  let delay = 0;
+  let runs = 0;
+  const stats: StatsMessage[] = [];
+  let clock = 1000;
+  const deps = {
+    async send(msg: ControlMessage) {
+      sent.push(msg);
+      if (msg.action === 'setDynamicBatching') delay = msg.max_queue_delay_microseconds ?? delay;
+      if (msg.action === 'startLoad') {
+        runs++;
+        if (runs === 2) return { ok: false as const, error: 'no such scenario' };
+        stats.push(stat(clock + 1, delay, 0), stat(clock + 2, delay, 50));
+        return { ok: true as const, id: `L${runs}` };
+      }
+      return { ok: true as const };
+    },
+    progress: (id: string): LoadProgress => ({ id, model: 'm', scenario: 's', state: 'done', sent: 1, answered: 1, errors: 0, elapsed_s: 1, duration_s: 1 }),
+    statsSince: (ms: number) => stats.filter((s) => s.wall_ms >= ms),
+    sleep: async () => { clock += 1; },
+  };
+  const realNow = Date.now;
+  Date.now = () => clock;
+  try {
+    await assert.rejects(runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, delayA: 0, delayB: 5000, restoreDelay: 777 }), /B: no such scenario/);
+  } finally {
+    Date.now = realNow;
+  }
+  const loads = sent.filter((m) => m.action === 'startLoad');
+  assert.equal(loads.length, 2);
+  assert.ok(loads.every((m) => m.action === 'startLoad' && m.seed === 3));
+  const last = sent.at(-1)!;
+  assert.equal(last.action, 'setDynamicBatching');
+  assert.equal(delay, 777);
+});

@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Frame, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
+import { LiveModel } from '../src/store/live-model';
+import { Ring } from '../src/store/ring';
+
+const base = { model: 'm', version: '1' };
+
+function snapshot(): Snapshot {
+  return {
+    server: { name: 's', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
+    repositories: ['repo'],
+    models: [{
+      name: 'm', version: '1', state: 'READY', repository: 'repo', backend: 'onnxruntime', platform: 'onnxruntime_onnx',
+      config: { max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 100 }, instance_group: [{ name: 'm_0', count: 1 }] },
+      instances: [{ name: 'm_0_0', group: 'm_0', kind: 'KIND_CPU', device: 'cpu', state: 'idle' }],
+      files: [{ path: 'm/1/model.onnx', bytes: 1000 }],
+    }],
+    memory: [], stats: null, t: 1000, wall_ms: 0,
+  };
+}
+
+const queued = (id: string, t: number, priority = 1): SchedulerEvent => ({ type: 'request.queued', ...base, t, request_id: id, priority, batch_size: 1, queue_depth: 1 });
+
+function lifecycle(live: LiveModel): void {
+  live.apply(queued('r1', 1100));
+  live.apply(queued('r2', 1200, 2));
+  live.apply({ type: 'batch.formed', ...base, t: 1300, batch_id: 'b1', request_ids: ['r1', 'r2'], size: 2, trigger: 'delay', oldest_wait_us: 200 });
+  live.apply({ type: 'batch.started', ...base, t: 1310, batch_id: 'b1', instance: 'm_0_0', size: 2 });
+}
+
+test('a request moves queued -> batched -> running -> done, and queue counts follow', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  live.apply(queued('r1', 1100));
+  live.apply(queued('r2', 1200, 2));
+  const m = live.models.get('m:1')!;
+  assert.equal(m.queued.get(1), 1);
+  assert.equal(m.queued.get(2), 1);
+  assert.equal(live.oldestQueued('m:1')?.id, 'm:1/r1');
+  live.apply({ type: 'batch.formed', ...base, t: 1300, batch_id: 'b1', request_ids: ['r1', 'r2'], size: 2, trigger: 'delay', oldest_wait_us: 200 });
+  assert.equal(m.queued.get(1), 0);
+  assert.equal(m.queued.get(2), 0);
+  assert.equal(live.requests.get('m:1/r1')?.phase, 'batched');
+  live.apply({ type: 'batch.started', ...base, t: 1310, batch_id: 'b1', instance: 'm_0_0', size: 2 });
+  assert.equal(live.requests.get('m:1/r2')?.phase, 'running');
+  assert.equal(m.instances.get('m_0_0')?.state, 'busy');
+  assert.equal(m.instances.get('m_0_0')?.batchSize, 2);
+  live.apply({ type: 'batch.completed', ...base, t: 1400, batch_id: 'b1', instance: 'm_0_0', size: 2, compute_us: 90, ok: true });
+  assert.equal(m.instances.get('m_0_0')?.state, 'idle');
+  assert.equal(live.timeline.last()?.trigger, 'delay');
+  assert.equal(live.timeline.last()?.tStarted, 1310);
+  live.apply({ type: 'request.completed', ...base, t: 1401, request_id: 'r1', batch_id: 'b1', priority: 1, batch_size: 1, queue_us: 200, compute_us: 90, total_us: 301, ok: true });
+  assert.equal(live.requests.has('m:1/r1'), false);
+  assert.equal(live.finished.last()?.phase, 'done');
+  assert.equal(live.finished.last()?.totalUs, 301);
+});
+
+test('busy/idle flips do not bump the structural revision; a new instance or state change does', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  const rev = live.structureRev;
+  lifecycle(live);
+  live.apply({ type: 'instance.state', ...base, t: 1500, instance: 'm_0_0', kind: 'KIND_CPU', device: 'cpu', state: 'idle' });
+  assert.equal(live.structureRev, rev);
+  live.apply({ type: 'instance.state', ...base, t: 1600, instance: 'm_0_1', kind: 'KIND_CPU', device: 'cpu', state: 'loading' });
+  assert.equal(live.structureRev, rev + 1);
+  assert.equal(live.models.get('m:1')!.instances.get('m_0_1')?.group, 'm_0');
+  assert.equal(live.stateLog.last()?.state, 'loading');
+});
+
+test('a rejected request leaves the queue count and is kept with its reason', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  live.apply(queued('r1', 1100));
+  live.apply({ type: 'request.rejected', ...base, t: 1200, request_id: 'r1', reason: 'timeout', message: 'Request timeout expired', priority: 1 });
+  assert.equal(live.models.get('m:1')!.queued.get(1), 0);
+  assert.equal(live.finished.last()?.reason, 'timeout');
+  // refused at enqueue: never queued, count must not go negative or change
+  live.apply({ type: 'request.rejected', ...base, t: 1300, request_id: 'r9', reason: 'queue_full', message: 'Exceeds maximum queue size', priority: 1 });
+  assert.equal(live.models.get('m:1')!.queued.get(1), 0);
+});
+
+test('config.changed patches the model config by dotted and indexed paths', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  live.apply({ type: 'config.changed', ...base, t: 2000, by: 'dashboard:x', changes: [
+    { path: 'dynamic_batching.max_queue_delay_microseconds', old: 100, new: 5000 },
+    { path: 'instance_group[0].count', old: 1, new: 3 },
+  ] });
+  const cfg = live.models.get('m:1')!.config as { dynamic_batching: { max_queue_delay_microseconds: number }; instance_group: { count: number }[] };
+  assert.equal(cfg.dynamic_batching.max_queue_delay_microseconds, 5000);
+  assert.equal(cfg.instance_group[0].count, 3);
+  assert.equal(live.configLog.last()?.by, 'dashboard:x');
+});
+
+test('frames count sequence gaps and sampled-away events; stats repair queue depth', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  const frame = (seq: number, dropped = 0): Frame => ({ seq, t: 5000 + seq, events: [queued(`q${seq}`, 5000 + seq)], dropped });
+  live.applyFrame(frame(1));
+  live.applyFrame(frame(2, 7));
+  live.applyFrame(frame(5));
+  assert.equal(live.seqGaps, 1);
+  assert.equal(live.droppedEvents, 7);
+  assert.equal(live.models.get('m:1')!.queued.get(1), 3);
+  const stats: StatsMessage = { t: 6000, wall_ms: 1, models: [{
+    model: 'm', version: '1', window_s: 1, throughput_per_s: 100, requests_per_s: 100, latency_us: { p50: 1, p90: 2, p99: 3, mean: 1 },
+    queue_us_mean: 1, compute_us_mean: 1, avg_batch_size: 2, batch_size_histogram: { 2: 5 }, queue_depth: { 1: 1 }, in_flight: 1,
+    totals: { completed: 1, rejected: 0, failed: 0, batches: 1 }, memory_bytes: 0,
+  }] };
+  live.applyStats(stats);
+  assert.equal(live.models.get('m:1')!.queued.get(1), 1);
+  assert.equal(live.perfPoints.last()?.config, 'd=100µs mb=8 ×1');
+  live.applyStats(stats); // the same message twice (snapshot + stats) is counted once
+  assert.equal(live.stats.length, 1);
+});
+
+test('in-flight tracking is bounded when completions are lost to sampling', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  for (let i = 0; i < 20_500; i++) live.apply(queued(`r${i}`, 2000 + i));
+  assert.equal(live.requests.size, 20_000);
+  assert.equal(live.requests.has('m:1/r0'), false);
+});
+
+test('ring buffer keeps the newest items and finds a time range', () => {
+  const r = new Ring<number>(3);
+  for (const x of [1, 2, 3, 4, 5]) r.push(x);
+  assert.deepEqual(r.toArray(), [3, 4, 5]);
+  assert.deepEqual(r.since(4, (x) => x), [4, 5]);
+  assert.equal(r.last(), 5);
+  assert.throws(() => new Ring(0), /positive integer/);
+});

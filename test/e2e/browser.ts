@@ -1,0 +1,58 @@
+/**
+ * Shared helpers for browser tests: Debian's Chromium through playwright-core (never a downloaded
+ * browser), flags that keep it from reaching the network, a fresh profile per launch, and console-error
+ * capture so every test can assert "no console errors".
+ */
+import { existsSync, mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const chromiumMissing = (): string | undefined => (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent (apt-get install -y chromium)`);
+export const SCREENSHOTS = new URL('../output/screenshots/', import.meta.url).pathname;
+
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  newPage(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** A fresh profile each launch (playwright takes it as launchPersistentContext's userDataDir). */
+export async function launchBrowser(viewport = { width: 1440, height: 900 }): Promise<LaunchedBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), 'inferscope-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync',
+    ],
+  });
+  return {
+    context,
+    newPage: () => context.newPage(),
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Collects console errors and page errors; `errors` is asserted empty at the end of a test. */
+export function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return errors;
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  return path;
+}
