@@ -1,0 +1,95 @@
+/**
+ * `inferscope serve`: load a model repository and serve KServe v2 over HTTP, the dashboard at `/`, the
+ * live gateway on the same port and Prometheus metrics on --metrics-port. SIGINT/SIGTERM shut down
+ * gracefully: stop accepting, answer every accepted request, unload models, exit. A second signal exits
+ * at once.
+ */
+import type { Command } from '../command';
+import { parseServeArgs, OptionsError, DEFAULTS } from '../../server-options';
+import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../live/security';
+
+const help = `Usage: inferscope serve --model-repository PATH[,PATH...] [options]
+
+Serves the models of one or more Triton model repositories over the KServe v2 HTTP protocol, with the
+live dashboard at http://HOST:PORT/ and Prometheus metrics at http://HOST:METRICS-PORT/metrics.
+
+Options:
+  --model-repository P[,P...]   repository folder(s); repeatable. A model found in two is UNAVAILABLE.
+  --model-control-mode MODE     none (load everything at start, default), poll (also pick up added,
+                                changed and removed models) or explicit (load only --load-model and
+                                what POST /v2/repository/models/M/load asks for)
+  --load-model M                explicit mode: load M at start; repeatable; '*' loads every model
+  --repository-poll-secs N      poll mode: seconds between scans (default ${DEFAULTS.repositoryPollSecs})
+  --http-port N                 HTTP port (default ${DEFAULTS.httpPort}; 0 = any free port)
+  --metrics-port N              Prometheus port (default ${DEFAULTS.metricsPort}); --no-metrics to disable
+  --host H                      address to bind (default ${DEFAULTS.host}); any other address needs a
+                                control token or --allow-open-control
+  --memory-budget SIZE          per-device budget, e.g. 4GiB (cpu) or cpu:4GiB,gpu0:8GiB; loads that
+                                would exceed it are refused
+  --control-token T             live control needs this token (or set ${CONTROL_TOKEN_ENV});
+                                other dashboard clients are viewers
+  --allow-open-control          accept a non-loopback bind without a token
+  --gpus N                      GPUs to assume (default: detected)
+  --http-max-input-size BYTES   largest inference request body (default 64 MiB)
+  --web-dist DIR                built dashboard to serve (default apps/web/dist)
+  --recordings-dir DIR          where load recordings are written (default ./recordings)
+  --log-requests                log every HTTP request
+
+Examples:
+  inferscope serve --model-repository model_repository
+  inferscope serve --model-repository model_repository --model-control-mode explicit --load-model mlp_classifier
+`;
+
+const command: Command = {
+  name: ['serve'],
+  summary: 'serve a model repository over KServe v2 HTTP with the live dashboard',
+  help,
+  async run(argv) {
+    let options;
+    try {
+      options = parseServeArgs(argv);
+      checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
+    } catch (err) {
+      if (err instanceof OptionsError || err instanceof Error) {
+        console.error(`inferscope serve: ${err.message}`);
+        return 2;
+      }
+      throw err;
+    }
+    const log = (msg: string) => console.log(`[inferscope] ${msg}`);
+    // Imported here so `serve --help` and option errors do not pay for loading onnxruntime.
+    const { buildApp } = await import('../../app');
+    const server = await buildApp({ ...options, log });
+    let shuttingDown = false;
+    const done = new Promise<number>((resolve) => {
+      const stop = (signal: string) => {
+        if (shuttingDown) {
+          log(`${signal} again: exiting without waiting`);
+          process.exit(130);
+        }
+        shuttingDown = true;
+        log(`${signal}: draining in-flight requests and unloading models ...`);
+        server.close().then(
+          () => { log('stopped'); resolve(0); },
+          (err) => { console.error(`shutdown failed: ${(err as Error).message}`); resolve(1); },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+    try {
+      const { url, metricsUrl } = await server.listen();
+      for (const row of server.manager.index()) {
+        log(`model ${row.name}${row.version ? ':' + row.version : ''} ${row.state ?? 'not loaded'}${row.reason ? ` (${row.reason})` : ''}`);
+      }
+      log(`serving KServe v2 and the dashboard on ${url}${metricsUrl ? `, metrics on ${metricsUrl}` : ''}`);
+    } catch (err) {
+      console.error(`inferscope serve: cannot listen: ${(err as Error).message}`);
+      await server.close();
+      return 1;
+    }
+    return done;
+  },
+};
+
+export default command;
