@@ -15,10 +15,14 @@ export interface Token {
 }
 
 const SYMBOLS = new Set(['{', '}', '<', '>', '[', ']', ':', ',', ';', '-']);
-const IDENT_START = /[A-Za-z_]/;
-const IDENT_PART = /[A-Za-z0-9_]/;
+// Character classes by code (faster than a regex per character; configs are re-read on every poll).
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isIdentPart = (c: number) => isIdentStart(c) || isDigit(c);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 // Decimal/float with optional exponent and f suffix, or hex, or octal: what protobuf's tokenizer takes.
-const NUMBER = /^(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)/;
+const NUMBER = /(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fF]?)/y;
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -44,16 +48,18 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     const start = i;
-    if (IDENT_START.test(c)) {
-      while (i < text.length && IDENT_PART.test(text[i]!)) i++;
+    const code = text.charCodeAt(i);
+    if (isIdentStart(code)) {
+      while (i < text.length && isIdentPart(text.charCodeAt(i))) i++;
       tokens.push({ kind: 'ident', text: text.slice(start, i), line, column: col(start) });
       continue;
     }
-    if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
-      const m = NUMBER.exec(text.slice(i, i + 64));
+    if (isDigit(code) || (c === '.' && isDigit(text.charCodeAt(i + 1)))) {
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(text);
       const lexeme = m ? m[0] : c;
       i += lexeme.length;
-      if (i < text.length && IDENT_PART.test(text[i]!)) {
+      if (i < text.length && isIdentPart(text.charCodeAt(i))) {
         throw new ConfigError(`Invalid number "${lexeme}${text[i]}"`, line, col(start));
       }
       tokens.push({ kind: 'number', text: lexeme, line, column: col(start) });
@@ -83,8 +89,14 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 /** Reads one quoted string starting at `start` (the quote). Escapes decode to bytes, then to UTF-8 text. */
 function readString(text: string, start: number, line: number, lineStart: number): { value: string; end: number } {
   const quote = text[start]!;
+  // Fast path: no escape before the closing quote on this line (almost every string in a config).
+  const q = text.charCodeAt(start);
+  for (let j = start + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === q) return { value: text.slice(start + 1, j), end: j + 1 };
+    if (c === 92 /* \\ */ || c === 10 /* \n */) break;
+  }
   const bytes: number[] = [];
-  const encoder = new TextEncoder();
   let i = start + 1;
   for (;;) {
     const c = text[i];
@@ -127,5 +139,5 @@ function readString(text: string, start: number, line: number, lineStart: number
       throw new ConfigError(`Invalid escape sequence in string literal: "\\${e}"`, line, i - lineStart + 1);
     }
   }
-  return { value: new TextDecoder().decode(new Uint8Array(bytes)), end: i };
+  return { value: decoder.decode(new Uint8Array(bytes)), end: i };
 }

@@ -37,6 +37,12 @@ export function parseScalarValue(spec: FieldSpec, name: string, t: Token, negati
     case 'int64':
     case 'uint64': {
       if (t.kind !== 'number') return { error: `Expected integer, got: ${shown}` };
+      if (/^[1-9][0-9]{0,8}$|^0$/.test(t.text)) {
+        // Fast path: short decimals fit every integer type's range except negatives for unsigned types.
+        const n = Number(t.text);
+        if (!negative) return n;
+        if (spec.type === 'int32' || spec.type === 'int64') return n === 0 ? 0 : -n;
+      }
       const magnitude = integerLexeme(t.text);
       if (magnitude === undefined) return { error: `Expected integer, got: ${shown}` };
       const value = negative ? -magnitude : magnitude;
