@@ -1,9 +1,10 @@
 /**
- * The server the serve benchmark drives: the real request path (KServe routes -> scheduler -> onnxruntime
- * worker instances) on 127.0.0.1:0, plus an in-process entry point that skips HTTP.
+ * The server the serve benchmark drives: the production factory (buildApp: ModelManager, KServe routes,
+ * stats, metrics, live gateway) on 127.0.0.1:0, plus an in-process entry point (ModelManager.infer) that
+ * skips HTTP but keeps everything else.
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
-import { startRealStack } from '../../kserve/real-stack';
+import { buildApp } from '../../../apps/server/src/app';
 
 export interface ServerUnderTest {
   url: string;
@@ -13,5 +14,15 @@ export interface ServerUnderTest {
 }
 
 export async function startInferScope(repository: string): Promise<ServerUnderTest> {
-  return startRealStack(repository, ['mlp_nobatch', 'mlp_batched']);
+  const server = await buildApp({ modelRepositories: [repository], httpPort: 0, metricsPort: null, host: '127.0.0.1' });
+  const { url } = await server.listen();
+  for (const m of server.manager.list()) {
+    if (m.state !== 'READY') throw new Error(`model ${m.name} v${m.version} is ${m.state}: ${m.reason ?? ''}`);
+  }
+  return {
+    url,
+    bus: server.bus,
+    infer: (model, req) => server.manager.infer(model, undefined, req),
+    close: () => server.close(),
+  };
 }
