@@ -20,6 +20,8 @@ export interface ServerSide {
   batch_size_histogram: Record<string, number>;
   completed: number;
   rejected: number;
+  /** mean time requests waited in the queue, µs (the price of a longer max_queue_delay) */
+  queue_us_mean: number;
 }
 
 export interface ABSide {
@@ -59,19 +61,23 @@ function watchServer(bus: EventBus, model: string): { stop: () => ServerSide } {
   let samples = 0;
   let completed = 0;
   let rejected = 0;
+  let queueSum = 0;
   const off = bus.on((e) => {
     if (e.type === 'memory' || e.model !== model) return;
     if (e.type === 'batch.formed') {
       batches++;
       samples += e.size;
       hist[e.size] = (hist[e.size] ?? 0) + 1;
-    } else if (e.type === 'request.completed' && e.ok) completed++;
+    } else if (e.type === 'request.completed' && e.ok) {
+      completed++;
+      queueSum += e.queue_us;
+    }
     else if (e.type === 'request.rejected') rejected++;
   });
   return {
     stop() {
       off();
-      return { batches, avg_batch_size: batches ? samples / batches : 0, batch_size_histogram: hist, completed, rejected };
+      return { batches, avg_batch_size: batches ? samples / batches : 0, batch_size_histogram: hist, completed, rejected, queue_us_mean: completed ? queueSum / completed : 0 };
     },
   };
 }
@@ -133,6 +139,7 @@ export function formatABReport(r: ABReport): string {
     ['p50 latency (us)', (s) => String(Math.round(s.client.latency_us.p50))],
     ['p99 latency (us)', (s) => String(Math.round(s.client.latency_us.p99))],
     ['avg batch size', (s) => s.server.avg_batch_size.toFixed(2)],
+    ['server queue (us)', (s) => String(Math.round(s.server.queue_us_mean))],
     ['batches', (s) => String(s.server.batches)],
     ['completed', (s) => String(s.client.ok)],
     ['rejected/failed', (s) => String(s.client.errors)],
