@@ -11,7 +11,10 @@ export class RealClock implements Clock {
   }
 
   setTimer(atUs: number, fn: () => void): TimerHandle {
-    const delayMs = Math.max(0, (atUs - this.now()) / 1000);
+    // Timers have millisecond granularity (Node and browsers clamp to >= 1 ms). Rounding up means a timer
+    // never fires before its time, which would only make the scheduler re-arm for the remainder; the cost is
+    // that a max_queue_delay below 1 ms waits about 1 ms on the real clock (exact on the virtual one).
+    const delayMs = Math.max(0, Math.ceil((atUs - this.now()) / 1000));
     return globalThis.setTimeout(fn, delayMs) as unknown as TimerHandle;
   }
 
