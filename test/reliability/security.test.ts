@@ -29,7 +29,7 @@ before(async () => {
     process.stderr.write = err;
   };
   repo = await tempRepository([M]);
-  server = await startServer({ repositories: [repo.dir], controlMode: 'explicit', loadModels: ['*'], token: TOKEN, logs, bodyLimit: 1 * MiB });
+  server = await startServer({ repositories: [repo.dir], controlMode: 'explicit', loadModels: ['*'], token: TOKEN, logs, bodyLimit: 1 * MiB, logRequests: true });
 });
 after(async () => {
   await server?.close();
@@ -105,6 +105,30 @@ test('binding beyond loopback without a token is refused', () => {
   assert.equal(tokenMatches(TOKEN, { toString: () => TOKEN }), false, 'only strings count');
 });
 
+test('the serve command refuses a non-loopback bind without a token, and never listens', { timeout: 30_000 }, async () => {
+  const { spawn } = await import('node:child_process');
+  const { ROOT } = await import('./harness.ts');
+  const env = { ...process.env };
+  delete env.INFERSCOPE_CONTROL_TOKEN;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--model-repository', 'model_repository', '--host', '0.0.0.0', '--http-port', '0', '--no-metrics'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(null);
+    }, 25_000);
+    child.on('exit', (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  assert.notEqual(code, null, `serve kept running: ${output}`);
+  assert.notEqual(code, 0);
+  assert.match(output, /refusing to bind 0\.0\.0\.0/);
+});
+
 test('path traversal in model names is refused on every entry point', { timeout: 30_000 }, async () => {
   const names = ['..', '../mlp_classifier', '..%2Fmlp_classifier', '%2e%2e', 'a/../../etc', '..\\mlp_classifier', 'mlp_classifier%00', '%2Fetc%2Fpasswd'];
   for (const n of names) {
@@ -113,7 +137,13 @@ test('path traversal in model names is refused on every entry point', { timeout:
     const decoded = decodeURIComponent(n);
     await assert.rejects(server.manager.load(decoded), /not a valid model name|not found|invalid|model name/i, `load ${decoded}`);
     await assert.rejects(server.manager.unload(decoded), /./, `unload ${decoded}`);
+    for (const op of ['load', 'unload']) {
+      const r = await server.app.inject({ method: 'POST', url: `/v2/repository/models/${n}/${op}`, payload: {} });
+      assert.ok(r.statusCode >= 400 && r.statusCode < 500, `repository ${op} ${n}: ${r.statusCode}`);
+      assert.equal(typeof (r.json() as { error?: unknown }).error, 'string');
+    }
   }
+  assert.equal(server.manager.get(M)?.state, 'READY', 'nothing was unloaded');
   const owner = await connectLive(server.url, TOKEN);
   try {
     for (const n of ['..', '../x', 'a/b', '..\\x', 'x\u0000']) {
