@@ -2,7 +2,8 @@
  * Property test: random valid configs x random arrivals (own seeded generator), with a live config change
  * and an instance count change mid-run. Invariants checked after every clock step:
  * every request answered exactly once, no batch above max_batch_size, no batch mixing shapes, never an idle
- * instance while a queued request has waited max_queue_delay, batches take requests in level order.
+ * instance while a queued request has waited max_queue_delay, batches take requests in level order, and with
+ * preserve_ordering results leave in acceptance order.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,7 @@ function runOne(seed: number): void {
   const sched = new ModelScheduler({ model: 'p', version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, new Rng(seed + 1)) });
   void sched.start();
   const answers = new Map<string, number>();
+  const okOrder: string[] = [];
   const shapes = new Map<string, string>();
   const n = r.int(50, 300);
   const meanGap = r.int(50, 3000);
@@ -65,7 +67,12 @@ function runOne(seed: number): void {
       priority: r.int(0, 4), timeoutUs: r.next() < 0.3 ? r.int(100, 10_000) : undefined,
     };
     shapes.set(id, req.shapeKey);
-    clock.setTimer(t, () => sched.submit(req, () => answers.set(id, (answers.get(id) ?? 0) + 1)));
+    clock.setTimer(t, () =>
+      sched.submit(req, (err) => {
+        answers.set(id, (answers.get(id) ?? 0) + 1);
+        if (!err) okOrder.push(id);
+      }),
+    );
   }
   // live changes in the middle of the traffic
   clock.setTimer(t / 3, () => {
@@ -105,6 +112,12 @@ function runOne(seed: number): void {
     }
   }
   for (let i = 0; i < n; i++) assert.equal(answers.get(`q${i}`), 1, `q${i} answered ${answers.get(`q${i}`) ?? 0} times: ${where()}`);
+  if (sched.currentPolicy.preserveOrdering) {
+    // results leave in acceptance order (refusals and timeouts are answered at once and are not ordered)
+    const accepted = new Map(events.filter((e) => e.type === 'request.queued').map((e, i) => [(e as { request_id: string }).request_id, i]));
+    const idx = okOrder.map((id) => accepted.get(id)!);
+    assert.ok(idx.every((v, i) => i === 0 || v > idx[i - 1]), `preserve_ordering broken: ${where()}`);
+  }
   const s = sched.stats;
   const rejected = Object.values(s.rejected).reduce((a, b) => a + (b ?? 0), 0);
   assert.equal(s.completed + s.failed + rejected, n, where());
