@@ -105,7 +105,8 @@ export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
     for (const v of file ? selection.versions : []) {
       if (!existsSync(join(full, String(v), file!))) {
         folderIssues.push({
-          message: `unable to find '${join(String(v), file!)}' for model '${r.normalized.name}'`,
+          // Triton's backends word it so (the path as the server sees it, the instance's model)
+          message: `unable to find '${join(path, String(v), file!)}' for model instance '${r.normalized.name}'`,
           hint: `each version folder holds the model file (default_model_filename, '${file}' here)`,
         });
       }
