@@ -1,0 +1,178 @@
+// HTTP routes of the read-only KServe v2 API and the repository extension, through app.inject() with the
+// fake runtime (no onnxruntime): status codes and messages as Triton's http_server.cc answers them.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import { buildApp, type InferScopeApp } from '../../apps/server/src/app.ts';
+import { fakeRuntime, makeRepository, cfg } from '../repository/fakes.ts';
+
+const BATCHING = cfg({
+  platform: 'onnxruntime_onnx', max_batch_size: 8,
+  input: [{ name: 'x', data_type: 'TYPE_FP32', dims: [3, 4] }], output: [{ name: 'y', data_type: 'TYPE_INT64', dims: [2] }],
+  version_policy: { all: {} },
+});
+const NO_BATCH = cfg({ platform: 'onnxruntime_onnx', input: [{ name: 'tok', data_type: 'TYPE_STRING', dims: [-1] }], output: [{ name: 'o', data_type: 'TYPE_FP16', dims: [5] }] });
+const FAILS = cfg({ platform: 'onnxruntime_onnx', version_policy: { all: {} }, parameters: { fail: { string_value: 'v2 broken' } } });
+
+const apps: InferScopeApp[] = [];
+after(async () => { for (const a of apps) await a.close(); });
+
+async function start(mode: 'none' | 'explicit' = 'none', files?: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const repo = await makeRepository(files ?? {
+    'batching/config.pbtxt': BATCHING, 'batching/1/model.onnx': 'x', 'batching/2/model.onnx': 'x',
+    'nobatch/config.pbtxt': NO_BATCH, 'nobatch/1/model.onnx': 'x',
+  });
+  const s = await buildApp({ modelRepositories: [repo], modelControlMode: mode, runtime: fakeRuntime(), live: false, metricsPort: null, webDist: join(repo, 'no-dist'), ...extra });
+  apps.push(s);
+  return { s, repo, get: (url: string) => s.app.inject({ method: 'GET', url }), post: (url: string, payload?: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => s.app.inject({ method: 'POST', url, payload, headers }) };
+}
+
+test('server metadata and health', async () => {
+  const { get } = await start();
+  const meta = (await get('/v2')).json();
+  assert.equal(meta.name, 'inferscope');
+  assert.match(meta.version, /^\d+\.\d+\.\d+/);
+  assert.ok(meta.extensions.includes('model_repository'));
+  assert.equal((await get('/v2/health/live')).statusCode, 200);
+  assert.equal((await get('/v2/health/ready')).statusCode, 200);
+});
+
+test('model metadata: ready versions, KServe datatypes, -1 for the batch dimension', async () => {
+  const { get } = await start();
+  assert.deepEqual((await get('/v2/models/batching')).json(), {
+    name: 'batching', versions: ['1', '2'], platform: 'onnxruntime_onnx',
+    inputs: [{ name: 'x', datatype: 'FP32', shape: [-1, 3, 4] }],
+    outputs: [{ name: 'y', datatype: 'INT64', shape: [-1, 2] }],
+  });
+  assert.deepEqual((await get('/v2/models/batching/versions/1')).json().versions, ['1']);
+  const nb = (await get('/v2/models/nobatch')).json();
+  assert.deepEqual(nb.inputs, [{ name: 'tok', datatype: 'BYTES', shape: [-1] }]);
+  assert.deepEqual(nb.outputs, [{ name: 'o', datatype: 'FP16', shape: [5] }]);
+});
+
+test('unknown model or version: Triton codes and messages', async () => {
+  const { get } = await start('none', {
+    'ok/config.pbtxt': BATCHING, 'ok/1/model.onnx': 'x',
+    'bad/config.pbtxt': FAILS, 'bad/1/model.onnx': 'x',
+  });
+  const check = async (url: string, status: number, error: string | RegExp) => {
+    const r = await get(url);
+    assert.equal(r.statusCode, status, url);
+    assert.match(r.headers['content-type'] as string, /^application\/json/);
+    if (typeof error === 'string') assert.deepEqual(r.json(), { error }, url);
+    else assert.match(r.json().error, error, url);
+  };
+  await check('/v2/models/nope', 404, "Request for unknown model: 'nope' is not found");
+  await check('/v2/models/nope/config', 404, "Request for unknown model: 'nope' is not found");
+  await check('/v2/models/ok/versions/9', 404, "Request for unknown model: 'ok' version 9 is not found");
+  await check('/v2/models/bad/versions/1', 503, "Request for unknown model: 'bad' version 1 is not at ready state");
+  await check('/v2/models/bad', 404, "Request for unknown model: 'bad' has no available versions");
+  await check('/v2/models/ok/versions/abc', 400, /version should be an integral value > 0/);
+  await check('/v2/models/ok/versions/0', 400, /integral value > 0/);
+  await check('/v2/models/..%2F..%2Fetc', 400, /cannot contain path separators/);
+  await check('/v2/models/a%5Cb', 400, /cannot contain path separators/);
+  await check('/v2/models/.hidden', 400, /hidden/);
+  await check('/v2/nothing-here', 404, /Not Found/);
+  assert.equal((await get('/v2/health/ready')).statusCode, 400, 'a model that failed to load makes the server not ready');
+});
+
+test('readiness of a model version', async () => {
+  const { get } = await start('none', { 'ok/config.pbtxt': BATCHING, 'ok/1/model.onnx': 'x', 'bad/config.pbtxt': FAILS, 'bad/1/model.onnx': 'x' });
+  assert.equal((await get('/v2/models/ok/ready')).statusCode, 200);
+  assert.equal((await get('/v2/models/ok/versions/1/ready')).statusCode, 200);
+  for (const url of ['/v2/models/bad/ready', '/v2/models/ok/versions/2/ready', '/v2/models/unknown/ready']) {
+    const r = await get(url);
+    assert.equal(r.statusCode, 400, url);
+    assert.deepEqual(r.json(), { error: 'Model version not ready' });
+  }
+});
+
+test('model config is the normalised config as JSON', async () => {
+  const { s, get } = await start();
+  const r = await get('/v2/models/batching/config');
+  assert.equal(r.statusCode, 200);
+  assert.deepEqual(r.json(), JSON.parse(JSON.stringify(modelConfigToJson(s.manager.require('batching').config))));
+  assert.equal(r.json().name, 'batching');
+});
+
+test('repository index: rows, ready filter, bad bodies', async () => {
+  const { post } = await start('explicit', {
+    'a/config.pbtxt': BATCHING, 'a/1/model.onnx': 'x',
+    'b/config.pbtxt': NO_BATCH, 'b/1/model.onnx': 'x',
+  }, { loadModels: ['a'] });
+  assert.deepEqual((await post('/v2/repository/index', '{}')).json(), [{ name: 'a', version: '1', state: 'READY', reason: '' }, { name: 'b' }]);
+  assert.deepEqual((await post('/v2/repository/index', '{"ready": true}')).json(), [{ name: 'a', version: '1', state: 'READY', reason: '' }]);
+  assert.equal((await post('/v2/repository/index', undefined, {})).statusCode, 200, 'empty body, like curl -X POST');
+  assert.equal((await post('/v2/repository/index', '{"ready": true}', { 'content-type': 'application/x-www-form-urlencoded' })).json().length, 1);
+  const badJson = await post('/v2/repository/index', '{"ready": tru');
+  assert.equal(badJson.statusCode, 400);
+  assert.match(badJson.json().error, /^failed to parse the request JSON buffer/);
+  assert.equal((await post('/v2/repository/index', '[1]')).statusCode, 400);
+  assert.deepEqual((await post('/v2/repository/index', '{"ready": "yes"}')).json(), { error: "Unable to parse 'ready': expected a boolean" });
+});
+
+test('explicit mode load/unload; refused outside explicit mode and for path tricks', async () => {
+  const { post, get } = await start('explicit', { 'a/config.pbtxt': BATCHING, 'a/1/model.onnx': 'x' });
+  assert.equal((await get('/v2/models/a/ready')).statusCode, 400);
+  const load = await post('/v2/repository/models/a/load', '');
+  assert.equal(load.statusCode, 200);
+  assert.equal((await get('/v2/models/a/ready')).statusCode, 200);
+  assert.equal((await post('/v2/repository/models/a/unload')).statusCode, 200);
+  assert.equal((await get('/v2/models/a/ready')).statusCode, 400);
+  assert.deepEqual((await post('/v2/repository/index', '{}')).json(), [{ name: 'a', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' }]);
+  assert.deepEqual((await post('/v2/repository/models/zz/load')).json(), { error: "failed to load 'zz', failed to poll from model repository" });
+  const trick = await post('/v2/repository/models/..%2Fa/load');
+  assert.equal(trick.statusCode, 400);
+  assert.match(trick.json().error, /path separators/);
+  assert.equal((await post('/v2/repository/models/a/load', '{"parameters": {"config": "{}"}}')).statusCode, 400);
+  assert.equal((await post('/v2/repository/models/a/load', '{"parameters": 3}')).statusCode, 400);
+
+  const none = await start('none', { 'a/config.pbtxt': BATCHING, 'a/1/model.onnx': 'x' });
+  for (const action of ['load', 'unload']) {
+    const r = await none.post(`/v2/repository/models/a/${action}`);
+    assert.equal(r.statusCode, 503);
+    assert.deepEqual(r.json(), { error: 'explicit model load / unload is not allowed if polling is enabled' });
+  }
+  assert.equal((await none.get('/v2/models/a/ready')).statusCode, 200, 'the refused unload changed nothing');
+});
+
+test('body limit: 413 with a JSON error', async () => {
+  const { post } = await start('none', undefined, { bodyLimit: 2048 });
+  const r = await post('/v2/repository/index', JSON.stringify({ ready: false, pad: 'x'.repeat(5000) }));
+  assert.equal(r.statusCode, 413);
+  assert.match(r.json().error, /exceeds the maximum size of 2048 bytes/);
+});
+
+test('dashboard: placeholder without a build, files with content types, no traversal, SPA fallback', async () => {
+  const { get, repo, s } = await start();
+  const placeholder = await get('/');
+  assert.equal(placeholder.statusCode, 200);
+  assert.match(placeholder.headers['content-type'] as string, /^text\/html/);
+  assert.match(placeholder.body, /dashboard has not been built yet/);
+
+  const dist = await mkdtemp(join(tmpdir(), 'inferscope-dist-'));
+  await mkdir(join(dist, 'assets'));
+  await writeFile(join(dist, 'index.html'), '<!doctype html><title>dash</title>');
+  await writeFile(join(dist, 'assets', 'app-1234.js'), 'console.log(1)');
+  await writeFile(join(dist, 'assets', 'style.css'), 'body{}');
+  await writeFile(join(repo, 'secret.txt'), 'do not serve');
+  const withDist = await start('none', undefined, { webDist: dist });
+  const index = await withDist.get('/');
+  assert.equal(index.body, '<!doctype html><title>dash</title>');
+  assert.equal(index.headers['cache-control'], 'no-cache');
+  const js = await withDist.get('/assets/app-1234.js');
+  assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
+  assert.match(js.headers['cache-control'] as string, /immutable/);
+  assert.equal((await withDist.get('/assets/style.css')).headers['content-type'], 'text/css; charset=utf-8');
+  assert.equal((await withDist.get('/models/mlp')).body, '<!doctype html><title>dash</title>', 'client-side route');
+  assert.equal((await withDist.get('/assets/missing.js')).statusCode, 404);
+  for (const url of ['/..%2Fsecret.txt', '/assets/..%2F..%2Fsecret.txt', '/%2e%2e/%2e%2e/package.json', '/..%5c..%5cpackage.json', '/%00']) {
+    const r = await withDist.get(url);
+    assert.ok(r.statusCode === 404 || r.statusCode === 400, `${url} -> ${r.statusCode}`);
+    assert.doesNotMatch(r.body, /do not serve|"workspaces"/);
+  }
+  void s;
+});
