@@ -1,0 +1,88 @@
+/**
+ * `inferscope replay TRACE`: sends a recorded trace to a server over HTTP at a chosen speed, with a
+ * progress line, and prints the client-side summary (throughput, latency percentiles, errors).
+ */
+import type { Command } from '../command';
+import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
+import { HttpTarget } from '../../load/targets';
+import { readTraceFile } from '../../load/trace-file';
+import { runArrivals, summarize } from '../../load/runner';
+
+const help = `Usage: inferscope replay TRACE [options]
+
+Replays a recorded trace (NDJSON, inferscope-trace format) against a server over HTTP.
+
+  -u, --url URL     server (default http://127.0.0.1:8000)
+  --speed X         2 = twice as fast as recorded (default 1)
+  -m, --model M     send every arrival to model M instead of the recorded ones
+  --binary          send binary tensors (Triton's binary extension)
+  --seed N          seed for input data (default 1)
+  --json            print the summary as JSON
+`;
+
+const specs = [
+  { names: ['-u', '--url'], key: 'url' },
+  { names: ['--speed'], key: 'speed' },
+  { names: ['-m', '--model'], key: 'model' },
+  { names: ['--binary'], key: 'binary', flag: true },
+  { names: ['--seed'], key: 'seed' },
+  { names: ['--json'], key: 'json', flag: true },
+];
+
+export async function replay(argv: string[], out: (s: string) => void = console.log, progress: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
+  const a = parseArgs(argv, specs);
+  if (a.positional.length !== 1) throw new Error('replay needs exactly one TRACE file');
+  const speed = numberArg(a.values.speed, '--speed', 1, { min: 0.001, max: 1000 });
+  const trace = await readTraceFile(a.positional[0]);
+  let arrivals = trace.arrivals;
+  if (a.values.model) arrivals = arrivals.map((x) => ({ ...x, model: a.values.model, version: undefined }));
+  if (arrivals.length === 0) throw new Error(`${a.positional[0]} has no arrivals`);
+  const target = new HttpTarget({ url: normaliseUrl(a.values.url), binary: a.flags.has('binary'), seed: numberArg(a.values.seed, '--seed', 1, { integer: true, min: 0 }) });
+  try {
+    const models = [...new Set(arrivals.map((x) => x.model))];
+    for (const m of models) {
+      if (!m) throw new Error('the trace has arrivals without a model: give -m MODEL');
+      await target.check(m);
+    }
+    const duration = arrivals[arrivals.length - 1].t_us / 1e6 / speed;
+    const tty = process.stderr.isTTY;
+    const result = await runArrivals(target, arrivals, {
+      speed,
+      progressEveryMs: tty ? 200 : 1000,
+      onProgress: (c) => {
+        const line = `  replay ${c.elapsed_s.toFixed(1)}/${duration.toFixed(1)} s: sent ${c.sent}/${arrivals.length}, answered ${c.answered}, errors ${c.errors}`;
+        progress(tty ? `\r\x1b[K${line}` : `${line}\n`);
+      },
+    });
+    if (tty) progress('\r\x1b[K');
+    const s = summarize(result);
+    const lateUs = result.records.map((r) => r.lag_us).sort((x, y) => x - y);
+    const report = { trace: a.positional[0], models, speed, arrivals: arrivals.length, ...s, send_lag_us_p99: lateUs[Math.floor(lateUs.length * 0.99)] ?? 0 };
+    if (a.flags.has('json')) out(JSON.stringify(report, null, 2));
+    else {
+      out(`Replayed ${arrivals.length} arrivals of ${a.positional[0]} at ${speed}x onto ${models.join(', ')} in ${result.elapsed_s.toFixed(2)} s`);
+      out(`  Throughput: ${s.throughput_per_s.toFixed(1)} req/sec (${s.ok} ok, ${s.errors} errors)`);
+      out(`  Latency: p50 ${Math.round(s.latency_us.p50)} usec, p90 ${Math.round(s.latency_us.p90)} usec, p95 ${Math.round(s.latency_us.p95)} usec, p99 ${Math.round(s.latency_us.p99)} usec, avg ${Math.round(s.latency_us.mean)} usec`);
+      out(`  Send lag behind the schedule: p99 ${Math.round(report.send_lag_us_p99)} usec`);
+      for (const [status, n] of Object.entries(s.errors_by_status)) out(`  HTTP ${status}: ${n}`);
+    }
+    return s.errors === 0 ? 0 : 1;
+  } finally {
+    target.close();
+  }
+}
+
+const command: Command = {
+  name: ['replay'],
+  summary: 'replay a recorded trace against a server at a chosen speed',
+  help,
+  async run(argv) {
+    try {
+      return await replay(argv);
+    } catch (err) {
+      console.error(`replay: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
+  },
+};
+export default command;

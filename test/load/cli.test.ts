@@ -1,0 +1,77 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serializeTrace } from '@inferscope/core/load/index.ts';
+import { startRealServer, type RealServer } from '../live/real-server.ts';
+import { perf } from '../../apps/server/src/cli/commands/perf.ts';
+import { replay } from '../../apps/server/src/cli/commands/replay.ts';
+
+let s: RealServer;
+let dir: string;
+before(async () => {
+  s = await startRealServer();
+  dir = await mkdtemp(join(tmpdir(), 'is-cli-'));
+});
+after(async () => {
+  await s?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('perf measures concurrency steps, reads server queue/compute from the statistics API and writes the CSV', async () => {
+  const lines: string[] = [];
+  const csv = join(dir, 'perf.csv');
+  const code = await perf(
+    ['-m', 'mlp_classifier', '-u', s.url.replace('http://', ''), '--concurrency-range', '1:4:3', '--measurement-interval', '300', '--max-trials', '3', '--binary', '-f', csv],
+    (x) => lines.push(x),
+    () => {},
+  );
+  const text = lines.join('\n');
+  assert.equal(code, 0, text);
+  assert.match(text, /Request concurrency: 1/);
+  assert.match(text, /Request concurrency: 4/);
+  assert.match(text, /Avg request latency: \d+ usec \(overhead \d+ usec \+ queue \d+ usec/);
+  assert.match(text, /Inferences\/Second vs\. Client Average Batch Latency/);
+  const rows = (await readFile(csv, 'utf8')).trim().split('\n');
+  assert.equal(rows.length, 3);
+  assert.ok(rows[0].startsWith('Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue'));
+  const c4 = rows[2].split(',').map(Number);
+  assert.equal(c4[0], 4);
+  assert.ok(c4[1] > 0, 'throughput');
+  assert.ok(c4[6] > 0, 'server compute infer from the statistics API');
+  assert.ok(c4[9] <= c4[12], 'p50 <= p99');
+});
+
+test('perf request-rate mode and its errors', async () => {
+  const lines: string[] = [];
+  const code = await perf(
+    ['-m', 'mlp_classifier', '-u', s.url, '--request-rate-range', '50', '--request-distribution', 'poisson', '--measurement-interval', '300', '--max-trials', '3', '--percentile', '95'],
+    (x) => lines.push(x),
+    () => {},
+  );
+  assert.equal(code, 0, lines.join('\n'));
+  assert.match(lines.join('\n'), /Request Rate: 50 inference requests per seconds/);
+  assert.match(lines.join('\n'), /Client p95 Batch Latency/);
+  await assert.rejects(perf(['-m', 'nope', '-u', s.url], () => {}, () => {}), /nope/);
+  await assert.rejects(perf(['-u', s.url], () => {}, () => {}), /needs -m MODEL/);
+  await assert.rejects(perf(['-m', 'x', '--concurrency-range', '0:2'], () => {}, () => {}), /positive/);
+  await assert.rejects(perf(['-m', 'x', '--bogus'], () => {}, () => {}), /unknown option --bogus/);
+});
+
+test('replay sends a trace at the chosen speed', async () => {
+  const trace = join(dir, 't.ndjson');
+  const arrivals = Array.from({ length: 30 }, (_, i) => ({ t_us: i * 20_000, model: 'mlp_classifier', batch_size: 1 + (i % 3) }));
+  await writeFile(trace, serializeTrace({ source: 'test' }, arrivals));
+  const lines: string[] = [];
+  const t0 = performance.now();
+  const code = await replay([trace, '--url', s.url, '--speed', '2', '--json'], (x) => lines.push(x), () => {});
+  const ms = performance.now() - t0;
+  assert.equal(code, 0, lines.join('\n'));
+  const report = JSON.parse(lines.join('\n'));
+  assert.equal(report.ok, 30);
+  assert.equal(report.arrivals, 30);
+  assert.ok(ms >= 280, `30 arrivals 20 ms apart at 2x take at least 290 ms, took ${ms}`);
+  await writeFile(join(dir, 'bad.ndjson'), '{"format":"inferscope-trace","version":1}\n{"t_us":-1,"model":"m","batch_size":1}\n');
+  await assert.rejects(replay([join(dir, 'bad.ndjson'), '--url', s.url], () => {}, () => {}), /line 2/);
+});
