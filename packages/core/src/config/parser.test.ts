@@ -123,6 +123,10 @@ test('an unknown field is an error naming the field and its message, with line a
   assert.equal(e.column, 3);
   assert.match(e.message, /Did you mean "dims"\?/);
   assert.doesNotMatch(parseError('zzzzzz: 1').message, /Did you mean/);
+  assert.match(parseError('dynamic_batching { max_batch_size: 8 }').message,
+    /"max_batch_size" is a field of inference.ModelConfig \(the top level of config.pbtxt\)/);
+  assert.match(parseError('input { data_type: FP32 }').message, /Did you mean TYPE_FP32\?/);
+  assert.match(parseError('instance_group { kind: GPU }').message, /Did you mean KIND_GPU\?/);
 });
 
 test('a wrong value type is an error', () => {

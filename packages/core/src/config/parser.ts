@@ -11,7 +11,7 @@
  */
 import { ConfigError } from './errors';
 import { tokenize, type Token } from './lexer';
-import { schemaOf, type FieldSpec, type ScalarType } from './schema';
+import { SCHEMAS, schemaOf, type FieldSpec, type ScalarType } from './schema';
 import { parseScalarValue } from './scalars';
 import { closest } from './suggest';
 import type { ModelConfig } from './types';
@@ -96,10 +96,7 @@ class TextFormatParser {
       this.next();
       const name = t.text;
       const spec = Object.prototype.hasOwnProperty.call(schema.fields, name) ? schema.fields[name] : undefined;
-      if (!spec) {
-        const guess = closest(name, Object.keys(schema.fields));
-        this.fail(`Message type "${schema.fullName}" has no field named "${name}".${guess ? ` Did you mean "${guess}"?` : ''}`, t);
-      }
+      if (!spec) this.fail(`Message type "${schema.fullName}" has no field named "${name}".${unknownFieldHint(name, schema)}`, t);
 
       if (!spec.repeated && !spec.mapKey && name in obj) {
         this.fail(`Non-repeated field "${name}" is specified multiple times.`, t);
@@ -227,4 +224,15 @@ function defaultScalar(spec: FieldSpec): unknown {
   if (spec.kind !== 'scalar') return {};
   const t: ScalarType = spec.type;
   return t === 'string' ? '' : t === 'bool' ? false : 0;
+}
+
+/** " Did you mean ...?" for a misspelling, or where the field does belong (a common beginner slip). */
+function unknownFieldHint(name: string, schema: MessageTable): string {
+  const guess = closest(name, Object.keys(schema.fields));
+  if (guess) return ` Did you mean "${guess}"?`;
+  const owners = Object.values(SCHEMAS)
+    .filter((m) => Object.prototype.hasOwnProperty.call(m.fields, name))
+    .map((m) => m.fullName);
+  if (owners.length === 0) return '';
+  return ` "${name}" is a field of ${owners.slice(0, 3).join(', ')}${owners.includes('inference.ModelConfig') ? ' (the top level of config.pbtxt)' : ''}.`;
 }

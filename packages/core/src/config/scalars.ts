@@ -5,6 +5,7 @@
  */
 import type { Token } from './lexer';
 import type { FieldSpec } from './schema';
+import { closest } from './suggest';
 
 export type ScalarResult = boolean | number | string | { error: string };
 
@@ -90,7 +91,11 @@ function parseEnum(
     if (n !== undefined && !negative && n < BigInt(values.length)) return values[Number(n)]!;
   }
   const known = values.join(', ');
+  // Beginners write FP32 for TYPE_FP32, GPU for KIND_GPU ...: suggest the full name when one ends so.
+  const suffixed = t.kind === 'ident' ? values.find((v) => v.endsWith(`_${t.text}`)) : undefined;
+  const guess = suffixed ?? (t.kind === 'ident' ? closest(t.text, values) : undefined);
   return {
-    error: `Unknown enumeration value of "${shown}" for field "${field}" (enum ${enumName}: one of ${known}).`,
+    error: `Unknown enumeration value of "${shown}" for field "${field}".` +
+      (guess ? ` Did you mean ${guess}?` : '') + ` (enum ${enumName}: one of ${known})`,
   };
 }
