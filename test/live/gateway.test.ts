@@ -73,3 +73,33 @@ test('a flood is sampled: frames stay bounded and count what they left out; cont
     await h.close();
   }
 });
+
+test('a client that stops reading is sampled: the server holds no growing backlog for it, and it learns what it missed', async () => {
+  const h = await startFakeServer({ coalescer: { maxBacklog: 2, maxEventsPerFrame: 2000 } });
+  try {
+    const slow = await h.connect();
+    const frames: Frame[] = [];
+    slow.on('frame', (f: Frame) => frames.push(f));
+    // Stop reading from the TCP socket: the kernel buffers fill and the server's writes stall.
+    const raw = (slow.io.engine.transport as unknown as { ws: { _socket: import('node:net').Socket } }).ws._socket;
+    raw.pause();
+    const big = 'x'.repeat(120);
+    let emitted = 0;
+    const serverSocket = [...h.gateway.io.of('/').sockets.values()][0];
+    for (let tick = 0; tick < 40; tick++) {
+      for (let i = 0; i < 1000; i++, emitted++)
+        h.bus.emit({ type: 'request.rejected', t: emitted, model: 'm', version: '1', request_id: `r${emitted}-${big}`, reason: 'queue_full', message: big });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const queued = (serverSocket.conn as unknown as { writeBuffer: unknown[] }).writeBuffer.length;
+    assert.ok(queued <= 4, `server-side packets queued for the stalled client: ${queued}`);
+    raw.resume();
+    const deadline = Date.now() + 5000;
+    while (frames.reduce((n, f) => n + f.events.length + f.dropped, 0) < emitted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const dropped = frames.reduce((n, f) => n + f.dropped, 0);
+    assert.equal(frames.reduce((n, f) => n + f.events.length, 0) + dropped, emitted, 'delivered + dropped = emitted');
+    assert.ok(dropped > emitted / 2, `dropped ${dropped} of ${emitted}`);
+  } finally {
+    await h.close();
+  }
+});

@@ -131,8 +131,12 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   const statsTimer = setInterval(() => {
     try {
       lastStats = buildStats();
-      // Never sampled: aggregates are small and a slow client needs them most.
-      io.emit(WIRE.stats, lastStats);
+      // Never sampled for a client that keeps up: aggregates are small and complete. A client whose socket
+      // has stalled skips ticks instead of queueing them without bound; the next message it gets carries
+      // the running totals, so nothing is lost from its picture but the stale intermediate seconds.
+      for (const socket of io.of('/').sockets.values()) {
+        if (socketBacklog(socket) <= coalescer.options.maxBacklog) socket.emit(WIRE.stats, lastStats);
+      }
     } catch (err) {
       log(`live: stats failed: ${err instanceof Error ? err.message : String(err)}`);
     }
