@@ -58,6 +58,7 @@ test('real engine: live edits validated by Triton rules and saved as pbtxt that 
   const saved = await m.saveConfig('m');
   const text = await readFile(join(repo, 'm/config.pbtxt'), 'utf8');
   assert.equal(text, saved.text);
+  assert.match(text, /^# a comment the user wrote\nname: "m"/, 'the file is edited in place: comments and order survive');
   assert.equal(await readFile(join(repo, 'm/config.pbtxt.bak'), 'utf8'), PBTXT);
   const reparsed = normalizeModelConfig(parseModelConfig(text), { modelName: 'm', gpuCount: 0 });
   const live = m.require('m').config;

@@ -2,9 +2,10 @@
  * Writes a model's live config back to its config.pbtxt.
  *
  * Only what was changed live is carried into the config as written (the user's file stays theirs: no
- * flood of normalised defaults). The text is printed by the config engine's printer and checked before
- * writing: it must parse back to exactly the edited config, and every changed field must normalise to
- * the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
+ * flood of normalised defaults). The changed fields are edited in the file's own text where possible
+ * (comments and layout survive), else the config engine's printer writes the whole file. Either text is
+ * checked before writing: it must parse back to exactly the edited config, and every changed field must
+ * normalise to the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
  * previous file is kept as config.pbtxt.bak.
  */
 import { open, rename, copyFile, readFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import type { VersionSlot } from './types';
 import { carryChangesToRaw } from './live-config';
 import { ManagerError } from './errors';
 import { lineDiff } from './line-diff';
+import { editConfigText } from './text-edit';
 
 export interface SaveResult {
   path: string;
@@ -43,24 +45,16 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   const path = entry.scanned.configPath ?? join(entry.scanned.dir, CONFIG_FILE);
   const changed = [...slot.changedPaths];
   const edited = carryChangesToRaw(entry.resolved.raw, slot.config!, changed);
-  const text = engine.print(edited);
-
-  // The check that makes saving safe: what we write reads back as what is live.
-  let reparsed: ModelConfig;
-  try {
-    reparsed = engine.parse(text);
-  } catch (err) {
-    throw new ManagerError('INTERNAL', `refusing to save: the printed config does not parse back (${(err as Error).message})`);
+  // Prefer editing the file's own text (keeps comments and layout); print the whole config otherwise.
+  const original = entry.scanned.configText;
+  const inPlace = original === undefined ? undefined : editConfigText(original, changed.map((p) => ({ path: p, value: pick(slot.config, p) })));
+  let text = inPlace ?? engine.print(edited);
+  let problem = checkReadsBack(text, edited, entry.name, slot.config, changed, engine);
+  if (problem && inPlace !== undefined) {
+    text = engine.print(edited);
+    problem = checkReadsBack(text, edited, entry.name, slot.config, changed, engine);
   }
-  if (JSON.stringify(sortKeys(reparsed)) !== JSON.stringify(sortKeys(edited))) {
-    throw new ManagerError('INTERNAL', 'refusing to save: the printed config does not parse back to the live config');
-  }
-  const normalised = engine.normalize(reparsed, { modelName: entry.name, gpuCount: 0 });
-  for (const p of changed) {
-    if (JSON.stringify(pick(normalised, p)) !== JSON.stringify(pick(slot.config, p))) {
-      throw new ManagerError('INTERNAL', `refusing to save: '${p}' would read back as ${JSON.stringify(pick(normalised, p))}, live is ${JSON.stringify(pick(slot.config, p))}`);
-    }
-  }
+  if (problem) throw new ManagerError('INTERNAL', `refusing to save: ${problem}`);
 
   const current = entry.scanned.configText ?? (await readFile(path, 'utf8').catch(() => ''));
   const diff = lineDiff(current, text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
@@ -91,6 +85,24 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   entry.resolved = { ...entry.resolved, raw: edited };
   slot.changedPaths.clear();
   return { path, text, diff, backup, changed };
+}
+
+/** The check that makes saving safe: what we write reads back as what is live. Returns the problem, if any. */
+function checkReadsBack(text: string, edited: ModelConfig, model: string, live: ModelConfig | undefined, changed: string[], engine: ConfigEngine): string | undefined {
+  let reparsed: ModelConfig;
+  try {
+    reparsed = engine.parse(text);
+  } catch (err) {
+    return `the new config text does not parse back (${(err as Error).message})`;
+  }
+  if (JSON.stringify(sortKeys(reparsed)) !== JSON.stringify(sortKeys(edited))) return 'the new config text does not parse back to the live config';
+  const normalised = engine.normalize(reparsed, { modelName: model, gpuCount: 0 });
+  for (const p of changed) {
+    if (JSON.stringify(pick(normalised, p)) !== JSON.stringify(pick(live, p))) {
+      return `'${p}' would read back as ${JSON.stringify(pick(normalised, p))}, live is ${JSON.stringify(pick(live, p))}`;
+    }
+  }
+  return undefined;
 }
 
 function sortKeys(v: unknown): unknown {

@@ -1,0 +1,108 @@
+/**
+ * Edits config.pbtxt text in place for the fields live reconfiguration changes (max_batch_size,
+ * dynamic_batching scalars and preferred sizes, instance_group[i].count), so saving keeps the user's
+ * comments, order and layout. Anything it cannot place returns undefined and the caller prints the whole
+ * config instead. The caller verifies the result parses back to the expected config either way.
+ */
+import { parseModelConfigWithLocations, type SourcePosition } from '@inferscope/core/config/index.ts';
+import { tokenize, type Token } from '@inferscope/core/config/lexer.ts';
+
+export interface FieldEdit {
+  /** 'max_batch_size' | 'dynamic_batching.<field>' | 'instance_group[<i>].count' */
+  path: string;
+  value: unknown;
+}
+
+function format(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value) && value.every((v) => typeof v === 'number' && Number.isFinite(v))) return `[ ${value.join(', ')} ]`;
+  return undefined;
+}
+
+function offsetOf(text: string, at: SourcePosition): number {
+  let line = 1;
+  let i = 0;
+  while (line < at.line && i < text.length) {
+    const nl = text.indexOf('\n', i);
+    if (nl < 0) return text.length;
+    i = nl + 1;
+    line++;
+  }
+  return i + at.column - 1;
+}
+
+function tokenIndexAt(tokens: Token[], at: SourcePosition): number {
+  return tokens.findIndex((t) => t.line === at.line && t.column === at.column);
+}
+
+/** Replaces the value of a field written in the text. */
+function replaceValue(text: string, fieldAt: SourcePosition, literal: string): string | undefined {
+  const tokens = tokenize(text);
+  let i = tokenIndexAt(tokens, fieldAt);
+  if (i < 0) return undefined;
+  i++;
+  if (tokens[i]?.text === ':') i++;
+  const first = tokens[i];
+  if (!first || first.kind === 'eof' || first.kind === 'string') return undefined;
+  let last = i;
+  if (first.text === '[') {
+    while (tokens[last] && tokens[last].text !== ']') last++;
+    if (!tokens[last]) return undefined;
+  } else if (first.text === '-') {
+    last = i + 1;
+  } else if (first.text === '{' || first.text === '<') {
+    return undefined;
+  }
+  const start = offsetOf(text, first);
+  const end = offsetOf(text, tokens[last]) + tokens[last].text.length;
+  return text.slice(0, start) + literal + text.slice(end);
+}
+
+/** Inserts `name: literal` as the first field of the message written at `parentAt`. */
+function insertInto(text: string, parentAt: SourcePosition | undefined, name: string, literal: string): string | undefined {
+  const tokens = tokenize(text);
+  let i = parentAt ? tokenIndexAt(tokens, parentAt) : -1;
+  if (i < 0) return undefined;
+  // The parent may point at its field name (dynamic_batching) or straight at its '{' (a list element).
+  while (tokens[i] && tokens[i].text !== '{') {
+    if (tokens[i].kind === 'eof' || tokens[i].text === '}') return undefined;
+    i++;
+  }
+  if (!tokens[i]) return undefined;
+  const brace = tokens[i];
+  const at = offsetOf(text, brace) + 1;
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const indent = /^\s*/.exec(text.slice(lineStart))![0];
+  return `${text.slice(0, at)}\n${indent}  ${name}: ${literal}${text.slice(at)}`;
+}
+
+export function editConfigText(text: string, edits: readonly FieldEdit[]): string | undefined {
+  let out = text;
+  for (const edit of edits) {
+    const literal = format(edit.value);
+    if (literal === undefined) return undefined;
+    let locations;
+    try {
+      locations = parseModelConfigWithLocations(out).locations;
+    } catch {
+      return undefined;
+    }
+    const at = locations.get(edit.path);
+    let next: string | undefined;
+    if (at) next = replaceValue(out, at, literal);
+    else if (edit.path === 'max_batch_size') next = `${out.replace(/\s*$/, '')}\nmax_batch_size: ${literal}\n`;
+    else if (edit.path.startsWith('dynamic_batching.')) {
+      const field = edit.path.slice('dynamic_batching.'.length);
+      next = locations.has('dynamic_batching')
+        ? insertInto(out, locations.get('dynamic_batching'), field, literal)
+        : `${out.replace(/\s*$/, '')}\n\ndynamic_batching {\n  ${field}: ${literal}\n}\n`;
+    } else {
+      const m = /^(instance_group\[\d+\])\.count$/.exec(edit.path);
+      if (m) next = insertInto(out, locations.get(m[1]), 'count', literal);
+    }
+    if (next === undefined) return undefined;
+    out = next;
+  }
+  return out;
+}
