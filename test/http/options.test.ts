@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseServeArgs, validateServerOptions, OptionsError } from '../../apps/server/src/server-options.ts';
+
+test('serve flags: defaults, lists, =value form, memory budget, token from the environment', () => {
+  const o = parseServeArgs(['--model-repository', 'a,b', '--model-repository=c'], {});
+  assert.deepEqual(o.modelRepositories, ['a', 'b', 'c']);
+  assert.equal(o.modelControlMode, 'none');
+  assert.equal(o.httpPort, 8000);
+  assert.equal(o.metricsPort, 8002);
+  assert.equal(o.host, '127.0.0.1');
+  assert.equal(o.controlToken, undefined);
+  const e = parseServeArgs(['--model-repository', 'r', '--model-control-mode', 'explicit', '--load-model', 'x', '--load-model=y,z',
+    '--http-port', '0', '--no-metrics', '--memory-budget', '512MiB', '--repository-poll-secs', '2'], { INFERSCOPE_CONTROL_TOKEN: 'tok' });
+  assert.deepEqual(e.loadModels, ['x', 'y', 'z']);
+  assert.equal(e.httpPort, 0);
+  assert.equal(e.metricsPort, null);
+  assert.deepEqual(e.memoryBudget, { cpu: 512 * 1024 * 1024 });
+  assert.equal(e.controlToken, 'tok');
+  assert.equal(parseServeArgs(['--model-repository', 'r', '--control-token', 'flag'], { INFERSCOPE_CONTROL_TOKEN: 'env' }).controlToken, 'flag');
+});
+
+test('serve flags: every mistake is refused with the flag named', () => {
+  const refuses = (argv: string[], re: RegExp) => assert.throws(() => parseServeArgs(argv, {}), (err: Error) => err instanceof OptionsError && re.test(err.message), argv.join(' '));
+  refuses([], /--model-repository is required/);
+  refuses(['--model-repository', ' , '], /--model-repository is required/);
+  refuses(['--model-repository', 'r', '--model-control-mode', 'sometimes'], /none, poll or explicit/);
+  refuses(['--model-repository', 'r', '--load-model', 'm'], /--load-model can only be used with --model-control-mode explicit/);
+  refuses(['--model-repository', 'r', '--http-port', '70000'], /--http-port must be a port number/);
+  refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port expects a number/);
+  refuses(['--model-repository', 'r', '--memory-budget', 'lots'], /--memory-budget/);
+  refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);
+  refuses(['--model-repository', 'r', '--bogus'], /unknown option '--bogus'/);
+  refuses(['--model-repository'], /--model-repository needs a value/);
+  refuses(['--model-repository', 'r', '--host', 'a', '--host', 'b'], /--host given 2 times/);
+  assert.throws(() => validateServerOptions({ modelRepositories: ['r'], bodyLimit: 10 }), /body limit/);
+});
