@@ -186,3 +186,28 @@ test('the infer body limit is independent of the app-wide limit (bodies above fa
   assert.equal(res.statusCode, 200, res.body.slice(0, 200));
   await a.close();
 });
+
+test('gzip and deflate request bodies are accepted (header length counts decompressed bytes); bombs are refused', async () => {
+  const { gzipSync, deflateSync } = await import('node:zlib');
+  const { manager } = fakeManager();
+  const a = await app(manager, 64 * 1024);
+  const { body, headerLength } = binaryRequest([input([[1, 2, 3, 4]])]);
+  for (const [enc, pack] of [['gzip', gzipSync], ['deflate', deflateSync]] as const) {
+    const res = await a.inject({
+      method: 'POST',
+      url: '/v2/models/doubler/infer',
+      headers: { 'content-encoding': enc, 'inference-header-content-length': String(headerLength) },
+      payload: pack(body),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(JSON.parse(res.body).outputs[0].data, [2, 4, 6, 8]);
+  }
+  const bomb = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'gzip' }, payload: gzipSync(Buffer.alloc(1 << 20)) });
+  assert.equal(bomb.statusCode, 413);
+  const garbage = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'gzip' }, payload: Buffer.from('not gzip') });
+  assert.equal(garbage.statusCode, 400);
+  assert.match(JSON.parse(garbage.body).error, /unable to decompress the gzip request body/);
+  const br = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'br' }, payload: Buffer.from('x') });
+  assert.equal(br.statusCode, 400);
+  await a.close();
+});

@@ -4,6 +4,7 @@
  * raw (JSON and the binary extension share one decoder), with its own body limit, and errors leave as
  * Triton's `{"error": "..."}` with Triton's status code.
  */
+import { gunzipSync, inflateSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, KServeError } from './errors';
 import { modelSpecFor } from './model-spec';
@@ -36,7 +37,7 @@ export function registerInferRoutes(
     }
     const served = resolveModel(manager, model, version);
     const spec = modelSpecFor(served.name, served.version, served.config);
-    const body = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const body = decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
     const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
     const decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
     const result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded));
@@ -63,4 +64,22 @@ export function registerInferRoutes(
     scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
     scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
   });
+}
+
+/**
+ * Triton accepts gzip and deflate request bodies; Inference-Header-Content-Length then counts bytes of
+ * the decompressed body. Decompression is capped at the body limit so a small bomb cannot blow up memory.
+ */
+function decompress(body: Buffer, encoding: string | string[] | undefined, limit: number): Buffer {
+  const enc = (Array.isArray(encoding) ? encoding[0] : encoding)?.trim().toLowerCase();
+  if (!enc || enc === 'identity' || body.byteLength === 0) return body;
+  if (enc !== 'gzip' && enc !== 'deflate') throw new KServeError(400, `unsupported Content-Encoding '${enc}': use gzip, deflate or identity`);
+  try {
+    return enc === 'gzip' ? gunzipSync(body, { maxOutputLength: limit }) : inflateSync(body, { maxOutputLength: limit });
+  } catch (err) {
+    const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+    throw new KServeError(tooBig ? 413 : 400, tooBig
+      ? `decompressed request body exceeds the maximum size of ${limit} bytes`
+      : `unable to decompress the ${enc} request body: ${(err as Error).message}`);
+  }
 }
