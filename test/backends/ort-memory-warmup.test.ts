@@ -7,11 +7,11 @@ import type { OrtExecutor } from '../../apps/server/src/backends/onnxruntime/exe
 const MIB = 1024 * 1024;
 
 test('an instance that would exceed the memory budget is refused with a clear message and holds nothing', async () => {
-  const { loaded, ledger } = await loadModel('mlp_classifier', mlpConfig(), { budgets: { cpu: 10 * MIB } });
+  const { loaded, ledger } = await loadModel('mlp_classifier', mlpConfig(), { budgets: { cpu: 4 * MIB } });
   const inst = instance('mlp_classifier_0_0');
   await assert.rejects(
     loaded.executor.startInstance!(inst),
-    /loading instance mlp_classifier_0_0 of model 'mlp_classifier' version 1 needs \d+\.\d MiB on cpu, only 10\.0 MiB of the budget 10\.0 MiB is free/,
+    /loading instance mlp_classifier_0_0 of model 'mlp_classifier' version 1 needs \d+\.\d MiB on cpu, only 4\.0 MiB of the budget 4\.0 MiB is free/,
   );
   assert.equal(ledger.used('cpu'), 0);
   assert.equal((loaded.executor as OrtExecutor).workerOf(inst.name), null, 'no worker was started');

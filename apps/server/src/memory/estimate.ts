@@ -8,8 +8,11 @@
 import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config/index.ts';
 import { datatypeByteSize } from '@inferscope/core/config/index.ts';
 
-/** ONNX Runtime's session bookkeeping, thread pools and first arena chunk on CPU (measured ~8-20 MiB). */
-export const WORKSPACE_BYTES = 16 * 1024 * 1024;
+/**
+ * A session's own bookkeeping and arena slack beyond weights and activations. Measured here (RSS growth
+ * around session + warmup, ORT's process-wide set-up excluded): 1-5 MiB for the demo models.
+ */
+export const WORKSPACE_BYTES = 4 * 1024 * 1024;
 /** Intermediate tensors per sample, as a multiple of input + output bytes per sample. */
 export const ACTIVATION_FACTOR = 8;
 /** Variable dims (-1) are counted as this many elements when sizing a sample. */

@@ -13,6 +13,20 @@ import { InstanceWorker } from './instance-worker';
 import { executionProviders, lazyLoad, sessionOptions } from './session-options';
 import { warmupBatches } from './warmup';
 import { gatherFeeds, outputsToFetch, scatterOutputs } from './batch-io';
+import { GraphBuilder } from '../../models-gen/onnx-builder';
+
+let primer: Uint8Array | null = null;
+/** A one-node model ([1] -> Identity) used to initialise ONNX Runtime in a worker before measuring. */
+function primerModel(): Uint8Array {
+  if (!primer) {
+    const g = new GraphBuilder('primer');
+    g.input('x', 'float32', [1]);
+    g.node('Identity', ['x'], {}, 'y');
+    g.output('y', 'float32', [1]);
+    primer = g.encode('InferScope worker primer');
+  }
+  return primer;
+}
 
 export interface OrtModelPlan {
   model: string;
@@ -155,6 +169,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
           modelFile: plan.modelFile,
           options: sessionOptions(plan.config, plan.cpuCount),
           executionProviders: providers,
+          primer: primerModel(),
         });
         if (ready.note) this.addNote(ready.note);
         rt.provider = ready.provider;
@@ -170,7 +185,11 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
         }
         const gpuAfter = device === 'cpu' ? undefined : gpuMemoryUsedBytes(gpuIndex);
         if (gpuBefore !== undefined && gpuAfter !== undefined) rt.reservation?.update(gpuAfter - gpuBefore, 'measured');
-        else if (device === 'cpu' && ready.rssGrowth > 0) rt.reservation?.update(ready.rssGrowth, 'measured');
+        else if (device === 'cpu') {
+          // Session plus warmup: the warmup runs allocate the activation arena a real batch will use.
+          const grown = await w.measure();
+          if (grown > 0) rt.reservation?.update(grown, 'measured');
+        }
       } catch (err) {
         await worker?.terminate().catch(() => undefined);
         if (!rt.worker) {

@@ -29,6 +29,8 @@ export interface SessionSetup {
   modelFile: string;
   options: Record<string, unknown>;
   executionProviders: (string | { name: string; deviceId?: number })[];
+  /** a tiny ONNX model created (and dropped) first, so ORT's one-off runtime set-up is not measured */
+  primer?: Uint8Array;
 }
 
 export interface WorkerReady {
@@ -41,7 +43,7 @@ export interface WorkerReady {
 }
 
 interface Pending {
-  resolve(r: WorkerRunResult): void;
+  resolve(r: WorkerRunResult & { rssGrowth?: number }): void;
   reject(e: Error): void;
 }
 
@@ -103,6 +105,17 @@ export class InstanceWorker {
     });
   }
 
+  /** Resident-memory growth since the session began loading (session + warmup), as the worker sees it. */
+  async measure(): Promise<number> {
+    if (this.deathError || this.closing) throw this.deathError ?? new Error(`instance ${this.label} is stopping`);
+    const id = this.nextId++;
+    const r = await new Promise<WorkerRunResult & { rssGrowth?: number }>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'measure', id });
+    });
+    return r.rssGrowth ?? 0;
+  }
+
   /** Test hook: make the worker die as a crash would (uncaught exception) or exit on its own. */
   crash(how: 'throw' | 'exit'): void {
     this.worker.postMessage({ type: 'crash', how });
@@ -134,6 +147,12 @@ export class InstanceWorker {
         this.onInit?.reject(new Error(String(m.message)));
         this.onInit = null;
         return;
+      case 'measured': {
+        const p = this.pending.get(m.id as number);
+        this.pending.delete(m.id as number);
+        p?.resolve({ outputs: [], computeUs: 0, rssGrowth: m.rssGrowth as number });
+        return;
+      }
       case 'result':
       case 'runError': {
         const p = this.pending.get(m.id as number);
