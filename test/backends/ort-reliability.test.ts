@@ -85,3 +85,19 @@ test('an unknown execution accelerator makes the load fail with its name', async
   });
   await assert.rejects(loadModel('mlp_classifier', config), /unknown Execution Accelerator 'warp_drive'/);
 });
+
+test('a tensorrt accelerator that cannot load falls back through CUDA to CPU, naming both', async () => {
+  const config = mlpConfig({
+    instance_group: [{ name: 'mlp_classifier_0', kind: 'KIND_GPU', count: 1 }],
+    optimization: { execution_accelerators: { gpu_execution_accelerator: [{ name: 'tensorrt' }] } },
+  });
+  const { loaded } = await loadModel('mlp_classifier', config, { gpuCount: 1 });
+  const ex = loaded.executor as OrtExecutor;
+  await ex.startInstance(instance('mlp_classifier_0_0', 'KIND_GPU', 'gpu0'));
+  try {
+    assert.match(loaded.notes[0], /^TENSORRT\/CUDA execution provider unavailable: .+; running on CPU$/);
+    assert.equal(ex.describe()[0].provider, 'cpu');
+  } finally {
+    await loaded.unload();
+  }
+});

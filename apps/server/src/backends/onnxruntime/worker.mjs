@@ -38,20 +38,30 @@ async function prime(primer) {
   }
 }
 
+const providerName = (p) => (typeof p === 'string' ? p : p.name);
+
+/**
+ * Creates the session with the preferred providers, dropping the first one after each failure
+ * (tensorrt -> cuda -> cpu): ['cuda', 'cpu'] does not fall back by itself in onnxruntime-node when the
+ * CUDA library cannot load. Every provider given up on is named in the note.
+ */
 async function createSession(modelFile, options, providers) {
-  try {
-    return { session: await ort.InferenceSession.create(modelFile, { ...options, executionProviders: providers }), provider: providers[0] };
-  } catch (err) {
-    const wanted = providers.map((p) => (typeof p === 'string' ? p : p.name));
-    if (wanted.every((p) => p === 'cpu')) throw err;
-    // ['cuda', 'cpu'] does not fall back by itself in onnxruntime-node: retry on CPU and say why.
-    const reason = String(err?.message ?? err).split('\n')[0];
-    const s = await ort.InferenceSession.create(modelFile, { ...options, executionProviders: ['cpu'] });
-    return {
-      session: s,
-      provider: 'cpu',
-      note: `${wanted.filter((p) => p !== 'cpu').join('/').toUpperCase()} execution provider unavailable: ${reason}; running on CPU`,
-    };
+  let list = providers;
+  const failures = [];
+  for (;;) {
+    try {
+      const s = await ort.InferenceSession.create(modelFile, { ...options, executionProviders: list });
+      const note =
+        failures.length === 0
+          ? undefined
+          : `${failures.map((f) => f.name.toUpperCase()).join('/')} execution provider unavailable: ${failures[0].reason}; ` +
+            `running on ${providerName(list[0]) === 'cpu' ? 'CPU' : providerName(list[0]).toUpperCase()}`;
+      return { session: s, provider: providerName(list[0]), note };
+    } catch (err) {
+      if (list.length <= 1 || providerName(list[0]) === 'cpu') throw err;
+      failures.push({ name: providerName(list[0]), reason: String(err?.message ?? err).split('\n')[0] });
+      list = list.slice(1);
+    }
   }
 }
 
