@@ -7,6 +7,7 @@ import { serializeTrace } from '@inferscope/core/load/index.ts';
 import { startRealServer, type RealServer } from '../live/real-server.ts';
 import { perf } from '../../apps/server/src/cli/commands/perf.ts';
 import { replay } from '../../apps/server/src/cli/commands/replay.ts';
+import { ab, parsePatch } from '../../apps/server/src/cli/commands/ab.ts';
 
 let s: RealServer;
 let dir: string;
@@ -74,4 +75,25 @@ test('replay sends a trace at the chosen speed', async () => {
   assert.ok(ms >= 280, `30 arrivals 20 ms apart at 2x take at least 290 ms, took ${ms}`);
   await writeFile(join(dir, 'bad.ndjson'), '{"format":"inferscope-trace","version":1}\n{"t_us":-1,"model":"m","batch_size":1}\n');
   await assert.rejects(replay([join(dir, 'bad.ndjson'), '--url', s.url], () => {}, () => {}), /line 2/);
+});
+
+test('ab compares two configurations on identical traffic through the control channel and the statistics API', async () => {
+  const before = s.manager.get('mlp_classifier')!.config.dynamic_batching;
+  const lines: string[] = [];
+  const code = await ab(
+    ['-m', 'mlp_classifier', '-u', s.url, '--scenario', 'poisson', '--rate', '150', '--duration', '0.8', '--seed', '5', '--binary', '--json',
+      '--a', 'max_queue_delay_microseconds=0', '--b', '{"max_queue_delay_microseconds":20000,"preferred_batch_size":[]}'],
+    (x) => lines.push(x),
+    {},
+  );
+  assert.equal(code, 0, lines.join('\n'));
+  const r = JSON.parse(lines.join('\n'));
+  assert.equal(r.a.client.count, r.requests);
+  assert.equal(r.b.client.count, r.requests);
+  assert.equal(r.a.server.completed, r.requests, 'the statistics API saw every request of A');
+  assert.ok(r.b.server.avg_batch_size > 2 * r.a.server.avg_batch_size, JSON.stringify([r.a.server, r.b.server]));
+  assert.deepEqual(s.manager.get('mlp_classifier')!.config.dynamic_batching, before, 'restored');
+  assert.throws(() => parsePatch('max_queue_delay_microseconds=-5', 'm', '--a'), /--a: 'max_queue_delay_microseconds' must be between/);
+  assert.throws(() => parsePatch('colour=red', 'm', '--b'), /unknown field 'colour'/);
+  assert.deepEqual(parsePatch('preferred_batch_size=[8,16];preserve_ordering=true', 'm', '--a'), { preferred_batch_size: [8, 16], preserve_ordering: true });
 });

@@ -72,7 +72,7 @@ test('A/B: the same arrivals under max_queue_delay 0 and 20 ms: B forms bigger b
     const report = await runAB({
       model: 'mlp_classifier',
       control: s.manager,
-      bus: s.bus,
+      server: { bus: s.bus },
       target,
       plan,
       a: { label: 'A delay=0', patch: { max_queue_delay_microseconds: 0 } },

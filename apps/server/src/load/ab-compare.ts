@@ -31,11 +31,15 @@ export interface ABSide {
   server: ServerSide;
 }
 
+/** Measures the server side of one run: started before the run, stopped after every answer is in. */
+export type ServerWatcher = () => Promise<{ stop(): Promise<ServerSide> }>;
+
 export interface ABOptions {
   model: string;
   version?: string;
   control: Pick<ControlTarget, 'updateDynamicBatching'>;
-  bus: EventBus;
+  /** in process: the bus; remote: a statistics-API watcher (statsApiWatcher) */
+  server: { bus: EventBus } | { watch: ServerWatcher };
   target: InferTarget;
   /** the traffic, replayed identically for both sides */
   plan: ArrivalPlan;
@@ -54,8 +58,15 @@ export interface ABReport {
   restored: DynamicBatchingPatch;
 }
 
-/** Collects what the scheduler did for one model while a run lasts. */
-function watchServer(bus: EventBus, model: string): { stop: () => ServerSide } {
+/** Collects what the scheduler did for one model while a run lasts, from its events. */
+export function busWatcher(bus: EventBus, model: string): ServerWatcher {
+  return async () => {
+    const w = watchBus(bus, model);
+    return { stop: async () => w.stop() };
+  };
+}
+
+function watchBus(bus: EventBus, model: string): { stop: () => ServerSide } {
   const hist: Record<string, number> = {};
   let batches = 0;
   let samples = 0;
@@ -112,10 +123,11 @@ export async function runAB(o: ABOptions): Promise<ABReport> {
   const applied: ConfigChange[] = [];
   const side = async (v: ABVariant): Promise<ABSide> => {
     applied.push(...(await o.control.updateDynamicBatching(o.model, o.version, v.patch, by)));
-    const watch = watchServer(o.bus, o.model);
+    const watcher = 'bus' in o.server ? busWatcher(o.server.bus, o.model) : o.server.watch;
+    const watch = await watcher();
     const result = await runPlan(o.target, o.plan, { model: o.model });
     // answers are all in; the scheduler's last events were emitted before them
-    return { label: v.label, patch: v.patch, client: summarize(result), server: watch.stop() };
+    return { label: v.label, patch: v.patch, client: summarize(result), server: await watch.stop() };
   };
   let a: ABSide;
   let b: ABSide;

@@ -76,3 +76,28 @@ export function diffServerStats(before: ServerModelStats, after: ServerModelStat
     compute_output_us: avg('compute_output'),
   };
 }
+
+/** Batch sizes executed so far, from `batch_stats` (compute_infer.count = batches of that size). */
+export function readBatchHistogram(doc: unknown, model: string, version?: string): Record<string, number> {
+  const rows = ((doc as { model_stats?: unknown[] })?.model_stats ?? []) as Record<string, unknown>[];
+  const hist: Record<string, number> = {};
+  for (const r of rows) {
+    if (r.name !== model || (version !== undefined && String(r.version) !== version)) continue;
+    for (const b of (r.batch_stats ?? []) as Record<string, unknown>[]) {
+      const n = d(b.compute_infer).count;
+      hist[String(b.batch_size)] = (hist[String(b.batch_size)] ?? 0) + n;
+    }
+  }
+  return hist;
+}
+
+/** Failed requests so far (inference_stats.fail). */
+export function readFailCount(doc: unknown, model: string, version?: string): number {
+  const rows = ((doc as { model_stats?: unknown[] })?.model_stats ?? []) as Record<string, unknown>[];
+  let n = 0;
+  for (const r of rows) {
+    if (r.name !== model || (version !== undefined && String(r.version) !== version)) continue;
+    n += d(((r.inference_stats ?? {}) as Record<string, unknown>).fail).count;
+  }
+  return n;
+}

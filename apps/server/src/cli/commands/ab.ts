@@ -1,0 +1,148 @@
+/**
+ * `inferscope ab`: the same traffic (a trace, or a scenario + seed) against one model under two
+ * configurations, side by side. Changes go through the live control channel, so they are announced to
+ * every dashboard; the original values are restored at the end.
+ */
+import { findPreset, PRESETS, scenarioToArrivals, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
+import type { DynamicBatchingPatch } from '@inferscope/core';
+import { readFile } from 'node:fs/promises';
+import type { Command } from '../command';
+import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
+import { HttpTarget } from '../../load/targets';
+import { readTraceFile } from '../../load/trace-file';
+import { formatABReport, runAB } from '../../load/ab-compare';
+import { connectControl, statsApiWatcher } from '../../load/ab-remote';
+import { resolveControlToken } from '../../live/security';
+import { validateControlMessage } from '../../live/control-validation';
+
+const help = `Usage: inferscope ab -m MODEL (--scenario PRESET|FILE | --trace FILE) --a PATCH --b PATCH [options]
+
+Runs identical traffic twice against a running server, once per configuration, and prints both side by side
+(throughput, p50/p99 latency, average batch size, server queue time, rejections).
+
+  -m, --model MODEL        model to compare (required)
+  -x, --model-version V    version (default: the server's choice)
+  --scenario S             preset name (${PRESETS.map((p) => p.name).join(', ')}) or a scenario JSON file
+  --trace FILE             a recorded trace instead of a scenario
+  --rate R --duration S    scenario overrides (requests/s, seconds)
+  --seed N                 scenario seed (default 1): both sides get the same arrivals
+  --a PATCH, --b PATCH     dynamic batching fields: JSON ('{"max_queue_delay_microseconds":0}') or
+                           key=value pairs separated by ';' ('max_queue_delay_microseconds=2000;preferred_batch_size=[8,16]')
+  -u, --url URL            server (default http://127.0.0.1:8000)
+  --token T                control token (or INFERSCOPE_CONTROL_TOKEN)
+  --binary                 binary tensors
+  --json                   print the report as JSON
+`;
+
+const specs = [
+  { names: ['-m', '--model'], key: 'model' },
+  { names: ['-x', '--model-version'], key: 'version' },
+  { names: ['--scenario'], key: 'scenario' },
+  { names: ['--trace'], key: 'trace' },
+  { names: ['--rate'], key: 'rate' },
+  { names: ['--duration'], key: 'duration' },
+  { names: ['--seed'], key: 'seed' },
+  { names: ['--a'], key: 'a' },
+  { names: ['--b'], key: 'b' },
+  { names: ['-u', '--url'], key: 'url' },
+  { names: ['--token'], key: 'token' },
+  { names: ['--binary'], key: 'binary', flag: true },
+  { names: ['--json'], key: 'json', flag: true },
+];
+
+/** Parses a patch and validates it exactly as the server will (so a typo fails before any traffic). */
+export function parsePatch(text: string, model: string, which: string): DynamicBatchingPatch {
+  let obj: Record<string, unknown>;
+  if (text.trim().startsWith('{')) {
+    try {
+      obj = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new Error(`${which}: not valid JSON`);
+    }
+  } else {
+    obj = {};
+    for (const pair of text.split(';').filter((p) => p.trim() !== '')) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new Error(`${which}: expected key=value, got '${pair}'`);
+      const raw = pair.slice(eq + 1).trim();
+      let v: unknown = raw;
+      try {
+        v = JSON.parse(raw);
+      } catch {
+        /* a bare string */
+      }
+      obj[pair.slice(0, eq).trim()] = v;
+    }
+  }
+  const v = validateControlMessage({ action: 'setDynamicBatching', model, ...obj });
+  if (!v.ok) throw new Error(`${which}: ${v.error}`);
+  const { action: _a, model: _m, version: _v, ...patch } = v.value as { action: string; model: string; version?: string } & DynamicBatchingPatch;
+  return patch;
+}
+
+async function loadScenario(spec: string): Promise<Scenario> {
+  const preset = findPreset(spec);
+  if (preset) return preset;
+  let text: string;
+  try {
+    text = await readFile(spec, 'utf8');
+  } catch {
+    throw new Error(`--scenario '${spec}' is neither a preset (${PRESETS.map((p) => p.name).join(', ')}) nor a readable file`);
+  }
+  return validateScenario(JSON.parse(text));
+}
+
+export async function ab(argv: string[], out: (s: string) => void = console.log, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const a = parseArgs(argv, specs);
+  if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+  const model = a.values.model;
+  if (!model) throw new Error('ab needs -m MODEL');
+  if (!a.values.a || !a.values.b) throw new Error('ab needs --a PATCH and --b PATCH');
+  if (!!a.values.scenario === !!a.values.trace) throw new Error('give exactly one of --scenario or --trace');
+  const patchA = parsePatch(a.values.a, model, '--a');
+  const patchB = parsePatch(a.values.b, model, '--b');
+  const scenario = a.values.trace ? traceToScenario(await readTraceFile(a.values.trace)) : await loadScenario(a.values.scenario!);
+  const plan = scenarioToArrivals(scenario, {
+    rate: a.values.rate === undefined ? undefined : numberArg(a.values.rate, '--rate', 0, { min: 0.001, max: 100_000 }),
+    duration_s: a.values.duration === undefined ? undefined : numberArg(a.values.duration, '--duration', 0, { min: 0.001, max: 3600 }),
+    seed: numberArg(a.values.seed, '--seed', 1, { integer: true, min: 0 }),
+    model,
+  });
+  const url = normaliseUrl(a.values.url);
+  const target = new HttpTarget({ url, binary: a.flags.has('binary') });
+  const control = await connectControl(url, resolveControlToken(a.values.token, env));
+  try {
+    await target.check(model, a.values.version);
+    const report = await runAB({
+      model,
+      version: a.values.version,
+      control,
+      server: { watch: statsApiWatcher(target, model, a.values.version) },
+      target,
+      plan,
+      a: { label: 'A', patch: patchA },
+      b: { label: 'B', patch: patchB },
+      by: 'cli',
+    });
+    out(a.flags.has('json') ? JSON.stringify(report, null, 2) : formatABReport(report));
+    return report.a.client.count > 0 && report.b.client.count > 0 ? 0 : 1;
+  } finally {
+    control.close();
+    target.close();
+  }
+}
+
+const command: Command = {
+  name: ['ab'],
+  summary: 'compare two dynamic batching configurations on identical traffic',
+  help,
+  async run(argv) {
+    try {
+      return await ab(argv);
+    } catch (err) {
+      console.error(`ab: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
+  },
+};
+export default command;
