@@ -219,3 +219,34 @@ test('saveConfig writes atomically with a backup, the text parses back, and a po
   assert.equal(runtime.schedulers.length, 1);
   await m.close();
 });
+
+test('a reload that fails keeps the previous load serving and says why; a fixed file then reloads', async () => {
+  const repo = await makeRepository({ 'a/config.pbtxt': MLP, 'a/1/model.onnx': 'x' });
+  const { m, runtime } = manager([repo], 'poll');
+  await m.start();
+  await writeFile(join(repo, 'a/config.pbtxt'), '{ broken');
+  assert.deepEqual((await m.poll()).modified, ['a']);
+  const row = m.list().find((r) => r.name === 'a')!;
+  assert.equal(row.state, 'READY');
+  assert.match(row.reason ?? '', /reload failed, still serving the previous load: .*line 2, column 7/);
+  assert.equal(runtime.schedulers[0].stopped, false);
+  assert.equal(((await m.infer('a', undefined, req(2)))[0].data as Float32Array)[0], 2);
+  assert.deepEqual((await m.poll()).unchanged, ['a'], 'the broken file is not retried on every poll');
+
+  await writeFile(join(repo, 'a/config.pbtxt'), cfg({ platform: 'onnxruntime_onnx', max_batch_size: 2 }));
+  await m.poll();
+  assert.equal(m.require('a').config.max_batch_size, 2);
+  assert.equal(m.require('a').reason, undefined);
+  assert.equal(runtime.schedulers[0].stopped, true);
+  await m.close();
+});
+
+test('explicit load of a model whose new config is broken fails, the loaded one keeps serving', async () => {
+  const repo = await makeRepository({ 'a/config.pbtxt': MLP, 'a/1/model.onnx': 'x' });
+  const { m } = manager([repo], 'explicit', ['a']);
+  await m.start();
+  await writeFile(join(repo, 'a/config.pbtxt'), '{ broken');
+  await assert.rejects(m.load('a'), (e: ManagerError) => e.httpStatus === 400 && /^load failed for model 'a': config.pbtxt: bad config/.test(e.message));
+  assert.equal(m.require('a').state, 'READY');
+  await m.close();
+});

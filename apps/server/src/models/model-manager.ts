@@ -117,8 +117,12 @@ export class ModelManager {
     return diff;
   }
 
-  /** Loads (or reloads) one scanned model. New versions load before old ones drain: no downtime on reload. */
-  private async loadScanned(scanned: ScannedModel): Promise<void> {
+  /**
+   * Loads (or reloads) one scanned model. New versions load before old ones drain: no downtime on reload.
+   * A reload that brings no version up keeps the old versions serving (their folders still exist), as
+   * Triton does, and says why in their reason. Returns the failure, if any.
+   */
+  private async loadScanned(scanned: ScannedModel): Promise<string | undefined> {
     const previous = this.entries.get(scanned.name);
     const resolved = await resolveModel(scanned, this.options.runtime, this.options.gpuCount);
     const entry: ModelEntry = {
@@ -131,10 +135,20 @@ export class ModelManager {
     // First load: show LOADING rows right away. Reload: keep the old entry serving until the new is up.
     if (!previous) this.entries.set(entry.name, entry);
     await loadVersions(this, entry);
+    const failure = failureOf(entry);
+    const oldServing = previous
+      ? [...previous.versions.values()].filter((s) => s.state === 'READY' && scanned.versions.some((v) => v.version === s.version))
+      : [];
+    if (previous && failure && oldServing.length > 0 && ![...entry.versions.values()].some((s) => s.state === 'READY')) {
+      for (const slot of entry.versions.values()) if (slot.scheduler || slot.loaded) await drainVersions(this, entry.name, [slot], 'reload failed');
+      for (const slot of oldServing) this.setState(entry.name, slot, 'READY', `reload failed, still serving the previous load: ${failure}`);
+      return failure;
+    }
     this.entries.set(entry.name, entry);
     if (previous) {
       await drainVersions(this, previous.name, [...previous.versions.values()], 'replaced by a new load');
     }
+    return failure;
   }
 
   /** Emits model.state and records it on the slot. */
@@ -308,20 +322,13 @@ export class ModelManager {
     const scanned = scan.models.get(name);
     if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
     this.known.set(name, scanned);
-    await this.locked(name, async () => {
+    const failure = await this.locked(name, async () => {
       const current = this.entries.get(name);
       const unchanged = current && current.scanned.fingerprint === scanned.fingerprint && current.versions.size > 0 &&
         [...current.versions.values()].every((s) => s.state === 'READY');
-      if (!unchanged) await this.loadScanned(scanned);
+      return unchanged ? undefined : this.loadScanned(scanned);
     });
-    const entry = this.entries.get(name)!;
-    const failed = [...entry.versions.values()].filter((s) => s.state !== 'READY');
-    if (entry.versions.size === 0 || failed.length === entry.versions.size) {
-      const why = entry.versions.size === 0
-        ? entry.resolved.error
-        : failed.map((s) => `version ${s.version} is at ${s.state} state: ${s.reason ?? ''}`).join('; ');
-      throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${why}`);
-    }
+    if (failure) throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${failure}`);
   }
 
   /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
@@ -388,6 +395,14 @@ export class ModelManager {
       [...this.entries.values()].map((e) => this.locked(e.name, () => drainVersions(this, e.name, [...e.versions.values()], 'server shutting down'))),
     );
   }
+}
+
+/** Why a (re)load brought no version up; undefined when at least one version is READY. */
+function failureOf(entry: ModelEntry): string | undefined {
+  const slots = [...entry.versions.values()];
+  if (slots.length === 0) return entry.resolved.error ?? 'no version to load';
+  if (slots.some((s) => s.state === 'READY')) return undefined;
+  return slots.map((s) => `version ${s.version} is at ${s.state} state: ${s.reason ?? ''}`).join('; ');
 }
 
 function toVersion(version: number | string | undefined): number | undefined {
