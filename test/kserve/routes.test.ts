@@ -211,3 +211,27 @@ test('gzip and deflate request bodies are accepted (header length counts decompr
   assert.equal(br.statusCode, 400);
   await a.close();
 });
+
+test('codec refusals for a known model are published as request.rejected (invalid)', async () => {
+  const { EventBus } = await import('@inferscope/core');
+  const bus = new EventBus();
+  const seen: any[] = [];
+  bus.on((e) => seen.push(e));
+  const a = Fastify();
+  registerInferRoutes(a, fakeManager().manager, { events: { bus, now: () => 42 } });
+  await a.ready();
+  const bad = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', payload: '{"inputs":[]}' });
+  assert.equal(bad.statusCode, 400);
+  const unknown = await a.inject({ method: 'POST', url: '/v2/models/nope/infer', payload: '{"inputs":[]}' });
+  assert.equal(unknown.statusCode, 404);
+  const ok = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', payload: jsonRequest([input([[1, 2, 3, 4]])]) });
+  assert.equal(ok.statusCode, 200);
+  assert.equal(seen.length, 1); // only the invalid request for a known model
+  assert.equal(seen[0].type, 'request.rejected');
+  assert.equal(seen[0].reason, 'invalid');
+  assert.equal(seen[0].model, 'doubler');
+  assert.equal(seen[0].version, '1');
+  assert.equal(seen[0].t, 42);
+  assert.match(seen[0].message, /expected 1 inputs but got 0/);
+  await a.close();
+});

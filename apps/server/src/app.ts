@@ -24,6 +24,7 @@ import { registerInferRoutes } from './kserve/index';
 import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
+import { checkBindSecurity } from './live/security';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -80,7 +81,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerRepositoryRoutes(app, manager);
   const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
   registerStatsRoutes(app, stats);
-  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit });
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now } });
   registerStaticRoutes(app, options.webDist);
   const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot() });
 
@@ -104,6 +105,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   return {
     app, manager, bus, memory, stats, metrics, live, options,
     async listen() {
+      checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
       await app.listen({ host: options.host, port: options.httpPort });
       const addr = app.server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

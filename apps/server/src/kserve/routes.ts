@@ -6,6 +6,7 @@
  */
 import { gunzipSync, inflateSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { EventBus } from '@inferscope/core';
 import { describeError, KServeError } from './errors';
 import { modelSpecFor } from './model-spec';
 import { parseHeaderLength, parseInferRequest } from './parse-request';
@@ -16,6 +17,12 @@ import { toSchedulerRequest, validateInferRequest } from './validate-request';
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
   bodyLimit?: number;
+  /**
+   * When given, a request refused by the codec (malformed, wrong inputs/shape/datatype) for a known model
+   * is published as `request.rejected` with reason 'invalid', so statistics, metrics (failure reason
+   * OTHER) and the dashboard see it like any other refusal. `now` is the schedulers' clock in µs.
+   */
+  events?: { bus: EventBus; now: () => number };
 }
 
 export const DEFAULT_INFER_BODY_LIMIT = 64 * 1024 * 1024;
@@ -29,6 +36,8 @@ export function registerInferRoutes(
   options: InferRoutesOptions = {},
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
+  const events = options.events;
+  let invalidSeq = 0;
 
   const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { model, version } = request.params;
@@ -36,10 +45,21 @@ export function registerInferRoutes(
       throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
     }
     const served = resolveModel(manager, model, version);
-    const spec = modelSpecFor(served.name, served.version, served.config);
-    const body = decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
-    const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
-    const decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
+    let decoded;
+    try {
+      const spec = modelSpecFor(served.name, served.version, served.config);
+      const body = decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
+      const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
+      decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
+    } catch (err) {
+      if (events) {
+        events.bus.emit({
+          type: 'request.rejected', t: events.now(), model: served.name, version: served.version,
+          request_id: `http-invalid-${++invalidSeq}`, reason: 'invalid', message: describeError(err).message,
+        });
+      }
+      throw err;
+    }
     const result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded));
     const encoded = encodeInferResponse(served.name, served.version, decoded, result);
     reply.header('content-type', encoded.contentType);
