@@ -96,3 +96,22 @@ test('wrong datatype, wrong shape and unknown outputs are refused with a clear e
     await loaded.unload();
   }
 });
+
+test('reshape: clients send dims, the model gets reshape.shape, and outputs go back as dims', async () => {
+  const config = mlpConfig({
+    input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [28, 28], reshape: { shape: [784] } }],
+    output: [{ name: 'probabilities', data_type: 'TYPE_FP32', dims: [2, 5], reshape: { shape: [10] } }],
+  });
+  const { loaded } = await loadModel('mlp_classifier', config);
+  const inst = instance('mlp_classifier_0_0');
+  await loaded.executor.startInstance!(inst);
+  try {
+    const data = floats(2, 784, 9);
+    const [res] = await loaded.executor.execute(inst, [request([{ name: 'input', datatype: 'FP32', shape: [2, 28, 28], data }])]);
+    assert.deepEqual(res[0].shape, [2, 2, 5]);
+    const direct = await runDirect(join(REPO, 'mlp_classifier/1/model.onnx'), { input: new ort.Tensor('float32', data, [2, 784]) });
+    assertClose(res[0].data as Float32Array, direct.probabilities.data as Float32Array);
+  } finally {
+    await loaded.unload();
+  }
+});

@@ -20,13 +20,23 @@ function checkTensor(model: string, spec: ModelInput, t: Tensor, batching: boole
   if (t.datatype !== expected) {
     throw new Error(`inference input '${t.name}' data-type is '${t.datatype}', but model '${model}' expects '${expected}'`);
   }
-  const dims = spec.reshape ? null : (spec.dims ?? []); // with a reshape, ORT checks the reshaped shape
-  if (!dims) return;
+  const dims = spec.dims ?? [];
   const full = batching ? [-1, ...dims] : dims;
   const ok = t.shape.length === full.length && full.every((d, i) => d === -1 || d === t.shape[i]);
   if (!ok) {
     throw new Error(`unexpected shape for input '${t.name}' for model '${model}'. Expected [${full.join(',')}], got [${t.shape.join(',')}]`);
   }
+}
+
+/**
+ * `reshape` in the config: clients send `dims`, the model takes `reshape.shape` (Triton reshapes between
+ * the two). One -1 in the target takes whatever the sample's element count leaves.
+ */
+export function applyReshape(sampleShape: readonly number[], target: readonly number[] | undefined): number[] {
+  if (!target) return [...sampleShape];
+  const elements = sampleShape.reduce((a, b) => a * b, 1);
+  const known = target.reduce((a, d) => (d === -1 ? a : a * d), 1);
+  return target.map((d) => (d === -1 ? (known === 0 ? 0 : elements / known) : d));
 }
 
 function freshCopy(t: Tensor): Tensor {
@@ -61,7 +71,12 @@ export function gatherFeeds(config: ModelConfig, batch: Batch): { feeds: WorkerF
     }
     const merged = batching ? concatBatch(present) : freshCopy(present[0]);
     if (batching && index === 0) rows = present.map((p) => p.shape[0]);
-    feeds.push({ name, type: toOrtType(merged.datatype), dims: merged.shape, data: merged.data as ArrayBufferView });
+    const dims = spec.reshape
+      ? batching
+        ? [merged.shape[0], ...applyReshape(merged.shape.slice(1), spec.reshape.shape)]
+        : applyReshape(merged.shape, spec.reshape.shape)
+      : merged.shape;
+    feeds.push({ name, type: toOrtType(merged.datatype), dims, data: merged.data as ArrayBufferView });
   });
   return { feeds, rows };
 }
@@ -85,12 +100,17 @@ export function outputsToFetch(config: ModelConfig, batch: Batch): string[] {
 /** Splits the session's outputs back per request, each request getting only the outputs it asked for. */
 export function scatterOutputs(config: ModelConfig, batch: Batch, rows: number[], outputs: WorkerOutput[]): InferResult[] {
   const batching = (config.max_batch_size ?? 0) > 0;
-  const tensors: Tensor[] = outputs.map((o) => ({
-    name: o.name,
-    datatype: fromOrtType(o.type),
-    shape: o.dims,
-    data: o.data as Tensor['data'],
-  }));
+  const specs = new Map((config.output ?? []).map((o) => [o.name, o]));
+  const tensors: Tensor[] = outputs.map((o) => {
+    // An output with a reshape leaves the model as reshape.shape and goes to clients as dims.
+    const spec = specs.get(o.name);
+    const shape = spec?.reshape
+      ? batching
+        ? [o.dims[0], ...applyReshape(o.dims.slice(1), spec.dims)]
+        : applyReshape(o.dims, spec.dims)
+      : o.dims;
+    return { name: o.name, datatype: fromOrtType(o.type), shape, data: o.data as Tensor['data'] };
+  });
   const perOutput = tensors.map((t) => (batching ? splitBatch(t, rows) : [t]));
   return batch.map((r, i) => {
     const asked = r.payload.outputs && r.payload.outputs.length > 0 ? new Set(r.payload.outputs) : null;
