@@ -99,13 +99,15 @@ test('model config is the normalised config as JSON', async () => {
 });
 
 test('repository index: rows, ready filter, bad bodies', async () => {
-  const { post } = await start('explicit', {
+  const { post, repo } = await start('explicit', {
     'a/config.pbtxt': BATCHING, 'a/1/model.onnx': 'x',
     'b/config.pbtxt': NO_BATCH, 'b/1/model.onnx': 'x',
   }, { loadModels: ['a'] });
   assert.deepEqual((await post('/v2/repository/index', '{}')).json(), [{ name: 'a', version: '1', state: 'READY', reason: '' }, { name: 'b' }]);
   assert.deepEqual((await post('/v2/repository/index', '{"ready": true}')).json(), [{ name: 'a', version: '1', state: 'READY', reason: '' }]);
   assert.equal((await post('/v2/repository/index', undefined, {})).statusCode, 200, 'empty body, like curl -X POST');
+  await makeRepository({ 'c/config.pbtxt': NO_BATCH, 'c/1/model.onnx': 'x' }, repo);
+  assert.deepEqual((await post('/v2/repository/index', '{}')).json().map((r: { name: string }) => r.name), ['a', 'b', 'c'], 'explicit mode: the index lists models added since start');
   assert.equal((await post('/v2/repository/index', '{"ready": true}', { 'content-type': 'application/x-www-form-urlencoded' })).json().length, 1);
   const badJson = await post('/v2/repository/index', '{"ready": tru');
   assert.equal(badJson.statusCode, 400);

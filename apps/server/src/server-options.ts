@@ -71,6 +71,9 @@ export function validateServerOptions(o: Partial<ServerOptions> & { modelReposit
   if (loadModels.length > 0 && mode !== 'explicit') {
     throw new OptionsError('--load-model can only be used with --model-control-mode explicit (in other modes every model is loaded)');
   }
+  if (loadModels.includes('*') && loadModels.length > 1) {
+    throw new OptionsError("--load-model '*' loads every model and must be the only --load-model");
+  }
   const pollSecs = o.repositoryPollSecs ?? DEFAULTS.repositoryPollSecs;
   if (!Number.isFinite(pollSecs) || pollSecs < 0) throw new OptionsError(`--repository-poll-secs must be a number >= 0, got ${pollSecs}`);
   const limit = (flag: string, v: number) => {

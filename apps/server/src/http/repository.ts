@@ -16,6 +16,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     const body = objectBody(req.body, 'repository index');
     const ready = body.ready ?? false;
     if (typeof ready !== 'boolean') throw errors.BAD_FIELD('ready', 'a boolean');
+    await manager.refreshIndex();
     return manager.index(ready);
   });
 

@@ -205,6 +205,16 @@ export class ModelManager {
     return rows;
   }
 
+  /**
+   * Re-reads which models the repositories hold (nothing is loaded or unloaded): in explicit mode the
+   * index lists models added to the repository since start, as Triton's index does.
+   */
+  async refreshIndex(): Promise<void> {
+    if (this.options.controlMode !== 'explicit' || this.closed) return;
+    const scan = await scanRepositories(this.options.repositories);
+    this.known = scan.models;
+  }
+
   /** Triton's repository index: every model in the repositories, with state per version when known. */
   index(readyOnly = false): RepositoryIndexRow[] {
     const rows: RepositoryIndexRow[] = [];
