@@ -1,4 +1,4 @@
-// The real request path over HTTP on mlp_classifier: outputs equal onnxruntime run directly on the same
+// The production server (buildApp) over HTTP on mlp_classifier version 1: outputs equal onnxruntime run directly on the same
 // inputs (JSON and binary), and under concurrent load the scheduler really batches, with statistics and
 // Prometheus counters agreeing (nv_inference_count / nv_inference_exec_count = average batch size).
 import { test, before, after } from 'node:test';
@@ -6,29 +6,28 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@inferscope/core';
-import { createMetrics, type Metrics } from '../../apps/server/src/metrics/index';
+import { buildApp, type InferScopeApp } from '../../apps/server/src/app';
 import { checkExposition, value } from '../metrics/format-check';
-import { startRealStack, type RealStack } from './real-stack';
 import { binaryRequest, jsonRequest, parseResponse } from './wire';
 
 const REPO = fileURLToPath(new URL('../../model_repository', import.meta.url));
 const MODEL_FILE = `${REPO}/mlp_classifier/1/model.onnx`;
 
-let stack: RealStack;
-let metrics: Metrics;
+let server: InferScopeApp;
+let url: string;
 let session: ort.InferenceSession;
 
 before(async () => {
-  stack = await startRealStack(REPO, ['mlp_classifier']);
-  metrics = createMetrics(stack.bus, { models: () => stack.manager.list!(), cpu: false });
+  // The production factory, without the dashboard gateway (not under test here).
+  server = await buildApp({ modelRepositories: [REPO], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
+  ({ url } = await server.listen());
   ort.env.logLevel = 'fatal';
   session = await ort.InferenceSession.create(MODEL_FILE, { intraOpNumThreads: 1 });
 });
 
 after(async () => {
-  metrics?.close();
   await session?.release();
-  await stack?.close();
+  await server?.close();
 });
 
 function seeded(n: number, seed: number): Float32Array {
@@ -56,7 +55,7 @@ test('outputs over HTTP equal onnxruntime on the same inputs (JSON and binary)',
   const input: Tensor = { name: 'input', datatype: 'FP32', shape: [3, 784], data };
   const expected = await direct(data, 3);
 
-  const j = await fetch(`${stack.url}/v2/models/mlp_classifier/infer`, {
+  const j = await fetch(`${url}/v2/models/mlp_classifier/versions/1/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: jsonRequest([input], { id: 'json-1' }),
@@ -69,7 +68,7 @@ test('outputs over HTTP equal onnxruntime on the same inputs (JSON and binary)',
   assertClose(jr.outputs[0].values, expected);
 
   const b = binaryRequest([input], { binaryOutput: true });
-  const r = await fetch(`${stack.url}/v2/models/mlp_classifier/versions/1/infer`, {
+  const r = await fetch(`${url}/v2/models/mlp_classifier/versions/1/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(b.headerLength) },
     body: new Uint8Array(b.body),
@@ -82,12 +81,12 @@ test('outputs over HTTP equal onnxruntime on the same inputs (JSON and binary)',
 });
 
 test('under concurrent load batches form; stats and metrics agree', async () => {
-  const before = stack.stats.modelStats('mlp_classifier', '1')[0];
+  const start = server.stats.modelStats('mlp_classifier', '1')[0];
   const N = 64;
   const bodies = Array.from({ length: N }, (_, i) => binaryRequest([{ name: 'input', datatype: 'FP32', shape: [1, 784], data: seeded(784, i) }], { binaryOutput: true }));
   const responses = await Promise.all(
     bodies.map((b) =>
-      fetch(`${stack.url}/v2/models/mlp_classifier/infer`, {
+      fetch(`${url}/v2/models/mlp_classifier/versions/1/infer`, {
         method: 'POST',
         headers: { 'inference-header-content-length': String(b.headerLength) },
         body: new Uint8Array(b.body),
@@ -101,10 +100,10 @@ test('under concurrent load batches form; stats and metrics agree', async () => 
     assertClose(parsed.outputs[0].values, await direct(seeded(784, i), 1));
   }
 
-  const res = await fetch(`${stack.url}/v2/models/mlp_classifier/versions/1/stats`);
+  const res = await fetch(`${url}/v2/models/mlp_classifier/versions/1/stats`);
   const s = (await res.json()).model_stats[0];
-  assert.equal(s.inference_count - before.inference_count, N);
-  assert.equal(s.inference_stats.success.count - before.inference_stats.success.count, N);
+  assert.equal(s.inference_count - start.inference_count, N);
+  assert.equal(s.inference_stats.success.count - start.inference_stats.success.count, N);
   const samples = s.batch_stats.reduce((a: number, b: any) => a + b.batch_size * b.compute_infer.count, 0);
   const executions = s.batch_stats.reduce((a: number, b: any) => a + b.compute_infer.count, 0);
   assert.equal(samples, s.inference_count);
@@ -112,7 +111,7 @@ test('under concurrent load batches form; stats and metrics agree', async () => 
   assert.ok(s.batch_stats.some((b: any) => b.batch_size > 1), `no batch above 1: ${JSON.stringify(s.batch_stats)}`);
   assert.ok(s.execution_count < s.inference_count);
 
-  const { samples: m } = checkExposition(metrics.render());
+  const { samples: m } = checkExposition(server.metrics.render());
   const L = { model: 'mlp_classifier', version: '1' };
   assert.equal(value(m, 'nv_inference_count', L), s.inference_count);
   assert.equal(value(m, 'nv_inference_exec_count', L), s.execution_count);
