@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MemoryEvent } from '@inferscope/core';
-import { instance, loadModel, mlpConfig, request, floats } from './fixtures';
+import { instance, loadModel, mlpConfig, request, floats, textConfig } from './fixtures';
 import type { OrtExecutor } from '../../apps/server/src/backends/onnxruntime/executor';
 
 const MIB = 1024 * 1024;
@@ -46,6 +46,13 @@ test('model_warmup runs before the instance is ready; a bad warmup sample fails 
   const ok = await loadModel('mlp_classifier', good);
   await ok.loaded.executor.startInstance!(instance('mlp_classifier_0_0'));
   await ok.loaded.unload();
+
+  // random int64 warmup data stays inside text_encoder's vocabulary (a Gather index)
+  const text = await loadModel('text_encoder', textConfig({
+    model_warmup: [{ name: 'tokens', batch_size: 2, inputs: { token_ids: { data_type: 'TYPE_INT64', dims: [8], random_data: true } } }],
+  }));
+  await text.loaded.executor.startInstance!(instance('text_encoder_0_0'));
+  await text.loaded.unload();
 
   const bad = mlpConfig({
     model_warmup: [{ name: 'wrong', batch_size: 1, inputs: { input: { data_type: 'TYPE_FP32', dims: [100], zero_data: true } } }],
