@@ -110,3 +110,23 @@ test('saveConfig and instance counts reach the manager', async () => {
     await h.close();
   }
 });
+
+test('recording control messages are validated', async () => {
+  const h = await startFakeServer();
+  try {
+    const c = await h.connect();
+    for (const [msg, re] of [
+      [{ action: 'startRecording', models: [] }, /non-empty list/],
+      [{ action: 'startRecording', models: ['../x'] }, /not a valid model name/],
+      [{ action: 'startRecording', extra: 1 }, /unknown field 'extra'/],
+      [{ action: 'stopRecording', id: 5 }, /'id' must be a recording id/],
+      [{ action: 'startRecording' }, /cannot record/],
+    ] as [unknown, RegExp][]) {
+      const ack = await control<{ ok: boolean; error: string }>(c, msg);
+      assert.equal(ack.ok, false);
+      assert.match(ack.error, re);
+    }
+  } finally {
+    await h.close();
+  }
+});

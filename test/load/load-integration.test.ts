@@ -123,3 +123,30 @@ test('reconfiguring 100 times under load loses no request', async () => {
   const changes = s.events.slice(from).filter((e) => e.type === 'config.changed').length;
   assert.ok(changes >= 90, `${changes} config.changed events`);
 });
+
+test('live traffic from any client is recorded between startRecording and stopRecording', async () => {
+  const c = await s.connect();
+  const rec = await control(c, { action: 'startRecording', models: ['mlp_classifier'] });
+  assert.equal(rec.ok, true, JSON.stringify(rec));
+  assert.ok(s.load.progress().some((p) => p.id === rec.id && p.scenario === 'recording' && p.state === 'running'));
+  // traffic that is not the load generator's: a plain client
+  const client = new HttpTarget({ url: s.url });
+  try {
+    for (let i = 0; i < 12; i++) {
+      const r = await client.infer({ model: 'mlp_classifier', batchSize: 1 + (i % 4) });
+      assert.equal(r.ok, true, r.error);
+      await new Promise((res) => setTimeout(res, 5));
+    }
+  } finally {
+    client.close();
+  }
+  const stop = await control(c, { action: 'stopRecording', id: rec.id });
+  assert.equal(stop.ok, true, JSON.stringify(stop));
+  const stopped = stop.stopped as { recording: string; arrivals: number }[];
+  assert.equal(stopped[0].arrivals, 12);
+  const trace = parseTrace(await readFile(join(s.recordingsDir, stopped[0].recording), 'utf8'));
+  assert.deepEqual(trace.arrivals.map((a) => a.batch_size), Array.from({ length: 12 }, (_, i) => 1 + (i % 4)));
+  assert.ok(trace.arrivals.every((a, i) => i === 0 || a.t_us >= trace.arrivals[i - 1].t_us + 4_000), 'gaps of at least the 5 ms pause');
+  const again = await control(c, { action: 'stopRecording' });
+  assert.equal(again.ok, false);
+});

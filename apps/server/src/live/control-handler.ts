@@ -45,6 +45,16 @@ export async function handleControl(
         if (msg.id !== undefined && stopped.length === 0) return { ok: false, error: `no running load with id '${msg.id}'` };
         return { ok: true, stopped };
       }
+      case 'startRecording': {
+        if (!load?.startRecording) return { ok: false, error: 'this server cannot record' };
+        return { ok: true, ...load.startRecording(msg.models, by) };
+      }
+      case 'stopRecording': {
+        if (!load?.stopRecording) return { ok: false, error: 'this server cannot record' };
+        const stopped = await load.stopRecording(msg.id);
+        if (stopped.length === 0) return { ok: false, error: msg.id ? `no recording with id '${msg.id}'` : 'no recording is running' };
+        return { ok: true, stopped };
+      }
       case 'startReplay': {
         if (!load) return { ok: false, error: 'this server has no load generator' };
         const r = await load.startReplay({ trace: msg.trace, speed: msg.speed, model: msg.model }, by);

@@ -19,6 +19,8 @@ const ACTIONS = [
   'stopLoad',
   'startReplay',
   'saveConfig',
+  'startRecording',
+  'stopRecording',
 ] as const;
 
 const PATCH_FIELDS = [
@@ -187,6 +189,16 @@ function validate(m: Record<string, unknown>): ControlMessage {
         speed: m.speed === undefined ? undefined : num(m.speed, 'speed', 0, 1000),
         model: m.model === undefined ? undefined : checkModelName(m.model),
       };
+    case 'startRecording': {
+      onlyFields(m, ['action', 'models'], action);
+      if (m.models === undefined) return { action };
+      if (!Array.isArray(m.models) || m.models.length === 0 || m.models.length > 100) throw new Invalid(`'models' must be a non-empty list of model names`);
+      return { action, models: m.models.map((x, i) => checkModelName(x, `models[${i}]`)) };
+    }
+    case 'stopRecording':
+      onlyFields(m, ['action', 'id'], action);
+      if (m.id !== undefined && (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > 100)) throw new Invalid(`'id' must be a recording id`);
+      return { action, id: m.id as string | undefined };
   }
   throw new Invalid(`unhandled action ${action}`);
 }

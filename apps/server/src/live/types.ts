@@ -48,6 +48,9 @@ export interface LoadControl {
   start(req: StartLoadRequest, by: string): Promise<{ id: string; recording?: string }>;
   stop(id?: string): string[];
   startReplay(req: { trace: string; speed?: number; model?: string }, by: string): Promise<{ id: string }>;
+  /** records live traffic (any source) until stopRecording; shows in progress() as scenario 'recording' */
+  startRecording?(models: string[] | undefined, by: string): { id: string; recording: string };
+  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]>;
   progress(): LoadProgress[];
 }
 

@@ -113,6 +113,28 @@ export class LoadController implements LoadControl {
     return { id };
   }
 
+  private recordings = new Map<string, { recorder: Recorder; progress: LoadProgress; started: number }>();
+
+  startRecording(models: string[] | undefined, _by: string): { id: string; recording: string } {
+    if (this.recordings.size >= 4) throw new Error('4 recordings are already running; stop one first');
+    const id = `rec-${this.nextId++}`;
+    const recorder = new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(models?.length === 1 ? models[0] : 'live'), models ? new Set(models) : undefined, { source: 'live' });
+    const progress: LoadProgress = { id, model: models?.join(',') ?? '*', scenario: 'recording', state: 'running', sent: 0, answered: 0, errors: 0, elapsed_s: 0, duration_s: 0, recording: recorder.name };
+    this.recordings.set(id, { recorder, progress, started: performance.now() });
+    return { id, recording: recorder.name };
+  }
+
+  async stopRecording(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]> {
+    const out: { id: string; recording: string; arrivals: number }[] = [];
+    for (const [rid, r] of [...this.recordings]) {
+      if (id !== undefined && rid !== id) continue;
+      this.recordings.delete(rid);
+      const info = await r.recorder.stop();
+      out.push({ id: rid, recording: info.name, arrivals: info.arrivals });
+    }
+    return out;
+  }
+
   stop(id?: string): string[] {
     const stopped: string[] = [];
     for (const [rid, run] of this.runs) {
@@ -124,7 +146,12 @@ export class LoadController implements LoadControl {
   }
 
   progress(): LoadProgress[] {
-    return [...this.runs.values()].map((r) => ({ ...r.progress }));
+    const recs = [...this.recordings.values()].map((r) => {
+      const elapsed = (performance.now() - r.started) / 1000;
+      // for a recording, `sent` counts the arrivals captured so far
+      return { ...r.progress, sent: r.recorder.arrivals, answered: r.recorder.arrivals, elapsed_s: elapsed, duration_s: elapsed };
+    });
+    return [...[...this.runs.values()].map((r) => ({ ...r.progress })), ...recs];
   }
 
   /** Resolves when the run has finished (all its requests answered) with its client-side summary. */
@@ -138,6 +165,7 @@ export class LoadController implements LoadControl {
   /** Stops every run and waits for their requests to be answered. */
   async close(): Promise<void> {
     this.stop();
+    await this.stopRecording();
     await Promise.allSettled([...this.runs.values()].map((r) => r.done));
   }
 }

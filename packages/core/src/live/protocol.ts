@@ -141,7 +141,10 @@ export type ControlMessage =
     }
   | { action: 'stopLoad'; id?: string }
   | { action: 'startReplay'; trace: string; speed?: number; model?: string }
-  | { action: 'saveConfig'; model: string; dryRun?: boolean };
+  | { action: 'saveConfig'; model: string; dryRun?: boolean }
+  /** record the arrivals of whatever traffic reaches these models (all when absent) until stopRecording */
+  | { action: 'startRecording'; models?: string[] }
+  | { action: 'stopRecording'; id?: string };
 
 export interface DynamicBatchingPatch {
   max_queue_delay_microseconds?: number;
