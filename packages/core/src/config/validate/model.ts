@@ -140,14 +140,19 @@ export const validateCacheAndTransactions: Rule = (config, issues) => {
 };
 
 export const validateModelMetrics: Rule = (config, issues) => {
-  (config.model_metrics?.metric_control ?? []).some((mc, i) => {
+  const controls = config.model_metrics?.metric_control ?? [];
+  for (let i = 0; i < controls.length; i++) {
+    const mc = controls[i]!;
     const path = `model_metrics.metric_control[${i}]`;
-    if (!mc.metric_identifier) issues.add(`metric control must specify 'metric_identifier'`, path);
-    else if (!mc.metric_identifier.family) issues.add(`metric identifier must specify non-empty 'family'`, path);
-    else if (!mc.histogram_options) issues.add(`metric control must specify 'histogram_options'`, path);
-    else if ((mc.histogram_options.buckets ?? []).length === 0) issues.add(`histogram options must specify non-empty 'buckets'`, path);
-    else return false;
-    return true; // Triton stops at the first
-  });
+    let problem: string | undefined;
+    if (!mc.metric_identifier) problem = `metric control must specify 'metric_identifier'`;
+    else if (!mc.metric_identifier.family) problem = `metric identifier must specify non-empty 'family'`;
+    else if (!mc.histogram_options) problem = `metric control must specify 'histogram_options'`;
+    else if ((mc.histogram_options.buckets ?? []).length === 0) problem = `histogram options must specify non-empty 'buckets'`;
+    if (problem) {
+      issues.add(problem, path);
+      return; // Triton stops at the first
+    }
+  }
 };
 

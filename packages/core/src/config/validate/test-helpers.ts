@@ -1,5 +1,4 @@
-// Helpers shared by the validation tests (not a test file itself).
-import assert from 'node:assert/strict';
+// Helpers shared by the validation tests (not a test file itself; no node:* imports, like all of core).
 import type { ConfigIssue } from '../errors';
 import { normalizeModelConfig } from '../normalize';
 import { parseModelConfig } from '../parser';
@@ -28,7 +27,7 @@ export function rawIssuesOf(text: string, gpuCount = 1): ConfigIssue[] {
 
 /** Exactly one issue, whose message contains `message`; returns it. */
 export function expectOne(issues: ConfigIssue[], message: string): ConfigIssue {
-  assert.equal(issues.length, 1, `expected one issue, got: ${JSON.stringify(issues.map((i) => i.message))}`);
-  assert.ok(issues[0]!.message.includes(message), `"${issues[0]!.message}" does not contain "${message}"`);
+  if (issues.length !== 1) throw new Error(`expected one issue, got: ${JSON.stringify(issues.map((i) => i.message))}`);
+  if (!issues[0]!.message.includes(message)) throw new Error(`"${issues[0]!.message}" does not contain "${message}"`);
   return issues[0]!;
 }
