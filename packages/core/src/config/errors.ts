@@ -33,7 +33,7 @@ export interface ConfigIssue {
 export function formatIssue(issue: ConfigIssue | ConfigError): string {
   if (issue instanceof ConfigError) return issue.message;
   let text = issue.message;
-  if (issue.hint) text += `; hint: ${issue.hint}`;
+  if (issue.hint) text += `${text.endsWith('.') ? '' : ';'} hint: ${issue.hint}`;
   if (issue.line !== undefined) text += ` (line ${issue.line}, column ${issue.column ?? 1})`;
   return text;
 }

@@ -26,9 +26,10 @@ const NUMBER = /(?:0[xX][0-9A-Fa-f]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-
 
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
-  let i = 0;
+  // A UTF-8 byte order mark (some Windows editors write one) is not part of the text.
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let line = 1;
-  let lineStart = 0;
+  let lineStart = i;
   const col = (at: number) => at - lineStart + 1;
 
   while (i < text.length) {

@@ -187,3 +187,10 @@ test('locations record where each field and element was written', () => {
 test('an empty text is an empty config', () => {
   assert.deepEqual(parseModelConfig('  # nothing\n'), {});
 });
+
+test('a byte order mark and CRLF line ends are accepted; columns count from the BOM-less text', () => {
+  assert.deepEqual(parseModelConfig('\ufeffname: "m"\r\nmax_batch_size: 2\r\n'), { name: 'm', max_batch_size: 2 });
+  const e = parseError('\ufeffname: "m"\r\nbad: 1');
+  assert.deepEqual([e.line, e.column], [2, 1]);
+  assert.equal(parseError('\ufeffbad: 1').column, 1);
+});
