@@ -128,6 +128,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
   }
 
   private ensureWorker(rt: InstanceRuntime): Promise<InstanceWorker> {
+    if (rt.stopped) return Promise.reject(new Error(`instance ${rt.info.name} of model '${this.plan.model}' is stopping`));
     if (rt.worker) return Promise.resolve(rt.worker);
     if (!rt.starting) {
       rt.starting = this.bringUp(rt).finally(() => {
