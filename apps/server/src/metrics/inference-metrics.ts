@@ -52,7 +52,12 @@ export class InferenceMetrics {
     this.off();
   }
 
+  // Events come in runs of the same model: remember the last one to skip building the key.
+  private last: Counters | undefined;
+
   private counters(model: string, version: string): Counters {
+    const hit = this.last;
+    if (hit && hit.model === model && hit.version === version) return hit;
     const key = `${model}\u0000${version}`;
     let c = this.byModel.get(key);
     if (!c) {
@@ -63,6 +68,7 @@ export class InferenceMetrics {
       };
       this.byModel.set(key, c);
     }
+    this.last = c;
     return c;
   }
 

@@ -88,7 +88,12 @@ export class StatsCollector {
     this.off();
   }
 
+  // Events come in runs of the same model: remember the last one to skip building the key.
+  private last: Acc | undefined;
+
   private acc(model: string, version: string): Acc {
+    const hit = this.last;
+    if (hit && hit.name === model && hit.version === version) return hit;
     const key = `${model}\u0000${version}`;
     let a = this.accs.get(key);
     if (!a) {
@@ -99,6 +104,7 @@ export class StatsCollector {
       };
       this.accs.set(key, a);
     }
+    this.last = a;
     return a;
   }
 
