@@ -102,3 +102,29 @@ test('listening server: bad input gets a clear error and the server keeps servin
   assert.match(((await failed.json()) as { error: string }).error, /load failed for model 'broken'.*line 3/);
   assert.equal((await get('/v2/models/cnn_classifier/ready')).status, 200);
 });
+
+test('listening server: graceful close answers every request already accepted', async () => {
+  const image = { name: 'image', datatype: 'FP32', shape: [1, 3, 64, 64], data: new Array(3 * 64 * 64).fill(0.25) };
+  let queued = 0;
+  let allQueued!: () => void;
+  const accepted = new Promise<void>((r) => { allQueued = r; });
+  const off = server.bus.on((e) => {
+    if (e.type === 'request.queued' && e.model === 'cnn_classifier' && ++queued === 8) allQueued();
+  });
+  const sent = Array.from({ length: 8 }, () =>
+    post('/v2/models/cnn_classifier/infer', JSON.stringify({ inputs: [image] })).then(
+      (r) => r.status,
+      (err: Error) => `network error: ${err.message}`,
+    ),
+  );
+  // Shut down once the scheduler has accepted all eight (they are then queued or running).
+  await accepted;
+  off();
+  const t0 = Date.now();
+  await server.close();
+  assert.ok(Date.now() - t0 < 20_000, `close took ${Date.now() - t0} ms`);
+  const statuses = await Promise.all(sent);
+  for (const s of statuses) assert.equal(s, 200, `every accepted request is answered, got ${s}`);
+  const after = await fetch(url + '/v2').then((r) => r.status, () => 'refused');
+  assert.equal(after, 'refused', 'no new connections after close');
+});

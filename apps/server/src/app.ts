@@ -74,6 +74,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
 
   const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle' });
   let accepting = true;
+  // While shutting down, every response closes its connection, so keep-alive clients do not hold the
+  // server open until their idle timeout.
+  app.addHook('onSend', async (_req, reply) => {
+    if (!accepting) reply.header('connection', 'close');
+  });
   installErrorHandlers(app, options.bodyLimit);
   installJsonParser(app, options.bodyLimit);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
@@ -118,7 +123,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       closing ??= (async () => {
         accepting = false;
         // app.close stops new connections and waits for in-flight HTTP requests: the schedulers are still
-        // running, so each is answered. Then the models drain and unload.
+        // running, so each is answered (with `connection: close`, see onSend). Then the models drain and
+        // unload.
         await app.close();
         await manager.close();
         await metricsServer?.close();
