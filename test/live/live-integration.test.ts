@@ -76,3 +76,33 @@ test('stats arrive about every window with the model aggregates and load progres
   assert.equal(done.result.answered, done.result.sent);
   assert.equal(done.summary.errors, 0, JSON.stringify(done.summary.errors_by_status));
 });
+
+test('on a server started with a control token, viewers cannot change anything and the token holder can', async () => {
+  const t = await startRealServer({ token: 'tok-123' });
+  try {
+    const viewer = await t.connect();
+    const vs = next<Snapshot>(viewer, 'snapshot');
+    viewer.emit('resync');
+    const snap = await vs;
+    assert.equal(snap.server.token_required, true);
+    assert.equal(snap.server.can_control, false);
+    const before = t.manager.get('mlp_classifier')!.config.dynamic_batching;
+    for (const msg of [
+      { action: 'setDynamicBatching', model: 'mlp_classifier', max_queue_delay_microseconds: 1 },
+      { action: 'startLoad', model: 'mlp_classifier', scenario: 'steady', duration: 1 },
+      { action: 'unloadModel', model: 'mlp_classifier' },
+    ]) {
+      const ack = await control(viewer, msg);
+      assert.equal(ack.ok, false);
+      assert.match(String(ack.error), /token/);
+    }
+    assert.deepEqual(t.manager.get('mlp_classifier')!.config.dynamic_batching, before);
+    assert.equal(t.load.progress().length, 0);
+    const owner = await t.connect({ token: 'tok-123' });
+    const ok = await control(owner, { action: 'setDynamicBatching', model: 'mlp_classifier', max_queue_delay_microseconds: 1 });
+    assert.equal(ok.ok, true, JSON.stringify(ok));
+    assert.equal(t.manager.get('mlp_classifier')!.config.dynamic_batching?.max_queue_delay_microseconds, 1);
+  } finally {
+    await t.close();
+  }
+});
