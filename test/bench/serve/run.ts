@@ -7,7 +7,7 @@
  *   - a bare Fastify route (buffers the same binary body, answers a small JSON) under the same client.
  * The HTTP client runs in a worker thread with keep-alive connections (node:http Agent).
  *
- *   node --import tsx test/bench/serve/run.ts [--ms 3000] [--warmup 700] [--c 1,8,32] [--instances 1]
+ *   node --import tsx test/bench/serve/run.ts [--ms 3000] [--warmup 700] [--c 1,8,32] [--instances 1] [--live false]
  *
  * With --instances 1 (default) the server runs one model instance, i.e. one onnxruntime session, so the
  * "vs direct" ratio compares like with like. Targets (2 cores, client on the same machine): batching >= 5x
@@ -32,6 +32,7 @@ const durationMs = Number(arg('--ms', '3000'));
 const warmupMs = Number(arg('--warmup', '700'));
 const concurrencies = arg('--c', '1,8,32').split(',').map(Number);
 const instances = Number(arg('--instances', '1'));
+const live = arg('--live', 'true') !== 'false';
 
 function config(name: string, batching: boolean): string {
   return [
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
   const direct = await measureDirectOrt({ batchSizes: [1, 2, 4, 8, 16, 32, 64], durationMs: 800 });
   console.log('direct onnxruntime (one session, intra-op 1): ' + direct.map((r) => `b${r.batch} ${Math.round(r.samples_per_s)}/s`).join(', '));
 
-  const server = await startInferScope(repo);
+  const server = await startInferScope(repo, live);
   // Batch sizes the scheduler forms, per phase, from the event stream.
   let hist: Record<number, number> = {};
   const off = server.bus.on((e: import("@inferscope/core").SchedulerEvent) => {
@@ -161,7 +162,7 @@ async function main(): Promise<void> {
     rmSync(repo, { recursive: true, force: true });
   }
 
-  printRows(`serve benchmark, mlp_classifier weights, ${instances} instance(s), ${durationMs} ms per cell`, rows);
+  printRows(`serve benchmark, mlp_classifier weights, ${instances} instance(s), live gateway ${live ? 'on' : 'off'}, ${durationMs} ms per cell`, rows);
   const get = (path: string, model: string, c: number) => rows.find((r) => r.path === path && r.model === model && r.c === c);
   const cMax = Math.max(...concurrencies);
   const inOn = get('in-process', 'mlp_batched', cMax);

@@ -13,8 +13,9 @@ export interface ServerUnderTest {
   close(): Promise<void>;
 }
 
-export async function startInferScope(repository: string): Promise<ServerUnderTest> {
-  const server = await buildApp({ modelRepositories: [repository], httpPort: 0, metricsPort: null, host: '127.0.0.1' });
+/** `live` false leaves out the dashboard's Socket.IO gateway (default: the server as shipped, with it). */
+export async function startInferScope(repository: string, live = true): Promise<ServerUnderTest> {
+  const server = await buildApp({ modelRepositories: [repository], httpPort: 0, metricsPort: null, host: '127.0.0.1', live });
   const { url } = await server.listen();
   for (const m of server.manager.list()) {
     if (m.state !== 'READY') throw new Error(`model ${m.name} v${m.version} is ${m.state}: ${m.reason ?? ''}`);
