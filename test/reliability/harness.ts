@@ -54,6 +54,7 @@ export async function tempRepository(models: string[]): Promise<{ dir: string; r
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<Running> {
+  const ownRecordings = opts.recordingsDir === undefined;
   const recordingsDir = opts.recordingsDir ?? (await mkdtemp(join(tmpdir(), 'is-rec-')));
   const built = await buildApp({
     modelRepositories: opts.repositories ?? [DEMO_REPO],
@@ -87,7 +88,10 @@ export async function startServer(opts: StartOptions = {}): Promise<Running> {
     events,
     port,
     url: `http://127.0.0.1:${port}`,
-    close: () => built.close(),
+    async close() {
+      await built.close();
+      if (ownRecordings) await rm(recordingsDir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -35,8 +35,12 @@ const SECONDS = arg('seconds', 180);
 const RATE = arg('rate', 100);
 const WINDOW_S = arg('window', 10);
 const REPO = arg('repository', join(ROOT, 'model_repository'));
-/** trend limits, per minute of soak (after warm-up) */
-const LIMITS = { rssMiBPerMin: 8, heapMiBPerMin: 4, p99MsPerMin: 5, eldP99MsPerMin: 5 };
+/**
+ * Memory: the least-squares slope per minute (after warm-up) must stay under these. Latency and event-loop
+ * delay are noisy on shared cores, so their check is robust instead: the median of the later half of the
+ * windows must stay within 1.5x (+20 ms) of the earlier half's. Both slopes are printed either way.
+ */
+const LIMITS = { rssMiBPerMin: 8, heapMiBPerMin: 4 };
 
 const MiB = 1024 * 1024;
 // Live heap = heap after a full GC: without it the sawtooth of a collecting heap hides any trend.
@@ -190,19 +194,27 @@ async function main(): Promise<void> {
   const last = steady[steady.length - 1];
   const lost = sent - answered;
   console.log(`\nrequests: sent ${sent}, answered ${answered}, errors ${errors}, lost ${lost}`);
-  console.log(`trend (least-squares slope per minute over ${steady.length} windows after ${warm} warm-up) | limit | last/first ratio`);
+  console.log(`trend: least-squares slope per minute over ${steady.length} windows after ${warm} warm-up`);
   let pass = lost === 0 && errors === 0 && steady.length >= 2;
   const ratio = (k: keyof Window) => (first && last ? (Number(last[k]) / Number(first[k])).toFixed(2) : 'n/a');
-  const rows: [string, number, number, string][] = [
-    ['rss MiB/min', trends.rssMiBPerMin, LIMITS.rssMiBPerMin, ratio('rssMiB')],
-    ['live heap MiB/min', trends.heapMiBPerMin, LIMITS.heapMiBPerMin, ratio('heapMiB')],
-    ['p99 latency ms/min', trends.p99MsPerMin, LIMITS.p99MsPerMin, ratio('p99')],
-    ['event-loop p99 ms/min', trends.eldP99MsPerMin, LIMITS.eldP99MsPerMin, ratio('eldP99')],
+  const median = (v: number[]) => pct([...v].sort((a, b) => a - b), 50);
+  const half = Math.floor(steady.length / 2);
+  const laterWithin = (k: 'p99' | 'eldP99') => {
+    const early = median(steady.slice(0, half).map((w) => w[k]));
+    const later = median(steady.slice(half).map((w) => w[k]));
+    return { ok: !(later > early * 1.5 + 20), text: `median ${early.toFixed(1)} -> ${later.toFixed(1)} ms` };
+  };
+  const p99Check = laterWithin('p99');
+  const eldCheck = laterWithin('eldP99');
+  const rows: [string, number, boolean, string][] = [
+    ['rss MiB/min', trends.rssMiBPerMin, trends.rssMiBPerMin < LIMITS.rssMiBPerMin, `limit ${LIMITS.rssMiBPerMin}; last/first ${ratio('rssMiB')}`],
+    ['live heap MiB/min', trends.heapMiBPerMin, trends.heapMiBPerMin < LIMITS.heapMiBPerMin, `limit ${LIMITS.heapMiBPerMin}; last/first ${ratio('heapMiB')}`],
+    ['p99 latency ms/min', trends.p99MsPerMin, p99Check.ok, `${p99Check.text} (later half <= 1.5x + 20 ms)`],
+    ['event-loop p99 ms/min', trends.eldP99MsPerMin, eldCheck.ok, `${eldCheck.text} (later half <= 1.5x + 20 ms)`],
   ];
-  for (const [name, v, limit, r] of rows) {
-    const ok = v < limit;
+  for (const [name, v, ok, note] of rows) {
     pass &&= ok;
-    console.log(`  ${name.padEnd(24)} ${v.toFixed(3).padStart(8)}  < ${String(limit).padEnd(3)} ${ok ? 'ok ' : 'FAIL'}  ${r}`);
+    console.log(`  ${name.padEnd(24)} ${v.toFixed(3).padStart(9)}  ${ok ? 'ok  ' : 'FAIL'}  ${note}`);
   }
   console.log(pass ? 'soak: PASS (no growth trend, nothing lost)' : 'soak: FAIL');
   process.exitCode = pass ? 0 : 1;
