@@ -250,3 +250,24 @@ test('explicit load of a model whose new config is broken fails, the loaded one 
   assert.equal(m.require('a').state, 'READY');
   await m.close();
 });
+
+test('adding instances past the memory budget is refused before the scheduler is touched', async () => {
+  const repo = await makeRepository({ 'a/config.pbtxt': MLP, 'a/1/model.onnx': 'x' });
+  const { m, runtime } = manager([repo]);
+  const asked: [string, string, number][] = [];
+  runtime.memory = {
+    checkAddInstances(model, version, extra) {
+      asked.push([model, version, extra]);
+      if (extra > 1) throw new Error(`loading ${extra} more instances of ${model} would exceed the cpu budget`);
+    },
+  };
+  await m.start();
+  await assert.rejects(m.setInstanceCount('a', undefined, undefined, 4, 't'), /would exceed the cpu budget/);
+  assert.deepEqual(runtime.schedulers[0].counts, []);
+  assert.equal(m.require('a').config.instance_group?.[0].count, 1);
+  await m.setInstanceCount('a', undefined, undefined, 2, 't');
+  assert.deepEqual(asked, [['a', '1', 3], ['a', '1', 1]]);
+  await m.setInstanceCount('a', undefined, undefined, 1, 't');
+  assert.equal(asked.length, 2, 'removing instances needs no memory check');
+  await m.close();
+});
