@@ -192,7 +192,8 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
           if (grown > 0) rt.reservation?.update(grown, 'measured');
         }
       } catch (err) {
-        await worker?.terminate().catch(() => undefined);
+        // close(), not terminate(): a terminate inside onnxruntime native code aborts the process.
+        await worker?.close().catch(() => undefined);
         if (!rt.worker) {
           rt.reservation?.release();
           rt.reservation = null;

@@ -121,20 +121,36 @@ export class InstanceWorker {
     this.worker.postMessage({ type: 'crash', how });
   }
 
-  /** Test hook and last resort: kill the thread now. */
+  /**
+   * Test hook: kill the thread now. Only safe while no run is in flight: Worker.terminate() while
+   * onnxruntime is inside session.run aborts the whole process (Napi::Error -> std::terminate; see
+   * test/reliability/worker-terminate.test.ts), which is why nothing in the server calls this.
+   */
   async terminate(): Promise<void> {
     await this.worker.terminate();
   }
 
-  /** Releases the session and ends the thread; batches still running there fail. */
-  async close(): Promise<void> {
-    if (this.closing) return this.exited.then(() => undefined);
-    this.closing = true;
-    this.worker.postMessage({ type: 'close' });
-    // A session that never answers (stuck native call) must not block an unload forever.
-    const timer = setTimeout(() => void this.worker.terminate(), 5000);
-    await this.exited;
+  /**
+   * Releases the session and ends the thread after the batches already sent have finished (the worker
+   * handles messages in order). If it has not ended within `graceMs` (a native call that never
+   * returns), the thread is left detached rather than terminated, since terminating it inside
+   * onnxruntime would abort the process; what it still owed fails with an error.
+   */
+  async close(graceMs = 30_000): Promise<void> {
+    if (!this.closing) {
+      this.closing = true;
+      this.worker.postMessage({ type: 'close' });
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([this.exited.then(() => 'exited' as const), timeout]);
     clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.worker.unref();
+      this.failAll(new Error(`instance ${this.label} did not stop within ${graceMs} ms; it was left to finish detached`));
+    }
   }
 
   private onMessage(m: Record<string, unknown>): void {
