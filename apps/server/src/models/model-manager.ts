@@ -18,6 +18,7 @@ import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
+import { listRows, indexRows, findSlot, servedView, failureOf, toVersion } from './views';
 
 export interface ModelManagerOptions {
   repositories: string[];
@@ -176,33 +177,7 @@ export class ModelManager {
   // ----------------------------------------------------------------------------------------- lookups
 
   list(): ServedModelInfo[] {
-    const rows: ServedModelInfo[] = [];
-    for (const entry of [...this.entries.values()].sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const base = {
-        name: entry.name,
-        repository: entry.scanned.repository,
-        backend: entry.resolved.config?.backend ?? entry.resolved.raw.backend ?? '',
-        platform: entry.resolved.config?.platform ?? entry.resolved.raw.platform ?? '',
-      };
-      if (entry.versions.size === 0) {
-        rows.push({ ...base, version: '', state: 'UNAVAILABLE', reason: entry.resolved.error, config: { ...(entry.resolved.config ?? entry.resolved.raw) }, instances: [] });
-        continue;
-      }
-      for (const slot of [...entry.versions.values()].sort((a, b) => a.version - b.version)) {
-        const view = slot.scheduler?.snapshot();
-        rows.push({
-          ...base,
-          version: String(slot.version),
-          state: slot.state,
-          ...(slot.reason ? { reason: slot.reason } : {}),
-          config: { ...(slot.config ?? entry.resolved.config ?? entry.resolved.raw) },
-          instances: view?.instances ?? [],
-          files: slot.files,
-          ...(view?.queue_depth ? { queue_depth: view.queue_depth } : {}),
-        });
-      }
-    }
-    return rows;
+    return listRows(this.entries.values());
   }
 
   /**
@@ -217,50 +192,11 @@ export class ModelManager {
 
   /** Triton's repository index: every model in the repositories, with state per version when known. */
   index(readyOnly = false): RepositoryIndexRow[] {
-    const rows: RepositoryIndexRow[] = [];
-    const names = new Set([...this.known.keys(), ...this.entries.keys()]);
-    for (const name of [...names].sort()) {
-      const entry = this.entries.get(name);
-      if (!entry) {
-        if (!readyOnly) rows.push({ name });
-        continue;
-      }
-      if (entry.versions.size === 0) {
-        if (!readyOnly) rows.push({ name, version: '', state: 'UNAVAILABLE', reason: entry.resolved.error ?? '' });
-        continue;
-      }
-      for (const slot of [...entry.versions.values()].sort((a, b) => a.version - b.version)) {
-        if (readyOnly && slot.state !== 'READY') continue;
-        rows.push({ name, version: String(slot.version), state: slot.state, reason: slot.reason ?? '' });
-      }
-    }
-    return rows;
+    return indexRows(this.known.keys(), this.entries, readyOnly);
   }
 
   private slotOf(name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
-    const entry = this.entries.get(name);
-    if (!entry) throw new ManagerError('NOT_FOUND', messages.unknownModel(name));
-    if (version === undefined) {
-      const ready = [...entry.versions.values()].filter((s) => s.state === 'READY').sort((a, b) => b.version - a.version);
-      if (ready.length === 0) throw new ManagerError('NOT_FOUND', messages.noAvailableVersion(name));
-      return { entry, slot: ready[0] };
-    }
-    const slot = entry.versions.get(version);
-    if (!slot) throw new ManagerError('NOT_FOUND', messages.unknownVersion(name, version));
-    if (slot.state !== 'READY') throw new ManagerError('UNAVAILABLE', messages.versionNotReady(name, version));
-    return { entry, slot };
-  }
-
-  private toServed(entry: ModelEntry, slot: VersionSlot): ServedModel {
-    return {
-      name: entry.name,
-      version: String(slot.version),
-      state: slot.state,
-      ...(slot.reason ? { reason: slot.reason } : {}),
-      config: slot.config ?? entry.resolved.config ?? entry.resolved.raw,
-      repository: entry.scanned.repository,
-      readyVersions: [...entry.versions.values()].filter((s) => s.state === 'READY').map((s) => s.version).sort((a, b) => a - b).map(String),
-    };
+    return findSlot(this.entries, name, version);
   }
 
   /**
@@ -269,7 +205,7 @@ export class ModelManager {
    */
   require(name: string, version?: number | string): ServedModel {
     const { entry, slot } = this.slotOf(name, toVersion(version));
-    return this.toServed(entry, slot);
+    return servedView(entry, slot);
   }
 
   /** Like require() but undefined instead of throwing; a given version is returned in any state. */
@@ -279,11 +215,11 @@ export class ModelManager {
     const v = toVersion(version);
     if (v !== undefined) {
       const slot = entry.versions.get(v);
-      return slot ? this.toServed(entry, slot) : undefined;
+      return slot ? servedView(entry, slot) : undefined;
     }
     const slots = [...entry.versions.values()].sort((a, b) => b.version - a.version);
     const slot = slots.find((s) => s.state === 'READY') ?? slots[0];
-    return slot ? this.toServed(entry, slot) : undefined;
+    return slot ? servedView(entry, slot) : undefined;
   }
 
   isReady(name: string, version?: number | string): boolean {
@@ -405,21 +341,4 @@ export class ModelManager {
       [...this.entries.values()].map((e) => this.locked(e.name, () => drainVersions(this, e.name, [...e.versions.values()], 'server shutting down'))),
     );
   }
-}
-
-/** Why a (re)load brought no version up; undefined when at least one version is READY. */
-function failureOf(entry: ModelEntry): string | undefined {
-  const slots = [...entry.versions.values()];
-  if (slots.length === 0) return entry.resolved.error ?? 'no version to load';
-  if (slots.some((s) => s.state === 'READY')) return undefined;
-  return slots.map((s) => `version ${s.version} is at ${s.state} state: ${s.reason ?? ''}`).join('; ');
-}
-
-function toVersion(version: number | string | undefined): number | undefined {
-  if (version === undefined || version === '') return undefined;
-  const n = typeof version === 'number' ? version : Number(version);
-  if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new ManagerError('INVALID_ARG', `invalid model version specified '${String(version)}', version should be an integral value > 0`);
-  }
-  return n;
 }
