@@ -49,9 +49,9 @@ function fakeManager(overrides: Partial<{ fail: Error; state: ServedModelView['s
   return { manager, seen };
 }
 
-async function app(manager: InferModelSource, bodyLimit?: number) {
+async function app(manager: InferModelSource, bodyLimit?: number, compressMinBytes?: number) {
   const a = Fastify();
-  registerInferRoutes(a, manager, { bodyLimit });
+  registerInferRoutes(a, manager, { bodyLimit, compressMinBytes });
   await a.ready();
   return a;
 }
@@ -233,5 +233,36 @@ test('codec refusals for a known model are published as request.rejected (invali
   assert.equal(seen[0].version, '1');
   assert.equal(seen[0].t, 42);
   assert.match(seen[0].message, /expected 1 inputs but got 0/);
+  await a.close();
+});
+
+test('responses are compressed when the client accepts gzip or deflate (header length stays uncompressed)', async () => {
+  const { gunzipSync, inflateSync } = await import('node:zlib');
+  const { responseEncoding } = await import('../../apps/server/src/kserve/routes');
+  assert.equal(responseEncoding(undefined), 'identity');
+  assert.equal(responseEncoding('gzip, deflate'), 'gzip');
+  assert.equal(responseEncoding('deflate;q=0.9, gzip;q=0.5'), 'deflate');
+  assert.equal(responseEncoding('br'), 'identity');
+  assert.equal(responseEncoding('gzip;q=0'), 'identity');
+  const { manager } = fakeManager();
+  const small = await app(manager);
+  const tiny = await small.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'accept-encoding': 'gzip' }, payload: jsonRequest([input([[1, 2, 3, 4]])]) });
+  assert.equal(tiny.headers['content-encoding'], undefined); // below the threshold: not worth compressing
+  await small.close();
+  const a = await app(manager, undefined, 0);
+  const { body, headerLength } = binaryRequest([input([[1, 2, 3, 4]])], { binaryOutput: true });
+  for (const [enc, unpack] of [['gzip', gunzipSync], ['deflate', inflateSync]] as const) {
+    const res = await a.inject({
+      method: 'POST',
+      url: '/v2/models/doubler/infer',
+      headers: { 'inference-header-content-length': String(headerLength), 'accept-encoding': enc },
+      payload: body,
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-encoding'], enc);
+    const plain = unpack(res.rawPayload);
+    const parsed = parseResponse(plain, Number(res.headers['inference-header-content-length']));
+    assert.deepEqual(parsed.outputs[0].values, [2, 4, 6, 8]);
+  }
   await a.close();
 });

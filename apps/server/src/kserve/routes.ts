@@ -4,7 +4,7 @@
  * raw (JSON and the binary extension share one decoder), with its own body limit, and errors leave as
  * Triton's `{"error": "..."}` with Triton's status code.
  */
-import { gunzipSync, inflateSync } from 'node:zlib';
+import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { describeError, KServeError } from './errors';
@@ -23,6 +23,11 @@ export interface InferRoutesOptions {
    * OTHER) and the dashboard see it like any other refusal. `now` is the schedulers' clock in µs.
    */
   events?: { bus: EventBus; now: () => number };
+  /**
+   * Responses smaller than this are never compressed, even when the client accepts gzip/deflate: fetch()
+   * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
+   */
+  compressMinBytes?: number;
 }
 
 export const DEFAULT_INFER_BODY_LIMIT = 64 * 1024 * 1024;
@@ -37,6 +42,7 @@ export function registerInferRoutes(
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
   const events = options.events;
+  const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
   let invalidSeq = 0;
 
   const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
@@ -64,9 +70,14 @@ export function registerInferRoutes(
     const encoded = encodeInferResponse(served.name, served.version, decoded, result);
     reply.header('content-type', encoded.contentType);
     if (encoded.headerLength !== undefined) {
+      // Counts bytes of the uncompressed body, also when the response is compressed (as Triton).
       reply.header('inference-header-content-length', String(encoded.headerLength));
     }
-    return reply.send(encoded.body);
+    const size = typeof encoded.body === 'string' ? Buffer.byteLength(encoded.body) : encoded.body.byteLength;
+    const encoding = size < compressMinBytes ? 'identity' : responseEncoding(request.headers['accept-encoding']);
+    if (encoding === 'identity') return reply.send(encoded.body);
+    reply.header('content-encoding', encoding);
+    return reply.send(encoding === 'gzip' ? gzipSync(encoded.body, { level: 1 }) : deflateSync(encoded.body, { level: 1 }));
   };
 
   void app.register(async (scope) => {
@@ -102,4 +113,21 @@ function decompress(body: Buffer, encoding: string | string[] | undefined, limit
       ? `decompressed request body exceeds the maximum size of ${limit} bytes`
       : `unable to decompress the ${enc} request body: ${(err as Error).message}`);
   }
+}
+
+/** Triton's choice among identity, gzip and deflate: the acceptable one with the highest q wins. */
+export function responseEncoding(header: string | string[] | undefined): 'identity' | 'gzip' | 'deflate' {
+  if (!header) return 'identity';
+  let best: 'identity' | 'gzip' | 'deflate' = 'identity';
+  let bestQ = 0;
+  for (const part of (Array.isArray(header) ? header.join(',') : header).split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if ((name === 'gzip' || name === 'deflate' || name === 'identity') && Number.isFinite(q) && q > bestQ) {
+      best = name;
+      bestQ = q;
+    }
+  }
+  return best;
 }
