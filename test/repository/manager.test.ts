@@ -271,3 +271,17 @@ test('adding instances past the memory budget is refused before the scheduler is
   assert.equal(asked.length, 2, 'removing instances needs no memory check');
   await m.close();
 });
+
+test('symbolic links to model folders, version folders and files are followed', async () => {
+  const { symlink } = await import('node:fs/promises');
+  const store = await makeRepository({ 'real/config.pbtxt': MLP, 'real/1/model.onnx': 'x', 'v2/model.onnx': 'x' });
+  const repo = await makeRepository({ 'b/config.pbtxt': MLP, 'b/': '' });
+  await symlink(join(store, 'real'), join(repo, 'linked'));
+  await symlink(join(store, 'v2'), join(repo, 'b/2'));
+  const { m } = manager([repo]);
+  await m.start();
+  assert.equal(m.require('linked').version, '1', 'a linked model folder is a model named after the link');
+  assert.equal(m.require('b').version, '2');
+  assert.deepEqual(m.list().find((r) => r.name === 'b')!.files, [{ path: 'model.onnx', bytes: 1 }]);
+  await m.close();
+});
