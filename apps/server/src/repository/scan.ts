@@ -135,6 +135,7 @@ export async function scanRepositories(paths: readonly string[]): Promise<Reposi
   }
   const duplicates = findDuplicateModels(byRepo);
   const models = new Map<string, ScannedModel>();
+  const pending: Promise<void>[] = [];
   for (const [repo, names] of byRepo) {
     for (const name of names) {
       if (models.has(name)) continue;
@@ -151,9 +152,13 @@ export async function scanRepositories(paths: readonly string[]): Promise<Reposi
         });
         continue;
       }
-      models.set(name, await scanModelFolder(repo, name));
+      // Reserve the slot now (keeps the order), fill it when the folder has been read; folders are read
+      // concurrently because a poll is mostly waiting on the filesystem.
+      models.set(name, undefined as unknown as ScannedModel);
+      pending.push(scanModelFolder(repo, name).then((m) => void models.set(name, m)));
     }
   }
+  await Promise.all(pending);
   return { repositories, models, unreadable };
 }
 
