@@ -89,6 +89,7 @@ const en = {
   littleExplain: (rate: string, lat: string, predicted: string, measured: string) =>
     `${rate}/s × ${lat} = ${predicted} in flight (measured ${measured})`,
   waitingForStats: 'Waiting for the first statistics…',
+  noDataInWindow: 'No traffic in this window yet.',
   // controls
   controls: 'Live controls',
   maxQueueDelay: 'max_queue_delay_microseconds',

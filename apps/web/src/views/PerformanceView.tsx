@@ -65,7 +65,7 @@ const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const [from] = timeDomain(dataNowUs(), windowUs(win));
   const key = statsKey(live, model);
   const bins = mergeHistograms(live.stats.since(from, (m) => m.t).flatMap((s) => aggregatesFor(s, key)));
-  if (bins.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  if (bins.length === 0) return drawEmpty(ctx, th, w, h, live.stats.length ? S.noDataInWindow : S.waitingForStats);
   const maxSize = Math.max(...bins.map((b) => b.size));
   const p = makePlot(ctx, w, h, th, [0.5, maxSize + 0.5], [0, niceMax(bins.map((b) => b.count))]);
   drawAxes(p, { yFormat: formatRate, xFormat: (v) => String(v), xTicks: Math.min(maxSize, 12) });
@@ -79,7 +79,7 @@ const drawScatter = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const { model } = appStore.getState();
   const key = statsKey(live, model);
   const pts = live.perfPoints.toArray().filter((p) => key === 'all' || p.modelKey === key);
-  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
+  if (pts.length === 0) return drawEmpty(ctx, th, w, h, live.stats.length ? S.noDataInWindow : S.waitingForStats);
   const groups = groupByConfig(pts);
   const p = makePlot(ctx, w, h, th, [0, niceMax(pts.map((d) => d.p99Us), 1000)], [0, niceMax(pts.map((d) => d.throughput), 10)], { l: 44, r: 10, t: 8, b: 20 });
   drawAxes(p, { yFormat: formatRate, xFormat: formatUs, xTicks: 4 });
