@@ -54,7 +54,7 @@ test('model metadata: ready versions, KServe datatypes, -1 for the batch dimensi
 });
 
 test('unknown model or version: Triton codes and messages', async () => {
-  const { get } = await start('none', {
+  const { get, s } = await start('none', {
     'ok/config.pbtxt': BATCHING, 'ok/1/model.onnx': 'x',
     'bad/config.pbtxt': FAILS, 'bad/1/model.onnx': 'x',
   });
@@ -76,6 +76,11 @@ test('unknown model or version: Triton codes and messages', async () => {
   await check('/v2/models/a%5Cb', 400, /cannot contain path separators/);
   await check('/v2/models/.hidden', 400, /hidden/);
   await check('/v2/nothing-here', 404, /Not Found/);
+  for (const [method, url] of [['POST', '/v2/models/ok'], ['GET', '/v2/repository/index'], ['DELETE', '/v2/health/live'], ['GET', '/v2/models/ok/infer'], ['GET', '/v2/repository/models/ok/load']] as const) {
+    const r = await s.app.inject({ method, url });
+    assert.equal(r.statusCode, 405, `${method} ${url}`);
+    assert.deepEqual(r.json(), { error: 'Method Not Allowed' });
+  }
   assert.equal((await get('/v2/health/ready')).statusCode, 400, 'a model that failed to load makes the server not ready');
 });
 

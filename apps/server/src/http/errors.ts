@@ -58,6 +58,16 @@ export function statusOf(err: unknown, bodyLimit: number): { status: number; mes
   return { status, message: typeof e?.message === 'string' ? e.message : String(err) };
 }
 
+/** The KServe v2 / Triton paths this server answers (whatever the method). */
+const KSERVE_PATHS = [
+  /^\/v2\/?$/,
+  /^\/v2\/health\/(live|ready)$/,
+  /^\/v2\/models\/[^/]+(\/versions\/[^/]+)?(\/(ready|config|infer|stats))?$/,
+  /^\/v2\/models\/stats$/,
+  /^\/v2\/repository\/index$/,
+  /^\/v2\/repository\/models\/[^/]+\/(load|unload)$/,
+];
+
 export function installErrorHandlers(app: import('fastify').FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err, request: FastifyRequest, reply) => {
     const { status, message } = statusOf(err, bodyLimit);
@@ -65,6 +75,9 @@ export function installErrorHandlers(app: import('fastify').FastifyInstance, bod
     void sendError(reply, status, message);
   });
   app.setNotFoundHandler((request, reply) => {
-    void sendError(reply, 404, errors.NOT_FOUND(request.method, request.url.split('?')[0].slice(0, 200)).message);
+    const path = request.url.split('?')[0];
+    // A KServe path asked with the wrong method: Triton answers 405, not 404.
+    if (KSERVE_PATHS.some((re) => re.test(path))) return void sendError(reply, 405, errors.METHOD_NOT_ALLOWED().message);
+    void sendError(reply, 404, errors.NOT_FOUND(request.method, path.slice(0, 200)).message);
   });
 }

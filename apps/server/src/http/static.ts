@@ -77,7 +77,8 @@ export function registerStaticRoutes(app: FastifyInstance, distDir: string = DEF
   const root = resolve(distDir);
   const handler = async (req: import('fastify').FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split('?')[0];
-    if (RESERVED.some((p) => path === p || path.startsWith(p + '/'))) throw errors.NOT_FOUND(req.method, path.slice(0, 200));
+    // API paths never fall through to the dashboard: the not-found handler answers them (404 or 405).
+    if (RESERVED.some((p) => path === p || path.startsWith(p + '/'))) return reply.callNotFound();
     const index = join(root, 'index.html');
     const indexStat = await stat(index).catch(() => undefined);
     if (!indexStat) {
