@@ -57,6 +57,7 @@ function emitBatch(): number {
 let pump: ReturnType<typeof setInterval> | undefined;
 function startStream(): void {
   const started = performance.now();
+  emitted = 0;
   pump = setInterval(() => {
     const due = ((performance.now() - started) / 1000) * RATE;
     while (emitted < due) emitted += emitBatch();
