@@ -45,3 +45,11 @@ export class FrameClock implements DataClock {
 export function windowUs(windowS: number): number {
   return windowS * 1_000_000 * (current.windowScale?.() ?? 1);
 }
+
+declare global {
+  interface Window {
+    /** the renderer's data time, for tests */
+    __inferscopeDataNowUs?: () => number;
+  }
+}
+if (typeof window !== 'undefined') window.__inferscopeDataNowUs = () => current.nowUs();

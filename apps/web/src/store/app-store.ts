@@ -70,11 +70,12 @@ export function resolveAck(id: number, ok: boolean, error?: string, detail?: Rec
 declare global {
   interface Window {
     /** read-only counters for browser tests and the dashboard benchmark */
-    __inferscopeCounters?: () => { events: number; stats: number; timeline: number; models: number; requests: number; dropped: number };
+    __inferscopeCounters?: () => { events: number; stats: number; timeline: number; models: number; requests: number; dropped: number; lastEventT: number };
   }
 }
 if (typeof window !== 'undefined') {
   window.__inferscopeCounters = () => ({
     events: live.eventsSeen, stats: live.stats.length, timeline: live.timeline.length, models: live.models.size, requests: live.requests.size, dropped: live.droppedEvents,
+    lastEventT: live.now,
   });
 }
