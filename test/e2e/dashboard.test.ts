@@ -167,6 +167,22 @@ test('teaching mode runs the simulator in the page and single-steps', { skip: mi
   await screenshot(page, 'teach-performance');
 });
 
+test('teaching lesson 5: adding instances hits the memory budget and is refused with the reason', { skip: missing }, async () => {
+  await page.selectOption('[data-testid=lesson-select]', 'concurrency');
+  await page.waitForSelector('[data-testid=teach-play]:not([disabled])');
+  await page.click('[data-testid=teach-play]');
+  for (let i = 0; i < 6 && (await page.locator('[data-testid=ack-refused]').count()) === 0; i++) {
+    await page.click('[data-testid=instances-plus]');
+    await page.waitForTimeout(300);
+  }
+  const refused = (await page.locator('[data-testid=ack-refused]').first().textContent()) ?? '';
+  assert.match(refused, /memory budget exceeded/);
+  assert.equal(await page.textContent('[data-testid=instances-count]'), '4');
+  await page.click('[data-testid=tab-architecture]');
+  await page.click('[data-testid=teach-pause]');
+  await screenshot(page, 'teach-memory-budget');
+});
+
 test('no console errors on the way', { skip: missing }, async () => {
   await fetch(`${server.url}/v2/health/live`); // the server is still up
   assert.deepEqual(errors, []);

@@ -18,6 +18,8 @@ export function App() {
   const conn = useRef<LiveConnection | null>(null);
 
   useEffect(() => {
+    // Answers from the server and from the simulator must not mix in one list.
+    appStore.setState({ acks: [] });
     if (mode !== 'live') return;
     live.reset();
     appStore.setState({ connection: { status: 'connecting', attempts: 0 }, server: undefined });

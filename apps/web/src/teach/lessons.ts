@@ -49,7 +49,7 @@ export const LESSONS: Lesson[] = [
   },
   {
     id: 'batching', chapter: 3, title: 'Dynamic batching', view: 'data', speed: 10,
-    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 0 })], traffic: { rate: 9000, durationUs: 30 * SECOND }, budgetBytes: 0, seed }),
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 0 })], traffic: { rate: 12000, durationUs: 30 * SECOND }, budgetBytes: 0, seed }),
     intro: [
       'Without a queue delay every request is sent as soon as an instance is free, so batches stay small and each pays the fixed cost of a run.',
       'Raise max_queue_delay_microseconds: the batcher waits a little for more requests and sends bigger batches. For a memory-bound model (this MLP) a batch of 32 costs barely three times a batch of 1.',
