@@ -178,8 +178,9 @@ test('teaching lesson 5: adding instances hits the memory budget and is refused 
   const refused = (await page.locator('[data-testid=ack-refused]').first().textContent()) ?? '';
   assert.match(refused, /memory budget exceeded/);
   assert.equal(await page.textContent('[data-testid=instances-count]'), '4');
-  await page.click('[data-testid=tab-architecture]');
   await page.click('[data-testid=teach-pause]');
+  await page.click('[data-testid=tab-architecture]');
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot(page, 'teach-memory-budget');
 });
 
