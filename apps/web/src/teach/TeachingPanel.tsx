@@ -6,6 +6,7 @@ import { LESSONS, lessonById } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
+import { SimAbPanel } from './SimAbPanel';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 
@@ -60,6 +61,7 @@ export function TeachingPanel() {
         </label>
         <FormulaCards ids={lesson.formulas} />
         {lesson.id === 'config' && <MistakeChecker />}
+        {(lesson.id === 'batching' || lesson.id === 'operations') && <SimAbPanel />}
       </div>
     </section>
   );
