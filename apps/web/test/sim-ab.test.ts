@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulateAb } from '../src/teach/sim-ab';
-import { LESSONS } from '../src/teach/lessons';
+import { LESSONS, SPEEDS } from '../src/teach/lessons';
 
 test('simulated A/B on the batching lesson: a longer delay makes bigger batches on identical traffic', () => {
   const lesson = LESSONS.find((l) => l.id === 'batching')!;
@@ -18,5 +18,6 @@ test('every lesson builds a scenario the simulator accepts', () => {
     const s = l.scenario(3);
     assert.ok(s.models.length > 0, l.id);
     assert.ok(s.traffic.rate > 0, l.id);
+    assert.ok(SPEEDS.some(([v]) => v === l.speed), `${l.id} starts at an offered speed`);
   }
 });

@@ -17,8 +17,11 @@ export interface Plot {
 
 export function makePlot(
   ctx: CanvasRenderingContext2D, width: number, height: number, theme: ChartTheme,
-  xDomain: [number, number], yDomain: [number, number], margin = { l: 44, r: 10, t: 8, b: 20 },
+  xDomain: [number, number], yDomain: [number, number], m?: { l: number; r: number; t: number; b: number },
 ): Plot {
+  // Margins follow the label size, so large type (projector mode) does not clip the axis labels.
+  const f = theme.fontSize;
+  const margin = m ?? { l: Math.max(44, f * 4.4), r: 10, t: 8, b: f + 10 };
   const left = margin.l, top = margin.t, right = width - margin.r, bottom = height - margin.b;
   return { ctx, theme, left, top, right, bottom, x: linear(xDomain, [left, right]), y: linear(yDomain, [bottom, top]) };
 }

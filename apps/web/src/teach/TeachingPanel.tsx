@@ -2,7 +2,7 @@
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { appStore, useApp } from '../store/app-store';
-import { LESSONS, lessonById } from './lessons';
+import { LESSONS, SPEEDS, lessonById } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
@@ -10,7 +10,6 @@ import { SimAbPanel } from './SimAbPanel';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 
-const SPEEDS: [number, string][] = [[1, '1/1000×'], [10, '1/100×'], [100, '1/10×'], [1000, '1× real time']];
 
 export function TeachingPanel() {
   const lessonId = useApp((s) => s.lesson) || LESSONS[0].id;

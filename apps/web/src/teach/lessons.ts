@@ -26,6 +26,9 @@ export interface Lesson {
 
 const SECOND = 1_000_000;
 
+/** Playback speeds offered (simulated µs per wall ms); every lesson starts at one of them. */
+export const SPEEDS: [number, string][] = [[1, '1/1000×'], [10, '1/100×'], [100, '1/10×'], [1000, '1× real time']];
+
 export const LESSONS: Lesson[] = [
   {
     id: 'repository', chapter: 1, title: 'The model repository', view: 'architecture', speed: 100,
@@ -58,7 +61,7 @@ export const LESSONS: Lesson[] = [
     formulas: ['batchThroughput', 'qps'],
   },
   {
-    id: 'backends', chapter: 4, title: 'Multiple backends', view: 'performance', speed: 200,
+    id: 'backends', chapter: 4, title: 'Multiple backends', view: 'performance', speed: 100,
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 200 }), mlpTensorRT()], traffic: { rate: 3000, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     intro: [
       'The same network can be served by different backends: ONNX Runtime on CPU here, and a TensorRT plan on a GPU (modelled from typical numbers, labelled as such).',

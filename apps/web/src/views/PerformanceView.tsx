@@ -81,7 +81,7 @@ const drawScatter = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const pts = live.perfPoints.toArray().filter((p) => key === 'all' || p.modelKey === key);
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, live.stats.length ? S.noDataInWindow : S.waitingForStats);
   const groups = groupByConfig(pts);
-  const p = makePlot(ctx, w, h, th, [0, niceMax(pts.map((d) => d.p99Us), 1000)], [0, niceMax(pts.map((d) => d.throughput), 10)], { l: 44, r: 10, t: 8, b: 20 });
+  const p = makePlot(ctx, w, h, th, [0, niceMax(pts.map((d) => d.p99Us), 1000)], [0, niceMax(pts.map((d) => d.throughput), 10)]);
   drawAxes(p, { yFormat: formatRate, xFormat: formatUs, xTicks: 4 });
   groups.forEach((g, i) => {
     const c = modelColour(i);
@@ -126,7 +126,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
     return { device: d, pts };
   });
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
-  const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: 60, r: 10, t: 8, b: 20 });
+  const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: 8, b: th.fontSize + 10 });
   drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now });
   series.forEach((s, i) => {
     const c = modelColour(i + 3);
