@@ -87,7 +87,7 @@ const en = {
   memoryOverTime: 'Memory over time',
   littlesLaw: "Little's law: in flight = rate × latency",
   littleExplain: (rate: string, lat: string, predicted: string, measured: string) =>
-    `${rate}/s × ${lat} = ${predicted} in flight (measured ${measured})`,
+    `${rate}/s × ${lat} = ${predicted} in flight on average (right now: ${measured})`,
   waitingForStats: 'Waiting for the first statistics…',
   noDataInWindow: 'No traffic in this window yet.',
   // controls

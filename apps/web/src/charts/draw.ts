@@ -48,7 +48,8 @@ export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xForma
     // Time axes tick at round offsets from now ("-20 s", "-10 s"), not at round absolute times.
     const base = opts.xRelativeTo ?? 0;
     const [d0, d1] = p.x.domain();
-    const ticks = linear([d0 - base, d1 - base], [0, 1]).ticks(opts.xTicks ?? 5).map((v) => v + base);
+    const fit = Math.max(2, Math.floor((p.right - p.left) / (theme.fontSize * 6))); // labels must not touch
+    const ticks = linear([d0 - base, d1 - base], [0, 1]).ticks(Math.min(opts.xTicks ?? 5, fit)).map((v) => v + base);
     for (const v of ticks) ctx.fillText(opts.xFormat(v), p.x(v), p.bottom + 4);
   }
 }
