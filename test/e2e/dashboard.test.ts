@@ -120,6 +120,16 @@ test('moving the delay slider changes the server config and the next batches', {
   await screenshot(page, 'live-after-delay-change');
 });
 
+test('recording live traffic is acknowledged with where it goes', { skip: missing }, async () => {
+  const applied = await page.locator('[data-testid=ack-applied]').count();
+  await page.click('[data-testid=record-start]');
+  await waitFor('the recording acknowledged', async () => (await page.locator('[data-testid=ack-applied]').count()) > applied);
+  const text = (await page.locator('[data-testid=ack-applied]').first().textContent()) ?? '';
+  assert.match(text, /startRecording/);
+  await page.click('text=Stop recording');
+  await waitFor('the stop acknowledged', async () => ((await page.locator('[data-testid=ack-log] li').first().textContent()) ?? '').includes('stopRecording'));
+});
+
 test('a refused change shows the server error and changes nothing', { skip: missing }, async () => {
   const beforeCfg = await (await fetch(`${server.url}/v2/models/${MODEL}/versions/${VERSION}/config`)).json();
   await page.fill('[data-testid=preferred-input]', '4096');

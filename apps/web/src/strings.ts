@@ -122,6 +122,8 @@ const en = {
   start: 'Start',
   stop: 'Stop',
   replay: 'Replay trace',
+  recordLive: 'Record live traffic',
+  stopRecording: 'Stop recording',
   tracePath: 'trace file',
   abCompare: 'A/B compare',
   abA: 'A: delay (µs)',

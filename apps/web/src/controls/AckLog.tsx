@@ -14,9 +14,16 @@ export function AckLog() {
             <span className="font-semibold">{a.state === 'applied' ? `✓ ${S.applied}` : a.state === 'refused' ? `✗ ${S.refused}` : `… ${S.pending}`}</span>{' '}
             <span className="font-mono text-xs">{a.action} {a.summary}</span>
             {a.error && <div className="text-danger">{a.error}</div>}
+            {a.detail && detailLine(a.detail) && <div className="text-xs text-muted break-all">{detailLine(a.detail)}</div>}
           </li>
         ))}
       </ul>
     </div>
   );
+}
+
+/** The useful part of a success answer: where a recording or config went, which load run started. */
+function detailLine(d: Record<string, unknown>): string {
+  const keys = ['id', 'path', 'file', 'recording', 'stopped', 'backup'];
+  return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}: ${Array.isArray(d[k]) ? (d[k] as unknown[]).join(', ') : String(d[k])}`).join(' · ');
 }

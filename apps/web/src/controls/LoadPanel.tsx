@@ -87,6 +87,10 @@ export function LoadPanel(props: { canControl: boolean }) {
             </li>
           ))}
         </ul>
+        <div className="flex gap-2">
+          <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'startRecording' })} data-testid="record-start">● {S.recordLive}</button>
+          <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'stopRecording' })}>■ {S.stopRecording}</button>
+        </div>
         <div className="flex gap-2 items-end">
           <label className="field flex-1"><span>{S.tracePath}</span><input className="input" value={trace} onChange={(e) => setTrace(e.target.value)} placeholder="recordings/….ndjson" /></label>
           <label className="field w-16"><span>×</span><input type="number" className="input" min={0.1} step={0.1} value={speed} onChange={num(setSpeed)} /></label>
