@@ -120,6 +120,16 @@ test('moving the delay slider changes the server config and the next batches', {
   await screenshot(page, 'live-after-delay-change');
 });
 
+test('save shows the diff of config.pbtxt first (dry run, nothing written)', { skip: missing }, async () => {
+  await page.click('[data-testid=save-preview]');
+  const diff = page.locator('[data-testid=save-diff]');
+  await diff.waitFor({ timeout: 10_000 });
+  assert.match((await diff.textContent()) ?? '', /max_queue_delay_microseconds/);
+  await screenshot(page, 'live-save-diff');
+  await page.click('[data-testid=save-diff] >> text=Cancel');
+  await diff.waitFor({ state: 'detached' });
+});
+
 test('recording live traffic is acknowledged with where it goes', { skip: missing }, async () => {
   const applied = await page.locator('[data-testid=ack-applied]').count();
   await page.click('[data-testid=record-start]');
