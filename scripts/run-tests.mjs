@@ -30,7 +30,13 @@ if (selected.length === 0) {
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected],
+  [
+    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec',
+    // A test file whose failure leaves a handle open (a server, a browser) must not hang the run:
+    // exit once its tests are done, and fail any single test that runs past four minutes.
+    '--test-force-exit', `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 240000}`,
+    ...selected,
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -72,7 +72,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     log,
   });
 
-  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle' });
+  // pluginTimeout: our plugins are synchronous route scopes, but on a busy 2-core machine avvio's default
+  // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
+  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000 });
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
@@ -102,8 +104,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     ? undefined
     : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log });
 
-  await manager.start();
+  // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();
+  await manager.start();
 
   let metricsServer: MetricsServer | undefined;
   let closing: Promise<void> | undefined;

@@ -3,7 +3,7 @@
  * types, sane ranges, a size limit. A message that fails validation is answered with an error and changes
  * nothing, so everything is checked here before any handler runs.
  */
-import { MAX_CONTROL_BYTES } from '@inferscope/core';
+import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import type { ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -23,16 +23,7 @@ const ACTIONS = [
   'stopRecording',
 ] as const;
 
-const PATCH_FIELDS = [
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'max_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-] as const;
+const PATCH_FIELDS = BATCHING_PATCH_FIELDS;
 
 const QUEUE_POLICY_FIELDS = ['timeout_action', 'default_timeout_microseconds', 'allow_timeout_override', 'max_queue_size'];
 

@@ -5,6 +5,7 @@
  */
 import type { ArrivalPlan } from '@inferscope/core/load/index.ts';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
+import { BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import type { ControlTarget } from '../live/types';
 import { runPlan, summarize, type LatencySummary } from './runner';
 import type { InferTarget } from './targets';
@@ -93,16 +94,7 @@ function watchBus(bus: EventBus, model: string): { stop: () => ServerSide } {
   };
 }
 
-const PATCH_KEYS = new Set([
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'max_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-]);
+const PATCH_KEYS = new Set<string>(BATCHING_PATCH_FIELDS);
 
 /** The patch that undoes a series of changes: for each field, the value before the first change. */
 export function restorePatch(changes: readonly ConfigChange[]): DynamicBatchingPatch {

@@ -4,19 +4,12 @@
  * The manager validates the result like a config file and only then applies it to the scheduler.
  */
 import type { DynamicBatchingPatch, ConfigChange } from '@inferscope/core';
+import { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import type { ModelConfig, ModelDynamicBatching } from '@inferscope/core/config/types.ts';
 import { ManagerError } from './errors';
 
-const BATCHING_FIELDS = [
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-] as const;
-const PATCH_FIELDS = new Set<string>([...BATCHING_FIELDS, 'max_batch_size']);
+const BATCHING_FIELDS = DYNAMIC_BATCHING_FIELDS;
+const PATCH_FIELDS = new Set<string>(BATCHING_PATCH_FIELDS);
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);

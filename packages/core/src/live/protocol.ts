@@ -146,6 +146,22 @@ export type ControlMessage =
   | { action: 'startRecording'; models?: string[] }
   | { action: 'stopRecording'; id?: string };
 
+/**
+ * The dynamic_batching fields a live patch may change, in one list for everyone who checks or applies a
+ * patch (control validation, the model manager, the scheduler, A/B restore).
+ */
+export const DYNAMIC_BATCHING_FIELDS = [
+  'max_queue_delay_microseconds',
+  'preferred_batch_size',
+  'default_priority_level',
+  'priority_levels',
+  'default_queue_policy',
+  'priority_queue_policy',
+  'preserve_ordering',
+] as const;
+/** Patch fields: the dynamic_batching ones plus the model-level max_batch_size. */
+export const BATCHING_PATCH_FIELDS = [...DYNAMIC_BATCHING_FIELDS, 'max_batch_size'] as const;
+
 export interface DynamicBatchingPatch {
   max_queue_delay_microseconds?: number;
   preferred_batch_size?: number[];

@@ -4,18 +4,11 @@
  */
 import type { ConfigChange } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
+import { DYNAMIC_BATCHING_FIELDS } from '../live/protocol';
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
 import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
 
-const DB_FIELDS = [
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-] as const;
+const DB_FIELDS = DYNAMIC_BATCHING_FIELDS;
 
 export interface PatchResult {
   config: SchedulerConfigInput;
