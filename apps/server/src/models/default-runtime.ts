@@ -23,6 +23,10 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
   const clock = new RealClock();
+  // Loads per model version over this runtime's (the server's) lifetime. A reloaded model gets a fresh
+  // ModelScheduler, whose counters restart; the load number in the id prefix keeps every request and batch
+  // id unique, because the dashboard and the recorder key on them. The first load keeps the plain prefix.
+  const loads = new Map<string, number>();
   return {
     config: {
       parse(text) {
@@ -55,9 +59,13 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
       },
     },
     createScheduler({ model, version, config, bus, executor }) {
+      const key = `${model}\0${version}`;
+      const load = (loads.get(key) ?? 0) + 1;
+      loads.set(key, load);
       return new ModelScheduler<InferPayload, InferResult>({
         model,
         version,
+        idPrefix: load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`,
         config: config as SchedulerConfigInput,
         clock,
         bus,

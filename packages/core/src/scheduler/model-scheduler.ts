@@ -32,6 +32,11 @@ export interface ModelSchedulerOptions<P, R> {
   clock: Clock;
   bus: EventBus;
   executor: Executor<P, R>;
+  /**
+   * Prefix of the request and batch ids this scheduler makes up (default `model:version:`). A server that
+   * reloads a model passes a different one per load, so an id never names two requests over its lifetime.
+   */
+  idPrefix?: string;
 }
 
 type Entry<P, R> = QueueEntry<P, R>;
@@ -89,7 +94,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       },
       stopped: () => this.state === 'stopped',
     });
-    this.idPrefix = `${opts.model}:${opts.version}:`;
+    this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
   }
 
   get currentState(): SchedulerState {
