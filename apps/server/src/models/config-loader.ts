@@ -9,6 +9,7 @@ import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { DEFAULT_MODEL_FILENAMES, guessPlatform, selectVersions, type VersionSelection } from '@inferscope/core/repository/index.ts';
 import type { ScannedModel, ScannedVersion } from '../repository/scan';
 import type { ModelRuntime } from './runtime';
+import { cleanConfigTemps } from './atomic-file';
 
 export interface ResolvedModel {
   /** config as written (parsed, before auto-complete/normalisation): what saveConfig edits */
@@ -42,6 +43,8 @@ export function versionOf(scanned: ScannedModel, version: number): ScannedVersio
 
 export async function resolveModel(scanned: ScannedModel, runtime: ModelRuntime, gpuCount: number): Promise<ResolvedModel> {
   if (scanned.error) return { raw: {}, error: scanned.error };
+  // Leftovers of a config save that was killed mid-write (never throws; only our own temp names).
+  await cleanConfigTemps(scanned.dir);
   let raw: ModelConfig = {};
   if (scanned.configText !== undefined) {
     try {

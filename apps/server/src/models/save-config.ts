@@ -6,9 +6,9 @@
  * (comments and layout survive), else the config engine's printer writes the whole file. Either text is
  * checked before writing: it must parse back to exactly the edited config, and every changed field must
  * normalise to the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
- * previous file is kept as config.pbtxt.bak.
+ * previous file is kept as config.pbtxt.bak, written the same atomic way.
  */
-import { open, rename, copyFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
@@ -20,6 +20,7 @@ import { carryChangesToRaw } from './live-config';
 import { ManagerError } from './errors';
 import { lineDiff } from './line-diff';
 import { editConfigText } from './text-edit';
+import { cleanConfigTemps, writeFileAtomic } from './atomic-file';
 
 export interface SaveResult {
   path: string;
@@ -61,24 +62,10 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   if (dryRun) return { path, text, diff, backup: null, changed };
 
   const backup = entry.scanned.configPath ? `${path}.bak` : null;
-  const tmp = join(entry.scanned.dir, `.${CONFIG_FILE}.tmp-${process.pid}-${Date.now()}`);
-  const fh = await open(tmp, 'w', 0o644);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  if (backup) await copyFile(path, backup);
-  await rename(tmp, path);
-  const dirHandle = await open(entry.scanned.dir, 'r');
-  try {
-    await dirHandle.sync();
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic.
-  } finally {
-    await dirHandle.close();
-  }
+  await cleanConfigTemps(entry.scanned.dir);
+  // The backup is replaced atomically too: a kill mid-save must not leave a torn .bak either.
+  if (backup) await writeFileAtomic(backup, await readFile(path));
+  await writeFileAtomic(path, text);
 
   // The file now matches the live config: remember it as loaded, so a poll does not reload the model.
   entry.scanned = await scanModelFolder(entry.scanned.repository, entry.name);

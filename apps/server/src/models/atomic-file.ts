@@ -1,0 +1,109 @@
+/**
+ * Crash-safe file replacement for config write-back: the new bytes go to a temp file in the same folder,
+ * are fsynced, then renamed over the target (atomic on POSIX), then the folder is fsynced so the rename
+ * itself survives a power cut. A reader sees the old file or the new one, never a torn one.
+ *
+ * A process killed between creating the temp file and the rename leaves the temp file behind. Its name
+ * carries the writer's pid, so a later writer can tell a leftover (its writer is gone) from a write still
+ * in progress in another live process, and removes only the leftovers, and only names of our own pattern.
+ */
+import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
+
+/** `.<file>.tmp-<pid>-<ms>-<n>`: dot-prefixed so repository scans skip it. */
+const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-(\d+)$/;
+/** Our own earlier pattern (before the counter was added); leftovers of it are cleaned too. */
+const OLD_TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)$/;
+
+let tempSeq = 0;
+/** temp files this process is writing right now (never removed by a concurrent clean-up) */
+const inFlight = new Set<string>();
+
+export function tempNameFor(file: string): string {
+  return join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${Date.now()}-${++tempSeq}`);
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else, so it is alive.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Writes `data` to `file` atomically (temp + fsync + rename + fsync of the folder). */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+  const tmp = tempNameFor(file);
+  inFlight.add(tmp);
+  try {
+    const fh = await open(tmp, 'w', mode);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  } finally {
+    inFlight.delete(tmp);
+  }
+  await syncFolder(dirname(file));
+}
+
+export async function syncFolder(dir: string): Promise<void> {
+  const dh = await open(dir, 'r');
+  try {
+    await dh.sync();
+  } catch {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic.
+  } finally {
+    await dh.close();
+  }
+}
+
+/**
+ * Removes temp files of ours for the given target names (e.g. ['config.pbtxt', 'config.pbtxt.bak']) that
+ * were left in `dir` by writers that no longer run. Files of a live writer, other names and anything not
+ * matching our pattern are left alone. Returns the names removed; never throws (a clean-up must not fail
+ * the save or the scan that calls it).
+ */
+export async function removeStaleTemps(dir: string, targets: readonly string[]): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name) ?? OLD_TEMP_NAME.exec(name);
+    if (!m || !targets.includes(m[1])) continue;
+    const full = join(dir, name);
+    const pid = Number(m[2]);
+    if (inFlight.has(full)) continue;
+    if (pid !== process.pid && processAlive(pid)) continue;
+    try {
+      await unlink(full);
+      removed.push(name);
+    } catch {
+      // already gone (another clean-up) or not ours to remove
+    }
+  }
+  return removed;
+}
+
+/**
+ * Removes temp files that an earlier config save left in a model folder when it was killed before its
+ * rename (`.config.pbtxt.tmp-*` / `.config.pbtxt.bak.tmp-*` of writers that no longer run). Called before
+ * each save and each time the manager (re)loads the model.
+ */
+export function cleanConfigTemps(modelDir: string): Promise<string[]> {
+  return removeStaleTemps(modelDir, [CONFIG_FILE, `${CONFIG_FILE}.bak`]);
+}
