@@ -51,7 +51,20 @@ test('A/B runs A then B on the same seed and restores the original delay, even w
   const loads = sent.filter((m) => m.action === 'startLoad');
   assert.equal(loads.length, 2);
   assert.ok(loads.every((m) => m.action === 'startLoad' && m.seed === 3));
+  assert.ok(loads.every((m) => m.action === 'startLoad' && m.version === '1'), 'the load goes to the version being compared');
   const last = sent.at(-1)!;
   assert.equal(last.action, 'setDynamicBatching');
   assert.equal(delay, 777);
+});
+
+test('the load panel aims startLoad at the picked version (open loop at a rate, or closed loop)', async () => {
+  const { startLoadMessage } = await import('../src/controls/load-message');
+  const form = { scenario: 'steady', seed: 7, record: false, duration: 5, rate: 300, concurrency: 0 };
+  assert.deepEqual(startLoadMessage({ name: 'm', version: '2' }, form), {
+    action: 'startLoad', model: 'm', version: '2', scenario: 'steady', seed: 7, record: false, duration: 5, rate: 300,
+  });
+  const closed = startLoadMessage({ name: 'm', version: '3' }, { ...form, concurrency: 4 });
+  assert.equal(closed.action === 'startLoad' && closed.version, '3');
+  assert.equal(closed.action === 'startLoad' && closed.concurrency, 4);
+  assert.equal('rate' in closed, false);
 });

@@ -151,7 +151,7 @@ function validate(m: Record<string, unknown>): ControlMessage {
       onlyFields(m, ['action', 'model', 'dryRun'], action);
       return { action, model: checkModelName(m.model), dryRun: m.dryRun === undefined ? undefined : bool(m.dryRun, 'dryRun') };
     case 'startLoad': {
-      onlyFields(m, ['action', 'model', 'scenario', 'rate', 'concurrency', 'duration', 'seed', 'record', 'mode'], action);
+      onlyFields(m, ['action', 'model', 'version', 'scenario', 'rate', 'concurrency', 'duration', 'seed', 'record', 'mode'], action);
       const scenario = m.scenario;
       if (!(typeof scenario === 'string' && scenario.length > 0 && scenario.length <= 100) && !isPlainObject(scenario))
         throw new Invalid(`'scenario' must be a preset name or a scenario object`);
@@ -159,6 +159,7 @@ function validate(m: Record<string, unknown>): ControlMessage {
       return {
         action,
         model: checkModelName(m.model),
+        version: version(m.version),
         scenario: scenario as string | Record<string, unknown>,
         rate: m.rate === undefined ? undefined : num(m.rate, 'rate', 0, 100_000),
         concurrency: m.concurrency === undefined ? undefined : int(m.concurrency, 'concurrency', 1, 1024),

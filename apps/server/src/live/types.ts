@@ -34,6 +34,8 @@ export interface ControlTarget {
 
 export interface StartLoadRequest {
   model: string;
+  /** absent = the latest READY version (KServe's unversioned URL) */
+  version?: string;
   scenario: string | Record<string, unknown>;
   rate?: number;
   concurrency?: number;

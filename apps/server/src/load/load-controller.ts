@@ -78,7 +78,7 @@ export class LoadController implements LoadControl {
     const scenarioName = plan.scenario.name;
     const models = new Set([req.model, ...(plan.scenario.models ?? []).map((m) => m.value)]);
     // Refuse up front: a run whose every request fails teaches nothing and floods the logs.
-    for (const m of models) await target.check(m);
+    for (const m of models) await target.check(m, m === req.model ? req.version : undefined);
     const recorder = req.record
       ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), models, { scenario: scenarioName, seed: plan.seed })
       : undefined;
@@ -90,7 +90,7 @@ export class LoadController implements LoadControl {
       throw err;
     }
     const { id, run, onProgress } = started;
-    this.track(run, runPlan(target, plan, { signal: run.abort.signal, onProgress, progressEveryMs: 250, model: req.model }), recorder);
+    this.track(run, runPlan(target, plan, { signal: run.abort.signal, onProgress, progressEveryMs: 250, model: req.model, version: req.version }), recorder);
     return recorder ? { id, recording: recorder.name } : { id };
   }
 

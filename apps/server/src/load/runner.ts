@@ -39,6 +39,8 @@ export interface RunOptions {
   keepRecords?: boolean;
   /** model for arrivals whose model is '' (scenarios without a model mix) */
   model?: string;
+  /** version of `model` for arrivals that name none (absent = the latest READY version) */
+  version?: string;
 }
 
 export interface RunResult extends RunCounters {
@@ -115,7 +117,7 @@ async function runArrivalsInto(st: RunState, target: InferTarget, arrivals: read
     // Send everything that is due: at high rates one timer wake-up covers several arrivals.
     while (i < arrivals.length && arrivals[i].t_us / speed <= elapsed) {
       const a = arrivals[i++];
-      void st.send(target, toCall(a, opts.model), a.t_us / speed);
+      void st.send(target, toCall(a, opts.model, opts.version), a.t_us / speed);
     }
     if (i >= arrivals.length) break;
     const waitMs = (arrivals[i].t_us / speed - (nowUs() - st.start)) / 1000;
@@ -125,10 +127,11 @@ async function runArrivalsInto(st: RunState, target: InferTarget, arrivals: read
   return i >= arrivals.length;
 }
 
-function toCall(a: Arrival, model: string | undefined): InferCall {
+function toCall(a: Arrival, model: string | undefined, version: string | undefined): InferCall {
   const m = a.model || model;
   if (!m) throw new Error(`arrival at ${a.t_us} us names no model and the run has no target model`);
-  return { model: m, version: a.version, batchSize: a.batch_size, shape: a.shape, priority: a.priority, timeoutUs: a.timeout_us };
+  // The run's version applies to the run's model only; other models of a mix go to their latest version.
+  return { model: m, version: a.version ?? (m === model ? version : undefined), batchSize: a.batch_size, shape: a.shape, priority: a.priority, timeoutUs: a.timeout_us };
 }
 
 /**
@@ -146,7 +149,7 @@ export async function runPlan(target: InferTarget, plan: ArrivalPlan, opts: RunO
     const endAt = st.start + phase.end_us / speed;
     const client = async () => {
       while (!opts.signal?.aborted && nowUs() < endAt) {
-        await st.send(target, toCall(plan.sampler.sample(nowUs() - st.start), opts.model), nowUs() - st.start);
+        await st.send(target, toCall(plan.sampler.sample(nowUs() - st.start), opts.model, opts.version), nowUs() - st.start);
         if (phase.think_us > 0) await abortableSleep(phase.think_us / 1000, opts.signal);
       }
     };

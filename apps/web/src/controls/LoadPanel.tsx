@@ -5,6 +5,7 @@ import { sendControl } from '../live/control';
 import { controlTarget } from './target';
 import { batchingOf } from '../store/config-paths';
 import { runAbCompare, type AbSide } from './ab-compare';
+import { startLoadMessage } from './load-message';
 import { AbTable } from './AbTable';
 import { SCENARIO_NAMES } from './scenarios';
 import { S } from '../strings';
@@ -30,10 +31,7 @@ export function LoadPanel(props: { canControl: boolean }) {
 
   const start = () => {
     if (!m) return;
-    void sendControl({
-      action: 'startLoad', model: m.name, scenario, seed, record, duration,
-      ...(concurrency > 0 ? { concurrency } : { rate }),
-    });
+    void sendControl(startLoadMessage(m, { scenario, seed, record, duration, rate, concurrency }));
   };
   const runAb = async () => {
     if (!m) return;

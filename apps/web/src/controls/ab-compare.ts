@@ -59,7 +59,7 @@ async function runSide(deps: AbDeps, req: AbRequest, label: string, delay: numbe
   const set = await deps.send({ action: 'setDynamicBatching', model: req.model, version: req.version, max_queue_delay_microseconds: delay });
   if (!set.ok) throw new Error(`${label}: ${set.error}`);
   const started = Date.now();
-  const ack = await deps.send({ action: 'startLoad', model: req.model, scenario: req.scenario, rate: req.rate, duration: req.duration, seed: req.seed });
+  const ack = await deps.send({ action: 'startLoad', model: req.model, version: req.version, scenario: req.scenario, rate: req.rate, duration: req.duration, seed: req.seed });
   if (!ack.ok) throw new Error(`${label}: ${ack.error}`);
   const id = String(ack.id ?? '');
   const deadline = started + (req.duration + 15) * 1000;

@@ -131,6 +131,8 @@ export type ControlMessage =
   | {
       action: 'startLoad';
       model: string;
+      /** the version the load goes to (the one picked in the dashboard); absent = the latest READY version */
+      version?: string;
       scenario: string | Record<string, unknown>;
       rate?: number;
       concurrency?: number;
