@@ -21,7 +21,7 @@ test('a bad patch throws a clear error and changes nothing', async () => {
   const h = new Harness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 100 } });
   await h.start();
   assert.throws(() => h.sched.updateDynamicBatching({ preferred_batch_size: [64] }, 't'), /preferred_batch_size 64 must be between 1 and max_batch_size 8/);
-  assert.throws(() => h.sched.updateDynamicBatching({ bogus: 1 } as never, 't'), /unknown dynamic batching field "bogus"/);
+  assert.throws(() => h.sched.updateDynamicBatching({ bogus: 1 } as never, 't'), /unknown dynamic batching field 'bogus'/);
   assert.throws(() => h.sched.updateDynamicBatching({ max_batch_size: 0 }, 't'), /between 0 and non-zero/);
   assert.equal(h.sched.currentPolicy.maxQueueDelayUs, 100);
   assert.equal(h.of('config.changed').length, 0);

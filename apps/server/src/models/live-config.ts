@@ -1,19 +1,14 @@
 /**
  * Live reconfiguration as pure functions over a ModelConfig: build the new config from a patch, refuse
  * what the model cannot do, and list the changes (dotted paths, old and new values) for config.changed.
- * The manager validates the result like a config file and only then applies it to the scheduler.
+ * The merge itself is core's (the scheduler runs the same one); this file adds what only the server
+ * knows: the loaded model's limits. The manager validates the result like a config file, then checks it
+ * the way the scheduler will (checkSchedulable), and only then applies it.
  */
 import type { DynamicBatchingPatch, ConfigChange } from '@inferscope/core';
-import { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS } from '@inferscope/core';
-import type { ModelConfig, ModelDynamicBatching } from '@inferscope/core/config/types.ts';
+import { mergeBatchingPatch, policyFromConfig, PolicyError } from '@inferscope/core/scheduler/index.ts';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { ManagerError } from './errors';
-
-const BATCHING_FIELDS = DYNAMIC_BATCHING_FIELDS;
-const PATCH_FIELDS = new Set<string>(BATCHING_PATCH_FIELDS);
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
@@ -23,10 +18,20 @@ function isNonNegInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
+/** Core's PolicyError becomes the manager's INVALID_ARG (HTTP 400, the control ack's error text). */
+function asInvalidArg<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof PolicyError) throw new ManagerError('INVALID_ARG', err.message);
+    throw err;
+  }
+}
+
 /**
  * Applies a dynamic batching patch. `maxBatchLimit` is what the model allows: the max_batch_size of the
  * config as loaded (written or auto-completed); a larger batch than the model was built/declared for
- * cannot be run, so the patch may only lower it (and not below the largest preferred size).
+ * cannot be run, so the patch may only lower it.
  */
 export function applyBatchingPatch(
   model: string,
@@ -34,55 +39,22 @@ export function applyBatchingPatch(
   patch: DynamicBatchingPatch,
   maxBatchLimit: number,
 ): { config: ModelConfig; changes: ConfigChange[] } {
-  for (const key of Object.keys(patch)) {
-    if (!PATCH_FIELDS.has(key)) throw new ManagerError('INVALID_ARG', `unknown dynamic batching field '${key}'`);
-  }
   if (!config.dynamic_batching && !(config.max_batch_size && config.max_batch_size > 0)) {
     throw new ManagerError('INVALID_ARG', `model '${model}' has max_batch_size 0 and no dynamic_batching: it cannot batch`);
   }
   if (config.sequence_batching || config.ensemble_scheduling) {
     throw new ManagerError('INVALID_ARG', `model '${model}' uses ${config.sequence_batching ? 'sequence_batching' : 'ensemble_scheduling'}: dynamic batching cannot be changed`);
   }
-  const next = clone(config);
-  const db: ModelDynamicBatching = next.dynamic_batching ?? {};
-  const changes: ConfigChange[] = [];
+  const v = patch.max_batch_size;
+  if (typeof v === 'number' && v > maxBatchLimit) {
+    throw new ManagerError('INVALID_ARG', `max_batch_size ${v} is above what model '${model}' allows (${maxBatchLimit}, from its configuration as loaded)`);
+  }
+  return asInvalidArg(() => mergeBatchingPatch(config, patch));
+}
 
-  if (patch.max_batch_size !== undefined) {
-    const v = patch.max_batch_size;
-    if (!isNonNegInt(v) || v < 1) throw new ManagerError('INVALID_ARG', `max_batch_size must be a positive integer, got ${JSON.stringify(v)}`);
-    if (v > maxBatchLimit) {
-      throw new ManagerError('INVALID_ARG', `max_batch_size ${v} is above what model '${model}' allows (${maxBatchLimit}, from its configuration as loaded)`);
-    }
-    if (v !== next.max_batch_size) changes.push({ path: 'max_batch_size', old: next.max_batch_size, new: v });
-    next.max_batch_size = v;
-  }
-  if (patch.max_queue_delay_microseconds !== undefined && !isNonNegInt(patch.max_queue_delay_microseconds)) {
-    throw new ManagerError('INVALID_ARG', `max_queue_delay_microseconds must be a non-negative integer, got ${JSON.stringify(patch.max_queue_delay_microseconds)}`);
-  }
-  if (patch.preferred_batch_size !== undefined) {
-    const p = patch.preferred_batch_size;
-    if (!Array.isArray(p) || !p.every((x) => isNonNegInt(x) && x >= 1)) {
-      throw new ManagerError('INVALID_ARG', `preferred_batch_size must be a list of positive integers, got ${JSON.stringify(p)}`);
-    }
-  }
-  for (const field of BATCHING_FIELDS) {
-    const value = (patch as Record<string, unknown>)[field];
-    if (value === undefined) continue;
-    const old = (db as Record<string, unknown>)[field];
-    if (!same(old, value)) changes.push({ path: `dynamic_batching.${field}`, old: clone(old), new: clone(value) });
-    (db as Record<string, unknown>)[field] = clone(value);
-  }
-  next.dynamic_batching = db;
-  const maxBatch = next.max_batch_size ?? 0;
-  for (const size of db.preferred_batch_size ?? []) {
-    if (maxBatch > 0 && size > maxBatch) {
-      throw new ManagerError(
-        'INVALID_ARG',
-        `dynamic batching preferred size must be <= max batch size for ${model} (preferred ${size} > max_batch_size ${maxBatch})`,
-      );
-    }
-  }
-  return { config: next, changes };
+/** Refuses a config the scheduler would refuse, before anything changes (same checks, same words). */
+export function checkSchedulable(config: ModelConfig): void {
+  asInvalidArg(() => policyFromConfig(config));
 }
 
 /** Sets one instance group's count; `group` undefined = the only group (refused when there are several). */

@@ -14,7 +14,7 @@ import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { resolveModel, type ResolvedModel } from './config-loader';
 import { loadVersions, drainVersions } from './version-loader';
 import { ManagerError, messages } from './errors';
-import { applyBatchingPatch, applyInstanceCount } from './live-config';
+import { applyBatchingPatch, applyInstanceCount, checkSchedulable } from './live-config';
 import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -294,6 +294,7 @@ export class ModelManager {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       const { config, changes } = applyBatchingPatch(name, slot.config!, patch, entry.maxBatchLimit);
       this.validateLive(name, config);
+      checkSchedulable(config);
       if (changes.length === 0) return changes;
       await slot.scheduler!.updateDynamicBatching(patch, by);
       slot.config = config;

@@ -1,40 +1,59 @@
 /**
  * Live changes to dynamic batching: merge a patch into the current config, validate the result as a whole
  * (a bad patch changes nothing) and list what changed for the config.changed event.
+ *
+ * The one implementation of the merge: the scheduler applies it to its slice of the config, the server's
+ * model manager to the whole ModelConfig (adding only what it alone knows, such as the batch limit of the
+ * loaded model file), so the change list in an acknowledgement and in config.changed cannot disagree.
  */
 import type { ConfigChange } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
-import { DYNAMIC_BATCHING_FIELDS } from '../live/protocol';
+import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live/protocol';
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
 import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
 
-const DB_FIELDS = DYNAMIC_BATCHING_FIELDS;
+const PATCH_FIELDS = new Set<string>(BATCHING_PATCH_FIELDS);
 
-export interface PatchResult {
-  config: SchedulerConfigInput;
-  policy: BatchingPolicy;
+export interface MergeResult<C> {
+  config: C;
   changes: ConfigChange[];
+}
+
+export interface PatchResult extends MergeResult<SchedulerConfigInput> {
+  policy: BatchingPolicy;
 }
 
 function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function applyBatchingPatch(current: SchedulerConfigInput, patch: DynamicBatchingPatch): PatchResult {
+/** Patch values arrive as JSON; copying them keeps the new config from sharing objects with the caller. */
+function copy<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+/**
+ * Merges a patch into any config with Triton's field names (the scheduler's slice or a whole ModelConfig)
+ * without changing `current`. Refuses unknown fields and a max_batch_size change between 0 and non-zero
+ * (that changes the model's input shapes); the values themselves are checked by policyFromConfig.
+ */
+export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, patch: DynamicBatchingPatch): MergeResult<C> {
   if (patch === null || typeof patch !== 'object') throw new PolicyError('dynamic batching patch must be an object');
-  const known = new Set<string>([...DB_FIELDS, 'max_batch_size']);
   for (const key of Object.keys(patch)) {
-    if (!known.has(key)) throw new PolicyError(`unknown dynamic batching field "${key}" (known: ${[...known].join(', ')})`);
+    if (!PATCH_FIELDS.has(key)) throw new PolicyError(`unknown dynamic batching field '${key}' (known: ${[...PATCH_FIELDS].join(', ')})`);
+  }
+  if (patch.preferred_batch_size !== undefined && !Array.isArray(patch.preferred_batch_size)) {
+    throw new PolicyError(`dynamic_batching.preferred_batch_size must be a list of sizes, got ${JSON.stringify(patch.preferred_batch_size)}`);
   }
   const changes: ConfigChange[] = [];
   const db: Record<string, unknown> = { ...(current.dynamic_batching ?? {}) };
-  for (const f of DB_FIELDS) {
-    if (!(f in patch)) continue;
+  for (const f of DYNAMIC_BATCHING_FIELDS) {
     const v = (patch as Record<string, unknown>)[f];
-    if (!same(db[f], v)) changes.push({ path: `dynamic_batching.${f}`, old: db[f], new: v });
-    db[f] = v;
+    if (v === undefined) continue;
+    if (!same(db[f], v)) changes.push({ path: `dynamic_batching.${f}`, old: copy(db[f]), new: copy(v) });
+    db[f] = copy(v);
   }
-  const next: SchedulerConfigInput = { ...current, dynamic_batching: db as DynamicBatchingInput };
+  const next: C = { ...current, dynamic_batching: db as DynamicBatchingInput };
   if (patch.max_batch_size !== undefined) {
     const old = current.max_batch_size ?? 0;
     if ((old === 0) !== (patch.max_batch_size === 0)) {
@@ -46,5 +65,11 @@ export function applyBatchingPatch(current: SchedulerConfigInput, patch: Dynamic
   if (current.dynamic_batching == null && changes.length > 0) {
     changes.unshift({ path: 'dynamic_batching', old: null, new: {} });
   }
-  return { config: next, policy: policyFromConfig(next), changes };
+  return { config: next, changes };
+}
+
+/** Merges and derives the policy the scheduler runs on; throws PolicyError (changing nothing) on bad input. */
+export function applyBatchingPatch(current: SchedulerConfigInput, patch: DynamicBatchingPatch): PatchResult {
+  const { config, changes } = mergeBatchingPatch(current, patch);
+  return { config, policy: policyFromConfig(config), changes };
 }
