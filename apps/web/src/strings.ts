@@ -70,6 +70,28 @@ const en = {
     drain: 'drained',
   } as Record<string, string>,
   lastBatch: (n: number, trigger: string) => `last batch: ${n} — ${trigger}`,
+  flowCaption:
+    'Each dot is one request. It arrives on the left and waits in its priority queue (oldest on the right). ' +
+    'The batcher box shows the batch the queue head would make right now: it fills towards max_batch_size ' +
+    '(ticks mark the preferred sizes) while the bar below counts the oldest wait towards max_queue_delay. ' +
+    'When a rule fires the batch goes to a free instance, which lights up while it runs; answers fly out on the right, refusals drop out in red.',
+  flow: {
+    nextBatch: 'next batch',
+    fill: 'fill vs max_batch_size · ticks = preferred',
+    waited: (w: string, d: string) => `oldest waited ${w} of ${d}`,
+    noDelay: 'max_queue_delay 0: sent as soon as possible',
+    noDynamic: 'no dynamic_batching: each request runs alone',
+    noBatchDim: 'max_batch_size 0: no batching',
+    sent: (n: number) => `last batch: ${n} sent because`,
+    noBatchYet: 'no batch sent yet',
+    mix: (n: number, span: string) => `${n} batches in the last ${span}`,
+    waitingForInstance: (n: number) => `${n} formed, waiting for an instance`,
+    noInstances: 'no instances (model not loaded)',
+    moreInstances: (n: number) => `+${n} more instances`,
+    running: (elapsed: string, typical: string) => `${elapsed} of ~${typical}`,
+    emptyQueue: 'empty',
+    rejectedCount: (n: number) => `${n} rejected just now`,
+  },
   // state view
   queueDepth: 'Queue depth per priority',
   oldestWait: 'Oldest waiting request vs max_queue_delay',

@@ -1,0 +1,92 @@
+/** Geometry and small drawing helpers shared by the parts of the Data view's canvas. */
+import type { LiveModel } from '../store/live-model';
+import type { ModelLive, RequestLive } from '../store/live-types';
+import type { ChartTheme } from '../charts/theme';
+import { modelColour, priorityColour } from '../charts/theme';
+import { withAlpha } from '../charts/draw';
+
+/** x positions of the five stages, computed once per frame from the canvas width */
+export interface Columns {
+  arrive: number;
+  qStart: number;
+  qEnd: number;
+  batcher: number;
+  batcherW: number;
+  inst: number;
+  instW: number;
+  out: number;
+}
+
+/** In-flight requests of one model, grouped by phase (queued per priority, batched per batch, running per instance). */
+export interface Groups {
+  queued: Map<number, RequestLive[]>;
+  batched: Map<string, RequestLive[]>;
+  running: Map<string, RequestLive[]>;
+}
+
+/** Everything one model row's parts need to draw. */
+export interface RowCtx {
+  ctx: CanvasRenderingContext2D;
+  th: ChartTheme;
+  live: LiveModel;
+  m: ModelLive;
+  g: Groups;
+  X: Columns;
+  /** the drawable band of this row (below the column headers) */
+  top: number;
+  bottom: number;
+  mid: number;
+  now: number;
+  anim: number;
+  colourOf: (r: RequestLive) => string;
+}
+
+export const ease = (x: number): number => (x >= 1 ? 1 : x <= 0 ? 0 : 1 - (1 - x) * (1 - x) * (1 - x));
+export const lerp = (a: number, b: number, k: number): number => a + (b - a) * k;
+
+export function colourFn(m: ModelLive, colourBy: 'model' | 'priority'): (r: RequestLive) => string {
+  const mc = modelColour(m.colour);
+  return colourBy === 'priority' ? (r) => priorityColour(r.priority) : () => mc;
+}
+
+export function dot(ctx: CanvasRenderingContext2D, x: number, y: number, colour: string, radius = 4, alpha = 1): void {
+  ctx.fillStyle = alpha < 1 ? withAlpha(colour, alpha) : colour;
+  ctx.beginPath();
+  ctx.arc(x, y, radius, 0, Math.PI * 2);
+  ctx.fill();
+}
+
+export function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number): void {
+  ctx.beginPath();
+  ctx.roundRect(x, y, w, h, Math.min(r, w / 2, h / 2));
+}
+
+export function text(
+  ctx: CanvasRenderingContext2D, th: ChartTheme, s: string, x: number, y: number,
+  o: { colour?: string; align?: CanvasTextAlign; base?: CanvasTextBaseline; size?: number; weight?: number; maxW?: number } = {},
+): void {
+  ctx.font = `${o.weight ?? 400} ${o.size ?? th.fontSize}px ${th.font}`;
+  ctx.fillStyle = o.colour ?? th.fg;
+  ctx.textAlign = o.align ?? 'left';
+  ctx.textBaseline = o.base ?? 'middle';
+  ctx.fillText(s, x, y, o.maxW);
+}
+
+/** A horizontal bar with a filled fraction (0..1), used for the batch fill and the delay countdown. */
+export function gauge(ctx: CanvasRenderingContext2D, th: ChartTheme, x: number, y: number, w: number, h: number, frac: number, colour: string): void {
+  roundRect(ctx, x, y, w, h, h / 2);
+  ctx.fillStyle = withAlpha(th.grid, 0.9);
+  ctx.fill();
+  const f = Math.max(0, Math.min(1, frac));
+  if (f > 0) {
+    roundRect(ctx, x, y, Math.max(h, w * f), h, h / 2);
+    ctx.fillStyle = colour;
+    ctx.fill();
+  }
+}
+
+export function hash(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
