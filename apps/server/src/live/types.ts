@@ -11,7 +11,12 @@ import type {
   ModelAggregate,
   ModelSnapshot,
   ServerInfo,
+  StartLoadRequest,
+  StartReplayRequest,
 } from '@inferscope/core';
+
+/** Re-exported for the load modules, which import it from here. */
+export type { StartLoadRequest };
 
 /** Everything a snapshot is built from, read on demand (connect and resync). */
 export interface LiveSource {
@@ -32,24 +37,11 @@ export interface ControlTarget {
   saveConfig(name: string, opts: { dryRun: boolean }): Promise<{ path: string; text: string; diff: string; backup?: string | null }>;
 }
 
-export interface StartLoadRequest {
-  model: string;
-  /** absent = the latest READY version (KServe's unversioned URL) */
-  version?: string;
-  scenario: string | Record<string, unknown>;
-  rate?: number;
-  concurrency?: number;
-  duration?: number;
-  seed?: number;
-  record?: boolean;
-  mode?: 'http' | 'inprocess';
-}
-
 /** The load generator as the control channel drives it (apps/server/src/load). */
 export interface LoadControl {
   start(req: StartLoadRequest, by: string): Promise<{ id: string; recording?: string }>;
   stop(id?: string): string[];
-  startReplay(req: { trace: string; speed?: number; model?: string }, by: string): Promise<{ id: string }>;
+  startReplay(req: StartReplayRequest, by: string): Promise<{ id: string }>;
   /** records live traffic (any source) until stopRecording; shows in progress() as scenario 'recording' */
   startRecording?(models: string[] | undefined, by: string): { id: string; recording: string };
   stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]>;

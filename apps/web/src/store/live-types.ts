@@ -1,31 +1,19 @@
 /** Shapes the dashboard keeps about the server's live state. All times are µs on the scheduler clock. */
-import type { BatchTrigger, InstanceState, ModelState, RejectReason } from '@inferscope/core';
+import type { BatchTrigger, InstanceSnapshot, ModelSnapshot, RejectReason } from '@inferscope/core';
 
-export interface InstanceLive {
-  name: string;
-  group: string;
-  kind: string;
-  device: string;
-  state: InstanceState;
-  reason?: string;
+/** An instance as the snapshot describes it, plus the batch it runs now (kept from the event stream). */
+export interface InstanceLive extends Omit<InstanceSnapshot, 'batch_id'> {
   /** the batch running now, if busy */
   batchId?: string;
   batchSize?: number;
   batchStart?: number;
 }
 
-export interface ModelLive {
+/** A model version as the snapshot describes it, with its instances and queues kept live from events. */
+export interface ModelLive extends Omit<ModelSnapshot, 'instances' | 'files' | 'queue_depth'> {
   /** `name:version` */
   key: string;
-  name: string;
-  version: string;
-  state: ModelState;
-  reason?: string;
-  repository: string;
-  backend: string;
-  platform: string;
-  config: Record<string, unknown>;
-  files: { path: string; bytes: number }[];
+  files: NonNullable<ModelSnapshot['files']>;
   instances: Map<string, InstanceLive>;
   /** requests waiting per priority level (1 = highest) */
   queued: Map<number, number>;

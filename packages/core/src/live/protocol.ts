@@ -123,26 +123,35 @@ export interface Frame {
   dropped: number;
 }
 
+/** A load run as the control channel asks for it (the load controller takes the same shape). */
+export interface StartLoadRequest {
+  model: string;
+  /** the version the load goes to (the one picked in the dashboard); absent = the latest READY version */
+  version?: string;
+  scenario: string | Record<string, unknown>;
+  rate?: number;
+  concurrency?: number;
+  duration?: number;
+  seed?: number;
+  record?: boolean;
+  mode?: 'http' | 'inprocess';
+}
+
+/** Replays a recorded trace, `speed` times as fast, optionally to another model. */
+export interface StartReplayRequest {
+  trace: string;
+  speed?: number;
+  model?: string;
+}
+
 export type ControlMessage =
   | ({ action: 'setDynamicBatching'; model: string; version?: string } & DynamicBatchingPatch)
   | { action: 'setInstanceCount'; model: string; version?: string; group?: string; count: number }
   | { action: 'loadModel'; model: string }
   | { action: 'unloadModel'; model: string }
-  | {
-      action: 'startLoad';
-      model: string;
-      /** the version the load goes to (the one picked in the dashboard); absent = the latest READY version */
-      version?: string;
-      scenario: string | Record<string, unknown>;
-      rate?: number;
-      concurrency?: number;
-      duration?: number;
-      seed?: number;
-      record?: boolean;
-      mode?: 'http' | 'inprocess';
-    }
+  | ({ action: 'startLoad' } & StartLoadRequest)
   | { action: 'stopLoad'; id?: string }
-  | { action: 'startReplay'; trace: string; speed?: number; model?: string }
+  | ({ action: 'startReplay' } & StartReplayRequest)
   | { action: 'saveConfig'; model: string; dryRun?: boolean }
   /** record the arrivals of whatever traffic reaches these models (all when absent) until stopRecording */
   | { action: 'startRecording'; models?: string[] }
