@@ -2,6 +2,14 @@
 // Runs every *.test.ts file under packages/, apps/ and test/ with node's built-in test runner and tsx.
 // Node 20 cannot glob TypeScript test files itself, so we collect them here.
 // Usage: node scripts/run-tests.mjs [path-filter ...]   (filters are substrings of the file path)
+//
+// Each file runs in its own child process (as `node --test` would), in two phases:
+//   1. unit and integration files, TEST_CONCURRENCY (default 2) at a time;
+//   2. the heavy files (browser end-to-end, reliability: a real server plus Chromium or a flood of
+//      requests each), one at a time, so their timing never competes with another heavy file on a
+//      2-core machine.
+// A file's output is printed in one piece when it ends (never interleaved), then a summary: the counts,
+// the failed files and the slowest files with their durations.
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -27,16 +35,86 @@ if (selected.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const child = spawn(
-  process.execPath,
-  [
-    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec',
-    // A test file whose failure leaves a handle open (a server, a browser) must not hang the run:
-    // exit once its tests are done, and fail any single test that runs past four minutes.
-    '--test-force-exit', `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 240000}`,
-    ...selected,
-  ],
-  { cwd: root, stdio: 'inherit' },
-);
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+const HEAVY = [/^test\/e2e\//, /^test\/reliability\//];
+const isHeavy = (f) => HEAVY.some((re) => re.test(f));
+const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
+const testTimeoutMs = Number(process.env.TEST_TIMEOUT_MS ?? 240_000);
+// A whole file past this is killed (with its process group: servers, browsers), so nothing hangs the run.
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 600_000);
+
+// Children run in their own process groups (so a timeout can kill a file's browser too); pass an
+// interrupt of this runner on to them.
+const live = new Set();
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    for (const pid of live) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }
+    process.exit(130);
+  });
+}
+
+/** @returns {Promise<{file: string, ms: number, code: number, counts: Record<string, number>}>} */
+function runFile(file) {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import', 'tsx', '--test', '--test-reporter=spec',
+        // A test whose failure leaves a handle open (a server, a browser) must not hang its file:
+        // exit once its tests are done, and fail any single test that runs past TEST_TIMEOUT_MS.
+        '--test-force-exit', `--test-timeout=${testTimeoutMs}`,
+        file,
+      ],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    live.add(child.pid);
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }, fileTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      live.delete(child.pid);
+      const ms = performance.now() - t0;
+      const counts = {};
+      for (const m of out.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[m[1]] = Number(m[2]);
+      if (killed) out += `\n✖ ${file}: killed after ${fileTimeoutMs} ms\n`;
+      const failed = code !== 0 || killed || signal !== null;
+      process.stdout.write(`\n${failed ? '✖' : '▶'} ${file} (${(ms / 1000).toFixed(1)} s)${failed ? ` FAILED: exit ${code ?? signal}` : ''}\n${out}`);
+      resolve({ file, ms, code: failed ? (code || 1) : 0, counts });
+    });
+  });
+}
+
+async function runPool(list, width) {
+  const results = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < list.length) results.push(await runFile(list[next++]));
+  };
+  await Promise.all(Array.from({ length: Math.min(width, list.length) }, lane));
+  return results;
+}
+
+const start = performance.now();
+const results = [
+  ...(await runPool(selected.filter((f) => !isHeavy(f)), concurrency)),
+  ...(await runPool(selected.filter(isHeavy), 1)),
+];
+const total = {};
+for (const r of results) for (const [k, v] of Object.entries(r.counts)) total[k] = (total[k] ?? 0) + v;
+const failed = results.filter((r) => r.code !== 0);
+console.log(`\n══ ${results.length} files in ${((performance.now() - start) / 1000).toFixed(1)} s: ` +
+  Object.entries(total).map(([k, v]) => `${k} ${v}`).join(', '));
+console.log('slowest files:');
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
+if (failed.length > 0) {
+  console.log('FAILED files:');
+  for (const r of failed) console.log(`  ${r.file}`);
+}
+process.exit(failed.length > 0 ? 1 : 0);
