@@ -5,6 +5,7 @@
  */
 import type { EventBus, Executor, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, InstanceSnapshot } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { LoadedModel, ModelLoadContext } from '../backends/types';
 
 /** A config problem; line/column when it comes from the text. */
 export interface ConfigProblem {
@@ -26,21 +27,11 @@ export interface ConfigEngine {
   locate?(problem: ConfigProblem, raw: ModelConfig): ConfigProblem;
 }
 
-export interface LoadedModelLike {
-  executor: Executor<InferPayload, InferResult>;
-  notes: string[];
-  unload(): Promise<void>;
-}
+/** A loaded model version as a backend returns it (backends/types.ts states the contract once). */
+export type LoadedModelLike = LoadedModel;
 
-export interface BackendLoadContext {
-  model: string;
-  version: string;
-  versionDir: string;
-  modelFile: string;
-  config: ModelConfig;
-  gpuCount: number;
-  log(msg: string): void;
-}
+/** What the manager tells a backend to load; the memory ledger is wired in by default-runtime.ts. */
+export type BackendLoadContext = Omit<ModelLoadContext, 'memory'>;
 
 export interface BackendProvider {
   /** fills inputs/outputs/max_batch_size from the model file (strict_model_config=false); throws when they contradict */
