@@ -65,3 +65,20 @@ test('an idle tick sends nothing', () => {
   c.flush(0, () => 0, () => sent++);
   assert.equal(sent, 0);
 });
+
+test('with no client connected nothing is buffered; a client that connects gets only what happens after', () => {
+  const c = new FrameCoalescer();
+  for (let i = 0; i < 50; i++) c.push(queued(i));
+  c.push(state(50));
+  assert.equal(c.bufferedEvents, 0, 'events nobody can receive are not kept');
+  c.addClient('late');
+  c.push(queued(60));
+  const frames: Frame[] = [];
+  c.flush(0, () => 0, (_id, f) => frames.push(f));
+  assert.equal(frames.length, 1);
+  assert.deepEqual(frames[0].events.map((e) => e.t), [60]);
+  assert.equal(frames[0].dropped, 0);
+  c.removeClient('late');
+  c.push(queued(70));
+  assert.equal(c.bufferedEvents, 0, 'the last client leaving stops the buffering again');
+});

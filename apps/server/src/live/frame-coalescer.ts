@@ -68,8 +68,14 @@ export class FrameCoalescer {
     this.options = { ...DEFAULT_COALESCER_OPTIONS, ...options };
   }
 
-  /** Called for every bus event: O(1), no allocation beyond the push. */
+  /**
+   * Called for every bus event: O(1), no allocation beyond the push. With no client connected nothing is
+   * kept: a client that connects later starts from a snapshot, and buffering events nobody receives would
+   * keep every event object alive for a tick (40 ms), long enough to survive the young-generation GC and
+   * be promoted; that GC work alone cost the serving path about a third of its throughput.
+   */
   push(e: SchedulerEvent): void {
+    if (this.clients.size === 0) return;
     if (isControlPlane(e)) {
       this.control.push(e);
       return;

@@ -1,0 +1,92 @@
+/**
+ * What the live gateway costs the serving path when NO dashboard is connected (R2B). The real
+ * ModelScheduler (RealClock, dynamic batching, one instance) runs against an executor that answers each
+ * batch on the next macrotask (no model), so the scheduler + EventBus listeners are all the work there is.
+ * The bus always carries the server's own consumers (StatsCollector, InferenceMetrics); the variant "on"
+ * adds the gateway (attachLiveGateway on an HTTP server with no client). Rounds alternate off/on so both
+ * see the same machine; the result is the ratio of their medians.
+ *
+ *   node --import tsx test/bench/serve/gateway-overhead.ts [--ms 1000] [--rounds 5] [--c 32]
+ */
+import { createServer } from 'node:http';
+import { EventBus } from '@inferscope/core';
+import { RealClock, ModelScheduler } from '@inferscope/core/scheduler/index.ts';
+import type { Executor } from '@inferscope/core';
+import { StatsCollector } from '../../../apps/server/src/stats/collector';
+import { InferenceMetrics } from '../../../apps/server/src/metrics/inference-metrics';
+import { attachLiveGateway, type LiveGateway } from '../../../apps/server/src/live/gateway';
+
+const arg = (name: string, fallback: string): string => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+};
+const roundMs = Number(arg('--ms', '1000'));
+const rounds = Number(arg('--rounds', '5'));
+const concurrency = Number(arg('--c', '32'));
+
+const executor: Executor<number, number> = {
+  execute: (_i, batch) => Promise.resolve(batch.map((r) => r.payload)),
+  executeWithCallback: (_i, batch, done) => setImmediate(() => done(null, batch.map((r) => r.payload))),
+};
+
+async function round(gateway: boolean): Promise<{ reqPerS: number; cpuUsPerReq: number }> {
+  const bus = new EventBus();
+  const stats = new StatsCollector(bus);
+  const metrics = new InferenceMetrics(bus);
+  const http = createServer();
+  let gw: LiveGateway | undefined;
+  if (gateway) {
+    gw = attachLiveGateway(http, {
+      bus,
+      source: { serverInfo: () => ({ name: 'bench', version: '0' }) as never, repositories: () => [], models: () => [], memory: () => [], now: () => performance.now() * 1000 },
+      control: {} as never,
+    });
+  }
+  const scheduler = new ModelScheduler<number, number>({
+    model: 'm', version: '1', clock: new RealClock(), bus, executor,
+    config: { max_batch_size: 64, dynamic_batching: { preferred_batch_size: [8, 16, 32], max_queue_delay_microseconds: 2000 }, instance_group: [{ count: 1, kind: 'KIND_CPU' }] },
+  });
+  await scheduler.start();
+  let done = 0;
+  const end = performance.now() + roundMs;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    let open = concurrency;
+    const loop = (): void => {
+      if (performance.now() >= end) {
+        if (--open === 0) resolve();
+        return;
+      }
+      scheduler.submit({ batchSize: 1, shapeKey: '', payload: 1 }, () => {
+        done++;
+        loop();
+      });
+    };
+    for (let i = 0; i < concurrency; i++) loop();
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await scheduler.stop();
+  await gw?.close();
+  stats.close();
+  metrics.close();
+  return { reqPerS: done / seconds, cpuUsPerReq: (cpu.user + cpu.system) / done };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+await round(false); // warm the JIT for both paths
+await round(true);
+const off: Awaited<ReturnType<typeof round>>[] = [];
+const on: typeof off = [];
+for (let i = 0; i < rounds; i++) {
+  off.push(await round(false));
+  on.push(await round(true));
+}
+const row = (name: string, rs: typeof off) =>
+  `${name.padEnd(12)} | ${Math.round(median(rs.map((r) => r.reqPerS))).toString().padStart(8)} | ${median(rs.map((r) => r.cpuUsPerReq)).toFixed(2).padStart(11)}`;
+console.log(`scheduler + bus consumers, no model, c=${concurrency}, ${rounds} x ${roundMs} ms per variant (medians)`);
+console.log('gateway      | req/s    | cpu us/req');
+console.log(row('off', off));
+console.log(row('on, no client', on));
+console.log(`ratio on/off req/s: ${(median(on.map((r) => r.reqPerS)) / median(off.map((r) => r.reqPerS))).toFixed(2)}  cpu/req: ${(median(on.map((r) => r.cpuUsPerReq)) / median(off.map((r) => r.cpuUsPerReq))).toFixed(2)}`);
