@@ -2,6 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseTrace, scenarioToArrivals, findPreset } from '@inferscope/core/load/index.ts';
 import type { ControlAck, RequestQueuedEvent, SchedulerEvent } from '@inferscope/core';
 import { startRealServer, type RealServer } from '../live/real-server.ts';
@@ -37,24 +38,35 @@ test('a scenario runs, is recorded, and replays with the same arrival pattern', 
   assert.equal(trace.header.scenario, 'burst');
 
   const from = s.events.length;
+  // How late this process's timers ran during the replay: on a starved machine (2 cores shared by busy
+  // test files) every timer, the replayer's included, fires late by about this much. The bounds below
+  // allow for it, so they prove "sent on schedule whenever the process could run" without being flaky.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const replay = await control(c, { action: 'startReplay', trace: start.recording, speed: 1 });
   assert.equal(replay.ok, true, JSON.stringify(replay));
   const second = await s.load.wait(replay.id as string);
+  loopDelay.disable();
+  const lateUs = (q: number) => loopDelay.percentile(q) / 1000;
   assert.equal(second.result.sent, trace.arrivals.length);
   assert.equal(second.summary.errors, 0, JSON.stringify(second.result.records.find((r) => !r.outcome.ok)?.outcome));
   const t = queuedTimes(s.events, from, 'mlp_classifier');
   assert.equal(t.length, trace.arrivals.length, 'the server saw every replayed arrival');
-  // The replayer sends each arrival at its recorded offset (client side: only timer jitter in the way) ...
+  // The replayer sends each arrival at its recorded offset: aligned on the median offset (so one late
+  // first send does not shift everything), within timer jitter of it ...
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const recorded = trace.arrivals.map((a) => a.t_us - trace.arrivals[0].t_us);
   const sent = second.result.records.map((r) => r.sent_us).sort((a, b) => a - b);
-  const clientDev = sent.map((x, i) => Math.abs(x - sent[0] - trace.arrivals[i].t_us)).sort((a, b) => a - b);
-  assert.ok(clientDev[Math.floor(clientDev.length / 2)] < 20_000, `client median deviation ${clientDev[Math.floor(clientDev.length / 2)]} us`);
-  // ... and the server sees the same pattern: same span, same bursts. Generous bounds: these tests share two
-  // cores with everything else running, and a starved event loop delays when a request is queued.
+  const clientShift = median(sent.map((x, i) => x - recorded[i]));
+  const clientDev = median(sent.map((x, i) => Math.abs(x - clientShift - recorded[i])));
+  assert.ok(clientDev < 20_000 + lateUs(90), `client median deviation ${clientDev} us (timers ran ${lateUs(90)} us late at p90)`);
+  // ... and the server sees the same pattern: same span, same bursts, on its own clock.
   const offsets = t.map((x) => x - t[0]);
-  const span = trace.arrivals[trace.arrivals.length - 1].t_us;
-  assert.ok(Math.abs(offsets[offsets.length - 1] - span) < 0.25 * span + 50_000, `replayed span ${offsets[offsets.length - 1]} vs recorded ${span}`);
-  const serverDev = offsets.map((o, i) => Math.abs(o - trace.arrivals[i].t_us)).sort((a, b) => a - b);
-  assert.ok(serverDev[Math.floor(serverDev.length / 2)] < 100_000, `server median deviation ${serverDev[Math.floor(serverDev.length / 2)]} us`);
+  const span = recorded[recorded.length - 1];
+  assert.ok(Math.abs(offsets[offsets.length - 1] - span) < 0.1 * span + 20_000 + lateUs(100), `replayed span ${offsets[offsets.length - 1]} vs recorded ${span} (timers late up to ${lateUs(100)} us)`);
+  const serverShift = median(offsets.map((o, i) => o - recorded[i]));
+  const serverDev = median(offsets.map((o, i) => Math.abs(o - serverShift - recorded[i])));
+  assert.ok(serverDev < 30_000 + lateUs(90), `server median deviation ${serverDev} us (timers ran ${lateUs(90)} us late at p90)`);
 
   const bad = await control(c, { action: 'startReplay', trace: 'missing.ndjson' });
   assert.equal(bad.ok, false);

@@ -100,16 +100,49 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
     await Promise.all([...this.instances.values()].map((rt) => this.stopInstance(rt.info)));
   }
 
-  async execute(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[]): Promise<InferResult[]> {
+  execute(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[]): Promise<InferResult[]> {
+    return new Promise((resolve, reject) => this.executeWithCallback(info, batch, (err, r) => (err ? reject(err) : resolve(r!))));
+  }
+
+  /**
+   * The scheduler's preferred form. When the instance's worker is up (the steady state) the batch is
+   * gathered and posted synchronously, inside the scheduler's dispatch: an `await` here would let every
+   * answer of the previous batch (and the callers' follow-up work) run before the worker gets its next
+   * batch, leaving onnxruntime idle meanwhile.
+   */
+  executeWithCallback(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[], done: (error: unknown, results?: InferResult[]) => void): void {
     const rt = this.instances.get(info.name);
-    if (!rt) throw new Error(`instance ${info.name} of model '${this.plan.model}' is not started`);
+    if (!rt) {
+      done(new Error(`instance ${info.name} of model '${this.plan.model}' is not started`));
+      return;
+    }
     const config = this.plan.config;
-    // Build the feeds before waiting for the worker: bad input fails fast, without touching the instance.
-    const { feeds, rows } = gatherFeeds(config, batch);
-    const fetches = outputsToFetch(config, batch);
-    const worker = await this.ensureWorker(rt);
-    const result = await worker.run(feeds, fetches);
-    return scatterOutputs(config, batch, rows, result.outputs);
+    let feeds, rows, fetches;
+    try {
+      // Build the feeds before waiting for the worker: bad input fails fast, without touching the instance.
+      ({ feeds, rows } = gatherFeeds(config, batch));
+      fetches = outputsToFetch(config, batch);
+    } catch (err) {
+      done(err);
+      return;
+    }
+    const send = (worker: InstanceWorker): void =>
+      worker.runWithCallback(feeds, fetches, (err, result) => {
+        if (err) {
+          done(err);
+          return;
+        }
+        let results: InferResult[];
+        try {
+          results = scatterOutputs(config, batch, rows, result!.outputs);
+        } catch (e) {
+          done(e);
+          return;
+        }
+        done(null, results);
+      });
+    if (rt.worker && !rt.stopped) send(rt.worker);
+    else this.ensureWorker(rt).then(send, (err: unknown) => done(err));
   }
 
   /** Test and diagnostics hook: the live worker of an instance, if it has one. */

@@ -42,10 +42,8 @@ export interface WorkerReady {
   outputs: string[];
 }
 
-interface Pending {
-  resolve(r: WorkerRunResult & { rssGrowth?: number }): void;
-  reject(e: Error): void;
-}
+/** One answer owed by the worker: a plain callback, so a batch costs no promise on the hot path. */
+type Pending = (error: Error | null, result?: WorkerRunResult & { rssGrowth?: number }) => void;
 
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
 
@@ -94,15 +92,24 @@ export class InstanceWorker {
 
   /** Sends a batch. The feeds' buffers are transferred (detached here): pass buffers nobody else holds. */
   run(feeds: WorkerFeed[], fetches: string[]): Promise<WorkerRunResult> {
+    return new Promise((resolve, reject) => this.runWithCallback(feeds, fetches, (err, r) => (err ? reject(err) : resolve(r!))));
+  }
+
+  /**
+   * Callback form of `run`: the message is posted before this returns (no await in between), so the worker
+   * starts on the batch while the caller's other work (answering the previous batch) still runs.
+   * `done` is called exactly once, possibly synchronously when the worker is already dead or stopping.
+   */
+  runWithCallback(feeds: WorkerFeed[], fetches: string[], done: (error: Error | null, result?: WorkerRunResult) => void): void {
     if (this.deathError || this.closing) {
-      return Promise.reject(this.deathError ?? new Error(`instance ${this.label} is stopping`));
+      done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
+      return;
     }
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      const transfer = feeds.map((f) => f.data.buffer as ArrayBuffer);
-      this.worker.postMessage({ type: 'run', id, feeds, fetches }, transfer);
-    });
+    this.pending.set(id, done);
+    const transfer: ArrayBuffer[] = [];
+    for (const f of feeds) transfer.push(f.data.buffer as ArrayBuffer);
+    this.worker.postMessage({ type: 'run', id, feeds, fetches }, transfer);
   }
 
   /** Resident-memory growth since the session began loading (session + warmup), as the worker sees it. */
@@ -110,7 +117,7 @@ export class InstanceWorker {
     if (this.deathError || this.closing) throw this.deathError ?? new Error(`instance ${this.label} is stopping`);
     const id = this.nextId++;
     const r = await new Promise<WorkerRunResult & { rssGrowth?: number }>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, (err, result) => (err ? reject(err) : resolve(result!)));
       this.worker.postMessage({ type: 'measure', id });
     });
     return r.rssGrowth ?? 0;
@@ -166,7 +173,7 @@ export class InstanceWorker {
       case 'measured': {
         const p = this.pending.get(m.id as number);
         this.pending.delete(m.id as number);
-        p?.resolve({ outputs: [], computeUs: 0, rssGrowth: m.rssGrowth as number });
+        p?.(null, { outputs: [], computeUs: 0, rssGrowth: m.rssGrowth as number });
         return;
       }
       case 'result':
@@ -174,8 +181,8 @@ export class InstanceWorker {
         const p = this.pending.get(m.id as number);
         if (!p) return;
         this.pending.delete(m.id as number);
-        if (m.type === 'result') p.resolve({ outputs: m.outputs as WorkerOutput[], computeUs: m.computeUs as number });
-        else p.reject(new Error(String(m.message)));
+        if (m.type === 'result') p(null, { outputs: m.outputs as WorkerOutput[], computeUs: m.computeUs as number });
+        else p(new Error(String(m.message)));
         return;
       }
     }
@@ -184,7 +191,8 @@ export class InstanceWorker {
   private failAll(error: Error): void {
     this.onInit?.reject(error);
     this.onInit = null;
-    for (const p of this.pending.values()) p.reject(error);
+    const owed = [...this.pending.values()];
     this.pending.clear();
+    for (const p of owed) p(error);
   }
 }
