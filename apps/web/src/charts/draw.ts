@@ -21,12 +21,15 @@ export function makePlot(
 ): Plot {
   // Margins follow the label size, so large type (projector mode) does not clip the axis labels.
   const f = theme.fontSize;
-  const margin = m ?? { l: Math.max(44, f * 4.4), r: 10, t: 8, b: f + 10 };
+  const margin = m ?? { l: Math.max(44, f * 4.4), r: 10, t: f + 6, b: f + 10 };
   const left = margin.l, top = margin.t, right = width - margin.r, bottom = height - margin.b;
   return { ctx, theme, left, top, right, bottom, x: linear(xDomain, [left, right]), y: linear(yDomain, [bottom, top]) };
 }
 
-export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number; xRelativeTo?: number }): void {
+export function drawAxes(
+  p: Plot,
+  opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number; xRelativeTo?: number; xTitle?: string; yTitle?: string },
+): void {
   const { ctx, theme } = p;
   ctx.font = `${theme.fontSize}px ${theme.font}`;
   ctx.lineWidth = 1;
@@ -50,7 +53,37 @@ export function drawAxes(p: Plot, opts: { yFormat: (v: number) => string; xForma
     const [d0, d1] = p.x.domain();
     const fit = Math.max(2, Math.floor((p.right - p.left) / (theme.fontSize * 6))); // labels must not touch
     const ticks = linear([d0 - base, d1 - base], [0, 1]).ticks(Math.min(opts.xTicks ?? 5, fit)).map((v) => v + base);
-    for (const v of ticks) ctx.fillText(opts.xFormat(v), p.x(v), p.bottom + 4);
+    const canvasW = ctx.canvas.clientWidth || p.right + 10;
+    for (const v of ticks) {
+      // Keep the outermost labels inside the canvas instead of clipping them ("300 ms" at the right edge).
+      const label = opts.xFormat(v);
+      const half = ctx.measureText(label).width / 2;
+      const x = Math.min(canvasW - 2 - half, Math.max(half + 2, p.x(v)));
+      ctx.fillText(label, x, p.bottom + 4);
+    }
+  }
+  drawAxisTitles(p, opts.xTitle, opts.yTitle);
+}
+
+/**
+ * Axis titles, both in the band above the plot: the y title over the y labels on the left, the x title
+ * on the right (time axes need none: their ticks read "-20 s … now"). Small and muted, so they label
+ * without competing with the data.
+ */
+export function drawAxisTitles(p: Plot, xTitle?: string, yTitle?: string): void {
+  const { ctx, theme } = p;
+  ctx.font = `${theme.fontSize - 1}px ${theme.font}`;
+  ctx.fillStyle = theme.muted;
+  if (yTitle) {
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+    ctx.fillText(yTitle, 2, 1);
+  }
+  if (xTitle) {
+    // Top right, in the same band as the y title: inside the plot it would sit on the data.
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'top';
+    ctx.fillText(`x: ${xTitle}`, p.right, 1);
   }
 }
 

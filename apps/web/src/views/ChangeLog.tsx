@@ -17,7 +17,7 @@ export function ChangeLog() {
       <section className="card" data-testid="state-log">
         <h3 className="card-title">{S.stateChanges}</h3>
         <ul className="px-3 pb-3 text-sm space-y-1">
-          {rows.states.length === 0 && <li className="text-muted">{S.noChanges}</li>}
+          {rows.states.length === 0 && <li className="text-muted">{S.noStateChanges}</li>}
           {rows.states.map((r, i) => (
             <li key={i} className="flex gap-2">
               <span className="text-muted w-24 shrink-0">{ago(r.t)}</span>
@@ -31,7 +31,7 @@ export function ChangeLog() {
       <section className="card" data-testid="config-log">
         <h3 className="card-title">{S.configChanges}</h3>
         <ul className="px-3 pb-3 text-sm space-y-1">
-          {rows.configs.length === 0 && <li className="text-muted">{S.noChanges}</li>}
+          {rows.configs.length === 0 && <li className="text-muted">{S.noConfigChanges}</li>}
           {rows.configs.map((r, i) => (
             <li key={i}>
               <span className="text-muted mr-2">{ago(r.t)}</span>

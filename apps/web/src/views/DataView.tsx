@@ -17,7 +17,7 @@ export function DataView() {
   };
   return (
     <div data-testid="view-data" className="space-y-3">
-      <ChartCard title={S.views.data} draw={draw} height={n === 1 ? 470 : Math.min(1400, 30 + 330 * n)} animate testId="chart-dataflow">
+      <ChartCard title={S.views.data} draw={draw} height={n === 1 ? 400 : Math.min(1400, 30 + 320 * n)} animate testId="chart-dataflow">
         <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.flowCaption}</p>
       </ChartCard>
       <div className="flex flex-wrap gap-3 text-sm" aria-label="batch triggers">

@@ -32,7 +32,7 @@ const drawThroughput = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.throughput), 10)]);
-  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now), xRelativeTo: now });
+  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.inferencesPerS });
   drawArea(p, pts, (d) => d.t, () => 0, (d) => d.throughput, withAlpha(th.accent, 0.15));
   drawLine(p, pts, (d) => d.t, (d) => d.throughput, th.accent);
 };
@@ -42,7 +42,7 @@ const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.p99), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.latency });
   const lines: [keyof CombinedPoint, string, string][] = [['p50', '#10b981', 'p50'], ['p90', '#f59e0b', 'p90'], ['p99', '#e11d48', 'p99']];
   for (const [k, c] of lines) drawLine(p, pts, (d) => d.t, (d) => d[k] as number, c);
   drawLegend(ctx, th, lines.map(([, c, l]) => ({ label: l, colour: c })), p.left + 6, p.top + 6);
@@ -53,7 +53,7 @@ const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: number) =
   const { pts, now, from } = windowPoints();
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.queueUs + d.computeUs), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.meanTime });
   drawArea(p, pts, (d) => d.t, () => 0, (d) => d.queueUs, withAlpha('#f59e0b', 0.55));
   drawArea(p, pts, (d) => d.t, (d) => d.queueUs, (d) => d.queueUs + d.computeUs, withAlpha('#6366f1', 0.55));
   drawLegend(ctx, th, [{ label: 'queue', colour: '#f59e0b' }, { label: 'compute', colour: '#6366f1' }], p.left + 6, p.top + 6);
@@ -68,7 +68,7 @@ const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   if (bins.length === 0) return drawEmpty(ctx, th, w, h, live.stats.length ? S.noDataInWindow : S.waitingForStats);
   const maxSize = Math.max(...bins.map((b) => b.size));
   const p = makePlot(ctx, w, h, th, [0.5, maxSize + 0.5], [0, niceMax(bins.map((b) => b.count))]);
-  drawAxes(p, { yFormat: formatRate, xFormat: (v) => String(v), xTicks: Math.min(maxSize, 12) });
+  drawAxes(p, { yFormat: formatRate, xFormat: (v) => String(v), xTicks: Math.min(maxSize, 12), xTitle: S.axis.batchSize, yTitle: S.axis.batches });
   const bw = Math.max(2, (p.right - p.left) / maxSize - 2);
   ctx.fillStyle = th.accent;
   for (const b of bins) ctx.fillRect(p.x(b.size) - bw / 2, p.y(b.count), bw, p.bottom - p.y(b.count));
@@ -82,7 +82,7 @@ const drawScatter = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   if (pts.length === 0) return drawEmpty(ctx, th, w, h, live.stats.length ? S.noDataInWindow : S.waitingForStats);
   const groups = groupByConfig(pts);
   const p = makePlot(ctx, w, h, th, [0, niceMax(pts.map((d) => d.p99Us), 1000)], [0, niceMax(pts.map((d) => d.throughput), 10)]);
-  drawAxes(p, { yFormat: formatRate, xFormat: formatUs, xTicks: 4 });
+  drawAxes(p, { yFormat: formatRate, xFormat: formatUs, xTicks: 4, xTitle: S.axis.p99, yTitle: S.axis.inferencesPerS });
   groups.forEach((g, i) => {
     const c = modelColour(i);
     ctx.fillStyle = withAlpha(c, 0.35);
@@ -126,26 +126,44 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
     return { device: d, pts };
   });
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
-  const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: 8, b: th.fontSize + 10 });
-  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now });
+  const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: th.fontSize + 6, b: th.fontSize + 10 });
+  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.bytesUsed });
+  let anyBudget = false;
   series.forEach((s, i) => {
     const c = modelColour(i + 3);
     drawLine(p, s.pts, (d) => d.t, (d) => d.used, c);
-    if (s.pts.some((d) => d.budget > 0)) drawLine(p, s.pts, (d) => d.t, (d) => d.budget, th.danger, 1.5, [5, 4]);
+    if (s.pts.some((d) => d.budget > 0)) {
+      anyBudget = true;
+      drawLine(p, s.pts, (d) => d.t, (d) => d.budget, th.danger, 1.5, [5, 4]);
+    }
   });
-  drawLegend(ctx, th, series.map((s, i) => ({ label: s.device, colour: modelColour(i + 3) })).concat([{ label: S.budget, colour: th.danger }]), p.left + 6, p.top + 6);
+  // The budget entry only names a line that is drawn; without one, say so instead of a dangling swatch.
+  const items = series.map((s, i) => ({ label: s.device, colour: modelColour(i + 3) }));
+  drawLegend(ctx, th, anyBudget ? items.concat([{ label: S.budget, colour: th.danger }]) : items, p.left + 6, p.top + 6);
+  if (!anyBudget) {
+    ctx.font = `${th.fontSize}px ${th.font}`;
+    ctx.fillStyle = th.muted;
+    ctx.textAlign = 'right';
+    ctx.fillText(S.noBudgetSet, p.right - 4, p.top + 6);
+  }
 };
+
+/** Chart height: tall enough that the grid fills the space beside the side panel on a laptop screen. */
+const H = 220;
 
 export function PerformanceView() {
   return (
     <div className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" data-testid="view-performance">
-      <ChartCard title={S.throughput} draw={drawThroughput} testId="chart-throughput" />
-      <ChartCard title={S.latency} draw={drawLatency} testId="chart-latency" />
-      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} />
-      <ChartCard title={S.batchHistogram} draw={drawHistogram} testId="chart-histogram" />
-      <ChartCard title={S.tputVsP99} draw={drawScatter} />
-      <ChartCard title={S.memoryOverTime} draw={drawMemory} />
-      <LittleCard />
+      <ChartCard title={S.throughput} draw={drawThroughput} height={H} testId="chart-throughput" />
+      <ChartCard title={S.latency} draw={drawLatency} height={H} testId="chart-latency" />
+      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} height={H} />
+      <ChartCard title={S.batchHistogram} draw={drawHistogram} height={H} testId="chart-histogram" />
+      <ChartCard title={S.tputVsP99} draw={drawScatter} height={H} />
+      <ChartCard title={S.memoryOverTime} draw={drawMemory} height={H} />
+      {/* Full width: alone in a grid cell it left a wide empty hole beside it. */}
+      <div className="md:col-span-2 xl:col-span-3">
+        <LittleCard />
+      </div>
     </div>
   );
 }

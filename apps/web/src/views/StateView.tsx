@@ -34,10 +34,10 @@ const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
     byT.set(s.t, row);
   }
   const rows = [...byT.entries()].sort((a, b) => a[0] - b[0]);
-  if (rows.length === 0) return drawEmpty(ctx, th, w, h, S.noChanges);
+  if (rows.length === 0) return drawEmpty(ctx, th, w, h, S.noQueueSamples);
   const lv = [...levels].sort((a, b) => a - b);
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(rows.flatMap(([, r]) => Object.values(r)), 4)]);
-  drawAxes(p, { yFormat: (v) => String(v), xFormat: relativeSeconds(now), xRelativeTo: now });
+  drawAxes(p, { yFormat: (v) => String(v), xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.waiting });
   for (const l of lv) drawLine(p, rows, ([t]) => t, ([, r]) => r[l] ?? 0, priorityColour(l), 2);
   drawLegend(ctx, th, lv.map((l) => ({ label: S.priority(l), colour: priorityColour(l) })), p.left + 6, p.top + 6);
 };
@@ -53,7 +53,7 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const delays = models.map((m) => batchingOf(m.config, 0).maxQueueDelayUs);
   const series = models.map((m) => samples.filter((s) => s.modelKey === m.key));
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax([...series.flat().map((s) => s.oldestWaitUs), ...delays], 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now });
+  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.wait });
   models.forEach((m, i) => {
     const c = modelColour(m.colour);
     if (delays[i] > 0) drawLine(p, [from, now], (t) => t, () => delays[i], withAlpha(c, 0.8), 1.5, [6, 4]);
@@ -62,37 +62,47 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   drawLegend(ctx, th, models.map((m) => ({ label: m.name, colour: modelColour(m.colour) })).concat([{ label: '- - max_queue_delay', colour: th.muted }]), p.left + 6, p.top + 6);
 };
 
+/**
+ * One lane per instance, each batch a bar from start to end (height = batch size vs max_batch_size).
+ * The time axis is the same window ending at the same "now" as the charts above, so a queue spike and
+ * the batches that drained it line up by their tick labels.
+ */
 const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
   const { window: win, model, colour } = appStore.getState();
   const now = dataNowUs();
-  const span = windowUs(Math.min(win, 10)); // bars need a short window to be readable
-  const from = now - span;
+  const [from] = timeDomain(now, windowUs(win));
   const models = selectedModels(live, model);
   const lanes = models.flatMap((m) => [...m.instances.values()].map((i) => ({ m, i })));
   if (lanes.length === 0) return drawEmpty(ctx, th, w, h, S.noModels);
-  const labelW = Math.min(200, w * 0.3);
-  const laneH = Math.max(14, Math.min(40, (h - 24) / lanes.length));
-  const x = (t: number) => labelW + ((t - from) / span) * (w - labelW - 8);
+  const labelW = Math.min(220, w * 0.3);
+  const p = makePlot(ctx, w, h, th, [from, now], [0, 1], { l: labelW, r: 10, t: 4, b: th.fontSize + 10 });
+  const laneH = Math.max(14, Math.min(44, (p.bottom - p.top) / lanes.length));
   ctx.font = `${th.fontSize}px ${th.font}`;
   ctx.textBaseline = 'middle';
   const index = new Map(lanes.map((l, k) => [`${l.m.key}|${l.i.name}`, k]));
   lanes.forEach((l, k) => {
-    const y = 4 + k * laneH;
+    const y = p.top + k * laneH;
     ctx.fillStyle = k % 2 ? withAlpha(th.grid, 0.35) : 'transparent';
-    ctx.fillRect(labelW, y, w - labelW, laneH);
+    ctx.fillRect(p.left, y, p.right - p.left, laneH);
     ctx.fillStyle = l.i.state === 'busy' ? th.fg : th.muted;
     ctx.textAlign = 'right';
-    ctx.fillText(`${l.i.name} · ${l.i.state}`, labelW - 6, y + laneH / 2);
+    ctx.fillText(`${l.i.name} · ${l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
   });
+  // Vertical grid at the time ticks (drawn under the bars), then the tick labels under the lanes.
+  const lanesBottom = p.top + lanes.length * laneH;
+  const axis = { ...p, bottom: lanesBottom };
+  drawAxes(axis, { yFormat: () => '', yTicks: 0, xFormat: relativeSeconds(now), xRelativeTo: now });
   const maxMb = Math.max(1, ...models.map((m) => batchingOf(m.config, 0).maxBatchSize));
+  let drawn = 0;
   const bar = (key: string, inst: string | undefined, t0: number, t1: number, size: number, fill: string) => {
     const k = index.get(`${key}|${inst}`);
     if (k === undefined || t1 < from) return;
-    const y = 4 + k * laneH;
+    drawn++;
+    const y = p.top + k * laneH;
     const bh = Math.max(3, (laneH - 4) * Math.min(1, size / maxMb));
-    const x0 = Math.max(labelW, x(t0));
-    const x1 = Math.max(x0 + 1.5, x(t1));
+    const x0 = Math.max(p.left, p.x(t0));
+    const x1 = Math.max(x0 + 1.5, p.x(t1));
     ctx.fillStyle = fill;
     ctx.fillRect(x0, y + laneH - 2 - bh, x1 - x0, bh);
     if (x1 - x0 > 22 && laneH > 16) {
@@ -105,6 +115,12 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
     !ok ? th.danger : colour === 'priority' ? TRIGGER_COLOUR[trigger] ?? th.accent : modelColour(live.models.get(key)?.colour ?? 0);
   for (const b of live.timeline.since(from - 5_000_000, (b) => b.tDone ?? 0)) bar(b.modelKey, b.instance, b.tStarted ?? b.tFormed, b.tDone ?? now, b.size, fillFor(b.modelKey, b.trigger, b.ok));
   for (const b of live.batches.values()) if (b.tStarted !== undefined) bar(b.modelKey, b.instance, b.tStarted, now, b.size, withAlpha(fillFor(b.modelKey, b.trigger), 0.6));
+  if (drawn === 0) {
+    ctx.font = `${th.fontSize}px ${th.font}`;
+    ctx.fillStyle = th.muted;
+    ctx.textAlign = 'center';
+    ctx.fillText(S.noBatchesInWindow, (p.left + p.right) / 2, p.top + Math.min(lanes.length * laneH, p.bottom - p.top) / 2);
+  }
 };
 
 export function StateView() {
@@ -113,12 +129,12 @@ export function StateView() {
   const models = selectedModels(live, model);
   return (
     <div className="grid gap-3 lg:grid-cols-2" data-testid="view-state">
-      <ChartCard title={S.queueDepth} draw={drawQueueDepth} testId="chart-queue-depth" />
-      <ChartCard title={S.oldestWait} draw={drawOldestWait}>
+      <ChartCard title={S.queueDepth} draw={drawQueueDepth} height={220} testId="chart-queue-depth" />
+      <ChartCard title={S.oldestWait} draw={drawOldestWait} height={220}>
         <PendingLine keys={models.map((m) => m.key)} />
       </ChartCard>
       <div className="lg:col-span-2">
-        <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(120, 28 * models.reduce((n, m) => n + m.instances.size, 0) + 12)} testId="chart-instance-timeline" />
+        <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(140, 40 * models.reduce((n, m) => n + m.instances.size, 0) + 34)} testId="chart-instance-timeline" />
       </div>
       <ChangeLog />
     </div>

@@ -11,6 +11,7 @@ import type { ModelLive, RequestLive } from '../store/live-types';
 import { chartTheme, priorityColour } from '../charts/theme';
 import { withAlpha } from '../charts/draw';
 import { S } from '../strings';
+import { formatRate } from '../charts/format';
 import { drawBatcher, drawWaitingBatches } from './data-flow-batcher';
 import { drawInstances } from './data-flow-instances';
 import { colourFn, dot, ease, hash, lerp, roundRect, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
@@ -80,6 +81,8 @@ function drawRow(c: RowCtx): void {
   const pulse = Math.max(0, 1 - (now - lastArrival) / (anim * 2));
   dot(ctx, X.arrive, c.mid, th.muted, 7 + 3 * pulse, 0.25 + 0.5 * pulse);
   dot(ctx, X.arrive, c.mid, th.muted, 5);
+  const rate = c.live.latestAggregate(m.key)?.requests_per_s;
+  if (rate !== undefined) text(ctx, th, `${formatRate(rate)}/s`, X.arrive, c.mid + 20, { align: 'center', colour: th.muted, size: th.fontSize - 1 });
 
   const levels = [...new Set([...m.queued.keys(), ...g.queued.keys(), 1])].sort((a, b) => a - b).slice(0, 5);
   const laneArea = Math.min(c.bottom - c.top - 90, levels.length * 150);
@@ -158,10 +161,11 @@ function drawOutcomes(c: RowCtx, cards: Map<string, { x: number; y: number; w: n
       const card = cards.get(r.instance ?? '');
       const sx = card ? card.x + card.w : X.inst + X.instW;
       const sy = card ? card.y + card.h / 2 : c.mid;
-      const k = ease(age / (anim * 3));
+      // Constant speed and a steady fade read as "leaving"; an eased move would pile dots at the edge.
+      const k = age / (anim * 3);
       const spread = (hash(r.id) % 121) - 60;
       const failed = r.ok === false;
-      dot(ctx, lerp(sx + 4, X.out - 6, k), lerp(sy, c.mid + spread, k), failed ? th.danger : c.colourOf(r), failed ? 4 : 3.5, failed ? 1 - k * 0.5 : 1 - k);
+      dot(ctx, lerp(sx + 4, X.out - 6, k), lerp(sy, c.mid + spread, k), failed ? th.danger : c.colourOf(r), failed ? 4 : 3.5, failed ? 1 - k * 0.5 : 1 - k * k);
     }
   }
   if (lastReject) {
