@@ -33,6 +33,8 @@ const warmupMs = Number(arg('--warmup', '700'));
 const concurrencies = arg('--c', '1,8,32').split(',').map(Number);
 const instances = Number(arg('--instances', '1'));
 const live = arg('--live', 'true') !== 'false';
+// --paths in-process skips the HTTP and bare-Fastify cells (quick profiling of the scheduler path)
+const paths = arg('--paths', 'in-process,http').split(',');
 
 function config(name: string, batching: boolean): string {
   return [
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
         };
       })(),
     };
-    for (const enc of ['json', 'binary'] as const) {
+    for (const enc of paths.includes('http') ? (['json', 'binary'] as const) : []) {
       for (const model of ['mlp_nobatch', 'mlp_batched']) {
         for (const c of concurrencies) {
           const { res, avg } = await withHist(() =>
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
   const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
   try {
     const b = binaryRequest([input], { binaryOutput: true });
-    for (const c of concurrencies) {
+    for (const c of paths.includes('http') ? concurrencies : []) {
       const res = await httpClosedLoop({
         url: `${bareUrl}/bare`,
         body: b.body,
@@ -172,8 +174,10 @@ async function main(): Promise<void> {
   console.log(`\nratios at c=${cMax}`);
   console.log(`  in-process batching on / off           ${(inOn!.req_per_s / inOff!.req_per_s).toFixed(2)}x   (target >= 5)`);
   console.log(`  in-process batching / direct same mix  ${(inOn!.req_per_s / (inOn!.direct! * instances)).toFixed(2)}    (target >= 0.85)`);
-  console.log(`  http binary batching / bare fastify    ${(httpOn!.req_per_s / bareRow!.req_per_s).toFixed(2)}    (target >= 0.5)`);
-  console.log(`  http binary / json (batching)          ${(httpOn!.req_per_s / get('http json', 'mlp_batched', cMax)!.req_per_s).toFixed(2)}`);
+  if (httpOn && bareRow) {
+    console.log(`  http binary batching / bare fastify    ${(httpOn.req_per_s / bareRow.req_per_s).toFixed(2)}    (target >= 0.5)`);
+    console.log(`  http binary / json (batching)          ${(httpOn.req_per_s / get('http json', 'mlp_batched', cMax)!.req_per_s).toFixed(2)}`);
+  }
 }
 
 await main();

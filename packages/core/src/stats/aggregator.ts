@@ -148,14 +148,21 @@ export class AggregatorSet {
   private readonly byKey = new Map<string, ModelAggregator>();
   constructor(readonly windowUs = 1_000_000) {}
 
+  // Events come in runs of one model version: remember the last aggregator so the hot path builds no key.
+  private last: ModelAggregator | undefined;
+
   add(e: SchedulerEvent): void {
     if (e.type === 'memory') {
       for (const a of this.byKey.values()) a.add(e);
       return;
     }
-    const key = `${e.model}\u0000${e.version}`;
-    let a = this.byKey.get(key);
-    if (!a) this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+    let a = this.last;
+    if (a === undefined || a.model !== e.model || a.version !== e.version) {
+      const key = `${e.model}\u0000${e.version}`;
+      a = this.byKey.get(key);
+      if (!a) this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+      this.last = a;
+    }
     a.add(e);
   }
 
