@@ -25,10 +25,17 @@ const formed: { at: number; e: BatchFormedEvent }[] = [];
 
 const counters = () => page.evaluate(() => window.__inferscopeCounters!());
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+/**
+ * Polls `check` until it holds. Each check is raced against the time left (page.evaluate has no timeout
+ * of its own: a page whose main thread never comes back must fail this wait, not hang the file).
+ */
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    if (await check()) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<false>((r) => { timer = setTimeout(() => r(false), Math.max(0, end - Date.now())); });
+    const ok = await Promise.race([check(), expired]).finally(() => clearTimeout(timer));
+    if (ok) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out waiting for ${what}`);
@@ -44,6 +51,8 @@ before(async () => {
   });
   browser = await launchBrowser();
   page = await browser.newPage();
+  // Every page action fails after 30 s rather than waiting on a starved renderer for ever.
+  page.setDefaultTimeout(30_000);
   errors = watchConsole(page);
   await page.goto(`${server.url}/?model=${MODEL}:${VERSION}`);
   await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
@@ -58,7 +67,9 @@ after(async () => {
 });
 
 test('the load panel starts traffic and the server acknowledges it', { skip: missing }, async () => {
-  await page.fill('[data-testid=load-panel] input[type=number] >> nth=0', '400');
+  // 150 req/s is plenty for every live view and for delay-triggered batches, and leaves the (2-core)
+  // machine enough CPU for the browser: at 400 the page itself starved and its tests took minutes.
+  await page.fill('[data-testid=load-panel] input[type=number] >> nth=0', '150');
   await page.fill('[data-testid=load-panel] input[type=number] >> nth=2', '300');
   await page.click('[data-testid=load-start]');
   await page.waitForSelector('[data-testid=ack-applied]', { timeout: 10_000 });
@@ -164,6 +175,9 @@ test('dark mode and large type render', { skip: missing }, async () => {
 });
 
 test('teaching mode runs the simulator in the page and single-steps', { skip: missing }, async () => {
+  // The live checks are done: stop the server's traffic so the in-page simulator does not share two cores
+  // with a load generator, a server and the live charts it feeds.
+  await watcher.timeout(10_000).emitWithAck('control', { action: 'stopLoad' });
   await page.click('[data-testid=mode-teach]');
   await page.selectOption('[data-testid=lesson-select]', 'batching');
   await page.waitForSelector('[data-testid=teach-step]:not([disabled])');

@@ -38,7 +38,7 @@ function startSaver(modelDir: string): Promise<{ kill(): Promise<void> }> {
   });
 }
 
-test('SIGKILL during repeated saves never leaves a broken config.pbtxt', { timeout: 60_000 }, async () => {
+test('SIGKILL during repeated saves never leaves a broken config.pbtxt', { timeout: 180_000 }, async () => {
   const repo = await mkdtemp(join(tmpdir(), 'is-writeback-'));
   const modelDir = join(repo, 'text_encoder');
   await cp(join(ROOT, 'model_repository/text_encoder'), modelDir, { recursive: true });

@@ -57,7 +57,7 @@ const body = (model: string) => () => {
   return b;
 };
 
-test('max_queue_size: excess refused at once with 503, accepted complete in bounded time, then recovery', { timeout: 60_000 }, async () => {
+test('max_queue_size: excess refused at once with 503, accepted complete in bounded time, then recovery', { timeout: 180_000 }, async () => {
   await closedLoop(server.app, 2, 0.5, body('cnn_bounded')); // warm-up
   const base = await closedLoop(server.app, 2, 1.5, body('cnn_bounded'));
   assert.ok(base.outcomes.every((o) => o.status === 200));
@@ -102,7 +102,7 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   assert.ok(afterP50 < baseP50 * 2 + 5, `p50 after ${afterP50.toFixed(1)} ms vs ${baseP50.toFixed(1)} ms before: not recovered`);
 });
 
-test('no max_queue_size: the server stays up, answers everything, memory within a stated bound', { timeout: 60_000 }, async () => {
+test('no max_queue_size: the server stays up, answers everything, memory within a stated bound', { timeout: 180_000 }, async () => {
   const cap = await closedLoop(server.app, 2, 1, body('cnn_unbounded'));
   const idle = await measureMemory();
   let peakRss = idle.rss;
