@@ -77,8 +77,12 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   const okP99 = percentile(ok.map((o) => o.latencyMs), 99);
   const refusedP99 = percentile(refused.map((o) => o.latencyMs), 99);
 
+  const markAfter = server.events.length;
   const after = await closedLoop(server.app, 2, 1.5, body('cnn_bounded'));
   const afterP50 = percentile(after.outcomes.map((o) => o.latencyMs), 50);
+  const doneAfter = server.events.slice(markAfter).filter((e) => e.type === 'request.completed' && e.model === 'cnn_bounded') as { queue_us: number; compute_us: number }[];
+  const afterQueueP50 = percentile(doneAfter.map((e) => e.queue_us / 1000), 50);
+  const afterComputeP50 = percentile(doneAfter.map((e) => e.compute_us / 1000), 50);
   console.log(
     `overload (max_queue_size ${MAX_QUEUE}): capacity ${capacity.toFixed(0)} req/s (8 images each), offered ${over.offered.toFixed(0)} req/s for 3 s = ` +
       `${over.outcomes.length} tried, ${ok.length} answered 200, ${refused.length} refused 503, ${other.length} other, lost 0; ` +
@@ -99,7 +103,10 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   const refusedP50 = percentile(refused.map((o) => o.latencyMs), 50);
   assert.ok(refusedP50 < okP50 / 2, `refusal p50 ${refusedP50.toFixed(1)} ms vs accepted p50 ${okP50.toFixed(1)} ms`);
   assert.ok(after.outcomes.every((o) => o.status === 200), 'after the overload everything is served');
-  assert.ok(afterP50 < baseP50 * 2 + 5, `p50 after ${afterP50.toFixed(1)} ms vs ${baseP50.toFixed(1)} ms before: not recovered`);
+  // Recovered = no backlog left: a request waits about one batch (the other client's) at most, judged on
+  // the scheduler's clock against the compute time of the same requests, not against a client-side
+  // latency measured earlier (other work on the shared cores changes that several-fold).
+  assert.ok(afterQueueP50 < 2 * afterComputeP50 + 2, `queue p50 after ${afterQueueP50.toFixed(1)} ms vs compute p50 ${afterComputeP50.toFixed(1)} ms: a backlog is left`);
 });
 
 test('no max_queue_size: the server stays up, answers everything, memory within a stated bound', { timeout: 180_000 }, async () => {
