@@ -11,14 +11,17 @@ import type { EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatc
 import { SchedulerError } from '@inferscope/core';
 import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository/index.ts';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
-import { resolveModel, type ResolvedModel } from './config-loader';
-import { loadVersions, drainVersions } from './version-loader';
+import { drainVersions } from './version-loader';
 import { ManagerError, messages } from './errors';
-import { applyBatchingPatch, applyInstanceCount, checkSchedulable } from './live-config';
+import { KeyedLock } from './keyed-lock';
+import { loadModel, type ModelEntry } from './model-load';
+import { updateDynamicBatching, setInstanceCount } from './live-edits';
 import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
-import { listRows, indexRows, findSlot, servedView, failureOf, toVersion } from './views';
+import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
+
+export type { ModelEntry } from './model-load';
 
 export interface ModelManagerOptions {
   repositories: string[];
@@ -35,20 +38,11 @@ export interface ModelManagerOptions {
   log?: (msg: string) => void;
 }
 
-export interface ModelEntry {
-  name: string;
-  scanned: ScannedModel;
-  resolved: ResolvedModel;
-  /** max_batch_size as loaded: live edits may not go above it */
-  maxBatchLimit: number;
-  versions: Map<number, VersionSlot>;
-}
-
 export class ModelManager {
   private readonly entries = new Map<string, ModelEntry>();
   /** last scan of each model (explicit mode lists models that are in the repository but not loaded) */
   private known = new Map<string, ScannedModel>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedLock();
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private polling: Promise<RepositoryDiff> | undefined;
   private closed = false;
@@ -118,38 +112,9 @@ export class ModelManager {
     return diff;
   }
 
-  /**
-   * Loads (or reloads) one scanned model. New versions load before old ones drain: no downtime on reload.
-   * A reload that brings no version up keeps the old versions serving (their folders still exist), as
-   * Triton does, and says why in their reason. Returns the failure, if any.
-   */
-  private async loadScanned(scanned: ScannedModel): Promise<string | undefined> {
-    const previous = this.entries.get(scanned.name);
-    const resolved = await resolveModel(scanned, this.options.runtime, this.options.gpuCount);
-    const entry: ModelEntry = {
-      name: scanned.name,
-      scanned,
-      resolved,
-      maxBatchLimit: resolved.config?.max_batch_size ?? 0,
-      versions: new Map(),
-    };
-    // First load: show LOADING rows right away. Reload: keep the old entry serving until the new is up.
-    if (!previous) this.entries.set(entry.name, entry);
-    await loadVersions(this, entry);
-    const failure = failureOf(entry);
-    const oldServing = previous
-      ? [...previous.versions.values()].filter((s) => s.state === 'READY' && scanned.versions.some((v) => v.version === s.version))
-      : [];
-    if (previous && failure && oldServing.length > 0 && ![...entry.versions.values()].some((s) => s.state === 'READY')) {
-      for (const slot of entry.versions.values()) if (slot.scheduler || slot.loaded) await drainVersions(this, entry.name, [slot], 'reload failed');
-      for (const slot of oldServing) this.setState(entry.name, slot, 'READY', `reload failed, still serving the previous load: ${failure}`);
-      return failure;
-    }
-    this.entries.set(entry.name, entry);
-    if (previous) {
-      await drainVersions(this, previous.name, [...previous.versions.values()], 'replaced by a new load');
-    }
-    return failure;
+  /** Loads (or reloads) one scanned model (see model-load.ts). Returns the failure, if any. */
+  private loadScanned(scanned: ScannedModel): Promise<string | undefined> {
+    return loadModel(this, this.entries.get(scanned.name), scanned, (entry) => this.entries.set(entry.name, entry));
   }
 
   /** Emits model.state and records it on the slot. */
@@ -162,16 +127,8 @@ export class ModelManager {
     this.log(`${model}${slot ? ':' + slot.version : ''} ${state}${reason ? ` (${reason})` : ''}`);
   }
 
-  private async locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(name) ?? Promise.resolve();
-    const run = prev.then(fn, fn);
-    const tail = run.catch(() => {});
-    this.locks.set(name, tail);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(name) === tail) this.locks.delete(name);
-    }
+  private locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    return this.locks.run(name, fn);
   }
 
   // ----------------------------------------------------------------------------------------- lookups
@@ -292,34 +249,15 @@ export class ModelManager {
   updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
-      const { config, changes } = applyBatchingPatch(name, slot.config!, patch, entry.maxBatchLimit);
-      this.validateLive(name, config);
-      checkSchedulable(config);
-      if (changes.length === 0) return changes;
-      await slot.scheduler!.updateDynamicBatching(patch, by);
-      slot.config = config;
-      for (const c of changes) slot.changedPaths.add(c.path);
-      return changes;
+      return updateDynamicBatching(this.options, entry, slot, patch, by);
     });
   }
 
   setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
-      const { slot } = this.slotOf(name, toVersion(version));
-      const next = applyInstanceCount(name, slot.config!, group, count);
-      this.validateLive(name, next.config);
-      if (next.changes.length === 0) return next.changes;
-      if (next.delta > 0) this.options.runtime.memory?.checkAddInstances(name, String(slot.version), next.delta);
-      await slot.scheduler!.setInstanceCount(next.group, count, by);
-      slot.config = next.config;
-      for (const c of next.changes) slot.changedPaths.add(c.path);
-      return next.changes;
+      const { entry, slot } = this.slotOf(name, toVersion(version));
+      return setInstanceCount(this.options, entry, slot, group, count, by);
     });
-  }
-
-  private validateLive(name: string, config: ServedModel['config']): void {
-    const problems = this.options.runtime.config.validate(config, { folderName: name, gpuCount: this.options.gpuCount });
-    if (problems.length > 0) throw new ManagerError('INVALID_ARG', problems[0].message);
   }
 
   /** Writes the live config of a model back to its config.pbtxt (atomic, with a .bak of the previous file). */

@@ -2,7 +2,7 @@
  * Read-only views over the ModelManager's entries: the model list (live gateway snapshot rows), Triton's
  * repository index rows, and version lookup with Triton's messages and codes. Pure functions, no state.
  */
-import type { ModelEntry } from './model-manager';
+import type { ModelEntry } from './model-load';
 import type { RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { ManagerError, messages } from './errors';
 

@@ -1,0 +1,51 @@
+/**
+ * The manager's live configuration operations on one loaded model version: build the new config, check
+ * it like a config file and the way the scheduler will, and only then apply it to the scheduler and keep
+ * it (with the changed paths saveConfig writes back). A refused change leaves everything as it was.
+ */
+import type { ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { applyBatchingPatch, applyInstanceCount, checkSchedulable } from './live-config';
+import { ManagerError } from './errors';
+import type { ModelRuntime } from './runtime';
+import type { ModelEntry } from './model-load';
+import type { VersionSlot } from './types';
+
+export interface LiveEditContext {
+  runtime: ModelRuntime;
+  gpuCount: number;
+}
+
+function validateLive(ctx: LiveEditContext, name: string, config: ModelConfig): void {
+  const problems = ctx.runtime.config.validate(config, { folderName: name, gpuCount: ctx.gpuCount });
+  if (problems.length > 0) throw new ManagerError('INVALID_ARG', problems[0].message);
+}
+
+function keep(slot: VersionSlot, config: ModelConfig, changes: ConfigChange[]): void {
+  slot.config = config;
+  for (const c of changes) slot.changedPaths.add(c.path);
+}
+
+export async function updateDynamicBatching(
+  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string,
+): Promise<ConfigChange[]> {
+  const { config, changes } = applyBatchingPatch(entry.name, slot.config!, patch, entry.maxBatchLimit);
+  validateLive(ctx, entry.name, config);
+  checkSchedulable(config);
+  if (changes.length === 0) return changes;
+  await slot.scheduler!.updateDynamicBatching(patch, by);
+  keep(slot, config, changes);
+  return changes;
+}
+
+export async function setInstanceCount(
+  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, group: string | undefined, count: number, by: string,
+): Promise<ConfigChange[]> {
+  const next = applyInstanceCount(entry.name, slot.config!, group, count);
+  validateLive(ctx, entry.name, next.config);
+  if (next.changes.length === 0) return next.changes;
+  if (next.delta > 0) ctx.runtime.memory?.checkAddInstances(entry.name, String(slot.version), next.delta);
+  await slot.scheduler!.setInstanceCount(next.group, count, by);
+  keep(slot, next.config, next.changes);
+  return next.changes;
+}
