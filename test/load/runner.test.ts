@@ -14,12 +14,13 @@ class FakeTarget implements InferTarget {
   async check() {}
   constructor(private serviceMs = 1, private failEvery = 0) {}
   async infer(call: InferCall): Promise<InferOutcome> {
-    this.calls.push({ at: (performance.now() - this.t0) * 1000, call });
+    // the call's own number decides its failure (counting at completion would depend on the finishing order)
+    const n = this.calls.push({ at: (performance.now() - this.t0) * 1000, call });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     await new Promise((r) => setTimeout(r, this.serviceMs));
     this.inFlight--;
-    if (this.failEvery && this.calls.length % this.failEvery === 0) return { ok: false, status: 503, error: 'queue full' };
+    if (this.failEvery && n % this.failEvery === 0) return { ok: false, status: 503, error: 'queue full' };
     return { ok: true, status: 200 };
   }
   close() {}
@@ -76,4 +77,16 @@ test('percentile is nearest-rank', () => {
   assert.equal(percentile(xs, 99), 99);
   assert.equal(percentile(xs, 100), 100);
   assert.equal(percentile([], 50), 0);
+});
+
+test("the run's version goes with the run's model only; an arrival's own version wins", async () => {
+  const arrivals = [
+    { t_us: 0, model: '', batch_size: 1 },
+    { t_us: 0, model: 'mlp', batch_size: 1 },
+    { t_us: 0, model: 'other', batch_size: 1 },
+    { t_us: 0, model: 'mlp', version: '3', batch_size: 1 },
+  ];
+  const target = new FakeTarget(1);
+  await runArrivals(target, arrivals, { model: 'mlp', version: '1' });
+  assert.deepEqual(target.calls.map((c) => `${c.call.model}@${c.call.version ?? 'latest'}`), ['mlp@1', 'mlp@1', 'other@latest', 'mlp@3']);
 });
