@@ -78,7 +78,7 @@ const en = {
     'When a rule fires the batch goes to a free instance, which lights up while it runs; answers fly out on the right, refusals drop out in red.',
   flow: {
     nextBatch: 'next batch',
-    fill: 'fill vs max_batch_size · ticks = preferred',
+    fill: 'fill vs max_batch_size · ticks: preferred',
     waited: (w: string, d: string) => `oldest waited ${w} of ${d}`,
     noDelay: 'max_queue_delay 0: sent as soon as possible',
     noDynamic: 'no dynamic_batching: each request runs alone',

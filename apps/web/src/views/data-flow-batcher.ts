@@ -43,8 +43,8 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
     return box;
   }
   const n = Math.min(pending.length, b.maxBatchSize);
-  text(ctx, th, S.flow.nextBatch, box.x + pad, box.y + 14, { weight: 600, colour: th.muted });
-  text(ctx, th, `${n} / ${b.maxBatchSize}`, box.x + box.w - pad, box.y + 14, { weight: 700, align: 'right' });
+  text(ctx, th, S.flow.nextBatch, box.x + pad, box.y + 14, { weight: 600, colour: th.muted, maxW: innerW * 0.55 });
+  text(ctx, th, `${n} / ${b.maxBatchSize}`, box.x + box.w - pad, box.y + 14, { weight: 700, align: 'right', maxW: innerW * 0.4 });
 
   // Slot grid: one cell per request up to 64 cells; larger max sizes share a cell between requests.
   const cells = Math.min(64, b.maxBatchSize);
@@ -79,11 +79,12 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
 
   // Fill vs max_batch_size with the preferred sizes as ticks; a reached preferred size turns green.
   let y = box.y + box.h - 74;
-  text(ctx, th, S.flow.fill, box.x + pad, y, { colour: th.muted, size: th.fontSize - 1 });
+  text(ctx, th, S.flow.fill, box.x + pad, y, { colour: th.muted, size: th.fontSize - 1, maxW: innerW });
   y += 9;
   const reachedPreferred = b.preferred.some((p) => n >= p);
   gauge(ctx, th, box.x + pad, y, innerW, 8, n / b.maxBatchSize, reachedPreferred ? TRIGGER_COLOUR.preferred : th.accent);
-  for (const p of b.preferred) {
+  let lastLabelRight = -Infinity;
+  for (const p of [...b.preferred].sort((x, z) => x - z)) {
     if (p > b.maxBatchSize) continue;
     const tx = box.x + pad + (innerW * p) / b.maxBatchSize;
     ctx.strokeStyle = th.fg;
@@ -92,7 +93,12 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
     ctx.moveTo(tx, y - 3);
     ctx.lineTo(tx, y + 11);
     ctx.stroke();
-    text(ctx, th, String(p), tx, y + 19, { align: 'center', size: th.fontSize - 2, colour: th.muted });
+    // Close preferred sizes (8 and 16 of 64) would print on top of each other: skip a label that collides.
+    const half = (String(p).length * th.fontSize) / 3;
+    if (tx - half > lastLabelRight + 2) {
+      text(ctx, th, String(p), tx, y + 19, { align: 'center', size: th.fontSize - 2, colour: th.muted });
+      lastLabelRight = tx + half;
+    }
   }
 
   // Countdown: how long the oldest request has waited against max_queue_delay.

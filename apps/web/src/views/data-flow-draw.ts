@@ -28,10 +28,13 @@ export function drawDataFlow(
   }
   const headerH = th.fontSize + 14;
   const rowH = (h - headerH) / models.length;
-  const X: Columns = {
-    arrive: 22, qStart: 74, qEnd: w * 0.4, batcher: w * 0.44, batcherW: Math.max(130, w * 0.17),
-    inst: w * 0.67, instW: Math.max(120, w * 0.18), out: w - 6,
-  };
+  // Widths follow the label size too (large type), and the queues give way first on a narrow canvas.
+  const f = th.fontSize;
+  const batcherW = Math.max(13 * f, w * 0.17);
+  const instW = Math.max(11 * f, w * 0.18);
+  const inst = Math.min(w - instW - Math.max(60, w * 0.1), Math.max(w * 0.67, w * 0.44 + batcherW + 50));
+  const batcher = inst - 50 - batcherW;
+  const X: Columns = { arrive: 22, qStart: 74, qEnd: Math.max(120, batcher - 36), batcher, batcherW, inst, instW, out: w - 6 };
   const heads: [string, number, CanvasTextAlign][] = [
     [S.arrivals, 4, 'left'], [S.queues, (X.qStart + X.qEnd) / 2, 'center'], [S.batcher, X.batcher + X.batcherW / 2, 'center'],
     [S.instances, X.inst + X.instW / 2, 'center'], [S.responses, w - 4, 'right'],
