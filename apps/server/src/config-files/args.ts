@@ -7,7 +7,13 @@ export interface ConfigArgs {
   paths: string[];
 }
 
-export function parseConfigArgs(argv: readonly string[]): ConfigArgs | { error: string } {
+/** How many PATHs a command takes; the error names the command (`config print needs exactly one PATH`). */
+export interface PathCount {
+  command: string;
+  paths: 'one' | 'some';
+}
+
+export function parseConfigArgs(argv: readonly string[], want?: PathCount): ConfigArgs | { error: string } {
   let json = false;
   let gpus: string | undefined;
   const paths: string[] = [];
@@ -27,5 +33,7 @@ export function parseConfigArgs(argv: readonly string[]): ConfigArgs | { error: 
     if (!/^\d+$/.test(gpus)) return { error: `--gpus needs a whole number >= 0, got '${gpus}'` };
     gpuCount = Number(gpus);
   }
+  if (want?.paths === 'one' && paths.length !== 1) return { error: `${want.command} needs exactly one PATH` };
+  if (want?.paths === 'some' && paths.length === 0) return { error: `${want.command} needs at least one PATH` };
   return { json, gpuCount, paths };
 }

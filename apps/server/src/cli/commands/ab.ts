@@ -6,7 +6,7 @@
 import { findPreset, PRESETS, scenarioToArrivals, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { readFile } from 'node:fs/promises';
-import type { Command } from '../command';
+import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
 import { readTraceFile } from '../../load/trace-file';
@@ -136,13 +136,6 @@ const command: Command = {
   name: ['ab'],
   summary: 'compare two dynamic batching configurations on identical traffic',
   help,
-  async run(argv) {
-    try {
-      return await ab(argv);
-    } catch (err) {
-      console.error(`ab: ${err instanceof Error ? err.message : String(err)}`);
-      return 2;
-    }
-  },
+  run: reportingErrors('ab', (argv) => ab(argv)),
 };
 export default command;

@@ -2,7 +2,7 @@
  * `inferscope config check [--json] [--gpus N] PATH...`: would Triton accept these configs?
  * One line per config/model folder: `PATH: ok` or `PATH: error: MESSAGE (line L, column C)`.
  */
-import type { Command } from '../command';
+import { usageError, type Command } from '../command';
 import { parseConfigArgs } from '../../config-files/args';
 import { checkPath, type PathCheck } from '../../config-files/check-path';
 import { formatIssue, type ConfigIssue } from '@inferscope/core/config/index.ts';
@@ -41,15 +41,8 @@ const command: Command = {
   summary: 'check config.pbtxt files, model folders or repositories with Triton\'s rules',
   help,
   async run(argv) {
-    const args = parseConfigArgs(argv);
-    if ('error' in args) {
-      console.error(`${args.error}\n\n${help}`);
-      return 2;
-    }
-    if (args.paths.length === 0) {
-      console.error(`config check needs at least one PATH\n\n${help}`);
-      return 2;
-    }
+    const args = parseConfigArgs(argv, { command: 'config check', paths: 'some' });
+    if ('error' in args) return usageError(args.error, help);
     const checks = args.paths.flatMap((p) => checkPath(p, { gpuCount: args.gpuCount }));
     if (args.json) {
       const out = checks.map((c) => ({

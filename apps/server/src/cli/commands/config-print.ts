@@ -2,7 +2,7 @@
  * `inferscope config print [--json] [--gpus N] PATH`: the config as Triton serves it (defaults filled),
  * as config.pbtxt text or as the JSON of Triton's GET /v2/models/{m}/config.
  */
-import type { Command } from '../command';
+import { usageError, type Command } from '../command';
 import { parseConfigArgs } from '../../config-files/args';
 import { checkPath } from '../../config-files/check-path';
 import { formatIssue, modelConfigToJson, printModelConfig } from '@inferscope/core/config/index.ts';
@@ -23,11 +23,8 @@ const command: Command = {
   summary: 'print a config as Triton serves it (defaults filled), as pbtxt or JSON',
   help,
   async run(argv) {
-    const args = parseConfigArgs(argv);
-    if ('error' in args || args.paths.length !== 1) {
-      console.error(`${'error' in args ? args.error : 'config print needs exactly one PATH'}\n\n${help}`);
-      return 2;
-    }
+    const args = parseConfigArgs(argv, { command: 'config print', paths: 'one' });
+    if ('error' in args) return usageError(args.error, help);
     const checks = checkPath(args.paths[0]!, { gpuCount: args.gpuCount });
     if (checks.length !== 1) {
       console.error(`${args.paths[0]} is a repository; give one model folder or config.pbtxt`);

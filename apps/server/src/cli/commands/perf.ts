@@ -3,7 +3,7 @@
  * server's KServe endpoint, prints perf_analyzer's per-step summary and closing table, and writes its CSV.
  */
 import { writeFileSync } from 'node:fs';
-import type { Command } from '../command';
+import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
 import { runPerfStep, parseRange, type StepResult } from '../../load/perf/perf-step';
@@ -131,13 +131,6 @@ const command: Command = {
   name: ['perf'],
   summary: 'perf_analyzer-style throughput/latency measurement against a running server',
   help,
-  async run(argv) {
-    try {
-      return await perf(argv);
-    } catch (err) {
-      console.error(`perf: ${err instanceof Error ? err.message : String(err)}`);
-      return 2;
-    }
-  },
+  run: reportingErrors('perf', (argv) => perf(argv)),
 };
 export default command;

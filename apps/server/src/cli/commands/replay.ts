@@ -2,7 +2,7 @@
  * `inferscope replay TRACE`: sends a recorded trace to a server over HTTP at a chosen speed, with a
  * progress line, and prints the client-side summary (throughput, latency percentiles, errors).
  */
-import type { Command } from '../command';
+import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
 import { readTraceFile } from '../../load/trace-file';
@@ -76,13 +76,6 @@ const command: Command = {
   name: ['replay'],
   summary: 'replay a recorded trace against a server at a chosen speed',
   help,
-  async run(argv) {
-    try {
-      return await replay(argv);
-    } catch (err) {
-      console.error(`replay: ${err instanceof Error ? err.message : String(err)}`);
-      return 2;
-    }
-  },
+  run: reportingErrors('replay', (argv) => replay(argv)),
 };
 export default command;
