@@ -197,7 +197,7 @@ test('requested outputs and their binary flags are honoured', () => {
 });
 
 test('validation errors carry Triton wording and status 400', () => {
-  rejects(() => mlp(jsonRequest([])), "expected 1 inputs but got 0 inputs for model 'mlp'. Got inputs [], but missing required inputs ['INPUT0']");
+  rejects(() => mlp(jsonRequest([])), "expected 1 inputs but got 0 inputs for model 'mlp'. Got input(s) [], but missing required input(s) ['INPUT0']. Please provide all required input(s).");
   rejects(() => mlp(jsonRequest([mlpInput(1), mlpInput(1, 'EXTRA')])), "expected 1 inputs but got 2 inputs for model 'mlp'");
   rejects(() => mlp(jsonRequest([mlpInput(1, 'foo')])), "unexpected inference input 'foo' for model 'mlp'");
   rejects(

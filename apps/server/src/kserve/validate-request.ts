@@ -56,8 +56,8 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
         ? `expected ${spec.inputList.length} inputs`
         : `expected number of inputs between ${spec.requiredInputCount} and ${spec.inputList.length}`;
     throw invalid(
-      `${range} but got ${given.length} inputs for model '${model}'. Got inputs ${names(present)}, ` +
-        `but missing required inputs ${names(missing)}. Please provide all required inputs.`,
+      `${range} but got ${given.length} inputs for model '${model}'. Got input(s) ${names(present)}, ` +
+        `but missing required input(s) ${names(missing)}. Please provide all required input(s).`,
     );
   }
 
@@ -74,7 +74,7 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
     if (missing.length > 0) {
       throw invalid(
         `expected ${spec.requiredInputCount} required inputs but got ${given.length} inputs for model '${model}'. ` +
-          `Got inputs ${names(present)}, but missing required inputs ${names(missing.map((m) => m.name))}. Please provide all required inputs.`,
+          `Got input(s) ${names(present)}, but missing required input(s) ${names(missing.map((m) => m.name))}. Please provide all required input(s).`,
       );
     }
   }
