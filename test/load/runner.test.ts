@@ -40,8 +40,9 @@ test('open loop sends each arrival at its time, at the chosen speed, and waits f
   const gaps = target.calls.slice(1).map((c, i) => c.at - target.calls[i].at).sort((a, b) => a - b);
   const medianGap = gaps[Math.floor(gaps.length / 2)];
   assert.ok(medianGap > 7_000 && medianGap < 14_000, `median gap ${medianGap} us, expected ~10000 at speed 2`);
-  // waits for every answer: the last call goes at 190 ms and takes 5 ms
-  assert.ok(r.elapsed_s >= 0.195, `elapsed ${r.elapsed_s}`);
+  // waits for every answer: the last call goes at 190 ms and takes a 5 ms timer (which node may fire up
+  // to 1 ms early as performance.now() sees it)
+  assert.ok(r.elapsed_s >= 0.19 + 0.004, `elapsed ${r.elapsed_s}`);
 });
 
 test('stopping stops sending but every request already sent is answered', async () => {
