@@ -2,13 +2,12 @@
  * The real InferScope server for browser tests: buildApp on the demo model repository, listening on
  * 127.0.0.1 port 0, serving the built dashboard. Builds apps/web/dist first when it is missing.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { buildApp, type InferScopeApp } from '../../apps/server/src/app.ts';
+import type { InferScopeApp } from '../../apps/server/src/app.ts';
+import { startTestServer, ROOT } from '../support/server.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 export const WEB_DIST = join(ROOT, 'apps/web/dist');
 
 function newestMtime(dir: string): number {
@@ -40,17 +39,6 @@ export interface RunningServer {
 
 export async function startServer(opts: { controlToken?: string } = {}): Promise<RunningServer> {
   ensureWebBuilt();
-  const recordings = mkdtempSync(join(tmpdir(), 'inferscope-e2e-rec-'));
-  const app = await buildApp({
-    modelRepositories: [join(ROOT, 'model_repository')], host: '127.0.0.1', httpPort: 0, metricsPort: null,
-    webDist: WEB_DIST, recordingsDir: recordings, controlToken: opts.controlToken,
-  });
-  const { url } = await app.listen();
-  return {
-    app, url,
-    async close() {
-      await app.close();
-      rmSync(recordings, { recursive: true, force: true });
-    },
-  };
+  const running = await startTestServer({ webDist: WEB_DIST, controlToken: opts.controlToken });
+  return { app: running.built, url: running.url, close: () => running.close() };
 }

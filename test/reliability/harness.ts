@@ -1,21 +1,16 @@
 /**
  * Starts a real InferScope server for reliability tests: buildApp (the production factory: ModelManager,
  * KServe routes, stats, live gateway, load generator) on a repository (the demo one, or a temp copy),
- * listening on 127.0.0.1 port 0, no metrics port.
+ * listening on 127.0.0.1 port 0, no metrics port (test/support/server.ts), with the parts these tests use.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
-import { buildApp } from '../../apps/server/src/app.ts';
 import type { ModelManager } from '../../apps/server/src/models/model-manager.ts';
 import type { LiveGateway } from '../../apps/server/src/live/gateway.ts';
 import type { LoadController } from '../../apps/server/src/load/load-controller.ts';
+import { startTestServer, tempRepository as copyDemoModels, ROOT, DEMO_REPO } from '../support/server.ts';
 
-export const ROOT = new URL('../../', import.meta.url).pathname;
-export const DEMO_REPO = join(ROOT, 'model_repository');
+export { ROOT, DEMO_REPO };
 
 export interface StartOptions {
   repositories?: string[];
@@ -47,51 +42,39 @@ export interface Running {
 }
 
 /** A temp repository holding copies of the named demo models (each may be edited by the test). */
-export async function tempRepository(models: string[]): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'is-rel-'));
-  for (const m of models) await cp(join(DEMO_REPO, m), join(dir, m), { recursive: true });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+export function tempRepository(models: string[]): Promise<{ dir: string; remove(): Promise<void> }> {
+  return copyDemoModels(models, 'is-rel-');
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<Running> {
-  const ownRecordings = opts.recordingsDir === undefined;
-  const recordingsDir = opts.recordingsDir ?? (await mkdtemp(join(tmpdir(), 'is-rec-')));
-  const built = await buildApp({
+  const running = await startTestServer({
     modelRepositories: opts.repositories ?? [DEMO_REPO],
     modelControlMode: opts.controlMode ?? 'none',
     loadModels: opts.loadModels,
     repositoryPollSecs: 0,
     controlToken: opts.token,
-    host: '127.0.0.1',
-    httpPort: 0,
-    metricsPort: null,
     gpuCount: 0,
     inferBodyLimit: opts.bodyLimit,
-    recordingsDir,
+    recordingsDir: opts.recordingsDir,
     logRequests: opts.logRequests ?? false,
     log: (m) => opts.logs?.push(m),
   });
-  const events: SchedulerEvent[] = [];
-  built.bus.on((e) => {
-    if (events.length < 200_000) events.push(e);
-  });
-  await built.listen();
-  const port = (built.app.server.address() as AddressInfo).port;
-  if (!built.live) throw new Error('buildApp did not attach the live gateway');
+  const built = running.built;
+  if (!built.live) {
+    await running.close();
+    throw new Error('buildApp did not attach the live gateway');
+  }
   return {
     app: built.app,
     manager: built.manager,
     bus: built.bus,
     gateway: built.live.gateway,
     load: built.live.load,
-    recordingsDir,
-    events,
-    port,
-    url: `http://127.0.0.1:${port}`,
-    async close() {
-      await built.close();
-      if (ownRecordings) await rm(recordingsDir, { recursive: true, force: true });
-    },
+    recordingsDir: running.recordingsDir,
+    events: running.events,
+    port: running.port,
+    url: running.url,
+    close: () => running.close(),
   };
 }
 
