@@ -43,7 +43,8 @@ export function drawAxes(
     ctx.moveTo(p.left, y);
     ctx.lineTo(p.right, y);
     ctx.stroke();
-    ctx.fillText(opts.yFormat(v), p.left - 5, y);
+    // The lowest label is lifted clear of the first x label ("0 µs" beside "-30 s").
+    ctx.fillText(opts.yFormat(v), p.left - 5, opts.xFormat ? Math.min(y, p.bottom - theme.fontSize / 2) : y);
   }
   if (opts.xFormat) {
     ctx.textAlign = 'center';

@@ -77,7 +77,7 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
   if (lanes.length === 0) return drawEmpty(ctx, th, w, h, S.noModels);
   const labelW = Math.min(220, w * 0.3);
   const p = makePlot(ctx, w, h, th, [from, now], [0, 1], { l: labelW, r: 10, t: 4, b: th.fontSize + 10 });
-  const laneH = Math.max(14, Math.min(44, (p.bottom - p.top) / lanes.length));
+  const laneH = Math.max(14, Math.min(56, (p.bottom - p.top) / lanes.length));
   ctx.font = `${th.fontSize}px ${th.font}`;
   ctx.textBaseline = 'middle';
   const index = new Map(lanes.map((l, k) => [`${l.m.key}|${l.i.name}`, k]));
@@ -134,7 +134,7 @@ export function StateView() {
         <PendingLine keys={models.map((m) => m.key)} />
       </ChartCard>
       <div className="lg:col-span-2">
-        <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(140, 40 * models.reduce((n, m) => n + m.instances.size, 0) + 34)} testId="chart-instance-timeline" />
+        <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(160, 52 * models.reduce((n, m) => n + m.instances.size, 0) + 34)} testId="chart-instance-timeline" />
       </div>
       <ChangeLog />
     </div>
