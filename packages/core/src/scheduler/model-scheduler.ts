@@ -315,14 +315,18 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
     this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, failure?.message);
     if (failure) this.stats.failedBatches++;
+    inst.batchId = undefined;
+    if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
+    else this.pool.markIdle(inst);
+    // Hand the instance its next batch before answering this one: the answers (their events, the callers'
+    // follow-up work) then run while the instance computes instead of in the gap between two batches,
+    // where a worker-thread instance would sit idle. Answers still go out in this same call.
+    this.pump();
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
     }
-    inst.batchId = undefined;
-    if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
-    else this.pool.markIdle(inst);
-    this.pump();
+    if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
   }
 
   // ---- answers ----
