@@ -42,7 +42,7 @@ test('a delay change is applied (the next batches follow it) and broadcast to an
   const start = await control(a, { action: 'startLoad', model: 'mlp_classifier', scenario: 'steady', rate: 200, duration: 1, mode: 'inprocess' });
   assert.equal(start.ok, true, JSON.stringify(start));
   await s.load.wait(start.id as string);
-  const events = s.events.slice(from).filter((e) => e.model === 'mlp_classifier' && e.version === '2');
+  const events = s.events.slice(from).filter((e) => e.type !== 'memory' && e.model === 'mlp_classifier' && e.version === '2');
   const batches = events.filter((e): e is BatchFormedEvent => e.type === 'batch.formed');
   assert.ok(batches.length > 0);
   // No preferred sizes and 200 ms of delay: with 200 req/s no batch fills up (64), so every batch leaves
