@@ -9,6 +9,7 @@
 import { allocateData } from '@inferscope/core/tensor/dtypes.ts';
 import { tritonToKServeDatatype } from '@inferscope/core/config/datatype.ts';
 import type { InferPayload, KServeDatatype, Tensor } from '@inferscope/core';
+import { mulberry32 } from '@inferscope/core/load/rng.ts';
 
 export interface ModelInputSpec {
   name: string;
@@ -39,17 +40,8 @@ export function modelIOFromConfig(config: Record<string, unknown>): ModelIO {
   return { name, maxBatchSize, inputs };
 }
 
-/** mulberry32: tiny, fast, good enough for test data; seeded so runs repeat. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator for test data (core's, shared with scenarios and generated model weights). */
+export { mulberry32 };
 
 /**
  * The concrete non-batch dims of one input: fixed dims as configured, each -1 filled from `shape`

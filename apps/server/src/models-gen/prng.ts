@@ -2,21 +2,15 @@
  * A seeded pseudo-random generator for model weights and test data. Mulberry32: tiny, fast, and the
  * same sequence on every machine, which is what makes the generated .onnx files byte-identical.
  */
+import { mulberry32 } from '@inferscope/core/load/rng.ts';
+
 export class Prng {
-  private state: number;
+  /** uniform in [0, 1) */
+  readonly next: () => number;
   private spare: number | null = null;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** uniform in [0, 1) */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
 
   /** standard normal (Box-Muller; the second value of each pair is kept for the next call) */

@@ -7,17 +7,9 @@ import { ConfigError } from './errors';
 import { parseModelConfig } from './parser';
 import { printModelConfig } from './printer';
 import { schemaOf, type FieldSpec, type MessageName } from './schema';
+import { mulberry32 } from '../load/rng';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 const STRINGS = ['', 'a', 'INPUT0', 'with "quotes"', "it's", 'back\\slash', 'new\nline', 'tab\t', 'ü é 日本', '\x01\x7f', '#not a comment'];
 

@@ -1,4 +1,4 @@
-export { Rng } from './rng';
+export { Rng, mulberry32 } from './rng';
 export * from './scenario';
 export { validateScenario, ScenarioError } from './validate';
 export { PRESETS, findPreset } from './presets';

@@ -2,19 +2,29 @@
  * Seeded randomness (mulberry32): small, fast, and identical in Node and browsers, so a scenario + seed
  * reproduces the same traffic everywhere (same seed -> byte-identical simulation output).
  */
-export class Rng {
-  private s: number;
 
-  constructor(seed: number) {
-    this.s = (Math.floor(seed) >>> 0) ^ 0x9e3779b9;
-  }
-
-  /** uniform in [0, 1) */
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
+/**
+ * The mulberry32 generator itself: uniform draws in [0, 1) from a 32-bit seed. The one copy for the
+ * server's input data and model weights too, so every seeded stream in the project is this sequence.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class Rng {
+  /** uniform in [0, 1) */
+  readonly next: () => number;
+
+  constructor(seed: number) {
+    // The seed is mixed so that small neighbouring seeds (1, 2, 3) do not start from nearby states.
+    this.next = mulberry32((Math.floor(seed) >>> 0) ^ 0x9e3779b9);
   }
 
   /** integer in [min, max] */
