@@ -1,7 +1,8 @@
 /** A fake model manager + HTTP server for gateway tests that do not need real models. */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
+import { connectSocket } from '../support/socket.ts';
 import { EventBus } from '@inferscope/core';
 import type { ConfigChange, DynamicBatchingPatch, ModelAggregate, ModelSnapshot } from '@inferscope/core';
 import { attachLiveGateway, type LiveGateway } from '../../apps/server/src/live/gateway.ts';
@@ -93,12 +94,8 @@ export async function startFakeServer(extra: Partial<LiveGatewayDeps> = {}): Pro
     gateway,
     url,
     async connect(auth) {
-      const s = connect(url, { transports: ['websocket'], auth, reconnection: false });
+      const s = await connectSocket(url, auth);
       clients.push(s);
-      await new Promise<void>((resolve, reject) => {
-        s.once('connect', () => resolve());
-        s.once('connect_error', reject);
-      });
       return s;
     },
     async close() {

@@ -2,7 +2,8 @@
  * A real InferScope server for live/load integration tests (test/support/server.ts) over a temp copy
  * of demo models, with a socket.io-client helper and a log of every event.
  */
-import { io as connect, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
+import { connectSocket } from '../support/socket.ts';
 import type { SchedulerEvent } from '@inferscope/core';
 import type { InferScopeApp } from '../../apps/server/src/app.ts';
 import type { LiveParts } from '../../apps/server/src/live/register.ts';
@@ -33,12 +34,8 @@ export async function startRealServer(opts: { models?: string[]; token?: string 
     recordingsDir: running.recordingsDir,
     events: running.events,
     async connect(auth) {
-      const s = connect(running.url, { transports: ['websocket'], auth, reconnection: false });
+      const s = await connectSocket(running.url, auth);
       sockets.push(s);
-      await new Promise<void>((resolve, reject) => {
-        s.once('connect', () => resolve());
-        s.once('connect_error', reject);
-      });
       return s;
     },
     async close() {
