@@ -4,7 +4,7 @@
  * batch on the next macrotask (no model), so the scheduler + EventBus listeners are all the work there is.
  * The bus always carries the server's own consumers (StatsCollector, InferenceMetrics); the variant "on"
  * adds the gateway (attachLiveGateway on an HTTP server with no client). Rounds alternate off/on so both
- * see the same machine; the result is the ratio of their medians.
+ * see the same machine; the result is the ratio of their best rounds.
  *
  *   node --import tsx test/bench/serve/gateway-overhead.ts [--ms 1000] [--rounds 5] [--c 32]
  */
@@ -83,10 +83,16 @@ for (let i = 0; i < rounds; i++) {
   off.push(await round(false));
   on.push(await round(true));
 }
+// Best of the rounds: on a shared machine other jobs only ever add time, so the best round is the least
+// disturbed one; medians are printed too.
+const best = (rs: typeof off) => ({ reqPerS: Math.max(...rs.map((r) => r.reqPerS)), cpu: Math.min(...rs.map((r) => r.cpuUsPerReq)) });
 const row = (name: string, rs: typeof off) =>
-  `${name.padEnd(12)} | ${Math.round(median(rs.map((r) => r.reqPerS))).toString().padStart(8)} | ${median(rs.map((r) => r.cpuUsPerReq)).toFixed(2).padStart(11)}`;
-console.log(`scheduler + bus consumers, no model, c=${concurrency}, ${rounds} x ${roundMs} ms per variant (medians)`);
-console.log('gateway      | req/s    | cpu us/req');
+  `${name.padEnd(13)} | ${Math.round(best(rs).reqPerS).toString().padStart(8)} | ${best(rs).cpu.toFixed(2).padStart(10)} | ${Math.round(median(rs.map((r) => r.reqPerS))).toString().padStart(8)} | ${median(rs.map((r) => r.cpuUsPerReq)).toFixed(2).padStart(10)}`;
+console.log(`scheduler + bus consumers, no model, c=${concurrency}, ${rounds} x ${roundMs} ms per variant`);
+console.log('gateway       | best req/s | best cpu us/req | median req/s | median cpu us/req');
 console.log(row('off', off));
 console.log(row('on, no client', on));
-console.log(`ratio on/off req/s: ${(median(on.map((r) => r.reqPerS)) / median(off.map((r) => r.reqPerS))).toFixed(2)}  cpu/req: ${(median(on.map((r) => r.cpuUsPerReq)) / median(off.map((r) => r.cpuUsPerReq))).toFixed(2)}`);
+console.log(
+  `ratio on/off (best): req/s ${(best(on).reqPerS / best(off).reqPerS).toFixed(2)}, cpu/req ${(best(on).cpu / best(off).cpu).toFixed(2)}` +
+    `  (median: req/s ${(median(on.map((r) => r.reqPerS)) / median(off.map((r) => r.reqPerS))).toFixed(2)})`,
+);
