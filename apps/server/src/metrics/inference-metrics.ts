@@ -6,6 +6,7 @@
  */
 import type { EventBus, RejectReason, SchedulerEvent } from '@inferscope/core';
 import type { MetricFamily } from './exposition';
+import { PerVersion } from '../stats/per-version';
 
 interface Counters {
   model: string;
@@ -41,7 +42,11 @@ export function failureReason(r: RejectReason): FailureReason {
 }
 
 export class InferenceMetrics {
-  private readonly byModel = new Map<string, Counters>();
+  private readonly byModel = new PerVersion<Counters>((model, version) => ({
+    model, version, success: 0, failure: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 },
+    inferences: 0, executions: 0, requestUs: 0, queueUs: 0, computeInputUs: 0, computeInferUs: 0,
+    computeOutputUs: 0, pending: new Set(),
+  }));
   private readonly off: () => void;
 
   constructor(bus: EventBus, private readonly models?: () => Array<{ name: string; version: string }>) {
@@ -52,24 +57,8 @@ export class InferenceMetrics {
     this.off();
   }
 
-  // Events come in runs of the same model: remember the last one to skip building the key.
-  private last: Counters | undefined;
-
   private counters(model: string, version: string): Counters {
-    const hit = this.last;
-    if (hit && hit.model === model && hit.version === version) return hit;
-    const key = `${model}\u0000${version}`;
-    let c = this.byModel.get(key);
-    if (!c) {
-      c = {
-        model, version, success: 0, failure: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 },
-        inferences: 0, executions: 0, requestUs: 0, queueUs: 0, computeInputUs: 0, computeInferUs: 0,
-        computeOutputUs: 0, pending: new Set(),
-      };
-      this.byModel.set(key, c);
-    }
-    this.last = c;
-    return c;
+    return this.byModel.get(model, version);
   }
 
   add(e: SchedulerEvent): void {

@@ -13,6 +13,7 @@
  */
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
 import { KServeError } from '../kserve/errors';
+import { PerVersion } from './per-version';
 
 export interface Duration {
   count: number;
@@ -73,7 +74,11 @@ export interface StatsCollectorOptions {
 const zero = (): Duration => ({ count: 0, ns: 0 });
 
 export class StatsCollector {
-  private readonly accs = new Map<string, Acc>();
+  private readonly accs = new PerVersion<Acc>((name, version) => ({
+    name, version, last: 0, inferences: 0, executions: 0,
+    success: zero(), fail: zero(), queue: zero(), infer: zero(),
+    queuedAt: new Map(), batches: new Map(),
+  }));
   private readonly now: () => number;
   private readonly models?: () => Array<{ name: string; version: string }>;
   private readonly off: () => void;
@@ -88,24 +93,8 @@ export class StatsCollector {
     this.off();
   }
 
-  // Events come in runs of the same model: remember the last one to skip building the key.
-  private last: Acc | undefined;
-
   private acc(model: string, version: string): Acc {
-    const hit = this.last;
-    if (hit && hit.name === model && hit.version === version) return hit;
-    const key = `${model}\u0000${version}`;
-    let a = this.accs.get(key);
-    if (!a) {
-      a = {
-        name: model, version, last: 0, inferences: 0, executions: 0,
-        success: zero(), fail: zero(), queue: zero(), infer: zero(),
-        queuedAt: new Map(), batches: new Map(),
-      };
-      this.accs.set(key, a);
-    }
-    this.last = a;
-    return a;
+    return this.accs.get(model, version);
   }
 
   /** Fold one event in (public so tests can feed a synthetic stream without a bus). */
@@ -162,8 +151,8 @@ export class StatsCollector {
   modelStats(name?: string, version?: string): ModelStat[] {
     const keys = new Map<string, { name: string; version: string }>();
     // A model that failed before any version loaded is listed with version '': it has no statistics.
-    for (const m of this.models?.() ?? []) if (m.version !== '') keys.set(`${m.name}\u0000${m.version}`, m);
-    for (const [k, a] of this.accs) if (!this.models) keys.set(k, a);
+    for (const m of this.models?.() ?? []) if (m.version !== '') keys.set(PerVersion.key(m.name, m.version), m);
+    for (const [k, a] of this.accs.entries()) if (!this.models) keys.set(k, a);
     let rows = [...keys.values()];
     if (name !== undefined) {
       rows = rows.filter((m) => m.name === name);
@@ -178,7 +167,7 @@ export class StatsCollector {
   }
 
   private render(name: string, version: string): ModelStat {
-    const a = this.accs.get(`${name}\u0000${version}`);
+    const a = this.accs.find(name, version);
     const same = (d: Duration | undefined): Duration => ({ count: d?.count ?? 0, ns: 0 });
     return {
       name,
