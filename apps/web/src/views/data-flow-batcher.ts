@@ -56,26 +56,24 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
   const cell = Math.max(4, Math.min(innerW / cols, gridH / rows));
   const gx = box.x + (box.w - cell * cols) / 2;
   const filled = Math.min(cells, Math.ceil(n / perCell));
+  const r = Math.max(1.5, cell * 0.36);
+  ctx.beginPath(); // every empty slot in one stroke
   for (let i = 0; i < cells; i++) {
     const cx = gx + (i % cols) * cell + cell / 2;
     const cy = gridTop + Math.floor(i / cols) * cell + cell / 2;
-    const r = Math.max(1.5, cell * 0.36);
-    ctx.beginPath();
-    ctx.arc(cx, cy, r, 0, Math.PI * 2);
     if (i < filled) {
       const req = pending[Math.min(pending.length - 1, Math.floor(i * perCell))];
       // A request that just reached the head pops in instead of appearing at full size.
       const grow = Math.min(1, (now - req.tQueued) / (anim * 0.4));
-      ctx.fillStyle = c.colourOf(req);
-      ctx.beginPath();
-      ctx.arc(cx, cy, r * (0.4 + 0.6 * grow), 0, Math.PI * 2);
-      ctx.fill();
+      c.dots.add(c.colourOf(req), cx, cy, r * (0.4 + 0.6 * grow));
     } else {
-      ctx.strokeStyle = withAlpha(th.muted, 0.35);
-      ctx.lineWidth = 1;
-      ctx.stroke();
+      ctx.moveTo(cx + r, cy);
+      ctx.arc(cx, cy, r, 0, Math.PI * 2);
     }
   }
+  ctx.strokeStyle = withAlpha(th.muted, 0.35);
+  ctx.lineWidth = 1;
+  ctx.stroke();
 
   // Fill vs max_batch_size with the preferred sizes as ticks; a reached preferred size turns green.
   let y = box.y + box.h - 74;

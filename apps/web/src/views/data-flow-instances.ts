@@ -8,7 +8,7 @@ import { withAlpha } from '../charts/draw';
 import { modelColour } from '../charts/theme';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
-import { dot, ease, gauge, lerp, roundRect, text, type RowCtx } from './data-flow-shared';
+import { ease, gauge, lerp, roundRect, text, type RowCtx } from './data-flow-shared';
 
 export interface CardAt {
   x: number;
@@ -86,7 +86,7 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
       const k2 = ease((now - (r.tStarted ?? now)) / anim);
       const tx = card.x + 12 + (i % cols) * 8;
       const ty = dotsTop + Math.floor(i / cols) * 8;
-      dot(ctx, lerp(src.x, tx, k2), lerp(src.y, ty, k2), c.colourOf(r), 3);
+      c.dots.add(c.colourOf(r), lerp(src.x, tx, k2), lerp(src.y, ty, k2), 3);
     });
   });
   const shown = cards.size;

@@ -39,6 +39,8 @@ export interface RowCtx {
   now: number;
   anim: number;
   colourOf: (r: RequestLive) => string;
+  /** request dots of this row, filled in one go at the end of the row */
+  dots: DotBatch;
 }
 
 export const ease = (x: number): number => (x >= 1 ? 1 : x <= 0 ? 0 : 1 - (1 - x) * (1 - x) * (1 - x));
@@ -54,6 +56,35 @@ export function dot(ctx: CanvasRenderingContext2D, x: number, y: number, colour:
   ctx.beginPath();
   ctx.arc(x, y, radius, 0, Math.PI * 2);
   ctx.fill();
+}
+
+/**
+ * Collects dots and fills all dots of one colour and alpha with a single path. Hundreds of requests
+ * are on screen under load; a fill per dot (and a colour string parse per dot) cost the frame rate.
+ * Alpha is rounded to tenths so fading dots still share paths.
+ */
+export class DotBatch {
+  private paths = new Map<string, number[]>();
+  add(colour: string, x: number, y: number, radius = 4, alpha = 1): void {
+    const a = Math.round(Math.max(0, Math.min(1, alpha)) * 10);
+    if (a === 0) return;
+    const key = a === 10 ? colour : withAlpha(colour, a / 10);
+    const list = this.paths.get(key);
+    if (list) list.push(x, y, radius);
+    else this.paths.set(key, [x, y, radius]);
+  }
+  flush(ctx: CanvasRenderingContext2D): void {
+    for (const [colour, xs] of this.paths) {
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      for (let i = 0; i < xs.length; i += 3) {
+        ctx.moveTo(xs[i] + xs[i + 2], xs[i + 1]);
+        ctx.arc(xs[i], xs[i + 1], xs[i + 2], 0, Math.PI * 2);
+      }
+      ctx.fill();
+    }
+    this.paths.clear();
+  }
 }
 
 export function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number): void {
