@@ -1,3 +1,4 @@
+import { MinHeap } from '../util/min-heap';
 import type { Clock, TimerHandle } from './clock';
 
 interface VirtualTimer {
@@ -16,7 +17,8 @@ interface VirtualTimer {
 export class VirtualClock implements Clock {
   private t: number;
   private seq = 0;
-  private heap: VirtualTimer[] = [];
+  // Earliest first; equal times fire in the order they were set.
+  private readonly heap = new MinHeap<VirtualTimer>((a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq));
 
   constructor(startUs = 0) {
     this.t = startUs;
@@ -29,7 +31,7 @@ export class VirtualClock implements Clock {
   setTimer(atUs: number, fn: () => void): TimerHandle {
     if (!Number.isFinite(atUs)) throw new RangeError(`timer time must be finite, got ${atUs}`);
     const timer: VirtualTimer = { at: Math.max(atUs, this.t), seq: this.seq++, fn, cancelled: false };
-    this.push(timer);
+    this.heap.push(timer);
     return timer;
   }
 
@@ -40,14 +42,14 @@ export class VirtualClock implements Clock {
   /** number of live timers */
   get pending(): number {
     let n = 0;
-    for (const t of this.heap) if (!t.cancelled) n++;
+    for (const t of this.heap.values()) if (!t.cancelled) n++;
     return n;
   }
 
   /** time of the next live timer, or undefined */
   nextTimerAt(): number | undefined {
     this.dropCancelled();
-    return this.heap.length > 0 ? this.heap[0].at : undefined;
+    return this.heap.peek()?.at;
   }
 
   advance(us: number): void {
@@ -79,9 +81,9 @@ export class VirtualClock implements Clock {
 
   private fireNext(limit: number): boolean {
     this.dropCancelled();
-    const top = this.heap[0];
+    const top = this.heap.peek();
     if (top === undefined || top.at > limit) return false;
-    this.pop();
+    this.heap.pop();
     this.t = top.at;
     top.cancelled = true;
     top.fn();
@@ -89,40 +91,6 @@ export class VirtualClock implements Clock {
   }
 
   private dropCancelled(): void {
-    while (this.heap.length > 0 && this.heap[0].cancelled) this.pop();
-  }
-
-  private less(a: VirtualTimer, b: VirtualTimer): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  private push(timer: VirtualTimer): void {
-    const h = this.heap;
-    h.push(timer);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && this.less(h[l], h[m])) m = l;
-      if (r < h.length && this.less(h[r], h[m])) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
+    while (this.heap.peek()?.cancelled) this.heap.pop();
   }
 }

@@ -5,6 +5,7 @@
  * hot path is O(1) amortised.
  */
 import type { AnyEntry, CandidateSource } from './queue-entry';
+import { MinHeap } from '../util/min-heap';
 
 /**
  * A DELAY timeout moves an entry from the fresh lane to the delayed lane without splicing the fresh array,
@@ -49,7 +50,8 @@ class Level<E extends AnyEntry> {
 
 export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateSource<E> {
   private levels: Level<E>[] = [];
-  private deadlines: E[] = []; // min-heap on deadlineUs, lazily cleaned
+  // Earliest deadline first; entries that left the queue stay until they reach the top (lazy removal).
+  private readonly deadlines = new MinHeap<E>((a, b) => a.deadlineUs < b.deadlineUs);
   size = 0;
 
   constructor(levelCount: number) {
@@ -69,7 +71,7 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     const level = this.levels[e.level - 1];
     (e.delayed ? level.delayed : level.fresh).push(e);
     this.size++;
-    if (e.deadlineUs > 0) this.heapPush(e);
+    if (e.deadlineUs > 0) this.deadlines.push(e);
   }
 
   forEachInOrder(visit: (e: E) => boolean): void {
@@ -131,14 +133,14 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   /** earliest live deadline, or Infinity */
   nextDeadline(): number {
     const h = this.deadlines;
-    while (h.length > 0 && (!h[0].queued || h[0].deadlineUs === 0)) this.heapPop();
-    return h.length > 0 ? h[0].deadlineUs : Infinity;
+    for (let top = h.peek(); top && (!top.queued || top.deadlineUs === 0); top = h.peek()) h.pop();
+    return h.peek()?.deadlineUs ?? Infinity;
   }
 
   /** entries whose deadline is <= now, earliest first (removed from the deadline heap, still queued) */
   popExpired(nowUs: number): E[] {
     const out: E[] = [];
-    while (this.nextDeadline() <= nowUs) out.push(this.heapPop());
+    while (this.nextDeadline() <= nowUs) out.push(this.deadlines.pop()!);
     return out;
   }
 
@@ -153,38 +155,5 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     const out: E[] = [];
     this.forEachInOrder((e) => (out.push(e), true));
     return out;
-  }
-
-  private heapPush(e: E): void {
-    const h = this.deadlines;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (h[p].deadlineUs <= h[i].deadlineUs) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private heapPop(): E {
-    const h = this.deadlines;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && h[l].deadlineUs < h[m].deadlineUs) m = l;
-        if (r < h.length && h[r].deadlineUs < h[m].deadlineUs) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
   }
 }
