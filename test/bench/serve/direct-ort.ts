@@ -32,6 +32,8 @@ export interface DirectOrtRow {
   median_ms: number;
   /** total time / runs: what throughput is made of (slow runs count too, as they do for a server) */
   mean_ms: number;
+  /** process CPU time per run (µs): with intra-op 1 about the run itself */
+  cpu_us: number;
   p99_ms: number;
   samples_per_s: number;
 }
@@ -60,12 +62,14 @@ export async function measureDirectOrt(opts: DirectOrtOptions): Promise<DirectOr
       const feeds = { [inputName]: new ort.Tensor('float32', data, [batch, ...sample]) };
       for (let i = 0; i < 20; i++) await session.run(feeds); // warm the arena and caches
       const times: number[] = [];
+      const cpu0 = process.cpuUsage();
       const end = performance.now() + durationMs;
       while (performance.now() < end) {
         const t0 = performance.now();
         await session.run(feeds);
         times.push(performance.now() - t0);
       }
+      const cpu = process.cpuUsage(cpu0);
       const mean = times.reduce((a, b) => a + b, 0) / times.length;
       times.sort((a, b) => a - b);
       rows.push({
@@ -73,6 +77,7 @@ export async function measureDirectOrt(opts: DirectOrtOptions): Promise<DirectOr
         runs: times.length,
         median_ms: quantile(times, 0.5),
         mean_ms: mean,
+        cpu_us: (cpu.user + cpu.system) / times.length,
         p99_ms: quantile(times, 0.99),
         samples_per_s: (batch * 1000) / mean,
       });
@@ -87,7 +92,9 @@ export async function measureDirectOrt(opts: DirectOrtOptions): Promise<DirectOr
 export function fasterOf(a: DirectOrtRow[], b: DirectOrtRow[]): DirectOrtRow[] {
   return a.map((r) => {
     const other = b.find((x) => x.batch === r.batch);
-    return other && other.mean_ms < r.mean_ms ? other : r;
+    if (!other) return r;
+    const faster = other.mean_ms < r.mean_ms ? other : r;
+    return { ...faster, cpu_us: Math.min(r.cpu_us, other.cpu_us) };
   });
 }
 
@@ -115,6 +122,19 @@ export function directThroughputForMix(rows: DirectOrtRow[], histogram: Record<s
     ms += timeFor(b) * count;
   }
   return ms === 0 ? 0 : (samples * 1000) / ms;
+}
+
+/** CPU µs per sample one session spends running exactly the batches the server formed. */
+export function directCpuPerSampleForMix(rows: DirectOrtRow[], histogram: Record<string | number, number>): number {
+  let samples = 0;
+  let us = 0;
+  for (const [size, count] of Object.entries(histogram)) {
+    const b = Number(size);
+    const near = [...rows].sort((x, y) => Math.abs(x.batch - b) - Math.abs(y.batch - b))[0];
+    samples += b * count;
+    us += ((near.cpu_us * b) / near.batch) * count;
+  }
+  return samples === 0 ? 0 : us / samples;
 }
 
 function arg(name: string, fallback: string): string {

@@ -10,6 +10,8 @@ export interface LoadResult {
   req_per_s: number;
   p50_ms: number;
   p99_ms: number;
+  /** in-process only: CPU time of the whole process (all threads) per answered request, µs */
+  cpu_us_per_req?: number;
   firstError?: string;
 }
 
@@ -50,6 +52,12 @@ export async function inProcessClosedLoop(
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
+  // CPU time over the measured window, all threads (the instance's worker included). On a shared machine
+  // other jobs stretch wall time but hardly this, so it is the steadier measure of what the path costs.
+  let cpuFrom: NodeJS.CpuUsage | undefined;
+  let cpuTo: NodeJS.CpuUsage | undefined;
+  const cpuTimer = setTimeout(() => (cpuFrom = process.cpuUsage()), opts.warmupMs);
+  const cpuEnd = setTimeout(() => (cpuTo = process.cpuUsage(cpuFrom)), opts.warmupMs + opts.durationMs);
   const loop = async () => {
     for (;;) {
       const t0 = performance.now();
@@ -68,5 +76,9 @@ export async function inProcessClosedLoop(
     }
   };
   await Promise.all(Array.from({ length: opts.concurrency }, loop));
-  return summarize(latencies, errors, opts.durationMs / 1000, firstError);
+  clearTimeout(cpuTimer);
+  clearTimeout(cpuEnd);
+  const res = summarize(latencies, errors, opts.durationMs / 1000, firstError);
+  if (cpuTo && latencies.length > 0) res.cpu_us_per_req = (cpuTo.user + cpuTo.system) / latencies.length;
+  return res;
 }

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import type { Tensor } from '@inferscope/core';
-import { DEFAULT_MODEL, directThroughputForMix, fasterOf, measureDirectOrt } from './direct-ort';
+import { DEFAULT_MODEL, directCpuPerSampleForMix, directThroughputForMix, fasterOf, measureDirectOrt } from './direct-ort';
 import { httpClosedLoop, inProcessClosedLoop, type LoadResult } from './load';
 import { startInferScope } from './server-under-test';
 import { binaryRequest, jsonRequest } from '../../kserve/wire';
@@ -75,12 +75,14 @@ interface Row extends LoadResult {
 
 const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
 
+let directRows: import('./direct-ort').DirectOrtRow[] = [];
+
 function printRows(title: string, rows: Row[]): void {
   console.log(`\n${title}`);
-  console.log('path            | model        |  c | req/s    | p50 ms | p99 ms | avg batch | direct ORT same mix | vs direct | errors');
+  console.log('path            | model        |  c | req/s    | p50 ms | p99 ms | avg batch | direct ORT same mix | vs direct | cpu us/req | direct cpu us/sample | errors');
   for (const r of rows) {
     console.log(
-      `${r.path.padEnd(15)} | ${r.model.padEnd(12)} | ${String(r.c).padStart(2)} | ${fmt(r.req_per_s).padStart(8)} | ${fmt(r.p50_ms, 2).padStart(6)} | ${fmt(r.p99_ms, 2).padStart(6)} | ${fmt(r.avg_batch, 1).padStart(9)} | ${fmt(r.direct).padStart(19)} | ${r.direct ? (r.req_per_s / (r.direct * instances)).toFixed(2).padStart(9) : '        -'} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''}`,
+      `${r.path.padEnd(15)} | ${r.model.padEnd(12)} | ${String(r.c).padStart(2)} | ${fmt(r.req_per_s).padStart(8)} | ${fmt(r.p50_ms, 2).padStart(6)} | ${fmt(r.p99_ms, 2).padStart(6)} | ${fmt(r.avg_batch, 1).padStart(9)} | ${fmt(r.direct).padStart(19)} | ${r.direct ? (r.req_per_s / (r.direct * instances)).toFixed(2).padStart(9) : '        -'} | ${fmt(r.cpu_us_per_req, 1).padStart(10)} | ${r.hist ? directCpuPerSampleForMix(directRows, r.hist).toFixed(1).padStart(20) : '                   -'} | ${r.errors}${r.firstError ? ` (${r.firstError})` : ''}`,
     );
   }
 }
@@ -125,6 +127,7 @@ async function main(): Promise<void> {
     direct = fasterOf(direct, await measureDirectOrt(directOpts));
     showDirect('faster of before/after');
     for (const r of rows) if (r.hist) r.direct = directThroughputForMix(direct, r.hist);
+    directRows = direct;
     const bodies = {
       json: { body: Buffer.from(jsonRequest([input])), headers: { 'content-type': 'application/json' } },
       binary: (() => {
@@ -184,6 +187,11 @@ async function main(): Promise<void> {
   console.log(`\nratios at c=${cMax}`);
   console.log(`  in-process batching on / off           ${(inOn!.req_per_s / inOff!.req_per_s).toFixed(2)}x   (target >= 5)`);
   console.log(`  in-process batching / direct same mix  ${(inOn!.req_per_s / (inOn!.direct! * instances)).toFixed(2)}    (target >= 0.85)`);
+  if (inOn?.cpu_us_per_req && inOn.hist) {
+    // The CPU view of the same comparison: direct CPU per sample / server CPU per request (1.0 = no overhead).
+    // Steadier than req/s on a loaded machine, since other jobs stretch wall time, not our CPU time.
+    console.log(`  cpu efficiency vs direct same mix      ${(directCpuPerSampleForMix(directRows, inOn.hist) / inOn.cpu_us_per_req).toFixed(2)}    (direct cpu/sample / in-process cpu/request)`);
+  }
   if (httpOn && bareRow) {
     console.log(`  http binary batching / bare fastify    ${(httpOn.req_per_s / bareRow.req_per_s).toFixed(2)}    (target >= 0.5)`);
     console.log(`  http binary / json (batching)          ${(httpOn.req_per_s / get('http json', 'mlp_batched', cMax)!.req_per_s).toFixed(2)}`);
