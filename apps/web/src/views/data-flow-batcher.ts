@@ -30,8 +30,6 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
   const h = Math.min(230, c.bottom - c.top - 70);
   const box: BatcherBox = { x: X.batcher, y: c.mid - h / 2 - 20, w: X.batcherW, h };
   roundRect(ctx, box.x, box.y, box.w, box.h, 8);
-  ctx.fillStyle = withAlpha(th.accent, 0.05);
-  ctx.fill();
   ctx.strokeStyle = th.accent;
   ctx.lineWidth = 1.5;
   ctx.stroke();

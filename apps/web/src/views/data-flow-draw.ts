@@ -112,9 +112,8 @@ function drawRow(c: RowCtx): void {
 function drawLane(c: RowCtx, level: number, list: RequestLive[], y0: number, lh: number): void {
   const { ctx, th, X, now, anim } = c;
   const pc = priorityColour(level);
+  // Outline only: a translucent fill over this much area cost frames in software-rendered browsers.
   roundRect(ctx, X.qStart, y0, X.qEnd - X.qStart, lh, 6);
-  ctx.fillStyle = withAlpha(pc, 0.06);
-  ctx.fill();
   ctx.strokeStyle = withAlpha(pc, 0.5);
   ctx.lineWidth = 1;
   ctx.stroke();
