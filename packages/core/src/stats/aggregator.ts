@@ -7,6 +7,7 @@ import type { SchedulerEvent } from '../events';
 import type { ModelAggregate } from '../live/protocol';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
+import { WaitingQueues } from './waiting-queues';
 
 interface Slot {
   latency: LogHistogram;
@@ -31,8 +32,7 @@ export class ModelAggregator {
   version: string;
   private readonly window: Rolling<Slot>;
   private firstT = -1;
-  private readonly waiting = new Map<string, number>(); // request id -> level, while queued
-  private readonly depth = new Map<number, number>();
+  private readonly waiting = new WaitingQueues();
   private inFlight = 0;
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
@@ -57,16 +57,15 @@ export class ModelAggregator {
     if (this.firstT < 0) this.firstT = e.t;
     switch (e.type) {
       case 'request.queued':
-        this.waiting.set(e.request_id, e.priority);
-        this.depth.set(e.priority, (this.depth.get(e.priority) ?? 0) + 1);
+        this.waiting.add(e.request_id, e.priority);
         this.inFlight++;
         return;
       case 'request.rejected':
         this.totals.rejected++;
-        if (this.leaveQueue(e.request_id)) this.inFlight--;
+        if (this.waiting.leave(e.request_id)) this.inFlight--;
         return;
       case 'batch.formed':
-        for (const id of e.request_ids) this.leaveQueue(id);
+        for (const id of e.request_ids) this.waiting.leave(id);
         return;
       case 'batch.completed': {
         this.totals.batches++;
@@ -115,7 +114,7 @@ export class ModelAggregator {
     const spanUs = this.firstT < 0 ? covered : Math.min(covered, Math.max(nowUs - this.firstT, this.window.slotUs));
     const windowS = spanUs / 1e6;
     const depth: Record<string, number> = {};
-    for (const [k, v] of [...this.depth].sort((a, b) => a[0] - b[0])) depth[String(k)] = v;
+    for (const [k, v] of this.waiting.depthByLevel()) depth[String(k)] = v;
     return {
       model: this.model,
       version: this.version,
@@ -132,14 +131,6 @@ export class ModelAggregator {
       totals: { ...this.totals },
       memory_bytes: this.memoryBytes,
     };
-  }
-
-  private leaveQueue(id: string): boolean {
-    const level = this.waiting.get(id);
-    if (level === undefined) return false;
-    this.waiting.delete(id);
-    this.depth.set(level, (this.depth.get(level) ?? 1) - 1);
-    return true;
   }
 }
 
