@@ -1,8 +1,8 @@
 import type { Clock, TimerHandle } from './clock';
 
 /**
- * setTimeout has whole-millisecond granularity (and may fire up to ~1 ms late), so it covers only the part
- * of a wait that lies more than this far ahead; the last stretch is checked on every event-loop turn.
+ * setTimeout has whole-millisecond granularity, so it covers waits of at least this long (in whole ms);
+ * shorter remainders are checked on every event-loop turn.
  */
 const COARSE_MARGIN_US = 1000;
 
@@ -50,8 +50,8 @@ let yieldTurn: Yield | undefined;
  * Sub-millisecond deadlines: a max_queue_delay of 300 µs must not wait a whole millisecond (the
  * granularity of setTimeout). The bulk of a wait sleeps in setTimeout; the last millisecond or less is
  * re-checked once per event-loop turn (setImmediate), which keeps serving I/O in between. That last
- * stretch keeps the thread awake (a yield loop, not a sleep), so it is bounded to COARSE_MARGIN_US per
- * timer; a timer is never fired before its time.
+ * stretch keeps the thread awake (a yield loop, not a sleep), so it is bounded to under a millisecond per
+ * timer (about half a millisecond on average for longer waits); a timer is never fired before its time.
  */
 export class RealClock implements Clock {
   now(): number {
@@ -73,9 +73,10 @@ export class RealClock implements Clock {
 
   private schedule(timer: RealTimer): void {
     const remaining = timer.atUs - this.now();
-    if (remaining > COARSE_MARGIN_US + 1000) {
-      // Sleep until about COARSE_MARGIN_US before the deadline (setTimeout rounds and may run late).
-      const ms = Math.floor((remaining - COARSE_MARGIN_US) / 1000);
+    if (remaining >= COARSE_MARGIN_US) {
+      // Sleep the whole milliseconds: libuv's timer clock counts whole ms, so this wakes up to ~1 ms before
+      // the deadline (or a little after it), and only what is left is checked turn by turn.
+      const ms = Math.floor(remaining / 1000);
       timer.timeout = globalThis.setTimeout(() => this.check(timer), ms);
       return;
     }
