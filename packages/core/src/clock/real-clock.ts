@@ -1,9 +1,6 @@
 import type { Clock, TimerHandle } from './clock';
 
-/**
- * setTimeout has whole-millisecond granularity, so it covers waits of at least this long (in whole ms);
- * shorter remainders are checked on every event-loop turn.
- */
+/** Waits at least this long sleep in setTimeout; shorter ones are checked on every event-loop turn. */
 const COARSE_MARGIN_US = 1000;
 
 interface RealTimer {
@@ -48,10 +45,12 @@ let yieldTurn: Yield | undefined;
  * of node:* imports. performance.now() is monotonic (immune to NTP jumps), which the batch delay needs.
  *
  * Sub-millisecond deadlines: a max_queue_delay of 300 µs must not wait a whole millisecond (the
- * granularity of setTimeout). The bulk of a wait sleeps in setTimeout; the last millisecond or less is
- * re-checked once per event-loop turn (setImmediate), which keeps serving I/O in between. That last
- * stretch keeps the thread awake (a yield loop, not a sleep), so it is bounded to under a millisecond per
- * timer (about half a millisecond on average for longer waits); a timer is never fired before its time.
+ * granularity of setTimeout), so waits shorter than a millisecond are re-checked once per event-loop turn
+ * (setImmediate), which keeps serving I/O in between but keeps the thread awake: a yield loop, not a sleep.
+ * Waits of a millisecond or more sleep in setTimeout, rounded UP to whole milliseconds, and never spin:
+ * on a 2-core host a spinning main thread would take CPU from the model's instance threads, and being up
+ * to ~1 ms late on a wait of several milliseconds matters less than that. Only a libuv wake-up that comes
+ * a little early is finished turn by turn. A timer never fires before its time.
  */
 export class RealClock implements Clock {
   now(): number {
@@ -74,10 +73,7 @@ export class RealClock implements Clock {
   private schedule(timer: RealTimer): void {
     const remaining = timer.atUs - this.now();
     if (remaining >= COARSE_MARGIN_US) {
-      // Sleep the whole milliseconds: libuv's timer clock counts whole ms, so this wakes up to ~1 ms before
-      // the deadline (or a little after it), and only what is left is checked turn by turn.
-      const ms = Math.floor(remaining / 1000);
-      timer.timeout = globalThis.setTimeout(() => this.check(timer), ms);
+      timer.timeout = globalThis.setTimeout(() => this.check(timer), Math.ceil(remaining / 1000));
       return;
     }
     (yieldTurn ??= makeYield())(() => this.check(timer));
