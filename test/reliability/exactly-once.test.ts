@@ -55,7 +55,7 @@ async function ask(id: string, k: number, rows: number): Promise<Answer> {
 }
 
 const executorOf = (version: number) =>
-  (server.manager as unknown as { entries: Map<string, { versions: Map<number, { loaded?: { executor: { workerOf(i: string): { crash(how: 'throw' | 'exit'): void } | null; describe(): { instance: string; restarts: number }[] } } }> }> })
+  (server.manager as unknown as { entries: Map<string, { versions: Map<number, { loaded?: { executor: { workerOf(i: string): { crash(how: 'throw' | 'exit'): void; inFlight: number } | null; describe(): { instance: string; restarts: number }[] } } }> }> })
     .entries.get(M)?.versions.get(version)?.loaded?.executor;
 
 /**
@@ -145,17 +145,22 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   // 3) kill worker threads of version 2 while batches run: the worker dies the way a crash does (an
   //    uncaught exception, or exit) with batches already handed to it. (A worker restarting has none to
   //    kill: retry.) Worker.terminate() from outside is not used: see worker-terminate.test.ts.
+  //    Killed while it is running a batch (inFlight > 0): the batches the scheduler hands it next, before
+  //    its death is noticed, fail. Whether one does is a race (a batch is handed to it only if requests
+  //    are waiting when its current one ends: about one kill in seven here), so it kills again (at most
+  //    40 times) until a failed batch has been seen.
   let kills = 0;
-  for (let i = 0; i < 100 && kills < 4; i++) {
+  const failedSoFar = () => server.events.slice(mark).some((e) => e.type === 'batch.completed' && !e.ok);
+  for (let i = 0; i < 2000 && (kills < 4 || (!failedSoFar() && kills < 40)); i++) {
     const ex = executorOf(2);
     const inst = ex?.describe()[kills % 2]?.instance;
     const w = inst ? ex!.workerOf(inst) : null;
-    if (w) {
+    if (w && w.inFlight > 0) {
       w.crash(kills % 2 === 0 ? 'throw' : 'exit');
       kills++;
       await new Promise((r) => setTimeout(r, 200));
     } else {
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 5));
     }
   }
   phase('kills');
@@ -226,7 +231,7 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   assert.deepEqual(doubled, [], 'no request answered twice server-side');
   assert.deepEqual(reusedInFlight, [], 'no request id reused while in flight');
   assert.ok(queuedV1 > 10, `clients vanished after their request was queued (${queuedV1})`);
-  assert.equal(kills, 4);
+  assert.ok(kills >= 4, `${kills} worker kills`);
   assert.ok(failedBatches > 0, 'a worker died mid-batch at least once');
   assert.ok(byStatus[200] > sent / 2, 'most requests were served');
   assert.equal((await ask('final', 5, 1)).status, 200);
