@@ -118,4 +118,6 @@ if (failed.length > 0) {
   console.log('FAILED files:');
   for (const r of failed) console.log(`  ${r.file}`);
 }
+// The plain closing line CI reads (the per-file node:test summaries above are not the last word).
+console.log(`tests: ${total.pass ?? 0} passed, ${(total.fail ?? 0) + failed.filter((r) => !r.counts.fail).length} failed, ${total.skipped ?? 0} skipped`);
 process.exit(failed.length > 0 ? 1 : 0);
