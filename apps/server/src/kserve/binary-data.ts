@@ -5,7 +5,7 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { ELEMENT_SIZE, TYPED_ARRAY } from './datatypes';
+import { allocateData, elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
 
 /**
  * Decode one input's bytes. The result always owns its own ArrayBuffer (offset 0, exact length): the
@@ -20,13 +20,13 @@ export function decodeBinaryData(
   count: number,
 ): TensorData {
   if (dt === 'BYTES') return decodeBytesElements(input, model, bytes, count);
-  const expected = count * ELEMENT_SIZE[dt];
+  const expected = count * elementByteSize(dt);
   if (bytes.byteLength !== expected) {
     throw invalid(
       `input byte size mismatch for input '${input}' for model '${model}'. Expected ${expected}, got ${bytes.byteLength}`,
     );
   }
-  const out = new TYPED_ARRAY[dt](count);
+  const out = allocateData(dt, count);
   new Uint8Array(out.buffer).set(bytes);
   return out;
 }

@@ -1,26 +1,9 @@
 /**
- * Per-datatype facts the codec needs: typed-array constructors, element sizes, value ranges, and the
- * FP16 <-> number conversion (FP16 travels as raw Uint16 bits, see core/src/tensor/types.ts).
+ * Per-datatype facts the codec needs beyond core's tensor/dtypes.ts (typed arrays, element sizes): value
+ * ranges and the FP16 <-> number conversion (FP16 travels as raw Uint16 bits, see core/src/tensor/types.ts).
  */
 import type { KServeDatatype } from '@inferscope/core';
-
-export type FixedDatatype = Exclude<KServeDatatype, 'BYTES'>;
-type TypedCtor =
-  | Uint8ArrayConstructor | Uint16ArrayConstructor | Uint32ArrayConstructor | BigUint64ArrayConstructor
-  | Int8ArrayConstructor | Int16ArrayConstructor | Int32ArrayConstructor | BigInt64ArrayConstructor
-  | Float32ArrayConstructor | Float64ArrayConstructor;
-
-export const TYPED_ARRAY: Record<FixedDatatype, TypedCtor> = {
-  BOOL: Uint8Array,
-  UINT8: Uint8Array, UINT16: Uint16Array, UINT32: Uint32Array, UINT64: BigUint64Array,
-  INT8: Int8Array, INT16: Int16Array, INT32: Int32Array, INT64: BigInt64Array,
-  FP16: Uint16Array, FP32: Float32Array, FP64: Float64Array,
-};
-
-export const ELEMENT_SIZE: Record<KServeDatatype, number> = {
-  BOOL: 1, UINT8: 1, UINT16: 2, UINT32: 4, UINT64: 8, INT8: 1, INT16: 2, INT32: 4, INT64: 8,
-  FP16: 2, FP32: 4, FP64: 8, BYTES: 0,
-};
+import { isNumericDatatype } from '@inferscope/core/tensor/dtypes.ts';
 
 /** Inclusive integer ranges; 64-bit types are checked as BigInt. */
 export const INT_RANGE: Partial<Record<KServeDatatype, [number, number]>> = {
@@ -29,7 +12,7 @@ export const INT_RANGE: Partial<Record<KServeDatatype, [number, number]>> = {
 };
 
 export function isKServeDatatype(value: unknown): value is KServeDatatype {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ELEMENT_SIZE, value);
+  return typeof value === 'string' && (value === 'BYTES' || isNumericDatatype(value));
 }
 
 const f32 = new Float32Array(1);

@@ -6,7 +6,8 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { INT_RANGE, TYPED_ARRAY, floatToHalf, halfToFloat } from './datatypes';
+import { allocateData } from '@inferscope/core/tensor/dtypes.ts';
+import { INT_RANGE, floatToHalf, halfToFloat } from './datatypes';
 
 const SHAPE_MISMATCH = "Unable to parse 'data': Shape does not match true shape of 'data' field";
 const utf8 = new TextEncoder();
@@ -108,7 +109,7 @@ export function decodeJsonData(name: string, dt: KServeDatatype, data: unknown, 
   }
   const leaves = flat ? arr.length : countLeaves(arr);
   if (leaves !== count) throw invalid(SHAPE_MISMATCH);
-  const out: TensorData = dt === 'BYTES' ? new Array<Uint8Array>(count) : new TYPED_ARRAY[dt](count);
+  const out: TensorData = dt === 'BYTES' ? new Array<Uint8Array>(count) : allocateData(dt, count);
   const write = writerFor(dt, name, out);
   if (flat) {
     for (let i = 0; i < count; i++) write(arr[i], i);
