@@ -8,11 +8,22 @@ import type { InstanceState } from '../events';
 import type { InstanceGroupInput } from './config-input';
 import type { InstanceInfo } from './types';
 
+/** One batch handed to an instance: running, or waiting behind the running one (prefetched). */
+export interface InstanceBatch {
+  readonly batchId: string;
+  readonly size: number;
+  /** when the instance began it (clock µs); meaningful once `started` */
+  startedUs: number;
+  started: boolean;
+}
+
 export interface PoolInstance {
   readonly info: InstanceInfo;
   state: InstanceState;
   /** batch running on it while busy */
   batchId?: string;
+  /** batches already handed to the executor that start when the running one ends, oldest first */
+  readonly prefetched: InstanceBatch[];
   reason?: string;
   /** a count decrease picked it: stop after its current batch */
   retiring: boolean;
@@ -64,6 +75,7 @@ export class InstancePool {
     const inst: PoolInstance = {
       info: { name: `${group.name}_${index}`, group: group.name, kind: group.kind, device: deviceFor(group, index), index },
       state: 'loading',
+      prefetched: [],
       retiring: false,
     };
     this.instances.push(inst);
@@ -93,6 +105,20 @@ export class InstancePool {
   removeFromIdle(inst: PoolInstance): void {
     const i = this.idle.indexOf(inst, this.idleHead);
     if (i >= 0) this.idle.splice(i, 1);
+  }
+
+  /**
+   * A busy instance that can take one more batch behind the running one (`depth` = batches it may hold
+   * besides the running one), least loaded first; undefined when prefetching is off or none has room.
+   */
+  prefetchTarget(depth: number): PoolInstance | undefined {
+    if (depth <= 0) return undefined;
+    let best: PoolInstance | undefined;
+    for (const p of this.instances) {
+      if (p.state !== 'busy' || p.retiring || p.prefetched.length >= depth) continue;
+      if (!best || p.prefetched.length < best.prefetched.length) best = p;
+    }
+    return best;
   }
 
   forget(inst: PoolInstance): void {

@@ -1,8 +1,9 @@
 /**
  * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
  * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
- * outcome (an arrival while an instance is idle, an instance freeing up, a timer), and commits a decision
- * only when an instance is free: while every instance is busy the pending batch simply keeps growing.
+ * outcome (an arrival while an instance can take work, an instance freeing up, a timer), and commits a
+ * decision only when an instance can take the batch: it is idle, or (executors that declare `prefetch`) it
+ * is busy with room for a batch behind the running one. Otherwise the pending batch simply keeps growing.
  *
  * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
  * changes, instance count changes, executor failures and unload.
@@ -13,7 +14,7 @@ import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, type BatchDecision } from './decide';
 import { Emitter } from './emitter';
-import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type PoolInstance } from './instance-pool';
+import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type InstanceBatch, type PoolInstance } from './instance-pool';
 import { InstanceLifecycle } from './instance-lifecycle';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
@@ -74,6 +75,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private timerAt = Infinity;
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
+  /** batches an instance may hold behind its running one (the executor's `prefetch`) */
+  private readonly prefetch: number;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -95,6 +98,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       stopped: () => this.state === 'stopped',
     });
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
+    this.prefetch = Math.max(0, Math.floor(opts.executor.prefetch ?? 0));
   }
 
   get currentState(): SchedulerState {
@@ -161,7 +165,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.queues.push(entry);
     this.stats.accepted++;
     this.emit.queued(entry, this.queues.levelSize(level));
-    if (this.pool.idleCount > 0) this.pump();
+    if (this.canTakeBatch()) this.pump(false);
     else if (entry.deadlineUs > 0) this.armTimer(entry.deadlineUs);
     return id;
   }
@@ -235,18 +239,33 @@ export class ModelScheduler<P = unknown, R = unknown> {
 
   // ---- the loop ----
 
-  private pump(): void {
+  /**
+   * Commits batches while an instance can take one. `prefetchNow` false (arrivals, completions) leaves busy
+   * instances' prefetch room for a timer at the current time: requests usually arrive in bursts (the
+   * answers of a batch come back as new requests in one turn), and a batch handed to an instance can no
+   * longer grow, so deciding once the burst is in forms the batch Triton's queued payload would have
+   * grown into, instead of freezing it at the first preferred size reached.
+   */
+  private pump(prefetchNow = true): void {
     if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
-      while (this.pool.idleCount > 0 && this.queues.size > 0) {
+      for (;;) {
+        if (this.queues.size === 0) break;
+        const prefetchRoom = this.pool.idleCount === 0 && this.pool.prefetchTarget(this.prefetch) !== undefined;
+        if (this.pool.idleCount === 0 && !prefetchRoom) break;
+        if (prefetchRoom && !prefetchNow) {
+          this.armTimer(this.clock.now());
+          break;
+        }
         const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
         if (d.kind === 'wait') {
           this.armTimer(d.untilUs);
           break;
         }
-        const inst = this.pool.takeIdle();
+        // an idle instance first; only when none is idle does a busy one get a batch behind its running one
+        const inst = this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(this.prefetch) : undefined);
         if (!inst) break;
         this.dispatch(inst, this.queues.takeFirst(d.count), d);
       }
@@ -256,6 +275,10 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.pumping = false;
     }
     if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
+  }
+
+  private canTakeBatch(): boolean {
+    return this.pool.idleCount > 0 || (this.prefetch > 0 && this.pool.prefetchTarget(this.prefetch) !== undefined);
   }
 
   private armTimer(atUs: number): void {
@@ -283,19 +306,19 @@ export class ModelScheduler<P = unknown, R = unknown> {
   };
 
   private dispatch(inst: PoolInstance, entries: Entry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
-    const batchId = `${this.idPrefix}b${++this.batchSeq}`;
-    const startedUs = this.clock.now();
-    inst.state = 'busy';
-    inst.batchId = batchId;
+    const run: InstanceBatch = { batchId: `${this.idPrefix}b${++this.batchSeq}`, size: d.size, startedUs: 0, started: false };
     this.stats.batches++;
     this.stats.samples += d.size;
-    this.emit.batchFormed(batchId, entries, d.size, d.trigger, startedUs - d.oldestUs);
-    this.emit.batchStarted(batchId, inst.info.name, d.size);
+    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs);
+    if (inst.state === 'idle') {
+      inst.state = 'busy';
+      this.begin(inst, run);
+    } else inst.prefetched.push(run); // it starts when the running batch ends (see complete)
     let finished = false;
     const done = (error: unknown, results?: R[]): void => {
       if (finished) return; // an executor calling back twice must not answer twice
       finished = true;
-      this.complete(inst, entries, batchId, d.size, startedUs, error, results);
+      this.complete(inst, entries, run, error, results);
     };
     const reqs = entries.map((e) => e.req);
     try {
@@ -306,7 +329,24 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
   }
 
-  private complete(inst: PoolInstance, entries: Entry<P, R>[], batchId: string, size: number, startedUs: number, error: unknown, results?: R[]): void {
+  /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
+  private begin(inst: PoolInstance, run: InstanceBatch): void {
+    run.started = true;
+    run.startedUs = this.clock.now();
+    inst.batchId = run.batchId;
+    this.emit.batchStarted(run.batchId, inst.info.name, run.size);
+  }
+
+  private complete(inst: PoolInstance, entries: Entry<P, R>[], run: InstanceBatch, error: unknown, results?: R[]): void {
+    if (!run.started) {
+      // Ended before the batch ahead of it (an executor failing a prefetched batch at once): it never ran.
+      const i = inst.prefetched.indexOf(run);
+      if (i >= 0) inst.prefetched.splice(i, 1);
+      run.started = true;
+      run.startedUs = this.clock.now();
+      this.emit.batchStarted(run.batchId, inst.info.name, run.size);
+    }
+    const { batchId, size, startedUs } = run;
     const computeUs = this.clock.now() - startedUs;
     let failure: Error | null = null;
     if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), 500);
@@ -315,13 +355,17 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
     this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, failure?.message);
     if (failure) this.stats.failedBatches++;
-    inst.batchId = undefined;
-    if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
-    else this.pool.markIdle(inst);
+    if (inst.batchId === batchId) {
+      inst.batchId = undefined;
+      const next = inst.prefetched.shift();
+      if (next) this.begin(inst, next); // the instance went straight on to the batch it already holds
+      else if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
+      else this.pool.markIdle(inst);
+    }
     // Hand the instance its next batch before answering this one: the answers (their events, the callers'
     // follow-up work) then run while the instance computes instead of in the gap between two batches,
     // where a worker-thread instance would sit idle. Answers still go out in this same call.
-    this.pump();
+    this.pump(false);
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });

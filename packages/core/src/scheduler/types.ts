@@ -35,6 +35,15 @@ export interface InstanceInfo {
 }
 
 export interface Executor<P = unknown, R = unknown> {
+  /**
+   * Batches an instance may be handed while it still runs one (default 0). An executor whose instances
+   * run their batches one at a time, in the order given, can set 1: the scheduler then forms the next
+   * batch while the instance is busy (by the same batching rules) and hands it over at once, so the
+   * instance starts it the moment the running one ends instead of idling for a round trip to the
+   * scheduler. Triton does the same: its dynamic batcher keeps forming payloads while every instance is
+   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`).
+   */
+  readonly prefetch?: number;
   /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */
   startInstance?(instance: InstanceInfo): Promise<void>;
   /** Tear an instance down after it has finished its current batch. */

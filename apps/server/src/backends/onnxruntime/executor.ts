@@ -9,7 +9,7 @@ import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { gpuMemoryUsedBytes } from '../../memory/gpu';
-import { InstanceWorker } from './instance-worker';
+import { InstanceWorker, NotStartedError, type WorkerFeed } from './instance-worker';
 import { executionProviders, lazyLoad, sessionOptions } from './session-options';
 import { warmupBatches } from './warmup';
 import { gatherFeeds, outputsToFetch, scatterOutputs } from './batch-io';
@@ -64,6 +64,12 @@ function serialised<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 export class OrtExecutor implements Executor<InferPayload, InferResult> {
+  /**
+   * A worker runs its messages one at a time, in order, so the scheduler may hand an instance its next
+   * batch while it computes: the worker then starts it without waiting for a round trip to the main
+   * thread (about 30-60 µs each way on a busy 2-core machine, against ~100-400 µs of compute per batch).
+   */
+  readonly prefetch = 1;
   private readonly instances = new Map<string, InstanceRuntime>();
 
   constructor(private readonly plan: OrtModelPlan) {}
@@ -117,7 +123,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       return;
     }
     const config = this.plan.config;
-    let feeds, rows, fetches;
+    let feeds: WorkerFeed[], rows: number[], fetches: string[];
     try {
       // Build the feeds before waiting for the worker: bad input fails fast, without touching the instance.
       ({ feeds, rows } = gatherFeeds(config, batch));
@@ -126,8 +132,17 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       done(err);
       return;
     }
+    let resent = false;
     const send = (worker: InstanceWorker): void =>
       worker.runWithCallback(feeds, fetches, (err, result) => {
+        if (err instanceof NotStartedError && !resent && !rt.stopped) {
+          // A prefetched batch queued behind one that crashed its worker: it never ran, so it goes to the
+          // replacement (its feeds were transferred to the dead thread: gather them again).
+          resent = true;
+          feeds = gatherFeeds(config, batch).feeds;
+          this.ensureWorker(rt).then(send, (e: unknown) => done(e));
+          return;
+        }
         if (err) {
           done(err);
           return;

@@ -42,6 +42,11 @@ export interface WorkerReady {
   outputs: string[];
 }
 
+/** A batch that was queued on a worker that died before beginning it: safe to run again elsewhere. */
+export class NotStartedError extends Error {
+  readonly notStarted = true;
+}
+
 /** One answer owed by the worker: a plain callback, so a batch costs no promise on the hot path. */
 type Pending = (error: Error | null, result?: WorkerRunResult & { rssGrowth?: number }) => void;
 
@@ -72,8 +77,10 @@ export class InstanceWorker {
       this.worker.on('exit', (code: number) => {
         const error =
           this.deathError ?? new Error(`instance ${this.label} worker exited with code ${code} while running`);
-        this.failAll(error);
+        this.deathError = error;
+        // The owner hears of the death first, so a batch sent on from failAll goes to its replacement.
         if (!this.closing) this.onDeath(error);
+        this.failAll(error, true);
         resolve(code);
       });
     });
@@ -188,11 +195,23 @@ export class InstanceWorker {
     }
   }
 
-  private failAll(error: Error): void {
+  /**
+   * Fails everything still owed. When the thread died (`died`), only the oldest message was being handled
+   * (the worker takes them one at a time, in order); the ones queued behind it never began, so they fail
+   * with a NotStartedError, which the owner may send again to a fresh worker. Those are failed first, so
+   * anything they are sent on to lands ahead of work the owner hands out when hearing of the first failure.
+   */
+  private failAll(error: Error, died = false): void {
     this.onInit?.reject(error);
     this.onInit = null;
     const owed = [...this.pending.values()];
     this.pending.clear();
+    if (died && owed.length > 1) {
+      const notStarted = new NotStartedError(`instance ${this.label} died before it began this batch`);
+      for (const p of owed.slice(1)) p(notStarted);
+      owed[0](error);
+      return;
+    }
     for (const p of owed) p(error);
   }
 }
