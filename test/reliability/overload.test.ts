@@ -20,9 +20,10 @@ const OVERLOAD_FACTOR = 4;
 /**
  * The bound is in units of the batch compute time measured in the same run (the cores are shared with
  * other work and their speed varies several-fold): an accepted request waits behind at most MAX_QUEUE
- * queued requests (MAX_QUEUE/2 batches of two) plus the batch being formed and the one running.
+ * queued requests (MAX_QUEUE/2 batches of two) plus the batch being formed, the one the instance holds
+ * prefetched (it has left the queue, so max_queue_size does not count it, as in Triton) and the one running.
  */
-const queueBound = (computeP90: number) => (MAX_QUEUE / 2 + 2) * computeP90 * 1.5;
+const queueBound = (computeP90: number) => (MAX_QUEUE / 2 + 3) * computeP90 * 1.5;
 /** without a queue limit: memory above the idle level allowed at the peak of the queue */
 const UNBOUNDED_RSS_BOUND = 600 * MiB;
 

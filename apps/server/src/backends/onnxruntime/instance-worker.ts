@@ -40,6 +40,8 @@ export interface WorkerReady {
   note?: string;
   inputs: string[];
   outputs: string[];
+  /** how the worker takes messages: 'blocking' (Atomics.wait + native session) or 'event' (fallback) */
+  loop: 'blocking' | 'event';
 }
 
 /** A batch that was queued on a worker that died before beginning it: safe to run again elsewhere. */
@@ -55,6 +57,7 @@ const WORKER_URL = new URL('./worker.mjs', import.meta.url);
 export class InstanceWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
+  private readonly wake = new Int32Array(new SharedArrayBuffer(4));
   private nextId = 1;
   private closing = false;
   private deathError: Error | null = null;
@@ -68,7 +71,9 @@ export class InstanceWorker {
     private readonly onDeath: (error: Error) => void,
   ) {
     // execArgv is inherited (e.g. `--import tsx`); the worker itself is plain JS and needs none of it.
-    this.worker = new Worker(WORKER_URL);
+    // The wake word lets the worker sleep in Atomics.wait between batches instead of in its event loop
+    // (worker.mjs, "blocking loop"): every message posted to it is followed by a bump of this counter.
+    this.worker = new Worker(WORKER_URL, { workerData: { wake: this.wake.buffer } });
     this.worker.on('message', (m: Record<string, unknown>) => this.onMessage(m));
     this.worker.on('error', (err: Error) => {
       this.deathError = new Error(`instance ${this.label} crashed: ${err.message}`);
@@ -93,7 +98,7 @@ export class InstanceWorker {
   init(setup: SessionSetup): Promise<WorkerReady> {
     return new Promise((resolve, reject) => {
       this.onInit = { resolve, reject };
-      this.worker.postMessage({ type: 'init', ...setup });
+      this.post({ type: 'init', ...setup });
     });
   }
 
@@ -116,7 +121,7 @@ export class InstanceWorker {
     this.pending.set(id, done);
     const transfer: ArrayBuffer[] = [];
     for (const f of feeds) transfer.push(f.data.buffer as ArrayBuffer);
-    this.worker.postMessage({ type: 'run', id, feeds, fetches }, transfer);
+    this.post({ type: 'run', id, feeds, fetches }, transfer);
   }
 
   /** Resident-memory growth since the session began loading (session + warmup), as the worker sees it. */
@@ -125,14 +130,14 @@ export class InstanceWorker {
     const id = this.nextId++;
     const r = await new Promise<WorkerRunResult & { rssGrowth?: number }>((resolve, reject) => {
       this.pending.set(id, (err, result) => (err ? reject(err) : resolve(result!)));
-      this.worker.postMessage({ type: 'measure', id });
+      this.post({ type: 'measure', id });
     });
     return r.rssGrowth ?? 0;
   }
 
   /** Test hook: make the worker die as a crash would (uncaught exception) or exit on its own. */
   crash(how: 'throw' | 'exit'): void {
-    this.worker.postMessage({ type: 'crash', how });
+    this.post({ type: 'crash', how });
   }
 
   /**
@@ -153,7 +158,7 @@ export class InstanceWorker {
   async close(graceMs = 30_000): Promise<void> {
     if (!this.closing) {
       this.closing = true;
-      this.worker.postMessage({ type: 'close' });
+      this.post({ type: 'close' });
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
@@ -165,6 +170,13 @@ export class InstanceWorker {
       this.worker.unref();
       this.failAll(new Error(`instance ${this.label} did not stop within ${graceMs} ms; it was left to finish detached`));
     }
+  }
+
+  /** Posts to the worker and wakes it if it sleeps in its blocking loop (a no-op for the event loop). */
+  private post(message: Record<string, unknown>, transfer?: ArrayBuffer[]): void {
+    this.worker.postMessage(message, transfer);
+    Atomics.add(this.wake, 0, 1);
+    Atomics.notify(this.wake, 0);
   }
 
   private onMessage(m: Record<string, unknown>): void {

@@ -4,6 +4,14 @@
 // instance gets its own thread, exactly like Triton's one backend thread per instance. Plain .mjs (not
 // TypeScript) so the worker starts the same way under `node --import tsx`, the test runner, or plain node.
 //
+// Two ways to take messages, same protocol:
+// - the blocking loop (used when onnxruntime-node's native binding is reachable, see native-session.mjs):
+//   the thread sleeps in Atomics.wait on `workerData.wake` (the parent bumps it after every message),
+//   takes messages with receiveMessageOnPort and runs the native session synchronously. No event-loop
+//   turn, no setImmediate hop inside ort's async run(): on a 2-core machine that round trip cost 50-100 µs
+//   per batch, a fifth of the batch itself at batch 16 (test/bench/serve/README.md);
+// - the event loop (fallback): 'message' events and the public async session.run().
+//
 // Protocol (parent <-> worker), every message an object with `type`:
 //   init  {modelFile, options, executionProviders, primer} -> ready {rssGrowth, provider, note?, inputs, outputs}
 //                                                          | initError {message}
@@ -12,11 +20,21 @@
 //                                                          | runError {id, message}
 //   crash {how: 'throw' | 'exit'}   (tests: a crashing instance)
 //   close                          -> the session is released and the thread ends
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { loadNativeBinding, NativeSession } from './native-session.mjs';
 
 // Native warnings (e.g. provider probing) would otherwise go to the server's stderr.
 ort.env.logLevel = 'fatal';
+
+/** the native binding when the blocking loop can be used (and the parent passed a wake word), else null */
+const wake = workerData?.wake instanceof SharedArrayBuffer ? new Int32Array(workerData.wake) : null;
+const binding = wake ? loadNativeBinding() : null;
+
+/** A session on whichever API this thread uses; `await` on its results works for both. */
+function openSession(model, options) {
+  return binding ? new NativeSession(binding, model, options) : ort.InferenceSession.create(model, options);
+}
 
 let session = null;
 let rssAtInit = 0;
@@ -31,7 +49,7 @@ async function prime(primer) {
   if (primed || !primer) return;
   primed = true;
   try {
-    const s = await ort.InferenceSession.create(primer, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const s = await openSession(primer, { intraOpNumThreads: 1, interOpNumThreads: 1 });
     await s.release();
   } catch {
     // Priming only sharpens the measurement; a failure here changes nothing else.
@@ -50,7 +68,7 @@ async function createSession(modelFile, options, providers) {
   const failures = [];
   for (;;) {
     try {
-      const s = await ort.InferenceSession.create(modelFile, { ...options, executionProviders: list });
+      const s = await openSession(modelFile, { ...options, executionProviders: list });
       const note =
         failures.length === 0
           ? undefined
@@ -92,6 +110,7 @@ async function onMessage(msg) {
           note: created.note,
           inputs: session.inputNames,
           outputs: session.outputNames,
+          loop: binding ? 'blocking' : 'event',
         });
       } catch (err) {
         parentPort.postMessage({ type: 'initError', message: String(err?.message ?? err) });
@@ -126,6 +145,8 @@ async function onMessage(msg) {
     }
     case 'crash': {
       if (msg.how === 'exit') process.exit(3);
+      // The blocking loop never gives the event loop a turn: throw from the loop itself (it ends the thread).
+      if (binding) throw new Error('instance crashed on request (test hook)');
       // Thrown outside the promise chain: an uncaught exception, as a native/JS bug would raise.
       setImmediate(() => {
         throw new Error('instance crashed on request (test hook)');
@@ -146,9 +167,42 @@ async function onMessage(msg) {
   }
 }
 
-// One message at a time, in arrival order: a 'close' that arrives while a run is in progress must not
-// release the session under it.
-let queue = Promise.resolve();
-parentPort.on('message', (msg) => {
-  queue = queue.then(() => onMessage(msg));
-});
+/**
+ * The blocking loop: sleep until the parent bumps the wake word, then take every queued message. The
+ * counter is bumped after each postMessage, so a message posted between an empty receive and the wait
+ * makes the wait return at once (never a lost wake-up). `await` on the native session's plain values only
+ * hops the microtask queue; an error thrown out of here (the crash hook) ends the thread as a crash.
+ */
+async function blockingLoop() {
+  let seen = Atomics.load(wake, 0);
+  for (;;) {
+    const got = receiveMessageOnPort(parentPort);
+    if (!got) {
+      Atomics.wait(wake, 0, seen);
+      seen = Atomics.load(wake, 0);
+      continue;
+    }
+    const msg = got.message;
+    await onMessage(msg);
+    if (msg.type === 'close') return;
+  }
+}
+
+if (binding) {
+  // Started from an immediate so this module finishes evaluating first.
+  setImmediate(() => {
+    blockingLoop().catch((err) => {
+      // Rethrown outside the promise: an uncaught exception, which the parent sees as the thread crashing.
+      setImmediate(() => {
+        throw err;
+      });
+    });
+  });
+} else {
+  // One message at a time, in arrival order: a 'close' that arrives while a run is in progress must not
+  // release the session under it.
+  let queue = Promise.resolve();
+  parentPort.on('message', (msg) => {
+    queue = queue.then(() => onMessage(msg));
+  });
+}
