@@ -21,6 +21,7 @@ import Fastify from 'fastify';
 import type { Tensor } from '@inferscope/core';
 import { DEFAULT_MODEL, directCpuPerSampleForMix, directThroughputForMix, fasterOf, measureDirectOrt } from './direct-ort';
 import { httpClosedLoop, inProcessClosedLoop, type LoadResult } from './load';
+import { measureWorkerOrt } from './worker-ort';
 import { startInferScope } from './server-under-test';
 import { binaryRequest, jsonRequest } from '../../kserve/wire';
 
@@ -76,6 +77,7 @@ interface Row extends LoadResult {
 const fmt = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
 
 let directRows: import('./direct-ort').DirectOrtRow[] = [];
+let workerRows: import('./direct-ort').DirectOrtRow[] = [];
 
 function printRows(title: string, rows: Row[]): void {
   console.log(`\n${title}`);
@@ -128,6 +130,9 @@ async function main(): Promise<void> {
     showDirect('faster of before/after');
     for (const r of rows) if (r.hist) r.direct = directThroughputForMix(direct, r.hist);
     directRows = direct;
+    // The same session in one worker thread fed as fast as possible: what any worker-thread server could reach.
+    workerRows = await measureWorkerOrt({ batchSizes: directOpts.batchSizes, durationMs: directOpts.durationMs });
+    console.log('onnxruntime in one worker thread, fed with a batch always queued: ' + workerRows.map((r) => `b${r.batch} ${Math.round(r.samples_per_s)}/s`).join(', '));
     const bodies = {
       json: { body: Buffer.from(jsonRequest([input])), headers: { 'content-type': 'application/json' } },
       binary: (() => {
@@ -187,6 +192,12 @@ async function main(): Promise<void> {
   console.log(`\nratios at c=${cMax}`);
   console.log(`  in-process batching on / off           ${(inOn!.req_per_s / inOff!.req_per_s).toFixed(2)}x   (target >= 5)`);
   console.log(`  in-process batching / direct same mix  ${(inOn!.req_per_s / (inOn!.direct! * instances)).toFixed(2)}    (target >= 0.85)`);
+  if (inOn?.hist && workerRows.length > 0) {
+    // Splits that gap: the thread hand-off itself (worker / direct) and what the scheduler adds (server / worker).
+    const viaWorker = directThroughputForMix(workerRows, inOn.hist);
+    console.log(`  worker-thread ORT / direct same mix     ${(viaWorker / inOn.direct!).toFixed(2)}    (the hand-off alone, no scheduler)`);
+    console.log(`  in-process batching / worker-thread ORT ${(inOn.req_per_s / (viaWorker * instances)).toFixed(2)}    (what the scheduler, events and stats cost)`);
+  }
   if (inOn?.cpu_us_per_req && inOn.hist) {
     // The CPU view of the same comparison: direct CPU per sample / server CPU per request (1.0 = no overhead).
     // Steadier than req/s on a loaded machine, since other jobs stretch wall time, not our CPU time.
