@@ -3,7 +3,10 @@
  * and an instance count change mid-run. Invariants checked after every clock step:
  * every request answered exactly once, no batch above max_batch_size, no batch mixing shapes, never an idle
  * instance while a queued request has waited max_queue_delay, batches take requests in level order, and with
- * preserve_ordering results leave in acceptance order.
+ * preserve_ordering results leave in acceptance order. A second run does the same with prefetch 1 (an
+ * executor whose instances run their batches in order), adding: an instance never runs two batches at
+ * once, a batch's batch.started time is when its instance really began it, at most one batch held behind
+ * the running one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +16,55 @@ import { Rng } from '@inferscope/core/load/rng.ts';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
 import { SimExecutor } from '@inferscope/core/sim/sim-executor.ts';
+import { latencyUs, type CostModel } from '@inferscope/core/sim/cost-model.ts';
+import type { Executor, InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';
+
+/**
+ * The SimExecutor's cost model, but each instance runs the batches it is handed one at a time, in order,
+ * and may be handed one behind the running one (prefetch 1), as the onnxruntime worker does. Records when
+ * each batch (named by its first request id) really began, and the most batches an instance ever held.
+ */
+class SerialSimExecutor implements Executor<unknown, string> {
+  readonly prefetch = 1;
+  readonly beganAt = new Map<string, number>();
+  maxHeld = 0;
+  private readonly held = new Map<string, { batch: readonly SchedulerRequest<unknown>[]; done: (e: unknown, r?: string[]) => void }[]>();
+  private readonly running = new Set<string>();
+
+  constructor(
+    private readonly clock: VirtualClock,
+    private readonly cost: CostModel,
+    private readonly rng: Rng,
+  ) {}
+
+  execute(): Promise<string[]> {
+    throw new Error('callback form expected');
+  }
+
+  executeWithCallback(instance: InstanceInfo, batch: readonly SchedulerRequest<unknown>[], done: (e: unknown, r?: string[]) => void): void {
+    const q = this.held.get(instance.name) ?? [];
+    this.held.set(instance.name, q);
+    q.push({ batch, done });
+    this.maxHeld = Math.max(this.maxHeld, q.length);
+    if (!this.running.has(instance.name)) this.runNext(instance.name);
+  }
+
+  private runNext(name: string): void {
+    const q = this.held.get(name)!;
+    const job = q[0];
+    if (!job) return;
+    this.running.add(name);
+    this.beganAt.set(job.batch[0].id ?? '', this.clock.now());
+    let size = 0;
+    for (const r of job.batch) size += r.batchSize;
+    this.clock.setTimer(this.clock.now() + latencyUs(this.cost, size, this.rng), () => {
+      q.shift();
+      this.running.delete(name);
+      job.done(null, job.batch.map((r) => r.id ?? ''));
+      if (!this.running.has(name)) this.runNext(name);
+    });
+  }
+}
 
 function randomConfig(r: Rng): SchedulerConfigInput {
   const maxBatch = r.next() < 0.15 ? 0 : r.int(1, 16);
@@ -40,7 +92,8 @@ function randomConfig(r: Rng): SchedulerConfigInput {
   };
 }
 
-function runOne(seed: number): void {
+/** returns the most batches an instance held at once (prefetch only; 0 otherwise) */
+function runOne(seed: number, prefetch = false): number {
   const r = new Rng(seed);
   const config = randomConfig(r);
   const clock = new VirtualClock();
@@ -48,7 +101,9 @@ function runOne(seed: number): void {
   const events: SchedulerEvent[] = [];
   bus.on((e) => events.push(e));
   const cost = { fixed_us: r.int(100, 3000), per_item_us: r.int(10, 500), jitter: 0.2 };
-  const sched = new ModelScheduler({ model: 'p', version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, new Rng(seed + 1)) });
+  const serial = prefetch ? new SerialSimExecutor(clock, cost, new Rng(seed + 1)) : null;
+  const executor = serial ?? new SimExecutor(clock, cost, new Rng(seed + 1));
+  const sched = new ModelScheduler({ model: 'p', version: '1', config, clock, bus, executor });
   void sched.start();
   const answers = new Map<string, number>();
   const okOrder: string[] = [];
@@ -86,10 +141,22 @@ function runOne(seed: number): void {
 
   const queued = new Map<string, number>(); // id -> level, while waiting
   let checked = 0;
-  const where = () => `seed ${seed} config ${JSON.stringify(sched.currentConfig)}`;
+  const where = () => `seed ${seed}${prefetch ? ' (prefetch)' : ''} config ${JSON.stringify(sched.currentConfig)}`;
+  const runningOn = new Map<string, string>(); // instance -> batch it runs, from the events
+  const firstOf = new Map<string, string>(); // batch id -> its first request id
   while (clock.step()) {
     for (; checked < events.length; checked++) {
       const e = events[checked];
+      if (e.type === 'batch.started') {
+        assert.equal(runningOn.get(e.instance), undefined, `${e.instance} started ${e.batch_id} while running ${runningOn.get(e.instance)}: ${where()}`);
+        runningOn.set(e.instance, e.batch_id);
+        // with prefetch, a batch starts (by the events) when the instance really began it
+        if (serial) assert.equal(serial.beganAt.get(firstOf.get(e.batch_id)!), e.t, `${e.batch_id} reported started at ${e.t}: ${where()}`);
+      } else if (e.type === 'batch.completed') {
+        assert.equal(runningOn.get(e.instance), e.batch_id, `${e.batch_id} completed on ${e.instance} without running there: ${where()}`);
+        runningOn.delete(e.instance);
+      }
+      if (e.type === 'batch.formed') firstOf.set(e.batch_id, e.request_ids[0]);
       if (e.type === 'request.queued') queued.set(e.request_id, e.priority);
       else if (e.type === 'request.rejected') queued.delete(e.request_id);
       else if (e.type === 'batch.formed') {
@@ -111,6 +178,7 @@ function runOne(seed: number): void {
       assert.ok(snap.pending.oldest_wait_us < delay, `idle instance while the oldest waited ${snap.pending.oldest_wait_us} >= ${delay}: ${where()}`);
     }
   }
+  if (serial) assert.ok(serial.maxHeld <= 2, `an instance held ${serial.maxHeld} batches (1 running + 1 prefetched at most): ${where()}`);
   for (let i = 0; i < n; i++) assert.equal(answers.get(`q${i}`), 1, `q${i} answered ${answers.get(`q${i}`) ?? 0} times: ${where()}`);
   if (sched.currentPolicy.preserveOrdering) {
     // results leave in acceptance order (refusals and timeouts are answered at once and are not ordered)
@@ -121,8 +189,15 @@ function runOne(seed: number): void {
   const s = sched.stats;
   const rejected = Object.values(s.rejected).reduce((a, b) => a + (b ?? 0), 0);
   assert.equal(s.completed + s.failed + rejected, n, where());
+  return serial?.maxHeld ?? 0;
 }
 
 test('property: random configs x random arrivals keep every scheduler invariant', () => {
   for (let seed = 1; seed <= 100; seed++) runOne(seed);
+});
+
+test('property (prefetch 1, instances that run their batches in order): the same invariants hold', () => {
+  let prefetched = 0;
+  for (let seed = 1; seed <= 100; seed++) if (runOne(seed, true) === 2) prefetched++;
+  assert.ok(prefetched >= 50, `only ${prefetched} of 100 runs ever handed a busy instance a batch`);
 });

@@ -1,0 +1,401 @@
+/**
+ * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one.
+ * All on the VirtualClock through the Harness; a timer armed "at now" fires on `clock.advance(0)`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { SchedulerEvent } from '@inferscope/core/events.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
+import type { InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';
+import { Harness, ManualExecutor, tick, type RunningBatch } from './helpers.ts';
+
+/** ManualExecutor whose instances may be handed one batch behind the running one. */
+class PrefetchExecutor extends ManualExecutor {
+  readonly prefetch = 1;
+}
+
+/**
+ * Fails a batch handed to an instance that already holds one (a prefetched batch) synchronously, inside
+ * executeWithCallback, as an executor that cannot queue it would.
+ */
+class RefusingPrefetchExecutor extends PrefetchExecutor {
+  refused: RunningBatch[] = [];
+  override executeWithCallback(instance: InstanceInfo, requests: readonly SchedulerRequest<string>[], done: RunningBatch['done']): void {
+    if (this.running.some((b) => b.instance.name === instance.name)) {
+      this.refused.push({ instance, requests, done });
+      done(new Error('cannot queue'));
+      return;
+    }
+    super.executeWithCallback(instance, requests, done);
+  }
+}
+
+function prefetchHarness(config: SchedulerConfigInput, exec: ManualExecutor = new PrefetchExecutor()): Harness {
+  const h = new Harness(config, exec);
+  h.exec = exec;
+  return h;
+}
+
+const ids = (b: RunningBatch) => b.requests.map((r) => r.id);
+const instanceView = (h: Harness, name: string) => h.sched.snapshot().instances.find((i) => i.name === name);
+const batchOf = (h: Harness, requestId: string) => h.of('batch.formed').find((e) => e.request_ids.includes(requestId))!.batch_id;
+/** the batch events of one batch, in order: 'formed' / 'started' / 'completed' */
+function lifecycleOf(h: Harness, batchId: string): string[] {
+  return h.events
+    .filter((e): e is Extract<SchedulerEvent, { batch_id: string }> => e.type.startsWith('batch.') && (e as { batch_id?: string }).batch_id === batchId)
+    .map((e) => e.type.slice('batch.'.length));
+}
+
+test('without prefetch nothing is formed while the only instance is busy', async () => {
+  const h = new Harness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await h.start();
+  h.send('a');
+  assert.equal(h.exec.all.length, 1);
+  for (const p of ['b', 'c', 'd']) h.send(p);
+  h.clock.advance(0);
+  h.clock.advance(10_000);
+  assert.equal(h.exec.all.length, 1, 'no batch handed to a busy instance');
+  assert.equal(h.of('batch.formed').length, 1);
+  assert.equal(h.sched.snapshot().pending?.requests, 3, 'the pending batch keeps growing');
+  h.exec.finish();
+  assert.deepEqual(h.exec.sizes(), [1, 3]);
+  h.exec.finish();
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+});
+
+test('prefetch: a burst while the instance runs A becomes ONE batch, handed over at the same-time timer; it starts when A ends', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await h.start();
+  h.send('a');
+  assert.equal(h.exec.all.length, 1, 'an idle instance still gets its batch synchronously');
+  const A = h.exec.all[0];
+  h.clock.advance(100);
+  for (const p of ['b', 'c', 'd', 'e', 'f']) h.send(p);
+  assert.equal(h.exec.all.length, 1, 'arrivals do not form a batch synchronously');
+  assert.equal(h.of('batch.formed').length, 1);
+  assert.equal(h.clock.nextTimerAt(), 100, 'a timer is armed at the current time');
+
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 2, 'the timer hands the busy instance its next batch');
+  const B = h.exec.all[1];
+  assert.deepEqual(ids(B), ['b', 'c', 'd', 'e', 'f'], 'one batch holds the whole burst');
+  assert.equal(B.instance.name, A.instance.name);
+  const bId = batchOf(h, 'b');
+  const aId = batchOf(h, 'a');
+  assert.deepEqual(lifecycleOf(h, bId), ['formed'], 'batch.formed now, batch.started only when A ends');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 100);
+  assert.equal(instanceView(h, 'm_0_0')?.batch_id, aId, 'the instance still runs A');
+
+  // A ends at t=600: B starts then, the instance never idles in between.
+  h.clock.advance(500);
+  h.send('g'); // queued: no room behind A any more
+  h.send('x');
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 2, 'depth 1: nothing more is handed over while A runs');
+  const stateEventsBefore = h.of('instance.state').length;
+  // observe the instance from inside A's answers (they go out after the instance moved on)
+  let seenInAnswer: { state: string; batch?: string } | undefined;
+  const unwatch = h.bus.on((e) => {
+    if (e.type === 'request.completed' && e.request_id === 'a') {
+      const v = instanceView(h, 'm_0_0');
+      seenInAnswer = v && { state: v.state, batch: v.batch_id };
+    }
+  });
+  h.exec.finish(0);
+  unwatch();
+  assert.deepEqual(seenInAnswer, { state: 'busy', batch: bId }, 'when A is answered the instance already runs B');
+  assert.deepEqual(lifecycleOf(h, aId), ['formed', 'started', 'completed']);
+  assert.deepEqual(lifecycleOf(h, bId), ['formed', 'started']);
+  const bStarted = h.of('batch.started').find((e) => e.batch_id === bId)!;
+  assert.equal(bStarted.t, 600);
+  assert.equal(bStarted.instance, 'm_0_0');
+  const evs = h.events.map((e) => e.type + ':' + ((e as { batch_id?: string }).batch_id ?? ''));
+  assert.ok(evs.indexOf(`batch.completed:${aId}`) < evs.indexOf(`batch.started:${bId}`), 'B starts after A completed');
+  assert.equal(h.of('instance.state').length, stateEventsBefore, 'no instance.state change (never idle) between A and B');
+  assert.equal(instanceView(h, 'm_0_0')?.state, 'busy');
+  assert.equal(h.exec.all.length, 2, 'completing A hands nothing new synchronously (B was already handed over)');
+  assert.equal(h.outcome('a')?.result, 'ok:a');
+
+  // the room behind B is filled at the same-time timer again, with what queued meanwhile
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 3);
+  assert.deepEqual(ids(h.exec.all[2]), ['g', 'x']);
+  h.clock.advance(50);
+  while (h.exec.running.length) h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'x']);
+  assert.ok(['b', 'c', 'd', 'e', 'f', 'g', 'x'].every((id) => h.outcome(id)?.result === `ok:${id}`));
+});
+
+test('prefetch respects preferred sizes and max_batch_size; a batch handed over can no longer grow', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [4], max_queue_delay_microseconds: 0 } });
+  await h.start();
+  h.send('a');
+  for (let i = 0; i < 6; i++) h.send(`p${i}`);
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.sizes(), [1, 4], 'the burst is capped at the preferred size');
+  assert.equal(h.of('batch.formed')[1].trigger, 'preferred');
+  h.send('late');
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.sizes(), [1, 4], 'depth 1: no second prefetched batch');
+  assert.deepEqual(ids(h.exec.all[1]), ['p0', 'p1', 'p2', 'p3'], 'the handed-over batch did not grow');
+  while (h.exec.running.length) {
+    h.exec.finish(0);
+    h.clock.advance(0);
+  }
+  assert.deepEqual(h.exec.sizes(), [1, 4, 3]);
+  h.assertAllAnsweredOnce(['a', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'late']);
+
+  const m = prefetchHarness({ max_batch_size: 4, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await m.start();
+  m.send('a');
+  for (let i = 0; i < 6; i++) m.send(`q${i}`, { batchSize: 1 });
+  m.clock.advance(0);
+  assert.deepEqual(m.exec.sizes(), [1, 4]);
+  assert.equal(m.of('batch.formed')[1].trigger, 'max_batch');
+  assert.equal(m.sched.snapshot().pending?.requests, 2);
+});
+
+test('prefetch with max_queue_delay: the prefetched batch waits the delay like any other, then goes to the busy instance', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000 } });
+  await h.start();
+  h.send('a');
+  h.clock.advance(1000);
+  assert.equal(h.exec.all.length, 1, 'A went at its delay');
+  h.send('b');
+  h.send('c');
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 1, 'still waiting the delay');
+  h.clock.advance(999);
+  assert.equal(h.exec.all.length, 1);
+  h.clock.advance(1);
+  assert.deepEqual(h.exec.sizes(), [1, 2]);
+  assert.equal(h.of('batch.formed')[1].trigger, 'delay');
+  assert.equal(h.exec.all[1].instance.name, h.exec.all[0].instance.name);
+  h.exec.finish(0);
+  h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c']);
+});
+
+test('at most one prefetched batch per instance; with two busy instances each may hold one', async () => {
+  const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] });
+  await h.start();
+  h.send('a');
+  h.send('b');
+  assert.deepEqual(h.exec.all.map((b) => b.instance.name), ['m_0_0', 'm_0_1'], 'idle instances are served synchronously');
+  const all = ['a', 'b'];
+  for (const p of ['c', 'd', 'e', 'f', 'g', 'h']) all.push(h.send(p));
+  assert.equal(h.exec.all.length, 2);
+  h.clock.advance(0);
+  assert.deepEqual(
+    h.exec.all.slice(2).map((b) => [b.instance.name, ids(b)]),
+    [['m_0_0', ['c', 'd']], ['m_0_1', ['e', 'f']]],
+  );
+  h.clock.advance(10_000);
+  assert.equal(h.exec.all.length, 4, 'no instance holds two prefetched batches');
+  assert.equal(h.sched.snapshot().pending?.requests, 2);
+  assert.equal(h.of('batch.started').length, 2);
+
+  // instance 0 finishes A: it goes on with c,d and gets g,h behind it at the timer
+  h.exec.finish(0);
+  assert.equal(h.exec.all.length, 4);
+  h.clock.advance(0);
+  assert.deepEqual([h.exec.all[4].instance.name, ids(h.exec.all[4])], ['m_0_0', ['g', 'h']]);
+  while (h.exec.running.length) h.exec.finish(0);
+  h.assertAllAnsweredOnce(all);
+  assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  // per instance, batches start in the order they were handed over and never overlap
+  for (const name of ['m_0_0', 'm_0_1']) {
+    let running: string | null = null;
+    for (const e of h.events) {
+      if (e.type === 'batch.started' && e.instance === name) {
+        assert.equal(running, null, `${name} started ${e.batch_id} while running ${running}`);
+        running = e.batch_id;
+      } else if (e.type === 'batch.completed' && e.instance === name) {
+        assert.equal(e.batch_id, running);
+        running = null;
+      }
+    }
+  }
+});
+
+test('an executor failing a prefetched batch at once: each request answered once with the error, A completes normally', async () => {
+  const exec = new RefusingPrefetchExecutor();
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } }, exec);
+  await h.start();
+  h.send('a');
+  h.clock.advance(10);
+  for (const p of ['b', 'c', 'd']) h.send(p);
+  h.clock.advance(0);
+  assert.equal(exec.refused.length, 1);
+  const bId = batchOf(h, 'b');
+  for (const id of ['b', 'c', 'd']) {
+    assert.equal(h.outcome(id)?.error?.reason, 'failed');
+    assert.equal(h.outcome(id)?.error?.message, 'cannot queue');
+    assert.equal(h.outcome(id)?.error?.httpStatus, 500);
+  }
+  assert.equal(h.outcome('a'), undefined, 'A still runs');
+  assert.deepEqual(lifecycleOf(h, bId), ['formed', 'started', 'completed']);
+  const bDone = h.of('batch.completed').find((e) => e.batch_id === bId)!;
+  assert.equal(bDone.ok, false);
+  assert.equal(bDone.compute_us, 0);
+  const completedReqs = h.of('request.completed').filter((e) => ['b', 'c', 'd'].includes(e.request_id));
+  assert.equal(completedReqs.length, 3);
+  assert.ok(completedReqs.every((e) => !e.ok && e.batch_id === bId));
+  assert.equal(instanceView(h, 'm_0_0')?.batch_id, batchOf(h, 'a'), 'the instance still runs A');
+
+  h.clock.advance(90);
+  h.exec.finish(0);
+  assert.equal(h.outcome('a')?.result, 'ok:a');
+  const aDone = h.of('batch.completed').find((e) => e.batch_id === batchOf(h, 'a'))!;
+  assert.equal(aDone.ok, true);
+  assert.equal(aDone.compute_us, 100);
+  assert.equal(instanceView(h, 'm_0_0')?.state, 'idle', 'the failed batch is not left behind A');
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  assert.equal(h.sched.stats.failedBatches, 1);
+
+  // the instance still serves (and can hold a prefetched batch again)
+  h.send('e');
+  assert.equal(h.exec.running.length, 1);
+  h.exec.finish(0);
+  assert.equal(h.outcome('e')?.result, 'ok:e');
+  await h.sched.stop();
+});
+
+test('an executor failing a prefetched batch later, still before A ends: answered once, A goes on, no batch left behind', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await h.start();
+  h.send('a');
+  h.send('b');
+  h.send('c');
+  h.clock.advance(0);
+  assert.equal(h.exec.running.length, 2);
+  h.clock.advance(40);
+  h.exec.fail(1, 'worker gone');
+  assert.equal(h.outcome('b')?.error?.message, 'worker gone');
+  assert.equal(h.outcome('c')?.error?.reason, 'failed');
+  const bId = batchOf(h, 'b');
+  assert.deepEqual(lifecycleOf(h, bId), ['formed', 'started', 'completed']);
+  // room again behind A: a new arrival is prefetched at the timer
+  h.send('d');
+  h.clock.advance(0);
+  assert.equal(h.exec.running.length, 2);
+  assert.deepEqual(ids(h.exec.running[1]), ['d']);
+  h.exec.finish(0);
+  assert.equal(instanceView(h, 'm_0_0')?.batch_id, batchOf(h, 'd'));
+  h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  assert.equal(h.outcome('a')?.result, 'ok:a');
+  assert.equal(h.outcome('d')?.result, 'ok:d');
+  assert.equal(h.of('batch.started').length, 3);
+  assert.equal(h.of('batch.completed').length, 3);
+});
+
+test('retiring an instance that holds a prefetched batch: both batches finish and are answered, then it stops', async () => {
+  const h = prefetchHarness({ max_batch_size: 1, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ name: 'g', count: 2, kind: 'KIND_CPU' }] });
+  await h.start();
+  const all = ['a', 'b', 'c', 'd'].map((p) => h.send(p));
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.all.map((b) => `${b.instance.name}:${ids(b)}`), ['g_0:a', 'g_1:b', 'g_0:c', 'g_1:d']);
+  await h.sched.setInstanceCount('g', 1, 'test');
+  assert.equal(instanceView(h, 'g_1')?.state, 'draining');
+  assert.deepEqual(h.exec.stopped, []);
+  all.push(h.send('e'));
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 4, 'g_0 is full and g_1 retiring: e waits');
+
+  // g_1 finishes b: it goes on with d (not stopped yet), and takes nothing new
+  h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'b'));
+  await tick();
+  assert.equal(h.outcome('b')?.result, 'ok:b');
+  assert.deepEqual(h.exec.stopped, [], 'not stopped while its prefetched batch runs');
+  assert.equal(instanceView(h, 'g_1')?.batch_id, batchOf(h, 'd'));
+  h.clock.advance(0);
+  assert.equal(h.exec.all.length, 4, 'a retiring instance is never given a prefetched batch');
+  h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'd'));
+  await tick();
+  assert.equal(h.outcome('d')?.result, 'ok:d');
+  assert.deepEqual(h.exec.stopped, ['g_1']);
+  assert.equal(instanceView(h, 'g_1'), undefined);
+  // g_0 serves the rest
+  while (h.exec.running.length) {
+    h.exec.finish(0);
+    h.clock.advance(0);
+  }
+  h.assertAllAnsweredOnce(all);
+  assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  assert.ok(h.exec.all.slice(4).every((b) => b.instance.name === 'g_0'));
+});
+
+test('stop() with a running and a prefetched batch drains both, then resolves', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await h.start();
+  const all = ['a', 'b', 'c'].map((p) => h.send(p));
+  h.clock.advance(0);
+  assert.equal(h.exec.running.length, 2);
+  let stopped = false;
+  const stopping = h.sched.stop().then(() => {
+    stopped = true;
+  });
+  h.send('late');
+  assert.equal(h.outcome('late')?.error?.reason, 'unavailable');
+  await tick();
+  assert.equal(stopped, false);
+  h.exec.finish(0);
+  await tick();
+  assert.equal(stopped, false, 'still draining the prefetched batch');
+  assert.deepEqual(h.exec.stopped, []);
+  h.exec.finish(0);
+  await stopping;
+  assert.equal(h.sched.currentState, 'stopped');
+  h.assertAllAnsweredOnce(all);
+  assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  assert.deepEqual(h.exec.stopped, ['m_0_0']);
+});
+
+test('stop() with requests still queued behind a prefetched batch flushes them too', async () => {
+  const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 1e6 } });
+  await h.start();
+  const all = ['a', 'b', 'c', 'd', 'e'].map((p) => h.send(p));
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.sizes(), [2, 2]);
+  const stopping = h.sched.stop();
+  for (let k = 0; k < 10 && h.exec.running.length; k++) {
+    h.exec.finish(0);
+    h.clock.advance(0);
+  }
+  await stopping;
+  h.assertAllAnsweredOnce(all);
+  assert.deepEqual(h.exec.sizes(), [2, 2, 1]);
+  assert.equal(h.of('batch.formed')[2].trigger, 'drain');
+});
+
+test("a prefetched batch's queue time runs until it started, not until it was formed", async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  await h.start();
+  h.send('a'); // t=0, starts at once
+  h.clock.advance(200);
+  h.send('b'); // t=200
+  h.clock.advance(100);
+  h.send('c'); // t=300: b was handed over at its t=200 timer, so c finds no room
+  h.clock.advance(0);
+  const bId = batchOf(h, 'b');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 200, 'b was handed over at its arrival timer');
+  assert.equal(h.sched.snapshot().pending?.requests, 1, 'c waits: depth 1');
+  h.clock.advance(700); // t=1000: A ends, B starts
+  h.exec.finish(0);
+  h.clock.advance(250); // t=1250: B ends
+  h.exec.finish(0);
+  const rc = (id: string) => h.of('request.completed').find((e) => e.request_id === id)!;
+  assert.equal(rc('a').queue_us, 0);
+  assert.equal(rc('a').compute_us, 1000);
+  assert.equal(rc('b').queue_us, 800, 'queued at 200, started at 1000 (formed at 200)');
+  assert.equal(rc('b').compute_us, 250);
+  assert.equal(rc('b').total_us, 1050);
+  assert.equal(h.of('batch.completed').find((e) => e.batch_id === bId)!.compute_us, 250);
+  // c was prefetched at t=1000 behind B, and started at 1250
+  assert.equal(h.of('batch.formed').find((e) => e.request_ids.includes('c'))!.t, 1000);
+  h.clock.advance(0);
+  h.exec.finish(0);
+  assert.equal(rc('c').queue_us, 950);
+  assert.equal(rc('c').compute_us, 0);
+});
