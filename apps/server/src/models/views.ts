@@ -64,9 +64,11 @@ export function findSlot(entries: ReadonlyMap<string, ModelEntry>, name: string,
   const entry = entries.get(name);
   if (!entry) throw new ManagerError('NOT_FOUND', messages.unknownModel(name));
   if (version === undefined) {
-    const ready = [...entry.versions.values()].filter((s) => s.state === 'READY').sort((a, b) => b.version - a.version);
-    if (ready.length === 0) throw new ManagerError('NOT_FOUND', messages.noAvailableVersion(name));
-    return { entry, slot: ready[0] };
+    // on every request: a plain scan, no arrays
+    let best: VersionSlot | undefined;
+    for (const s of entry.versions.values()) if (s.state === 'READY' && (!best || s.version > best.version)) best = s;
+    if (!best) throw new ManagerError('NOT_FOUND', messages.noAvailableVersion(name));
+    return { entry, slot: best };
   }
   const slot = entry.versions.get(version);
   if (!slot) throw new ManagerError('NOT_FOUND', messages.unknownVersion(name, version));

@@ -27,11 +27,13 @@ export class Emitter {
     });
   }
 
-  rejected(id: string, reason: RejectReason, message: string, priority: number | undefined): void {
+  /** `enqueuedUs`: when it was queued, for a request accepted before it was refused */
+  rejected(id: string, reason: RejectReason, message: string, priority: number | undefined, enqueuedUs?: number): void {
     if (this.bus.size === 0) return;
+    const t = this.clock.now();
     this.bus.emit({
-      type: 'request.rejected', t: this.clock.now(), model: this.model, version: this.version, request_id: id,
-      reason, message, ...(priority !== undefined ? { priority } : {}),
+      type: 'request.rejected', t, model: this.model, version: this.version, request_id: id,
+      reason, message, ...(priority !== undefined ? { priority } : {}), ...(enqueuedUs !== undefined ? { queued_us: t - enqueuedUs } : {}),
     });
   }
 
@@ -48,25 +50,26 @@ export class Emitter {
     });
   }
 
-  batchStarted(batchId: string, instance: string, size: number): void {
+  batchStarted(batchId: string, instance: string, size: number, t: number): void {
     if (this.bus.size === 0) return;
-    this.bus.emit({ type: 'batch.started', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId, instance, size });
+    this.bus.emit({ type: 'batch.started', t, model: this.model, version: this.version, batch_id: batchId, instance, size });
   }
 
-  batchCompleted(batchId: string, instance: string, size: number, computeUs: number, error: string | undefined): void {
+  batchCompleted(batchId: string, instance: string, size: number, computeUs: number, t: number, error: string | undefined): void {
     if (this.bus.size === 0) return;
     const ev: BatchCompletedEvent = {
-      type: 'batch.completed', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId,
+      type: 'batch.completed', t, model: this.model, version: this.version, batch_id: batchId,
       instance, size, compute_us: computeUs, ok: error === undefined,
     };
     if (error !== undefined) ev.error = error; // set afterwards: a conditional spread allocates on the hot path
     this.bus.emit(ev);
   }
 
-  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, error: string | undefined): void {
+  /** `t`: when the answer left (the caller reads the clock once per batch) */
+  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, t: number, error: string | undefined): void {
     if (this.bus.size === 0) return;
     const ev: RequestCompletedEvent = {
-      type: 'request.completed', t: this.clock.now(), model: this.model, version: this.version, request_id: e.id,
+      type: 'request.completed', t, model: this.model, version: this.version, request_id: e.id,
       batch_id: batchId, priority: e.level, batch_size: e.batchSize, queue_us: queueUs, compute_us: computeUs,
       total_us: totalUs, ok: error === undefined,
     };

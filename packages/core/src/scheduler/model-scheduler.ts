@@ -77,6 +77,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private readonly idPrefix: string;
   /** batches an instance may hold behind its running one (the executor's `prefetch`) */
   private readonly prefetch: number;
+  /** clock time of the batch completion whose answers are being released; -1 outside one */
+  private answerTimeUs = -1;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -330,11 +332,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
-  private begin(inst: PoolInstance, run: InstanceBatch): void {
+  private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
     run.started = true;
-    run.startedUs = this.clock.now();
+    run.startedUs = nowUs;
     inst.batchId = run.batchId;
-    this.emit.batchStarted(run.batchId, inst.info.name, run.size);
+    this.emit.batchStarted(run.batchId, inst.info.name, run.size, nowUs);
   }
 
   private complete(inst: PoolInstance, entries: Entry<P, R>[], run: InstanceBatch, error: unknown, results?: R[]): void {
@@ -344,21 +346,22 @@ export class ModelScheduler<P = unknown, R = unknown> {
       if (i >= 0) inst.prefetched.splice(i, 1);
       run.started = true;
       run.startedUs = this.clock.now();
-      this.emit.batchStarted(run.batchId, inst.info.name, run.size);
+      this.emit.batchStarted(run.batchId, inst.info.name, run.size, run.startedUs);
     }
     const { batchId, size, startedUs } = run;
-    const computeUs = this.clock.now() - startedUs;
+    const nowUs = this.clock.now();
+    const computeUs = nowUs - startedUs;
     let failure: Error | null = null;
     if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), 500);
     else if (!Array.isArray(results) || results.length !== entries.length) {
       failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 500);
     }
-    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, failure?.message);
+    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message);
     if (failure) this.stats.failedBatches++;
     if (inst.batchId === batchId) {
       inst.batchId = undefined;
       const next = inst.prefetched.shift();
-      if (next) this.begin(inst, next); // the instance went straight on to the batch it already holds
+      if (next) this.begin(inst, next, nowUs); // the instance went straight on to the batch it already holds
       else if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
       else this.pool.markIdle(inst);
     }
@@ -366,10 +369,14 @@ export class ModelScheduler<P = unknown, R = unknown> {
     // follow-up work) then run while the instance computes instead of in the gap between two batches,
     // where a worker-thread instance would sit idle. Answers still go out in this same call.
     this.pump(false);
+    // Every answer released from here (this batch's, and earlier ones preserve_ordering held back) leaves
+    // now: one clock read for the batch, not one per request.
+    this.answerTimeUs = nowUs;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
     }
+    this.answerTimeUs = -1;
     if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
   }
 
@@ -380,13 +387,16 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (a.error) this.stats.failed++;
     else this.stats.completed++;
     // only read the clock when someone listens: total_us exists for the events alone
-    if (this.emit.active) this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, this.clock.now() - e.enqueuedUs, a.error?.message);
+    if (this.emit.active) {
+      const t = this.answerTimeUs >= 0 ? this.answerTimeUs : this.clock.now();
+      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error?.message);
+    }
     callSafely(e.settle, a.error, a.result);
   }
 
   private reject(e: Entry<P, R>, reason: RejectReason, message: string, status: number): void {
     this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
-    this.emit.rejected(e.id, reason, message, e.level);
+    this.emit.rejected(e.id, reason, message, e.level, e.enqueuedUs);
     this.ordering.settle(e.seq, null);
     callSafely(e.settle, new SchedulerError(reason, message, status));
   }

@@ -12,20 +12,45 @@ import type { WorkerFeed, WorkerOutput } from './instance-worker';
 
 type Batch = readonly SchedulerRequest<InferPayload>[];
 
+/** What a request's tensor must look like for one input: worked out once per config, checked per request. */
+interface InputCheck {
+  datatype: string;
+  /** the dims a request sends, -1 = any (the batch dim first when batching) */
+  full: readonly number[];
+}
+
+/** per input spec, one table for batching models and one for the others */
+const checks = [new WeakMap<ModelInput, InputCheck>(), new WeakMap<ModelInput, InputCheck>()];
+
+function inputCheck(spec: ModelInput, batching: boolean): InputCheck {
+  const table = checks[batching ? 1 : 0];
+  const known = table.get(spec);
+  if (known) return known;
+  const dims = spec.dims ?? [];
+  const made: InputCheck = { datatype: tritonToKServeDatatype(spec.data_type ?? 'TYPE_INVALID') ?? '', full: batching ? [-1, ...dims] : dims };
+  table.set(spec, made);
+  return made;
+}
+
 function checkTensor(model: string, spec: ModelInput, t: Tensor, batching: boolean): void {
-  const expected = tritonToKServeDatatype(spec.data_type ?? 'TYPE_INVALID');
+  const { datatype: expected, full } = inputCheck(spec, batching);
   if (t.datatype === 'BYTES' || expected === 'BYTES') {
     throw new Error(`input '${t.name}' of model '${model}': BYTES (string) tensors are not supported by InferScope's onnxruntime backend`);
   }
   if (t.datatype !== expected) {
     throw new Error(`inference input '${t.name}' data-type is '${t.datatype}', but model '${model}' expects '${expected}'`);
   }
-  const dims = spec.dims ?? [];
-  const full = batching ? [-1, ...dims] : dims;
-  const ok = t.shape.length === full.length && full.every((d, i) => d === -1 || d === t.shape[i]);
+  let ok = t.shape.length === full.length;
+  for (let i = 0; ok && i < full.length; i++) ok = full[i] === -1 || full[i] === t.shape[i];
   if (!ok) {
     throw new Error(`unexpected shape for input '${t.name}' for model '${model}'. Expected [${full.join(',')}], got [${t.shape.join(',')}]`);
   }
+}
+
+function inputOf(r: SchedulerRequest<InferPayload>, name: string): Tensor | undefined {
+  const inputs = r.payload.inputs;
+  for (let i = 0; i < inputs.length; i++) if (inputs[i].name === name) return inputs[i];
+  return undefined;
 }
 
 /**
@@ -55,18 +80,18 @@ export function gatherFeeds(config: ModelConfig, batch: Batch): { feeds: WorkerF
   const feeds: WorkerFeed[] = [];
   (config.input ?? []).forEach((spec, index) => {
     const name = spec.name ?? '';
-    const parts = batch.map((r) => {
-      const t = r.payload.inputs.find((x) => x.name === name);
+    const present: Tensor[] = [];
+    for (const r of batch) {
+      const t = inputOf(r, name);
       if (!t) {
-        if (spec.optional) return undefined;
+        if (spec.optional) continue;
         throw new Error(`expected ${config.input?.length} inputs but got ${r.payload.inputs.length} inputs for model '${model}': missing input '${name}'`);
       }
       checkTensor(model, spec, t, batching);
-      return t;
-    });
-    const present = parts.filter((p): p is Tensor => p !== undefined);
+      present.push(t);
+    }
     if (present.length === 0) return;
-    if (present.length !== parts.length) {
+    if (present.length !== batch.length) {
       throw new Error(`optional input '${name}' of model '${model}' must be given by every request of a batch or by none`);
     }
     const merged = batching ? concatBatch(present) : freshCopy(present[0]);

@@ -139,8 +139,15 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
           // A prefetched batch queued behind one that crashed its worker: it never ran, so it goes to the
           // replacement (its feeds were transferred to the dead thread: gather them again).
           resent = true;
-          feeds = gatherFeeds(config, batch).feeds;
-          this.ensureWorker(rt).then(send, (e: unknown) => done(e));
+          const resend = (w: InstanceWorker): void => {
+            try {
+              feeds = gatherFeeds(config, batch).feeds;
+              send(w);
+            } catch (e) {
+              done(e); // never leave the batch unanswered
+            }
+          };
+          this.ensureWorker(rt).then(resend, (e: unknown) => done(e));
           return;
         }
         if (err) {
