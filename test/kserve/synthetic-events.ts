@@ -27,7 +27,8 @@ export function syntheticStream(): SchedulerEvent[] {
   ev.push({ type: 'batch.formed', t: 370, ...M, batch_id: 'b3', request_ids: ['r4'], size: 1, trigger: 'immediate', oldest_wait_us: 340 });
   ev.push({ type: 'batch.completed', t: 400, ...M, batch_id: 'b3', instance: 'mlp_0_1', size: 1, compute_us: 30, ok: false, error: 'boom' });
   done('r4', 'b3', 1, 340, 30, false);
-  ev.push({ type: 'request.rejected', t: 540, ...M, request_id: 'r5', reason: 'timeout', message: 'Request timeout expired' });
+  // refused after waiting in the queue since t=40: the scheduler says how long (queued_us)
+  ev.push({ type: 'request.rejected', t: 540, ...M, request_id: 'r5', reason: 'timeout', message: 'Request timeout expired', queued_us: 500 });
   ev.push({ type: 'request.rejected', t: 600, ...M, request_id: 'r6', reason: 'queue_full', message: 'Exceeds maximum queue size' });
   return ev;
 }

@@ -32,7 +32,7 @@ test('max_queue_size refuses at enqueue with "Exceeds maximum queue size" (503),
   assert.deepEqual(h.outcome('c')?.error, { reason: 'queue_full', message: 'Exceeds maximum queue size', httpStatus: 503 });
   assert.equal(h.outcome('h2')?.error?.reason, 'queue_full');
   assert.equal(h.outcome('a'), undefined);
-  assert.deepEqual(h.of('request.rejected').map((e) => [e.request_id, e.reason]), [['c', 'queue_full'], ['h2', 'queue_full']]);
+  assert.deepEqual(h.of('request.rejected').map((e) => [e.request_id, e.reason, e.queued_us]), [['c', 'queue_full', undefined], ['h2', 'queue_full', undefined]], 'refused at the door: never queued');
   while (h.exec.running.length) h.exec.finish();
   assert.equal(h.outcome('a')?.result, 'ok:a');
   assert.equal(h.outcome('h1')?.result, 'ok:h1');
@@ -49,7 +49,7 @@ test('REJECT timeout: "Request timeout expired" (503) when the queue timeout pas
   h.clock.advance(1);
   assert.deepEqual(h.outcome('late')?.error, { reason: 'timeout', message: 'Request timeout expired', httpStatus: 503 });
   const rej = h.of('request.rejected')[0];
-  assert.deepEqual([rej.t, rej.reason], [1100, 'timeout']);
+  assert.deepEqual([rej.t, rej.reason, rej.queued_us], [1100, 'timeout', 1000], 'the event says how long it had waited');
   h.exec.finish();
   assert.equal(h.exec.all.length, 1, 'a timed-out request is never executed');
 });

@@ -67,6 +67,8 @@ export interface RequestRejectedEvent extends Base {
   reason: RejectReason;
   message: string;
   priority?: number;
+  /** how long it had been queued, for a request refused after it was accepted (timeout, unload, ...) */
+  queued_us?: number;
 }
 
 /** A DELAY timeout action moved the request behind fresh requests of its level. */

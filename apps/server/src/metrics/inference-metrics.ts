@@ -20,8 +20,8 @@ interface Counters {
   computeInputUs: number;
   computeInferUs: number;
   computeOutputUs: number;
-  /** ids queued and not yet taken into a batch (Triton's pending = awaiting execution) */
-  pending: Set<string>;
+  /** requests queued and not yet taken into a batch (Triton's pending = awaiting execution) */
+  pending: number;
 }
 
 type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -45,7 +45,7 @@ export class InferenceMetrics {
   private readonly byModel = new PerVersion<Counters>((model, version) => ({
     model, version, success: 0, failure: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 },
     inferences: 0, executions: 0, requestUs: 0, queueUs: 0, computeInputUs: 0, computeInferUs: 0,
-    computeOutputUs: 0, pending: new Set(),
+    computeOutputUs: 0, pending: 0,
   }));
   private readonly off: () => void;
 
@@ -64,22 +64,21 @@ export class InferenceMetrics {
   add(e: SchedulerEvent): void {
     switch (e.type) {
       case 'request.queued':
-        this.counters(e.model, e.version).pending.add(e.request_id);
+        this.counters(e.model, e.version).pending++;
         break;
       case 'batch.formed': {
         const c = this.counters(e.model, e.version);
-        for (const id of e.request_ids) c.pending.delete(id);
+        c.pending -= e.request_ids.length;
         break;
       }
       case 'request.rejected': {
         const c = this.counters(e.model, e.version);
-        c.pending.delete(e.request_id);
+        if (e.queued_us !== undefined) c.pending--; // it was waiting in the queue (refused later, e.g. timeout)
         c.failure[failureReason(e.reason)]++;
         break;
       }
       case 'request.completed': {
-        const c = this.counters(e.model, e.version);
-        c.pending.delete(e.request_id);
+        const c = this.counters(e.model, e.version); // it left `pending` when its batch formed
         if (e.ok) {
           c.success++;
           c.inferences += e.batch_size;
@@ -127,7 +126,7 @@ export class InferenceMetrics {
       fam('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeInputUs),
       fam('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds', 'counter', (c) => c.computeInferUs),
       fam('nv_inference_compute_output_duration_us', 'Cumulative compute output duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeOutputUs),
-      fam('nv_inference_pending_request_count', 'Instantaneous number of pending requests awaiting execution per-model', 'gauge', (c) => c.pending.size),
+      fam('nv_inference_pending_request_count', 'Instantaneous number of pending requests awaiting execution per-model', 'gauge', (c) => c.pending),
     ];
   }
 }

@@ -59,8 +59,6 @@ interface Acc {
   fail: Duration;
   queue: Duration;
   infer: Duration;
-  /** requests currently queued: request id -> queued time (µs), for the duration of rejections */
-  queuedAt: Map<string, number>;
   batches: Map<number, Duration>;
 }
 
@@ -77,7 +75,7 @@ export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
     name, version, last: 0, inferences: 0, executions: 0,
     success: zero(), fail: zero(), queue: zero(), infer: zero(),
-    queuedAt: new Map(), batches: new Map(),
+    batches: new Map(),
   }));
   private readonly now: () => number;
   private readonly models?: () => Array<{ name: string; version: string }>;
@@ -100,12 +98,8 @@ export class StatsCollector {
   /** Fold one event in (public so tests can feed a synthetic stream without a bus). */
   add(e: SchedulerEvent): void {
     switch (e.type) {
-      case 'request.queued':
-        this.acc(e.model, e.version).queuedAt.set(e.request_id, e.t);
-        break;
       case 'request.completed': {
         const a = this.acc(e.model, e.version);
-        a.queuedAt.delete(e.request_id);
         if (e.ok) {
           a.success.count++;
           a.success.ns += e.total_us * 1000;
@@ -123,10 +117,9 @@ export class StatsCollector {
       }
       case 'request.rejected': {
         const a = this.acc(e.model, e.version);
-        const since = a.queuedAt.get(e.request_id);
-        a.queuedAt.delete(e.request_id);
         a.fail.count++;
-        if (since !== undefined) a.fail.ns += Math.max(0, e.t - since) * 1000;
+        // the event says how long it waited (refused after being queued); a refusal at the door waited 0
+        if (e.queued_us !== undefined) a.fail.ns += Math.max(0, e.queued_us) * 1000;
         break;
       }
       case 'batch.completed': {
