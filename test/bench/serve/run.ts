@@ -14,12 +14,10 @@
  * no batching in-process at c=32, in-process within 15% of direct onnxruntime at the same batch sizes,
  * HTTP binary with batching >= 0.5x the bare Fastify route.
  */
-import { mkdtempSync, mkdirSync, writeFileSync, copyFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import Fastify from 'fastify';
-import type { Tensor } from '@inferscope/core';
-import { DEFAULT_MODEL, directCpuPerSampleForMix, directThroughputForMix, fasterOf, measureDirectOrt } from './direct-ort';
+import { benchInput as input, makeBenchRepository } from './bench-models';
+import { directCpuPerSampleForMix, directThroughputForMix, fasterOf, measureDirectOrt } from './direct-ort';
 import { httpClosedLoop, inProcessClosedLoop, type LoadResult } from './load';
 import { measureWorkerOrt } from './worker-ort';
 import { startInferScope } from './server-under-test';
@@ -36,33 +34,6 @@ const instances = Number(arg('--instances', '1'));
 const live = arg('--live', 'true') !== 'false';
 // --paths in-process skips the HTTP and bare-Fastify cells (quick profiling of the scheduler path)
 const paths = arg('--paths', 'in-process,http').split(',');
-
-function config(name: string, batching: boolean): string {
-  return [
-    `name: "${name}"`,
-    'backend: "onnxruntime"',
-    'max_batch_size: 64',
-    'input [ { name: "input" data_type: TYPE_FP32 dims: [ 784 ] } ]',
-    'output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]',
-    batching ? 'dynamic_batching { preferred_batch_size: [ 8, 16, 32 ] max_queue_delay_microseconds: 2000 }' : '',
-    `instance_group [ { count: ${instances} kind: KIND_CPU } ]`,
-    'parameters { key: "intra_op_thread_count" value: { string_value: "1" } }',
-    '',
-  ].join('\n');
-}
-
-function makeRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-'));
-  for (const [name, batching] of [['mlp_nobatch', false], ['mlp_batched', true]] as const) {
-    mkdirSync(join(dir, name, '1'), { recursive: true });
-    writeFileSync(join(dir, name, 'config.pbtxt'), config(name, batching));
-    copyFileSync(DEFAULT_MODEL, join(dir, name, '1', 'model.onnx'));
-  }
-  return dir;
-}
-
-const sample = new Float32Array(784).map((_, i) => (i % 255) / 255);
-const input: Tensor = { name: 'input', datatype: 'FP32', shape: [1, 784], data: sample };
 
 interface Row extends LoadResult {
   path: string;
@@ -90,12 +61,14 @@ function printRows(title: string, rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  const repo = makeRepository();
+  const repo = makeBenchRepository(instances);
   const rows: Row[] = [];
   // The baseline is measured before AND after the in-process cells (the machine's load moves); each batch
   // size keeps the faster of the two, so "vs direct" is never flattered by a slow baseline.
   const directOpts = { batchSizes: [1, 2, 4, 8, 16, 32, 64], durationMs: 800 };
   let direct = await measureDirectOrt(directOpts);
+  // The worker-thread reference, also before and after (the machine's load moves; the faster one counts).
+  workerRows = await measureWorkerOrt(directOpts);
   const showDirect = (label: string) =>
     console.log(`direct onnxruntime (one session, intra-op 1, ${label}): ` + direct.map((r) => `b${r.batch} ${Math.round(r.samples_per_s)}/s`).join(', '));
   showDirect('before');
@@ -131,7 +104,7 @@ async function main(): Promise<void> {
     for (const r of rows) if (r.hist) r.direct = directThroughputForMix(direct, r.hist);
     directRows = direct;
     // The same session in one worker thread fed as fast as possible: what any worker-thread server could reach.
-    workerRows = await measureWorkerOrt({ batchSizes: directOpts.batchSizes, durationMs: directOpts.durationMs });
+    workerRows = fasterOf(workerRows, await measureWorkerOrt(directOpts));
     console.log('onnxruntime in one worker thread, fed with a batch always queued: ' + workerRows.map((r) => `b${r.batch} ${Math.round(r.samples_per_s)}/s`).join(', '));
     const bodies = {
       json: { body: Buffer.from(jsonRequest([input])), headers: { 'content-type': 'application/json' } },
