@@ -84,6 +84,8 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
   const aId = batchOf(h, 'a');
   assert.deepEqual(lifecycleOf(h, bId), ['formed'], 'batch.formed now, batch.started only when A ends');
   assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 100);
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.next_on, 'm_0_0', 'formed for the busy instance that holds it');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === aId)!.next_on, undefined, 'an idle instance took A at once');
   assert.equal(instanceView(h, 'm_0_0')?.batch_id, aId, 'the instance still runs A');
 
   // A ends at t=600: B starts then, the instance never idles in between.

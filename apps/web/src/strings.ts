@@ -42,7 +42,7 @@ const en = {
   priority: (p: number) => `priority ${p}`,
   waiting: 'waiting',
   idle: 'idle',
-  busyWith: (n: number) => `batch of ${n}`,
+  busyWith: (n: number, next?: number) => (next === undefined ? `batch of ${n}` : `batch of ${n} · next ${next}`),
   budget: 'budget',
   noBudget: 'no budget',
   noBudgetSet: 'no budget set',

@@ -132,3 +132,18 @@ test('ring buffer keeps the newest items and finds a time range', () => {
   assert.equal(r.last(), 5);
   assert.throws(() => new Ring(0), /positive integer/);
 });
+
+test('a batch handed to a busy instance (next_on) shows as its next batch until it starts, then as running', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  lifecycle(live); // b1 running on m_0_0
+  live.apply(queued('r3', 1320));
+  live.apply({ type: 'batch.formed', ...base, t: 1330, batch_id: 'b2', request_ids: ['r3'], size: 1, trigger: 'delay', oldest_wait_us: 10, next_on: 'm_0_0' });
+  const inst = live.models.get('m:1')!.instances.get('m_0_0')!;
+  assert.deepEqual([inst.state, inst.batchId, inst.nextBatchId, inst.nextSize], ['busy', 'b1', 'b2', 1]);
+  assert.equal(live.requests.get('m:1/r3')?.phase, 'batched', 'waits at the instance, not running yet');
+  live.apply({ type: 'batch.completed', ...base, t: 1400, batch_id: 'b1', instance: 'm_0_0', size: 2, compute_us: 90, ok: true });
+  live.apply({ type: 'batch.started', ...base, t: 1400, batch_id: 'b2', instance: 'm_0_0', size: 1 });
+  assert.deepEqual([inst.state, inst.batchId, inst.nextBatchId, inst.nextSize], ['busy', 'b2', undefined, undefined]);
+  assert.equal(live.requests.get('m:1/r3')?.phase, 'running');
+});

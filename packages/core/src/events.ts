@@ -87,6 +87,11 @@ export interface BatchFormedEvent extends Base {
   trigger: BatchTrigger;
   /** how long the oldest request in the batch had waited */
   oldest_wait_us: number;
+  /**
+   * set when the batch was handed to a BUSY instance to run next (prefetch): that instance. Absent when an
+   * idle instance took it (its batch.started follows at once).
+   */
+  next_on?: string;
 }
 
 export interface BatchStartedEvent extends Base {

@@ -145,6 +145,11 @@ export class LiveModel {
           id: e.batch_id, modelKey: key, size: e.size, requests: e.request_ids.length, trigger: e.trigger,
           oldestWaitUs: e.oldest_wait_us, tFormed: e.t, requestKeys: e.request_ids.map((id) => `${key}/${id}`),
         });
+        if (e.next_on) {
+          // handed to a busy instance to run next: show it waiting there until its batch.started
+          const inst = m?.instances.get(e.next_on);
+          if (inst) Object.assign(inst, { nextBatchId: e.batch_id, nextSize: e.size });
+        }
         break;
       }
       case 'batch.started': {
@@ -155,7 +160,10 @@ export class LiveModel {
           b.tStarted = e.t;
         }
         const inst = this.models.get(key)?.instances.get(e.instance);
-        if (inst) Object.assign(inst, { state: 'busy', batchId: e.batch_id, batchSize: e.size, batchStart: e.t });
+        if (inst) {
+          Object.assign(inst, { state: 'busy', batchId: e.batch_id, batchSize: e.size, batchStart: e.t });
+          if (inst.nextBatchId === e.batch_id) Object.assign(inst, { nextBatchId: undefined, nextSize: undefined });
+        }
         for (const id of b?.requestKeys ?? []) {
           const r = this.requests.get(id);
           if (r) {

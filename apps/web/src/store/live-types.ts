@@ -7,6 +7,9 @@ export interface InstanceLive extends Omit<InstanceSnapshot, 'batch_id'> {
   batchId?: string;
   batchSize?: number;
   batchStart?: number;
+  /** the batch it already holds to run next (the scheduler's prefetch), if any */
+  nextBatchId?: string;
+  nextSize?: number;
 }
 
 /** A model version as the snapshot describes it, with its instances and queues kept live from events. */

@@ -114,7 +114,7 @@ function InstanceChip(props: { m: ModelLive; inst: InstanceLive }) {
     const inst = props.m.instances.get(props.inst.name) ?? props.inst;
     const cls = `inst-chip inst-${inst.state}`;
     if (el.className !== cls) el.className = cls;
-    const t = inst.state === 'busy' ? S.busyWith(inst.batchSize ?? 0) : inst.state === 'idle' ? S.idle : inst.state;
+    const t = inst.state === 'busy' ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.state === 'idle' ? S.idle : inst.state;
     const status = el.querySelector('.inst-status');
     if (status && status.textContent !== t) status.textContent = t;
   }, 100);

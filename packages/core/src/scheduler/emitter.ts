@@ -42,11 +42,12 @@ export class Emitter {
     this.bus.emit({ type: 'request.delayed', t: this.clock.now(), model: this.model, version: this.version, request_id: e.id, priority: e.level });
   }
 
-  batchFormed(batchId: string, entries: readonly QueueEntry[], size: number, trigger: BatchTrigger, oldestWaitUs: number): void {
+  /** `nextOn`: the busy instance it was handed to (prefetch), if any */
+  batchFormed(batchId: string, entries: readonly QueueEntry[], size: number, trigger: BatchTrigger, oldestWaitUs: number, nextOn?: string): void {
     if (this.bus.size === 0) return;
     this.bus.emit({
       type: 'batch.formed', t: this.clock.now(), model: this.model, version: this.version, batch_id: batchId,
-      request_ids: entries.map((e) => e.id), size, trigger, oldest_wait_us: oldestWaitUs,
+      request_ids: entries.map((e) => e.id), size, trigger, oldest_wait_us: oldestWaitUs, ...(nextOn !== undefined ? { next_on: nextOn } : {}),
     });
   }
 

@@ -311,8 +311,9 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const run: InstanceBatch = { batchId: `${this.idPrefix}b${++this.batchSeq}`, size: d.size, startedUs: 0, started: false };
     this.stats.batches++;
     this.stats.samples += d.size;
-    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs);
-    if (inst.state === 'idle') {
+    const prefetched = inst.state !== 'idle';
+    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs, prefetched ? inst.info.name : undefined);
+    if (!prefetched) {
       inst.state = 'busy';
       this.begin(inst, run);
     } else inst.prefetched.push(run); // it starts when the running batch ends (see complete)
