@@ -75,7 +75,7 @@ const en = {
     'Each dot is one request. It arrives on the left and waits in its priority queue (oldest on the right). ' +
     'The batcher box shows the batch the queue head would make right now: it fills towards max_batch_size ' +
     '(ticks mark the preferred sizes) while the bar below counts the oldest wait towards max_queue_delay. ' +
-    'When a rule fires the batch goes to a free instance, which lights up while it runs; answers fly out on the right, refusals drop out in red.',
+    'When a rule fires the batch goes to a free instance, which lights up while it runs (when every instance is busy, one may hold the next batch: "next N"); answers fly out on the right, refusals drop out in red.',
   flow: {
     nextBatch: 'next batch',
     fill: 'fill vs max_batch_size · ticks: preferred',
