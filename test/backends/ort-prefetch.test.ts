@@ -48,17 +48,26 @@ async function assertMatchesDirect(batch: SchedulerRequest<InferPayload>[], resu
   }
 }
 
+/** one started instance of the bundled mlp model on the real backend, unloaded afterwards */
+async function withMlpInstance(body: (ex: OrtExecutor, inst: ReturnType<typeof instance>, logs: string[]) => Promise<void>): Promise<void> {
+  const { loaded, logs } = await loadModel('mlp_classifier', mlpConfig());
+  const ex = loaded.executor as OrtExecutor;
+  const inst = instance('mlp_classifier_0_0');
+  await ex.startInstance(inst);
+  try {
+    await body(ex, inst, logs);
+  } finally {
+    await loaded.unload();
+  }
+}
+
 const settleALittle = () => new Promise<void>((r) => setTimeout(r, 50));
 /** a batch never answered must fail the test, not hang the file */
 const limit = { timeout: 30_000 };
 
 test('OrtExecutor declares prefetch 1; two back-to-back batches on one instance both come back correct, in order', limit, async () => {
-  const { loaded } = await loadModel('mlp_classifier', mlpConfig());
-  const ex = loaded.executor as OrtExecutor;
-  assert.equal(ex.prefetch, 1);
-  const inst = instance('mlp_classifier_0_0');
-  await ex.startInstance(inst);
-  try {
+  await withMlpInstance(async (ex, inst) => {
+    assert.equal(ex.prefetch, 1);
     const worker = ex.workerOf(inst.name)!;
     const batchA = [sample(16, 1), sample(3, 2)];
     const batchB = [sample(1, 3), sample(5, 4), sample(2, 5)];
@@ -74,18 +83,12 @@ test('OrtExecutor declares prefetch 1; two back-to-back batches on one instance 
     assert.deepEqual([a.calls, b.calls], [1, 1]);
     assert.equal(ex.workerOf(inst.name), worker, 'no restart');
     assert.equal(ex.describe()[0].restarts, 0);
-  } finally {
-    await loaded.unload();
-  }
+  });
 });
 
 for (const how of ['exit', 'throw'] as const) {
   test(`a worker that dies (${how}) during the running batch: it fails; the prefetched one is re-sent to the restarted worker and succeeds`, limit, async () => {
-    const { loaded, logs } = await loadModel('mlp_classifier', mlpConfig());
-    const ex = loaded.executor as OrtExecutor;
-    const inst = instance('mlp_classifier_0_0');
-    await ex.startInstance(inst);
-    try {
+    await withMlpInstance(async (ex, inst, logs) => {
       const first = ex.workerOf(inst.name)!;
       const batchA = [sample(4, 11)];
       const batchB = [sample(2, 12), sample(3, 13)];
@@ -109,18 +112,12 @@ for (const how of ['exit', 'throw'] as const) {
       assert.ok(logs.some((l) => /restarting instance mlp_classifier_0_0/.test(l)), logs.join('\n'));
       // the payloads were not consumed by the dead worker: A can still be run
       await assertMatchesDirect(batchA, await ex.execute(inst, batchA));
-    } finally {
-      await loaded.unload();
-    }
+    });
   });
 }
 
 test('a worker that dies with two batches queued behind the running one: both never-begun batches succeed on the restarted worker', limit, async () => {
-  const { loaded } = await loadModel('mlp_classifier', mlpConfig());
-  const ex = loaded.executor as OrtExecutor;
-  const inst = instance('mlp_classifier_0_0');
-  await ex.startInstance(inst);
-  try {
+  await withMlpInstance(async (ex, inst) => {
     const first = ex.workerOf(inst.name)!;
     const batches = [[sample(1, 21)], [sample(2, 22)], [sample(3, 23)]];
     const order: string[] = [];
@@ -133,17 +130,11 @@ test('a worker that dies with two batches queued behind the running one: both ne
     assert.deepEqual(calls.map((c) => c.calls), [1, 1, 1]);
     assert.deepEqual(order.slice(1), ['b1', 'b2'], 're-sent batches keep their order');
     assert.equal(ex.describe()[0].restarts, 1);
-  } finally {
-    await loaded.unload();
-  }
+  });
 });
 
 test('a batch handed over while the first failure is being answered runs after the re-sent one', limit, async () => {
-  const { loaded } = await loadModel('mlp_classifier', mlpConfig());
-  const ex = loaded.executor as OrtExecutor;
-  const inst = instance('mlp_classifier_0_0');
-  await ex.startInstance(inst);
-  try {
+  await withMlpInstance(async (ex, inst) => {
     const first = ex.workerOf(inst.name)!;
     const batchA = [sample(2, 31)];
     const batchB = [sample(3, 32)];
@@ -167,7 +158,5 @@ test('a batch handed over while the first failure is being answered runs after t
     assert.deepEqual(order, ['A failed', 'B', 'C'], 'the never-begun B keeps its place ahead of C');
     assert.deepEqual([b.calls, c!.calls], [1, 1]);
     assert.equal(ex.describe()[0].restarts, 1);
-  } finally {
-    await loaded.unload();
-  }
+  });
 });
