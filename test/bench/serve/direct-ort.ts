@@ -12,6 +12,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
+import { arg } from '../args';
 
 export const DEFAULT_MODEL = fileURLToPath(new URL('../../../model_repository/mlp_classifier/1/model.onnx', import.meta.url));
 
@@ -135,11 +136,6 @@ export function directCpuPerSampleForMix(rows: DirectOrtRow[], histogram: Record
     us += ((near.cpu_us * b) / near.batch) * count;
   }
   return samples === 0 ? 0 : us / samples;
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -15,11 +15,8 @@ import type { Executor } from '@inferscope/core';
 import { StatsCollector } from '../../../apps/server/src/stats/collector';
 import { InferenceMetrics } from '../../../apps/server/src/metrics/inference-metrics';
 import { attachLiveGateway, type LiveGateway } from '../../../apps/server/src/live/gateway';
+import { arg } from '../args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
 const roundMs = Number(arg('--ms', '1000'));
 const rounds = Number(arg('--rounds', '5'));
 const concurrency = Number(arg('--c', '32'));

@@ -6,11 +6,8 @@ import { rmSync } from 'node:fs';
 import { benchInput, makeBenchRepository, type BenchModel } from './bench-models';
 import { inProcessClosedLoop } from './load';
 import { startInferScope } from './server-under-test';
+import { arg } from '../args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
 const model = arg('--model', 'mlp_batched') as BenchModel;
 const dir = makeBenchRepository(1, [model]);
 const server = await startInferScope(dir, arg('--live', 'true') !== 'false');

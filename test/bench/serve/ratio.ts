@@ -20,11 +20,8 @@ import { directThroughputForMix, measureDirectOrt } from './direct-ort';
 import { inProcessClosedLoop } from './load';
 import { startInferScope } from './server-under-test';
 import { measureWorkerOrt } from './worker-ort';
+import { arg } from '../args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
 const rounds = Number(arg('--rounds', '9'));
 const ms = Number(arg('--ms', '1500'));
 const concurrency = Number(arg('--c', '32'));

@@ -22,11 +22,8 @@ import { httpClosedLoop, inProcessClosedLoop, type LoadResult } from './load';
 import { measureWorkerOrt } from './worker-ort';
 import { startInferScope } from './server-under-test';
 import { binaryRequest, jsonRequest } from '../../kserve/wire';
+import { arg } from '../args';
 
-const arg = (name: string, fallback: string): string => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
 const durationMs = Number(arg('--ms', '3000'));
 const warmupMs = Number(arg('--warmup', '700'));
 const concurrencies = arg('--c', '1,8,32').split(',').map(Number);

@@ -13,6 +13,7 @@
 import { fileURLToPath } from 'node:url';
 import { InstanceWorker } from '../../../apps/server/src/backends/onnxruntime/instance-worker';
 import { DEFAULT_MODEL, type DirectOrtRow } from './direct-ort';
+import { arg } from '../args';
 
 export interface WorkerOrtOptions {
   batchSizes: number[];
@@ -75,11 +76,6 @@ export async function measureWorkerOrt(opts: WorkerOrtOptions): Promise<DirectOr
     await worker.close();
   }
   return rows;
-}
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
