@@ -70,3 +70,18 @@ test('without the wake word the worker serves on its event loop through the publ
     await new Promise((resolve) => w.once('exit', resolve));
   }
 });
+
+test('the crash hook on the event loop: the thread dies in the next batch it takes, not before', async () => {
+  const w = new Worker(new URL('../../apps/server/src/backends/onnxruntime/worker.mjs', import.meta.url));
+  const messages: Record<string, unknown>[] = [];
+  w.on('message', (m) => messages.push(m));
+  const died = new Promise<Error>((resolve) => w.once('error', resolve));
+  const exited = new Promise((resolve) => w.once('exit', resolve));
+  w.postMessage({ type: 'init', modelFile: MLP, options: OPTIONS, executionProviders: ['cpu'] });
+  w.postMessage({ type: 'crash', how: 'throw' });
+  w.postMessage({ type: 'measure', id: 1 }); // not a batch: the thread is still alive to answer it
+  w.postMessage({ type: 'run', id: 2, feeds: [{ name: 'input', type: 'float32', dims: [1, 784], data: floats(1, 784, 1) }], fetches: ['probabilities'] });
+  assert.match((await died).message, /instance crashed on request/);
+  await exited;
+  assert.deepEqual(messages.map((m) => m.type), ['ready', 'measured'], 'no result and no runError for the batch it died in');
+});

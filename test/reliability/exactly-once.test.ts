@@ -145,9 +145,9 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   // 3) kill worker threads of version 2 while batches run: the worker dies the way a crash does (an
   //    uncaught exception, or exit) with batches already handed to it. (A worker restarting has none to
   //    kill: retry.) Worker.terminate() from outside is not used: see worker-terminate.test.ts.
-  //    Killed while it is running a batch (inFlight > 0): the batches the scheduler hands it next, before
-  //    its death is noticed, fail. Whether one does is a race (a batch is handed to it only if requests
-  //    are waiting when its current one ends: about one kill in seven here), so it kills again (at most
+  //    The crash hook is armed while it has batches (inFlight > 0) and kills the thread in the next batch
+  //    it takes: that batch fails, the ones already queued behind it never began and are re-sent to the
+  //    restarted worker. A next batch comes only while requests keep arriving, so it kills again (at most
   //    40 times) until a failed batch has been seen.
   let kills = 0;
   const failedSoFar = () => server.events.slice(mark).some((e) => e.type === 'batch.completed' && !e.ok);

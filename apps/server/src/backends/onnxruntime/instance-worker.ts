@@ -135,7 +135,10 @@ export class InstanceWorker {
     return r.rssGrowth ?? 0;
   }
 
-  /** Test hook: make the worker die as a crash would (uncaught exception) or exit on its own. */
+  /**
+   * Test hook: the worker dies as a crash would (uncaught exception) or exits on its own, in the next batch
+   * it takes after this message (so that batch fails and the ones queued behind it are re-sent).
+   */
   crash(how: 'throw' | 'exit'): void {
     this.post({ type: 'crash', how });
   }

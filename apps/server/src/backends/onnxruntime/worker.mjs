@@ -18,7 +18,7 @@
 //   measure {id}                   -> measured {id, rssGrowth}   (growth since init began: session + warmup)
 //   run   {id, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs}
 //                                                          | runError {id, message}
-//   crash {how: 'throw' | 'exit'}   (tests: a crashing instance)
+//   crash {how: 'throw' | 'exit'}   (tests: the thread dies, as a crash would, in the NEXT batch it takes)
 //   close                          -> the session is released and the thread ends
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -37,6 +37,18 @@ function openSession(model, options) {
 }
 
 let session = null;
+/** the crash test hook: how to die in the next batch, or null */
+let crashArmed = null;
+
+/**
+ * Dies as a crash would: exit(3), or an exception nobody catches (on the blocking loop it leaves the loop,
+ * which rethrows it outside any promise; on the event loop it is an unhandled rejection). Either way the
+ * parent's 'exit' handler fails the batch this thread was on and re-sends the ones queued behind it.
+ */
+function crashNow(how) {
+  if (how === 'exit') process.exit(3);
+  throw new Error('instance crashed on request (test hook)');
+}
 let rssAtInit = 0;
 let primed = false;
 
@@ -118,6 +130,7 @@ async function onMessage(msg) {
       return;
     }
     case 'run': {
+      if (crashArmed) crashNow(crashArmed); // outside the try: the thread must die, not report a runError
       try {
         if (!session) throw new Error('instance has no session (init failed or not done)');
         const feeds = {};
@@ -144,13 +157,9 @@ async function onMessage(msg) {
       return;
     }
     case 'crash': {
-      if (msg.how === 'exit') process.exit(3);
-      // The blocking loop never gives the event loop a turn: throw from the loop itself (it ends the thread).
-      if (binding) throw new Error('instance crashed on request (test hook)');
-      // Thrown outside the promise chain: an uncaught exception, as a native/JS bug would raise.
-      setImmediate(() => {
-        throw new Error('instance crashed on request (test hook)');
-      });
+      // Armed, not done now: messages are taken one at a time, so dying on this message would always fall
+      // between two batches. Dying in the next batch is what a crash inside onnxruntime looks like.
+      crashArmed = msg.how;
       return;
     }
     case 'close': {
