@@ -8,6 +8,7 @@
  * instance, and each request carries 8 images, so its capacity (~hundreds of requests/s) is well below
  * what the in-process client can offer on the same cores.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, readFile, writeFile } from 'node:fs/promises';
@@ -71,7 +72,13 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   const baseP50 = percentile(base.outcomes.map((o) => o.latencyMs), 50);
 
   const mark = server.events.length;
+  // The client floods the same event loop the scheduler runs on (bodies of 393 KB at several hundred a
+  // second): a stall there (a major GC of those bodies) holds every request back, whatever the scheduler does.
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   const over = await openLoop(server.app, capacity * OVERLOAD_FACTOR, 3, body('cnn_bounded'));
+  loopDelay.disable();
+  const stallMs = loopDelay.max / 1e6;
   const done = server.events.slice(mark).filter((e) => e.type === 'request.completed' && e.model === 'cnn_bounded') as { queue_us: number; total_us: number; compute_us: number }[];
   const serverQueueP99 = percentile(done.map((e) => e.queue_us / 1000), 99);
   const serverTotalP99 = percentile(done.map((e) => e.total_us / 1000), 99);
@@ -93,7 +100,7 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
     `overload (max_queue_size ${MAX_QUEUE}): capacity ${capacity.toFixed(0)} req/s (8 images each), offered ${over.offered.toFixed(0)} req/s for 3 s = ` +
       `${over.outcomes.length} tried, ${ok.length} answered 200, ${refused.length} refused 503, ${other.length} other, lost 0; ` +
       `server-side queue p99 ${serverQueueP99.toFixed(1)} ms, total p99 ${serverTotalP99.toFixed(1)} ms, compute p50 ${computeP50.toFixed(1)} ms; ` +
-      `bound ${queueBound(computeP90).toFixed(0)} ms; client-side accepted p99 ${okP99.toFixed(1)} ms, refusal p50 ${percentile(refused.map((o) => o.latencyMs), 50).toFixed(1)} ms, p99 ${refusedP99.toFixed(1)} ms; p50 before ${baseP50.toFixed(1)} ms, after ${afterP50.toFixed(1)} ms`,
+      `bound ${(queueBound(computeP90) + stallMs).toFixed(0)} ms (event loop stalled up to ${stallMs.toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms); client-side accepted p99 ${okP99.toFixed(1)} ms, refusal p50 ${percentile(refused.map((o) => o.latencyMs), 50).toFixed(1)} ms, p99 ${refusedP99.toFixed(1)} ms; p50 before ${baseP50.toFixed(1)} ms, after ${afterP50.toFixed(1)} ms`,
   );
   assert.ok(over.offered > capacity * 2, `the client offered ${over.offered.toFixed(0)} req/s, not several times ${capacity.toFixed(0)}`);
   assert.equal(other.length, 0, `unexpected answers: ${JSON.stringify(other.slice(0, 3))}`);
@@ -103,7 +110,7 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   // that each accepted one completes, does not.
   assert.ok(ok.length > 0, 'some requests were accepted and completed');
   assert.equal(done.length, ok.length, 'the server completed exactly the accepted requests');
-  assert.ok(serverQueueP99 < queueBound(computeP90), `queue p99 ${serverQueueP99.toFixed(1)} ms, bound ${queueBound(computeP90).toFixed(0)} ms`);
+  assert.ok(serverQueueP99 < queueBound(computeP90) + stallMs, `queue p99 ${serverQueueP99.toFixed(1)} ms, bound ${(queueBound(computeP90) + stallMs).toFixed(0)} ms`);
   // Refused at once: a refusal does not wait for the queue, so it is faster than an accepted request.
   const okP50 = percentile(ok.map((o) => o.latencyMs), 50);
   const refusedP50 = percentile(refused.map((o) => o.latencyMs), 50);
