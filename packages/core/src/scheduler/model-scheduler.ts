@@ -13,12 +13,13 @@ import type { EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, type BatchDecision } from './decide';
+import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type InstanceBatch, type PoolInstance } from './instance-pool';
 import { InstanceLifecycle } from './instance-lifecycle';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
-import { PriorityQueues } from './priority-queues';
+import { PriorityQueues, relevelled } from './priority-queues';
 import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
@@ -41,15 +42,6 @@ export interface ModelSchedulerOptions<P, R> {
 }
 
 type Entry<P, R> = QueueEntry<P, R>;
-
-interface Answer<P, R> {
-  entry: Entry<P, R>;
-  error: Error | null;
-  result?: R;
-  batchId: string;
-  startedUs: number;
-  computeUs: number;
-}
 
 export class ModelScheduler<P = unknown, R = unknown> {
   readonly model: string;
@@ -77,8 +69,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private readonly idPrefix: string;
   /** batches an instance may hold behind its running one (the executor's `prefetch`) */
   private readonly prefetch: number;
-  /** clock time of the batch completion whose answers are being released; -1 outside one */
-  private answerTimeUs = -1;
+  private readonly answers: Answers<P, R>;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -90,7 +81,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.groups = groupsFromConfig(opts.model, opts.config.instance_group);
     this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
-    this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.deliver(a));
+    this.answers = new Answers(this.stats, this.emit, opts.clock);
+    this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.answers.deliver(a));
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
       idle: () => this.pump(),
       noneUsable: () => {
@@ -146,17 +138,17 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const policy = this.policy;
     if (this.state !== 'ready' && this.state !== 'starting') {
       const why = this.state === 'stopping' || this.state === 'stopped' ? 'is unloading' : 'is not ready';
-      return this.refuse(id, req, settle, 'unavailable', `model ${this.model} version ${this.version} ${why}`, 503);
+      return this.answers.refuse(id, req, settle, 'unavailable', `model ${this.model} version ${this.version} ${why}`, 503);
     }
     const bs = req.batchSize;
-    if (!Number.isInteger(bs) || bs < 1) return this.refuse(id, req, settle, 'invalid', `batch size must be a positive integer, got ${bs}`, 400);
+    if (!Number.isInteger(bs) || bs < 1) return this.answers.refuse(id, req, settle, 'invalid', `batch size must be a positive integer, got ${bs}`, 400);
     if (policy.maxBatchSize > 0 ? bs > policy.maxBatchSize : bs !== 1) {
-      return this.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
+      return this.answers.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
     }
     const level = levelFor(policy, req.priority);
     const qp = policy.queues[level - 1];
     if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
-      return this.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
+      return this.answers.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
     }
     const now = this.clock.now();
     const timeout = qp.defaultTimeoutUs > 0 ? timeoutFor(qp, req.timeoutUs) : 0;
@@ -179,7 +171,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const old = this.policy;
     this.config = config;
     this.policy = policy;
-    if (policy.levels !== old.levels) this.relevel();
+    if (policy.levels !== old.levels) this.queues = relevelled(this.queues, policy.levels, (l) => levelFor(policy, l));
     if (policy.maxBatchSize < old.maxBatchSize) {
       for (const e of this.queues.all()) {
         if (e.batchSize > policy.maxBatchSize) {
@@ -372,41 +364,21 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.pump(false);
     // Every answer released from here (this batch's, and earlier ones preserve_ordering held back) leaves
     // now: one clock read for the batch, not one per request.
-    this.answerTimeUs = nowUs;
+    this.answers.releaseTimeUs = nowUs;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
     }
-    this.answerTimeUs = -1;
+    this.answers.releaseTimeUs = -1;
     if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
   }
 
-  // ---- answers ----
+  // ---- refusals ----
 
-  private deliver(a: Answer<P, R>): void {
-    const e = a.entry;
-    if (a.error) this.stats.failed++;
-    else this.stats.completed++;
-    // only read the clock when someone listens: total_us exists for the events alone
-    if (this.emit.active) {
-      const t = this.answerTimeUs >= 0 ? this.answerTimeUs : this.clock.now();
-      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error?.message);
-    }
-    callSafely(e.settle, a.error, a.result);
-  }
-
+  /** a queued request refused now: it leaves the queue's ordering too */
   private reject(e: Entry<P, R>, reason: RejectReason, message: string, status: number): void {
-    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
-    this.emit.rejected(e.id, reason, message, e.level, e.enqueuedUs);
     this.ordering.settle(e.seq, null);
-    callSafely(e.settle, new SchedulerError(reason, message, status));
-  }
-
-  private refuse(id: string, req: SchedulerRequest<P>, settle: Settle<R>, reason: RejectReason, message: string, status: number, level?: number): string {
-    this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
-    this.emit.rejected(id, reason, message, level ?? req.priority);
-    callSafely(settle, new SchedulerError(reason, message, status));
-    return id;
+    this.answers.rejectQueued(e, reason, message, status);
   }
 
   private failAllQueued(reason: RejectReason, message: string): void {
@@ -416,24 +388,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
   }
 
-  private relevel(): void {
-    const entries = this.queues.all().sort((a, b) => a.seq - b.seq);
-    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
-    for (const e of entries) {
-      e.level = levelFor(this.policy, e.level);
-      this.queues.push(e);
-    }
-  }
-
   private drained(): boolean {
     return this.queues.size === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
-  }
-}
-
-function callSafely<R>(settle: Settle<R>, error: Error | null, result?: R): void {
-  try {
-    settle(error, result);
-  } catch {
-    // the caller's callback threw: its problem, never the scheduler's
   }
 }

@@ -157,3 +157,16 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     return out;
   }
 }
+
+/**
+ * The same entries in queues of `levels` levels (a live change of priority_levels): every entry gets the
+ * level `levelOf` maps its old one to, and service order within a level stays acceptance order.
+ */
+export function relevelled<E extends AnyEntry>(old: PriorityQueues<E>, levels: number, levelOf: (level: number) => number): PriorityQueues<E> {
+  const next = new PriorityQueues<E>(levels);
+  for (const e of old.all().sort((a, b) => a.seq - b.seq)) {
+    e.level = levelOf(e.level);
+    next.push(e);
+  }
+  return next;
+}
