@@ -245,11 +245,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
-      for (;;) {
-        if (this.queues.size === 0) break;
-        const prefetchRoom = this.pool.idleCount === 0 && this.pool.prefetchTarget(this.prefetch) !== undefined;
-        if (this.pool.idleCount === 0 && !prefetchRoom) break;
-        if (prefetchRoom && !prefetchNow) {
+      while (this.queues.size > 0) {
+        // an idle instance first; only when none is idle does a busy one get a batch behind its running one
+        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(this.prefetch);
+        if (this.pool.idleCount === 0 && busyTarget === undefined) break;
+        if (busyTarget && !prefetchNow) {
           this.armTimer(this.clock.now());
           break;
         }
@@ -258,8 +258,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
           this.armTimer(d.untilUs);
           break;
         }
-        // an idle instance first; only when none is idle does a busy one get a batch behind its running one
-        const inst = this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(this.prefetch) : undefined);
+        // (idleCount may count an instance that left the idle list: then a busy one, as above)
+        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(this.prefetch) : undefined);
         if (!inst) break;
         this.dispatch(inst, this.queues.takeFirst(d.count), d);
       }
