@@ -36,7 +36,7 @@ if (selected.length === 0) {
   process.exit(1);
 }
 
-const HEAVY = [/^test\/e2e\//, /^test\/reliability\//];
+const HEAVY = [/^test\/e2e\//, /^test\/reliability\//, /^test\/fleet\/fleet/];
 const isHeavy = (f) => HEAVY.some((re) => re.test(f));
 const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
 // A whole file past this is killed (with its process group: servers, browsers), so a hung test cannot hang

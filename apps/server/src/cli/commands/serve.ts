@@ -7,6 +7,7 @@
 import type { Command } from '../command';
 import { parseServeArgs, OptionsError, DEFAULTS } from '../../server-options';
 import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../live/security';
+import { watchParent } from '../parent-watch';
 
 const help = `Usage: inferscope serve --model-repository PATH[,PATH...] [options]
 
@@ -76,6 +77,8 @@ const command: Command = {
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
+      // Started by the launcher or a fleet: never outlive it (a SIGKILLed parent cannot forward signals).
+      watchParent(() => stop('parent process gone'));
     });
     try {
       const { url, metricsUrl } = await server.listen();

@@ -1,0 +1,152 @@
+/**
+ * A fleet on this machine with real parts (Debian's HAProxy and Prometheus, three InferScope replica
+ * processes): a replica killed under load loses only what was in flight on it, the balancer stops routing
+ * to it within its health-check interval and routes to it again when it is back; the autoscaling signal,
+ * evaluated by the real Prometheus, rises under overload and falls after it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { startFleet, type Fleet } from '../../apps/server/src/fleet/fleet.ts';
+import { queuePressureQuery } from '../../apps/server/src/fleet/queue-pressure.ts';
+import { imageBody } from '../reliability/load-tools.ts';
+import { DEMO_REPO } from '../support/server.ts';
+
+const missing = ['haproxy', 'prometheus'].filter((b) => spawnSync(b, ['--version']).error);
+const MODEL = 'cnn_classifier';
+
+interface Tally { sent: number; ok: number; failed: number; statuses: Map<number, number>; failures: string[] }
+
+/** `clients` closed-loop clients through the balancer until `until()` says stop; every answer counted. */
+async function drive(url: string, clients: number, until: () => boolean, tally: Tally, images = 1): Promise<void> {
+  const body = imageBody(MODEL, images, 'fleet');
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (!until()) {
+      tally.sent++;
+      try {
+        const res = await fetch(url + body.url, { method: 'POST', headers: body.headers, body: new Uint8Array(body.body), signal: AbortSignal.timeout(30_000) });
+        const text = await res.arrayBuffer();
+        tally.statuses.set(res.status, (tally.statuses.get(res.status) ?? 0) + 1);
+        if (res.status === 200) tally.ok++;
+        else {
+          tally.failed++;
+          tally.failures.push(`${res.status} ${Buffer.from(text).toString('utf8').slice(0, 120)}`);
+        }
+      } catch (err) {
+        tally.failed++;
+        tally.failures.push(`client error: ${(err as Error).message} ${String((err as any).cause?.code ?? (err as any).cause?.message ?? "")}`);
+      }
+    }
+  }));
+}
+
+const newTally = (): Tally => ({ sent: 0, ok: 0, failed: 0, statuses: new Map(), failures: [] });
+
+async function backendStatus(fleet: Fleet, name: string): Promise<string> {
+  const csv = await (await fetch(fleet.statsUrl + ';csv')).text();
+  const header = csv.split('\n')[0].replace(/^# /, '').split(',');
+  const statusCol = header.indexOf('status');
+  const row = csv.split('\n').find((l) => l.startsWith(`replicas,${name},`));
+  return row ? row.split(',')[statusCol] : 'absent';
+}
+
+async function waitFor(what: string, cond: () => Promise<boolean>, timeoutMs: number): Promise<number> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeoutMs) {
+    if (await cond()) return Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
+async function successCount(replicaUrl: string): Promise<number> {
+  const s = (await (await fetch(`${replicaUrl}/v2/models/${MODEL}/stats`)).json()) as any;
+  return s.model_stats.reduce((n: number, m: any) => n + m.inference_stats.success.count, 0);
+}
+
+async function promQuery(fleet: Fleet, q: string): Promise<number | null> {
+  const res = (await (await fetch(`${fleet.prometheusUrl}/api/v1/query?query=${encodeURIComponent(q)}`)).json()) as any;
+  const v = res.data?.result?.[0]?.value?.[1];
+  return v === undefined || v === 'NaN' ? null : Number(v);
+}
+
+test('fleet: replicas behind HAProxy, one killed under load, Prometheus autoscaling signal', { skip: missing.length ? `not installed: ${missing.join(', ')} (Debian packages)` : false, timeout: 300_000 }, async (t) => {
+  const fleet = await startFleet({
+    replicas: 3,
+    modelRepositories: [DEMO_REPO],
+    serveArgs: ['--model-control-mode', 'explicit', '--load-model', MODEL],
+    checkIntervalMs: 300,
+    scrapeIntervalSec: 1,
+    pressureWindow: '5s',
+    log: () => {},
+  });
+  try {
+    await t.test('a killed replica fails only its in-flight requests; the balancer routes around it and back', async () => {
+      const clients = 12;
+      let phase: 'before' | 'after' | 'stop' = 'before';
+      const before = newTally();
+      const after = newTally();
+      const load = drive(fleet.url, clients, () => phase !== 'before', before);
+      await waitFor('traffic on every replica', async () => (await Promise.all(fleet.replicas.map((r) => successCount(r.url)))).every((n) => n > 5), 60_000);
+      await fleet.killReplica(1);
+      const downMs = await waitFor('HAProxy marks replica-1 DOWN', async () => (await backendStatus(fleet, 'replica-1')).startsWith('DOWN'), 10_000);
+      phase = 'after';
+      await load;
+      // Once it is out of rotation, every request is answered by the other two.
+      const load2 = drive(fleet.url, clients, () => phase === 'stop', after);
+      await new Promise((r) => setTimeout(r, 1500));
+      phase = 'stop';
+      await load2;
+
+      assert.equal(before.sent, before.ok + before.failed, 'every request sent before the kill has one outcome');
+      assert.ok(before.failed <= clients, `at most the requests in flight fail (${before.failed}: ${before.failures.slice(0, 3).join(' | ')})`);
+      // HAProxy answers 502 for a request whose replica died, or closes the client connection when the
+      // request went out on a connection it had reused: either way the client knows at once.
+      for (const f of before.failures) assert.match(f, /^50[234] |UND_ERR_SOCKET|ECONNRESET/, 'a failure is immediate and explicit');
+      assert.ok(after.sent > 20, `load continued (${after.sent})`);
+      assert.equal(after.failed, 0, `after the balancer noticed, nothing fails: ${after.failures.slice(0, 3).join(' | ')}`);
+      assert.ok(downMs < fleet.checkIntervalMs * 2 + 5000, `taken out within the health-check interval (${downMs} ms)`);
+
+      await fleet.restartReplica(1);
+      await waitFor('HAProxy marks replica-1 UP again', async () => (await backendStatus(fleet, 'replica-1')).startsWith('UP'), 30_000);
+      const base = await successCount(fleet.replicas[1].url);
+      const back = newTally();
+      let stop = false;
+      const load3 = drive(fleet.url, 6, () => stop, back);
+      await waitFor('the restarted replica serves again', async () => (await successCount(fleet.replicas[1].url)) > base + 5, 30_000);
+      stop = true;
+      await load3;
+      assert.equal(back.failed, 0, back.failures.slice(0, 3).join(' | '));
+    });
+
+    await t.test('the queue-pressure query rises under overload and falls after it', async () => {
+      const q = queuePressureQuery('5s');
+      const sample = async () => (await promQuery(fleet, q)) ?? NaN;
+      /** runs `clients` for `ms`, then returns the signal as Prometheus sees it at the end */
+      const phase = async (clients: number, ms: number) => {
+        let stop = false;
+        const run = drive(fleet.url, clients, () => stop, newTally(), 4);
+        await new Promise((r) => setTimeout(r, ms));
+        const v = await sample();
+        stop = true;
+        await run;
+        return v;
+      };
+      // Requests of 4 images (a preferred size of cnn_classifier): one client's requests are sent at
+      // once; 48 clients on 3 replicas sharing 2 cores queue behind running batches.
+      const light = await phase(1, 8000);
+      const heavy = await phase(48, 8000);
+      const after = await phase(1, 8000);
+      assert.ok(Number.isFinite(light) && Number.isFinite(heavy) && Number.isFinite(after), `samples ${light} ${heavy} ${after}`);
+      assert.ok(heavy > 2 * light + 2000, `rises under overload: ${light.toFixed(0)} -> ${heavy.toFixed(0)} µs`);
+      assert.ok(after < heavy / 2, `falls after it: ${heavy.toFixed(0)} -> ${after.toFixed(0)} µs`);
+      // The recorded rule (what the fleet's Grafana and the HPA read) is there too.
+      assert.ok(Number.isFinite((await promQuery(fleet, 'inferscope_queue_time_per_request_us')) ?? NaN));
+      console.log(`queue pressure: light ${light.toFixed(0)} µs, overload ${heavy.toFixed(0)} µs, after ${after.toFixed(0)} µs`);
+    });
+  } finally {
+    await fleet.stop();
+  }
+  // Nothing left behind: every replica, HAProxy and Prometheus has exited.
+  for (const r of fleet.replicas) assert.equal(r.process.running, false);
+});
