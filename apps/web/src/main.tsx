@@ -4,12 +4,19 @@ import './index.css';
 import { App } from './App';
 import { appStore } from './store/app-store';
 import { parseUrlState, serializeUrlState, type UrlState } from './url-state';
+import { FleetPage } from './fleet/FleetPage';
+import { replicaName } from './live/replica-path';
 
 // URL -> store once at start; store -> URL (replaceState) whenever a shareable field changes.
 const prefersDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
 appStore.setState(parseUrlState(location.search, prefersDark));
 
-const urlOf = (s: UrlState) => serializeUrlState(s);
+// `replica` (which fleet replica this page watches) is not a URL-state field but must survive rewrites.
+const urlOf = (s: UrlState) => {
+  const url = serializeUrlState(s);
+  return replicaName ? `${url}${url ? '&' : '?'}replica=${encodeURIComponent(replicaName)}` : url;
+};
+const isFleetPage = new URLSearchParams(location.search).has('fleet');
 let lastUrl = '';
 function applyDocumentState() {
   const s = appStore.getState();
@@ -22,11 +29,13 @@ function applyDocumentState() {
   root.classList.toggle('dark', s.theme === 'dark');
   root.classList.toggle('large', s.large);
 }
-applyDocumentState();
-appStore.subscribe(applyDocumentState);
+if (!isFleetPage) {
+  applyDocumentState();
+  appStore.subscribe(applyDocumentState);
+}
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    {isFleetPage ? <FleetPage /> : <App />}
   </StrictMode>,
 );

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from './free-port';
-import { renderHaproxyConfig } from './haproxy-config';
+import { renderHaproxyConfig, replicaPrefix } from './haproxy-config';
 import { renderPrometheusConfig, renderPrometheusRules } from './prometheus-config';
 import { SupervisedProcess } from './supervised-process';
 import { PARENT_PID_ENV } from '../cli/parent-watch';
@@ -32,6 +32,11 @@ export interface FleetOptions {
   log?(line: string): void;
   haproxyBin?: string;
   prometheusBin?: string;
+}
+
+/** What the balancer serves at /fleet.json: how the dashboard's fleet view reaches each replica. */
+export interface FleetDescription {
+  replicas: Array<{ name: string; /** prefix through the balancer */ path: string; /** the replica itself */ url: string }>;
 }
 
 export interface Replica {
@@ -104,8 +109,11 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
     const lbPort = o.port || (await freePort(host));
     const statsPort = await freePort(host);
     const cfg = join(dir, 'haproxy.cfg');
+    const fleetJsonFile = join(dir, 'fleet.json');
+    const description: FleetDescription = { replicas: replicas.map((r) => ({ name: r.name, path: replicaPrefix(r.name), url: r.url })) };
+    await writeFile(fleetJsonFile, JSON.stringify(description));
     await writeFile(cfg, renderHaproxyConfig({
-      bindHost: host, bindPort: lbPort, statsPort, checkIntervalMs, fall: 2, rise: 2,
+      bindHost: host, bindPort: lbPort, statsPort, checkIntervalMs, fall: 2, rise: 2, fleetJsonFile,
       replicas: replicas.map((r) => ({ name: r.name, host, port: r.port })),
     }));
     // -db: stay in the foreground (the fleet supervises it); -W would fork a master we do not see.

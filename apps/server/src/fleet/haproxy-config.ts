@@ -22,7 +22,12 @@ export interface HaproxyOptions {
   rise: number;
   /** HAProxy's stats page (CSV at /stats;csv) on this port, for tests and the fleet view; 0 = none */
   statsPort: number;
+  /** file served at /fleet.json (the dashboard's fleet view reads the replica list from it) */
+  fleetJsonFile?: string;
 }
+
+/** Path prefix that reaches one replica through the balancer (the fleet view's sockets use it). */
+export const replicaPrefix = (name: string) => `/replica/${name}`;
 
 export function renderHaproxyConfig(o: HaproxyOptions): string {
   const servers = o.replicas.map(
@@ -45,10 +50,23 @@ export function renderHaproxyConfig(o: HaproxyOptions): string {
     '  retries 3',
     '  option redispatch',
     '',
+    // The dashboard's live socket is a WebSocket: a long-lived tunnel once upgraded.
+    '  timeout tunnel 1h',
+    '',
     'frontend kserve',
     `  bind ${o.bindHost}:${o.bindPort}`,
+    ...(o.fleetJsonFile
+      ? [`  http-request return status 200 content-type application/json file ${o.fleetJsonFile} if { path /fleet.json }`]
+      : []),
+    ...o.replicas.map((r) => `  use_backend direct-${r.name} if { path_beg ${replicaPrefix(r.name)}/ }`),
     '  default_backend replicas',
     '',
+    ...o.replicas.flatMap((r) => [
+      `backend direct-${r.name}`,
+      `  http-request set-path %[path,regsub(^${replicaPrefix(r.name)}/,/)]`,
+      `  server ${r.name} ${r.host}:${r.port}`,
+      '',
+    ]),
     'backend replicas',
     '  balance leastconn',
     // A request on a reused server connection that dies without an answer is closed silently by HAProxy

@@ -8,6 +8,7 @@ import { WIRE, type ControlAck, type ControlMessage, type Frame, type Snapshot, 
 import { appStore, live, syncStructure } from '../store/app-store';
 import { FrameClock, setDataClock } from './clock';
 import { setControlSender } from './control';
+import { socketPath } from './replica-path';
 
 const ACK_TIMEOUT_MS = 8000;
 
@@ -25,6 +26,7 @@ export function connectLive(url?: string): LiveConnection {
     appStore.setState((s) => ({ connection: { ...s.connection, ...patch } }));
 
   const socket: Socket = io(url ?? '/', {
+    path: socketPath(),
     transports: ['websocket'],
     auth: (cb) => cb(token ? { token } : {}),
     reconnectionDelayMax: 4000,
