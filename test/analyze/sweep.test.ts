@@ -73,3 +73,21 @@ test('CSV has a row per config; the HTML report is self-contained with one dot p
   assert.ok(!/<script|src=|href=/.test(html), 'no script or external asset');
   assert.ok(html.includes('m&#60;x&#62;'), 'names are escaped');
 });
+
+test('confirmation re-measures only the leaders and keeps their second figures (no winner\'s curse)', async () => {
+  const { confirmLeaders } = await import('../../apps/server/src/analyze/sweep.ts');
+  const run = { results: [res(cfg(1, 0), 900, 1000), res(cfg(2, 0), 500, 1000), res(cfg(3, 0), 100, 1000)], skipped: [] };
+  const measured: string[] = [];
+  const deps = {
+    apply: async () => {},
+    measure: async (c: SweepConfig) => {
+      measured.push(configKey(c));
+      const { config: _, ...rest } = res(c, c.instances === 1 ? 400 : 450, 1000);
+      return rest;
+    },
+  };
+  const out = await confirmLeaders(run, deps, 2, (rs) => rankResults(rs, {}));
+  assert.deepEqual(measured, [configKey(cfg(1, 0)), configKey(cfg(2, 0))]);
+  assert.deepEqual(out.map((r) => r.throughput_per_s), [400, 450, 100]);
+  assert.equal(rankResults(out, {})[0].config.instances, 2, 'the lucky first place is re-ranked');
+});

@@ -25,6 +25,23 @@ export interface SweepRun {
   skipped: Array<{ config: SweepConfig; reason: string }>;
 }
 
+/**
+ * Re-measures the `top` leaders (by `order`) and keeps the second figures. The best of many noisy
+ * measurements is biased upwards (the winner's curse): a config that won on a lucky window would otherwise
+ * be reported at its luckiest. Returns the results with the leaders' figures replaced.
+ */
+export async function confirmLeaders(run: SweepRun, deps: SweepDeps, top: number, order: (rs: SweepResult[]) => SweepResult[]): Promise<SweepResult[]> {
+  const leaders = order(run.results).slice(0, top);
+  const fresh = new Map<SweepResult, SweepResult>();
+  for (const r of leaders) {
+    await deps.apply(r.config);
+    const again: SweepResult = { config: r.config, ...(await deps.measure(r.config)) };
+    deps.log?.(`confirm ${describeConfig(r.config)}: ${r.throughput_per_s.toFixed(0)} -> ${again.throughput_per_s.toFixed(0)} infer/s, p99 ${(again.latency_us.p99 / 1000).toFixed(2)} ms`);
+    fresh.set(r, again);
+  }
+  return run.results.map((r) => fresh.get(r) ?? r);
+}
+
 /** Throughput gains below this along the delay axis are noise, not a reason to wait longer. */
 const MIN_GAIN = 0.02;
 

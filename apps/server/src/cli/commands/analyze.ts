@@ -13,7 +13,7 @@ import { CONTROL_TOKEN_ENV } from '../../live/security';
 import { connectLiveTarget } from '../../analyze/live-target';
 import { describeConfig, gridConfigs, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
 import { rankResults } from '../../analyze/ranking';
-import { runSweep } from '../../analyze/sweep';
+import { confirmLeaders, runSweep } from '../../analyze/sweep';
 import { toCsv, toHtml, toText } from '../../analyze/report';
 
 const help = `Usage: inferscope analyze -m MODEL [options]
@@ -41,6 +41,8 @@ Options:
   --stability-percentage P    windows agree within P% (default 10); --max-trials N (default 10)
   --latency-budget-ms MS      p99 limit for the ranking (and the pruning)
   --memory-budget SIZE        instance memory limit for the ranking, e.g. 512MiB
+  --confirm N                 re-measure the N leaders and rank on the second figures (default 3; 0 = off):
+                              the best of many noisy runs is otherwise reported at its luckiest
   --csv FILE, --html FILE     write the results as CSV / a self-contained HTML report
   --apply-best                leave the best config live; --save-best also writes it to config.pbtxt
 
@@ -61,7 +63,7 @@ async function analyze(argv: string[]): Promise<number> {
       'batch-size': { type: 'string', short: 'b', default: '1' }, 'measurement-interval': { type: 'string', default: '1000' },
       'stability-percentage': { type: 'string', default: '10' }, 'max-trials': { type: 'string', default: '10' },
       'latency-budget-ms': { type: 'string' }, 'memory-budget': { type: 'string' }, csv: { type: 'string' }, html: { type: 'string' },
-      'apply-best': { type: 'boolean', default: false }, 'save-best': { type: 'boolean', default: false },
+      'apply-best': { type: 'boolean', default: false }, confirm: { type: 'string', default: '3' }, 'save-best': { type: 'boolean', default: false },
     },
   });
   const model = v.model;
@@ -116,7 +118,11 @@ async function analyze(argv: string[]): Promise<number> {
     console.log(`sweeping ${configs.length} configs of ${model} on ${url} (${traffic}, search ${v.search})`);
     const t0 = performance.now();
     const run = await runSweep(configs, { apply: (c) => live.apply(c), measure: (c) => live.measure(c), log: (l) => console.log(l) }, { search: v.search, latencyBudgetUs });
-    const ranked = rankResults(run.results, { latencyBudgetUs, memoryBudgetBytes });
+    const budgets = { latencyBudgetUs, memoryBudgetBytes };
+    const confirm = num(v.confirm!, '--confirm', 0);
+    const deps = { apply: (c: SweepConfig) => live.apply(c), measure: (c: SweepConfig) => live.measure(c), log: (l: string) => console.log(l) };
+    const results = confirm > 0 ? await confirmLeaders(run, deps, confirm, (rs) => rankResults(rs, budgets).filter((r) => r.rank !== null)) : run.results;
+    const ranked = rankResults(results, budgets);
     console.log(`\nmeasured ${run.results.length}, skipped ${run.skipped.length}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     console.log(toText(ranked));
     if (v.csv) writeFileSync(v.csv, toCsv(ranked));
