@@ -3,7 +3,7 @@
  * count in place, which Triton's Model Analyzer cannot do), drive the same traffic, measure until stable,
  * record. The server and the load are injected, so the loop and its pruning are tested on their own.
  */
-import { describeConfig, lineKey, type SweepConfig } from './search-space';
+import { configKey, describeConfig, lineKey, type SweepConfig } from './search-space';
 import type { SweepResult } from './ranking';
 
 export interface SweepDeps {
@@ -32,14 +32,14 @@ export interface SweepRun {
  */
 export async function confirmLeaders(run: SweepRun, deps: SweepDeps, top: number, order: (rs: SweepResult[]) => SweepResult[]): Promise<SweepResult[]> {
   const leaders = order(run.results).slice(0, top);
-  const fresh = new Map<SweepResult, SweepResult>();
+  const fresh = new Map<string, SweepResult>();
   for (const r of leaders) {
     await deps.apply(r.config);
     const again: SweepResult = { config: r.config, ...(await deps.measure(r.config)) };
     deps.log?.(`confirm ${describeConfig(r.config)}: ${r.throughput_per_s.toFixed(0)} -> ${again.throughput_per_s.toFixed(0)} infer/s, p99 ${(again.latency_us.p99 / 1000).toFixed(2)} ms`);
-    fresh.set(r, again);
+    fresh.set(configKey(r.config), again);
   }
-  return run.results.map((r) => fresh.get(r) ?? r);
+  return run.results.map((r) => fresh.get(configKey(r.config)) ?? r);
 }
 
 /** Throughput gains below this along the delay axis are noise, not a reason to wait longer. */
