@@ -15,6 +15,7 @@ export function App() {
   const view = useApp((s) => s.view);
   const mode = useApp((s) => s.mode);
   const server = useApp((s) => s.server);
+  const token = useApp((s) => s.token);
   const conn = useRef<LiveConnection | null>(null);
 
   useEffect(() => {
@@ -31,7 +32,10 @@ export function App() {
     };
   }, [mode]);
 
-  const canControl = mode === 'teach' || server?.can_control === true;
+  const connected = useApp((s) => s.connection.status === 'connected');
+  // A disconnected page keeps its last picture, but nothing can be sent: controls are off until the
+  // fresh snapshot of the (maybe restarted) server arrives.
+  const canControl = mode === 'teach' || (connected && server?.can_control === true);
   return (
     <div className="app">
       <Header onResync={() => conn.current?.resync()} />
@@ -46,7 +50,7 @@ export function App() {
           {mode === 'teach' && <TeachingPanel />}
           <ControlsPanel canControl={canControl} />
           {mode === 'live' && <LoadPanel canControl={canControl} />}
-          {mode === 'live' && server?.token_required && !server.can_control && <TokenField onToken={(t) => conn.current?.setToken(t)} />}
+          {mode === 'live' && server?.token_required && !server.can_control && <TokenField refused={connected && !!token} onToken={(t) => conn.current?.setToken(t)} />}
         </aside>
       </div>
     </div>

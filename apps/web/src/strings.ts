@@ -183,6 +183,7 @@ const en = {
   whatToWatch: 'What to watch',
   formulas: 'Formulas with live numbers',
   eventsSoFar: (n: number, total: number) => `${n} / ${total} events`,
+  tokenRefused: 'The server did not accept this token: you are a viewer.',
   fleet: {
     title: 'Fleet',
     subtitle: 'every replica behind the load balancer, each from its own live stream',

@@ -33,7 +33,25 @@ export function connectLive(url?: string): LiveConnection {
   });
 
   socket.on('connect', () => setConn({ status: 'resyncing', error: undefined }));
-  socket.on('disconnect', (reason) => setConn({ status: 'disconnected', error: reason }));
+  // socket.io reconnects by itself after a network drop, but NOT after a disconnect the server started
+  // ('io server disconnect': what a graceful shutdown sends before a restart). Retry those too, with the
+  // same capped backoff, so a restarted server is picked up and its fresh snapshot replaces the old one.
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let retries = 0;
+  let closed = false;
+  const retryLater = () => {
+    if (closed) return;
+    retries++;
+    setConn({ status: 'connecting', attempts: retries });
+    retry = setTimeout(() => { if (!closed && !socket.connected) socket.connect(); }, Math.min(4000, 250 * 2 ** Math.min(retries, 4)));
+  };
+  socket.on('connect', () => { retries = 0; });
+  socket.on('disconnect', (reason) => {
+    setConn({ status: 'disconnected', error: reason });
+    if (reason === 'io server disconnect') retryLater();
+  });
+  // After a server-initiated disconnect the manager does not retry on its own: keep trying.
+  socket.on('connect_error', () => { if (!socket.active) retryLater(); });
   socket.on('connect_error', (err) => setConn({ status: 'disconnected', error: err.message }));
   socket.io.on('reconnect_attempt', (n) => setConn({ status: 'connecting', attempts: n }));
 
@@ -80,6 +98,8 @@ export function connectLive(url?: string): LiveConnection {
       socket.disconnect().connect();
     },
     close() {
+      closed = true;
+      clearTimeout(retry);
       socket.close();
     },
   };

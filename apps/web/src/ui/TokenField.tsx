@@ -2,9 +2,11 @@
 import { useState } from 'react';
 import { S } from '../strings';
 
-export function TokenField(props: { onToken(token: string): void }) {
+export function TokenField(props: { onToken(token: string): void; /** a token was sent and the server did not accept it */ refused?: boolean }) {
   const [value, setValue] = useState('');
   return (
+    <>
+    {props.refused && <div className="note text-danger" role="alert" data-testid="token-refused">{S.tokenRefused}</div>}
     <form className="flex gap-2 items-end" onSubmit={(e) => { e.preventDefault(); props.onToken(value.trim()); }} data-testid="token-form">
       <label className="field flex-1">
         <span>{S.tokenLabel}</span>
@@ -12,5 +14,6 @@ export function TokenField(props: { onToken(token: string): void }) {
       </label>
       <button type="submit" className="btn">{S.tokenApply}</button>
     </form>
+    </>
   );
 }

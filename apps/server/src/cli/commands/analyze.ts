@@ -1,0 +1,155 @@
+/**
+ * `inferscope analyze`: Model Analyzer's job (find the best serving config under a latency budget) on a
+ * running server, without reloads: each config is applied live and driven with identical traffic.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { reportingErrors, type Command } from '../command';
+import type { StepMode } from '../../load/perf/step-load';
+import { HttpTarget } from '../../load/targets';
+import { normaliseUrl } from '../../load/cli-args';
+import { parseBytes } from '../../memory/ledger';
+import { CONTROL_TOKEN_ENV } from '../../live/security';
+import { connectLiveTarget } from '../../analyze/live-target';
+import { describeConfig, gridConfigs, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
+import { rankResults } from '../../analyze/ranking';
+import { confirmLeaders, runSweep } from '../../analyze/sweep';
+import { toCsv, toHtml, toText } from '../../analyze/report';
+
+const help = `Usage: inferscope analyze -m MODEL [options]
+
+Sweeps instance count x max_batch_size x max_queue_delay x preferred sizes on a RUNNING server: every
+config is applied live (no model reload), driven with the same traffic and measured until three windows
+agree within the stability percentage (perf_analyzer's rule). Prints a ranked table (best first: within
+the budgets, highest throughput, then lowest p99), marks the throughput-vs-p99 Pareto set, and restores
+the original config unless told to apply or save the best.
+
+Options:
+  -m, --model M               model to tune (required); -x, --model-version V for one version
+  -u, --url URL               server (default http://127.0.0.1:8000)
+  --control-token T           control token (or ${CONTROL_TOKEN_ENV})
+  --instances LIST            instance counts, e.g. 1,2 (default: the live count)
+  --max-batch LIST            max_batch_size values, at most the loaded one (default: the loaded one)
+  --delay LIST                max_queue_delay_microseconds values (default 0,500,1000,2000,4000)
+  --preferred LIST            preferred sizes per config: none, max (= [max_batch_size]) or 4+8 (default none,max)
+  --search grid|prune         prune (default) skips longer delays once a line is over the latency budget
+                              or stops gaining throughput
+  --concurrency N             closed-loop clients (default 16); or
+  --request-rate R            open loop at R requests/s (--request-distribution constant|poisson, --seed S)
+  -b, --batch-size N          samples per request (default 1)
+  --measurement-interval MS   window length (default 1000)
+  --stability-percentage P    windows agree within P% (default 10); --max-trials N (default 10)
+  --latency-budget-ms MS      p99 limit for the ranking (and the pruning)
+  --memory-budget SIZE        instance memory limit for the ranking, e.g. 512MiB
+  --confirm N                 re-measure the N leaders and rank on the second figures (default 3; 0 = off):
+                              the best of many noisy runs is otherwise reported at its luckiest
+  --csv FILE, --html FILE     write the results as CSV / a self-contained HTML report
+  --apply-best                leave the best config live; --save-best also writes it to config.pbtxt
+
+Example:
+  inferscope analyze -m mlp_classifier --instances 1,2 --max-batch 16,32 --delay 0,1000,4000 \\
+      --latency-budget-ms 10 --html sweep.html
+`;
+
+async function analyze(argv: string[]): Promise<number> {
+  const { values: v } = parseArgs({
+    args: argv, strict: true,
+    options: {
+      model: { type: 'string', short: 'm' }, 'model-version': { type: 'string', short: 'x' }, url: { type: 'string', short: 'u' },
+      'control-token': { type: 'string' }, instances: { type: 'string' }, 'max-batch': { type: 'string' },
+      delay: { type: 'string', default: '0,500,1000,2000,4000' }, preferred: { type: 'string', default: 'none,max' },
+      search: { type: 'string', default: 'prune' }, concurrency: { type: 'string' }, 'request-rate': { type: 'string' },
+      'request-distribution': { type: 'string', default: 'constant' }, seed: { type: 'string', default: '1' },
+      'batch-size': { type: 'string', short: 'b', default: '1' }, 'measurement-interval': { type: 'string', default: '1000' },
+      'stability-percentage': { type: 'string', default: '10' }, 'max-trials': { type: 'string', default: '10' },
+      'latency-budget-ms': { type: 'string' }, 'memory-budget': { type: 'string' }, csv: { type: 'string' }, html: { type: 'string' },
+      'apply-best': { type: 'boolean', default: false }, confirm: { type: 'string', default: '3' }, 'save-best': { type: 'boolean', default: false },
+    },
+  });
+  const model = v.model;
+  if (!model) throw new Error('-m MODEL is required');
+  if (v.search !== 'grid' && v.search !== 'prune') throw new Error(`--search must be grid or prune, got '${v.search}'`);
+  if (v.concurrency && v['request-rate']) throw new Error('give --concurrency or --request-rate, not both');
+  const num = (text: string, what: string, min: number, integer = true) => {
+    const n = Number(text);
+    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`${what} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${text}'`);
+    return n;
+  };
+  const dist = v['request-distribution'];
+  if (dist !== 'constant' && dist !== 'poisson') throw new Error(`--request-distribution must be constant or poisson, got '${dist}'`);
+  const mode: StepMode = v['request-rate']
+    ? { kind: 'rate', rate: num(v['request-rate'], '--request-rate', 0.1, false), distribution: dist, seed: num(v.seed!, '--seed', 0) }
+    : { kind: 'concurrency', concurrency: num(v.concurrency ?? '16', '--concurrency', 1) };
+  const latencyBudgetUs = v['latency-budget-ms'] ? num(v['latency-budget-ms'], '--latency-budget-ms', 0, false) * 1000 : undefined;
+  const memoryBudgetBytes = v['memory-budget'] ? parseBytes(v['memory-budget']) : undefined;
+  const url = normaliseUrl(v.url);
+  const token = v['control-token'] ?? process.env[CONTROL_TOKEN_ENV];
+  const version = v['model-version'];
+
+  const target = new HttpTarget({ url, binary: true, seed: 1, maxSockets: (mode.kind === 'concurrency' ? mode.concurrency : 64) + 16 });
+  const live = await connectLiveTarget(target, {
+    url, token, model, version, mode, batchSize: num(v['batch-size']!, '--batch-size', 1),
+    measurementIntervalMs: num(v['measurement-interval']!, '--measurement-interval', 50),
+    stabilityPercent: num(v['stability-percentage']!, '--stability-percentage', 0.1, false),
+    maxTrials: num(v['max-trials']!, '--max-trials', 3),
+  });
+  try {
+    const snap = await live.snapshot();
+    const rows = snap.models.filter((m) => m.name === model && (!version || m.version === version));
+    if (rows.length === 0) throw new Error(`model '${model}'${version ? ` version ${version}` : ''} is not loaded on ${url}`);
+    const cfg = rows[rows.length - 1].config as { max_batch_size?: number; dynamic_batching?: Record<string, unknown> };
+    const loadedMax = Number(cfg.max_batch_size ?? 0);
+    if (!(loadedMax > 0) || !cfg.dynamic_batching) throw new Error(`model '${model}' has no dynamic batching to tune (max_batch_size ${loadedMax})`);
+    const db = cfg.dynamic_batching;
+    const original: SweepConfig = {
+      instances: rows[rows.length - 1].instances.length,
+      max_batch_size: loadedMax,
+      max_queue_delay_microseconds: Number(db.max_queue_delay_microseconds ?? 0),
+      preferred_batch_size: ((db.preferred_batch_size as number[] | undefined) ?? []).map(Number),
+    };
+    const maxBatch = v['max-batch'] ? parseList(v['max-batch'], '--max-batch', 1) : [loadedMax];
+    const tooBig = maxBatch.filter((b) => b > loadedMax);
+    if (tooBig.length) throw new Error(`--max-batch ${tooBig.join(',')}: max_batch_size can only be lowered live (loaded: ${loadedMax})`);
+    const configs = gridConfigs({
+      instances: v.instances ? parseList(v.instances, '--instances', 1) : [original.instances],
+      maxBatch, delayUs: parseList(v.delay!, '--delay', 0), preferred: parsePreferred(v.preferred!),
+    });
+    const traffic = mode.kind === 'concurrency' ? `concurrency ${mode.concurrency}` : `${mode.distribution} ${mode.rate} req/s, seed ${mode.seed}`;
+    console.log(`sweeping ${configs.length} configs of ${model} on ${url} (${traffic}, search ${v.search})`);
+    const t0 = performance.now();
+    const run = await runSweep(configs, { apply: (c) => live.apply(c), measure: (c) => live.measure(c), log: (l) => console.log(l) }, { search: v.search, latencyBudgetUs });
+    const budgets = { latencyBudgetUs, memoryBudgetBytes };
+    const confirm = num(v.confirm!, '--confirm', 0);
+    const deps = { apply: (c: SweepConfig) => live.apply(c), measure: (c: SweepConfig) => live.measure(c), log: (l: string) => console.log(l) };
+    const results = confirm > 0 ? await confirmLeaders(run, deps, confirm, (rs) => rankResults(rs, budgets).filter((r) => r.rank !== null)) : run.results;
+    const ranked = rankResults(results, budgets);
+    console.log(`\nmeasured ${run.results.length}, skipped ${run.skipped.length}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    console.log(toText(ranked));
+    if (v.csv) writeFileSync(v.csv, toCsv(ranked));
+    if (v.html) writeFileSync(v.html, toHtml(ranked, { model, traffic, latencyBudgetUs, when: new Date().toISOString() }));
+    const best = ranked.find((r) => r.rank === 1);
+    if ((v['apply-best'] || v['save-best']) && best) {
+      await live.apply(best.config);
+      console.log(`\nbest config applied live: ${describeConfig(best.config)}`);
+      if (v['save-best']) {
+        const ack = await live.send({ action: 'saveConfig', model });
+        console.log(`wrote ${String(ack.path)}${ack.diff ? `\n${String(ack.diff)}` : ''}`);
+      }
+    } else {
+      await live.apply(original);
+      console.log(`\noriginal config restored: ${describeConfig(original)}`);
+    }
+    return best ? 0 : 1;
+  } finally {
+    live.close();
+    target.close();
+  }
+}
+
+const command: Command = {
+  name: ['analyze'],
+  summary: 'sweep serving configs live on a running server and rank them (Model Analyzer without reloads)',
+  help,
+  run: reportingErrors('analyze', analyze),
+};
+export default command;
