@@ -33,7 +33,7 @@ export class FakeManager implements ControlTarget {
     this.calls.push(`count ${name} ${count}`);
     return [];
   }
-  async saveConfig(name: string, opts: { dryRun: boolean }) {
+  async saveConfig(name: string, opts: { dryRun: boolean; version?: string }) {
     this.calls.push(`save ${name} ${opts.dryRun}`);
     return { path: `/r/${name}/config.pbtxt`, text: 'max_batch_size: 8\n', diff: '', backup: null };
   }

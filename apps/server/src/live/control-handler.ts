@@ -30,7 +30,7 @@ export async function handleControl(
         await control.unload(msg.model);
         return { ok: true };
       case 'saveConfig': {
-        const r = await control.saveConfig(msg.model, { dryRun: msg.dryRun ?? false });
+        const r = await control.saveConfig(msg.model, { dryRun: msg.dryRun ?? false, version: msg.version });
         return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false };
       }
       case 'startLoad': {

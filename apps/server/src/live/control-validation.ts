@@ -148,8 +148,8 @@ function validate(m: Record<string, unknown>): ControlMessage {
       onlyFields(m, ['action', 'model'], action);
       return { action, model: checkModelName(m.model) };
     case 'saveConfig':
-      onlyFields(m, ['action', 'model', 'dryRun'], action);
-      return { action, model: checkModelName(m.model), dryRun: m.dryRun === undefined ? undefined : bool(m.dryRun, 'dryRun') };
+      onlyFields(m, ['action', 'model', 'version', 'dryRun'], action);
+      return { action, model: checkModelName(m.model), version: version(m.version), dryRun: m.dryRun === undefined ? undefined : bool(m.dryRun, 'dryRun') };
     case 'startLoad': {
       onlyFields(m, ['action', 'model', 'version', 'scenario', 'rate', 'concurrency', 'duration', 'seed', 'record', 'mode'], action);
       const scenario = m.scenario;

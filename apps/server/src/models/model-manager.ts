@@ -261,9 +261,10 @@ export class ModelManager {
   }
 
   /** Writes the live config of a model back to its config.pbtxt (atomic, with a .bak of the previous file). */
-  saveConfig(name: string, opts: { dryRun?: boolean } = {}): Promise<SaveResult> {
+  saveConfig(name: string, opts: { dryRun?: boolean; version?: string } = {}): Promise<SaveResult> {
     return this.locked(name, async () => {
-      const { entry, slot } = this.slotOf(name);
+      // The version whose live config is written (one config.pbtxt serves every version, as in Triton).
+      const { entry, slot } = this.slotOf(name, toVersion(opts.version));
       const result = await saveModelConfig(entry, slot, this.options.runtime.config, !!opts.dryRun);
       if (!opts.dryRun) this.known.set(name, entry.scanned);
       return result;

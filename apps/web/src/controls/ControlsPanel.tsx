@@ -105,7 +105,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
           </span>
         </div>
         {localError && <p className="text-danger text-sm" role="alert">{localError}</p>}
-        {mode === 'live' && <SaveConfig model={m.name} disabled={disabled} />}
+        {mode === 'live' && <SaveConfig model={m.name} version={m.version} disabled={disabled} />}
         <AckLog />
       </div>
     </section>

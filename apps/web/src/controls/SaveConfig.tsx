@@ -3,18 +3,19 @@ import { useState } from 'react';
 import { sendControl } from '../live/control';
 import { S } from '../strings';
 
-export function SaveConfig(props: { model: string; disabled: boolean }) {
+/** `version`: the one whose live values are written (the one the controls show), not always the latest. */
+export function SaveConfig(props: { model: string; version: string; disabled: boolean }) {
   const [diff, setDiff] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const preview = async () => {
     setBusy(true);
-    const ack = await sendControl({ action: 'saveConfig', model: props.model, dryRun: true });
+    const ack = await sendControl({ action: 'saveConfig', model: props.model, version: props.version, dryRun: true });
     setBusy(false);
     if (ack.ok) setDiff(typeof ack.diff === 'string' ? ack.diff : '');
   };
   const write = async () => {
     setBusy(true);
-    const ack = await sendControl({ action: 'saveConfig', model: props.model, dryRun: false });
+    const ack = await sendControl({ action: 'saveConfig', model: props.model, version: props.version, dryRun: false });
     setBusy(false);
     if (ack.ok) setDiff(null);
   };

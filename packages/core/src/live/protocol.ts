@@ -152,7 +152,8 @@ export type ControlMessage =
   | ({ action: 'startLoad' } & StartLoadRequest)
   | { action: 'stopLoad'; id?: string }
   | ({ action: 'startReplay' } & StartReplayRequest)
-  | { action: 'saveConfig'; model: string; dryRun?: boolean }
+  /** writes the live config of `version` (default: the latest loaded) to the model's config.pbtxt */
+  | { action: 'saveConfig'; model: string; version?: string; dryRun?: boolean }
   /** record the arrivals of whatever traffic reaches these models (all when absent) until stopRecording */
   | { action: 'startRecording'; models?: string[] }
   | { action: 'stopRecording'; id?: string };

@@ -132,7 +132,7 @@ async function analyze(argv: string[]): Promise<number> {
       await live.apply(best.config);
       console.log(`\nbest config applied live: ${describeConfig(best.config)}`);
       if (v['save-best']) {
-        const ack = await live.send({ action: 'saveConfig', model });
+        const ack = await live.send({ action: 'saveConfig', model, version });
         console.log(`wrote ${String(ack.path)}${ack.diff ? `\n${String(ack.diff)}` : ''}`);
       }
     } else {
