@@ -29,6 +29,8 @@ import { ServerLogger } from './logging/server-logger';
 import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
 import { Tracer } from './trace/tracer';
 import { registerSettingsRoutes } from './http/settings-routes';
+import { registerShmRoutes } from './http/shm-routes';
+import { SystemSharedMemory } from './shm/system-shm';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -46,6 +48,7 @@ export interface InferScopeApp {
   manager: ModelManager;
   logger: ServerLogger;
   tracer: Tracer;
+  shm: SystemSharedMemory;
   bus: EventBus;
   memory: MemoryLedger;
   stats: StatsCollector;
@@ -100,6 +103,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
+  const shm = new SystemSharedMemory();
+  registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot() });
 
@@ -122,7 +127,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   let metricsServer: MetricsServer | undefined;
   let closing: Promise<void> | undefined;
   return {
-    app, manager, bus, memory, stats, metrics, live, options, logger, tracer,
+    app, manager, bus, memory, stats, metrics, live, options, logger, tracer, shm,
     async listen() {
       checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
       await app.listen({ host: options.host, port: options.httpPort });
@@ -142,6 +147,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         await app.close();
         await manager.close();
         await tracer.close();
+        shm.close();
         await metricsServer?.close();
         metrics.close();
         stats.close();
