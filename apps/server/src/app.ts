@@ -25,6 +25,12 @@ import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
 import { checkBindSecurity } from './live/security';
+import { ServerLogger } from './logging/server-logger';
+import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
+import { Tracer } from './trace/tracer';
+import { registerSettingsRoutes } from './http/settings-routes';
+import { registerShmRoutes } from './http/shm-routes';
+import { SystemSharedMemory } from './shm/system-shm';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -40,6 +46,9 @@ export type AppOptions = Partial<ServerOptions> & {
 export interface InferScopeApp {
   app: FastifyInstance;
   manager: ModelManager;
+  logger: ServerLogger;
+  tracer: Tracer;
+  shm: SystemSharedMemory;
   bus: EventBus;
   memory: MemoryLedger;
   stats: StatsCollector;
@@ -54,7 +63,9 @@ export interface InferScopeApp {
 
 export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const options = validateServerOptions(input);
-  const log = input.log ?? (() => {});
+  // Every server line goes through the logger, so /v2/logging switches and formats all of them.
+  const logger = new ServerLogger(input.log ?? (() => {}), { log_file: options.logFile ?? '', log_format: options.logFormat });
+  const log = logger.info;
   const gpuCount = options.gpuCount ?? detectGpus();
   const bus = new EventBus();
   const now = () => Math.round(performance.now() * 1000);
@@ -89,6 +100,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
   registerStatsRoutes(app, stats);
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now } });
+  const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
+  const tracer = new Tracer(bus, traceSettings, logger.warn);
+  registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
+  const shm = new SystemSharedMemory();
+  registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot() });
 
@@ -111,7 +127,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   let metricsServer: MetricsServer | undefined;
   let closing: Promise<void> | undefined;
   return {
-    app, manager, bus, memory, stats, metrics, live, options,
+    app, manager, bus, memory, stats, metrics, live, options, logger, tracer, shm,
     async listen() {
       checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
       await app.listen({ host: options.host, port: options.httpPort });
@@ -130,6 +146,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         // unload.
         await app.close();
         await manager.close();
+        await tracer.close();
+        shm.close();
         await metricsServer?.close();
         metrics.close();
         stats.close();

@@ -4,6 +4,7 @@
  */
 import { parseMemoryBudget } from './memory/ledger';
 import { resolveControlToken } from './live/security';
+import { parseTraceConfig } from './trace/trace-settings';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 
@@ -34,6 +35,12 @@ export interface ServerOptions {
   recordingsDir: string;
   /** fastify request logging */
   logRequests: boolean;
+  /** Triton's --trace-config values (e.g. 'level=TIMESTAMPS', 'triton,file=/tmp/trace.json') */
+  traceConfig: string[];
+  /** write the server log to this file instead of the console (Triton's --log-file) */
+  logFile?: string;
+  /** Triton's --log-format: default or ISO8601 */
+  logFormat: 'default' | 'ISO8601';
 }
 
 export class OptionsError extends Error {
@@ -53,6 +60,20 @@ export const DEFAULTS = {
   inferBodyLimit: 64 * 1024 * 1024,
   recordingsDir: 'recordings',
 };
+
+function traceConfig(values: string[]): string[] {
+  try {
+    parseTraceConfig(values);
+  } catch (err) {
+    throw new OptionsError((err as Error).message);
+  }
+  return values;
+}
+
+function logFormat(v: string): 'default' | 'ISO8601' {
+  if (v !== 'default' && v !== 'ISO8601') throw new OptionsError(`--log-format must be default or ISO8601, got '${v}'`);
+  return v;
+}
 
 function port(flag: string, v: number): number {
   if (!Number.isInteger(v) || v < 0 || v > 65535) throw new OptionsError(`${flag} must be a port number 0..65535, got ${v}`);
@@ -97,13 +118,16 @@ export function validateServerOptions(o: Partial<ServerOptions> & { modelReposit
     webDist: o.webDist,
     recordingsDir: o.recordingsDir ?? DEFAULTS.recordingsDir,
     logRequests: o.logRequests ?? false,
+    traceConfig: traceConfig(o.traceConfig ?? []),
+    logFile: o.logFile,
+    logFormat: logFormat(o.logFormat ?? 'default'),
   };
 }
 
 const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
-  '--web-dist', '--recordings-dir',
+  '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
 
@@ -161,5 +185,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     webDist: one('--web-dist'),
     recordingsDir: one('--recordings-dir'),
     logRequests: bools.has('--log-requests'),
+    traceConfig: values.get('--trace-config') ?? [],
+    logFile: one('--log-file'),
+    logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,
   });
 }

@@ -15,6 +15,8 @@ export const EXTENSIONS = [
   'binary_tensor_data',
   'parameters',
   'statistics',
+  'trace',
+  'logging',
 ] as const;
 
 export interface HealthState {

@@ -35,6 +35,11 @@ Options:
   --web-dist DIR                built dashboard to serve (default apps/web/dist)
   --recordings-dir DIR          where load recordings are written (default ./recordings)
   --log-requests                log every HTTP request
+  --log-file PATH               write the server log to PATH (not changeable over the network)
+  --log-format default|ISO8601  log line format (changeable live: POST /v2/logging)
+  --trace-config SETTING        Triton's trace settings, repeatable: level=TIMESTAMPS, rate=N, count=N,
+                                triton,file=PATH, triton,log-frequency=N (changeable live except the file:
+                                POST /v2/trace/setting, /v2/models/M/trace/setting)
 
 Examples:
   inferscope serve --model-repository model_repository

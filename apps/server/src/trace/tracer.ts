@@ -1,0 +1,149 @@
+/**
+ * Triton's request traces (TIMESTAMPS level), produced from the scheduler's own event stream: every
+ * `trace_rate`-th request of a model with tracing on is followed from `request.queued` to its answer, and
+ * written in Triton's trace-file format (a JSON array: one entry with the model and request, one with the
+ * timestamps, both under the trace's id), so Triton's trace tooling (trace_summary.py and the like) reads
+ * it. Timestamps are nanoseconds on the scheduler's monotonic clock.
+ *
+ * Mapping: REQUEST_START = QUEUE_START = request.queued; COMPUTE_START = batch.started of its batch;
+ * COMPUTE_INPUT_END = COMPUTE_START + the batch's input time; COMPUTE_OUTPUT_START = COMPUTE_END - its
+ * output time; COMPUTE_END = batch.completed; REQUEST_END = request.completed (or request.rejected,
+ * which has no compute timestamps). Not traced here: HTTP_RECV/SEND (the front end is not on the bus).
+ */
+import { writeFile } from 'node:fs/promises';
+import type { EventBus, SchedulerEvent } from '@inferscope/core';
+import type { TraceSettings } from './trace-settings';
+
+interface Open {
+  id: number;
+  model: string;
+  version: string;
+  requestId: string;
+  queuedT: number;
+}
+
+interface BatchTimes {
+  started?: number;
+  completed?: number;
+  inputUs: number;
+  outputUs: number;
+  /** traced requests of this batch not yet answered */
+  pending: number;
+}
+
+export type TraceEntry =
+  | { id: number; model_name: string; model_version: number; request_id: string }
+  | { id: number; timestamps: Array<{ name: string; ns: number }> };
+
+/** Most finished traces held in memory before they are written even with log_frequency 0. */
+const MAX_BUFFERED = 50_000;
+
+export class Tracer {
+  private nextId = 1;
+  private readonly seen = new Map<string, number>();
+  private readonly open = new Map<string, Open>();
+  private readonly batches = new Map<string, BatchTimes>();
+  private buffer: TraceEntry[] = [];
+  private fileIndex = 0;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly off: () => void;
+  /** traces collected since start, for the stats and tests */
+  collected = 0;
+
+  constructor(bus: EventBus, private readonly settings: TraceSettings, private readonly log: (msg: string) => void = () => {}) {
+    this.off = bus.on((e) => this.onEvent(e));
+  }
+
+  private key(model: string, version: string, id: string): string {
+    return `${model}\u0000${version}\u0000${id}`;
+  }
+
+  private onEvent(e: SchedulerEvent): void {
+    switch (e.type) {
+      case 'request.queued': {
+        const s = this.settings.get(e.model);
+        if (s.trace_level[0] === 'OFF' || s.trace_count === 0) return;
+        const n = (this.seen.get(e.model) ?? 0) + 1;
+        this.seen.set(e.model, n);
+        if (n % s.trace_rate !== 0) return;
+        this.settings.consumeCount(e.model);
+        this.open.set(this.key(e.model, e.version, e.request_id), { id: this.nextId++, model: e.model, version: e.version, requestId: e.request_id, queuedT: e.t });
+        return;
+      }
+      case 'batch.formed': {
+        let traced = 0;
+        for (const r of e.request_ids) if (this.open.has(this.key(e.model, e.version, r))) traced++;
+        if (traced) this.batches.set(e.batch_id, { inputUs: 0, outputUs: 0, pending: traced });
+        return;
+      }
+      case 'batch.started': {
+        const b = this.batches.get(e.batch_id);
+        if (b) b.started = e.t;
+        return;
+      }
+      case 'batch.completed': {
+        const b = this.batches.get(e.batch_id);
+        if (!b) return;
+        b.completed = e.t;
+        const times = e as { compute_input_us?: number; compute_output_us?: number };
+        b.inputUs = times.compute_input_us ?? 0;
+        b.outputUs = times.compute_output_us ?? 0;
+        return;
+      }
+      case 'request.completed':
+      case 'request.rejected': {
+        const k = this.key(e.model, e.version, e.request_id);
+        const o = this.open.get(k);
+        if (!o) return;
+        this.open.delete(k);
+        const ts: Array<[string, number]> = [['REQUEST_START', o.queuedT], ['QUEUE_START', o.queuedT]];
+        if (e.type === 'request.completed') {
+          const b = this.batches.get(e.batch_id);
+          if (b?.started !== undefined && b.completed !== undefined) {
+            ts.push(['COMPUTE_START', b.started], ['COMPUTE_INPUT_END', b.started + b.inputUs],
+              ['COMPUTE_OUTPUT_START', b.completed - b.outputUs], ['COMPUTE_END', b.completed]);
+          }
+          if (b && --b.pending <= 0) this.batches.delete(e.batch_id);
+        }
+        ts.push(['REQUEST_END', e.t]);
+        this.finish(o, ts);
+        return;
+      }
+      default:
+    }
+  }
+
+  private finish(o: Open, ts: Array<[string, number]>): void {
+    const version = Number(o.version);
+    this.buffer.push(
+      { id: o.id, model_name: o.model, model_version: Number.isFinite(version) ? version : 0, request_id: o.requestId },
+      { id: o.id, timestamps: ts.map(([name, us]) => ({ name, ns: Math.round(us * 1000) })) },
+    );
+    this.collected++;
+    const s = this.settings.get(o.model);
+    const traces = this.buffer.length / 2;
+    if ((s.log_frequency > 0 && traces >= s.log_frequency) || traces >= MAX_BUFFERED) void this.flush(s.log_frequency > 0 || traces >= MAX_BUFFERED);
+  }
+
+  /**
+   * Writes what was collected. With a log frequency each batch of traces goes to `<file>.<n>` (Triton's
+   * naming); otherwise everything goes to `<file>` at the end.
+   */
+  flush(numbered = this.settings.get().log_frequency > 0): Promise<void> {
+    const file = this.settings.get().trace_file;
+    if (!file || this.buffer.length === 0) return this.writing;
+    const entries = this.buffer;
+    this.buffer = [];
+    const path = numbered ? `${file}.${this.fileIndex++}` : file;
+    this.writing = this.writing.then(() =>
+      writeFile(path, JSON.stringify(entries)).catch((err: Error) => this.log(`trace: cannot write ${path}: ${err.message}`)),
+    );
+    return this.writing;
+  }
+
+  /** Stops listening and writes the remaining traces. */
+  async close(): Promise<void> {
+    this.off();
+    await this.flush();
+  }
+}
