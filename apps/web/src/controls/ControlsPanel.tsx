@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { live, useApp } from '../store/app-store';
+import type { ControlAck } from '@inferscope/core';
 import { sendControl } from '../live/control';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
 import { controlTarget, firstGroup, parseSizes } from './target';
