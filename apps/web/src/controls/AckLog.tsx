@@ -23,7 +23,15 @@ export function AckLog() {
 }
 
 /** The useful part of a success answer: where a recording or config went, which load run started. */
-function detailLine(d: Record<string, unknown>): string {
+export function detailLine(d: Record<string, unknown>): string {
   const keys = ['id', 'path', 'file', 'recording', 'stopped', 'backup'];
-  return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}: ${Array.isArray(d[k]) ? (d[k] as unknown[]).join(', ') : String(d[k])}`).join(' · ');
+  return keys.filter((k) => d[k] !== undefined && d[k] !== null).map((k) => `${k}: ${Array.isArray(d[k]) ? (d[k] as unknown[]).map(asText).join(', ') : asText(d[k])}`).join(' · ');
+}
+
+/** A value of an answer as a person reads it: a run or recording by its id (or name), never `[object Object]`. */
+function asText(v: unknown): string {
+  if (v === null || typeof v !== 'object') return String(v);
+  const o = v as Record<string, unknown>;
+  for (const k of ['id', 'name', 'path', 'file']) if (typeof o[k] === 'string' || typeof o[k] === 'number') return String(o[k]);
+  return JSON.stringify(v);
 }

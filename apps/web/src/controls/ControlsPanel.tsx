@@ -5,14 +5,21 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { live, useApp } from '../store/app-store';
+import type { ControlAck } from '@inferscope/core';
 import { sendControl } from '../live/control';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
 import { controlTarget, firstGroup, parseSizes } from './target';
+import { versionLabel } from '../store/select';
 import { S } from '../strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';
 
 const DELAY_MAX_US = 100_000;
+
+/** A refused change leaves the server as it was: put the field back to the live value (the reason is in the log). */
+const revert = (reset: () => void) => (ack: ControlAck) => {
+  if (!ack.ok) reset();
+};
 
 export function ControlsPanel(props: { canControl: boolean }) {
   useApp((s) => s.structureRev);
@@ -42,12 +49,14 @@ export function ControlsPanel(props: { canControl: boolean }) {
     setDelay(v);
     clearTimeout(timer.current);
     // Debounced: a slider drag is one change for the server, not fifty.
-    timer.current = setTimeout(() => void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, max_queue_delay_microseconds: v }), 250);
+    timer.current = setTimeout(() => void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, max_queue_delay_microseconds: v })
+      .then(revert(() => setDelay(b.maxQueueDelayUs))), 250);
   };
   const sendPreferred = () => {
     try {
       setLocalError(undefined);
-      void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, preferred_batch_size: parseSizes(preferred) });
+      void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, preferred_batch_size: parseSizes(preferred) })
+        .then(revert(() => setPreferred(b.preferred.join(', '))));
     } catch (err) {
       setLocalError(`${S.preferredBatch}: ${(err as Error).message}`);
     }
@@ -63,7 +72,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
           <label className="field">
             <span>{S.model}</span>
             <select value={m.key} onChange={(e) => setOverride(e.target.value)} className="input">
-              {[...live.models.values()].map((x) => <option key={x.key} value={x.key}>{x.name} (v{x.version})</option>)}
+              {[...live.models.values()].map((x) => <option key={x.key} value={x.key}>{versionLabel(x)}</option>)}
             </select>
           </label>
         )}
@@ -91,7 +100,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
           <span className="flex gap-2">
             <input type="number" className="input flex-1" min={0} value={maxBatch} disabled={disabled} onChange={(e) => setMaxBatch(Number(e.target.value))} data-testid="maxbatch-input" />
             <button type="button" className="btn" disabled={disabled} data-testid="maxbatch-apply"
-              onClick={() => void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, max_batch_size: maxBatch })}>{S.apply}</button>
+              onClick={() => void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, max_batch_size: maxBatch }).then(revert(() => setMaxBatch(b.maxBatchSize)))}>{S.apply}</button>
           </span>
         </label>
         <div className="field">

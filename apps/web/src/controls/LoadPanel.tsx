@@ -80,7 +80,7 @@ export function LoadPanel(props: { canControl: boolean }) {
         <ul className="text-sm space-y-1" data-testid="load-progress">
           {load.map((p) => (
             <li key={p.id}>
-              <b>{p.scenario}</b> → {p.model} <span className="badge">{p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s}s
+              <b>{p.scenario}</b> → {p.model} <span className="badge">{p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s.toFixed(1)} s
               <div className="text-muted">{S.progress(p.sent, p.answered, p.errors)}{p.recording ? ` · ${p.recording}` : ''}</div>
             </li>
           ))}

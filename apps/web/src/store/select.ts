@@ -16,3 +16,6 @@ export function statsKey(live: LiveModel, pick: string): string {
   const ms = selectedModels(live, pick);
   return ms.length === 1 ? ms[0].key : 'all';
 }
+
+/** `mlp_classifier v1`: how a model version is named everywhere in the dashboard. */
+export const versionLabel = (m: { name: string; version: string }) => (m.version ? `${m.name} v${m.version}` : m.name);

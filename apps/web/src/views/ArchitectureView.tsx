@@ -5,7 +5,7 @@
  * the frame loop. Clicking a model opens its config.
  */
 import { appStore, live, useApp } from '../store/app-store';
-import { selectedModels } from '../store/select';
+import { selectedModels, versionLabel } from '../store/select';
 import type { InstanceLive, ModelLive } from '../store/live-types';
 import { useLiveElement, useLiveText } from '../charts/use-live-text';
 import { modelColour, priorityColour } from '../charts/theme';
@@ -66,7 +66,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
         aria-label={`${m.name} ${S.versions} ${m.version}: ${m.state}`}
       >
         <div className="flex items-center gap-2">
-          <span className="font-semibold">{m.name}</span>
+          <span className="font-semibold">{versionLabel(m)}</span>
           <span className={`badge state-${m.state.toLowerCase()}`}>{m.state}</span>
         </div>
         <div className="text-sm text-muted">

@@ -2,6 +2,7 @@
 import { useEffect, useRef } from 'react';
 import { appStore, useApp } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
+import { versionLabel } from '../store/select';
 import { configAsPbtxt, validateConfig } from './config-text';
 import { formatBytes } from '../charts/format';
 import { S } from '../strings';
@@ -25,9 +26,9 @@ export function ConfigDrawer(props: { m: ModelLive }) {
   const policy = m.config.version_policy ?? { latest: { num_versions: 1 } };
   const total = m.files.reduce((n, f) => n + f.bytes, 0);
   return (
-    <div className="drawer" role="region" aria-label={S.configTitle(m.name)} data-testid="config-drawer" onKeyDown={(e) => e.key === 'Escape' && close()}>
+    <div className="drawer" role="region" aria-label={S.configTitle(versionLabel(m))} data-testid="config-drawer" onKeyDown={(e) => e.key === 'Escape' && close()}>
       <div className="flex items-center justify-between mb-2">
-        <h2 className="text-lg font-semibold">{S.configTitle(m.name)}</h2>
+        <h2 className="text-lg font-semibold">{S.configTitle(versionLabel(m))}</h2>
         <button ref={ref} type="button" className="btn" onClick={close}>{S.close}</button>
       </div>
       <h3 className="card-title px-0">{S.validation}</h3>

@@ -3,7 +3,7 @@
  * timeline per instance with each batch as a bar, and the log of model/instance/config changes.
  */
 import { appStore, live, useApp } from '../store/app-store';
-import { selectedModels } from '../store/select';
+import { selectedModels, versionLabel } from '../store/select';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
 import { ChartCard } from './ChartCard';
 import { chartTheme, modelColour, priorityColour, TRIGGER_COLOUR } from '../charts/theme';
@@ -59,7 +59,7 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
     if (delays[i] > 0) drawLine(p, [from, now], (t) => t, () => delays[i], withAlpha(c, 0.8), 1.5, [6, 4]);
     drawLine(p, series[i], (s) => s.t, (s) => s.oldestWaitUs, c, 2);
   });
-  drawLegend(ctx, th, models.map((m) => ({ label: m.name, colour: modelColour(m.colour) })).concat([{ label: '- - max_queue_delay', colour: th.muted }]), p.left + 6, p.top + 6);
+  drawLegend(ctx, th, models.map((m) => ({ label: versionLabel(m), colour: modelColour(m.colour) })).concat([{ label: '- - max_queue_delay', colour: th.muted }]), p.left + 6, p.top + 6);
 };
 
 /**
