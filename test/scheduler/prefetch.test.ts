@@ -1,6 +1,9 @@
 /**
- * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one.
- * All on the VirtualClock through the Harness; a timer armed "at now" fires on `clock.advance(0)`.
+ * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one,
+ * if that batch could not grow any more (full, capped, or at a preferred size; see mayHandOverEarly).
+ * Most tests here give every batch a preferred size so that it is handed over; what is never handed over
+ * is in triton-fidelity.test.ts. All on the VirtualClock through the Harness; a timer armed "at now"
+ * fires on `clock.advance(0)`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,7 +67,7 @@ test('without prefetch nothing is formed while the only instance is busy', async
 });
 
 test('prefetch: a burst while the instance runs A becomes ONE batch, handed over at the same-time timer; it starts when A ends', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 5], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a');
   assert.equal(h.exec.all.length, 1, 'an idle instance still gets its batch synchronously');
@@ -157,7 +160,7 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
   assert.equal(m.sched.snapshot().pending?.requests, 2);
 });
 
-test('prefetch with max_queue_delay: the prefetched batch waits the delay like any other, then goes to the busy instance', async () => {
+test('prefetch with max_queue_delay: a batch whose delay ran out is not handed to the busy instance; it grows until the instance is free', async () => {
   const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000 } });
   await h.start();
   h.send('a');
@@ -166,16 +169,21 @@ test('prefetch with max_queue_delay: the prefetched batch waits the delay like a
   h.send('b');
   h.send('c');
   h.clock.advance(0);
-  assert.equal(h.exec.all.length, 1, 'still waiting the delay');
-  h.clock.advance(999);
+  h.clock.advance(1000);
+  assert.equal(h.exec.all.length, 1, 'the delay ran out, but the instance is busy: nothing is handed over');
+  assert.equal(h.clock.pending, 0, 'and no timer spins meanwhile');
+  h.clock.advance(500);
+  h.send('d');
+  h.clock.advance(0);
   assert.equal(h.exec.all.length, 1);
-  h.clock.advance(1);
-  assert.deepEqual(h.exec.sizes(), [1, 2]);
+  h.clock.advance(500); // t=3000
+  h.exec.finish(0);
+  assert.deepEqual(h.exec.sizes(), [1, 3], 'the batch grew until the instance was free');
   assert.equal(h.of('batch.formed')[1].trigger, 'delay');
-  assert.equal(h.exec.all[1].instance.name, h.exec.all[0].instance.name);
+  assert.equal(h.of('batch.formed')[1].next_on, undefined);
+  assert.equal(h.of('batch.started')[1].t, 3000);
   h.exec.finish(0);
-  h.exec.finish(0);
-  h.assertAllAnsweredOnce(['a', 'b', 'c']);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
 });
 
 test('at most one prefetched batch per instance; with two busy instances each may hold one', async () => {
@@ -222,7 +230,7 @@ test('at most one prefetched batch per instance; with two busy instances each ma
 
 test('an executor failing a prefetched batch at once: each request answered once with the error, A completes normally', async () => {
   const exec = new RefusingPrefetchExecutor();
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } }, exec);
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [3], max_queue_delay_microseconds: 0 } }, exec);
   await h.start();
   h.send('a');
   h.clock.advance(10);
@@ -264,7 +272,7 @@ test('an executor failing a prefetched batch at once: each request answered once
 });
 
 test('an executor failing a prefetched batch later, still before A ends: answered once, A goes on, no batch left behind', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [1, 2], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a');
   h.send('b');
@@ -329,7 +337,7 @@ test('retiring an instance that holds a prefetched batch: both batches finish an
 });
 
 test('stop() with a running and a prefetched batch drains both, then resolves', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2], max_queue_delay_microseconds: 0 } });
   await h.start();
   const all = ['a', 'b', 'c'].map((p) => h.send(p));
   h.clock.advance(0);
@@ -372,7 +380,7 @@ test('stop() with requests still queued behind a prefetched batch flushes them t
 });
 
 test("a prefetched batch's queue time runs until it started, not until it was formed", async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [1], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a'); // t=0, starts at once
   h.clock.advance(200);

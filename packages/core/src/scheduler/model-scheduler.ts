@@ -12,13 +12,13 @@ import type { Clock, TimerHandle } from '../clock/clock';
 import type { EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
-import { decideBatch, type BatchDecision } from './decide';
+import { decideBatch, mayHandOverEarly, type BatchDecision } from './decide';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type InstanceBatch, type PoolInstance } from './instance-pool';
 import { InstanceLifecycle } from './instance-lifecycle';
 import { OrderedRelease } from './ordering';
-import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
+import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
 import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch } from './reconfigure';
@@ -79,7 +79,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.config = opts.config;
     this.policy = policyFromConfig(opts.config);
     this.groups = groupsFromConfig(opts.model, opts.config.instance_group);
-    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
+    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.defaultLevel);
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.answers.deliver(a));
@@ -146,7 +146,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       return this.answers.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
     }
     const level = levelFor(policy, req.priority);
-    const qp = policy.queues[level - 1];
+    const qp = queueFor(policy, level);
     if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
       return this.answers.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
     }
@@ -171,7 +171,9 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const old = this.policy;
     this.config = config;
     this.policy = policy;
-    if (policy.levels !== old.levels) this.queues = relevelled(this.queues, policy.levels, (l) => levelFor(policy, l));
+    if (policy.levels !== old.levels || policy.defaultLevel !== old.defaultLevel) {
+      this.queues = relevelled(this.queues, policy.defaultLevel, (l) => levelFor(policy, l));
+    }
     if (policy.maxBatchSize < old.maxBatchSize) {
       for (const e of this.queues.all()) {
         if (e.batchSize > policy.maxBatchSize) {
@@ -203,12 +205,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (old === count) return;
     g.count = count;
     this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by);
-    const want = instancesInGroup(g);
-    const active = this.pool.activeInGroup(g.name);
-    const starts: Promise<boolean>[] = [];
-    for (let i = active.length; i < want; i++) starts.push(this.instances.start(g));
-    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.instances.retire(inst);
-    await Promise.all(starts);
+    await this.instances.resize(g);
   }
 
   /** Unload: refuse new requests ('unavailable'), flush and finish everything accepted, then stop instances. */
@@ -238,16 +235,18 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * instances' prefetch room for a timer at the current time: requests usually arrive in bursts (the
    * answers of a batch come back as new requests in one turn), and a batch handed to an instance can no
    * longer grow, so deciding once the burst is in forms the batch Triton's queued payload would have
-   * grown into, instead of freezing it at the first preferred size reached.
+   * grown into. A busy instance only gets a batch that could not grow anyway (mayHandOverEarly); any other
+   * keeps growing in the queue until an instance is free, as Triton's queued payload does.
    */
   private pump(prefetchNow = true): void {
     if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
+      const depth = this.prefetchDepth();
       while (this.queues.size > 0) {
         // an idle instance first; only when none is idle does a busy one get a batch behind its running one
-        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(this.prefetch);
+        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(depth);
         if (this.pool.idleCount === 0 && busyTarget === undefined) break;
         if (busyTarget && !prefetchNow) {
           this.armTimer(this.clock.now());
@@ -255,12 +254,13 @@ export class ModelScheduler<P = unknown, R = unknown> {
         }
         const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
         if (d.kind === 'wait') {
-          this.armTimer(d.untilUs);
+          // for a busy instance only growth can make the batch ready, and an arrival pumps again
+          if (!busyTarget) this.armTimer(d.untilUs);
           break;
         }
         // (idleCount may count an instance that left the idle list: then a busy one, as above)
-        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(this.prefetch) : undefined);
-        if (!inst) break;
+        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(depth) : undefined);
+        if (!inst || (inst.state !== 'idle' && !mayHandOverEarly(d, this.policy))) break;
         this.dispatch(inst, this.queues.takeFirst(d.count), d);
       }
       const deadline = this.queues.nextDeadline();
@@ -271,8 +271,13 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
   }
 
+  /** batches a busy instance may hold behind its running one: the executor's prefetch, where the policy allows it */
+  private prefetchDepth(): number {
+    return this.policy.prefetch ? this.prefetch : 0;
+  }
+
   private canTakeBatch(): boolean {
-    return this.pool.idleCount > 0 || (this.prefetch > 0 && this.pool.prefetchTarget(this.prefetch) !== undefined);
+    return this.pool.idleCount > 0 || this.pool.prefetchTarget(this.prefetchDepth()) !== undefined;
   }
 
   private armTimer(atUs: number): void {
@@ -287,7 +292,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.timerAt = Infinity;
     const now = this.clock.now();
     for (const e of this.queues.popExpired(now)) {
-      if (this.policy.queues[e.level - 1].timeoutAction === 'DELAY') {
+      if (queueFor(this.policy, e.level).timeoutAction === 'DELAY') {
         this.queues.moveToDelayed(e);
         this.stats.delayed++;
         this.emit.delayed(e);
