@@ -409,3 +409,56 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   assert.equal(rc('c').queue_us, 950);
   assert.equal(rc('c').compute_us, 0);
 });
+
+/** PrefetchExecutor that can take back a batch an instance holds but has not begun (its first is running) */
+class ReclaimingExecutor extends PrefetchExecutor {
+  reclaimed: (string | undefined)[][] = [];
+  refuse = false;
+  reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<string>[]): boolean {
+    const i = this.running.findIndex((b) => b.requests === batch);
+    const begun = this.running.find((b) => b.instance.name === instance.name)?.requests === batch;
+    if (this.refuse || i < 0 || begun) return false;
+    this.running.splice(i, 1);
+    this.reclaimed.push(batch.map((r) => r.id));
+    return true;
+  }
+}
+
+test('a batch held behind a slow instance moves to an instance that frees up first (executors with reclaim)', async () => {
+  const exec = new ReclaimingExecutor();
+  const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] }, exec);
+  await h.start();
+  const all = ['a', 'b'].map((p) => h.send(p));
+  h.clock.advance(100);
+  all.push(h.send('c'), h.send('d'));
+  h.clock.advance(0);
+  const cd = batchOf(h, 'c');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === cd)!.next_on, 'm_0_0', 'c,d held behind a on m_0_0');
+  h.clock.advance(100);
+  h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'b')); // m_0_1 is free first
+  assert.deepEqual(exec.reclaimed, [['c', 'd']]);
+  const started = h.of('batch.started').find((e) => e.batch_id === cd)!;
+  assert.deepEqual([started.instance, started.t], ['m_0_1', 200], 'c,d began on the free instance at once');
+  assert.equal(instanceView(h, 'm_0_1')?.batch_id, cd);
+  assert.deepEqual(h.exec.running.map((b) => `${b.instance.name}:${ids(b)}`), ['m_0_0:a', 'm_0_1:c,d']);
+  h.clock.advance(100);
+  while (h.exec.running.length) h.exec.finish(0);
+  h.assertAllAnsweredOnce(all);
+  assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  assert.deepEqual(lifecycleOf(h, cd), ['formed', 'started', 'completed']);
+  assert.equal(h.of('batch.completed').find((e) => e.batch_id === cd)!.instance, 'm_0_1');
+
+  // an executor that says the batch has begun (or will) keeps it where it is
+  const keep = new ReclaimingExecutor();
+  keep.refuse = true;
+  const k = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] }, keep);
+  await k.start();
+  for (const p of ['a', 'b', 'c', 'd']) k.send(p);
+  k.clock.advance(0);
+  k.exec.finish(k.exec.running.findIndex((b) => ids(b)[0] === 'b'));
+  assert.equal(instanceView(k, 'm_0_1')?.state, 'idle');
+  k.exec.finish(0); // a ends: m_0_0 goes on with c,d
+  assert.equal(k.of('batch.started').find((e) => e.batch_id === batchOf(k, 'c'))!.instance, 'm_0_0');
+  while (k.exec.running.length) k.exec.finish(0);
+  k.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+});

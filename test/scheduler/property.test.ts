@@ -40,7 +40,19 @@ class SerialSimExecutor implements Executor<unknown, string> {
     private readonly clock: VirtualClock,
     private readonly cost: CostModel,
     private readonly rng: Rng,
-  ) {}
+    /** offer `reclaim` (a held batch not begun can be taken back) */
+    readonly reclaims: boolean,
+  ) {
+    if (!reclaims) this.reclaim = undefined;
+  }
+
+  reclaim?: (instance: InstanceInfo, batch: readonly SchedulerRequest<unknown>[]) => boolean = (instance, batch) => {
+    const q = this.held.get(instance.name) ?? [];
+    const i = q.findIndex((job) => job.batch === batch);
+    if (i < 0 || (i === 0 && this.running.has(instance.name))) return false;
+    q.splice(i, 1);
+    return true;
+  };
 
   execute(): Promise<string[]> {
     throw new Error('callback form expected');
@@ -111,7 +123,7 @@ function runOne(seed: number, prefetch = false): number {
   const events: SchedulerEvent[] = [];
   bus.on((e) => events.push(e));
   const cost = { fixed_us: r.int(100, 3000), per_item_us: r.int(10, 500), jitter: 0.2 };
-  const serial = prefetch ? new SerialSimExecutor(clock, cost, new Rng(seed + 1)) : null;
+  const serial = prefetch ? new SerialSimExecutor(clock, cost, new Rng(seed + 1), seed % 4 !== 1) : null;
   const executor = serial ?? new SimExecutor(clock, cost, new Rng(seed + 1));
   const sched = new ModelScheduler({ model: 'p', version: '1', config, clock, bus, executor });
   void sched.start();
@@ -163,6 +175,7 @@ function runOne(seed: number, prefetch = false): number {
   const firstOf = new Map<string, string>(); // batch id -> its first request id
   const formedIds = new Map<string, readonly string[]>(); // batch id -> its request ids
   const levelOf = new Map<string, number>(); // request id -> the level it was queued at
+  const heldNotBegun = new Set<string>(); // batches handed to a busy instance, not begun yet
   const leaveQueue = (id: string) => {
     const level = queued.get(id);
     if (level === undefined) return;
@@ -182,8 +195,10 @@ function runOne(seed: number, prefetch = false): number {
           assert.ok(by === undefined || e.t <= by, `${id} ${e.type.slice(6)} at ${e.t}, after its REJECT deadline ${by}: ${where()}`);
         }
       }
+      if (e.type === 'batch.started') heldNotBegun.delete(e.batch_id);
       if (e.type === 'batch.formed') {
         formedIds.set(e.batch_id, e.request_ids);
+        if (e.next_on !== undefined) heldNotBegun.add(e.batch_id);
         if (e.next_on !== undefined) assert.ok(sched.currentPolicy.prefetch, `${e.batch_id} handed to busy ${e.next_on} where Triton does not prefetch: ${where()}`);
       }
       if (e.type === 'batch.started') {
@@ -222,6 +237,7 @@ function runOne(seed: number, prefetch = false): number {
     }
     const snap = sched.snapshot();
     const idle = snap.instances.some((i) => i.state === 'idle');
+    if (serial?.reclaims && idle) assert.equal(heldNotBegun.size, 0, `an instance idles while ${[...heldNotBegun]} wait behind a busy one: ${where()}`);
     const depth = Object.values(snap.queue_depth).reduce((a, b) => a + b, 0);
     if (idle && depth > 0) {
       const delay = sched.currentPolicy.maxQueueDelayUs;

@@ -44,6 +44,14 @@ export interface Executor<P = unknown, R = unknown> {
    * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`).
    */
   readonly prefetch?: number;
+  /**
+   * Optional, with `prefetch`: take back a batch handed to `instance` behind its running one (`batch` is the
+   * very array it was given), if it has not begun. True: it never will begin there and its `done` is never
+   * called; the scheduler gives it to an instance that is free, so the oldest requests do not wait behind
+   * a slow instance while another idles (Triton's queued payload goes to whichever instance is free first).
+   * False: it has begun or will, and is answered as usual. Must decide synchronously and race-free.
+   */
+  reclaim?(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): boolean;
   /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */
   startInstance?(instance: InstanceInfo): Promise<void>;
   /** Tear an instance down after it has finished its current batch. */
