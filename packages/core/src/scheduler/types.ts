@@ -41,7 +41,9 @@ export interface Executor<P = unknown, R = unknown> {
    * batch while the instance is busy (by the same batching rules) and hands it over at once, so the
    * instance starts it the moment the running one ends instead of idling for a round trip to the
    * scheduler. Triton does the same: its dynamic batcher keeps forming payloads while every instance is
-   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`).
+   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`), but only without priority
+   * levels, queue timeouts or max_queue_size (BatchingPolicy.prefetch), and a held batch must be one
+   * that could not grow anyway (mayHandOverEarly): the scheduler applies both rules.
    */
   readonly prefetch?: number;
   /**
