@@ -62,8 +62,11 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   private readonly deadlines = new MinHeap<E>((a, b) => a.deadlineUs < b.deadlineUs || (a.deadlineUs === b.deadlineUs && a.seq < b.seq));
   size = 0;
 
+  /** the default level's queues, never dropped: the hot path (one level) skips the map lookup */
+  private readonly kept: Level<E>;
+
   constructor(private readonly keptLevel = 1) {
-    this.levelOf(keptLevel);
+    this.kept = this.levelOf(keptLevel);
   }
 
   /** levels currently holding entries or kept (not the configured count: that may be 2^32) */
@@ -72,12 +75,12 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   }
 
   levelSize(level: number): number {
-    return this.byLevel.get(level)?.size ?? 0;
+    return level === this.keptLevel ? this.kept.size : (this.byLevel.get(level)?.size ?? 0);
   }
 
   /** add a queued entry at the back of its level (its delayed lane when already delayed) */
   push(e: E): void {
-    const level = this.levelOf(e.level);
+    const level = e.level === this.keptLevel ? this.kept : this.levelOf(e.level);
     (e.delayed ? level.delayed : level.fresh).push(e);
     this.size++;
     if (e.deadlineUs > 0) this.deadlines.push(e);
@@ -125,7 +128,7 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   remove(e: E): void {
     if (!e.queued) return;
     e.queued = false;
-    const level = this.byLevel.get(e.level)!;
+    const level = e.level === this.keptLevel ? this.kept : this.byLevel.get(e.level)!;
     (e.delayed ? level.delayed : level.fresh).live--;
     this.size--;
     level.fresh.tidy();
