@@ -92,6 +92,22 @@ test('max_queue_size 1: of three requests back to back, the third is refused ("E
   h.assertAllAnsweredOnce(['r0', 'r1', 'r2']);
 });
 
+test('L0_model_queue test_max_queue_size: preferred [4, 8], max_queue_size 8, ten requests behind a running 8: exactly two refused', async () => {
+  const h = harness({ max_batch_size: 32, dynamic_batching: { preferred_batch_size: [4, 8], default_queue_policy: { max_queue_size: 8 } } });
+  await h.start();
+  h.send('r0', { batchSize: 8 });
+  const rest = Array.from({ length: 10 }, (_, i) => {
+    h.clock.advanceTo(500_000 + i * 50);
+    return h.send(`q${i}`);
+  });
+  const refused = rest.filter((id) => h.outcome(id)?.error?.message === 'Exceeds maximum queue size');
+  assert.deepEqual(refused, ['q8', 'q9']);
+  finishAt(h, 1_000_000);
+  finishAt(h, 2_000_000);
+  assert.deepEqual(h.exec.sizes(), [8, 8]);
+  h.assertAllAnsweredOnce(['r0', ...rest]);
+});
+
 // ---- 2. a pending batch at or above the largest preferred size goes at once ----
 
 test('test_static_batch_gt_max_preferred: one request of 5 with preferred [4] is sent at once, not after the delay', async () => {
@@ -170,6 +186,19 @@ test('priority_levels 4294967296 (valid in Triton): no throw, no memory per leve
   finishAt(h, 10_000);
   finishAt(h, 11_000);
   assert.deepEqual(h.exec.all.slice(5).map((b) => ids(b)[0]), ['a', 'b', 'c']);
+});
+
+test("L0_model_queue test_max_priority_levels: with 4294967296 levels a priority-1 request joins the head's preferred batch", async () => {
+  const top = 4294967296;
+  const h = harness({ max_batch_size: 32, dynamic_batching: { preferred_batch_size: [4, 8], max_queue_delay_microseconds: 10_000_000, priority_levels: top, default_priority_level: top } });
+  await h.start();
+  arrive(h, [['r0', 0, { batchSize: 2 }], ['r1', 100_000, { batchSize: 1, priority: top }], ['r2', 300_000, { batchSize: 2, priority: 1 }]]);
+  assert.deepEqual(h.exec.all.map(ids), [['r2', 'r0']], 'r2 goes first and makes the preferred 4 with r0');
+  finishAt(h, 400_000);
+  h.clock.advanceTo(10_099_999);
+  assert.equal(h.exec.all.length, 1, 'r1 waits the whole delay');
+  h.clock.advanceTo(10_100_000);
+  assert.deepEqual(h.exec.all.map(ids), [['r2', 'r0'], ['r1']]);
 });
 
 // ---- 5. what prefetch used to cost ----
