@@ -6,9 +6,9 @@
  * while a queued request has waited max_queue_delay, batches take requests in level order, and with
  * preserve_ordering results leave in acceptance order. Triton's queue guarantees, which prefetch must
  * keep: no request handed to an instance or begun after its deadline under REJECT, no level holding more
- * than its max_queue_size, no batch beginning while a higher-priority request still waits in the queue,
- * and nothing handed to a busy instance where Triton does not prefetch (priority levels, timeouts,
- * max_queue_size). A second run does the same with prefetch 1 (an executor whose instances run their
+ * than its max_queue_size requests accepted and not begun (a held batch counts), no batch beginning while
+ * a higher-priority request still waits in the queue, and nothing handed to a busy instance with priority
+ * levels or queue timeouts. A second run does the same with prefetch 1 (an executor whose instances run their
  * batches in order), adding: an instance never runs two batches at once, a batch's batch.started time is
  * when its instance really began it, at most one batch held behind the running one.
  */
@@ -83,11 +83,11 @@ class SerialSimExecutor implements Executor<unknown, string> {
   }
 }
 
-/** `plain`: no priority levels and a queue policy without timeout or size limit (where Triton prefetches) */
+/** `plain`: no priority levels and a queue policy without timeout (where prefetch is allowed) */
 function randomConfig(r: Rng, plain: boolean): SchedulerConfigInput {
   const maxBatch = r.next() < 0.15 ? 0 : r.int(1, 16);
   const levels = plain ? 0 : r.int(0, 3);
-  const qp = () => plain ? { timeout_action: r.next() < 0.5 ? 'REJECT' : 'DELAY' } : ({
+  const qp = () => plain ? { timeout_action: r.next() < 0.5 ? 'REJECT' : 'DELAY', max_queue_size: r.next() < 0.5 ? 0 : r.int(1, 30) } : ({
     timeout_action: r.next() < 0.5 ? 'REJECT' : 'DELAY',
     default_timeout_microseconds: r.next() < 0.5 ? 0 : r.int(500, 20_000),
     allow_timeout_override: r.next() < 0.5,
@@ -165,7 +165,7 @@ function runOne(seed: number, prefetch = false): number {
   clock.setTimer(t / 2, () => void sched.setInstanceCount('g', r.int(1, 3), 'prop'));
 
   const queued = new Map<string, number>(); // id -> level, while waiting
-  const waitingAt = new Map<number, number>(); // level -> requests waiting there, from the events
+  const waitingAt = new Map<number, number>(); // level -> requests accepted there and not begun, from the events
   const rejectBy = new Map<string, number>(); // id -> deadline of a request its level REJECTs at timeout
   const terminal = new Map<string, number>(); // id -> request.completed + request.rejected events
   let checked = 0;
@@ -176,10 +176,9 @@ function runOne(seed: number, prefetch = false): number {
   const formedIds = new Map<string, readonly string[]>(); // batch id -> its request ids
   const levelOf = new Map<string, number>(); // request id -> the level it was queued at
   const heldNotBegun = new Set<string>(); // batches handed to a busy instance, not begun yet
-  const leaveQueue = (id: string) => {
-    const level = queued.get(id);
-    if (level === undefined) return;
-    queued.delete(id);
+  const leaveQueue = (id: string) => queued.delete(id);
+  const notWaiting = (id: string) => {
+    const level = levelOf.get(id)!;
     waitingAt.set(level, waitingAt.get(level)! - 1);
   };
   const firstLevelWaiting = () => Math.min(Infinity, ...queued.values());
@@ -203,6 +202,7 @@ function runOne(seed: number, prefetch = false): number {
       }
       if (e.type === 'batch.started') {
         // nothing still waiting in the queue outranks a batch that begins now
+        for (const id of formedIds.get(e.batch_id)!) notWaiting(id); // max_queue_size counts it until now
         const levels = formedIds.get(e.batch_id)!.map((id) => levelOf.get(id)!);
         assert.ok(firstLevelWaiting() >= Math.max(...levels), `${e.batch_id} (levels ${levels}) began while level ${firstLevelWaiting()} waited: ${where()}`);
       }
@@ -225,7 +225,10 @@ function runOne(seed: number, prefetch = false): number {
         assert.ok(qp.maxQueueSize === 0 || (waiting <= qp.maxQueueSize && e.queue_depth <= qp.maxQueueSize), `level ${e.priority} holds ${waiting} > max_queue_size ${qp.maxQueueSize}: ${where()}`);
         const timeout = qp.defaultTimeoutUs > 0 ? timeoutFor(qp, timeoutOf.get(e.request_id)) : 0;
         if (timeout > 0 && qp.timeoutAction === 'REJECT') rejectBy.set(e.request_id, e.t + timeout);
-      } else if (e.type === 'request.rejected') leaveQueue(e.request_id);
+      } else if (e.type === 'request.rejected') {
+        if (queued.has(e.request_id)) notWaiting(e.request_id);
+        leaveQueue(e.request_id);
+      }
       else if (e.type === 'batch.formed') {
         const policy = sched.currentPolicy;
         assert.ok(e.size <= Math.max(1, policy.maxBatchSize), `batch of ${e.size} above max_batch_size: ${where()}`);

@@ -42,7 +42,7 @@ function finishAt(h: Harness, t: number): RunningBatch {
 
 // ---- 1. no prefetch where Triton has none: priority levels, queue timeouts, max_queue_size ----
 
-test('Triton prefetches only without priority levels and with a default queue policy that has no timeout, no override, no size limit', () => {
+test('prefetch only without priority levels and with a queue policy without timeout or override (Triton also needs no max_queue_size)', () => {
   const allowed = (db: object) => policyFromConfig({ max_batch_size: 8, dynamic_batching: db }).prefetch;
   assert.equal(allowed({}), true);
   assert.equal(allowed({ priority_levels: 0, default_queue_policy: { timeout_action: 'DELAY' } }), true);
@@ -50,7 +50,9 @@ test('Triton prefetches only without priority levels and with a default queue po
   assert.equal(allowed({ priority_levels: 2, default_priority_level: 2 }), false);
   assert.equal(allowed({ default_queue_policy: { default_timeout_microseconds: 1000 } }), false);
   assert.equal(allowed({ default_queue_policy: { allow_timeout_override: true } }), false);
-  assert.equal(allowed({ default_queue_policy: { max_queue_size: 4 } }), false);
+  // Triton turns prefetch off for max_queue_size too; InferScope keeps it and counts a held batch's
+  // requests as queued until they begin, so the same requests are refused (next tests).
+  assert.equal(allowed({ default_queue_policy: { max_queue_size: 4 } }), true);
 });
 
 test('priority levels: r2 (priority 1) runs before r1 although r1 came first and every instance was busy (no priority inversion)', async () => {
@@ -93,19 +95,22 @@ test('max_queue_size 1: of three requests back to back, the third is refused ("E
 });
 
 test('L0_model_queue test_max_queue_size: preferred [4, 8], max_queue_size 8, ten requests behind a running 8: exactly two refused', async () => {
-  const h = harness({ max_batch_size: 32, dynamic_batching: { preferred_batch_size: [4, 8], default_queue_policy: { max_queue_size: 8 } } });
-  await h.start();
-  h.send('r0', { batchSize: 8 });
-  const rest = Array.from({ length: 10 }, (_, i) => {
-    h.clock.advanceTo(500_000 + i * 50);
-    return h.send(`q${i}`);
-  });
-  const refused = rest.filter((id) => h.outcome(id)?.error?.message === 'Exceeds maximum queue size');
-  assert.deepEqual(refused, ['q8', 'q9']);
-  finishAt(h, 1_000_000);
-  finishAt(h, 2_000_000);
-  assert.deepEqual(h.exec.sizes(), [8, 8]);
-  h.assertAllAnsweredOnce(['r0', ...rest]);
+  for (const prefetch of [false, true]) {
+    const h = harness({ max_batch_size: 32, dynamic_batching: { preferred_batch_size: [4, 8], default_queue_policy: { max_queue_size: 8 } } }, prefetch);
+    await h.start();
+    h.send('r0', { batchSize: 8 });
+    const rest = Array.from({ length: 10 }, (_, i) => {
+      h.clock.advanceTo(500_000 + i * 50);
+      return h.send(`q${i}`);
+    });
+    const refused = rest.filter((id) => h.outcome(id)?.error?.message === 'Exceeds maximum queue size');
+    assert.deepEqual(refused, ['q8', 'q9'], `prefetch ${prefetch}: a held batch still counts toward max_queue_size`);
+    for (let t = 1_000_000; h.exec.running.length; t += 1_000_000) finishAt(h, t);
+    // Triton forms [8, 8]. With prefetch, q0-q3 were handed over at the preferred 4 while r0 ran (the one
+    // deliberate difference of prefetch, see the README), so the 8 waiting become 4 + 4.
+    assert.deepEqual(h.exec.sizes(), prefetch ? [8, 4, 4] : [8, 8]);
+    h.assertAllAnsweredOnce(['r0', ...rest]);
+  }
 });
 
 // ---- 2. a pending batch at or above the largest preferred size goes at once ----

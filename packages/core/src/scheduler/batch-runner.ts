@@ -26,6 +26,8 @@ export interface RunnerHooks {
 
 export class BatchRunner<P, R> {
   private batchSeq = 0;
+  /** level -> requests in batches held behind a running one, not begun (they still count as queued) */
+  private readonly held = new Map<number, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -39,6 +41,11 @@ export class BatchRunner<P, R> {
     private readonly idPrefix: string,
     private readonly hooks: RunnerHooks,
   ) {}
+
+  /** requests of `level` handed to a busy instance and not begun: max_queue_size counts them as waiting */
+  heldAt(level: number): number {
+    return this.held.get(level) ?? 0;
+  }
 
   /** commit `entries` as one batch on `inst` (idle: it begins now; busy: it begins when the running one ends) */
   dispatch(inst: PoolInstance, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
@@ -78,7 +85,11 @@ export class BatchRunner<P, R> {
     if (inst.state === 'idle') {
       inst.state = 'busy';
       this.begin(inst, run);
-    } else inst.prefetched.push(run); // it begins when the running batch ends (see complete)
+    } else {
+      inst.prefetched.push(run); // it begins when the running batch ends (see complete)
+      run.counted = true;
+      this.countHeld(run, 1);
+    }
     let finished = false;
     const done = (error: unknown, results?: R[]): void => {
       if (finished) return; // an executor calling back twice must not answer twice
@@ -96,6 +107,7 @@ export class BatchRunner<P, R> {
 
   /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
   private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
+    if (run.counted) this.countHeld(run, -1);
     run.started = true;
     run.startedUs = nowUs;
     inst.batchId = run.batchId;
@@ -108,6 +120,7 @@ export class BatchRunner<P, R> {
       // Ended before the batch ahead of it (an executor failing a held batch at once): it never ran.
       const i = inst.prefetched.indexOf(run);
       if (i >= 0) inst.prefetched.splice(i, 1);
+      if (run.counted) this.countHeld(run, -1);
       run.started = true;
       run.startedUs = this.clock.now();
       this.emit.batchStarted(run.batchId, inst.info.name, run.size, run.startedUs);
@@ -145,5 +158,14 @@ export class BatchRunner<P, R> {
     }
     this.answers.releaseTimeUs = -1;
     this.hooks.answered();
+  }
+
+  private countHeld(run: InstanceBatch, delta: 1 | -1): void {
+    if (delta < 0) run.counted = false;
+    for (const e of run.entries) {
+      const n = (this.held.get(e.level) ?? 0) + delta;
+      if (n === 0) this.held.delete(e.level);
+      else this.held.set(e.level, n);
+    }
   }
 }

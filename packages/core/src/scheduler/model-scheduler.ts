@@ -158,7 +158,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
     const level = levelFor(policy, req.priority);
     const qp = queueFor(policy, level);
-    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
+    // held batches' requests have not begun: they still count, as in Triton's queue (which holds them)
+    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) + this.runner.heldAt(level) >= qp.maxQueueSize) {
       return this.answers.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
     }
     const now = this.clock.now();

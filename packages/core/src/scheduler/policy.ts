@@ -38,8 +38,10 @@ export interface BatchingPolicy {
   /**
    * Whether a batch may be formed for a busy instance (prefetch). Triton's PriorityQueue allows it only with
    * priority_levels 0 and a queue policy with no timeout, no timeout override and no max_queue_size: a batch
-   * handed over early leaves the queue, so a later higher-priority request could no longer overtake it, a
-   * timeout could no longer refuse it and max_queue_size would no longer count it.
+   * handed over early leaves the queue, so a later higher-priority request could no longer overtake it and
+   * a timeout could no longer refuse it. max_queue_size alone is kept (a deliberate difference): a held
+   * batch's requests still count toward it until they begin, so exactly the requests Triton would refuse
+   * are refused, and the worker keeps its next batch in hand when the main thread is flooded.
    */
   prefetch: boolean;
 }
@@ -103,7 +105,7 @@ export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
   }
   // With priority_levels 0 the one level's effective policy is what Triton's check reads.
   const only = levelQueues.get(1) ?? base;
-  const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride && only.maxQueueSize === 0;
+  const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride;
   return {
     batching,
     maxBatchSize,
