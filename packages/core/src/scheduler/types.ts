@@ -42,8 +42,9 @@ export interface Executor<P = unknown, R = unknown> {
    * instance starts it the moment the running one ends instead of idling for a round trip to the
    * scheduler. Triton does the same: its dynamic batcher keeps forming payloads while every instance is
    * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`), but only without priority
-   * levels, queue timeouts or max_queue_size (BatchingPolicy.prefetch), and a held batch must be one
-   * that could not grow anyway (mayHandOverEarly): the scheduler applies both rules.
+   * levels or queue timeouts (BatchingPolicy.prefetch; Triton also excludes max_queue_size, which the
+   * scheduler keeps by counting held requests as queued), and a held batch must be one that could not
+   * grow anyway (mayHandOverEarly): the scheduler applies these rules.
    */
   readonly prefetch?: number;
   /**
