@@ -413,12 +413,13 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
 /** PrefetchExecutor that can take back a batch an instance holds but has not begun (its first is running) */
 class ReclaimingExecutor extends PrefetchExecutor {
   reclaimed: (string | undefined)[][] = [];
+  given: RunningBatch[] = [];
   refuse = false;
   reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<string>[]): boolean {
     const i = this.running.findIndex((b) => b.requests === batch);
     const begun = this.running.find((b) => b.instance.name === instance.name)?.requests === batch;
     if (this.refuse || i < 0 || begun) return false;
-    this.running.splice(i, 1);
+    this.given.push(...this.running.splice(i, 1));
     this.reclaimed.push(batch.map((r) => r.id));
     return true;
   }
@@ -441,6 +442,8 @@ test('a batch held behind a slow instance moves to an instance that frees up fir
   assert.deepEqual([started.instance, started.t], ['m_0_1', 200], 'c,d began on the free instance at once');
   assert.equal(instanceView(h, 'm_0_1')?.batch_id, cd);
   assert.deepEqual(h.exec.running.map((b) => `${b.instance.name}:${ids(b)}`), ['m_0_0:a', 'm_0_1:c,d']);
+  exec.given[0].done(new Error('late answer for a batch given back')); // a misbehaving executor: ignored
+  assert.equal(h.outcome('c'), undefined);
   h.clock.advance(100);
   while (h.exec.running.length) h.exec.finish(0);
   h.assertAllAnsweredOnce(all);

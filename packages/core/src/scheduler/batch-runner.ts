@@ -91,8 +91,10 @@ export class BatchRunner<P, R> {
       this.countHeld(run, 1);
     }
     let finished = false;
+    const handOff = (run.handOffs = (run.handOffs ?? 0) + 1);
     const done = (error: unknown, results?: R[]): void => {
-      if (finished) return; // an executor calling back twice must not answer twice
+      // an executor calling back twice, or for a hand-off it gave back (reclaim), must not answer twice
+      if (finished || run.handOffs !== handOff) return;
       finished = true;
       this.complete(inst, run, error, results);
     };

@@ -18,6 +18,8 @@ export interface InstanceBatch {
   readonly entries: readonly AnyEntry[];
   /** what the executor was given (the same array, so an executor can recognise it in `reclaim`) */
   readonly requests: readonly SchedulerRequest<unknown>[];
+  /** times handed to an executor (a reclaimed batch is handed again); only the latest hand-off may answer */
+  handOffs?: number;
   /** while held behind a running batch: its requests count toward max_queue_size (BatchRunner.heldAt) */
   counted?: boolean;
   /** when the instance began it (clock µs); meaningful once `started` */
