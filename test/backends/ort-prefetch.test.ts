@@ -160,3 +160,28 @@ test('a batch handed over while the first failure is being answered runs after t
     assert.equal(ex.describe()[0].restarts, 1);
   });
 });
+
+test('reclaim: a batch held behind running ones is taken back before the worker begins it, never run there and never answered; one already answered is not', limit, async () => {
+  await withMlpInstance(async (ex, inst) => {
+    const worker = ex.workerOf(inst.name)!;
+    const order: string[] = [];
+    // three big batches ahead keep the worker busy for far longer than the synchronous reclaim below takes
+    const ahead = [1, 2, 3].map((i) => [sample(64, 40 + i)]);
+    const calls = ahead.map((batch, i) => send(ex, inst, batch, order, `A${i}`));
+    const held = [sample(5, 44)];
+    const h = send(ex, inst, held, order, 'H');
+    assert.equal(worker.inFlight, 4);
+    assert.equal(ex.reclaim(inst, held), true, 'not begun: taken back');
+    assert.equal(worker.inFlight, 3);
+    assert.equal(ex.reclaim(inst, held), false, 'only once');
+    for (const [i, c] of calls.entries()) await assertMatchesDirect(ahead[i], await c.result);
+    await settleALittle();
+    assert.equal(h.calls, 0, 'a reclaimed batch is never answered by this instance');
+    assert.deepEqual(order, ['A0', 'A1', 'A2']);
+    assert.equal(ex.reclaim(inst, ahead[0]), false, 'an answered batch cannot be taken back');
+    // the worker skipped it and goes on serving: the same requests run fine when sent again
+    await assertMatchesDirect(held, await ex.execute(inst, held));
+    assert.equal(ex.workerOf(inst.name), worker, 'no restart');
+    assert.equal(worker.inFlight, 0);
+  });
+});

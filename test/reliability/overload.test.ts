@@ -22,7 +22,8 @@ const OVERLOAD_FACTOR = 4;
  * The bound is in units of the batch compute time measured in the same run (the cores are shared with
  * other work and their speed varies several-fold): an accepted request waits behind at most MAX_QUEUE
  * queued requests (MAX_QUEUE/2 batches of two) plus the batch being formed, the one the instance holds
- * prefetched (it has left the queue, so max_queue_size does not count it, as in Triton) and the one running.
+ * prefetched and the one running. (A held batch counts toward max_queue_size, so MAX_QUEUE/2 + 3 batches
+ * is a margin: at most MAX_QUEUE requests are accepted and not begun.)
  */
 const queueBound = (computeP90: number) => (MAX_QUEUE / 2 + 3) * computeP90 * 1.5;
 /**

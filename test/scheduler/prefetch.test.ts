@@ -1,6 +1,9 @@
 /**
- * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one.
- * All on the VirtualClock through the Harness; a timer armed "at now" fires on `clock.advance(0)`.
+ * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one,
+ * if that batch could not grow any more (full, capped, or at a preferred size; see mayHandOverEarly).
+ * Most tests here give every batch a preferred size so that it is handed over; what is never handed over
+ * is in triton-fidelity.test.ts. All on the VirtualClock through the Harness; a timer armed "at now"
+ * fires on `clock.advance(0)`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,7 +67,7 @@ test('without prefetch nothing is formed while the only instance is busy', async
 });
 
 test('prefetch: a burst while the instance runs A becomes ONE batch, handed over at the same-time timer; it starts when A ends', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 5], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a');
   assert.equal(h.exec.all.length, 1, 'an idle instance still gets its batch synchronously');
@@ -157,7 +160,7 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
   assert.equal(m.sched.snapshot().pending?.requests, 2);
 });
 
-test('prefetch with max_queue_delay: the prefetched batch waits the delay like any other, then goes to the busy instance', async () => {
+test('prefetch with max_queue_delay: a batch whose delay ran out is not handed to the busy instance; it grows until the instance is free', async () => {
   const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000 } });
   await h.start();
   h.send('a');
@@ -166,16 +169,21 @@ test('prefetch with max_queue_delay: the prefetched batch waits the delay like a
   h.send('b');
   h.send('c');
   h.clock.advance(0);
-  assert.equal(h.exec.all.length, 1, 'still waiting the delay');
-  h.clock.advance(999);
+  h.clock.advance(1000);
+  assert.equal(h.exec.all.length, 1, 'the delay ran out, but the instance is busy: nothing is handed over');
+  assert.equal(h.clock.pending, 0, 'and no timer spins meanwhile');
+  h.clock.advance(500);
+  h.send('d');
+  h.clock.advance(0);
   assert.equal(h.exec.all.length, 1);
-  h.clock.advance(1);
-  assert.deepEqual(h.exec.sizes(), [1, 2]);
+  h.clock.advance(500); // t=3000
+  h.exec.finish(0);
+  assert.deepEqual(h.exec.sizes(), [1, 3], 'the batch grew until the instance was free');
   assert.equal(h.of('batch.formed')[1].trigger, 'delay');
-  assert.equal(h.exec.all[1].instance.name, h.exec.all[0].instance.name);
+  assert.equal(h.of('batch.formed')[1].next_on, undefined);
+  assert.equal(h.of('batch.started')[1].t, 3000);
   h.exec.finish(0);
-  h.exec.finish(0);
-  h.assertAllAnsweredOnce(['a', 'b', 'c']);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
 });
 
 test('at most one prefetched batch per instance; with two busy instances each may hold one', async () => {
@@ -222,7 +230,7 @@ test('at most one prefetched batch per instance; with two busy instances each ma
 
 test('an executor failing a prefetched batch at once: each request answered once with the error, A completes normally', async () => {
   const exec = new RefusingPrefetchExecutor();
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } }, exec);
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [3], max_queue_delay_microseconds: 0 } }, exec);
   await h.start();
   h.send('a');
   h.clock.advance(10);
@@ -264,7 +272,7 @@ test('an executor failing a prefetched batch at once: each request answered once
 });
 
 test('an executor failing a prefetched batch later, still before A ends: answered once, A goes on, no batch left behind', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [1, 2], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a');
   h.send('b');
@@ -329,7 +337,7 @@ test('retiring an instance that holds a prefetched batch: both batches finish an
 });
 
 test('stop() with a running and a prefetched batch drains both, then resolves', async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2], max_queue_delay_microseconds: 0 } });
   await h.start();
   const all = ['a', 'b', 'c'].map((p) => h.send(p));
   h.clock.advance(0);
@@ -372,7 +380,7 @@ test('stop() with requests still queued behind a prefetched batch flushes them t
 });
 
 test("a prefetched batch's queue time runs until it started, not until it was formed", async () => {
-  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 } });
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [1], max_queue_delay_microseconds: 0 } });
   await h.start();
   h.send('a'); // t=0, starts at once
   h.clock.advance(200);
@@ -400,4 +408,60 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   h.exec.finish(0);
   assert.equal(rc('c').queue_us, 950);
   assert.equal(rc('c').compute_us, 0);
+});
+
+/** PrefetchExecutor that can take back a batch an instance holds but has not begun (its first is running) */
+class ReclaimingExecutor extends PrefetchExecutor {
+  reclaimed: (string | undefined)[][] = [];
+  given: RunningBatch[] = [];
+  refuse = false;
+  reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<string>[]): boolean {
+    const i = this.running.findIndex((b) => b.requests === batch);
+    const begun = this.running.find((b) => b.instance.name === instance.name)?.requests === batch;
+    if (this.refuse || i < 0 || begun) return false;
+    this.given.push(...this.running.splice(i, 1));
+    this.reclaimed.push(batch.map((r) => r.id));
+    return true;
+  }
+}
+
+test('a batch held behind a slow instance moves to an instance that frees up first (executors with reclaim)', async () => {
+  const exec = new ReclaimingExecutor();
+  const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] }, exec);
+  await h.start();
+  const all = ['a', 'b'].map((p) => h.send(p));
+  h.clock.advance(100);
+  all.push(h.send('c'), h.send('d'));
+  h.clock.advance(0);
+  const cd = batchOf(h, 'c');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === cd)!.next_on, 'm_0_0', 'c,d held behind a on m_0_0');
+  h.clock.advance(100);
+  h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'b')); // m_0_1 is free first
+  assert.deepEqual(exec.reclaimed, [['c', 'd']]);
+  const started = h.of('batch.started').find((e) => e.batch_id === cd)!;
+  assert.deepEqual([started.instance, started.t], ['m_0_1', 200], 'c,d began on the free instance at once');
+  assert.equal(instanceView(h, 'm_0_1')?.batch_id, cd);
+  assert.deepEqual(h.exec.running.map((b) => `${b.instance.name}:${ids(b)}`), ['m_0_0:a', 'm_0_1:c,d']);
+  exec.given[0].done(new Error('late answer for a batch given back')); // a misbehaving executor: ignored
+  assert.equal(h.outcome('c'), undefined);
+  h.clock.advance(100);
+  while (h.exec.running.length) h.exec.finish(0);
+  h.assertAllAnsweredOnce(all);
+  assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  assert.deepEqual(lifecycleOf(h, cd), ['formed', 'started', 'completed']);
+  assert.equal(h.of('batch.completed').find((e) => e.batch_id === cd)!.instance, 'm_0_1');
+
+  // an executor that says the batch has begun (or will) keeps it where it is
+  const keep = new ReclaimingExecutor();
+  keep.refuse = true;
+  const k = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] }, keep);
+  await k.start();
+  for (const p of ['a', 'b', 'c', 'd']) k.send(p);
+  k.clock.advance(0);
+  k.exec.finish(k.exec.running.findIndex((b) => ids(b)[0] === 'b'));
+  assert.equal(instanceView(k, 'm_0_1')?.state, 'idle');
+  k.exec.finish(0); // a ends: m_0_0 goes on with c,d
+  assert.equal(k.of('batch.started').find((e) => e.batch_id === batchOf(k, 'c'))!.instance, 'm_0_0');
+  while (k.exec.running.length) k.exec.finish(0);
+  k.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
 });

@@ -56,3 +56,14 @@ test('simulate: presets listed, clear errors for bad input', async () => {
   assert.match((await cli('--scenario', 'steady', '--model-config', pbtxt, '--set', 'dynamic_batching.preferred_batch_size=[64]')).stderr, /preferred_batch_size 64 must be between 1 and max_batch_size 8/);
   assert.equal((await cli('--scenario', 'steady')).status, 2);
 });
+
+test('simulate: priority_levels 4294967296 (valid in Triton) runs like any other config instead of aborting', async () => {
+  const huge = join(dir, 'huge-levels.pbtxt');
+  writeFileSync(huge, readFileSync(pbtxt, 'utf8').replace('dynamic_batching { max_queue_delay_microseconds: 1000 }',
+    'dynamic_batching { max_queue_delay_microseconds: 1000 priority_levels: 4294967296 default_priority_level: 4294967296 }'));
+  const r = await cli('--scenario', 'poisson', '--model-config', huge, '--rate', '300', '--duration', '1', '--seed', '5', '--json');
+  assert.equal(r.status, 0, r.stderr);
+  const s = JSON.parse(r.stdout);
+  assert.ok(s.requests.sent > 200, JSON.stringify(s.requests));
+  assert.ok(s.avg_batch_size >= 1);
+});

@@ -32,3 +32,20 @@ test('a long stream keeps exact depths and compacts what has left', () => {
   const internal = (w as unknown as { ids: Map<number, unknown[]> }).ids;
   for (const q of internal.values()) assert.ok(q.length < 3000, `queue array compacted (length ${q.length})`);
 });
+
+test('levels are tracked only while in use: many distinct levels (priority_levels may be 2^32) leave nothing behind', () => {
+  const w = new WaitingQueues();
+  for (let i = 0; i < 10_000; i++) {
+    const level = 1 + ((i * 7919) % 4294967296);
+    w.add(`r${i}`, level);
+    assert.equal(w.leave(`r${i}`), true);
+  }
+  w.add('x', 3);
+  w.add('y', 4294967296);
+  const depth = w.depthByLevel();
+  assert.ok(depth.length <= 10, `${depth.length} levels tracked`);
+  assert.deepEqual(depth.filter(([, n]) => n > 0), [[3, 1], [4294967296, 1]]);
+  assert.equal(w.leave('y'), true);
+  assert.equal(w.leave('x'), true);
+  assert.ok(w.depthByLevel().every(([, n]) => n === 0));
+});

@@ -12,7 +12,10 @@ interface VirtualTimer {
 /**
  * A clock that only moves when told to. Timers fire synchronously, in (time, insertion) order, while
  * advancing; a timer set by a firing timer for a time inside the advanced range fires in the same advance.
- * Used by every scheduler test (no sleeps) and by the simulator.
+ * Used by every scheduler test (no sleeps) and by the simulator. Times may be fractional (as RealClock's
+ * are): a timer fires at exactly the time it was set for, so code that waits must test a deadline with the
+ * same arithmetic it armed the timer with (`now >= start + delay`, never `now - start >= delay`, which
+ * floating point can leave false at that very instant and so re-arm the same timer forever).
  */
 export class VirtualClock implements Clock {
   private t: number;

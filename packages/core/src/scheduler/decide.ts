@@ -9,10 +9,16 @@
  *   first one ('max_batch' / 'shape' close the batch);
  * - each time the running size equals a preferred size, that prefix is remembered, so the largest preferred
  *   size reachable wins; when the next request would overshoot the largest preferred size, the batch is
- *   capped there (it could never grow into a preferred size);
+ *   capped there (it could never grow into a preferred size), and a batch already at or above the largest
+ *   preferred size goes at once for the same reason (Triton's test_static_batch_gt_max_preferred); both
+ *   are reported as 'preferred';
  * - a remembered preferred prefix is sent at once unless the oldest request already waited
  *   max_queue_delay, in which case everything pending goes ('delay');
  * - max_queue_delay 0 sends whatever is pending now; otherwise wait until the oldest has waited the delay.
+ *
+ * The delay test is `now >= oldest + delay`, the very sum the wait is armed for: `now - oldest >= delay`
+ * can be false at that instant in floating point (fractional times), and a virtual clock would then fire
+ * the same timer forever.
  */
 import type { BatchTrigger } from '../events';
 import type { BatchingPolicy } from './policy';
@@ -88,9 +94,14 @@ export function decideBatch(
   if (count === 0) return { kind: 'wait', untilUs: Infinity, count: 0, size: 0, oldestUs: Infinity };
   const trigger = stop as BatchTrigger | null;
   if (trigger === 'immediate') return { kind: 'send', count, size, trigger, oldestUs: oldest };
+  if (capAtPreferred && bestCount === 0 && size >= policy.maxPreferred) {
+    bestCount = count;
+    bestSize = size;
+    bestOldest = oldest;
+  }
 
   const delay = policy.maxQueueDelayUs;
-  const delayExceeded = delay > 0 && nowUs - oldest >= delay;
+  const delayExceeded = delay > 0 && nowUs >= oldest + delay;
   if (bestCount > 0 && !delayExceeded) {
     const t: BatchTrigger = bestSize === maxBatch && !preferred.includes(bestSize) ? 'max_batch' : 'preferred';
     return { kind: 'send', count: bestCount, size: bestSize, trigger: t, oldestUs: bestOldest };
@@ -100,4 +111,19 @@ export function decideBatch(
   if (delay === 0) return { kind: 'send', count, size, trigger: 'immediate', oldestUs: oldest };
   if (options?.flush) return { kind: 'send', count, size, trigger: 'drain', oldestUs: oldest };
   return { kind: 'wait', untilUs: oldest + delay, count, size, oldestUs: oldest };
+}
+
+/**
+ * Whether a batch about to be sent may be handed to a busy instance (prefetch), where it can no longer
+ * grow. Triton's queued payload keeps growing until an instance picks it up unless it is saturated, so only
+ * a batch that could not grow anyway goes early: full or capped ('max_batch', and 'preferred' at or past
+ * the largest preferred size), cut by a shape change, a drain, or no dynamic batching at all. A batch sent
+ * because the delay ran out, or because the delay is 0, keeps growing in the queue until an instance is
+ * free. One deliberate exception: a batch that reached a smaller preferred size is handed over too (Triton
+ * would let it grow into a larger preferred size), which is what keeps a worker-thread instance fed
+ * without a round trip to the scheduler.
+ */
+export function mayHandOverEarly(d: Extract<BatchDecision, { kind: 'send' }>, policy: BatchingPolicy): boolean {
+  if (!policy.batching) return true;
+  return d.trigger === 'preferred' || d.trigger === 'max_batch' || d.trigger === 'shape' || d.trigger === 'drain';
 }

@@ -4,7 +4,7 @@
  * back through `hooks` when an instance becomes idle or when the last usable one failed.
  */
 import type { Emitter } from './emitter';
-import type { GroupSpec, InstancePool, PoolInstance } from './instance-pool';
+import { instancesInGroup, type GroupSpec, type InstancePool, type PoolInstance } from './instance-pool';
 import type { Executor } from './types';
 
 export interface LifecycleHooks {
@@ -46,6 +46,19 @@ export class InstanceLifecycle {
     this.emit.instance(inst, 'idle');
     this.hooks.idle();
     return true;
+  }
+
+  /**
+   * Start or retire instances of `g` until it runs as many as its count asks (retiring the highest indices
+   * first); resolves when the new ones have started.
+   */
+  async resize(g: GroupSpec): Promise<void> {
+    const want = instancesInGroup(g);
+    const active = this.pool.activeInGroup(g.name);
+    const starts: Promise<boolean>[] = [];
+    for (let i = active.length; i < want; i++) starts.push(this.start(g));
+    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.retire(inst);
+    await Promise.all(starts);
   }
 
   /** a count decrease picked `inst`: stop it now if idle, after its current batch if busy */

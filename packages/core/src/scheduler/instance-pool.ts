@@ -6,12 +6,22 @@
  */
 import type { InstanceState } from '../events';
 import type { InstanceGroupInput } from './config-input';
-import type { InstanceInfo } from './types';
+import type { AnyEntry } from './queue-entry';
+import type { InstanceInfo, SchedulerRequest } from './types';
 
 /** One batch handed to an instance: running, or waiting behind the running one (prefetched). */
 export interface InstanceBatch {
   readonly batchId: string;
+  /** formation order */
+  readonly seq: number;
   readonly size: number;
+  readonly entries: readonly AnyEntry[];
+  /** what the executor was given (the same array, so an executor can recognise it in `reclaim`) */
+  readonly requests: readonly SchedulerRequest<unknown>[];
+  /** times handed to an executor (a reclaimed batch is handed again); only the latest hand-off may answer */
+  handOffs?: number;
+  /** while held behind a running batch: its requests count toward max_queue_size (BatchRunner.heldAt) */
+  counted?: boolean;
   /** when the instance began it (clock µs); meaningful once `started` */
   startedUs: number;
   started: boolean;
@@ -117,6 +127,16 @@ export class InstancePool {
     for (const p of this.instances) {
       if (p.state !== 'busy' || p.retiring || p.prefetched.length >= depth) continue;
       if (!best || p.prefetched.length < best.prefetched.length) best = p;
+    }
+    return best;
+  }
+
+  /** the earliest formed batch some instance holds behind its running one, if any */
+  oldestHeld(): { inst: PoolInstance; run: InstanceBatch } | undefined {
+    let best: { inst: PoolInstance; run: InstanceBatch } | undefined;
+    for (const inst of this.instances) {
+      const run = inst.prefetched[0];
+      if (run && (!best || run.seq < best.run.seq)) best = { inst, run };
     }
     return best;
   }

@@ -2,8 +2,10 @@
  * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
  * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
  * outcome (an arrival while an instance can take work, an instance freeing up, a timer), and commits a
- * decision only when an instance can take the batch: it is idle, or (executors that declare `prefetch`) it
- * is busy with room for a batch behind the running one. Otherwise the pending batch simply keeps growing.
+ * decision only when an instance can take the batch: it is idle, or (executors that declare `prefetch`,
+ * where the policy allows it as Triton does) it is busy with room for a batch behind the running one and
+ * the batch could not grow anyway. Otherwise the pending batch simply keeps growing. Committed batches are
+ * run and answered by BatchRunner.
  *
  * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
  * changes, instance count changes, executor failures and unload.
@@ -12,13 +14,14 @@ import type { Clock, TimerHandle } from '../clock/clock';
 import type { EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
-import { decideBatch, type BatchDecision } from './decide';
+import { decideBatch, mayHandOverEarly, type BatchDecision } from './decide';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
-import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec, type InstanceBatch, type PoolInstance } from './instance-pool';
+import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
 import { InstanceLifecycle } from './instance-lifecycle';
+import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
-import { levelFor, policyFromConfig, timeoutFor, type BatchingPolicy } from './policy';
+import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
 import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch } from './reconfigure';
@@ -61,7 +64,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private seq = 0;
   /** ids for requests that come without one (refused ones too, so ids never repeat) */
   private idSeq = 0;
-  private batchSeq = 0;
   private pumping = false;
   private timer: TimerHandle | null = null;
   private timerAt = Infinity;
@@ -70,6 +72,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
   /** batches an instance may hold behind its running one (the executor's `prefetch`) */
   private readonly prefetch: number;
   private readonly answers: Answers<P, R>;
+  private readonly runner: BatchRunner<P, R>;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -79,12 +82,15 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.config = opts.config;
     this.policy = policyFromConfig(opts.config);
     this.groups = groupsFromConfig(opts.model, opts.config.instance_group);
-    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.levels);
+    this.queues = new PriorityQueues<Entry<P, R>>(this.policy.defaultLevel);
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.answers.deliver(a));
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
-      idle: () => this.pump(),
+      idle: () => {
+        this.runner.moveHeldBatchesToIdle();
+        this.pump();
+      },
       noneUsable: () => {
         // during start() the caller hears it from start() itself; later, queued requests must not wait forever
         if (this.state !== 'starting') this.failAllQueued('unavailable', `model ${this.model} has no usable instance`);
@@ -93,6 +99,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
     });
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.prefetch = Math.max(0, Math.floor(opts.executor.prefetch ?? 0));
+    this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
+      pump: (prefetchNow) => this.pump(prefetchNow),
+      stopped: () => this.state === 'stopped',
+      answered: () => this.notifyIfDrained(),
+    });
   }
 
   get currentState(): SchedulerState {
@@ -146,8 +157,9 @@ export class ModelScheduler<P = unknown, R = unknown> {
       return this.answers.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
     }
     const level = levelFor(policy, req.priority);
-    const qp = policy.queues[level - 1];
-    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
+    const qp = queueFor(policy, level);
+    // held batches' requests have not begun: they still count, as in Triton's queue (which holds them)
+    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) + this.runner.heldAt(level) >= qp.maxQueueSize) {
       return this.answers.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
     }
     const now = this.clock.now();
@@ -171,7 +183,9 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const old = this.policy;
     this.config = config;
     this.policy = policy;
-    if (policy.levels !== old.levels) this.queues = relevelled(this.queues, policy.levels, (l) => levelFor(policy, l));
+    if (policy.levels !== old.levels || policy.defaultLevel !== old.defaultLevel) {
+      this.queues = relevelled(this.queues, policy.defaultLevel, (l) => levelFor(policy, l));
+    }
     if (policy.maxBatchSize < old.maxBatchSize) {
       for (const e of this.queues.all()) {
         if (e.batchSize > policy.maxBatchSize) {
@@ -203,12 +217,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (old === count) return;
     g.count = count;
     this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by);
-    const want = instancesInGroup(g);
-    const active = this.pool.activeInGroup(g.name);
-    const starts: Promise<boolean>[] = [];
-    for (let i = active.length; i < want; i++) starts.push(this.instances.start(g));
-    for (const inst of active.slice(0, Math.max(0, active.length - want))) this.instances.retire(inst);
-    await Promise.all(starts);
+    await this.instances.resize(g);
   }
 
   /** Unload: refuse new requests ('unavailable'), flush and finish everything accepted, then stop instances. */
@@ -238,16 +247,18 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * instances' prefetch room for a timer at the current time: requests usually arrive in bursts (the
    * answers of a batch come back as new requests in one turn), and a batch handed to an instance can no
    * longer grow, so deciding once the burst is in forms the batch Triton's queued payload would have
-   * grown into, instead of freezing it at the first preferred size reached.
+   * grown into. A busy instance only gets a batch that could not grow anyway (mayHandOverEarly); any other
+   * keeps growing in the queue until an instance is free, as Triton's queued payload does.
    */
   private pump(prefetchNow = true): void {
     if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
+      const depth = this.prefetchDepth();
       while (this.queues.size > 0) {
         // an idle instance first; only when none is idle does a busy one get a batch behind its running one
-        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(this.prefetch);
+        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(depth);
         if (this.pool.idleCount === 0 && busyTarget === undefined) break;
         if (busyTarget && !prefetchNow) {
           this.armTimer(this.clock.now());
@@ -255,24 +266,30 @@ export class ModelScheduler<P = unknown, R = unknown> {
         }
         const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
         if (d.kind === 'wait') {
-          this.armTimer(d.untilUs);
+          // for a busy instance only growth can make the batch ready, and an arrival pumps again
+          if (!busyTarget) this.armTimer(d.untilUs);
           break;
         }
         // (idleCount may count an instance that left the idle list: then a busy one, as above)
-        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(this.prefetch) : undefined);
-        if (!inst) break;
-        this.dispatch(inst, this.queues.takeFirst(d.count), d);
+        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(depth) : undefined);
+        if (!inst || (inst.state !== 'idle' && !mayHandOverEarly(d, this.policy))) break;
+        this.runner.dispatch(inst, this.queues.takeFirst(d.count), d);
       }
       const deadline = this.queues.nextDeadline();
       if (deadline !== Infinity) this.armTimer(deadline);
     } finally {
       this.pumping = false;
     }
-    if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
+    this.notifyIfDrained();
+  }
+
+  /** batches a busy instance may hold behind its running one: the executor's prefetch, where the policy allows it */
+  private prefetchDepth(): number {
+    return this.policy.prefetch ? this.prefetch : 0;
   }
 
   private canTakeBatch(): boolean {
-    return this.pool.idleCount > 0 || (this.prefetch > 0 && this.pool.prefetchTarget(this.prefetch) !== undefined);
+    return this.pool.idleCount > 0 || this.pool.prefetchTarget(this.prefetchDepth()) !== undefined;
   }
 
   private armTimer(atUs: number): void {
@@ -287,7 +304,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.timerAt = Infinity;
     const now = this.clock.now();
     for (const e of this.queues.popExpired(now)) {
-      if (this.policy.queues[e.level - 1].timeoutAction === 'DELAY') {
+      if (queueFor(this.policy, e.level).timeoutAction === 'DELAY') {
         this.queues.moveToDelayed(e);
         this.stats.delayed++;
         this.emit.delayed(e);
@@ -298,80 +315,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
     this.pump();
   };
-
-  private dispatch(inst: PoolInstance, entries: Entry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
-    const run: InstanceBatch = { batchId: `${this.idPrefix}b${++this.batchSeq}`, size: d.size, startedUs: 0, started: false };
-    this.stats.batches++;
-    this.stats.samples += d.size;
-    const prefetched = inst.state !== 'idle';
-    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs, prefetched ? inst.info.name : undefined);
-    if (!prefetched) {
-      inst.state = 'busy';
-      this.begin(inst, run);
-    } else inst.prefetched.push(run); // it starts when the running batch ends (see complete)
-    let finished = false;
-    const done = (error: unknown, results?: R[]): void => {
-      if (finished) return; // an executor calling back twice must not answer twice
-      finished = true;
-      this.complete(inst, entries, run, error, results);
-    };
-    const reqs = entries.map((e) => e.req);
-    try {
-      if (this.executor.executeWithCallback) this.executor.executeWithCallback(inst.info, reqs, done);
-      else this.executor.execute(inst.info, reqs).then((r) => done(null, r), (err) => done(err ?? new Error('executor failed')));
-    } catch (err) {
-      done(err ?? new Error('executor failed'));
-    }
-  }
-
-  /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
-  private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
-    run.started = true;
-    run.startedUs = nowUs;
-    inst.batchId = run.batchId;
-    this.emit.batchStarted(run.batchId, inst.info.name, run.size, nowUs);
-  }
-
-  private complete(inst: PoolInstance, entries: Entry<P, R>[], run: InstanceBatch, error: unknown, results?: R[]): void {
-    if (!run.started) {
-      // Ended before the batch ahead of it (an executor failing a prefetched batch at once): it never ran.
-      const i = inst.prefetched.indexOf(run);
-      if (i >= 0) inst.prefetched.splice(i, 1);
-      run.started = true;
-      run.startedUs = this.clock.now();
-      this.emit.batchStarted(run.batchId, inst.info.name, run.size, run.startedUs);
-    }
-    const { batchId, size, startedUs } = run;
-    const nowUs = this.clock.now();
-    const computeUs = nowUs - startedUs;
-    let failure: Error | null = null;
-    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), 500);
-    else if (!Array.isArray(results) || results.length !== entries.length) {
-      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 500);
-    }
-    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message);
-    if (failure) this.stats.failedBatches++;
-    if (inst.batchId === batchId) {
-      inst.batchId = undefined;
-      const next = inst.prefetched.shift();
-      if (next) this.begin(inst, next, nowUs); // the instance went straight on to the batch it already holds
-      else if (inst.retiring || this.state === 'stopped') void this.instances.stop(inst);
-      else this.pool.markIdle(inst);
-    }
-    // Hand the instance its next batch before answering this one: the answers (their events, the callers'
-    // follow-up work) then run while the instance computes instead of in the gap between two batches,
-    // where a worker-thread instance would sit idle. Answers still go out in this same call.
-    this.pump(false);
-    // Every answer released from here (this batch's, and earlier ones preserve_ordering held back) leaves
-    // now: one clock read for the batch, not one per request.
-    this.answers.releaseTimeUs = nowUs;
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i];
-      this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
-    }
-    this.answers.releaseTimeUs = -1;
-    if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
-  }
 
   // ---- refusals ----
 
@@ -386,6 +329,10 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.queues.remove(e);
       this.reject(e, reason, message, 503);
     }
+  }
+
+  private notifyIfDrained(): void {
+    if (this.state === 'stopping' && this.drained()) this.stopWaiters.splice(0).forEach((w) => w());
   }
 
   private drained(): boolean {

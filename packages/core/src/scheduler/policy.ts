@@ -28,8 +28,22 @@ export interface BatchingPolicy {
   levels: number;
   /** 1-based level given to requests without (or with an out-of-range) priority */
   defaultLevel: number;
-  /** index = level - 1 */
-  queues: readonly QueuePolicy[];
+  /** the queue policy of every level without its own entry (read through `queueFor`) */
+  defaultQueue: QueuePolicy;
+  /**
+   * Levels with their own priority_queue_policy. Sparse on purpose: priority_levels may be 2^32 (valid in
+   * Triton), so nothing may cost memory or time per configured level, only per level named or in use.
+   */
+  levelQueues: ReadonlyMap<number, QueuePolicy>;
+  /**
+   * Whether a batch may be formed for a busy instance (prefetch). Triton's PriorityQueue allows it only with
+   * priority_levels 0 and a queue policy with no timeout, no timeout override and no max_queue_size: a batch
+   * handed over early leaves the queue, so a later higher-priority request could no longer overtake it and
+   * a timeout could no longer refuse it. max_queue_size alone is kept (a deliberate difference): a held
+   * batch's requests still count toward it until they begin, so exactly the requests Triton would refuse
+   * are refused, and the worker keeps its next batch in hand when the main thread is flooded.
+   */
+  prefetch: boolean;
 }
 
 export class PolicyError extends Error {
@@ -81,17 +95,17 @@ export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
   }
   if (levelsRaw === 0) defaultLevel = 1;
   const base = queuePolicy(db?.default_queue_policy, 'dynamic_batching.default_queue_policy');
-  const queues: QueuePolicy[] = [];
-  for (let level = 1; level <= levels; level++) {
-    const own = db?.priority_queue_policy?.[String(level)];
-    queues.push(own ? queuePolicy(own, `dynamic_batching.priority_queue_policy[${level}]`) : base);
-  }
-  for (const key of Object.keys(db?.priority_queue_policy ?? {})) {
+  const levelQueues = new Map<number, QueuePolicy>();
+  for (const [key, own] of Object.entries(db?.priority_queue_policy ?? {})) {
     const k = Number(key);
     if (!Number.isInteger(k) || k < 1 || k > levels) {
       throw new PolicyError(`dynamic_batching.priority_queue_policy has level ${key} outside 1..${levels}`);
     }
+    levelQueues.set(k, queuePolicy(own, `dynamic_batching.priority_queue_policy[${key}]`));
   }
+  // With priority_levels 0 the one level's effective policy is what Triton's check reads.
+  const only = levelQueues.get(1) ?? base;
+  const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride;
   return {
     batching,
     maxBatchSize,
@@ -101,8 +115,15 @@ export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
     preserveOrdering: db?.preserve_ordering === true,
     levels,
     defaultLevel,
-    queues,
+    defaultQueue: base,
+    levelQueues,
+    prefetch,
   };
+}
+
+/** the queue policy of one level */
+export function queueFor(policy: BatchingPolicy, level: number): QueuePolicy {
+  return policy.levelQueues.get(level) ?? policy.defaultQueue;
 }
 
 /** Triton: a request without priority (0) or with one outside 1..levels gets the default level. */

@@ -49,33 +49,46 @@ class Level<E extends AnyEntry> {
 }
 
 export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateSource<E> {
-  private levels: Level<E>[] = [];
-  // Earliest deadline first; entries that left the queue stay until they reach the top (lazy removal).
-  private readonly deadlines = new MinHeap<E>((a, b) => a.deadlineUs < b.deadlineUs);
+  /**
+   * Only levels holding entries (and the default level, kept so the common one-level case never allocates
+   * per batch), so priority_levels can be 2^32 at no cost: a level costs memory only while in use.
+   */
+  private readonly byLevel = new Map<number, Level<E>>();
+  /** the keys of `byLevel`, ascending: the service order */
+  private order: number[] = [];
+  // Earliest deadline first, equal deadlines in acceptance order (a DELAY moves them to the delayed lane in
+  // the order they expire, which must be arrival order, as Triton walks its queue). Entries that left the
+  // queue stay until they reach the top (lazy removal).
+  private readonly deadlines = new MinHeap<E>((a, b) => a.deadlineUs < b.deadlineUs || (a.deadlineUs === b.deadlineUs && a.seq < b.seq));
   size = 0;
 
-  constructor(levelCount: number) {
-    for (let i = 0; i < levelCount; i++) this.levels.push(new Level<E>());
+  /** the default level's queues, never dropped: the hot path (one level) skips the map lookup */
+  private readonly kept: Level<E>;
+
+  constructor(private readonly keptLevel = 1) {
+    this.kept = this.levelOf(keptLevel);
   }
 
-  get levelCount(): number {
-    return this.levels.length;
+  /** levels currently holding entries or kept (not the configured count: that may be 2^32) */
+  get levelsInUse(): number {
+    return this.order.length;
   }
 
   levelSize(level: number): number {
-    return this.levels[level - 1].size;
+    return level === this.keptLevel ? this.kept.size : (this.byLevel.get(level)?.size ?? 0);
   }
 
   /** add a queued entry at the back of its level (its delayed lane when already delayed) */
   push(e: E): void {
-    const level = this.levels[e.level - 1];
+    const level = e.level === this.keptLevel ? this.kept : this.levelOf(e.level);
     (e.delayed ? level.delayed : level.fresh).push(e);
     this.size++;
     if (e.deadlineUs > 0) this.deadlines.push(e);
   }
 
   forEachInOrder(visit: (e: E) => boolean): void {
-    for (const level of this.levels) {
+    for (const key of this.order) {
+      const level = this.byLevel.get(key)!;
       if (level.size === 0) continue;
       for (const lane of [level.fresh, level.delayed]) {
         const items = lane.items;
@@ -90,7 +103,9 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   /** remove and return the first `n` waiting entries in service order */
   takeFirst(n: number): E[] {
     const out: E[] = [];
-    for (const level of this.levels) {
+    for (let k = 0; k < this.order.length && out.length < n; k++) {
+      const key = this.order[k];
+      const level = this.byLevel.get(key)!;
       for (const lane of [level.fresh, level.delayed]) {
         const items = lane.items;
         while (out.length < n && lane.head < items.length) {
@@ -102,8 +117,9 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
           out.push(e);
         }
         lane.tidy();
-        if (out.length === n) return out;
+        if (out.length === n) break;
       }
+      if (this.dropIfEmpty(key, level)) k--;
     }
     return out;
   }
@@ -112,17 +128,18 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   remove(e: E): void {
     if (!e.queued) return;
     e.queued = false;
-    const level = this.levels[e.level - 1];
+    const level = e.level === this.keptLevel ? this.kept : this.byLevel.get(e.level)!;
     (e.delayed ? level.delayed : level.fresh).live--;
     this.size--;
     level.fresh.tidy();
     level.delayed.tidy();
+    this.dropIfEmpty(e.level, level);
   }
 
   /** DELAY timeout action: behind every fresh request of its level, and no further timeout */
   moveToDelayed(e: E): void {
     if (!e.queued || e.delayed) return;
-    const level = this.levels[e.level - 1];
+    const level = this.byLevel.get(e.level)!;
     level.fresh.live--;
     e.delayed = true;
     e.deadlineUs = 0;
@@ -144,9 +161,13 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     return out;
   }
 
+  /** waiting requests per level, for the levels that hold any (never one entry per configured level) */
   depthByLevel(): Record<string, number> {
     const out: Record<string, number> = {};
-    this.levels.forEach((l, i) => (out[String(i + 1)] = l.size));
+    for (const key of this.order) {
+      const n = this.byLevel.get(key)!.size;
+      if (n > 0) out[String(key)] = n;
+    }
     return out;
   }
 
@@ -156,14 +177,39 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     this.forEachInOrder((e) => (out.push(e), true));
     return out;
   }
+
+  private levelOf(key: number): Level<E> {
+    let level = this.byLevel.get(key);
+    if (level) return level;
+    level = new Level<E>();
+    this.byLevel.set(key, level);
+    // binary search for the insertion point: the levels in use are few, but stay sorted
+    let lo = 0;
+    let hi = this.order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.order[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    this.order.splice(lo, 0, key);
+    return level;
+  }
+
+  /** forget an emptied level (not the kept one); true when it was removed from `order` */
+  private dropIfEmpty(key: number, level: Level<E>): boolean {
+    if (level.size > 0 || key === this.keptLevel) return false;
+    this.byLevel.delete(key);
+    this.order.splice(this.order.indexOf(key), 1);
+    return true;
+  }
 }
 
 /**
- * The same entries in queues of `levels` levels (a live change of priority_levels): every entry gets the
+ * The same entries in fresh queues (a live change of priority_levels or default_priority_level): every entry gets the
  * level `levelOf` maps its old one to, and service order within a level stays acceptance order.
  */
-export function relevelled<E extends AnyEntry>(old: PriorityQueues<E>, levels: number, levelOf: (level: number) => number): PriorityQueues<E> {
-  const next = new PriorityQueues<E>(levels);
+export function relevelled<E extends AnyEntry>(old: PriorityQueues<E>, defaultLevel: number, levelOf: (level: number) => number): PriorityQueues<E> {
+  const next = new PriorityQueues<E>(defaultLevel);
   for (const e of old.all().sort((a, b) => a.seq - b.seq)) {
     e.level = levelOf(e.level);
     next.push(e);

@@ -41,9 +41,20 @@ export interface Executor<P = unknown, R = unknown> {
    * batch while the instance is busy (by the same batching rules) and hands it over at once, so the
    * instance starts it the moment the running one ends instead of idling for a round trip to the
    * scheduler. Triton does the same: its dynamic batcher keeps forming payloads while every instance is
-   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`).
+   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`), but only without priority
+   * levels or queue timeouts (BatchingPolicy.prefetch; Triton also excludes max_queue_size, which the
+   * scheduler keeps by counting held requests as queued), and a held batch must be one that could not
+   * grow anyway (mayHandOverEarly): the scheduler applies these rules.
    */
   readonly prefetch?: number;
+  /**
+   * Optional, with `prefetch`: take back a batch handed to `instance` behind its running one (`batch` is the
+   * very array it was given), if it has not begun. True: it never will begin there and its `done` is never
+   * called; the scheduler gives it to an instance that is free, so the oldest requests do not wait behind
+   * a slow instance while another idles (Triton's queued payload goes to whichever instance is free first).
+   * False: it has begun or will, and is answered as usual. Must decide synchronously and race-free.
+   */
+  reclaim?(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): boolean;
   /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */
   startInstance?(instance: InstanceInfo): Promise<void>;
   /** Tear an instance down after it has finished its current batch. */

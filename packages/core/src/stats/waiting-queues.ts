@@ -8,7 +8,13 @@
  * very string that was queued comes back in `batch.formed`, so a FIFO per level with a head index answers
  * the common case with one identity comparison. The rare out-of-order leave (DELAY policy, a later level
  * first, a timeout in the middle) is found by a scan and leaves a hole that the head skips later.
+ *
+ * Levels are tracked only while they hold requests (a few emptied ones are kept, so the usual one or two
+ * levels cost no allocation per batch and keep reporting 0): priority_levels may be 2^32 and requests may
+ * name any of them, so nothing here may grow with the levels ever seen.
  */
+const EMPTY_LEVELS_KEPT = 8;
+
 export class WaitingQueues {
   private readonly ids = new Map<number, (string | null)[]>();
   private readonly heads = new Map<number, number>();
@@ -49,6 +55,7 @@ export class WaitingQueues {
       if (i >= 0) {
         q[i] = null;
         this.counts.set(level, this.counts.get(level)! - 1);
+        this.forgetIfEmpty(level);
         return true;
       }
     }
@@ -69,5 +76,14 @@ export class WaitingQueues {
       head = 0;
     }
     this.heads.set(level, head);
+    this.forgetIfEmpty(level);
+  }
+
+  private forgetIfEmpty(level: number): void {
+    if (this.counts.get(level) !== 0 || this.levels.length <= EMPTY_LEVELS_KEPT) return;
+    this.ids.delete(level);
+    this.heads.delete(level);
+    this.counts.delete(level);
+    this.levels = this.levels.filter((l) => l !== level);
   }
 }

@@ -71,6 +71,8 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
    */
   readonly prefetch = 1;
   private readonly instances = new Map<string, InstanceRuntime>();
+  /** batches posted to a worker and not answered yet, by the array the scheduler gave (see reclaim) */
+  private readonly posted = new Map<readonly SchedulerRequest<InferPayload>[], { worker: InstanceWorker; id: number }>();
 
   constructor(private readonly plan: OrtModelPlan) {}
 
@@ -133,8 +135,11 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       return;
     }
     let resent = false;
-    const send = (worker: InstanceWorker): void =>
-      worker.runWithCallback(feeds, fetches, (err, result) => {
+    const send = (worker: InstanceWorker): void => {
+      let answered = false;
+      const id = worker.runWithCallback(feeds, fetches, (err, result) => {
+        answered = true;
+        this.posted.delete(batch);
         if (err instanceof NotStartedError && !resent && !rt.stopped) {
           // A prefetched batch queued behind one that crashed its worker: it never ran, so it goes to the
           // replacement (its feeds were transferred to the dead thread: gather them again).
@@ -163,8 +168,22 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
         }
         done(null, results);
       });
+      if (!answered && id > 0) this.posted.set(batch, { worker, id });
+    };
     if (rt.worker && !rt.stopped) send(rt.worker);
     else this.ensureWorker(rt).then(send, (err: unknown) => done(err));
+  }
+
+  /**
+   * The scheduler takes back a batch held behind a running one, to give it to an instance that is free:
+   * it succeeds only if the worker has not begun it (a compare-and-swap on a word both threads share), and
+   * then the batch is never run here and never answered from here.
+   */
+  reclaim(_info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[]): boolean {
+    const p = this.posted.get(batch);
+    if (!p || !p.worker.withdraw(p.id)) return false;
+    this.posted.delete(batch);
+    return true;
   }
 
   /** Test and diagnostics hook: the live worker of an instance, if it has one. */

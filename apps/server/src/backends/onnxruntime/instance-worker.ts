@@ -53,11 +53,21 @@ export class NotStartedError extends Error {
 type Pending = (error: Error | null, result?: WorkerRunResult & { rssGrowth?: number }) => void;
 
 const WORKER_URL = new URL('./worker.mjs', import.meta.url);
+/**
+ * Claim words shared with the worker, one per run (slot = id % CLAIM_SLOTS): 0 open, 1 begun by the worker,
+ * 2 taken back by this side. Both sides change a word only by compare-and-swap from 0, so a run is either
+ * begun or withdrawn, never both. A run gets a slot only while every message still in the worker's queue
+ * is within CLAIM_SLOTS ids of it (the worker takes them in order), so a slot is never shared.
+ */
+const CLAIM_SLOTS = 64;
 
 export class InstanceWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, Pending>();
   private readonly wake = new Int32Array(new SharedArrayBuffer(4));
+  private readonly claims = new Int32Array(new SharedArrayBuffer(4 * CLAIM_SLOTS));
+  /** runs taken back whose message the worker has not skipped yet (they still hold their slot) */
+  private readonly withdrawn = new Set<number>();
   private nextId = 1;
   private closing = false;
   private deathError: Error | null = null;
@@ -73,7 +83,7 @@ export class InstanceWorker {
     // execArgv is inherited (e.g. `--import tsx`); the worker itself is plain JS and needs none of it.
     // The wake word lets the worker sleep in Atomics.wait between batches instead of in its event loop
     // (worker.mjs, "blocking loop"): every message posted to it is followed by a bump of this counter.
-    this.worker = new Worker(WORKER_URL, { workerData: { wake: this.wake.buffer } });
+    this.worker = new Worker(WORKER_URL, { workerData: { wake: this.wake.buffer, claims: this.claims.buffer } });
     this.worker.on('message', (m: Record<string, unknown>) => this.onMessage(m));
     this.worker.on('error', (err: Error) => {
       this.deathError = new Error(`instance ${this.label} crashed: ${err.message}`);
@@ -110,18 +120,44 @@ export class InstanceWorker {
   /**
    * Callback form of `run`: the message is posted before this returns (no await in between), so the worker
    * starts on the batch while the caller's other work (answering the previous batch) still runs.
-   * `done` is called exactly once, possibly synchronously when the worker is already dead or stopping.
+   * `done` is called exactly once, possibly synchronously when the worker is already dead or stopping,
+   * unless `withdraw` takes the run back. Returns the run's id (0 when it was refused at once).
    */
-  runWithCallback(feeds: WorkerFeed[], fetches: string[], done: (error: Error | null, result?: WorkerRunResult) => void): void {
+  runWithCallback(feeds: WorkerFeed[], fetches: string[], done: (error: Error | null, result?: WorkerRunResult) => void): number {
     if (this.deathError || this.closing) {
       done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
-      return;
+      return 0;
     }
     const id = this.nextId++;
     this.pending.set(id, done);
     const transfer: ArrayBuffer[] = [];
     for (const f of feeds) transfer.push(f.data.buffer as ArrayBuffer);
-    this.post({ type: 'run', id, feeds, fetches }, transfer);
+    let claim: number | undefined;
+    if (this.claimable(id)) {
+      claim = id % CLAIM_SLOTS;
+      Atomics.store(this.claims, claim, 0);
+    }
+    this.post({ type: 'run', id, feeds, fetches, claim }, transfer);
+    return id;
+  }
+
+  /**
+   * Takes back a run the worker has not begun: true means it never will (the worker skips it) and its
+   * `done` is never called; false means it has begun, has finished, or cannot be taken back.
+   */
+  withdraw(id: number): boolean {
+    if (!this.pending.has(id) || this.deathError || this.closing || !this.claimable(id)) return false;
+    if (Atomics.compareExchange(this.claims, id % CLAIM_SLOTS, 0, 2) !== 0) return false;
+    this.pending.delete(id);
+    this.withdrawn.add(id);
+    return true;
+  }
+
+  /** whether run `id` has (or gets) a claim slot of its own: the oldest message still queued is near enough */
+  private claimable(id: number): boolean {
+    const oldestOwed = this.pending.keys().next().value ?? id;
+    const oldestSkipped = this.withdrawn.values().next().value ?? id;
+    return id - Math.min(oldestOwed, oldestSkipped) < CLAIM_SLOTS;
   }
 
   /** Resident-memory growth since the session began loading (session + warmup), as the worker sees it. */
@@ -198,6 +234,9 @@ export class InstanceWorker {
         p?.(null, { outputs: [], computeUs: 0, rssGrowth: m.rssGrowth as number });
         return;
       }
+      case 'skipped':
+        this.withdrawn.delete(m.id as number);
+        return;
       case 'result':
       case 'runError': {
         const p = this.pending.get(m.id as number);
@@ -221,6 +260,7 @@ export class InstanceWorker {
     this.onInit = null;
     const owed = [...this.pending.values()];
     this.pending.clear();
+    this.withdrawn.clear();
     if (died && owed.length > 1) {
       const notStarted = new NotStartedError(`instance ${this.label} died before it began this batch`);
       for (const p of owed.slice(1)) p(notStarted);

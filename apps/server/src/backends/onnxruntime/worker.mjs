@@ -16,8 +16,9 @@
 //   init  {modelFile, options, executionProviders, primer} -> ready {rssGrowth, provider, note?, inputs, outputs}
 //                                                          | initError {message}
 //   measure {id}                   -> measured {id, rssGrowth}   (growth since init began: session + warmup)
-//   run   {id, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs}
+//   run   {id, claim?, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs}
 //                                                          | runError {id, message}
+//                                                          | skipped {id}  (the parent took it back first)
 //   crash {how: 'throw' | 'exit'}   (tests: the thread dies, as a crash would, in the NEXT batch it takes)
 //   close                          -> the session is released and the thread ends
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
@@ -30,6 +31,8 @@ ort.env.logLevel = 'fatal';
 /** the native binding when the blocking loop can be used (and the parent passed a wake word), else null */
 const wake = workerData?.wake instanceof SharedArrayBuffer ? new Int32Array(workerData.wake) : null;
 const binding = wake ? loadNativeBinding() : null;
+/** claim words (instance-worker.ts): a run begins only if this thread turns its word from 0 to 1 first */
+const claims = workerData?.claims instanceof SharedArrayBuffer ? new Int32Array(workerData.claims) : null;
 
 /** A session on whichever API this thread uses; `await` on its results works for both. */
 function openSession(model, options) {
@@ -130,6 +133,11 @@ async function onMessage(msg) {
       return;
     }
     case 'run': {
+      // Taken back before it began (the scheduler gave it to an instance that was free first): never run it.
+      if (claims && msg.claim != null && Atomics.compareExchange(claims, msg.claim, 0, 1) !== 0) {
+        parentPort.postMessage({ type: 'skipped', id: msg.id });
+        return;
+      }
       if (crashArmed) crashNow(crashArmed); // outside the try: the thread must die, not report a runError
       try {
         if (!session) throw new Error('instance has no session (init failed or not done)');
