@@ -21,6 +21,8 @@ export interface ModelLoadContext {
   gpuCount: number;
   log(msg: string): void;
   memory: MemoryLedger;
+  /** Python interpreter for stub backends (--python); unset = INFERSCOPE_PYTHON, else /usr/bin/python3 */
+  python?: string;
 }
 
 export interface LoadedModel {

@@ -18,7 +18,7 @@ import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void }): ModelRuntime {
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -55,7 +55,7 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory });
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {
