@@ -56,7 +56,7 @@ async function serveAndStop(signal: 'SIGTERM' | 'SIGKILL'): Promise<{ stubs: num
 test('SIGTERM of the server stops its stubs gracefully and leaves no child process behind', { skip: NO_NUMPY }, async () => {
   const { stubs, output, code } = await serveAndStop('SIGTERM');
   assert.equal(code, 0, output);
-  assert.deepEqual(stubs.filter(alive), [], 'no orphan or zombie stub');
+  assert.deepEqual(stubs.filter((p) => alive(p)), [], 'no orphan or zombie stub');
   assert.match(output, /\[add_sub\/1\/add_sub_0_0\] Cleaning up\.\.\./, 'finalize() ran in each stub');
   assert.match(output, /\[add_sub\/1\/add_sub_0_1\] Cleaning up\.\.\./);
 });

@@ -1,0 +1,74 @@
+/**
+ * In-process server throughput of the pytorch backend (scheduler -> stub process -> torch) against torch
+ * called directly in one Python process, at the batch sizes the server formed, in interleaved rounds
+ * (the serve bench's method: each round's own ratio, the median decides; a shared machine moves too much
+ * for one long cell against a baseline measured a minute apart).
+ *
+ *   node --import tsx test/bench/backends/stub-ratio.ts [--rounds 7] [--ms 2000] [--c 32]
+ *
+ * Both sides use one intra-op thread; the server has one instance. Prints per round: server samples/s,
+ * direct samples/s for the same batch mix, the ratio, and the batch-size histogram.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SchedulerEvent } from '@inferscope/core';
+import { benchInput } from '../serve/bench-models';
+import { directThroughputForMix } from '../serve/direct-ort';
+import { inProcessClosedLoop } from '../serve/load';
+import { startInferScope } from '../serve/server-under-test';
+import { arg } from '../args';
+import { TORCH_MODEL, measureDirectTorch } from './direct-torch';
+
+const rounds = Number(arg('--rounds', '7'));
+const ms = Number(arg('--ms', '2000'));
+const concurrency = Number(arg('--c', '32'));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-torch-'));
+mkdirSync(join(dir, 'mlp_torch', '1'), { recursive: true });
+copyFileSync(TORCH_MODEL, join(dir, 'mlp_torch', '1', 'model.pt'));
+writeFileSync(join(dir, 'mlp_torch', 'config.pbtxt'), [
+  'name: "mlp_torch"',
+  'backend: "pytorch"',
+  'max_batch_size: 64',
+  'input [ { name: "input" data_type: TYPE_FP32 dims: [ 784 ] } ]',
+  'output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]',
+  'dynamic_batching { preferred_batch_size: [ 8, 16, 32 ] max_queue_delay_microseconds: 2000 }',
+  'instance_group [ { count: 1 kind: KIND_CPU } ]',
+  'parameters { key: "INTRA_OP_THREAD_COUNT" value: { string_value: "1" } }',
+  '',
+].join('\n'));
+
+const server = await startInferScope(dir, true);
+let hist: Record<number, number> = {};
+server.bus.on((e: SchedulerEvent) => {
+  if (e.type === 'batch.formed') hist[e.size] = (hist[e.size] ?? 0) + 1;
+});
+const closedLoop = () =>
+  inProcessClosedLoop(() => server.infer('mlp_torch', { batchSize: 1, shapeKey: '', payload: { inputs: [benchInput] } }), {
+    concurrency,
+    durationMs: ms,
+    warmupMs: 300,
+  });
+const ratios: number[] = [];
+try {
+  console.log(`in-process mlp_torch (pytorch stub, 1 instance, 1 thread) c=${concurrency} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
+  await closedLoop(); // cold round, not recorded
+  for (let r = 0; r < rounds; r++) {
+    hist = {};
+    const res = await closedLoop();
+    const sizes = Object.keys(hist).map(Number).sort((a, b) => a - b);
+    const batches = Object.values(hist).reduce((a, b) => a + b, 0);
+    const avgBatch = sizes.reduce((a, s) => a + s * hist[s], 0) / batches;
+    const direct = directThroughputForMix(measureDirectTorch({ batchSizes: sizes, durationMs: Math.max(200, Math.round(ms / (2 * sizes.length))) }), hist);
+    const ratio = res.req_per_s / direct;
+    ratios.push(ratio);
+    const top = Object.entries(hist).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([s, n]) => `${s}x${n}`).join(' ');
+    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${direct.toFixed(0)}, ratio ${ratio.toFixed(3)}, avg batch ${avgBatch.toFixed(1)} [${top}]`);
+  }
+  console.log(`median server/direct ratio: ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
+} finally {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+}
