@@ -4,7 +4,7 @@
  * its frames one at a time, in order), a stub that dies fails only the batch it was running and is
  * restarted at once, batches queued behind it are sent again to the replacement (exactly once), memory is
  * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
- * figure, else torch's).
+ * figure for the stub's pid, else torch's).
  */
 import type { Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
@@ -12,10 +12,9 @@ import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
-import { gpuMemoryUsedBytes } from '../../memory/gpu';
 import { warmupBatches } from '../onnxruntime/warmup';
 import { NotStartedError, StubProcess, type StubRequest, type StubRunResult } from './stub-process';
-import { processRssBytes } from './proc-memory';
+import { processGpuBytes, processRssBytes } from './proc-memory';
 import type { StubInit } from './protocol';
 
 type Batch = readonly SchedulerRequest<InferPayload>[];
@@ -65,6 +64,12 @@ interface InstanceRuntime {
  */
 const measuredStubRss = new Map<string, number>();
 const FIRST_GUESS: Record<StubInit['backend'], number> = { python: 32 * 1024 * 1024, pytorch: 230 * 1024 * 1024 };
+/**
+ * GPU memory of a loaded torch stub, as last measured per interpreter: the CUDA context alone is a few
+ * hundred MiB, so a weights-only estimate would let several instances past a budget they cannot share.
+ */
+const measuredStubGpu = new Map<string, number>();
+const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
   readonly prefetch = 1;
@@ -184,9 +189,8 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const typical = measuredStubRss.get(`${plan.python}\0${plan.backend}`) ?? FIRST_GUESS[plan.backend] + estimate;
     // Host memory: the whole stub process. GPU memory (when the model runs there): weights + activations.
     if (!rt.host) rt.host = plan.memory.reserve({ ...owner, device: 'cpu' }, device === 'cpu' ? Math.max(typical, estimate) : typical);
-    if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, estimate);
-    const gpuIndex = device === 'cpu' ? -1 : Number(device.slice(3));
-    const gpuBefore = gpuIndex >= 0 ? gpuMemoryUsedBytes(gpuIndex) : undefined;
+    const gpuKey = `${plan.python}\0${plan.backend}\0gpu`;
+    if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, measuredStubGpu.get(gpuKey) ?? FIRST_GPU_GUESS + estimate);
     const label = `${info.name} of model '${plan.model}'`;
     const stub = new StubProcess(label, (error) => this.onStubDeath(rt, stub, error));
     try {
@@ -224,9 +228,12 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
         measuredStubRss.set(`${plan.python}\0${plan.backend}`, rss);
       }
       if (rt.gpu) {
-        const after = gpuIndex >= 0 ? gpuMemoryUsedBytes(gpuIndex) : undefined;
-        if (gpuBefore !== undefined && after !== undefined) rt.gpu.update(after - gpuBefore, 'measured');
-        else if (ready.torchGpuBytes !== undefined) rt.gpu.update(ready.torchGpuBytes, 'measured');
+        // The driver's figure for this pid (CUDA context included), else what torch's allocator holds.
+        const measured = processGpuBytes(stub.pid) ?? ready.torchGpuBytes;
+        if (measured !== undefined) {
+          rt.gpu.update(measured, 'measured');
+          measuredStubGpu.set(gpuKey, measured);
+        }
       }
     } catch (err) {
       await stub.close(1000).catch(() => undefined);
