@@ -42,6 +42,19 @@ input [ { name: "TEXT" data_type: TYPE_STRING dims: [ -1 ] } ]
 output [ { name: "UPPER" data_type: TYPE_STRING dims: [ -1 ] }, { name: "LENGTH" data_type: TYPE_INT32 dims: [ -1 ] } ]
 `;
 
+const AUTO_PY = ADD_SUB_PY.replace('class TritonPythonModel:\n', `class TritonPythonModel:
+    @staticmethod
+    def auto_complete_config(auto_complete_model_config):
+        for name in ("INPUT0", "INPUT1"):
+            auto_complete_model_config.add_input({"name": name, "data_type": "TYPE_FP32", "dims": [4]})
+        for name in ("OUTPUT0", "OUTPUT1"):
+            auto_complete_model_config.add_output({"name": name, "data_type": "TYPE_FP32", "dims": [4]})
+        auto_complete_model_config.set_max_batch_size(4)
+        auto_complete_model_config.set_dynamic_batching()
+        return auto_complete_model_config
+
+`);
+
 let repo: TempRepo;
 let server: TestServer;
 const logs: string[] = [];
@@ -74,6 +87,9 @@ before(async () => {
   repo.add('slow_init', addSubConfig('slow_init', 'parameters { key: "stub_load_timeout_seconds" value: { string_value: "1" } }'), {
     'model.py': ADD_SUB_PY.replace('    def initialize(self, args):\n', '    def initialize(self, args):\n        import time\n        time.sleep(30)\n'),
   });
+  // config.pbtxt names only the backend: auto_complete_config supplies the rest
+  repo.add('auto', 'backend: "python"\n', { 'model.py': AUTO_PY });
+  repo.add('auto_conflict', addSubConfig('auto_conflict').replace('dims: [ 4 ] },\n  { name: "INPUT1"', 'dims: [ 5 ] },\n  { name: "INPUT1"'), { 'model.py': AUTO_PY });
   server = await startTestServer({ modelRepositories: [repo.dir], log: (m) => logs.push(m) });
 });
 
@@ -124,6 +140,19 @@ test('TYPE_STRING in and out: BYTES tensors reach model.py as numpy object array
   assert.equal(out.UPPER.datatype, 'BYTES');
   assert.deepEqual(out.UPPER.data, ['ABC', 'GRÜSSE', '']);
   assert.deepEqual(out.LENGTH.data, [3, 7, 0], 'lengths in bytes (UTF-8: ü and ß take two each)');
+});
+
+test("auto_complete_config (static, Triton's API) fills inputs, outputs, max_batch_size and dynamic batching", { skip: NO_NUMPY }, async () => {
+  const cfg = await (await fetch(`${server.url}/v2/models/auto/config`)).json();
+  assert.equal(cfg.max_batch_size, 4);
+  assert.deepEqual(cfg.input.map((i: { name: string }) => i.name), ['INPUT0', 'INPUT1']);
+  assert.deepEqual(cfg.output[0].dims, [4]);
+  assert.ok(cfg.dynamic_batching, 'dynamic batching set');
+  const r = await inferJson(server.url, 'auto', ONE);
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const conflict = await reasonOf('auto_conflict');
+  assert.equal(conflict?.state, 'UNAVAILABLE');
+  assert.match(conflict?.reason ?? '', /auto_complete_config of model 'auto_conflict' raised ValueError: unable to add input 'INPUT0': the configuration already has it with dims \[5\]/);
 });
 
 test('an exception in initialize() makes the model UNAVAILABLE with its message', { skip: NO_NUMPY }, async () => {

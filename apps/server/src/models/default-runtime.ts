@@ -49,7 +49,9 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
     backends: {
       async autoComplete(modelFile, config) {
         // Only backends that can read their model's signature complete configs; others keep theirs.
-        if (getBackend(config).name !== 'onnxruntime') return config;
+        const backend = getBackend(config);
+        if (backend.autoComplete) return backend.autoComplete(modelFile, config, { python: opts.python });
+        if (backend.name !== 'onnxruntime') return config;
         const { config: completed, filled } = autoCompleteConfig(modelFile, config);
         if (filled.length > 0) opts.log?.(`auto-complete ${modelFile}: ${filled.join('; ')}`);
         return completed;

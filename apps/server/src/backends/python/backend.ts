@@ -6,6 +6,7 @@
 import type { Backend, LoadedModel, ModelLoadContext } from '../types';
 import { loadStubModel, requireModelFile } from '../stub/plan';
 import { pythonCodec } from './codec';
+import { autoCompletePythonConfig } from './autocomplete';
 
 async function load(ctx: ModelLoadContext): Promise<LoadedModel> {
   requireModelFile(ctx);
@@ -17,4 +18,5 @@ export const pythonBackend: Backend = {
   platforms: [],
   defaultModelFilename: 'model.py',
   load,
+  autoComplete: (modelFile, config, opts) => autoCompletePythonConfig(modelFile, config, opts.python),
 };
