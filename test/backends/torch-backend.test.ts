@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import { torchSettings } from '../../apps/server/src/backends/pytorch/settings';
+import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { generateTorchModel } from '../../apps/server/src/models-gen/torch-models';
 import { startTestServer, DEMO_REPO } from '../support/server.ts';
 import { floats, instance, request } from './fixtures';
@@ -68,6 +69,9 @@ test('mlp_classifier_torch (committed and regenerated) answers as mlp_classifier
         const got = new Float32Array([...(a[0].data as Float32Array), ...(b[0].data as Float32Array)]);
         assert.ok(maxDiff(got, expected) < 1e-5, `max difference ${maxDiff(got, expected)} (${repo})`);
         assert.ok(logs.some((l) => /ready on cpu \(torch .*1 intra-op \/ 1 inter-op threads, cpu\)/.test(l)), logs.join('\n'));
+        // BLAS threads follow the intra-op count (OpenBLAS would otherwise start one per core)
+        const pid = (loaded.executor as StubExecutor).describe()[0].pid!;
+        assert.match(readFileSync(`/proc/${pid}/environ`, 'utf8'), /(^|\0)OPENBLAS_NUM_THREADS=1\0/);
         const [entry] = ledger.snapshot().flatMap((d) => d.entries);
         assert.equal(entry.source, 'measured');
         assert.ok(entry.bytes > 100 * 1024 * 1024, `a torch stub holds > 100 MiB resident, got ${entry.bytes}`);

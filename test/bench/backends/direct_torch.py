@@ -1,8 +1,12 @@
 """torch called directly, in one Python process: the baseline of the stub benchmark.
 Loads a TorchScript file, one intra-op thread, runs each batch size back to back for `ms` milliseconds
-under torch.inference_mode and prints one JSON row per batch size (mean time per run, samples/s).
+under torch.inference_mode and prints one JSON list of rows (mean time per run, samples/s).
 
     /usr/bin/python3 direct_torch.py MODEL.pt 1,8,32 1500 [threads]
+    /usr/bin/python3 direct_torch.py MODEL.pt serve [threads]    # then one "BATCHES MS" line per measurement
+
+The serve form stays loaded between measurements, so a benchmark can interleave short cells with the
+server's without paying torch's import each time.
 """
 import json
 import sys
@@ -11,11 +15,7 @@ import time
 import torch
 
 
-def main(model_file, batches, ms, threads="1"):
-    torch.set_num_threads(int(threads))
-    torch.set_num_interop_threads(1)
-    model = torch.jit.load(model_file)
-    model.eval()
+def measure(model, batches, ms):
     rows = []
     for b in [int(x) for x in batches.split(",")]:
         x = (torch.arange(b * 784, dtype=torch.float32) % 255 / 255).reshape(b, 784)
@@ -37,7 +37,23 @@ def main(model_file, batches, ms, threads="1"):
             "cpu_us": cpu / len(times) * 1e6, "p99_ms": times[min(len(times) - 1, int(0.99 * len(times)))] * 1000,
             "samples_per_s": b * 1000 / mean,
         })
-    print(json.dumps(rows))
+    return rows
+
+
+def main(model_file, batches, ms="1500", threads="1"):
+    if batches == "serve":
+        threads = ms if ms != "1500" else "1"
+    torch.set_num_threads(int(threads))
+    torch.set_num_interop_threads(1)
+    model = torch.jit.load(model_file)
+    model.eval()
+    if batches != "serve":
+        print(json.dumps(measure(model, batches, ms)))
+        return
+    print("ready", flush=True)
+    for line in sys.stdin:
+        b, m = line.split()
+        print(json.dumps(measure(model, b, m)), flush=True)
 
 
 if __name__ == "__main__":

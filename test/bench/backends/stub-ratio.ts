@@ -4,7 +4,7 @@
  * (the serve bench's method: each round's own ratio, the median decides; a shared machine moves too much
  * for one long cell against a baseline measured a minute apart).
  *
- *   node --import tsx test/bench/backends/stub-ratio.ts [--rounds 7] [--ms 2000] [--c 32]
+ *   node --import tsx test/bench/backends/stub-ratio.ts [--rounds 11] [--ms 1000] [--c 32]
  *
  * Both sides use one intra-op thread; the server has one instance. Prints per round: server samples/s,
  * direct samples/s for the same batch mix, the ratio, and the batch-size histogram.
@@ -18,10 +18,10 @@ import { directThroughputForMix } from '../serve/direct-ort';
 import { inProcessClosedLoop } from '../serve/load';
 import { startInferScope } from '../serve/server-under-test';
 import { arg } from '../args';
-import { TORCH_MODEL, measureDirectTorch } from './direct-torch';
+import { DirectTorch, TORCH_MODEL } from './direct-torch';
 
-const rounds = Number(arg('--rounds', '7'));
-const ms = Number(arg('--ms', '2000'));
+const rounds = Number(arg('--rounds', '11'));
+const ms = Number(arg('--ms', '1000'));
 const concurrency = Number(arg('--c', '32'));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -41,6 +41,8 @@ writeFileSync(join(dir, 'mlp_torch', 'config.pbtxt'), [
 ].join('\n'));
 
 const server = await startInferScope(dir, true);
+const direct = new DirectTorch();
+await direct.ready;
 let hist: Record<number, number> = {};
 server.bus.on((e: SchedulerEvent) => {
   if (e.type === 'batch.formed') hist[e.size] = (hist[e.size] ?? 0) + 1;
@@ -61,14 +63,15 @@ try {
     const sizes = Object.keys(hist).map(Number).sort((a, b) => a - b);
     const batches = Object.values(hist).reduce((a, b) => a + b, 0);
     const avgBatch = sizes.reduce((a, s) => a + s * hist[s], 0) / batches;
-    const direct = directThroughputForMix(measureDirectTorch({ batchSizes: sizes, durationMs: Math.max(200, Math.round(ms / (2 * sizes.length))) }), hist);
-    const ratio = res.req_per_s / direct;
+    const baseline = directThroughputForMix(await direct.measure(sizes, Math.max(200, Math.round(ms / sizes.length))), hist);
+    const ratio = res.req_per_s / baseline;
     ratios.push(ratio);
     const top = Object.entries(hist).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([s, n]) => `${s}x${n}`).join(' ');
-    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${direct.toFixed(0)}, ratio ${ratio.toFixed(3)}, avg batch ${avgBatch.toFixed(1)} [${top}]`);
+    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${baseline.toFixed(0)}, ratio ${ratio.toFixed(3)}, avg batch ${avgBatch.toFixed(1)} [${top}]`);
   }
   console.log(`median server/direct ratio: ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
 } finally {
+  direct.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -37,6 +37,8 @@ export interface StubModelPlan {
   python: string;
   /** backend settings sent to the stub in its init message */
   settings: Record<string, unknown>;
+  /** environment of the stub process (e.g. BLAS thread counts, read when the library loads) */
+  env?: Record<string, string>;
   codec: StubBatchCodec;
   gpuCount: number;
   weightsBytes: number;
@@ -196,6 +198,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     try {
       const ready = await stub.start({
         python: plan.python,
+        env: plan.env,
         loadTimeoutMs: plan.loadTimeoutMs,
         log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
         init: {

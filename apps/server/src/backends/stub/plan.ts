@@ -37,6 +37,7 @@ export function loadStubModel(
   backend: StubModelPlan['backend'],
   codec: StubBatchCodec,
   settings: Record<string, unknown>,
+  env?: Record<string, string>,
 ): LoadedModel {
   const notes: string[] = [];
   const executor = new StubExecutor({
@@ -48,6 +49,7 @@ export function loadStubModel(
     config: ctx.config,
     python: resolvePython(ctx.python),
     settings,
+    env,
     codec,
     gpuCount: ctx.gpuCount,
     weightsBytes: statSync(ctx.modelFile).size,

@@ -43,6 +43,8 @@ export interface StubSpawn {
   python: string;
   init: StubInit;
   loadTimeoutMs: number;
+  /** environment additions for the interpreter (thread counts that must be set before imports) */
+  env?: Record<string, string>;
   /** one line of the stub's stdout/stderr, already prefixed */
   log(line: string): void;
 }
@@ -89,7 +91,7 @@ export class StubProcess {
       let child: ChildProcess;
       try {
         // -u: unbuffered stdout/stderr, so the model's prints reach the log line by line as they happen.
-        child = spawn(s.python, ['-u', STUB_MAIN], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+        child = spawn(s.python, ['-u', STUB_MAIN], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } });
       } catch (err) {
         this.failStart(new Error(`cannot start the Python interpreter '${s.python}': ${(err as Error).message}`));
         return;
