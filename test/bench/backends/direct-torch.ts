@@ -41,6 +41,10 @@ export class DirectTorch {
     });
   }
 
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   close(): void {
     this.child.stdin!.end();
   }

@@ -9,16 +9,23 @@
  * Both sides use one intra-op thread; the server has one instance. Prints per round: server samples/s,
  * direct samples/s for the same batch mix, the ratio, and the batch-size histogram.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SchedulerEvent } from '@inferscope/core';
 import { benchInput } from '../serve/bench-models';
-import { directThroughputForMix } from '../serve/direct-ort';
+import { directCpuPerSampleForMix, directThroughputForMix } from '../serve/direct-ort';
 import { inProcessClosedLoop } from '../serve/load';
 import { startInferScope } from '../serve/server-under-test';
 import { arg } from '../args';
 import { DirectTorch, TORCH_MODEL } from './direct-torch';
+import { childPids } from '../../../apps/server/src/backends/stub/proc-memory';
+
+/** CPU seconds a process has used (utime + stime from /proc/<pid>/stat, at 100 ticks/s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const rounds = Number(arg('--rounds', '11'));
 const ms = Number(arg('--ms', '1000'));
@@ -54,22 +61,33 @@ const closedLoop = () =>
     warmupMs: 300,
   });
 const ratios: number[] = [];
+const cpuRatios: number[] = [];
+// the stub: this process's python child that is not the direct-torch baseline
+const stubPid = childPids(process.pid).find((p) => p !== direct.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('stub_main.py'))!;
 try {
   console.log(`in-process mlp_torch (pytorch stub, 1 instance, 1 thread) c=${concurrency} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
   await closedLoop(); // cold round, not recorded
   for (let r = 0; r < rounds; r++) {
     hist = {};
+    const stubCpu0 = cpuSeconds(stubPid);
     const res = await closedLoop();
+    // CPU per sample on the server side: the whole server process (scheduler, client loops, answers) plus
+    // the stub, against torch's own CPU per sample directly. Steadier than wall time on a loaded machine.
+    const stubCpuUs = ((cpuSeconds(stubPid) - stubCpu0) * 1e6) / (res.requests + res.errors);
     const sizes = Object.keys(hist).map(Number).sort((a, b) => a - b);
     const batches = Object.values(hist).reduce((a, b) => a + b, 0);
     const avgBatch = sizes.reduce((a, s) => a + s * hist[s], 0) / batches;
-    const baseline = directThroughputForMix(await direct.measure(sizes, Math.max(200, Math.round(ms / sizes.length))), hist);
+    const rows = await direct.measure(sizes, Math.max(200, Math.round(ms / sizes.length)));
+    const baseline = directThroughputForMix(rows, hist);
+    const directCpuUs = directCpuPerSampleForMix(rows, hist);
+    cpuRatios.push(directCpuUs / stubCpuUs);
     const ratio = res.req_per_s / baseline;
     ratios.push(ratio);
     const top = Object.entries(hist).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([s, n]) => `${s}x${n}`).join(' ');
-    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${baseline.toFixed(0)}, ratio ${ratio.toFixed(3)}, avg batch ${avgBatch.toFixed(1)} [${top}]`);
+    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${baseline.toFixed(0)}, ratio ${ratio.toFixed(3)}; CPU/sample stub ${stubCpuUs.toFixed(1)} µs, server process ${(res.cpu_us_per_req ?? NaN).toFixed(1)} µs, direct ${directCpuUs.toFixed(1)} µs; avg batch ${avgBatch.toFixed(1)} [${top}]`);
   }
-  console.log(`median server/direct ratio: ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
+  console.log(`median server/direct throughput ratio: ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
+  console.log(`median direct/stub CPU-per-sample ratio (what the stub process alone costs over torch): ${median(cpuRatios).toFixed(3)}`);
 } finally {
   direct.close();
   await server.close();
