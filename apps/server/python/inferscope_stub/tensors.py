@@ -62,7 +62,7 @@ def tensor_bytes(arr):
             out += struct.pack("<I", len(b))
             out += b
         return "BYTES", out
-    datatype = FROM_NUMPY.get(arr.dtype)
+    datatype = FROM_NUMPY.get(arr.dtype if arr.dtype.isnative else arr.dtype.newbyteorder("="))
     if datatype is None:
         raise ValueError("numpy dtype %s has no KServe datatype" % arr.dtype)
     arr = np.ascontiguousarray(arr)
