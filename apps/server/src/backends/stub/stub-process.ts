@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { Tensor } from '@inferscope/core';
-import { NotStartedError } from '../onnxruntime/instance-worker';
+import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
 import { tensorBytes } from './tensors';
 
@@ -224,12 +224,6 @@ export class StubProcess {
   private failAll(error: Error, died = false): void {
     const owed = [...this.pending.values()];
     this.pending.clear();
-    if (died && owed.length > 1) {
-      const notStarted = new NotStartedError(`instance ${this.label} died before it began this batch`);
-      for (const p of owed.slice(1)) p(notStarted);
-      owed[0](error);
-      return;
-    }
-    for (const p of owed) p(error);
+    failOwed(owed, error, died, this.label);
   }
 }
