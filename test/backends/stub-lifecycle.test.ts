@@ -148,3 +148,21 @@ test('memory: the stub VmRSS is measured; the budget refuses an instance or a li
     small.remove();
   }
 });
+
+test('unload: a stub whose finalize() hangs is killed after the grace period and reaped', { skip: NO_NUMPY }, async () => {
+  const repo = tempRepo();
+  repo.add('slow', '', { 'model.py': ADD_SUB_PY.replace('    def finalize(self):\n', '    def finalize(self):\n        import time\n        time.sleep(60)\n') });
+  const { loaded } = await loadStub(repo.dir, 'slow', slowConfig(), 'model.py');
+  const ex = loaded.executor as StubExecutor;
+  try {
+    await ex.startInstance(instance('slow_0_0'));
+    const pid = ex.describe()[0].pid!;
+    const t0 = Date.now();
+    await loaded.unload();
+    const took = Date.now() - t0;
+    assert.ok(took >= 4000 && took < 30_000, `killed after the 5 s grace, took ${took} ms`);
+    assert.throws(() => process.kill(pid, 0), /ESRCH/, 'the process is gone (reaped, not a zombie)');
+  } finally {
+    repo.remove();
+  }
+});
