@@ -70,7 +70,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const bus = new EventBus();
   const now = () => Math.round(performance.now() * 1000);
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
-  const runtime = input.runtime ?? defaultRuntime({ memory, log });
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,

@@ -41,6 +41,8 @@ export interface ServerOptions {
   logFile?: string;
   /** Triton's --log-format: default or ISO8601 */
   logFormat: 'default' | 'ISO8601';
+  /** Python interpreter of the stub backends (pytorch, python); undefined = INFERSCOPE_PYTHON, else /usr/bin/python3 */
+  python?: string;
 }
 
 export class OptionsError extends Error {
@@ -121,13 +123,14 @@ export function validateServerOptions(o: Partial<ServerOptions> & { modelReposit
     traceConfig: traceConfig(o.traceConfig ?? []),
     logFile: o.logFile,
     logFormat: logFormat(o.logFormat ?? 'default'),
+    python: o.python,
   };
 }
 
 const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
-  '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format',
+  '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
 
@@ -188,5 +191,6 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     traceConfig: values.get('--trace-config') ?? [],
     logFile: one('--log-file'),
     logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,
+    python: one('--python'),
   });
 }

@@ -6,6 +6,8 @@
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import { BackendUnavailableError, type Backend } from './types';
 import { onnxRuntimeBackend } from './onnxruntime/backend';
+import { pytorchBackend } from './pytorch/backend';
+import { pythonBackend } from './python/backend';
 
 const backends = new Map<string, Backend>();
 
@@ -14,17 +16,16 @@ export function registerBackend(backend: Backend): void {
 }
 
 registerBackend(onnxRuntimeBackend);
+registerBackend(pytorchBackend);
+registerBackend(pythonBackend);
 
 /** Triton's backends and platforms that InferScope knows of but does not implement. */
 const KNOWN_ELSEWHERE: Record<string, string> = {
   tensorrt: 'tensorrt',
   tensorrt_plan: 'tensorrt',
-  pytorch: 'pytorch',
-  pytorch_libtorch: 'pytorch',
   tensorflow: 'tensorflow',
   tensorflow_graphdef: 'tensorflow',
   tensorflow_savedmodel: 'tensorflow',
-  python: 'python',
   openvino: 'openvino',
   fil: 'fil',
   dali: 'dali',

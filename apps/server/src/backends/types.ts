@@ -21,6 +21,8 @@ export interface ModelLoadContext {
   gpuCount: number;
   log(msg: string): void;
   memory: MemoryLedger;
+  /** Python interpreter for stub backends (--python); unset = INFERSCOPE_PYTHON, else /usr/bin/python3 */
+  python?: string;
 }
 
 export interface LoadedModel {
@@ -43,6 +45,11 @@ export interface Backend {
   /** default model file name inside the version folder */
   defaultModelFilename: string;
   load(ctx: ModelLoadContext): Promise<LoadedModel>;
+  /**
+   * Triton's auto-complete from the model itself (strict_model_config off), for backends that have one
+   * beside onnxruntime's signature reader: the python backend runs model.py's auto_complete_config.
+   */
+  autoComplete?(modelFile: string, config: ModelConfig, opts: { python?: string }): Promise<ModelConfig>;
 }
 
 /** A model whose backend is unknown or cannot run here; its message is the model's UNAVAILABLE reason. */

@@ -18,7 +18,7 @@ import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void }): ModelRuntime {
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -49,13 +49,15 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
     backends: {
       async autoComplete(modelFile, config) {
         // Only backends that can read their model's signature complete configs; others keep theirs.
-        if (getBackend(config).name !== 'onnxruntime') return config;
+        const backend = getBackend(config);
+        if (backend.autoComplete) return backend.autoComplete(modelFile, config, { python: opts.python });
+        if (backend.name !== 'onnxruntime') return config;
         const { config: completed, filled } = autoCompleteConfig(modelFile, config);
         if (filled.length > 0) opts.log?.(`auto-complete ${modelFile}: ${filled.join('; ')}`);
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory });
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {

@@ -4,6 +4,7 @@
  * was running with an error; the owner (OrtExecutor) then starts a fresh one for the next batch.
  */
 import { Worker } from 'node:worker_threads';
+import { NotStartedError, failOwed } from '../owed-batches';
 
 export interface WorkerFeed {
   name: string;
@@ -44,10 +45,7 @@ export interface WorkerReady {
   loop: 'blocking' | 'event';
 }
 
-/** A batch that was queued on a worker that died before beginning it: safe to run again elsewhere. */
-export class NotStartedError extends Error {
-  readonly notStarted = true;
-}
+export { NotStartedError };
 
 /** One answer owed by the worker: a plain callback, so a batch costs no promise on the hot path. */
 type Pending = (error: Error | null, result?: WorkerRunResult & { rssGrowth?: number }) => void;
@@ -249,24 +247,13 @@ export class InstanceWorker {
     }
   }
 
-  /**
-   * Fails everything still owed. When the thread died (`died`), only the oldest message was being handled
-   * (the worker takes them one at a time, in order); the ones queued behind it never began, so they fail
-   * with a NotStartedError, which the owner may send again to a fresh worker. Those are failed first, so
-   * anything they are sent on to lands ahead of work the owner hands out when hearing of the first failure.
-   */
+  /** Fails everything still owed (see owed-batches.ts for which batch gets which error). */
   private failAll(error: Error, died = false): void {
     this.onInit?.reject(error);
     this.onInit = null;
     const owed = [...this.pending.values()];
     this.pending.clear();
     this.withdrawn.clear();
-    if (died && owed.length > 1) {
-      const notStarted = new NotStartedError(`instance ${this.label} died before it began this batch`);
-      for (const p of owed.slice(1)) p(notStarted);
-      owed[0](error);
-      return;
-    }
-    for (const p of owed) p(error);
+    failOwed(owed, error, died, this.label);
   }
 }

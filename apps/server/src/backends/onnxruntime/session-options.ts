@@ -12,7 +12,7 @@ function param(config: ModelConfig, key: string): string | undefined {
   return config.parameters?.[key]?.string_value;
 }
 
-function intParam(config: ModelConfig, key: string): number | undefined {
+export function intParam(config: ModelConfig, key: string): number | undefined {
   const v = param(config, key);
   if (v === undefined || v.trim() === '') return undefined;
   const n = Number(v);
@@ -22,7 +22,7 @@ function intParam(config: ModelConfig, key: string): number | undefined {
   return n;
 }
 
-function boolParam(config: ModelConfig, key: string): boolean | undefined {
+export function boolParam(config: ModelConfig, key: string): boolean | undefined {
   const v = param(config, key)?.trim().toLowerCase();
   if (v === undefined || v === '') return undefined;
   if (['true', '1', 'yes', 'on'].includes(v)) return true;

@@ -40,6 +40,8 @@ Options:
   --trace-config SETTING        Triton's trace settings, repeatable: level=TIMESTAMPS, rate=N, count=N,
                                 triton,file=PATH, triton,log-frequency=N (changeable live except the file:
                                 POST /v2/trace/setting, /v2/models/M/trace/setting)
+  --python PATH                 interpreter of the pytorch/python backend stubs (default: $INFERSCOPE_PYTHON,
+                                else /usr/bin/python3, where Debian's python3-torch installs)
 
 Examples:
   inferscope serve --model-repository model_repository

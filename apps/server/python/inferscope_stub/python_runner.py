@@ -1,0 +1,121 @@
+"""Triton `python` backend models: model.py defining TritonPythonModel with initialize(args),
+execute(requests) -> one InferenceResponse per request, and finalize(). The API the model imports is
+triton_python_backend_utils (next to stub_main.py)."""
+import importlib.util
+import json
+import os
+import sys
+
+import numpy as np
+
+import triton_python_backend_utils as pb_utils
+
+from .errors import StubInitError, StubRunError
+
+KIND = {"KIND_CPU": "CPU", "KIND_GPU": "GPU", "KIND_MODEL": "MODEL"}
+
+
+def load_model_module(path):
+    """Imports model.py as module 'model' (its folder on sys.path, so it may import files beside it)."""
+    if not os.path.isfile(path):
+        raise StubInitError("model file '%s' does not exist" % path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location("model", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["model"] = module
+    spec.loader.exec_module(module)
+    cls = getattr(module, "TritonPythonModel", None)
+    if cls is None:
+        raise StubInitError("'%s' defines no class TritonPythonModel" % path)
+    return cls
+
+
+def _message(e):
+    text = str(e).strip()
+    return text if text else type(e).__name__
+
+
+class PythonRunner:
+    def __init__(self, init):
+        self.config = init.get("config", {})
+        self.model_name = init["model"]
+        try:
+            cls = load_model_module(init["modelFile"])
+        except StubInitError:
+            raise
+        except BaseException as e:  # noqa: BLE001 - a syntax or import error in the user's file
+            raise StubInitError("importing model.py of model '%s' failed: %s: %s" % (self.model_name, type(e).__name__, _message(e)))
+        device = init.get("device", "cpu")
+        args = {
+            "model_config": json.dumps(self.config),
+            "model_instance_kind": KIND.get(init.get("kind"), "CPU"),
+            "model_instance_name": init["instance"],
+            "model_instance_device_id": str(int(device[3:] or 0)) if device.startswith("gpu") else "0",
+            "model_repository": init["modelDir"],
+            "model_version": str(init["version"]),
+            "model_name": self.model_name,
+        }
+        self.model = cls()
+        if hasattr(self.model, "initialize"):
+            try:
+                self.model.initialize(args)
+            except BaseException as e:  # noqa: BLE001
+                import traceback
+
+                traceback.print_exc()
+                raise StubInitError("initialize() of model '%s' raised %s: %s" % (self.model_name, type(e).__name__, _message(e)))
+        self.all_outputs = [o["name"] for o in self.config.get("output", [])]
+        self.device = device
+
+    def ready_message(self):
+        return {"type": "ready", "device": "cpu", "runtime": "python %d.%d, numpy %s" % (sys.version_info[0], sys.version_info[1], np.__version__)}
+
+    def run(self, requests):
+        reqs = [
+            pb_utils.InferenceRequest(
+                inputs=[pb_utils.Tensor(name, arr) for name, arr in inputs],
+                request_id=rid or "",
+                correlation_id=0,
+                requested_output_names=list(outputs) if outputs else list(self.all_outputs),
+            )
+            for inputs, outputs, rid in requests
+        ]
+        try:
+            responses = self.model.execute(reqs)
+        except pb_utils.TritonModelException as e:
+            raise StubRunError("execute() of model '%s' raised TritonModelException: %s" % (self.model_name, _message(e)))
+        except Exception as e:  # noqa: BLE001
+            import traceback
+
+            traceback.print_exc()
+            raise StubRunError("execute() of model '%s' raised %s: %s" % (self.model_name, type(e).__name__, _message(e)))
+        if not isinstance(responses, (list, tuple)):
+            raise StubRunError(
+                "execute() of model '%s' must return a list of InferenceResponse, got %s" % (self.model_name, type(responses).__name__)
+            )
+        if len(responses) != len(reqs):
+            raise StubRunError(
+                "execute() of model '%s' returned %d responses for %d requests (it must return exactly one per request)"
+                % (self.model_name, len(responses), len(reqs))
+            )
+        answers = []
+        for i, r in enumerate(responses):
+            if not isinstance(r, pb_utils.InferenceResponse):
+                raise StubRunError("response %d of model '%s' is a %s, not an InferenceResponse" % (i, self.model_name, type(r).__name__))
+            if r.has_error():
+                err = r.error()
+                answers.append(err.message() if hasattr(err, "message") else str(err))
+                continue
+            out = []
+            for t in r.output_tensors():
+                if not isinstance(t, pb_utils.Tensor):
+                    raise StubRunError("response %d of model '%s' holds a %s, not a Tensor" % (i, self.model_name, type(t).__name__))
+                out.append((t.name(), np.asarray(t.as_numpy())))
+            answers.append(out)
+        return answers
+
+    def finalize(self):
+        if hasattr(self.model, "finalize"):
+            self.model.finalize()

@@ -1,0 +1,56 @@
+"""Frames between the server and this stub (the TypeScript side is apps/server/src/backends/stub/protocol.ts).
+
+    u32 header length H | u32 body length B | H bytes of JSON (space-padded so 8 + H is a multiple of 8)
+    | B bytes of body: raw tensor bytes, each tensor at an 8-aligned offset
+
+Numeric tensors are little-endian element bytes; BYTES tensors are KServe's layout (u32 length + bytes per
+element). Only the metadata is JSON: tensor data is never encoded.
+"""
+import json
+import os
+import struct
+
+ALIGN = 8
+
+class Channel:
+    """Reads and writes frames on one file descriptor (a socket pair end or a pipe)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.reader = open(fd, "rb", buffering=0, closefd=False)
+
+    def _read_exact(self, n):
+        buf = bytearray(n)
+        view = memoryview(buf)
+        got = 0
+        while got < n:
+            k = self.reader.readinto(view[got:])
+            if not k:
+                return None  # the server closed its end: it is gone or wants us gone
+            got += k
+        return buf
+
+    def read(self):
+        """(message dict, body bytearray) or (None, None) at end of stream."""
+        prefix = self._read_exact(8)
+        if prefix is None:
+            return None, None
+        header_len, body_len = struct.unpack("<II", prefix)
+        header = self._read_exact(header_len)
+        body = self._read_exact(body_len) if body_len > 0 else bytearray()
+        if header is None or body is None:
+            return None, None
+        return json.loads(header.decode("utf-8")), body
+
+    def write(self, message, chunks=(), body_len=0):
+        header = json.dumps(message, separators=(",", ":")).encode("utf-8")
+        header += b" " * ((ALIGN - (8 + len(header)) % ALIGN) % ALIGN)
+        parts = [struct.pack("<II", len(header), body_len), header, *chunks]
+        views = [memoryview(p).cast("B") for p in parts]
+        while views:
+            written = os.writev(self.fd, views)
+            while views and written >= len(views[0]):
+                written -= len(views[0])
+                views.pop(0)
+            if views and written > 0:
+                views[0] = views[0][written:]

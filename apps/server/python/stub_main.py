@@ -1,0 +1,110 @@
+"""Entry point of an InferScope stub process (one per model instance).
+
+The server spawns `python3 -u stub_main.py` with fd 3 as the frame channel (see inferscope_stub/wire.py),
+sends `init`, and waits for `ready` or `initError`. Then it sends `run` messages; each is answered with
+`result` or `runError`, one at a time, in order. `close` (or the channel closing) calls finalize and exits.
+stdout and stderr are the model's own: the server logs them, prefixed with model/version/instance.
+"""
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # inferscope_stub and triton_python_backend_utils
+
+from inferscope_stub.wire import Channel  # noqa: E402  (numpy-free: errors can be reported without it)
+from inferscope_stub.errors import StubInitError, describe  # noqa: E402
+
+CHANNEL_FD = 3
+
+
+def die_with_parent():
+    """Linux: SIGKILL this process when the server dies, even if it is killed itself (no orphans)."""
+    try:
+        import ctypes
+        import signal
+
+        parent = os.getppid()
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+    except Exception:
+        pass  # not Linux: the closed channel still ends the stub once it is idle
+
+
+def load_runner(init):
+    backend = init.get("backend")
+    if backend == "pytorch":
+        from inferscope_stub.torch_runner import TorchRunner
+        return TorchRunner(init)
+    if backend == "python":
+        from inferscope_stub.python_runner import PythonRunner
+        return PythonRunner(init)
+    raise StubInitError("unknown stub backend %r" % backend)
+
+
+def main():
+    die_with_parent()
+    channel = Channel(CHANNEL_FD)
+    init, _ = channel.read()
+    if init is None:
+        return 0
+    try:
+        try:
+            import numpy  # noqa: F401
+        except ImportError as e:
+            raise StubInitError(
+                "numpy is not importable by %s (%s); install it with: apt-get install python3-numpy" % (sys.executable, e)
+            )
+        runner = load_runner(init)
+    except StubInitError as e:
+        channel.write({"type": "initError", "message": str(e)})
+        return 1
+    except BaseException as e:  # noqa: BLE001 - whatever the model did, the server must hear of it
+        traceback.print_exc()
+        channel.write({"type": "initError", "message": describe(e)})
+        return 1
+    from inferscope_stub.tensors import decode_tensor, layout
+
+    channel.write(runner.ready_message())
+    while True:
+        msg, body = channel.read()
+        if msg is None or msg["type"] == "close":
+            break
+        if msg["type"] != "run":
+            continue
+        started = time.perf_counter()
+        try:
+            requests = [
+                ([(t["name"], decode_tensor(t, body)) for t in r["inputs"]], r.get("outputs") or [], r.get("id"))
+                for r in msg["requests"]
+            ]
+            answers = runner.run(requests)
+            responses, chunks, end = [], [], 0
+            for a in answers:
+                if isinstance(a, str):
+                    responses.append({"error": a})
+                    continue
+                metas, parts, end = layout(a, end)
+                responses.append({"outputs": metas})
+                chunks.extend(parts)
+        except BaseException as e:  # noqa: BLE001
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            traceback.print_exc()
+            channel.write({"type": "runError", "id": msg["id"], "message": describe(e)})
+            continue
+        compute_us = int((time.perf_counter() - started) * 1e6)
+        channel.write({"type": "result", "id": msg["id"], "responses": responses, "computeUs": compute_us}, chunks, end)
+    try:
+        runner.finalize()
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

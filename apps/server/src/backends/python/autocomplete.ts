@@ -1,0 +1,47 @@
+/**
+ * Triton's auto-complete for python models: when model.py defines the static
+ * TritonPythonModel.auto_complete_config, it runs (apps/server/python/auto_complete.py, in the stub
+ * interpreter) on the config as Triton's JSON and may add inputs, outputs, max_batch_size and dynamic
+ * batching. What it adds is taken back into the config; a conflict or an exception is the model's
+ * UNAVAILABLE reason. Models without the hook keep their config as written.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import { resolvePython } from '../stub/plan';
+
+const SCRIPT = fileURLToPath(new URL('../../../python/auto_complete.py', import.meta.url));
+const TIMEOUT_MS = 60_000;
+
+/** The keys auto_complete_config may set, taken back from its answer. */
+const COMPLETED = ['input', 'output', 'max_batch_size', 'dynamic_batching', 'model_transaction_policy', 'instance_group'] as const;
+
+export async function autoCompletePythonConfig(modelFile: string, config: ModelConfig, python?: string): Promise<ModelConfig> {
+  if (!/def\s+auto_complete_config\s*\(/.test(readFileSync(modelFile, 'utf8'))) return config;
+  const dir = mkdtempSync(join(tmpdir(), 'inferscope-autocomplete-'));
+  const resultFile = join(dir, 'result.json');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile(resolvePython(python), [SCRIPT, modelFile, resultFile], { timeout: TIMEOUT_MS }, (err, _out, stderr) => {
+        if (err) reject(new Error(`auto_complete_config of '${modelFile}' did not finish: ${err.message}${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
+        else resolve();
+      });
+      child.stdin?.end(JSON.stringify(modelConfigToJson(config)));
+    });
+    const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { config?: Record<string, unknown>; error?: string };
+    if (result.error !== undefined) throw new Error(`auto_complete_config of model '${config.name}' raised ${result.error}`);
+    const out: Record<string, unknown> = { ...config };
+    for (const key of COMPLETED) {
+      const v = result.config?.[key];
+      const empty = v === undefined || (Array.isArray(v) && v.length === 0) || (key === 'max_batch_size' && v === 0);
+      if (!empty) out[key] = v;
+    }
+    return out as ModelConfig;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

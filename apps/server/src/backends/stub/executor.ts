@@ -1,0 +1,272 @@
+/**
+ * StubExecutor: the scheduler's Executor for a model whose instances are stub processes (pytorch and
+ * python backends). The same contract and rules as the onnxruntime workers: prefetch 1 (a stub handles
+ * its frames one at a time, in order), a stub that dies fails only the batch it was running and is
+ * restarted at once, batches queued behind it are sent again to the replacement (exactly once), memory is
+ * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
+ * figure for the stub's pid, else torch's).
+ */
+import type { Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
+import { estimateInstanceMemory } from '../../memory/estimate';
+import { warmupBatches } from '../onnxruntime/warmup';
+import { NotStartedError, StubProcess, type StubRequest, type StubRunResult } from './stub-process';
+import { processGpuBytes, processRssBytes } from './proc-memory';
+import type { StubInit } from './protocol';
+
+type Batch = readonly SchedulerRequest<InferPayload>[];
+
+/** How one backend turns a batch into stub requests and the stub's answer back into per-request results. */
+export interface StubBatchCodec {
+  encode(batch: Batch): { requests: StubRequest[]; rows: number[] };
+  decode(batch: Batch, rows: number[], result: StubRunResult): InferResult[];
+}
+
+export interface StubModelPlan {
+  backend: StubInit['backend'];
+  model: string;
+  version: string;
+  modelFile: string;
+  /** <repository>/<model> */
+  modelDir: string;
+  config: ModelConfig;
+  /** the Python interpreter (--python / INFERSCOPE_PYTHON / /usr/bin/python3) */
+  python: string;
+  /** backend settings sent to the stub in its init message */
+  settings: Record<string, unknown>;
+  /** environment of the stub process (e.g. BLAS thread counts, read when the library loads) */
+  env?: Record<string, string>;
+  codec: StubBatchCodec;
+  gpuCount: number;
+  weightsBytes: number;
+  memory: MemoryLedger;
+  loadTimeoutMs: number;
+  log(msg: string): void;
+  notes: string[];
+}
+
+interface InstanceRuntime {
+  info: InstanceInfo;
+  stub: StubProcess | null;
+  starting: Promise<StubProcess> | null;
+  host: MemoryReservation | null;
+  gpu: MemoryReservation | null;
+  stopped: boolean;
+  device: string;
+  restarts: number;
+}
+
+/**
+ * Resident memory of a freshly loaded stub, by interpreter and backend, as last measured: the interpreter
+ * and framework dominate (measured here: python + numpy ~32 MiB, + torch ~230 MiB), so later instances
+ * reserve what the earlier ones turned out to need rather than the weights alone.
+ */
+const measuredStubRss = new Map<string, number>();
+const FIRST_GUESS: Record<StubInit['backend'], number> = { python: 32 * 1024 * 1024, pytorch: 230 * 1024 * 1024 };
+/**
+ * GPU memory of a loaded torch stub, as last measured per interpreter: the CUDA context alone is a few
+ * hundred MiB, so a weights-only estimate would let several instances past a budget they cannot share.
+ */
+const measuredStubGpu = new Map<string, number>();
+const FIRST_GPU_GUESS = 300 * 1024 * 1024;
+
+export class StubExecutor implements Executor<InferPayload, InferResult> {
+  readonly prefetch = 1;
+  private readonly instances = new Map<string, InstanceRuntime>();
+
+  constructor(private readonly plan: StubModelPlan) {}
+
+  async startInstance(info: InstanceInfo): Promise<void> {
+    if (this.instances.has(info.name)) throw new Error(`instance ${info.name} is already started`);
+    const rt: InstanceRuntime = { info, stub: null, starting: null, host: null, gpu: null, stopped: false, device: 'cpu', restarts: 0 };
+    this.instances.set(info.name, rt);
+    try {
+      await this.ensureStub(rt);
+    } catch (err) {
+      this.instances.delete(info.name);
+      throw err;
+    }
+  }
+
+  async stopInstance(info: InstanceInfo): Promise<void> {
+    const rt = this.instances.get(info.name);
+    if (!rt) return;
+    rt.stopped = true;
+    await rt.starting?.catch(() => undefined);
+    await rt.stub?.close();
+    rt.stub = null;
+    this.release(rt);
+    this.instances.delete(info.name);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.instances.values()].map((rt) => this.stopInstance(rt.info)));
+  }
+
+  execute(info: InstanceInfo, batch: Batch): Promise<InferResult[]> {
+    return new Promise((resolve, reject) => this.executeWithCallback(info, batch, (err, r) => (err ? reject(err) : resolve(r!))));
+  }
+
+  /** Sends the batch synchronously when the stub is up (see OrtExecutor.executeWithCallback for why). */
+  executeWithCallback(info: InstanceInfo, batch: Batch, done: (error: unknown, results?: InferResult[]) => void): void {
+    const rt = this.instances.get(info.name);
+    if (!rt) {
+      done(new Error(`instance ${info.name} of model '${this.plan.model}' is not started`));
+      return;
+    }
+    let encoded: { requests: StubRequest[]; rows: number[] };
+    try {
+      encoded = this.plan.codec.encode(batch);
+    } catch (err) {
+      done(err);
+      return;
+    }
+    let resent = false;
+    const send = (stub: StubProcess): void =>
+      stub.run(encoded.requests, (err, result) => {
+        if (err instanceof NotStartedError && !resent && !rt.stopped) {
+          // Queued behind a batch that killed its stub: it never ran, so it goes to the replacement.
+          resent = true;
+          this.ensureStub(rt).then(send, (e: unknown) => done(e));
+          return;
+        }
+        if (err) {
+          done(err);
+          return;
+        }
+        let results: InferResult[];
+        try {
+          results = this.plan.codec.decode(batch, encoded.rows, result!);
+        } catch (e) {
+          done(e);
+          return;
+        }
+        done(null, results);
+      });
+    if (rt.stub && !rt.stopped) send(rt.stub);
+    else this.ensureStub(rt).then(send, (err: unknown) => done(err));
+  }
+
+  /** Test and diagnostics hook: the live stub of an instance. */
+  stubOf(instance: string): StubProcess | null {
+    return this.instances.get(instance)?.stub ?? null;
+  }
+
+  describe(): { instance: string; device: string; restarts: number; pid?: number }[] {
+    return [...this.instances.values()].map((rt) => ({ instance: rt.info.name, device: rt.device, restarts: rt.restarts, pid: rt.stub?.pid }));
+  }
+
+  private ensureStub(rt: InstanceRuntime): Promise<StubProcess> {
+    if (rt.stopped) return Promise.reject(new Error(`instance ${rt.info.name} of model '${this.plan.model}' is stopping`));
+    if (rt.stub) return Promise.resolve(rt.stub);
+    if (!rt.starting) rt.starting = this.bringUp(rt).finally(() => (rt.starting = null));
+    return rt.starting;
+  }
+
+  private addNote(note: string): void {
+    if (this.plan.notes.includes(note)) return;
+    this.plan.notes.push(note);
+    this.plan.log(note);
+  }
+
+  private release(rt: InstanceRuntime): void {
+    rt.host?.release();
+    rt.gpu?.release();
+    rt.host = rt.gpu = null;
+  }
+
+  private async bringUp(rt: InstanceRuntime): Promise<StubProcess> {
+    const { plan } = this;
+    const { info } = rt;
+    let device = info.device.startsWith('gpu') && info.kind === 'KIND_GPU' ? info.device : 'cpu';
+    if (device !== 'cpu' && plan.gpuCount === 0) {
+      this.addNote(`CUDA unavailable: this host has no GPU; running on CPU`);
+      device = 'cpu';
+    }
+    const owner = { model: plan.model, version: plan.version, instance: info.name };
+    const estimate = estimateInstanceMemory(plan.config, plan.weightsBytes).total;
+    const typical = measuredStubRss.get(`${plan.python}\0${plan.backend}`) ?? FIRST_GUESS[plan.backend] + estimate;
+    // Host memory: the whole stub process. GPU memory (when the model runs there): weights + activations.
+    if (!rt.host) rt.host = plan.memory.reserve({ ...owner, device: 'cpu' }, device === 'cpu' ? Math.max(typical, estimate) : typical);
+    const gpuKey = `${plan.python}\0${plan.backend}\0gpu`;
+    if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, measuredStubGpu.get(gpuKey) ?? FIRST_GPU_GUESS + estimate);
+    const label = `${info.name} of model '${plan.model}'`;
+    const stub = new StubProcess(label, (error) => this.onStubDeath(rt, stub, error));
+    try {
+      const ready = await stub.start({
+        python: plan.python,
+        env: plan.env,
+        loadTimeoutMs: plan.loadTimeoutMs,
+        log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
+        init: {
+          type: 'init',
+          backend: plan.backend,
+          modelFile: plan.modelFile,
+          model: plan.model,
+          version: plan.version,
+          modelDir: plan.modelDir,
+          instance: info.name,
+          device,
+          kind: info.kind,
+          config: modelConfigToJson(plan.config) as Record<string, unknown>,
+          settings: plan.settings,
+        },
+      });
+      if (rt.restarts === 0) plan.log(`instance ${info.name}: stub pid ${stub.pid} ready on ${ready.device} (${ready.runtime})`);
+      if (ready.note) this.addNote(ready.note);
+      if (ready.device === 'cpu' && device !== 'cpu') {
+        rt.gpu?.release(); // torch had no CUDA: the model's memory is host memory
+        rt.gpu = null;
+      }
+      rt.device = ready.device;
+      for (const sample of warmupBatches(plan.config, plan.modelDir)) {
+        for (let i = 0; i < sample.count; i++) await runOnce(stub, sample.feeds().map((f) => ({ name: f.name, datatype: fromOrtType(f.type), shape: f.dims, data: f.data as Float32Array })));
+      }
+      const rss = processRssBytes(stub.pid);
+      if (rss !== undefined) {
+        rt.host?.update(rss, 'measured');
+        measuredStubRss.set(`${plan.python}\0${plan.backend}`, rss);
+      }
+      if (rt.gpu) {
+        // The driver's figure for this pid (CUDA context included), else what torch's allocator holds.
+        const measured = processGpuBytes(stub.pid) ?? ready.torchGpuBytes;
+        if (measured !== undefined) {
+          rt.gpu.update(measured, 'measured');
+          measuredStubGpu.set(gpuKey, measured);
+        }
+      }
+    } catch (err) {
+      await stub.close(1000).catch(() => undefined);
+      if (!rt.stub) this.release(rt);
+      throw new Error(`instance ${label} failed to start: ${(err as Error).message}`);
+    }
+    if (rt.stopped) {
+      await stub.close();
+      throw new Error(`instance ${info.name} was stopped while starting`);
+    }
+    rt.stub = stub;
+    return stub;
+  }
+
+  private onStubDeath(rt: InstanceRuntime, stub: StubProcess, error: Error): void {
+    if (rt.stub !== stub) return; // died while starting: bringUp reports that itself
+    rt.stub = null;
+    if (rt.stopped) return;
+    rt.restarts++;
+    this.plan.log(`${error.message}; restarting instance ${rt.info.name} (restart ${rt.restarts})`);
+    this.ensureStub(rt).catch((err: Error) => this.plan.log(err.message));
+  }
+}
+
+function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void> {
+  return new Promise((resolve, reject) =>
+    stub.run([{ inputs, outputs: [] }], (err, r) => {
+      const failed = r?.responses.find((x) => x.error !== undefined);
+      if (err || failed) reject(err ?? new Error(`warmup failed: ${failed!.error}`));
+      else resolve();
+    }),
+  );
+}

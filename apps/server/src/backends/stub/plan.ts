@@ -1,0 +1,62 @@
+/**
+ * What both stub backends (pytorch, python) work out the same way at load time: the Python interpreter,
+ * the load timeout, the model file's presence, and the StubExecutor plan around a backend's codec.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { LoadedModel, ModelLoadContext } from '../types';
+import { intParam } from '../onnxruntime/session-options';
+import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
+
+/** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */
+export const DEFAULT_PYTHON = '/usr/bin/python3';
+
+/** --python, else INFERSCOPE_PYTHON, else /usr/bin/python3. */
+export function resolvePython(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return option || env.INFERSCOPE_PYTHON || DEFAULT_PYTHON;
+}
+
+/** InferScope's own key: seconds a stub may take from spawn to ready (import, load, initialize). */
+export const LOAD_TIMEOUT_KEY = 'stub_load_timeout_seconds';
+const DEFAULT_LOAD_TIMEOUT_S = 120;
+
+export function loadTimeoutMs(config: ModelConfig): number {
+  const s = intParam(config, LOAD_TIMEOUT_KEY);
+  return (s && s > 0 ? s : DEFAULT_LOAD_TIMEOUT_S) * 1000;
+}
+
+export function requireModelFile(ctx: ModelLoadContext): void {
+  if (!existsSync(ctx.modelFile) || !statSync(ctx.modelFile).isFile()) {
+    throw new Error(`unable to load model '${ctx.model}' version ${ctx.version}: model file '${ctx.modelFile}' does not exist`);
+  }
+}
+
+export function loadStubModel(
+  ctx: ModelLoadContext,
+  backend: StubModelPlan['backend'],
+  codec: StubBatchCodec,
+  settings: Record<string, unknown>,
+  env?: Record<string, string>,
+): LoadedModel {
+  const notes: string[] = [];
+  const executor = new StubExecutor({
+    backend,
+    model: ctx.model,
+    version: ctx.version,
+    modelFile: ctx.modelFile,
+    modelDir: dirname(ctx.versionDir),
+    config: ctx.config,
+    python: resolvePython(ctx.python),
+    settings,
+    env,
+    codec,
+    gpuCount: ctx.gpuCount,
+    weightsBytes: statSync(ctx.modelFile).size,
+    memory: ctx.memory,
+    loadTimeoutMs: loadTimeoutMs(ctx.config),
+    log: ctx.log,
+    notes,
+  });
+  return { executor, notes, unload: () => executor.stopAll() };
+}

@@ -1,0 +1,185 @@
+/**
+ * The wire contract between the server and a stub process (one Python process per instance, as in
+ * Triton's python backend). Both directions share ONE message union (`StubMessage`); `ToStub` and
+ * `FromStub` are its two halves, and apps/server/python/inferscope_stub/wire.py reads and writes the same
+ * frames.
+ *
+ * Frame (both directions, little-endian), on the stub's fd 3 (a socket pair; stdout/stderr stay free for
+ * the model's own prints, which go to the server log):
+ *
+ *   u32 header length H | u32 body length B | H bytes of UTF-8 JSON (the message), space-padded so that
+ *   8 + H is a multiple of 8 | B bytes of body: the raw bytes of every tensor, each at an offset that is a
+ *   multiple of 8 (so both sides can view them as typed arrays without copying)
+ *
+ * JSON carries only the small metadata (names, shapes, offsets); tensor data never goes through JSON.
+ * BYTES tensors are KServe's binary form: per element a u32 length and that many bytes.
+ */
+import type { KServeDatatype, Tensor } from '@inferscope/core';
+
+/** Where one tensor's bytes lie in the frame body. */
+export interface WireTensor {
+  name: string;
+  datatype: KServeDatatype;
+  shape: number[];
+  offset: number;
+  bytes: number;
+}
+
+/** One inference request as the stub sees it (a pytorch batch is one merged request). */
+export interface WireRequest {
+  inputs: WireTensor[];
+  /** outputs the request asked for; [] = all */
+  outputs: string[];
+  /** the scheduler's request id (Triton's request_id()) */
+  id?: string;
+}
+
+/** One request's answer: its output tensors, or the error the model gave for it. */
+export type WireResponse = { outputs: WireTensor[]; error?: undefined } | { error: string; outputs?: undefined };
+
+/** What the stub needs to load its model (sent once, first). */
+export interface StubInit {
+  type: 'init';
+  /** which runner the stub uses: TorchScript (`pytorch`) or Triton's model.py API (`python`) */
+  backend: 'pytorch' | 'python';
+  modelFile: string;
+  model: string;
+  version: string;
+  /** <repository>/<model> (Triton's args['model_repository']) */
+  modelDir: string;
+  instance: string;
+  /** 'cpu' or 'gpu<N>', as the scheduler assigned it */
+  device: string;
+  kind: string;
+  /** the model config as Triton's JSON (what `args['model_config']` holds, as an object) */
+  config: Record<string, unknown>;
+  /** backend-specific settings worked out by the server (pytorch: threads, inference mode, ...) */
+  settings: Record<string, unknown>;
+}
+
+export type StubMessage =
+  // server -> stub
+  | StubInit
+  | { type: 'run'; id: number; requests: WireRequest[] }
+  | { type: 'close' }
+  // stub -> server
+  | {
+      type: 'ready';
+      /** where the model runs: 'cpu' or 'gpu<N>' (a GPU instance falls back to 'cpu' without CUDA) */
+      device: string;
+      /** e.g. "CUDA unavailable to torch: running on CPU" */
+      note?: string;
+      /** GPU memory torch holds for this process after loading (torch.cuda.memory_reserved) */
+      torchGpuBytes?: number;
+      /** versions of what the stub runs on, for the log */
+      runtime: string;
+    }
+  | { type: 'initError'; message: string }
+  | { type: 'result'; id: number; responses: WireResponse[]; computeUs: number }
+  | { type: 'runError'; id: number; message: string };
+
+export type ToStub = Extract<StubMessage, { type: 'init' | 'run' | 'close' }>;
+export type FromStub = Exclude<StubMessage, ToStub>;
+
+/** A decoded frame: the message and the body its tensors point into. */
+export interface Frame<M> {
+  message: M;
+  body: Uint8Array;
+}
+
+export const ALIGN = 8;
+const pad = (n: number): number => (ALIGN - (n % ALIGN)) % ALIGN;
+const PADDING = new Uint8Array(ALIGN);
+
+/** The bytes of a tensor's data as laid out on the wire (a view for numeric data, a packed copy for BYTES). */
+export type TensorBytes = (t: Tensor) => Uint8Array;
+
+/**
+ * Lays out tensors in a body: returns their WireTensor descriptors and the byte chunks (data and padding)
+ * to write after the header, in order. Numeric data is not copied.
+ */
+export function layoutTensors(tensors: readonly Tensor[], bytesOf: TensorBytes, start = 0): { wire: WireTensor[]; chunks: Uint8Array[]; end: number } {
+  const wire: WireTensor[] = [];
+  const chunks: Uint8Array[] = [];
+  let offset = start;
+  for (const t of tensors) {
+    const data = bytesOf(t);
+    wire.push({ name: t.name, datatype: t.datatype, shape: t.shape, offset, bytes: data.byteLength });
+    chunks.push(data);
+    offset += data.byteLength;
+    const p = pad(offset);
+    if (p > 0) {
+      chunks.push(PADDING.subarray(0, p));
+      offset += p;
+    }
+  }
+  return { wire, chunks, end: offset };
+}
+
+/** The frame's prefix and JSON header; the body chunks follow it on the wire. */
+export function encodeHeader(message: ToStub | FromStub, bodyBytes: number): Uint8Array {
+  const json = Buffer.from(JSON.stringify(message), 'utf8');
+  const headerLength = json.byteLength + pad(8 + json.byteLength);
+  const out = Buffer.alloc(8 + headerLength, 0x20);
+  out.writeUInt32LE(headerLength, 0);
+  out.writeUInt32LE(bodyBytes, 4);
+  json.copy(out, 8);
+  return out;
+}
+
+/**
+ * Reassembles frames from a byte stream. Each complete frame is copied once into its own ArrayBuffer
+ * (offset 0), so tensors at 8-aligned body offsets can be viewed as typed arrays in place.
+ */
+export class FrameReader<M> {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private need = 8;
+  private headerLength = -1;
+  private bodyLength = 0;
+
+  constructor(private readonly onFrame: (frame: Frame<M>) => void) {}
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.byteLength;
+    while (this.buffered >= this.need) {
+      if (this.headerLength < 0) {
+        const prefix = this.peek(8);
+        this.headerLength = prefix.readUInt32LE(0);
+        this.bodyLength = prefix.readUInt32LE(4);
+        this.need = 8 + this.headerLength + this.bodyLength;
+        continue;
+      }
+      const frame = this.take(this.need);
+      const header = frame.subarray(8, 8 + this.headerLength).toString('utf8');
+      const body = new Uint8Array(frame.buffer, frame.byteOffset + 8 + this.headerLength, this.bodyLength);
+      this.headerLength = -1;
+      this.need = 8;
+      this.onFrame({ message: JSON.parse(header) as M, body });
+    }
+  }
+
+  private peek(n: number): Buffer {
+    if (this.chunks[0].byteLength >= n) return this.chunks[0];
+    const joined = Buffer.concat(this.chunks);
+    this.chunks = [joined];
+    return joined;
+  }
+
+  /** the next n bytes in a fresh, unpooled buffer (offset 0) */
+  private take(n: number): Buffer {
+    const out = Buffer.allocUnsafeSlow(n);
+    let filled = 0;
+    while (filled < n) {
+      const c = this.chunks[0];
+      const use = Math.min(c.byteLength, n - filled);
+      c.copy(out, filled, 0, use);
+      filled += use;
+      if (use === c.byteLength) this.chunks.shift();
+      else this.chunks[0] = c.subarray(use);
+    }
+    this.buffered -= n;
+    return out;
+  }
+}
