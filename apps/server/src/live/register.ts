@@ -9,7 +9,7 @@ import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@infersc
 import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
 import { LoadController } from '../load/load-controller';
-import { HttpTarget, InProcessTarget, type InProcessManager, type InferTarget } from '../load/targets';
+import { InProcessTarget, type InProcessManager } from '../load/targets';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &
@@ -42,24 +42,15 @@ export interface LiveParts {
 
 export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): LiveParts {
   const now = o.now ?? (() => performance.now() * 1000);
-  const targets = new Map<string, InferTarget>();
-  const target = (mode: 'http' | 'inprocess'): InferTarget => {
-    let t = targets.get(mode);
-    if (!t) {
-      if (mode === 'http') {
-        // The generator goes through the server's own HTTP endpoint, so it must be listening by now.
-        const addr = app.server.address() as AddressInfo | null;
-        if (!addr || typeof addr === 'string') throw new Error('the server is not listening on TCP yet; HTTP load needs it');
-        const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
-        t = new HttpTarget({ url: `http://${host}:${addr.port}` });
-      } else {
-        t = new InProcessTarget(o.manager);
-      }
-      targets.set(mode, t);
-    }
-    return t;
+  let inProcess: InProcessTarget | undefined;
+  // The generator is a client of the server's own HTTP endpoint, so the server must be listening by now.
+  const url = (): string => {
+    const addr = app.server.address() as AddressInfo | null;
+    if (!addr || typeof addr === 'string') throw new Error('the server is not listening on TCP yet; HTTP load needs it');
+    const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+    return `http://${host}:${addr.port}`;
   };
-  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, target });
+  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: o.serverInfo,
@@ -82,7 +73,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
   });
   app.addHook('onClose', async () => {
     await gateway.close();
-    for (const t of targets.values()) t.close();
+    inProcess?.close();
   });
   return { gateway, load };
 }
