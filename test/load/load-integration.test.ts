@@ -105,6 +105,9 @@ test("the generator's request counts agree with the server's statistics", async 
   assert.deepEqual(s.load.where(inproc.id as string), { generator: 'inprocess', thread_id: 0, pid: process.pid });
   assert.equal((await s.load.wait(inproc.id as string)).result.sent, 20);
   assert.equal(s.load.progress().find((x) => x.id === inproc.id)!.generator, 'inprocess');
+  // the stats the dashboard receives carry the server's event-loop delay next to the load progress
+  const ev = s.gateway.lastStats()?.event_loop;
+  assert.ok(ev && ev.window_s > 0 && ev.p99_ms >= ev.p50_ms && ev.max_ms >= ev.p99_ms, JSON.stringify(ev));
 });
 
 test('A/B: the same arrivals under max_queue_delay 0 and 20 ms: B forms bigger batches', async () => {

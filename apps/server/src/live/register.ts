@@ -33,6 +33,8 @@ export interface RegisterLiveOptions {
   log?: (msg: string) => void;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
+  /** the server's event-loop delay, shown with the stats */
+  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures };
 }
 
 export interface LiveParts {
@@ -62,6 +64,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     control: o.manager,
     bus: o.bus,
     load,
+    eventLoop: o.eventLoop,
     token: o.token,
     log: o.log,
     frameIntervalMs: o.frameIntervalMs,

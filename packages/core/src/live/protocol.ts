@@ -89,6 +89,16 @@ export interface StatsMessage {
   wall_ms: number;
   models: ModelAggregate[];
   load?: LoadProgress[];
+  /** the server's own main event loop: how late its timers ran (a stall delays every batch) */
+  event_loop?: EventLoopFigures;
+}
+
+/** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
+export interface EventLoopFigures {
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  window_s: number;
 }
 
 export interface LoadProgress {
