@@ -23,6 +23,7 @@ test("a stall of the server's event loop shows in inferscope_event_loop_delay_se
     await turns(3); // the monitor's next sample records how late it ran
     loop.closeWindow();
     const f = loop.figures();
+    assert.ok(f, "figures once a window closed");
     assert.ok(f.max_ms >= 40, `max ${f.max_ms} ms after a 60 ms stall`);
     assert.ok(f.p99_ms <= f.max_ms && f.p50_ms <= f.p99_ms);
     const text = metrics.render();

@@ -67,7 +67,7 @@ test('an accepted run of millions of requests streams its arrivals: memory stays
     // 2,000/s for 40 minutes: 4.8 million requests, inside the limits, more than this machine can serve
     const ack = await control(socket, { action: 'startLoad', model: 'mlp_classifier', scenario: 'poisson', rate: 2000, duration: 2400 });
     assert.equal(ack.ok, true, JSON.stringify(ack));
-    const id = String((ack as { id: string }).id);
+    const id = String((ack as Record<string, unknown>).id);
     const rss0 = rss();
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);

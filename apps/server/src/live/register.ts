@@ -34,7 +34,7 @@ export interface RegisterLiveOptions {
   frameIntervalMs?: number;
   statsIntervalMs?: number;
   /** the server's event-loop delay, shown with the stats */
-  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures };
+  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
 }
 
 export interface LiveParts {

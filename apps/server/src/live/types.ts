@@ -62,7 +62,7 @@ export interface LiveGatewayDeps {
   stats?: AggregateSource;
   load?: LoadControl;
   /** the server's event-loop delay, published with the stats (metrics/event-loop.ts) */
-  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures };
+  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
   /** when set, control needs it (socket auth `token` or the message's `token`) */
   token?: string;
   frameIntervalMs?: number;

@@ -17,7 +17,8 @@ const WINDOW_MS = 5_000;
 export class EventLoopDelay {
   private readonly h: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   private readonly timer: ReturnType<typeof setInterval>;
-  private last: EventLoopFigures = { p50_ms: 0, p99_ms: 0, max_ms: 0, window_s: WINDOW_MS / 1000 };
+  /** undefined until the first window closed: no figure is better than a made-up zero */
+  private last: EventLoopFigures | undefined;
   private sumS = 0;
   private count = 0;
 
@@ -39,12 +40,13 @@ export class EventLoopDelay {
   }
 
   /** the last complete window's figures (for the live stats) */
-  figures(): EventLoopFigures {
+  figures(): EventLoopFigures | undefined {
     return this.last;
   }
 
   families(): MetricFamily[] {
-    const f = this.last;
+    // before the first window: NaN quantiles, the Prometheus convention for a summary with no observations
+    const f = this.last ?? { p50_ms: NaN, p99_ms: NaN, max_ms: NaN };
     return [
       {
         name: 'inferscope_event_loop_delay_seconds',
