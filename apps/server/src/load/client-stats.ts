@@ -24,12 +24,15 @@ export interface LatencySummary {
   latency_us: { p50: number; p90: number; p95: number; p99: number; mean: number };
   /** scheduled vs actual send time, µs */
   send_lag_us: { p50: number; p99: number; max: number };
+  /** how fast errors came back (a refusal at the door is answered at once; a timeout only after waiting), µs */
+  error_latency_us: { p50: number; p99: number };
   errors_by_status: Record<string, number>;
 }
 
 export class ClientStats {
   readonly latency = new LogHistogram();
   readonly lag = new LogHistogram();
+  readonly errorLatency = new LogHistogram();
   readonly errorsByStatus: Record<string, number> = {};
   sent = 0;
   answered = 0;
@@ -41,6 +44,7 @@ export class ClientStats {
     if (ok) this.latency.add(latencyUs);
     else {
       this.errors++;
+      this.errorLatency.add(latencyUs);
       this.errorsByStatus[status] = (this.errorsByStatus[status] ?? 0) + 1;
     }
   }
@@ -67,6 +71,7 @@ export class ClientStats {
       throughput_per_s: elapsedS > 0 ? ok / elapsedS : 0,
       latency_us: { p50: p(0.5), p90: p(0.9), p95: p(0.95), p99: p(0.99), mean: this.latency.mean },
       send_lag_us: this.figures().send_lag_us,
+      error_latency_us: { p50: this.errorLatency.percentile(0.5), p99: this.errorLatency.percentile(0.99) },
       errors_by_status: { ...this.errorsByStatus },
     };
   }
