@@ -6,7 +6,8 @@
  *   - the server's event-loop delay (monitorEventLoopDelay on this, the server's, main thread) p50/p99/max;
  *   - the oldest request's wait when its batch formed (batch.formed oldest_wait_us) p50/p99, against the
  *     configured delay + one batch's compute (p99 of batch.completed compute_us) + 5 ms;
- *   - the generator's send lag (scheduled vs actual send) p50/p99 and its client latency p50/p99.
+ *   - the generator's send lag (scheduled vs actual send) p50/p99 and its client latency p50/p99;
+ *   - and, first, the loop delay with no load at all: the floor the host itself imposes.
  * Targets (off the loop, 800 req/s): event-loop delay p99 < 5 ms; oldest wait p99 within the bound.
  *
  *   node --import tsx test/bench/loadgen/run.ts [--rate 800] [--seconds 10] [--rounds 1]
@@ -57,6 +58,18 @@ interface Row {
   client_p99_ms: number;
 }
 
+/** The floor: the server's loop delay with no load at all, over the same time (a shared host is late by itself). */
+async function idle(): Promise<Row> {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  loop.disable();
+  return {
+    mode: 'no load (floor)', sent: 0, loop_p50_ms: loop.percentile(50) / 1e6, loop_p99_ms: loop.percentile(99) / 1e6, loop_max_ms: loop.max / 1e6,
+    oldest_p50_ms: NaN, oldest_p99_ms: NaN, bound_ms: NaN, avg_batch: NaN, lag_p50_ms: NaN, lag_p99_ms: NaN, client_p50_ms: NaN, client_p99_ms: NaN,
+  };
+}
+
 async function measure(mode: 'on the loop' | 'own thread', seed: number): Promise<Row> {
   const events: SchedulerEvent[] = [];
   const off = server.bus.on((e) => {
@@ -104,7 +117,7 @@ try {
   const cfg = server.manager.get(MODEL)!.config.dynamic_batching;
   if (cfg?.max_queue_delay_microseconds !== DELAY_MS * 1000) throw new Error(`expected ${MODEL} delay ${DELAY_MS} ms, config says ${JSON.stringify(cfg)}`);
   await measure('own thread', 99); // warm-up: sessions, JIT, sockets
-  const rows: Row[] = [];
+  const rows: Row[] = [await idle()];
   for (let r = 0; r < rounds; r++) {
     // alternate the order so a drift of the shared machine does not favour one mode
     const order = r % 2 === 0 ? (['on the loop', 'own thread'] as const) : (['own thread', 'on the loop'] as const);
