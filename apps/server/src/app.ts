@@ -120,7 +120,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   const live = input.live === false
     ? undefined
-    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log, eventLoop });
+    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
 
   // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();

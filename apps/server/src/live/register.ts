@@ -33,6 +33,8 @@ export interface RegisterLiveOptions {
   log?: (msg: string) => void;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
+  /** what one load run may ask for (default: core's DEFAULT_LOAD_LIMITS) */
+  loadLimits?: import('@inferscope/core/load/index.ts').LoadLimits;
   /** the server's event-loop delay, shown with the stats */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
 }
@@ -52,7 +54,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
     return `http://${host}:${addr.port}`;
   };
-  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
+  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: o.serverInfo,
