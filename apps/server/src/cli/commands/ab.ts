@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
-import { readTraceFile } from '../../load/trace-file';
+import { readTraceFile, scanTraceFile } from '../../load/trace-file';
 import { formatABReport, runAB } from '../../load/ab-compare';
 import { connectControl, statsApiWatcher } from '../../load/ab-remote';
 import { resolveControlToken } from '../../live/security';
@@ -101,6 +101,11 @@ export async function ab(argv: string[], out: (s: string) => void = console.log,
   if (!!a.values.scenario === !!a.values.trace) throw new Error('give exactly one of --scenario or --trace');
   const patchA = parsePatch(a.values.a, model, '--a');
   const patchB = parsePatch(a.values.b, model, '--b');
+  if (a.values.trace) {
+    // both sides replay the trace from memory: count it first (streaming) and refuse one too big to hold
+    const facts = await scanTraceFile(a.values.trace);
+    if (facts.arrivals > DEFAULT_LOAD_LIMITS.max_requests_per_run) throw new Error(`${a.values.trace} has ${facts.arrivals} arrivals, more than the ${DEFAULT_LOAD_LIMITS.max_requests_per_run} one run may send`);
+  }
   const scenario = a.values.trace ? traceToScenario(await readTraceFile(a.values.trace)) : await loadScenario(a.values.scenario!);
   // a lazy plan (each side reads a fresh stream), refused before any traffic when over the limits
   const plan = planArrivals(scenario, {
