@@ -135,3 +135,19 @@ test("the run's version goes with the run's model only; an arrival's own version
   await drive(clock, runLoad(target, { open: arrivals.values() }, { clock, model: 'mlp', version: '1' }));
   assert.deepEqual(target.calls.map((c) => `${c.call.model}@${c.call.version ?? 'latest'}`), ['mlp@1', 'mlp@1', 'other@latest', 'mlp@3']);
 });
+
+test('a source that fails mid-run stops every loop of the run; the requests already sent are still answered and counted', async () => {
+  const clock = new VirtualClock();
+  const target = new FakeTarget(clock, 2_000);
+  function* broken() {
+    for (let i = 0; i < 5; i++) yield { t_us: i * 1000, model: 'm', batch_size: 1 };
+    throw new Error('line 7: t_us goes back in time');
+  }
+  const plan = planArrivals(findPreset('closed-loop')!, { duration_s: 10, concurrency: 2, model: 'm' });
+  const r = await drive(clock, runLoad(target, { open: broken(), closed: plan.closed, sampler: plan.sampler }, { clock, model: 'm' }));
+  assert.equal(r.error, 'line 7: t_us goes back in time');
+  assert.equal(r.stopped, true);
+  assert.equal(r.answered, r.sent);
+  assert.ok(r.sent >= 5 && r.sent < 20, `${r.sent} sent: the closed loop stopped with the failure, not after 10 s`);
+  assert.ok(clock.now() < 100_000);
+});

@@ -81,8 +81,9 @@ export class LoadController implements LoadControl {
     const done = handle.done.then(
       async (r) => {
         Object.assign(progress, { sent: r.sent, answered: r.answered, errors: r.errors, skipped: r.skipped, elapsed_s: r.elapsed_s, client: r.client });
-        progress.state = r.stopped ? 'stopped' : 'done';
-        if (r.truncated) progress.reason = `reached the limit of ${this.limits.max_requests_per_run} requests per run`;
+        progress.state = r.error ? 'failed' : r.stopped ? 'stopped' : 'done';
+        if (r.error) progress.reason = r.error;
+        else if (r.truncated) progress.reason = `reached the limit of ${this.limits.max_requests_per_run} requests per run`;
         if (recorder) await recorder.stop();
         return r;
       },

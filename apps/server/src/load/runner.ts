@@ -49,6 +49,8 @@ export interface RunResult extends RunCounters {
   truncated: boolean;
   summary: LatencySummary;
   client: LoadClientFigures;
+  /** why sending ended early (a trace line that went bad mid-replay): the counts still cover every request */
+  error?: string;
 }
 
 /** What a run drives: open-loop arrivals and/or closed-loop phases with the sampler their clients draw from. */
@@ -184,11 +186,25 @@ async function runClosed(st: RunState, phase: ClosedLoopPhase, sampler: RequestS
 export async function runLoad(target: InferTarget, work: LoadWork, opts: RunOptions): Promise<RunResult> {
   const speed = opts.speed ?? 1;
   if (!(speed > 0)) throw new Error(`speed must be > 0, got ${speed}`);
-  const st = new RunState(target, opts);
   const closed = work.closed ?? [];
   if (closed.length > 0 && !work.sampler) throw new Error('closed-loop phases need the plan sampler');
-  await Promise.all([work.open ? runOpen(st, work.open, speed) : undefined, ...closed.map((p) => runClosed(st, p, work.sampler!, speed))]);
-  return st.finish();
+  // One signal for the run's loops: the caller's stop, or the first loop that fails stops the others.
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  if (opts.signal?.aborted) stop.abort();
+  opts.signal?.addEventListener('abort', onStop, { once: true });
+  const st = new RunState(target, { ...opts, signal: stop.signal });
+  let error: string | undefined;
+  const loops = [work.open ? runOpen(st, work.open, speed) : undefined, ...closed.map((p) => runClosed(st, p, work.sampler!, speed))].map((p) =>
+    Promise.resolve(p).catch((err: unknown) => {
+      error ??= err instanceof Error ? err.message : String(err);
+      stop.abort();
+    }),
+  );
+  await Promise.all(loops);
+  opts.signal?.removeEventListener('abort', onStop);
+  const result = await st.finish();
+  return error === undefined ? result : { ...result, error };
 }
 
 /** Runs a whole plan: its open-loop stream and its closed-loop phases. */
