@@ -5,9 +5,9 @@
  * to the controller only through these messages (job.ts).
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import { RealClock } from '@inferscope/core/clock/index.ts';
 import { runLoad } from '../runner';
 import { HttpTarget } from '../targets';
+import { PacedClock } from './paced-clock';
 import { prepareJob, type FromGenerator, type GeneratorJob, type ToGenerator } from './job';
 
 const port = parentPort;
@@ -27,7 +27,7 @@ async function run(job: GeneratorJob): Promise<void> {
     prepared = true;
     await started;
     const result = await runLoad(target, facts.work(), {
-      clock: new RealClock(),
+      clock: new PacedClock(),
       signal: abort.signal,
       speed: job.speed,
       model: job.model,
