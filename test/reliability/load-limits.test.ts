@@ -81,9 +81,11 @@ test('an accepted run of millions of requests streams its arrivals: memory stays
     assert.equal(done.result.stopped, true);
     assert.ok(done.result.sent >= 500, `${done.result.sent} sent`);
     assert.equal(done.result.answered, done.result.sent, 'every request sent was answered');
-    // in flight at most max_in_flight requests of ~3 KB each, and the generator thread's own heap
+    // Bounded by design, not by luck: at most max_in_flight (10,000) requests outstanding (each a 3 KB body,
+    // a client request object and the server's side of it; seen +112-160 MiB when a starved server let it
+    // fill up) plus the generator thread's own heap. The up-front list took 2.3 GB and then the process.
     const grown = (peak - rss0) / MiB;
-    assert.ok(grown < 256, `RSS grew ${grown.toFixed(0)} MiB during the run`);
+    assert.ok(grown < 384, `RSS grew ${grown.toFixed(0)} MiB during the run`);
     await serves();
     console.log(`# load-limits: 5 plans refused; accepted run sent ${done.result.sent} (skipped ${done.result.skipped}, max in flight ${DEFAULT_LOAD_LIMITS.max_in_flight}) in ${done.result.elapsed_s.toFixed(1)} s, RSS +${grown.toFixed(0)} MiB at peak`);
   } finally {
