@@ -77,6 +77,11 @@ test('the load panel starts traffic and the server acknowledges it', { skip: mis
     const c = await counters();
     return c.events > 200 && c.stats > 1;
   });
+  // the run sends from its own thread and shows its send lag next to the server's figures; the header
+  // shows the server's event-loop delay
+  await page.waitForSelector('[data-testid=send-lag]', { timeout: 15_000 });
+  assert.match((await page.textContent('[data-testid=load-generator]')) ?? '', /own thread/);
+  await waitFor('event-loop delay in the header', async () => /loop p99 \d/.test((await page.textContent('[data-testid=event-loop-delay]')) ?? ''));
 });
 
 for (const view of ['architecture', 'data', 'state', 'performance'] as const) {

@@ -1,93 +1,153 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scenarioToArrivals, findPreset } from '@inferscope/core/load/index.ts';
-import { runArrivals, runPlan, summarize, percentile } from '../../apps/server/src/load/runner.ts';
+import { VirtualClock } from '@inferscope/core/clock/index.ts';
+import { planArrivals, findPreset, DEFAULT_LOAD_LIMITS, type Arrival } from '@inferscope/core/load/index.ts';
+import { runLoad, runPlan, type RunResult } from '../../apps/server/src/load/runner.ts';
 import type { InferCall, InferOutcome, InferTarget } from '../../apps/server/src/load/targets.ts';
 
-/** Answers after `serviceMs`, remembering when each call arrived. */
+/** Answers `serviceUs` later on the virtual clock, remembering when each call arrived. */
 class FakeTarget implements InferTarget {
   readonly kind = 'inprocess' as const;
   calls: { at: number; call: InferCall }[] = [];
   inFlight = 0;
   maxInFlight = 0;
-  private t0 = performance.now();
   async check() {}
-  constructor(private serviceMs = 1, private failEvery = 0) {}
-  async infer(call: InferCall): Promise<InferOutcome> {
+  constructor(private clock: VirtualClock, private serviceUs = 1000, private failEvery = 0) {}
+  infer(call: InferCall): Promise<InferOutcome> {
     // the call's own number decides its failure (counting at completion would depend on the finishing order)
-    const n = this.calls.push({ at: (performance.now() - this.t0) * 1000, call });
+    const n = this.calls.push({ at: this.clock.now(), call });
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    await new Promise((r) => setTimeout(r, this.serviceMs));
-    this.inFlight--;
-    if (this.failEvery && n % this.failEvery === 0) return { ok: false, status: 503, error: 'queue full' };
-    return { ok: true, status: 200 };
+    return new Promise((resolve) =>
+      this.clock.setTimer(this.clock.now() + this.serviceUs, () => {
+        this.inFlight--;
+        resolve(this.failEvery && n % this.failEvery === 0 ? { ok: false, status: 503, error: 'queue full' } : { ok: true, status: 200 });
+      }),
+    );
   }
   close() {}
 }
 
-test('open loop sends each arrival at its time, at the chosen speed, and waits for every answer', async () => {
-  const arrivals = Array.from({ length: 20 }, (_, i) => ({ t_us: i * 20_000, model: 'm', batch_size: 1 }));
-  const target = new FakeTarget(5);
-  const r = await runArrivals(target, arrivals, { speed: 2 });
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+/** Lets the run's promises settle, then fires the next virtual timer, until the run ends. No real waiting. */
+async function drive(clock: VirtualClock, run: Promise<RunResult>, onTimer?: () => void): Promise<RunResult> {
+  let result: RunResult | undefined;
+  void run.then((r) => (result = r));
+  for (let idle = 0; result === undefined; ) {
+    await turn();
+    if (result !== undefined) break;
+    if (clock.step()) {
+      idle = 0;
+      onTimer?.();
+    } else if (++idle > 100) throw new Error('the run is waiting on nothing');
+  }
+  return result;
+}
+
+const arrivalsEvery = (n: number, gapUs: number, model = 'm'): Arrival[] => Array.from({ length: n }, (_, i) => ({ t_us: i * gapUs, model, batch_size: 1 }));
+
+test('open loop sends each arrival exactly at its time at the chosen speed, with no send lag, and waits for every answer', async () => {
+  const clock = new VirtualClock(5_000_000);
+  const target = new FakeTarget(clock, 5_000);
+  const r = await drive(clock, runLoad(target, { open: arrivalsEvery(20, 20_000).values() }, { clock, speed: 2 }));
+  assert.deepEqual(target.calls.map((c) => c.at - 5_000_000), Array.from({ length: 20 }, (_, i) => i * 10_000));
   assert.equal(r.sent, 20);
   assert.equal(r.answered, 20);
-  assert.equal(r.records.length, 20);
-  // Timers never fire early, so no call comes before its time at speed 2 (t/2) ...
-  target.calls.forEach((c, i) => assert.ok(c.at >= i * 10_000 - 500, `call ${i} at ${c.at} us, before its time ${i * 10_000} us`));
-  // ... and they can fire late (a busy machine), so the spacing is judged on the median gap, which one
-  // late wake-up cannot move: ~10 ms at speed 2 (20 ms would mean the speed was ignored).
-  const gaps = target.calls.slice(1).map((c, i) => c.at - target.calls[i].at).sort((a, b) => a - b);
-  const medianGap = gaps[Math.floor(gaps.length / 2)];
-  assert.ok(medianGap > 7_000 && medianGap < 14_000, `median gap ${medianGap} us, expected ~10000 at speed 2`);
-  // waits for every answer: the last call goes at 190 ms and takes a 5 ms timer (which node may fire up
-  // to 1 ms early as performance.now() sees it)
-  assert.ok(r.elapsed_s >= 0.19 + 0.004, `elapsed ${r.elapsed_s}`);
+  assert.equal(r.summary.ok, 20);
+  assert.equal(r.client.send_lag_us.max, 0);
+  assert.equal(r.elapsed_s, 0.195, 'the last send at 190 ms plus its 5 ms answer');
+  assert.ok(Math.abs(r.client.latency_us.p50 - 5000) <= 50, `p50 ${r.client.latency_us.p50} (1% histogram buckets)`);
+});
+
+test('send lag is scheduled vs actual send time: a source that falls 3 ms behind shows it', async () => {
+  const clock = new VirtualClock();
+  const target = new FakeTarget(clock, 100);
+  // an async source that takes 13 ms of (virtual) time to read the arrival due at 500 ms, asked for at 490 ms:
+  // it goes out 3 ms late (the later ones are on time again)
+  async function* slow() {
+    for (const a of arrivalsEvery(100, 10_000)) {
+      if (a.t_us === 500_000) await new Promise<void>((r) => clock.setTimer(clock.now() + 13_000, r));
+      yield a;
+    }
+  }
+  const r = await drive(clock, runLoad(target, { open: slow() }, { clock }));
+  assert.equal(r.sent, 100);
+  assert.ok(Math.abs(r.client.send_lag_us.max - 3000) <= 30, `max lag ${r.client.send_lag_us.max}`);
+  assert.ok(r.client.send_lag_us.p50 <= 1, "the others on time (the histogram's first bucket is <= 1 us)");
 });
 
 test('stopping stops sending but every request already sent is answered', async () => {
-  const arrivals = Array.from({ length: 1000 }, (_, i) => ({ t_us: i * 1000, model: 'm', batch_size: 1 }));
-  const target = new FakeTarget(20);
+  const clock = new VirtualClock();
+  const target = new FakeTarget(clock, 20_000);
   const ac = new AbortController();
-  setTimeout(() => ac.abort(), 100);
-  const r = await runArrivals(target, arrivals, { signal: ac.signal });
+  const r = await drive(clock, runLoad(target, { open: arrivalsEvery(1000, 1000).values() }, { clock, signal: ac.signal }), () => {
+    if (clock.now() >= 100_000) ac.abort();
+  });
   assert.equal(r.stopped, true);
-  assert.ok(r.sent > 10 && r.sent < 1000);
+  assert.equal(r.sent, 100, 'the arrivals before 100 ms: the stop came with the timer of the one at 100 ms');
   assert.equal(r.answered, r.sent);
   assert.equal(target.inFlight, 0);
 });
 
 test('a plan with a closed-loop phase keeps exactly `concurrency` requests in flight and fills in the target model', async () => {
-  const plan = scenarioToArrivals(findPreset('closed-loop')!, { duration_s: 0.3, concurrency: 3, model: 'mlp' });
+  const clock = new VirtualClock();
+  const plan = planArrivals(findPreset('closed-loop')!, { duration_s: 0.3, concurrency: 3, model: 'mlp' });
   assert.equal(plan.closed.length, 1);
-  const target = new FakeTarget(5, 4);
-  const r = await runPlan(target, plan, { model: 'mlp' });
+  const target = new FakeTarget(clock, 5_000, 4);
+  const r = await drive(clock, runPlan(target, plan, { clock, model: 'mlp' }));
   assert.equal(target.maxInFlight, 3);
-  assert.ok(r.sent > 20);
+  assert.equal(r.sent, 180, '3 clients x one request every 5 ms for 300 ms');
   assert.equal(r.answered, r.sent);
   assert.ok(target.calls.every((c) => c.call.model === 'mlp'));
-  const s = summarize(r);
-  assert.equal(s.errors, Math.floor(r.sent / 4));
-  assert.deepEqual(Object.keys(s.errors_by_status), ['503']);
-  assert.ok(s.latency_us.p50 >= 5000 && s.latency_us.p99 >= s.latency_us.p50);
+  assert.equal(r.summary.errors, 45);
+  assert.deepEqual(Object.keys(r.summary.errors_by_status), ['503']);
 });
 
-test('percentile is nearest-rank', () => {
-  const xs = Array.from({ length: 100 }, (_, i) => i + 1);
-  assert.equal(percentile(xs, 50), 50);
-  assert.equal(percentile(xs, 99), 99);
-  assert.equal(percentile(xs, 100), 100);
-  assert.equal(percentile([], 50), 0);
+test('bounded: past max_in_flight arrivals are skipped and counted; at max_requests_per_run the run stops', async () => {
+  const clock = new VirtualClock();
+  const slow = new FakeTarget(clock, 100_000);
+  const limits = { max_in_flight: 10, max_requests_per_run: 1_000_000 };
+  const r = await drive(clock, runLoad(slow, { open: arrivalsEvery(50, 1000).values() }, { clock, limits }));
+  assert.equal(slow.maxInFlight, 10);
+  assert.equal(r.sent, 10);
+  assert.equal(r.skipped, 40);
+  assert.equal(r.answered, 10);
+
+  // 360 million arrivals: read lazily, stopped at the total, in fixed memory
+  const huge = planArrivals(findPreset('poisson')!, { rate: 100_000, duration_s: 3600, model: 'm' });
+  const fast = new FakeTarget(clock, 10);
+  const t = await drive(clock, runPlan(fast, huge, { clock, limits: { ...DEFAULT_LOAD_LIMITS, max_requests_per_run: 2_000 } }));
+  assert.equal(t.truncated, true);
+  assert.equal(t.sent, 2_000);
+  assert.equal(t.answered, 2_000);
 });
 
 test("the run's version goes with the run's model only; an arrival's own version wins", async () => {
-  const arrivals = [
+  const clock = new VirtualClock();
+  const arrivals: Arrival[] = [
     { t_us: 0, model: '', batch_size: 1 },
     { t_us: 0, model: 'mlp', batch_size: 1 },
     { t_us: 0, model: 'other', batch_size: 1 },
     { t_us: 0, model: 'mlp', version: '3', batch_size: 1 },
   ];
-  const target = new FakeTarget(1);
-  await runArrivals(target, arrivals, { model: 'mlp', version: '1' });
+  const target = new FakeTarget(clock, 1);
+  await drive(clock, runLoad(target, { open: arrivals.values() }, { clock, model: 'mlp', version: '1' }));
   assert.deepEqual(target.calls.map((c) => `${c.call.model}@${c.call.version ?? 'latest'}`), ['mlp@1', 'mlp@1', 'other@latest', 'mlp@3']);
+});
+
+test('a source that fails mid-run stops every loop of the run; the requests already sent are still answered and counted', async () => {
+  const clock = new VirtualClock();
+  const target = new FakeTarget(clock, 2_000);
+  function* broken() {
+    for (let i = 0; i < 5; i++) yield { t_us: i * 1000, model: 'm', batch_size: 1 };
+    throw new Error('line 7: t_us goes back in time');
+  }
+  const plan = planArrivals(findPreset('closed-loop')!, { duration_s: 10, concurrency: 2, model: 'm' });
+  const r = await drive(clock, runLoad(target, { open: broken(), closed: plan.closed, sampler: plan.sampler }, { clock, model: 'm' }));
+  assert.equal(r.error, 'line 7: t_us goes back in time');
+  assert.equal(r.stopped, true);
+  assert.equal(r.answered, r.sent);
+  assert.ok(r.sent >= 5 && r.sent < 20, `${r.sent} sent: the closed loop stopped with the failure, not after 10 s`);
+  assert.ok(clock.now() < 100_000);
 });

@@ -42,7 +42,9 @@ export function checkExposition(text: string): { samples: ParsedSample[]; types:
       const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
       if (!m) throw new Error(`malformed sample: ${where}`);
       const [, name, , body, raw] = m;
-      if (name !== current || !types.has(name)) throw new Error(`sample outside its family: ${where}`);
+      // a summary's (or histogram's) _sum/_count (and a histogram's _bucket) lines belong to its family
+      const suffixed = /_(sum|count|bucket)$/.test(name) && name.replace(/_(sum|count|bucket)$/, '') === current && ['summary', 'histogram'].includes(types.get(current) ?? '');
+      if ((name !== current && !suffixed) || !types.has(current)) throw new Error(`sample outside its family: ${where}`);
       const labels: Record<string, string> = {};
       if (body) {
         const re = /([^=,]+)="((?:[^"\\]|\\.)*)"(,|$)/y;

@@ -6,9 +6,11 @@
  *
  * The model is a copy of cnn_classifier (compute-bound: batching does not raise capacity) with one
  * instance, and each request carries 8 images, so its capacity (~hundreds of requests/s) is well below
- * what the in-process client can offer on the same cores.
+ * what a client can offer on the same cores. The flood comes from the load generator's own thread, over
+ * HTTP, so its cost is not on the server's event loop; the light closed loops around it use inject().
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { threadId } from 'node:worker_threads';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, readFile, writeFile } from 'node:fs/promises';
@@ -73,23 +75,40 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   const baseP50 = percentile(base.outcomes.map((o) => o.latencyMs), 50);
 
   const mark = server.events.length;
-  // The client floods the same event loop the scheduler runs on (bodies of 393 KB at several hundred a
-  // second): a stall there (a major GC of those bodies) holds every request back, whatever the scheduler does.
+  // The flood comes from the server's load generator, which sends from its own thread over loopback HTTP:
+  // the client's cost (building, sending, collecting hundreds of 393 KB requests a second) no longer
+  // runs on the loop the scheduler runs on. What this loop still measures is the server's own lateness:
+  // its thread reading ~200 MB/s of bodies, or not scheduled at all on a starved host. The scheduler can
+  // only keep its policy while its thread runs, so that (and only that) is allowed for: 0-1,007 ms seen,
+  // load average 14-23 on 2 cores; the bound alone held in 4 of 5 runs.
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
-  const over = await openLoop(server.app, capacity * OVERLOAD_FACTOR, 3, body('cnn_bounded'));
+  const floodSeconds = 3;
+  const run = await server.load.start(
+    { model: 'cnn_bounded', scenario: { name: 'flood', batch_sizes: [{ value: 8, weight: 1 }], phases: [{ type: 'constant', duration_s: floodSeconds, rate: capacity * OVERLOAD_FACTOR }] } },
+    'overload-test',
+  );
+  const where = server.load.where(run.id);
+  assert.equal(where.generator, 'worker');
+  assert.notEqual(where.thread_id, threadId, 'the flood is sent from another thread');
+  const flood = (await server.load.wait(run.id)).result;
   loopDelay.disable();
-  const stallMs = loopDelay.max / 1e6;
+  const serverLateMs = loopDelay.max / 1e6;
+  const offered = flood.sent / floodSeconds;
   const done = server.events.slice(mark).filter((e) => e.type === 'request.completed' && e.model === 'cnn_bounded') as { queue_us: number; total_us: number; compute_us: number }[];
+  const rejected = server.events.slice(mark).filter((e) => e.type === 'request.rejected' && e.model === 'cnn_bounded') as { request_id: string; reason: string; message?: string; queued_us?: number }[];
   const serverQueueP99 = percentile(done.map((e) => e.queue_us / 1000), 99);
   const serverTotalP99 = percentile(done.map((e) => e.total_us / 1000), 99);
   const computeP50 = percentile(done.map((e) => e.compute_us / 1000), 50);
   const computeP90 = percentile(done.map((e) => e.compute_us / 1000), 90);
-  const ok = over.outcomes.filter((o) => o.status === 200);
-  const refused = over.outcomes.filter((o) => o.status === 503);
-  const other = over.outcomes.filter((o) => o.status !== 200 && o.status !== 503);
-  const okP99 = percentile(ok.map((o) => o.latencyMs), 99);
-  const refusedP99 = percentile(refused.map((o) => o.latencyMs), 99);
+  const s = flood.summary;
+  const ok = s.ok;
+  const refused = s.errors_by_status['503'] ?? 0;
+  const other = s.errors - refused;
+  const okP99 = s.latency_us.p99 / 1000;
+  const refusedP50 = s.error_latency_us.p50 / 1000;
+  const okP50 = s.latency_us.p50 / 1000;
+  const refusedP99 = s.error_latency_us.p99 / 1000;
 
   const markAfter = server.events.length;
   const after = await closedLoop(server.app, 2, 1.5, body('cnn_bounded'));
@@ -98,24 +117,30 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   const afterQueueP50 = percentile(doneAfter.map((e) => e.queue_us / 1000), 50);
   const afterComputeP50 = percentile(doneAfter.map((e) => e.compute_us / 1000), 50);
   console.log(
-    `overload (max_queue_size ${MAX_QUEUE}): capacity ${capacity.toFixed(0)} req/s (8 images each), offered ${over.offered.toFixed(0)} req/s for 3 s = ` +
-      `${over.outcomes.length} tried, ${ok.length} answered 200, ${refused.length} refused 503, ${other.length} other, lost 0; ` +
+    `overload (max_queue_size ${MAX_QUEUE}): capacity ${capacity.toFixed(0)} req/s (8 images each), offered ${offered.toFixed(0)} req/s for ${floodSeconds} s from the generator thread = ` +
+      `${flood.sent} tried, ${ok} answered 200, ${refused} refused 503, ${other} other, ${flood.skipped} skipped, lost ${flood.sent - flood.answered}; send lag p99 ${(s.send_lag_us.p99 / 1000).toFixed(1)} ms; ` +
       `server-side queue p99 ${serverQueueP99.toFixed(1)} ms, total p99 ${serverTotalP99.toFixed(1)} ms, compute p50 ${computeP50.toFixed(1)} ms; ` +
-      `bound ${(queueBound(computeP90) + stallMs).toFixed(0)} ms (event loop stalled up to ${stallMs.toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms); client-side accepted p99 ${okP99.toFixed(1)} ms, refusal p50 ${percentile(refused.map((o) => o.latencyMs), 50).toFixed(1)} ms, p99 ${refusedP99.toFixed(1)} ms; p50 before ${baseP50.toFixed(1)} ms, after ${afterP50.toFixed(1)} ms`,
+      `bound ${queueBound(computeP90).toFixed(0)} ms + the server's own loop lateness up to ${serverLateMs.toFixed(0)} ms (p99 ${(loopDelay.percentile(99) / 1e6).toFixed(1)} ms; no client on it); client-side (incl. TCP backlog) accepted p50 ${okP50.toFixed(1)} ms, p99 ${okP99.toFixed(1)} ms, refusal p50 ${refusedP50.toFixed(1)} ms, p99 ${refusedP99.toFixed(1)} ms; p50 before ${baseP50.toFixed(1)} ms, after ${afterP50.toFixed(1)} ms`,
   );
-  assert.ok(over.offered > capacity * 2, `the client offered ${over.offered.toFixed(0)} req/s, not several times ${capacity.toFixed(0)}`);
-  assert.equal(other.length, 0, `unexpected answers: ${JSON.stringify(other.slice(0, 3))}`);
-  assert.ok(refused.length > over.outcomes.length / 4, `only ${refused.length} of ${over.outcomes.length} refused`);
-  for (const r of refused) assert.match(r.error ?? '', /Exceeds maximum queue size/);
+  assert.ok(offered > capacity * 2, `the generator offered ${offered.toFixed(0)} req/s, not several times ${capacity.toFixed(0)}`);
+  assert.equal(flood.answered, flood.sent, 'every request sent was answered');
+  assert.equal(flood.skipped, 0);
+  assert.equal(other, 0, `unexpected answers: ${JSON.stringify(s.errors_by_status)}`);
+  // What reaches the queue depends on how fast the server reads its sockets (on a starved host: much of the
+  // excess waits in TCP buffers, and so is not refused): 20-40% seen at 4x capacity, load average ~20.
+  assert.ok(refused > flood.sent / 10, `only ${refused} of ${flood.sent} refused`);
+  assert.equal(rejected.length, refused, 'the server refused exactly what the client saw refused');
+  for (const r of rejected) assert.match(`${r.reason}: ${r.message ?? ''}`, /queue_full: Exceeds maximum queue size/);
   // How many are accepted depends on how much CPU the shared cores leave the worker; that some are, and
   // that each accepted one completes, does not.
-  assert.ok(ok.length > 0, 'some requests were accepted and completed');
-  assert.equal(done.length, ok.length, 'the server completed exactly the accepted requests');
-  assert.ok(serverQueueP99 < queueBound(computeP90) + stallMs, `queue p99 ${serverQueueP99.toFixed(1)} ms, bound ${(queueBound(computeP90) + stallMs).toFixed(0)} ms`);
-  // Refused at once: a refusal does not wait for the queue, so it is faster than an accepted request.
-  const okP50 = percentile(ok.map((o) => o.latencyMs), 50);
-  const refusedP50 = percentile(refused.map((o) => o.latencyMs), 50);
-  assert.ok(refusedP50 < okP50 / 2, `refusal p50 ${refusedP50.toFixed(1)} ms vs accepted p50 ${okP50.toFixed(1)} ms`);
+  assert.ok(ok > 0, 'some requests were accepted and completed');
+  assert.equal(done.length, ok, 'the server completed exactly the accepted requests');
+  assert.ok(serverQueueP99 < queueBound(computeP90) + serverLateMs, `queue p99 ${serverQueueP99.toFixed(1)} ms, bound ${queueBound(computeP90).toFixed(0)} + ${serverLateMs.toFixed(0)} ms (the server's own loop lateness)`);
+  // Refused at once: at the door, synchronously in submit, never queued. Judged on the server's events, not
+  // on client latency: over real sockets a starved host leaves requests in the TCP backlog for seconds
+  // before the server reads them, refused and accepted alike (printed above as client-side figures).
+  const queuedIds = new Set(server.events.slice(mark).filter((e) => e.type === 'request.queued' && e.model === 'cnn_bounded').map((e) => (e as { request_id: string }).request_id));
+  assert.ok(rejected.every((r) => !queuedIds.has(r.request_id) && r.queued_us === undefined), 'every refusal came before its request was queued');
   assert.ok(after.outcomes.every((o) => o.status === 200), 'after the overload everything is served');
   // Recovered = no backlog left: a request waits about one batch (the other client's) at most, judged on
   // the scheduler's clock against the compute time of the same requests, not against a client-side

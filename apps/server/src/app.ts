@@ -24,6 +24,7 @@ import { registerInferRoutes } from './kserve/index';
 import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
+import { EventLoopDelay } from './metrics/event-loop';
 import { checkBindSecurity } from './live/security';
 import { ServerLogger } from './logging/server-logger';
 import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
@@ -106,7 +107,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const shm = new SystemSharedMemory();
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
-  const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot() });
+  const eventLoop = new EventLoopDelay();
+  const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot(), collectors: [() => eventLoop.families()] });
 
   const serverInfo = () => ({
     name: SERVER_NAME,
@@ -118,7 +120,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   const live = input.live === false
     ? undefined
-    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log });
+    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
 
   // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();
@@ -150,6 +152,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         shm.close();
         await metricsServer?.close();
         metrics.close();
+        eventLoop.close();
         stats.close();
       })();
       return closing;

@@ -5,6 +5,7 @@
 import { parseMemoryBudget } from './memory/ledger';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load/index.ts';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 
@@ -43,6 +44,8 @@ export interface ServerOptions {
   logFormat: 'default' | 'ISO8601';
   /** Python interpreter of the stub backends (pytorch, python); undefined = INFERSCOPE_PYTHON, else /usr/bin/python3 */
   python?: string;
+  /** what one load run may ask for (packages/core/src/load/limits.ts says why the defaults) */
+  loadLimits: LoadLimits;
 }
 
 export class OptionsError extends Error {
@@ -83,7 +86,7 @@ function port(flag: string, v: number): number {
 }
 
 /** Fills defaults and checks a (possibly partial) options object; buildApp calls this too. */
-export function validateServerOptions(o: Partial<ServerOptions> & { modelRepositories: string[] }): ServerOptions {
+export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits'>> & { modelRepositories: string[]; loadLimits?: Partial<LoadLimits> }): ServerOptions {
   const repos = o.modelRepositories.map((r) => r.trim()).filter(Boolean);
   if (repos.length === 0) throw new OptionsError('--model-repository is required (one or more paths, comma separated)');
   const mode = o.modelControlMode ?? DEFAULTS.modelControlMode;
@@ -124,13 +127,26 @@ export function validateServerOptions(o: Partial<ServerOptions> & { modelReposit
     logFile: o.logFile,
     logFormat: logFormat(o.logFormat ?? 'default'),
     python: o.python,
+    loadLimits: loadLimits(o.loadLimits),
   };
+}
+
+function loadLimits(o: Partial<LoadLimits> = {}): LoadLimits {
+  const l = { ...DEFAULT_LOAD_LIMITS, ...o };
+  const positive = (flag: string, v: number) => {
+    if (!Number.isInteger(v) || v < 1) throw new OptionsError(`${flag} must be an integer >= 1, got ${v}`);
+  };
+  positive('--load-max-rate', l.max_rate_per_s);
+  positive('--load-max-requests', l.max_requests_per_run);
+  positive('--load-max-in-flight', l.max_in_flight);
+  return l;
 }
 
 const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
+  '--load-max-rate', '--load-max-requests', '--load-max-in-flight',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
 
@@ -192,5 +208,10 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     logFile: one('--log-file'),
     logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,
     python: one('--python'),
+    loadLimits: {
+      ...(num('--load-max-rate') !== undefined ? { max_rate_per_s: num('--load-max-rate') } : {}),
+      ...(num('--load-max-requests') !== undefined ? { max_requests_per_run: num('--load-max-requests') } : {}),
+      ...(num('--load-max-in-flight') !== undefined ? { max_in_flight: num('--load-max-in-flight') } : {}),
+    },
   });
 }

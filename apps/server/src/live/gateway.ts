@@ -60,6 +60,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       wall_ms: Date.now(),
       models: stats.models(deps.source.now()),
       load: deps.load?.progress(),
+      event_loop: deps.eventLoop?.figures(),
     };
   }
 

@@ -9,7 +9,7 @@ import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@infersc
 import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
 import { LoadController } from '../load/load-controller';
-import { HttpTarget, InProcessTarget, type InProcessManager, type InferTarget } from '../load/targets';
+import { InProcessTarget, type InProcessManager } from '../load/targets';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &
@@ -33,6 +33,10 @@ export interface RegisterLiveOptions {
   log?: (msg: string) => void;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
+  /** what one load run may ask for (default: core's DEFAULT_LOAD_LIMITS) */
+  loadLimits?: import('@inferscope/core/load/index.ts').LoadLimits;
+  /** the server's event-loop delay, shown with the stats */
+  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
 }
 
 export interface LiveParts {
@@ -42,24 +46,15 @@ export interface LiveParts {
 
 export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): LiveParts {
   const now = o.now ?? (() => performance.now() * 1000);
-  const targets = new Map<string, InferTarget>();
-  const target = (mode: 'http' | 'inprocess'): InferTarget => {
-    let t = targets.get(mode);
-    if (!t) {
-      if (mode === 'http') {
-        // The generator goes through the server's own HTTP endpoint, so it must be listening by now.
-        const addr = app.server.address() as AddressInfo | null;
-        if (!addr || typeof addr === 'string') throw new Error('the server is not listening on TCP yet; HTTP load needs it');
-        const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
-        t = new HttpTarget({ url: `http://${host}:${addr.port}` });
-      } else {
-        t = new InProcessTarget(o.manager);
-      }
-      targets.set(mode, t);
-    }
-    return t;
+  let inProcess: InProcessTarget | undefined;
+  // The generator is a client of the server's own HTTP endpoint, so the server must be listening by now.
+  const url = (): string => {
+    const addr = app.server.address() as AddressInfo | null;
+    if (!addr || typeof addr === 'string') throw new Error('the server is not listening on TCP yet; HTTP load needs it');
+    const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
+    return `http://${host}:${addr.port}`;
   };
-  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, target });
+  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: o.serverInfo,
@@ -71,6 +66,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     control: o.manager,
     bus: o.bus,
     load,
+    eventLoop: o.eventLoop,
     token: o.token,
     log: o.log,
     frameIntervalMs: o.frameIntervalMs,
@@ -82,7 +78,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
   });
   app.addHook('onClose', async () => {
     await gateway.close();
-    for (const t of targets.values()) t.close();
+    inProcess?.close();
   });
   return { gateway, load };
 }

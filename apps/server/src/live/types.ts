@@ -61,6 +61,8 @@ export interface LiveGatewayDeps {
   /** default: core's AggregatorSet over a 1 s window, fed from the bus */
   stats?: AggregateSource;
   load?: LoadControl;
+  /** the server's event-loop delay, published with the stats (metrics/event-loop.ts) */
+  eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
   /** when set, control needs it (socket auth `token` or the message's `token`) */
   token?: string;
   frameIntervalMs?: number;

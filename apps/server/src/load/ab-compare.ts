@@ -3,11 +3,12 @@
  * configurations of one model. Apply A, run, collect; apply B, run, collect; restore what was there
  * before. Client figures come from the runner, server figures (batch sizes, rejections) from the bus.
  */
-import type { ArrivalPlan } from '@inferscope/core/load/index.ts';
+import type { LoadPlan } from '@inferscope/core/load/index.ts';
+import { RealClock, type Clock } from '@inferscope/core/clock/index.ts';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import { BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import type { ControlTarget } from '../live/types';
-import { runPlan, summarize, type LatencySummary } from './runner';
+import { runPlan, type LatencySummary } from './runner';
 import type { InferTarget } from './targets';
 
 export interface ABVariant {
@@ -42,8 +43,10 @@ export interface ABOptions {
   /** in process: the bus; remote: a statistics-API watcher (statsApiWatcher) */
   server: { bus: EventBus } | { watch: ServerWatcher };
   target: InferTarget;
-  /** the traffic, replayed identically for both sides */
-  plan: ArrivalPlan;
+  /** the traffic, replayed identically for both sides (a lazy plan: each side reads a fresh stream) */
+  plan: LoadPlan;
+  /** default: the real clock */
+  clock?: Clock;
   a: ABVariant;
   b: ABVariant;
   /** pause between the two runs so queues are empty when B starts */
@@ -113,13 +116,16 @@ export function restorePatch(changes: readonly ConfigChange[]): DynamicBatchingP
 export async function runAB(o: ABOptions): Promise<ABReport> {
   const by = o.by ?? 'ab';
   const applied: ConfigChange[] = [];
+  const clock = o.clock ?? new RealClock();
+  const sent: number[] = [];
   const side = async (v: ABVariant): Promise<ABSide> => {
     applied.push(...(await o.control.updateDynamicBatching(o.model, o.version, v.patch, by)));
     const watcher = 'bus' in o.server ? busWatcher(o.server.bus, o.model) : o.server.watch;
     const watch = await watcher();
-    const result = await runPlan(o.target, o.plan, { model: o.model });
+    const result = await runPlan(o.target, o.plan, { model: o.model, version: o.version, clock });
+    sent.push(result.sent);
     // answers are all in; the scheduler's last events were emitted before them
-    return { label: v.label, patch: v.patch, client: summarize(result), server: await watch.stop() };
+    return { label: v.label, patch: v.patch, client: result.summary, server: await watch.stop() };
   };
   let a: ABSide;
   let b: ABSide;
@@ -132,7 +138,7 @@ export async function runAB(o: ABOptions): Promise<ABReport> {
     const r = restore();
     if (Object.keys(r).length > 0) await o.control.updateDynamicBatching(o.model, o.version, r, by);
   }
-  return { model: o.model, requests: o.plan.arrivals.length, a, b, restored: restore() };
+  return { model: o.model, requests: sent[0], a, b, restored: restore() };
 }
 
 /** The two sides next to each other, one figure per line. */
@@ -142,6 +148,7 @@ export function formatABReport(r: ABReport): string {
     ['throughput (req/s)', (s) => s.client.throughput_per_s.toFixed(1)],
     ['p50 latency (us)', (s) => String(Math.round(s.client.latency_us.p50))],
     ['p99 latency (us)', (s) => String(Math.round(s.client.latency_us.p99))],
+    ['send lag p99 (us)', (s) => String(Math.round(s.client.send_lag_us.p99))],
     ['avg batch size', (s) => s.server.avg_batch_size.toFixed(2)],
     ['server queue (us)', (s) => String(Math.round(s.server.queue_us_mean))],
     ['batches', (s) => String(s.server.batches)],

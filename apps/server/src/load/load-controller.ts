@@ -1,115 +1,127 @@
 /**
- * The server-side load generator the control channel drives: starts scenario runs and replays, reports
- * their progress (into `stats.load`), stops them, and optionally records what they send.
+ * The load generator the control channel drives: starts scenario runs and replays, reports their
+ * progress (into `stats.load`), stops them, and optionally records what reaches the server.
+ *
+ * By default every run sends from its own worker thread over loopback HTTP (generator/), so the load
+ * does not run on the event loop whose timing it measures; mode 'inprocess' keeps the old direct path
+ * for scheduler demos and is labelled as such in the progress.
  */
 import { join } from 'node:path';
 import type { EventBus, LoadProgress } from '@inferscope/core';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load/index.ts';
 import type { LoadControl, StartLoadRequest } from '../live/types';
 import { Recorder, timestampName } from './recorder';
-import type { ArrivalPlan } from '@inferscope/core/load/index.ts';
-import { runArrivals, runPlan, summarize, type LatencySummary, type RunResult } from './runner';
+import type { RunProgress, RunResult } from './runner';
+import type { LatencySummary } from './client-stats';
 import { resolveScenario } from './scenario-resolver';
 import type { InferTarget } from './targets';
-import { readTraceFile } from './trace-file';
 import { checkTraceName } from '../live/control-validation';
-
-/** Turns a startLoad request into core's arrival plan. Throws on a bad scenario. */
-export type ScenarioResolver = (req: StartLoadRequest) => ArrivalPlan;
+import { launchInProcessRun, launchWorkerRun, type RunHandle } from './generator/launch';
+import type { GeneratorJob, LoadSourceSpec } from './generator/job';
 
 export interface LoadControllerOptions {
   bus: EventBus;
   /** where recordings are written and replays read from */
   recordingsDir: string;
-  /** default: core's presets and scenario JSON */
-  resolve?: ScenarioResolver;
-  /** targets per mode: HTTP needs the server to listen, so it is created lazily */
-  target: (mode: 'http' | 'inprocess') => InferTarget;
+  /** the server's address as a loopback client reaches it (it must be listening when a run starts) */
+  url: () => string;
+  /** the ModelManager as a target, for mode 'inprocess' */
+  inProcessTarget?: () => InferTarget;
+  limits?: LoadLimits;
   /** most runs at once (each costs CPU on the same cores as the server) */
   maxRuns?: number;
+  /** send binary tensors (default true: what a fast client sends; JSON costs the server more to parse) */
+  binary?: boolean;
 }
 
 interface Run {
   progress: LoadProgress;
-  abort: AbortController;
+  handle: RunHandle;
   done: Promise<RunResult>;
-  summary?: LatencySummary;
 }
+
+const PROGRESS_EVERY_MS = 250;
 
 export class LoadController implements LoadControl {
   private runs = new Map<string, Run>();
   private nextId = 1;
-  constructor(private readonly opts: LoadControllerOptions) {}
-
-  private begin(model: string, scenario: string, durationS: number, recording?: Recorder): { id: string; run: Run; onProgress: (c: { sent: number; answered: number; errors: number; elapsed_s: number }) => void } {
-    const running = [...this.runs.values()].filter((r) => r.progress.state === 'running').length;
-    if (running >= (this.opts.maxRuns ?? 4)) throw new Error(`${running} load runs are already running; stop one first`);
-    const id = `load-${this.nextId++}`;
-    const progress: LoadProgress = { id, model, scenario, state: 'running', sent: 0, answered: 0, errors: 0, elapsed_s: 0, duration_s: durationS };
-    if (recording) progress.recording = recording.name;
-    const run: Run = { progress, abort: new AbortController(), done: Promise.resolve(undefined as never) };
-    this.runs.set(id, run);
-    // Finished runs are kept for a while so the dashboard can show their end state, but not forever.
-    const finished = [...this.runs.entries()].filter(([, r]) => r.progress.state !== 'running');
-    for (const [oldId] of finished.slice(0, Math.max(0, finished.length - 16))) this.runs.delete(oldId);
-    return { id, run, onProgress: (c) => Object.assign(progress, c) };
+  readonly limits: LoadLimits;
+  constructor(private readonly opts: LoadControllerOptions) {
+    this.limits = opts.limits ?? DEFAULT_LOAD_LIMITS;
   }
 
-  private track(run: Run, p: Promise<RunResult>, recorder?: Recorder): void {
-    run.done = p.then(
+  private running(): number {
+    return [...this.runs.values()].filter((r) => r.progress.state === 'running').length;
+  }
+
+  private job(source: LoadSourceSpec, o: { model?: string; version?: string; speed?: number; seed?: number }): GeneratorJob {
+    return { url: this.opts.url(), binary: this.opts.binary ?? true, limits: this.limits, progressEveryMs: PROGRESS_EVERY_MS, source, ...o };
+  }
+
+  /** Plans and checks the run where it will send from; refuses with the reason (nothing sent) or resolves prepared. */
+  private async launch(job: GeneratorJob, mode: 'http' | 'inprocess', progress: () => LoadProgress | undefined): Promise<RunHandle> {
+    if (this.running() >= (this.opts.maxRuns ?? 4)) throw new Error(`${this.running()} load runs are already running; stop one first`);
+    const onProgress = (p: RunProgress) => {
+      const lp = progress();
+      if (lp && lp.state === 'running') Object.assign(lp, p);
+    };
+    if (mode === 'inprocess') {
+      if (!this.opts.inProcessTarget) throw new Error('in-process load is not available on this server');
+      return launchInProcessRun(job, this.opts.inProcessTarget(), onProgress);
+    }
+    return launchWorkerRun(job, onProgress);
+  }
+
+  private begin(handle: RunHandle, model: string, scenario: string, recorder?: Recorder): string {
+    const id = `load-${this.nextId++}`;
+    const progress: LoadProgress = {
+      id, model, scenario, state: 'running', sent: 0, answered: 0, errors: 0, skipped: 0, elapsed_s: 0, duration_s: handle.facts.duration_s, generator: handle.generator,
+    };
+    if (recorder) progress.recording = recorder.name;
+    const done = handle.done.then(
       async (r) => {
-        run.progress.state = r.stopped ? 'stopped' : 'done';
-        Object.assign(run.progress, { sent: r.sent, answered: r.answered, errors: r.errors, elapsed_s: r.elapsed_s });
-        run.summary = summarize(r);
+        Object.assign(progress, { sent: r.sent, answered: r.answered, errors: r.errors, skipped: r.skipped, elapsed_s: r.elapsed_s, client: r.client });
+        progress.state = r.error ? 'failed' : r.stopped ? 'stopped' : 'done';
+        if (r.error) progress.reason = r.error;
+        else if (r.truncated) progress.reason = `reached the limit of ${this.limits.max_requests_per_run} requests per run`;
         if (recorder) await recorder.stop();
         return r;
       },
       async (err: unknown) => {
-        run.progress.state = 'failed';
+        progress.state = 'failed';
+        progress.reason = err instanceof Error ? err.message : String(err);
         if (recorder) await recorder.stop().catch(() => undefined);
         throw err;
       },
     );
-    run.done.catch(() => undefined);
+    done.catch(() => undefined);
+    this.runs.set(id, { progress, handle, done });
+    // Finished runs are kept for a while so the dashboard can show their end state, but not forever.
+    const finished = [...this.runs.entries()].filter(([, r]) => r.progress.state !== 'running');
+    for (const [oldId] of finished.slice(0, Math.max(0, finished.length - 16))) this.runs.delete(oldId);
+    handle.go();
+    return id;
   }
 
   async start(req: StartLoadRequest, _by: string): Promise<{ id: string; recording?: string }> {
-    const plan = (this.opts.resolve ?? resolveScenario)(req);
-    const target = this.opts.target(req.mode ?? 'http');
-    const scenarioName = plan.scenario.name;
-    const models = new Set([req.model, ...(plan.scenario.models ?? []).map((m) => m.value)]);
-    // Refuse up front: a run whose every request fails teaches nothing and floods the logs.
-    for (const m of models) await target.check(m, m === req.model ? req.version : undefined);
+    const s = resolveScenario(req, this.limits);
+    let run: Run | undefined;
+    const handle = await this.launch(this.job({ kind: 'scenario', scenario: s.scenario, overrides: s.overrides }, { model: req.model, version: req.version, seed: 1 }), req.mode ?? 'http', () => run?.progress);
+    // The recorder listens on the server's bus before the generator sends its first request.
     const recorder = req.record
-      ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), models, { scenario: scenarioName, seed: plan.seed })
+      ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), new Set([req.model, ...handle.facts.models]), { scenario: s.name, seed: s.seed })
       : undefined;
-    let started: ReturnType<LoadController['begin']>;
-    try {
-      started = this.begin(req.model, scenarioName, plan.duration_us / 1e6, recorder);
-    } catch (err) {
-      await recorder?.stop();
-      throw err;
-    }
-    const { id, run, onProgress } = started;
-    this.track(run, runPlan(target, plan, { signal: run.abort.signal, onProgress, progressEveryMs: 250, model: req.model, version: req.version }), recorder);
+    const id = this.begin(handle, req.model, s.name, recorder);
+    run = this.runs.get(id);
     return recorder ? { id, recording: recorder.name } : { id };
   }
 
   async startReplay(req: { trace: string; speed?: number; model?: string }, _by: string): Promise<{ id: string }> {
-    const trace = await readTraceFile(join(this.opts.recordingsDir, checkTraceName(req.trace)));
-    let arrivals = trace.arrivals;
-    // Replaying onto another model: same arrival pattern, the target model's inputs.
-    if (req.model) arrivals = arrivals.map((a) => ({ ...a, model: req.model!, version: undefined }));
-    if (arrivals.length === 0) throw new Error(`trace ${req.trace} has no arrivals`);
-    const speed = req.speed ?? 1;
-    const target = this.opts.target('http');
-    const distinct = [...new Set(arrivals.map((a) => a.model))];
-    for (const m of distinct) {
-      if (!m) throw new Error(`trace ${req.trace} has arrivals without a model: give 'model' to replay them onto one`);
-      await target.check(m);
-    }
-    const models = distinct.join(',');
-    const { id, run, onProgress } = this.begin(models, `replay:${req.trace}`, arrivals[arrivals.length - 1].t_us / 1e6 / speed);
-    this.track(run, runArrivals(target, arrivals, { signal: run.abort.signal, speed, onProgress, progressEveryMs: 250 }));
+    const path = join(this.opts.recordingsDir, checkTraceName(req.trace));
+    let run: Run | undefined;
+    const handle = await this.launch(this.job({ kind: 'trace', path, label: req.trace, model: req.model }, { speed: req.speed ?? 1 }), 'http', () => run?.progress);
+    const id = this.begin(handle, handle.facts.models.join(','), `replay:${req.trace}`);
+    run = this.runs.get(id);
     return { id };
   }
 
@@ -139,7 +151,7 @@ export class LoadController implements LoadControl {
     const stopped: string[] = [];
     for (const [rid, run] of this.runs) {
       if (run.progress.state !== 'running' || (id !== undefined && rid !== id)) continue;
-      run.abort.abort();
+      run.handle.stop();
       stopped.push(rid);
     }
     return stopped;
@@ -154,12 +166,19 @@ export class LoadController implements LoadControl {
     return [...[...this.runs.values()].map((r) => ({ ...r.progress })), ...recs];
   }
 
+  /** Where a run's generator runs (its thread id and process id), for tests and diagnostics. */
+  where(id: string): { generator: 'worker' | 'inprocess'; thread_id: number; pid: number } {
+    const run = this.runs.get(id);
+    if (!run) throw new Error(`no load run '${id}'`);
+    return { generator: run.handle.generator, thread_id: run.handle.thread_id, pid: run.handle.pid };
+  }
+
   /** Resolves when the run has finished (all its requests answered) with its client-side summary. */
   async wait(id: string): Promise<{ result: RunResult; summary: LatencySummary }> {
     const run = this.runs.get(id);
     if (!run) throw new Error(`no load run '${id}'`);
     const result = await run.done;
-    return { result, summary: run.summary ?? summarize(result) };
+    return { result, summary: result.summary };
   }
 
   /** Stops every run and waits for their requests to be answered. */

@@ -1,130 +1,215 @@
 /**
- * Drives a target with load: open loop (an arrival schedule, replayed on the wall clock at a chosen
- * speed, whatever the answers do: how real traffic behaves) or closed loop (N clients each sending the
- * next request when the previous one is answered: perf_analyzer's concurrency mode).
+ * Drives a target with load: open loop (a stream of arrivals, sent at their times divided by the speed,
+ * whatever the answers do: how real traffic behaves) or closed loop (N clients each sending the next
+ * request when the previous one is answered: perf_analyzer's concurrency mode).
+ *
+ * Time comes from an injected Clock (core's RealClock in production, a VirtualClock in tests), so a test
+ * decides when each send is due instead of measuring real time. Memory is bounded whatever the run's
+ * length: arrivals are read from the stream as they fall due, and what the run measured is kept in
+ * fixed-size histograms (client-stats.ts), never per request.
  *
  * Stopping stops sending; requests already sent are still awaited, so every request counts exactly once.
  */
-import type { Arrival, ArrivalPlan } from '@inferscope/core/load/index.ts';
-import type { InferCall, InferOutcome, InferTarget } from './targets';
+import type { Clock } from '@inferscope/core/clock/index.ts';
+import { DEFAULT_LOAD_LIMITS, type Arrival, type ClosedLoopPhase, type LoadLimits, type LoadPlan, type RequestSampler } from '@inferscope/core/load/index.ts';
+import type { LoadClientFigures } from '@inferscope/core';
+import { ClientStats, type LatencySummary, type RunCounters } from './client-stats';
+import type { InferCall, InferTarget } from './targets';
+
+export type { LatencySummary, RunCounters } from './client-stats';
 
 /** One arrival of an open-loop schedule: core's trace/arrival record (model '' = the run's target model). */
 export type LoadArrival = Arrival;
 
-export interface RequestRecord {
-  /** when it was sent, µs since the run started */
-  sent_us: number;
-  /** how late the send was against the schedule (open loop), µs */
-  lag_us: number;
-  latency_us: number;
-  batch_size: number;
-  outcome: InferOutcome;
-}
+/** Open-loop arrivals in time order: a plan's lazy stream, or a trace read line by line from a file. */
+export type ArrivalSource = Iterator<Arrival> | AsyncIterator<Arrival>;
 
-export interface RunCounters {
-  sent: number;
-  answered: number;
-  errors: number;
-  elapsed_s: number;
+export interface RunProgress extends RunCounters {
+  client: LoadClientFigures;
 }
 
 export interface RunOptions {
+  clock: Clock;
   signal?: AbortSignal;
-  /** 2 = twice as fast as recorded */
+  /** 2 = twice as fast as scheduled */
   speed?: number;
-  /** called at most every `progressEveryMs` with running counters */
-  onProgress?: (c: RunCounters) => void;
+  /** called at most every `progressEveryMs` (on the clock) with the running counters and figures */
+  onProgress?: (p: RunProgress) => void;
   progressEveryMs?: number;
-  /** keep every request's record (for percentiles); off for very long runs */
-  keepRecords?: boolean;
   /** model for arrivals whose model is '' (scenarios without a model mix) */
   model?: string;
   /** version of `model` for arrivals that name none (absent = the latest READY version) */
   version?: string;
+  limits?: Pick<LoadLimits, 'max_requests_per_run' | 'max_in_flight'>;
 }
 
 export interface RunResult extends RunCounters {
-  records: RequestRecord[];
   stopped: boolean;
+  /** the run reached max_requests_per_run and stopped sending */
+  truncated: boolean;
+  summary: LatencySummary;
+  client: LoadClientFigures;
+  /** why sending ended early (a trace line that went bad mid-replay): the counts still cover every request */
+  error?: string;
 }
 
-const nowUs = () => performance.now() * 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What a run drives: open-loop arrivals and/or closed-loop phases with the sampler their clients draw from. */
+export interface LoadWork {
+  open?: ArrivalSource;
+  closed?: readonly ClosedLoopPhase[];
+  sampler?: RequestSampler;
+}
+
+/** A plan's work: its open-loop stream (fresh) and its closed-loop phases. */
+export function planWork(plan: LoadPlan): LoadWork {
+  return { open: plan.size.expected_requests > 0 ? plan.open() : undefined, closed: plan.closed, sampler: plan.sampler };
+}
 
 class RunState {
-  readonly start = nowUs();
-  readonly records: RequestRecord[] = [];
-  readonly inFlight = new Set<Promise<void>>();
-  sent = 0;
-  answered = 0;
-  errors = 0;
-  private lastProgress = 0;
-  constructor(private readonly opts: RunOptions) {}
+  readonly start: number;
+  readonly stats = new ClientStats();
+  readonly limits: Pick<LoadLimits, 'max_requests_per_run' | 'max_in_flight'>;
+  inFlight = 0;
+  truncated = false;
+  private drained: (() => void) | undefined;
+  private lastProgress = -Infinity;
 
-  counters(): RunCounters {
-    return { sent: this.sent, answered: this.answered, errors: this.errors, elapsed_s: (nowUs() - this.start) / 1e6 };
+  constructor(
+    private readonly target: InferTarget,
+    readonly opts: RunOptions,
+  ) {
+    this.start = opts.clock.now();
+    this.limits = opts.limits ?? DEFAULT_LOAD_LIMITS;
+  }
+
+  elapsedUs(): number {
+    return this.opts.clock.now() - this.start;
+  }
+
+  get stopped(): boolean {
+    return (this.opts.signal?.aborted ?? false) || this.truncated;
   }
 
   progress(force = false): void {
     if (!this.opts.onProgress) return;
-    const t = Date.now();
-    if (!force && t - this.lastProgress < (this.opts.progressEveryMs ?? 200)) return;
+    const t = this.opts.clock.now();
+    if (!force && t - this.lastProgress < (this.opts.progressEveryMs ?? 200) * 1000) return;
     this.lastProgress = t;
-    this.opts.onProgress(this.counters());
+    this.opts.onProgress({ ...this.stats.counters(this.elapsedUs() / 1e6), client: this.stats.figures() });
   }
 
-  send(target: InferTarget, call: InferCall, scheduledUs: number): Promise<void> {
-    const sentAt = nowUs();
-    this.sent++;
-    const p = target.infer(call).then(
-      (outcome) => this.done(call, sentAt, scheduledUs, outcome),
-      (err: unknown) => this.done(call, sentAt, scheduledUs, { ok: false, status: 0, error: String(err) }),
+  /**
+   * false when the run may send no more (its total is reached). An open-loop arrival over max_in_flight is
+   * skipped (counted); closed-loop clients pass `onAnswer` and are bounded by their concurrency instead.
+   */
+  send(a: Arrival, scheduledUs: number, onAnswer?: () => void): boolean {
+    if (this.stats.sent >= this.limits.max_requests_per_run) {
+      this.truncated = true;
+      return false;
+    }
+    if (!onAnswer && this.inFlight >= this.limits.max_in_flight) {
+      this.stats.skipped++;
+      return true;
+    }
+    const call = toCall(a, this.opts.model, this.opts.version);
+    const clock = this.opts.clock;
+    const sentAt = clock.now();
+    this.stats.sent++;
+    this.stats.lag.add(Math.max(0, sentAt - this.start - scheduledUs));
+    this.inFlight++;
+    const done = (ok: boolean, status: number) => {
+      this.stats.answer(ok, status, clock.now() - sentAt);
+      if (--this.inFlight === 0) this.drained?.();
+      this.progress();
+      onAnswer?.();
+    };
+    this.target.infer(call).then(
+      (o) => done(o.ok, o.status),
+      () => done(false, 0),
     );
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
-    return p;
-  }
-
-  private done(call: InferCall, sentAt: number, scheduledUs: number, outcome: InferOutcome): void {
-    this.answered++;
-    if (!outcome.ok) this.errors++;
-    if (this.opts.keepRecords !== false)
-      this.records.push({ sent_us: sentAt - this.start, lag_us: Math.max(0, sentAt - this.start - scheduledUs), latency_us: nowUs() - sentAt, batch_size: call.batchSize, outcome });
     this.progress();
+    return true;
   }
 
-  async finish(stopped: boolean): Promise<RunResult> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+  async finish(): Promise<RunResult> {
+    if (this.inFlight > 0) await new Promise<void>((r) => (this.drained = r));
     this.progress(true);
-    return { ...this.counters(), records: this.records, stopped };
+    const elapsed = this.elapsedUs() / 1e6;
+    return { ...this.stats.counters(elapsed), stopped: this.stopped, truncated: this.truncated, summary: this.stats.summary(elapsed), client: this.stats.figures() };
   }
 }
 
-/** Open loop: sends each arrival at its time (divided by speed), never waiting for answers. */
-export async function runArrivals(target: InferTarget, arrivals: readonly LoadArrival[], opts: RunOptions = {}): Promise<RunResult> {
-  const st = new RunState(opts);
-  const complete = await runArrivalsInto(st, target, arrivals, opts);
-  return st.finish(!complete);
+/** Resolves at `atUs` on the clock, or at once when the signal aborts. */
+function sleepUntil(clock: Clock, atUs: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clock.clearTimer(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = clock.setTimer(atUs, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
-/** Returns false when it was stopped before sending every arrival. */
-async function runArrivalsInto(st: RunState, target: InferTarget, arrivals: readonly LoadArrival[], opts: RunOptions): Promise<boolean> {
+/** Open loop: each arrival at its time (divided by speed), never waiting for answers. */
+async function runOpen(st: RunState, source: ArrivalSource, speed: number): Promise<void> {
+  const { clock, signal } = st.opts;
+  for (let r = await source.next(); !r.done && !st.stopped; r = await source.next()) {
+    const scheduled = r.value.t_us / speed;
+    // One timer per arrival that is not yet due; when the run is behind, everything due goes out at once.
+    if (clock.now() < st.start + scheduled) await sleepUntil(clock, st.start + scheduled, signal);
+    if (st.stopped || !st.send(r.value, scheduled)) break;
+  }
+  await source.return?.();
+}
+
+/** One closed-loop phase: `concurrency` clients between start_us and end_us, each waiting think_us after an answer. */
+async function runClosed(st: RunState, phase: ClosedLoopPhase, sampler: RequestSampler, speed: number): Promise<void> {
+  const { clock, signal } = st.opts;
+  await sleepUntil(clock, st.start + phase.start_us / speed, signal);
+  const endAt = st.start + phase.end_us / speed;
+  const client = async () => {
+    while (!st.stopped && clock.now() < endAt) {
+      const scheduled = st.elapsedUs();
+      let sent = true;
+      await new Promise<void>((answered) => (sent = st.send(sampler.sample(scheduled), scheduled, answered)) || answered());
+      if (!sent) return;
+      if (phase.think_us > 0) await sleepUntil(clock, clock.now() + phase.think_us / speed, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: phase.concurrency }, client));
+}
+
+/** Runs open- and closed-loop work side by side until both are done (or stopped), then awaits every answer. */
+export async function runLoad(target: InferTarget, work: LoadWork, opts: RunOptions): Promise<RunResult> {
   const speed = opts.speed ?? 1;
   if (!(speed > 0)) throw new Error(`speed must be > 0, got ${speed}`);
-  let i = 0;
-  while (i < arrivals.length && !opts.signal?.aborted) {
-    const elapsed = nowUs() - st.start;
-    // Send everything that is due: at high rates one timer wake-up covers several arrivals.
-    while (i < arrivals.length && arrivals[i].t_us / speed <= elapsed) {
-      const a = arrivals[i++];
-      void st.send(target, toCall(a, opts.model, opts.version), a.t_us / speed);
-    }
-    if (i >= arrivals.length) break;
-    const waitMs = (arrivals[i].t_us / speed - (nowUs() - st.start)) / 1000;
-    // setTimeout fires ~1 ms late at best; wake a little early and finish on setImmediate.
-    await (waitMs > 2 ? abortableSleep(waitMs - 1, opts.signal) : new Promise<void>((r) => setImmediate(r)));
-  }
-  return i >= arrivals.length;
+  const closed = work.closed ?? [];
+  if (closed.length > 0 && !work.sampler) throw new Error('closed-loop phases need the plan sampler');
+  // One signal for the run's loops: the caller's stop, or the first loop that fails stops the others.
+  const stop = new AbortController();
+  const onStop = () => stop.abort();
+  if (opts.signal?.aborted) stop.abort();
+  opts.signal?.addEventListener('abort', onStop, { once: true });
+  const st = new RunState(target, { ...opts, signal: stop.signal });
+  let error: string | undefined;
+  const loops = [work.open ? runOpen(st, work.open, speed) : undefined, ...closed.map((p) => runClosed(st, p, work.sampler!, speed))].map((p) =>
+    Promise.resolve(p).catch((err: unknown) => {
+      error ??= err instanceof Error ? err.message : String(err);
+      stop.abort();
+    }),
+  );
+  await Promise.all(loops);
+  opts.signal?.removeEventListener('abort', onStop);
+  const result = await st.finish();
+  return error === undefined ? result : { ...result, error };
+}
+
+/** Runs a whole plan: its open-loop stream and its closed-loop phases. */
+export function runPlan(target: InferTarget, plan: LoadPlan, opts: RunOptions): Promise<RunResult> {
+  return runLoad(target, planWork(plan), opts);
 }
 
 function toCall(a: Arrival, model: string | undefined, version: string | undefined): InferCall {
@@ -134,42 +219,15 @@ function toCall(a: Arrival, model: string | undefined, version: string | undefin
   return { model: m, version: a.version ?? (m === model ? version : undefined), batchSize: a.batch_size, shape: a.shape, priority: a.priority, timeoutUs: a.timeout_us };
 }
 
-/**
- * Runs a whole scenario plan: its open-loop arrivals on the wall clock and, side by side, its closed-loop
- * phases (`concurrency` clients between start_us and end_us, each waiting think_us after an answer and
- * drawing request attributes from the plan's sampler).
- */
-export async function runPlan(target: InferTarget, plan: ArrivalPlan, opts: RunOptions & { model: string }): Promise<RunResult> {
-  const st = new RunState(opts);
-  const speed = opts.speed ?? 1;
-  const open = plan.arrivals.length > 0 ? runArrivalsInto(st, target, plan.arrivals, opts) : Promise.resolve(true);
-  const closed = plan.closed.map(async (phase) => {
-    const startMs = phase.start_us / speed / 1000 - (nowUs() - st.start) / 1000;
-    if (startMs > 0) await abortableSleep(startMs, opts.signal);
-    const endAt = st.start + phase.end_us / speed;
-    const client = async () => {
-      while (!opts.signal?.aborted && nowUs() < endAt) {
-        await st.send(target, toCall(plan.sampler.sample(nowUs() - st.start), opts.model, opts.version), nowUs() - st.start);
-        if (phase.think_us > 0) await abortableSleep(phase.think_us / 1000, opts.signal);
-      }
-    };
-    await Promise.all(Array.from({ length: phase.concurrency }, client));
-  });
-  const [openDone] = await Promise.all([open, ...closed]);
-  return st.finish(!openDone || (opts.signal?.aborted ?? false));
-}
-
-function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** One request as perf's step load keeps it (its windows are short and bounded; a run keeps histograms). */
+export interface RequestRecord {
+  /** when it was sent, µs since the run started */
+  sent_us: number;
+  /** how late the send was against the schedule (open loop), µs */
+  lag_us: number;
+  latency_us: number;
+  batch_size: number;
+  outcome: import('./targets').InferOutcome;
 }
 
 /** Nearest-rank percentile of a sorted array. */
@@ -177,35 +235,4 @@ export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
-export interface LatencySummary {
-  count: number;
-  ok: number;
-  errors: number;
-  throughput_per_s: number;
-  latency_us: { p50: number; p90: number; p95: number; p99: number; mean: number };
-  errors_by_status: Record<string, number>;
-}
-
-/** Client-side summary of a run (successful requests' latencies; throughput = answered OK / elapsed). */
-export function summarize(result: RunResult): LatencySummary {
-  const ok = result.records.filter((r) => r.outcome.ok);
-  const lat = ok.map((r) => r.latency_us).sort((a, b) => a - b);
-  const errors_by_status: Record<string, number> = {};
-  for (const r of result.records) if (!r.outcome.ok) errors_by_status[r.outcome.status] = (errors_by_status[r.outcome.status] ?? 0) + 1;
-  return {
-    count: result.records.length,
-    ok: ok.length,
-    errors: result.records.length - ok.length,
-    throughput_per_s: result.elapsed_s > 0 ? ok.length / result.elapsed_s : 0,
-    latency_us: {
-      p50: percentile(lat, 50),
-      p90: percentile(lat, 90),
-      p95: percentile(lat, 95),
-      p99: percentile(lat, 99),
-      mean: lat.length ? lat.reduce((a, b) => a + b, 0) / lat.length : 0,
-    },
-    errors_by_status,
-  };
 }

@@ -1,14 +1,13 @@
 /**
  * startLoad's `scenario` (a preset name or scenario JSON) plus its rate/duration/seed/concurrency
- * overrides -> core's arrival plan for the target model.
+ * overrides -> the scenario and overrides a generator job carries. Nothing is generated here: the plan is
+ * a lazy stream built where it is sent (generator/job.ts), and its size is checked against the limits
+ * before a thread is even started.
  */
-import { findPreset, PRESETS, scenarioToArrivals, validateScenario, type ArrivalPlan } from '@inferscope/core/load/index.ts';
+import { checkPlanSize, findPreset, planArrivals, PRESETS, validateScenario, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load/index.ts';
 import type { StartLoadRequest } from '../live/types';
 
-/** longest schedule we precompute: protects memory from rate x duration typos */
-const MAX_ARRIVALS = 2_000_000;
-
-export function resolveScenario(req: StartLoadRequest): ArrivalPlan {
+export function resolveScenario(req: StartLoadRequest, limits: LoadLimits): { scenario: Scenario; overrides: ScenarioOverrides; name: string; seed: number } {
   const scenario =
     typeof req.scenario === 'string'
       ? findPreset(req.scenario) ??
@@ -16,13 +15,8 @@ export function resolveScenario(req: StartLoadRequest): ArrivalPlan {
           throw new Error(`unknown scenario preset '${req.scenario}' (presets: ${PRESETS.map((p) => p.name).join(', ')})`);
         })()
       : validateScenario(req.scenario);
-  const plan = scenarioToArrivals(scenario, {
-    rate: req.rate,
-    duration_s: req.duration,
-    seed: req.seed,
-    concurrency: req.concurrency,
-    model: req.model,
-  });
-  if (plan.arrivals.length > MAX_ARRIVALS) throw new Error(`scenario makes ${plan.arrivals.length} requests, more than the ${MAX_ARRIVALS} a run may hold`);
-  return plan;
+  const overrides: ScenarioOverrides = { rate: req.rate, duration_s: req.duration, seed: req.seed, concurrency: req.concurrency, model: req.model };
+  const plan = planArrivals(scenario, overrides);
+  checkPlanSize(plan.size, limits);
+  return { scenario, overrides, name: scenario.name, seed: plan.seed };
 }

@@ -2,8 +2,10 @@
  * Trace files on disk, in core's trace format (packages/core/src/load/trace.ts): reading with the file name
  * in every error, and the header line a recorder starts with.
  */
-import { readFile } from 'node:fs/promises';
-import { parseTrace, type Trace } from '@inferscope/core/load/index.ts';
+import { constants } from 'node:fs';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { parseTrace, TraceError, TraceReader, type Arrival, type Trace } from '@inferscope/core/load/index.ts';
 
 export function traceHeaderLine(extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ format: 'inferscope-trace', version: 1, created: new Date().toISOString(), ...extra });
@@ -21,4 +23,57 @@ export async function readTraceFile(path: string): Promise<Trace> {
   } catch (err) {
     throw new Error(`${path}: ${(err as Error).message}`);
   }
+}
+
+/** A trace's arrivals read line by line (a replay never holds the file), each error naming file and line. */
+export async function* streamTraceFile(path: string, opts: { model?: string } = {}): AsyncGenerator<Arrival> {
+  let handle: FileHandle;
+  try {
+    // not through a symlink: a replay reads recordings, not whatever a link planted in the folder points at
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    throw new Error(`cannot read trace ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  const lines = createInterface({ input: handle.createReadStream({ encoding: 'utf8' }), crlfDelay: Infinity });
+  const reader = new TraceReader();
+  let n = 0;
+  try {
+    for await (const line of lines) {
+      let a: Arrival | undefined;
+      try {
+        a = reader.line(line, ++n);
+      } catch (err) {
+        throw new Error(`${path}: ${(err as Error).message}`);
+      }
+      // Replaying onto another model: same arrival pattern, the target model's inputs.
+      if (a) yield opts.model ? { ...a, model: opts.model, version: undefined } : a;
+    }
+    reader.end();
+  } catch (err) {
+    throw err instanceof TraceError ? new Error(`${path}: ${err.message}`) : err;
+  } finally {
+    lines.close();
+    await handle.close().catch(() => undefined);
+  }
+}
+
+export interface TraceFacts {
+  arrivals: number;
+  /** distinct models, '' for arrivals that name none */
+  models: string[];
+  last_t_us: number;
+}
+
+/** One streaming pass over a trace: how many arrivals, to which models, how long (before replaying it). */
+export async function scanTraceFile(path: string, opts: { model?: string; maxModels?: number } = {}): Promise<TraceFacts> {
+  const models = new Set<string>();
+  let arrivals = 0;
+  let last = 0;
+  for await (const a of streamTraceFile(path, opts)) {
+    arrivals++;
+    last = a.t_us;
+    models.add(a.model);
+    if (models.size > (opts.maxModels ?? 64)) throw new Error(`${path}: arrivals for more than ${opts.maxModels ?? 64} models`);
+  }
+  return { arrivals, models: [...models], last_t_us: last };
 }

@@ -3,7 +3,7 @@
  * its samples `name{label="value",...} number`. Label values escape backslash, double quote and newline;
  * HELP text escapes backslash and newline.
  */
-export type MetricType = 'counter' | 'gauge';
+export type MetricType = 'counter' | 'gauge' | 'summary';
 
 export interface Sample {
   labels: Record<string, string>;
@@ -15,6 +15,9 @@ export interface MetricFamily {
   help: string;
   type: MetricType;
   samples: Sample[];
+  /** a summary's `_sum` and `_count` lines (its samples are the quantiles) */
+  sum?: number;
+  count?: number;
 }
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -38,6 +41,7 @@ export function renderFamilies(families: readonly MetricFamily[]): string {
       const labels = keys.length ? `{${keys.map((k) => `${k}="${escapeLabel(s.labels[k])}"`).join(',')}}` : '';
       out += `${f.name}${labels} ${formatValue(s.value)}\n`;
     }
+    if (f.type === 'summary') out += `${f.name}_sum ${formatValue(f.sum ?? 0)}\n${f.name}_count ${formatValue(f.count ?? 0)}\n`;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { batchingOf } from '../store/config-paths';
 import { runAbCompare, type AbSide } from './ab-compare';
 import { startLoadMessage } from './load-message';
 import { AbTable } from './AbTable';
+import { LoadRunFigures } from './LoadRunFigures';
 import { SCENARIO_NAMES } from './scenarios';
 import { S } from '../strings';
 
@@ -81,7 +82,8 @@ export function LoadPanel(props: { canControl: boolean }) {
           {load.map((p) => (
             <li key={p.id}>
               <b>{p.scenario}</b> → {p.model} <span className="badge">{p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s.toFixed(1)} s
-              <div className="text-muted">{S.progress(p.sent, p.answered, p.errors)}{p.recording ? ` · ${p.recording}` : ''}</div>
+              <div className="text-muted">{S.progress(p.sent, p.answered, p.errors)}{p.skipped ? ` · ${S.skipped(p.skipped)}` : ''}{p.recording ? ` · ${p.recording}` : ''}</div>
+              {p.scenario !== 'recording' && <LoadRunFigures run={p} />}
             </li>
           ))}
         </ul>

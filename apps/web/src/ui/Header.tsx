@@ -85,7 +85,17 @@ function ConnectionBadge(props: { onResync(): void }) {
       {status === 'connecting' && c.attempts > 0 && <span className="text-muted">{S.reconnectAttempt(c.attempts)}</span>}
       {c.error && status !== 'connected' && mode === 'live' && <span className="text-danger text-xs">{c.error}</span>}
       <span ref={rateRef} className="text-muted text-xs" />
+      {mode === 'live' && <EventLoopFigure />}
       {mode === 'live' && <button type="button" className="btn btn-sm" onClick={props.onResync} disabled={status !== 'connected'}>{S.resync}</button>}
     </div>
   );
+}
+
+/** The server's own event-loop delay (p99 of its last window): a stall there delays every batch. */
+function EventLoopFigure() {
+  const ref = useLiveText<HTMLSpanElement>(() => {
+    const f = live.stats.last()?.event_loop;
+    return f ? S.eventLoop(f.p99_ms.toFixed(f.p99_ms < 10 ? 2 : 1)) : '';
+  });
+  return <span ref={ref} className="text-muted text-xs" data-testid="event-loop-delay" />;
 }

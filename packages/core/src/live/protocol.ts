@@ -89,6 +89,16 @@ export interface StatsMessage {
   wall_ms: number;
   models: ModelAggregate[];
   load?: LoadProgress[];
+  /** the server's own main event loop: how late its timers ran (a stall delays every batch) */
+  event_loop?: EventLoopFigures;
+}
+
+/** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
+export interface EventLoopFigures {
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  window_s: number;
 }
 
 export interface LoadProgress {
@@ -102,7 +112,30 @@ export interface LoadProgress {
   elapsed_s: number;
   duration_s: number;
   recording?: string;
+  /**
+   * Where the generator runs: 'worker' = its own thread and event loop, a client over loopback HTTP (the
+   * default, so it does not perturb what it measures); 'inprocess' = on the server's own event loop,
+   * calling the scheduler directly (a demo mode, labelled as such).
+   */
+  generator?: 'worker' | 'inprocess';
+  /** arrivals not sent because the run already had its most requests in flight (the server fell behind) */
+  skipped?: number;
+  /** why a run ended early or failed, for the dashboard */
+  reason?: string;
+  /** what the generator measured so far (client side, next to the server's queue/compute figures) */
+  client?: LoadClientFigures;
 }
+
+/** The load generator's own figures for a run, µs. */
+export interface LoadClientFigures {
+  /** scheduled vs actual send time: the generator's accuracy (large = the figures are the client's) */
+  send_lag_us: { p50: number; p99: number; max: number };
+  /** send to last response byte, successful requests */
+  latency_us: { p50: number; p99: number };
+}
+
+/** Send lag p99 above this (µs) means the generator could not keep its schedule; the dashboard warns. */
+export const SEND_LAG_WARN_US = 5_000;
 
 export interface Snapshot {
   server: ServerInfo;

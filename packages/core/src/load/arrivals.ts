@@ -1,11 +1,18 @@
 /**
- * Scenario -> arrival schedule. Open-loop phases become a sorted list of arrivals (computed up front, so the
- * same scenario + seed always yields the same list); closed-loop phases cannot be precomputed (the next
- * request waits for an answer), so they come back as driver descriptions plus a RequestSampler the driver
- * draws request attributes from.
+ * Scenario -> arrivals. Open-loop phases become a stream of arrivals in time order, generated as it is
+ * read (a run of 100,000/s for an hour never exists in memory: the old up-front list took the server to
+ * 2.3 GB and a fatal V8 error). The same scenario + seed always yields the same sequence, the one the
+ * former up-front schedule produced. Closed-loop phases cannot be precomputed (the next request waits for
+ * an answer), so they come back as driver descriptions plus a RequestSampler the driver draws from.
+ *
+ * Every plan says how big it is (expected requests, peak rate) so a caller refuses what it cannot carry
+ * before sending anything (limits.ts); `scenarioToArrivals`, the eager form the simulator uses, refuses
+ * the same way before it builds its list.
  */
 import { Rng } from './rng';
 import { applyOverrides, totalDuration, type Phase, type Scenario, type ScenarioOverrides, type ShapeSpec } from './scenario';
+import { isTimedPhase, phaseTimes } from './phase-times';
+import { checkPlanSize, DEFAULT_LOAD_LIMITS, planSize, type LoadLimits, type PlanSize } from './limits';
 
 export interface Arrival {
   t_us: number;
@@ -27,12 +34,32 @@ export interface ClosedLoopPhase {
   think_us: number;
 }
 
+/** A scenario ready to run: open-loop arrivals as a lazy stream, closed-loop phases as descriptions. */
+export interface LoadPlan {
+  scenario: Scenario;
+  seed: number;
+  duration_us: number;
+  closed: ClosedLoopPhase[];
+  size: PlanSize;
+  /** a fresh stream of the open-loop arrivals in time order; every call yields the same sequence */
+  open(): OpenArrivals;
+  /** what closed-loop clients draw request attributes from (its own stream: the open loop's stays intact) */
+  sampler: RequestSampler;
+}
+
+/** the open-loop stream and the sampler it draws attributes from */
+export interface OpenArrivals extends IterableIterator<Arrival> {
+  readonly sampler: RequestSampler;
+}
+
+/** The eager form: every open-loop arrival in one array (the simulator, tests, small A/B plans). */
 export interface ArrivalPlan {
   scenario: Scenario;
   seed: number;
   duration_us: number;
   arrivals: Arrival[];
   closed: ClosedLoopPhase[];
+  /** the sampler after the open loop's draws, as the up-front schedule left it (closed-loop clients use it) */
   sampler: RequestSampler;
 }
 
@@ -77,81 +104,77 @@ export class RequestSampler {
   }
 }
 
-export function scenarioToArrivals(input: Scenario, overrides: ScenarioOverrides = {}): ArrivalPlan {
+/** The lazy plan of a scenario (overrides applied). Nothing is generated until `open()` is read. */
+export function planArrivals(input: Scenario, overrides: ScenarioOverrides = {}): LoadPlan {
   const scenario = applyOverrides(input, overrides);
   const seed = scenario.seed ?? DEFAULT_SEED;
-  const sampler = new RequestSampler(scenario, seed, overrides.model ?? '');
-  const timing = new Rng(seed);
-  const times: number[] = [];
-  const recorded: Arrival[] = [];
+  const target = overrides.model ?? '';
   const closed: ClosedLoopPhase[] = [];
   let start = 0;
-  scenario.phases.forEach((p, i) => {
+  for (const p of scenario.phases) {
     const end = start + p.duration_s * 1e6;
-    phaseTimes(p, start, end, timing.fork(i + 1), times, recorded, closed);
+    if (p.type === 'closed') closed.push({ start_us: start, end_us: end, concurrency: p.concurrency, think_us: p.think_us ?? 0 });
     start = end;
-  });
-  times.sort((a, b) => a - b);
-  const arrivals = times.map((t) => sampler.sample(t));
-  const merged = recorded.length > 0 ? [...arrivals, ...recorded].sort((a, b) => a.t_us - b.t_us) : arrivals;
-  return { scenario, seed, duration_us: totalDuration(scenario) * 1e6, arrivals: merged, closed, sampler };
+  }
+  return {
+    scenario,
+    seed,
+    duration_us: totalDuration(scenario) * 1e6,
+    closed,
+    size: planSize(scenario),
+    open: () => openArrivals(scenario, seed, new RequestSampler(scenario, seed, target)),
+    sampler: new RequestSampler(scenario, seed, target),
+  };
 }
 
-function phaseTimes(p: Phase, start: number, end: number, rng: Rng, out: number[], recorded: Arrival[], closed: ClosedLoopPhase[]): void {
-  switch (p.type) {
-    case 'constant': {
-      if (p.rate <= 0) return;
-      const gap = 1e6 / p.rate;
-      for (let k = 0; start + k * gap < end; k++) out.push(start + k * gap);
-      return;
-    }
-    case 'poisson': {
-      if (p.rate <= 0) return;
-      for (let t = start + rng.expGapUs(p.rate); t < end; t += rng.expGapUs(p.rate)) out.push(t);
-      return;
-    }
-    case 'ramp': {
-      const d = end - start;
-      const rate = (t: number) => p.from + ((p.to - p.from) * (t - start)) / d;
-      const max = Math.max(p.from, p.to);
-      if (max <= 0) return;
-      if (p.arrival === 'uniform') {
-        // place the k-th arrival where the integrated rate reaches k + 0.5
-        const a = (p.to - p.from) / (2 * d * 1e6);
-        const b = p.from / 1e6;
-        for (let k = 0; ; k++) {
-          const target = k + 0.5;
-          const x = a === 0 ? target / b : (-b + Math.sqrt(b * b + 4 * a * target)) / (2 * a);
-          if (!(x < d)) return;
-          out.push(start + x);
-        }
-      }
-      // Poisson with a time-varying rate, by thinning a Poisson process at the peak rate
-      for (let t = start + rng.expGapUs(max); t < end; t += rng.expGapUs(max)) {
-        if (rng.next() * max < rate(t)) out.push(t);
-      }
-      return;
-    }
-    case 'burst': {
-      if (p.rate > 0) for (let t = start + rng.expGapUs(p.rate); t < end; t += rng.expGapUs(p.rate)) out.push(t);
-      const spread = p.burst_spread_us ?? 1000;
-      for (let b = start; b < end; b += p.burst_every_s * 1e6) {
-        for (let k = 0; k < p.burst_size; k++) out.push(Math.min(end - 1, b + rng.next() * spread));
-      }
-      return;
-    }
-    case 'closed':
-      closed.push({ start_us: start, end_us: end, concurrency: p.concurrency, think_us: p.think_us ?? 0 });
-      return;
-    case 'replay': {
-      const speed = p.speed ?? 1;
-      for (const a of p.arrivals) {
-        const t = start + a.t_us / speed;
-        if (t < end) recorded.push({ ...a, t_us: Math.round(t), model: a.model ?? '' });
-      }
-      return;
-    }
-    case 'idle':
-      return;
+/**
+ * The eager plan, refused with a clear error (before anything is built) when it is bigger than `limits`
+ * allow: a list is only for what fits in memory.
+ */
+export function scenarioToArrivals(input: Scenario, overrides: ScenarioOverrides = {}, limits: LoadLimits = DEFAULT_LOAD_LIMITS): ArrivalPlan {
+  const plan = planArrivals(input, overrides);
+  checkPlanSize(plan.size, limits);
+  const open = plan.open();
+  const arrivals: Arrival[] = [];
+  for (const a of open) {
+    arrivals.push(a);
+    // a Poisson count can exceed its expectation a little; never the hard limit
+    if (arrivals.length > limits.max_requests_per_run) throw new Error(`the scenario makes more than ${limits.max_requests_per_run} requests, the most one run may send`);
   }
+  return { scenario: plan.scenario, seed: plan.seed, duration_us: plan.duration_us, arrivals, closed: plan.closed, sampler: open.sampler };
+}
+
+function openArrivals(scenario: Scenario, seed: number, sampler: RequestSampler): OpenArrivals {
+  const it = generateOpen(scenario, seed, sampler) as Generator<Arrival> & { sampler: RequestSampler };
+  return Object.assign(it, { sampler });
+}
+
+/**
+ * Phases play one after the other and each phase's times lie in [start, end), so time order overall is
+ * phase order, then time order within a phase: what sorting one list of everything gave, without the list.
+ * Attributes are drawn in that order, as before. One timing stream forks one sub-stream per phase (closed
+ * and idle phases included), in phase order, exactly as before.
+ */
+function* generateOpen(scenario: Scenario, seed: number, sampler: RequestSampler): Generator<Arrival> {
+  const timing = new Rng(seed);
+  let start = 0;
+  for (let i = 0; i < scenario.phases.length; i++) {
+    const p = scenario.phases[i];
+    const end = start + p.duration_s * 1e6;
+    const rng = timing.fork(i + 1);
+    if (isTimedPhase(p)) for (const t of phaseTimes(p, start, end, rng)) yield sampler.sample(t);
+    else if (p.type === 'replay') yield* replayed(p, start, end);
+    start = end;
+  }
+}
+
+/** A replay phase's arrivals (already in memory: they are part of the scenario), in time order. */
+function replayed(p: Extract<Phase, { type: 'replay' }>, start: number, end: number): Arrival[] {
+  const speed = p.speed ?? 1;
+  const out: Arrival[] = [];
+  for (const a of p.arrivals) {
+    const t = start + a.t_us / speed;
+    if (t < end) out.push({ ...a, t_us: Math.round(t), model: a.model ?? '' });
+  }
+  return out.sort((a, b) => a.t_us - b.t_us);
 }

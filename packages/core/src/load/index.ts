@@ -2,5 +2,6 @@ export { Rng, mulberry32 } from './rng';
 export * from './scenario';
 export { validateScenario, ScenarioError } from './validate';
 export { PRESETS, findPreset } from './presets';
-export { scenarioToArrivals, RequestSampler, shapeKeyOf, DEFAULT_SEED, type Arrival, type ArrivalPlan, type ClosedLoopPhase } from './arrivals';
-export { parseTrace, serializeTrace, arrivalLine, traceToScenario, TraceError, type Trace, type TraceHeader } from './trace';
+export { planArrivals, scenarioToArrivals, RequestSampler, shapeKeyOf, DEFAULT_SEED, type Arrival, type ArrivalPlan, type LoadPlan, type OpenArrivals, type ClosedLoopPhase } from './arrivals';
+export { DEFAULT_LOAD_LIMITS, checkPlanSize, planSize, LoadLimitError, type LoadLimits, type PlanSize } from './limits';
+export { parseTrace, serializeTrace, arrivalLine, traceToScenario, TraceError, TraceReader, type Trace, type TraceHeader } from './trace';

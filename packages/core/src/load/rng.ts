@@ -8,23 +8,46 @@
  * server's input data and model weights too, so every seeded stream in the project is this sequence.
  */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
+  const g = new Mulberry32(seed);
+  return () => g.next();
+}
+
+/** mulberry32 with its 32-bit state in the open, so a stream can be copied (see Rng.clone). */
+class Mulberry32 {
+  constructor(public state: number) {
+    this.state = state >>> 0;
+  }
+
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  }
 }
 
 export class Rng {
   /** uniform in [0, 1) */
   readonly next: () => number;
 
+  private readonly g: Mulberry32;
+
   constructor(seed: number) {
     // The seed is mixed so that small neighbouring seeds (1, 2, 3) do not start from nearby states.
-    this.next = mulberry32((Math.floor(seed) >>> 0) ^ 0x9e3779b9);
+    this.g = new Mulberry32((Math.floor(seed) >>> 0) ^ 0x9e3779b9);
+    this.next = () => this.g.next();
+  }
+
+  /**
+   * A copy that continues with the same draws as this stream from here on. The lazy arrival generator uses
+   * it where today's schedule drew one whole sub-stream before another from one generator (a burst phase's
+   * background, then its bursts): a copy replays the first while the original skips ahead to the second.
+   */
+  clone(): Rng {
+    const c = new Rng(0);
+    c.g.state = this.g.state;
+    return c;
   }
 
   /** integer in [min, max] */

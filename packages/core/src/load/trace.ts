@@ -46,14 +46,28 @@ export function arrivalLine(a: Arrival): string {
 }
 
 export function parseTrace(text: string): Trace {
-  const lines = text.split('\n');
-  let header: TraceHeader | undefined;
+  const reader = new TraceReader();
   const arrivals: Arrival[] = [];
-  let last = 0;
+  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i].trim();
-    const n = i + 1;
-    if (raw === '') continue;
+    const a = reader.line(lines[i], i + 1);
+    if (a) arrivals.push(a);
+  }
+  return { header: reader.end(), arrivals };
+}
+
+/**
+ * A trace read line by line, for files too big to hold (a replay streams its file): the first non-empty
+ * line must be the header, each later one an arrival no earlier than the one before.
+ */
+export class TraceReader {
+  header: TraceHeader | undefined;
+  private last = 0;
+
+  /** the arrival on this line (1-based `n` for errors), or undefined for the header and blank lines */
+  line(text: string, n: number): Arrival | undefined {
+    const raw = text.trim();
+    if (raw === '') return undefined;
     let v: unknown;
     try {
       v = JSON.parse(raw);
@@ -62,17 +76,22 @@ export function parseTrace(text: string): Trace {
     }
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TraceError(n, 'each line must be a JSON object');
     const o = v as Record<string, unknown>;
-    if (!header) {
+    if (!this.header) {
       if (o.format !== 'inferscope-trace') throw new TraceError(n, 'the first line must be the header {"format":"inferscope-trace","version":1}');
       if (o.version !== 1) throw new TraceError(n, `unsupported trace version ${JSON.stringify(o.version)} (this reader knows version 1)`);
-      header = o as TraceHeader;
-      continue;
+      this.header = o as TraceHeader;
+      return undefined;
     }
-    arrivals.push(parseArrival(o, n, last));
-    last = arrivals[arrivals.length - 1].t_us;
+    const a = parseArrival(o, n, this.last);
+    this.last = a.t_us;
+    return a;
   }
-  if (!header) throw new TraceError(1, 'empty trace: expected a header line');
-  return { header, arrivals };
+
+  /** the header, once every line has been read; a trace without one is an error */
+  end(): TraceHeader {
+    if (!this.header) throw new TraceError(1, 'empty trace: expected a header line');
+    return this.header;
+  }
 }
 
 function parseArrival(o: Record<string, unknown>, n: number, last: number): Arrival {

@@ -3,13 +3,13 @@
  * configurations, side by side. Changes go through the live control channel, so they are announced to
  * every dashboard; the original values are restored at the end.
  */
-import { findPreset, PRESETS, scenarioToArrivals, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
+import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { readFile } from 'node:fs/promises';
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
-import { readTraceFile } from '../../load/trace-file';
+import { readTraceFile, scanTraceFile } from '../../load/trace-file';
 import { formatABReport, runAB } from '../../load/ab-compare';
 import { connectControl, statsApiWatcher } from '../../load/ab-remote';
 import { resolveControlToken } from '../../live/security';
@@ -101,13 +101,20 @@ export async function ab(argv: string[], out: (s: string) => void = console.log,
   if (!!a.values.scenario === !!a.values.trace) throw new Error('give exactly one of --scenario or --trace');
   const patchA = parsePatch(a.values.a, model, '--a');
   const patchB = parsePatch(a.values.b, model, '--b');
+  if (a.values.trace) {
+    // both sides replay the trace from memory: count it first (streaming) and refuse one too big to hold
+    const facts = await scanTraceFile(a.values.trace);
+    if (facts.arrivals > DEFAULT_LOAD_LIMITS.max_requests_per_run) throw new Error(`${a.values.trace} has ${facts.arrivals} arrivals, more than the ${DEFAULT_LOAD_LIMITS.max_requests_per_run} one run may send`);
+  }
   const scenario = a.values.trace ? traceToScenario(await readTraceFile(a.values.trace)) : await loadScenario(a.values.scenario!);
-  const plan = scenarioToArrivals(scenario, {
+  // a lazy plan (each side reads a fresh stream), refused before any traffic when over the limits
+  const plan = planArrivals(scenario, {
     rate: a.values.rate === undefined ? undefined : numberArg(a.values.rate, '--rate', 0, { min: 0.001, max: 100_000 }),
     duration_s: a.values.duration === undefined ? undefined : numberArg(a.values.duration, '--duration', 0, { min: 0.001, max: 3600 }),
     seed: numberArg(a.values.seed, '--seed', 1, { integer: true, min: 0 }),
     model,
   });
+  checkPlanSize(plan.size, DEFAULT_LOAD_LIMITS);
   const url = normaliseUrl(a.values.url);
   const target = new HttpTarget({ url, binary: a.flags.has('binary') });
   const control = await connectControl(url, resolveControlToken(a.values.token, env));

@@ -5,8 +5,10 @@
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
-import { readTraceFile } from '../../load/trace-file';
-import { runArrivals, summarize } from '../../load/runner';
+import { RealClock } from '@inferscope/core/clock/index.ts';
+import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load/index.ts';
+import { scanTraceFile, streamTraceFile } from '../../load/trace-file';
+import { runLoad } from '../../load/runner';
 
 const help = `Usage: inferscope replay TRACE [options]
 
@@ -33,40 +35,44 @@ export async function replay(argv: string[], out: (s: string) => void = console.
   const a = parseArgs(argv, specs);
   if (a.positional.length !== 1) throw new Error('replay needs exactly one TRACE file');
   const speed = numberArg(a.values.speed, '--speed', 1, { min: 0.001, max: 1000 });
-  const trace = await readTraceFile(a.positional[0]);
-  let arrivals = trace.arrivals;
-  if (a.values.model) arrivals = arrivals.map((x) => ({ ...x, model: a.values.model, version: undefined }));
-  if (arrivals.length === 0) throw new Error(`${a.positional[0]} has no arrivals`);
+  const file = a.positional[0];
+  const model = a.values.model;
+  // One streaming pass for the facts, then the replay streams the file again: a trace is never held whole.
+  const facts = await scanTraceFile(file, { model });
+  if (facts.arrivals === 0) throw new Error(`${file} has no arrivals`);
+  const limits = DEFAULT_LOAD_LIMITS;
+  if (facts.arrivals > limits.max_requests_per_run) throw new Error(`${file} has ${facts.arrivals} arrivals, more than the ${limits.max_requests_per_run} one run may send`);
   const target = new HttpTarget({ url: normaliseUrl(a.values.url), binary: a.flags.has('binary'), seed: numberArg(a.values.seed, '--seed', 1, { integer: true, min: 0 }) });
   try {
-    const models = [...new Set(arrivals.map((x) => x.model))];
+    const models = facts.models;
     for (const m of models) {
       if (!m) throw new Error('the trace has arrivals without a model: give -m MODEL');
       await target.check(m);
     }
-    const duration = arrivals[arrivals.length - 1].t_us / 1e6 / speed;
+    const duration = facts.last_t_us / 1e6 / speed;
     const tty = process.stderr.isTTY;
-    const result = await runArrivals(target, arrivals, {
+    const result = await runLoad(target, { open: streamTraceFile(file, { model }) }, {
+      clock: new RealClock(),
       speed,
+      limits,
       progressEveryMs: tty ? 200 : 1000,
       onProgress: (c) => {
-        const line = `  replay ${c.elapsed_s.toFixed(1)}/${duration.toFixed(1)} s: sent ${c.sent}/${arrivals.length}, answered ${c.answered}, errors ${c.errors}`;
+        const line = `  replay ${c.elapsed_s.toFixed(1)}/${duration.toFixed(1)} s: sent ${c.sent}/${facts.arrivals}, answered ${c.answered}, errors ${c.errors}`;
         progress(tty ? `\r\x1b[K${line}` : `${line}\n`);
       },
     });
     if (tty) progress('\r\x1b[K');
-    const s = summarize(result);
-    const lateUs = result.records.map((r) => r.lag_us).sort((x, y) => x - y);
-    const report = { trace: a.positional[0], models, speed, arrivals: arrivals.length, ...s, send_lag_us_p99: lateUs[Math.floor(lateUs.length * 0.99)] ?? 0 };
+    const s = result.summary;
+    const report = { trace: file, models, speed, arrivals: facts.arrivals, sent: result.sent, skipped: result.skipped, ...s, send_lag_us_p99: s.send_lag_us.p99 };
     if (a.flags.has('json')) out(JSON.stringify(report, null, 2));
     else {
-      out(`Replayed ${arrivals.length} arrivals of ${a.positional[0]} at ${speed}x onto ${models.join(', ')} in ${result.elapsed_s.toFixed(2)} s`);
-      out(`  Throughput: ${s.throughput_per_s.toFixed(1)} req/sec (${s.ok} ok, ${s.errors} errors)`);
+      out(`Replayed ${result.sent} of ${facts.arrivals} arrivals of ${file} at ${speed}x onto ${models.join(', ')} in ${result.elapsed_s.toFixed(2)} s`);
+      out(`  Throughput: ${s.throughput_per_s.toFixed(1)} req/sec (${s.ok} ok, ${s.errors} errors${result.skipped ? `, ${result.skipped} skipped: too many in flight` : ''})`);
       out(`  Latency: p50 ${Math.round(s.latency_us.p50)} usec, p90 ${Math.round(s.latency_us.p90)} usec, p95 ${Math.round(s.latency_us.p95)} usec, p99 ${Math.round(s.latency_us.p99)} usec, avg ${Math.round(s.latency_us.mean)} usec`);
-      out(`  Send lag behind the schedule: p99 ${Math.round(report.send_lag_us_p99)} usec`);
+      out(`  Send lag behind the schedule: p50 ${Math.round(s.send_lag_us.p50)} usec, p99 ${Math.round(s.send_lag_us.p99)} usec`);
       for (const [status, n] of Object.entries(s.errors_by_status)) out(`  HTTP ${status}: ${n}`);
     }
-    return s.errors === 0 ? 0 : 1;
+    return s.errors === 0 && result.skipped === 0 ? 0 : 1;
   } finally {
     target.close();
   }

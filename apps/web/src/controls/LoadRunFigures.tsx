@@ -1,0 +1,42 @@
+/**
+ * One load run's figures, client and server side by side: what the generator measured (send lag: its own
+ * accuracy; latency from send to answer) next to what the server's statistics say for the same model
+ * (latency, queue and compute). A warning when the send lag says the generator missed its schedule (the
+ * figures are then the client's, not the server's); a label when the generator ran on the server's loop.
+ */
+import { SEND_LAG_WARN_US, type LoadProgress, type ModelAggregate } from '@inferscope/core';
+import { live } from '../store/app-store';
+import { S } from '../strings';
+
+const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
+
+/** the server's latest aggregate for the run's model (its busiest version: the one the load goes to) */
+function serverSide(model: string): ModelAggregate | undefined {
+  const aggs = live.stats.last()?.models.filter((a) => a.model === model) ?? [];
+  return aggs.sort((a, b) => b.requests_per_s - a.requests_per_s)[0];
+}
+
+export function LoadRunFigures(props: { run: LoadProgress }) {
+  const { run } = props;
+  const c = run.client;
+  const server = serverSide(run.model);
+  const late = c !== undefined && c.send_lag_us.p99 > SEND_LAG_WARN_US;
+  return (
+    <div className="text-xs" data-testid="load-figures">
+      <span className="badge" data-testid="load-generator">{run.generator === 'inprocess' ? S.generatorInProcess : S.generatorWorker}</span>
+      {c && (
+        <table className="w-full mt-1 tabular-nums">
+          <thead>
+            <tr className="text-muted"><th /><th className="text-right">{S.clientSide}</th><th className="text-right">{S.serverSide}</th></tr>
+          </thead>
+          <tbody>
+            <tr><td>{S.latencyP50P99}</td><td className="text-right">{ms(c.latency_us.p50)} / {ms(c.latency_us.p99)}</td><td className="text-right">{server ? `${ms(server.latency_us.p50)} / ${ms(server.latency_us.p99)}` : '–'}</td></tr>
+            <tr><td>{S.sendLagQueueCompute}</td><td className="text-right" data-testid="send-lag">{ms(c.send_lag_us.p50)} / {ms(c.send_lag_us.p99)}</td><td className="text-right">{server ? `${ms(server.queue_us_mean)} / ${ms(server.compute_us_mean)}` : '–'}</td></tr>
+          </tbody>
+        </table>
+      )}
+      {late && <p className="text-danger" role="alert" data-testid="send-lag-warning">{S.sendLagWarning(ms(c.send_lag_us.p99), ms(SEND_LAG_WARN_US))}</p>}
+      {run.reason && <p className="text-muted">{run.reason}</p>}
+    </div>
+  );
+}
