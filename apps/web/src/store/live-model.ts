@@ -202,6 +202,9 @@ export class LiveModel {
         const r = this.requests.get(id) ?? {
           id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t - e.total_us, phase: 'done' as const,
         };
+        // an ensemble's own request forms no batch: it leaves the queue count when it is answered
+        const m = e.steps !== undefined && r.phase === 'queued' ? this.models.get(key) : undefined;
+        if (m) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
         this.requests.delete(id);
         Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
         this.finished.push(r);
