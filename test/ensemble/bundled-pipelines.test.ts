@@ -5,6 +5,7 @@
 // UNAVAILABLE with a reason naming the python backend, and the rest of the repository serves.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import type { EnsembleStepEvent } from '@inferscope/core';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -54,7 +55,7 @@ test('image_pipeline = image_preprocess then cnn_classifier, by hand', async (t)
   assert.deepEqual(res.body.outputs[0].shape, [2, 10]);
   const direct = await post('cnn_classifier', { inputs: [{ name: 'image', datatype: 'FP32', shape: [2, 3, 64, 64], data: images.flatMap(preprocess) }] });
   close(res.body.outputs[0].data, direct.body.outputs[0].data);
-  const parents = server.events.filter((e) => e.type === 'ensemble.step' && e.parent.model === 'image_pipeline').map((e) => e.model);
+  const parents = server.events.filter((e): e is EnsembleStepEvent => e.type === 'ensemble.step' && e.parent.model === 'image_pipeline').map((e) => e.model);
   assert.deepEqual(parents.slice(-2), ['image_preprocess', 'cnn_classifier']);
 });
 

@@ -57,6 +57,14 @@ test('JSON: the outputs equal the steps run by hand, batch of 2', async () => {
   assert.deepEqual(body.outputs[0].shape, [2, 3]);
   close(body.outputs[0].data, expected(x).OUT);
   close(body.outputs[1].data, expected(x).NEG);
+  // independent steps run side by side: negate is sent before scale has answered; project after it
+  const last = ensembleDone('pipe').at(-1)!;
+  const at = (pred: (e: (typeof server.events)[number]) => boolean) => server.events.findIndex(pred);
+  const sent = (model: string) => at((e) => e.type === 'ensemble.step' && e.model === model && e.parent.request_id === last.request_id);
+  const scaleDone = at((e) => e.type === 'request.completed' && e.model === 'scale' && e.request_id === `${last.request_id}#0`);
+  assert.ok(sent('scale') < scaleDone && sent('negate') < scaleDone, 'scale and negate in flight together');
+  assert.ok(sent('project') > scaleDone, 'project waits for scale');
+  assert.equal(last.steps, 3);
 });
 
 test('binary tensors in and out give the same numbers', async () => {

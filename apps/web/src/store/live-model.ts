@@ -134,7 +134,11 @@ export class LiveModel {
       case 'ensemble.step': {
         const parentKey = modelKey(e.parent.model, e.parent.version);
         const ens = this.models.get(parentKey);
-        if (ens) (ens.stepsSent ??= [])[e.step] = (ens.stepsSent[e.step] ?? 0) + 1;
+        if (ens) {
+          const sent = (ens.stepsSent ??= []);
+          while (sent.length <= e.step) sent.push(0);
+          sent[e.step]!++;
+        }
         // bounded like the requests: links whose request.queued was sampled away must not pile up
         if (this.stepLinks.size >= MAX_IN_FLIGHT) this.stepLinks.delete(this.stepLinks.keys().next().value!);
         this.stepLinks.set(`${modelKey(e.model, e.version)}/${e.request_id}`, { parent: `${parentKey}/${e.parent.request_id}`, step: e.step });
