@@ -4,7 +4,9 @@
 // ensemble back; requests in flight when a composing model unloads each get exactly one answer.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RequestCompletedEvent } from '@inferscope/core';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EnsembleStepEvent, RequestCompletedEvent } from '@inferscope/core';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ensembleRepository, expected, type Fixture } from './fixtures.ts';
 
@@ -100,4 +102,35 @@ test('requests in flight while a composing model unloads: each gets exactly one 
   assert.equal(done.length, queued.length, 'every accepted ensemble request has one terminal event');
   assert.equal(new Set(done.map((e) => e.request_id)).size, done.length);
   assert.equal((await indexRow(server, 'pipe'))?.state, 'UNAVAILABLE');
+});
+
+test('an ensemble of an ensemble runs the inner one through its own scheduler; poll mode: a composing model edited keeps it serving, removed makes it UNAVAILABLE', async () => {
+  const { server, fx } = await serve(['scale', 'project', 'negate', 'pipe', 'outer'], { modelControlMode: 'poll', repositoryPollSecs: 0 });
+  const x = [1, 2, 3, 4, 5, 6, 7, 8];
+  const res = await infer(server, 'outer', x);
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.deepEqual(body.outputs.map((o: { name: string }) => o.name), ['OUT']);
+  const want = expected(x).OUT;
+  (body.outputs[0].data as number[]).forEach((v, i) => assert.ok(Math.abs(v - want[i]!) < 1e-5));
+  const outerDone = server.events.filter((e): e is RequestCompletedEvent => e.type === 'request.completed' && e.model === 'outer').at(-1)!;
+  const inner = server.events.filter((e): e is EnsembleStepEvent => e.type === 'ensemble.step' && e.parent.request_id === outerDone.request_id);
+  assert.deepEqual(inner.map((e) => e.model), ['pipe']);
+  const innerSteps = server.events.filter((e): e is EnsembleStepEvent => e.type === 'ensemble.step' && e.parent.request_id === inner[0]!.request_id);
+  assert.deepEqual(innerSteps.map((e) => e.model).sort(), ['project', 'scale'], 'pipe asked only for OUT: negate pruned');
+
+  // edit scale's batching in its file: the poll reloads scale (new load up before the old drains)
+  const cfg = join(fx.dir, 'scale', 'config.pbtxt');
+  await writeFile(cfg, (await readFile(cfg, 'utf8')).replace('max_queue_delay_microseconds: 2000000', 'max_queue_delay_microseconds: 1000'));
+  const diff = await server.built.manager.poll();
+  assert.deepEqual(diff.modified, ['scale']);
+  for (const m of ['pipe', 'outer']) assert.equal((await indexRow(server, m))?.state, 'READY', m);
+  assert.ok(!server.events.some((e) => e.type === 'model.state' && (e.model === 'pipe' || e.model === 'outer') && e.state !== 'READY' && e.t > outerDone.t),
+    'the ensembles stayed READY through the reload');
+  assert.equal((await infer(server, 'outer', x)).status, 200);
+
+  await rm(join(fx.dir, 'project'), { recursive: true });
+  await server.built.manager.poll();
+  assert.match((await indexRow(server, 'pipe'))?.reason ?? '', /contains models that are not available: project|composing model 'project'/);
+  assert.match((await indexRow(server, 'outer'))?.reason ?? '', /composing model 'pipe' is not ready/);
 });

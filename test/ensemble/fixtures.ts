@@ -4,6 +4,7 @@
  *   pipe:         IN --scale (2x+1)--> MID --project (x W, W 4x3)--> OUT        and IN --negate--> NEG
  *   lookup_pipe:  IDX --lookup (row IDX of a 4x4 table; out of range = onnxruntime error)--> ROW --project--> OUT
  *   ghost_pipe:   IN --missing_model--> OUT (a composing model that is not in the repository)
+ *   outer:        IN --pipe--> OUT (an ensemble of an ensemble)
  *
  * `scale` and `project` batch with a long delay and preferred sizes 2 and 8, so concurrent ensemble requests
  * share their step batches whatever the machine's speed. The same arithmetic in plain TypeScript gives the
@@ -102,6 +103,15 @@ output [ ${io('OUT', 'TYPE_FP32', [4])} ]
 ensemble_scheduling { ${step('missing_model', { x: 'IN' }, { y: 'OUT' })} }
 `;
 
+/** An ensemble of an ensemble: outer asks pipe for OUT only (pipe then skips its negate step). */
+const OUTER = `name: "outer"
+platform: "ensemble"
+max_batch_size: 8
+input [ ${io('IN', 'TYPE_FP32', [-1])} ]
+output [ ${io('OUT', 'TYPE_FP32', [3])} ]
+ensemble_scheduling { ${step('pipe', { IN: 'IN' }, { OUT: 'OUT' })} }
+`;
+
 export interface Fixture {
   dir: string;
   remove(): Promise<void>;
@@ -118,6 +128,7 @@ export async function ensembleRepository(only?: string[]): Promise<Fixture> {
     pipe: { config: PIPE },
     lookup_pipe: { config: LOOKUP_PIPE },
     ghost_pipe: { config: GHOST_PIPE },
+    outer: { config: OUTER },
   };
   for (const [name, m] of Object.entries(models)) {
     if (only && !only.includes(name)) continue;
