@@ -68,6 +68,9 @@ test('explicit mode: loading the ensemble loads its composing models; unloading 
   assert.equal((await post(server, '/v2/repository/models/project/load')).status, 200);
   assert.equal((await indexRow(server, 'pipe'))?.state, 'READY');
   assert.equal((await infer(server, 'pipe', x)).status, 200);
+  // live edits go to the composing models: the ensemble refuses them with a reason
+  await assert.rejects(server.built.manager.setInstanceCount('pipe', undefined, undefined, 2, 'test'), /'pipe' is an ensemble: it has no instances of its own/);
+  await assert.rejects(server.built.manager.updateDynamicBatching('pipe', undefined, { max_queue_delay_microseconds: 5 }, 'test'), /'pipe' is an ensemble: it has no dynamic batcher/);
 });
 
 test('explicit mode: an ensemble whose composing model cannot load fails to load with the reason', async () => {

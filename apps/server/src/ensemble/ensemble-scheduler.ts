@@ -21,6 +21,11 @@ import type { SchedulerLike, SchedulerView } from '../models/runtime';
 import { buildPlan, type EnsemblePlan } from './plan';
 import { runEnsembleRequest, type StepHost } from './run-request';
 
+/** Live edits an ensemble cannot take: it batches and runs nothing itself. */
+export function ensembleEditError(model: string, what: 'dynamic batching' | 'instance count'): ManagerError {
+  return new ManagerError('INVALID_ARG', `model '${model}' is an ensemble: it has no ${what === 'dynamic batching' ? 'dynamic batcher' : 'instances'} of its own; change the ${what} of the models its steps run`);
+}
+
 export interface EnsembleSchedulerOptions {
   model: string;
   version: string;
@@ -114,11 +119,11 @@ export class EnsembleScheduler implements SchedulerLike {
   }
 
   updateDynamicBatching(): never {
-    throw new ManagerError('INVALID_ARG', `model '${this.o.model}' is an ensemble: it has no dynamic batcher of its own (set it on the models it runs)`);
+    throw ensembleEditError(this.o.model, 'dynamic batching');
   }
 
   setInstanceCount(): never {
-    throw new ManagerError('INVALID_ARG', `model '${this.o.model}' is an ensemble: it has no instances of its own (set them on the models it runs)`);
+    throw ensembleEditError(this.o.model, 'instance count');
   }
 
   /** Refuses new requests, waits until every accepted one is answered (their steps drain in their own models). */

@@ -20,7 +20,8 @@ import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
-import { Ensembles, looksLikeEnsemble } from '../ensemble/ensembles';
+import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
+import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 
 export type { ModelEntry } from './model-load';
@@ -275,6 +276,7 @@ export class ModelManager {
   updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
+      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'dynamic batching');
       return updateDynamicBatching(this.options, entry, slot, patch, by);
     });
   }
@@ -282,6 +284,7 @@ export class ModelManager {
   setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
+      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
       return setInstanceCount(this.options, entry, slot, group, count, by);
     });
   }
