@@ -117,12 +117,16 @@ export interface Fixture {
   remove(): Promise<void>;
 }
 
-/** Writes the fixture repository; `only` limits it to some models (e.g. an ensemble without a step model). */
-export async function ensembleRepository(only?: string[]): Promise<Fixture> {
+/**
+ * Writes the fixture repository; `only` limits it to some models (e.g. an ensemble without a step model),
+ * `batching` replaces the dynamic_batching block of scale and project (benchmarks want a short delay).
+ */
+export async function ensembleRepository(only?: string[], opts: { batching?: string } = {}): Promise<Fixture> {
+  const batching = opts.batching ?? BATCH_8;
   const dir = await mkdtemp(join(tmpdir(), 'is-ensemble-'));
   const models: Record<string, { config: string; onnx?: Uint8Array }> = {
-    scale: { config: onnxConfig('scale', io('x', 'TYPE_FP32', [4]), io('y', 'TYPE_FP32', [4]), BATCH_8), onnx: scaleModel() },
-    project: { config: onnxConfig('project', io('x', 'TYPE_FP32', [4]), io('z', 'TYPE_FP32', [3]), BATCH_8), onnx: projectModel() },
+    scale: { config: onnxConfig('scale', io('x', 'TYPE_FP32', [4]), io('y', 'TYPE_FP32', [4]), batching), onnx: scaleModel() },
+    project: { config: onnxConfig('project', io('x', 'TYPE_FP32', [4]), io('z', 'TYPE_FP32', [3]), batching), onnx: projectModel() },
     negate: { config: onnxConfig('negate', io('x', 'TYPE_FP32', [4]), io('n', 'TYPE_FP32', [4]), ''), onnx: negateModel() },
     lookup: { config: onnxConfig('lookup', io('idx', 'TYPE_INT64', [1]), io('row', 'TYPE_FP32', [4]), ''), onnx: lookupModel() },
     pipe: { config: PIPE },

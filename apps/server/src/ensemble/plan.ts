@@ -26,6 +26,15 @@ export interface EnsemblePlan {
   outputs: string[];
   /** ensemble tensor -> the step that writes it */
   producer: Map<string, number>;
+  /** pruning per set of requested outputs, worked out once (see prunedFor) */
+  pruned: Map<string, Pruned>;
+}
+
+export interface Pruned {
+  /** the steps to run, ascending */
+  steps: number[];
+  /** tensors a step to run reads or the client wants: a step is asked only for the outputs in here */
+  used: Set<string>;
 }
 
 export function buildPlan(config: ModelConfig): EnsemblePlan {
@@ -47,7 +56,22 @@ export function buildPlan(config: ModelConfig): EnsemblePlan {
     inputs: (config.input ?? []).map((i) => i.name ?? ''),
     outputs: (config.output ?? []).map((o) => o.name ?? ''),
     producer,
+    pruned: new Map(),
   };
+}
+
+/** neededSteps and the tensors they use for `wanted`, cached on the plan (a handful of output sets). */
+export function prunedFor(plan: EnsemblePlan, wanted: readonly string[]): Pruned {
+  const key = wanted.join('\0');
+  let hit = plan.pruned.get(key);
+  if (!hit) {
+    const steps = neededSteps(plan, wanted);
+    const used = new Set<string>(wanted);
+    for (const i of steps) for (const [, t] of plan.steps[i]!.inputs) used.add(t);
+    hit = { steps, used };
+    if (plan.pruned.size < 64) plan.pruned.set(key, hit); // clients choose the output lists: keep it bounded
+  }
+  return hit;
 }
 
 /** The models an ensemble runs (each once, step order). */

@@ -14,7 +14,7 @@ import { encodeBinaryData } from '../kserve/binary-data';
 import { modelSpecFor } from '../kserve/model-spec';
 import type { ParsedRequest } from '../kserve/parse-request';
 import { toSchedulerRequest, validateInferRequest } from '../kserve/validate-request';
-import { neededSteps, type EnsemblePlan, type StepPlan } from './plan';
+import { prunedFor, type EnsemblePlan, type StepPlan } from './plan';
 
 /** What a running ensemble needs from the server: the composing models, through their own schedulers. */
 export interface StepHost {
@@ -39,75 +39,111 @@ export type StepListener = (step: StepPlan, version: string, stepRequestId: stri
 export const stepRequestId = (ensembleRequestId: string, step: number): string => `${ensembleRequestId}#${step}`;
 
 export function runEnsembleRequest(plan: EnsemblePlan, req: EnsembleRequest, host: StepHost, onStep: StepListener): Promise<InferResult> {
-  const wanted = req.outputs ?? plan.outputs;
-  const steps = neededSteps(plan, wanted);
-  // Tensors some needed step reads or the client wants: a step is asked only for outputs that matter.
-  const used = new Set<string>(wanted);
-  for (const i of steps) for (const [, t] of plan.steps[i]!.inputs) used.add(t);
-  const tensors = new Map<string, Tensor>();
-  for (const t of req.inputs) tensors.set(t.name, t);
-  const settled = new Set<string>(plan.inputs);
+  return new Promise<InferResult>((resolve, reject) => new EnsembleRun(plan, req, host, onStep, resolve, reject).start());
+}
 
-  return new Promise<InferResult>((resolve, reject) => {
-    const waiting = new Set(steps);
-    let running = 0;
-    let done = false;
-    const fail = (err: unknown) => {
-      if (done) return;
-      done = true;
-      reject(err);
-    };
-    const finishIfDone = () => {
-      if (done || running > 0) return;
-      if (waiting.size > 0) {
-        // validation rules this out (every tensor is written before it is read); say so if it happens
-        return fail(new SchedulerError('failed', `in ensemble '${plan.name}', steps ${[...waiting].join(', ')} can never run: their inputs are not written`, 500));
+/**
+ * The state of one request's graph. A class rather than closures: it runs for every ensemble request, and
+ * one object with methods costs less than a set of fresh functions each time.
+ */
+class EnsembleRun {
+  private readonly wanted: readonly string[];
+  private readonly steps: readonly number[];
+  private readonly used: ReadonlySet<string>;
+  private readonly tensors = new Map<string, Tensor>();
+  private readonly settled: Set<string>;
+  /** steps of `steps` not sent yet */
+  private readonly waiting: boolean[];
+  private waitingCount: number;
+  private running = 0;
+  private done = false;
+
+  constructor(
+    private readonly plan: EnsemblePlan,
+    private readonly req: EnsembleRequest,
+    private readonly host: StepHost,
+    private readonly onStep: StepListener,
+    private readonly resolve: (r: InferResult) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {
+    this.wanted = req.outputs ?? plan.outputs;
+    const pruned = prunedFor(plan, this.wanted);
+    this.steps = pruned.steps;
+    this.used = pruned.used;
+    for (const t of req.inputs) this.tensors.set(t.name, t);
+    this.settled = new Set(plan.inputs);
+    this.waiting = new Array<boolean>(plan.steps.length).fill(false);
+    for (const i of this.steps) this.waiting[i] = true;
+    this.waitingCount = this.steps.length;
+  }
+
+  start(): void {
+    this.launchReady();
+    this.finishIfDone();
+  }
+
+  private fail(err: unknown): void {
+    if (this.done) return;
+    this.done = true;
+    this.reject(asSchedulerError(err));
+  }
+
+  private ready(step: StepPlan): boolean {
+    for (const [, t] of step.inputs) if (!this.settled.has(t)) return false;
+    return true;
+  }
+
+  private launchReady(): void {
+    for (const i of this.steps) {
+      if (this.done) return;
+      const step = this.plan.steps[i]!;
+      if (!this.waiting[i] || !this.ready(step)) continue;
+      this.waiting[i] = false;
+      this.waitingCount--;
+      this.running++;
+      let sent: Promise<InferResult>;
+      try {
+        sent = sendStep(step, this.req, this.tensors, this.used, this.host, this.onStep);
+      } catch (err) {
+        this.running--;
+        return this.fail(err);
       }
-      const out: Tensor[] = [];
-      for (const name of wanted) {
-        const t = tensors.get(name);
-        if (!t) return fail(new SchedulerError('failed', `in ensemble '${plan.name}', output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 500));
-        out.push(t);
-      }
-      done = true;
-      resolve(out);
-    };
-    const launchReady = () => {
-      for (const i of [...waiting]) {
-        const step = plan.steps[i]!;
-        if (!step.inputs.every(([, t]) => settled.has(t))) continue;
-        waiting.delete(i);
-        running++;
-        let sent: Promise<InferResult>;
-        try {
-          sent = sendStep(step, req, tensors, used, host, onStep);
-        } catch (err) {
-          running--;
-          return fail(asSchedulerError(err));
-        }
-        sent.then(
-          (result) => {
-            running--;
-            if (done) return;
-            const byName = new Map(result.map((t) => [t.name, t]));
-            for (const [output, tensor] of step.outputs) {
-              const t = byName.get(output);
-              if (t) tensors.set(tensor, { ...t, name: tensor });
-              settled.add(tensor);
-            }
-            launchReady();
-            finishIfDone();
-          },
-          (err) => {
-            running--;
-            fail(asSchedulerError(err));
-          },
-        );
-      }
-    };
-    launchReady();
-    finishIfDone();
-  });
+      sent.then((result) => this.stepDone(step, result), (err) => {
+        this.running--;
+        this.fail(err);
+      });
+    }
+  }
+
+  private stepDone(step: StepPlan, result: InferResult): void {
+    this.running--;
+    if (this.done) return;
+    for (const [output, tensor] of step.outputs) {
+      const t = result.find((r) => r.name === output);
+      if (t) this.tensors.set(tensor, { ...t, name: tensor });
+      this.settled.add(tensor);
+    }
+    this.launchReady();
+    this.finishIfDone();
+  }
+
+  private finishIfDone(): void {
+    if (this.done || this.running > 0) return;
+    const { plan } = this;
+    if (this.waitingCount > 0) {
+      // validation rules this out (every tensor is written before it is read); say so if it happens
+      const stuck = this.steps.filter((i) => this.waiting[i]);
+      return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', steps ${stuck.join(', ')} can never run: their inputs are not written`, 500));
+    }
+    const out: Tensor[] = [];
+    for (const name of this.wanted) {
+      const t = this.tensors.get(name);
+      if (!t) return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 500));
+      out.push(t);
+    }
+    this.done = true;
+    this.resolve(out);
+  }
 }
 
 /**
@@ -116,7 +152,7 @@ export function runEnsembleRequest(plan: EnsemblePlan, req: EnsembleRequest, hos
  * Decoding copies the bytes: each step owns its buffers (backends may transfer them to a worker thread,
  * and one tensor can feed several steps).
  */
-function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Tensor>, used: Set<string>, host: StepHost, onStep: StepListener): Promise<InferResult> {
+function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Tensor>, used: ReadonlySet<string>, host: StepHost, onStep: StepListener): Promise<InferResult> {
   const served = host.served(step.model, step.version);
   const spec = modelSpecFor(step.model, served.version, served.config);
   const parsed: ParsedRequest = {
