@@ -175,3 +175,23 @@ test('metrics: the ensemble has its own success, failure and execution counters,
   assert.equal(value('nv_inference_pending_request_count', 'pipe'), 0);
   assert.equal(value('nv_inference_pending_request_count', 'scale'), 0);
 });
+
+test('a composing model\'s worker crashing mid-batch fails only the ensemble requests in that batch; it restarts and the ensemble serves again', async () => {
+  type Ex = { workerOf(i: string): { crash(how: 'throw' | 'exit'): void } | null; describe(): { instance: string; restarts: number }[] };
+  const entries = (server.built.manager as unknown as { entries: Map<string, { versions: Map<number, { loaded?: { executor: Ex } }> }> }).entries;
+  const ex = entries.get('project')!.versions.get(1)!.loaded!.executor;
+  const [{ instance, restarts }] = ex.describe();
+  ex.workerOf(instance!)!.crash('throw'); // dies in the next batch it takes
+  const xs = [[1, 1, 1, 1, 2, 2, 2, 2], [3, 3, 3, 3, 4, 4, 4, 4]];
+  const crashed = await Promise.all(xs.map((x) => post('/v2/models/pipe/infer', pipeBody(x))));
+  const failed = crashed.filter((r) => r.status !== 200);
+  assert.ok(failed.length >= 1, 'the batch the worker died in failed');
+  for (const r of failed) assert.ok(r.status >= 500 && (await r.json()).error.length > 0);
+  // the instance restarts; the same ensemble answers again with the right numbers
+  const again = await post('/v2/models/pipe/infer', pipeBody(xs[0]!));
+  assert.equal(again.status, 200);
+  close((await again.json()).outputs[0].data, expected(xs[0]!).OUT);
+  assert.equal(ex.describe()[0]!.restarts, restarts + 1);
+  const done = ensembleDone('pipe');
+  assert.equal(new Set(done.map((e) => e.request_id)).size, done.length, 'one answer per ensemble request');
+});
