@@ -18,8 +18,8 @@ import { SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { ManagerError } from '../models/errors';
 import type { SchedulerLike, SchedulerView } from '../models/runtime';
-import { buildPlan, type EnsemblePlan } from './plan';
-import { runEnsembleRequest, type StepHost } from './run-request';
+import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
+import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';
 
 /** Live edits an ensemble cannot take: it batches and runs nothing itself. */
 export function ensembleEditError(model: string, what: 'dynamic batching' | 'instance count'): ManagerError {
@@ -40,18 +40,31 @@ export interface EnsembleSchedulerOptions {
   onStopping?: () => void;
 }
 
-/** Step times of one ensemble request, summed from its steps' request.completed events. */
-interface StepTimes {
-  computeUs: number;
+/**
+ * One ensemble request while it runs (Triton's RequestTracker): the step requests it sent, when the first
+ * left, and their compute time summed from their request.completed events.
+ */
+class TrackedRequest implements StepListener {
+  computeUs = 0;
+  firstStepUs: number | undefined;
+  readonly stepIds: string[] = [];
+
+  constructor(readonly owner: EnsembleScheduler, readonly id: string, readonly priority: number, readonly batchSize: number, readonly accepted: number) {}
+
+  stepSent(step: StepPlan, stepVersion: string, stepRequestId: string): void {
+    this.owner.stepSent(this, step, stepVersion, stepRequestId);
+  }
 }
 
 export class EnsembleScheduler implements SchedulerLike {
   readonly plan: EnsemblePlan;
   private seq = 0;
   private stopped = false;
-  private readonly inflight = new Set<Promise<unknown>>();
-  /** step request id -> the times of the ensemble request it belongs to */
-  private readonly stepTimes = new Map<string, StepTimes>();
+  private inflight = 0;
+  private drained: (() => void) | undefined;
+  private stopping: Promise<void> | undefined;
+  /** step request id -> the ensemble request it belongs to */
+  private readonly steps = new Map<string, TrackedRequest>();
   private off: (() => void) | undefined;
 
   constructor(private readonly o: EnsembleSchedulerOptions) {
@@ -60,62 +73,58 @@ export class EnsembleScheduler implements SchedulerLike {
 
   async start(): Promise<void> {
     this.off = this.o.bus.on((e) => {
-      if (e.type !== 'request.completed' || this.stepTimes.size === 0) return;
-      const times = this.stepTimes.get(e.request_id);
-      if (times) times.computeUs += e.compute_us;
+      if (e.type !== 'request.completed' || this.steps.size === 0) return;
+      const tracked = this.steps.get(e.request_id);
+      if (tracked) tracked.computeUs += e.compute_us;
     });
   }
 
   enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
-    const { model, version, bus, now } = this.o;
+    const { model, version } = this.o;
     if (this.stopped) {
       return Promise.reject(new SchedulerError('unavailable', `ensemble '${model}' version ${version} is unloading`, 503));
     }
-    const id = req.id ?? this.o.idPrefix + ++this.seq;
-    const priority = req.priority ?? 1;
-    const accepted = now();
-    bus.emit({ type: 'request.queued', t: accepted, model, version, request_id: id, priority, batch_size: req.batchSize, queue_depth: 0, shape_key: req.shapeKey });
-    const times: StepTimes = { computeUs: 0 };
-    const stepIds: string[] = [];
-    let firstStepUs: number | undefined;
-    const run = runEnsembleRequest(
-      this.plan,
-      { id, inputs: req.payload.inputs, outputs: req.payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs },
-      this.o.host,
-      (step, stepVersion, stepRequestId) => {
-        firstStepUs ??= now();
-        stepIds.push(stepRequestId);
-        this.stepTimes.set(stepRequestId, times);
-        bus.emit({
-          type: 'ensemble.step', t: now(), model: step.model, version: stepVersion, request_id: stepRequestId,
-          step: step.index, parent: { model, version, request_id: id },
-        });
-      },
-    );
-    const answered = run.then(
-      (result) => {
-        this.completed(id, priority, req.batchSize, accepted, firstStepUs, times, stepIds);
-        return result;
-      },
-      (err: SchedulerError) => {
-        this.completed(id, priority, req.batchSize, accepted, firstStepUs, times, stepIds, err.message);
-        throw err;
-      },
-    );
-    this.inflight.add(answered);
-    void answered.then(() => this.inflight.delete(answered), () => this.inflight.delete(answered));
-    return answered;
+    const tracked = new TrackedRequest(this, req.id ?? this.o.idPrefix + ++this.seq, req.priority ?? 1, req.batchSize, this.o.now());
+    this.o.bus.emit({
+      type: 'request.queued', t: tracked.accepted, model, version, request_id: tracked.id, priority: tracked.priority,
+      batch_size: req.batchSize, queue_depth: 0, shape_key: req.shapeKey,
+    });
+    this.inflight++;
+    const { payload } = req;
+    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs }, this.o.host, tracked)
+      .then(
+        (result) => {
+          this.completed(tracked);
+          return result;
+        },
+        (err: SchedulerError) => {
+          this.completed(tracked, err.message);
+          throw err;
+        },
+      );
   }
 
-  private completed(id: string, priority: number, batchSize: number, accepted: number, firstStepUs: number | undefined,
-    times: StepTimes, stepIds: string[], error?: string): void {
-    for (const s of stepIds) this.stepTimes.delete(s);
+  /** A step request of `tracked` is about to enter its model's scheduler. */
+  stepSent(tracked: TrackedRequest, step: StepPlan, stepVersion: string, stepRequestId: string): void {
+    const t = this.o.now();
+    tracked.firstStepUs ??= t;
+    tracked.stepIds.push(stepRequestId);
+    this.steps.set(stepRequestId, tracked);
+    this.o.bus.emit({
+      type: 'ensemble.step', t, model: step.model, version: stepVersion, request_id: stepRequestId, step: step.index,
+      parent: { model: this.o.model, version: this.o.version, request_id: tracked.id },
+    });
+  }
+
+  private completed(r: TrackedRequest, error?: string): void {
+    for (const s of r.stepIds) this.steps.delete(s);
     const t = this.o.now();
     this.o.bus.emit({
-      type: 'request.completed', t, model: this.o.model, version: this.o.version, request_id: id, batch_id: '',
-      priority, batch_size: batchSize, queue_us: (firstStepUs ?? t) - accepted, compute_us: times.computeUs,
-      total_us: t - accepted, ok: error === undefined, ...(error !== undefined ? { error } : {}), steps: stepIds.length,
+      type: 'request.completed', t, model: this.o.model, version: this.o.version, request_id: r.id, batch_id: '',
+      priority: r.priority, batch_size: r.batchSize, queue_us: (r.firstStepUs ?? t) - r.accepted, compute_us: r.computeUs,
+      total_us: t - r.accepted, ok: error === undefined, ...(error !== undefined ? { error } : {}), steps: r.stepIds.length,
     });
+    if (--this.inflight === 0) this.drained?.();
   }
 
   updateDynamicBatching(): never {
@@ -127,11 +136,14 @@ export class EnsembleScheduler implements SchedulerLike {
   }
 
   /** Refuses new requests, waits until every accepted one is answered (their steps drain in their own models). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.o.onStopping?.();
-    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
-    this.off?.();
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.stopped = true;
+      this.o.onStopping?.();
+      if (this.inflight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.off?.();
+    })();
+    return this.stopping;
   }
 
   snapshot(): SchedulerView {

@@ -33,8 +33,10 @@ export interface EnsembleRequest {
   timeoutUs?: number;
 }
 
-/** Called just before a step's request enters its model's scheduler. */
-export type StepListener = (step: StepPlan, version: string, stepRequestId: string) => void;
+/** Told just before a step's request enters its model's scheduler. */
+export interface StepListener {
+  stepSent(step: StepPlan, version: string, stepRequestId: string): void;
+}
 
 export const stepRequestId = (ensembleRequestId: string, step: number): string => `${ensembleRequestId}#${step}`;
 
@@ -167,7 +169,7 @@ function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Ten
   stepReq.id = stepRequestId(req.id, step.index);
   if (req.priority !== undefined) stepReq.priority = req.priority;
   if (req.timeoutUs !== undefined) stepReq.timeoutUs = req.timeoutUs;
-  onStep(step, served.version, stepReq.id);
+  onStep.stepSent(step, served.version, stepReq.id);
   return host.infer(step.model, served.version, stepReq);
 }
 
