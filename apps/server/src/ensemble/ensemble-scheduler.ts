@@ -5,7 +5,7 @@
  * steps through the composing models' schedulers (run-request.ts).
  *
  * Events, on the shared bus, as Triton's statistics see an ensemble:
- * - request.queued / request.completed (or request.rejected) for the ensemble request itself: success
+ * - request.queued / request.completed (ok or not) for the ensemble request itself: success
  *   and fail counts and the request's total duration; compute_us is the sum of its steps' compute
  *   times (Triton aggregates the composing requests' compute durations into the ensemble request);
  *   queue_us is the ensemble's own wait before its first step was sent; `steps` marks it as an ensemble
