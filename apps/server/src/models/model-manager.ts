@@ -237,7 +237,7 @@ export class ModelManager {
     if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
     this.known.set(name, scanned);
     loading.add(name);
-    if (looksLikeEnsemble(scanned.configText)) await this.loadComposing(scanned.configText!, loading);
+    if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
     const failure = await this.locked(name, async () => {
       const current = this.entries.get(name);
       const unchanged = current && current.scanned.fingerprint === scanned.fingerprint && current.versions.size > 0 &&
@@ -247,14 +247,15 @@ export class ModelManager {
     if (failure) throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${failure}`);
   }
 
-  /** The composing models of an ensemble that are not READY yet; a failure shows in the ensemble's reason. */
+  /** For an ensemble: its composing models that are not READY yet; a failure shows in the ensemble's reason. */
   private async loadComposing(configText: string, loading: Set<string>): Promise<void> {
     let config;
     try {
       config = this.options.runtime.config.parse(configText);
     } catch {
-      return; // the ensemble's own load reports the parse error
+      return; // the model's own load reports the parse error
     }
+    if (!isEnsembleConfig(config)) return;
     for (const model of composingModels(config)) {
       if (loading.has(model) || this.isReady(model)) continue;
       await this.load(model, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
