@@ -56,6 +56,23 @@ const en = {
   files: 'Files',
   repoSize: 'repository size',
   close: 'Close',
+  pipeline: {
+    title: 'ensemble pipeline',
+    label: (m: string) => `pipeline of ensemble ${m}`,
+    inputs: 'inputs',
+    outputs: 'outputs',
+    steps: (n: number) => `ensemble of ${n} steps`,
+    runsOn: 'runs on the queues and instances of:',
+    missing: 'missing',
+    instanceCount: (n: number) => `${n} instance${n === 1 ? '' : 's'}`,
+    counts: (inFlight: number, sent: number) => `${inFlight} in flight · ${sent} sent`,
+    reads: (steps: number[]) => `reads the outputs of step ${steps.join(', ')}`,
+    flow: (waiting: number, running: number, sent: number) => `${waiting} queued · ${running} running · ${sent} sent`,
+    caption:
+      'An ensemble has no queue or instance of its own: each box is one of its steps, and each dot there is one ' +
+      "of its requests' step requests, waiting (faint) or running (solid) in that composing model's own queue and batches. " +
+      'Arrows follow the tensors from the inputs through the steps to the answers.',
+  },
   // data view
   arrivals: 'arrivals',
   queues: 'priority queues',

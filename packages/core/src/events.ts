@@ -122,6 +122,31 @@ export interface RequestCompletedEvent extends Base {
   total_us: number;
   ok: boolean;
   error?: string;
+  /**
+   * set on an ensemble's own request: how many composing (step) requests it sent. Its compute_us is
+   * then the sum of theirs; statistics count it as one execution of its batch size, as Triton does.
+   */
+  steps?: number;
+}
+
+/** The ensemble request a step request belongs to. */
+export interface EnsembleParent {
+  model: string;
+  version: string;
+  request_id: string;
+}
+
+/**
+ * An ensemble sent one of its steps: `model`/`version`/`request_id` name the step's request as its
+ * model's scheduler queues it (its request.queued follows at once), `parent` the ensemble request. One
+ * per step request; the dashboard draws ensemble -> step -> composing model from it.
+ */
+export interface EnsembleStepEvent extends Base {
+  type: 'ensemble.step';
+  request_id: string;
+  /** index in the ensemble's ensemble_scheduling.step */
+  step: number;
+  parent: EnsembleParent;
 }
 
 export interface MemoryEntry {
@@ -167,6 +192,7 @@ export type SchedulerEvent =
   | BatchStartedEvent
   | BatchCompletedEvent
   | RequestCompletedEvent
+  | EnsembleStepEvent
   | MemoryEvent
   | ConfigChangedEvent;
 

@@ -37,6 +37,8 @@ export class Recorder {
   private timer: NodeJS.Timeout;
   readonly path: string;
   private finished: Promise<RecordingInfo> | undefined;
+  /** the step request an ensemble just announced (its request.queued is next) */
+  private stepRequest: string | undefined;
 
   /** `models`: record only these (all when absent). */
   constructor(
@@ -57,7 +59,18 @@ export class Recorder {
   }
 
   private onEvent(e: SchedulerEvent): void {
+    // An ensemble's step requests are not arrivals: replaying the ensemble's arrivals makes them again.
+    // Each one's request.queued follows its ensemble.step at once (same call), so one slot is enough.
+    if (e.type === 'ensemble.step') {
+      this.stepRequest = `${e.model}\0${e.version}\0${e.request_id}`;
+      return;
+    }
     if (e.type !== 'request.queued') return;
+    if (this.stepRequest !== undefined) {
+      const isStep = this.stepRequest === `${e.model}\0${e.version}\0${e.request_id}`;
+      this.stepRequest = undefined;
+      if (isStep) return;
+    }
     if (this.models && !this.models.has(e.model)) return;
     if (this.first === undefined) this.first = e.t;
     const a: LoadArrival = { t_us: Math.round(e.t - this.first), model: e.model, version: e.version, batch_size: e.batch_size };

@@ -79,6 +79,11 @@ export class InferenceMetrics {
       }
       case 'request.completed': {
         const c = this.counters(e.model, e.version); // it left `pending` when its batch formed
+        if (e.steps !== undefined) {
+          // an ensemble's own request forms no batch: it leaves `pending` now, one execution (as Triton counts)
+          c.pending--;
+          if (e.ok) c.executions++;
+        }
         if (e.ok) {
           c.success++;
           c.inferences += e.batch_size;

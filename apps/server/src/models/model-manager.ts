@@ -20,6 +20,9 @@ import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
+import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
+import { ensembleEditError } from '../ensemble/ensemble-scheduler';
+import { composingModels } from '../ensemble/plan';
 
 export type { ModelEntry } from './model-load';
 
@@ -46,6 +49,8 @@ export class ModelManager {
   private pollTimer: ReturnType<typeof setInterval> | undefined;
   private polling: Promise<RepositoryDiff> | undefined;
   private closed = false;
+  /** ensemble versions: their state follows their composing models (apps/server/src/ensemble) */
+  readonly ensembles = new Ensembles(this);
   readonly now: () => number;
   readonly log: (msg: string) => void;
 
@@ -65,6 +70,8 @@ export class ModelManager {
     const wanted = this.options.controlMode === 'explicit'
       ? (this.options.loadModels ?? []).includes('*') ? [...scan.models.keys()] : this.options.loadModels ?? []
       : [...scan.models.keys()];
+    // Ensembles after the models they run, as Triton loads them (they would come up later anyway).
+    wanted.sort((a, b) => Number(looksLikeEnsemble(scan.models.get(a)?.configText)) - Number(looksLikeEnsemble(scan.models.get(b)?.configText)));
     for (const name of wanted) {
       const scanned = scan.models.get(name);
       if (!scanned) {
@@ -125,6 +132,7 @@ export class ModelManager {
     }
     this.options.bus.emit({ type: 'model.state', t: this.now(), model, version: slot ? String(slot.version) : '', state, ...(reason ? { reason } : {}) });
     this.log(`${model}${slot ? ':' + slot.version : ''} ${state}${reason ? ` (${reason})` : ''}`);
+    this.ensembles.modelChanged(model);
   }
 
   private locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
@@ -218,13 +226,18 @@ export class ModelManager {
     if (bad) throw new ManagerError('INVALID_ARG', bad);
   }
 
-  /** Explicit mode: (re)load one model from the repositories. Rejects with the load failure, if any. */
-  async load(name: string): Promise<void> {
+  /**
+   * Explicit mode: (re)load one model from the repositories. Rejects with the load failure, if any.
+   * Loading an ensemble first loads the composing models that are not READY (Triton does the same).
+   */
+  async load(name: string, loading: Set<string> = new Set()): Promise<void> {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
     const scanned = scan.models.get(name);
     if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
     this.known.set(name, scanned);
+    loading.add(name);
+    if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
     const failure = await this.locked(name, async () => {
       const current = this.entries.get(name);
       const unchanged = current && current.scanned.fingerprint === scanned.fingerprint && current.versions.size > 0 &&
@@ -232,6 +245,21 @@ export class ModelManager {
       return unchanged ? undefined : this.loadScanned(scanned);
     });
     if (failure) throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${failure}`);
+  }
+
+  /** For an ensemble: its composing models that are not READY yet; a failure shows in the ensemble's reason. */
+  private async loadComposing(configText: string, loading: Set<string>): Promise<void> {
+    let config;
+    try {
+      config = this.options.runtime.config.parse(configText);
+    } catch {
+      return; // the model's own load reports the parse error
+    }
+    if (!isEnsembleConfig(config)) return;
+    for (const model of composingModels(config)) {
+      if (loading.has(model) || this.isReady(model)) continue;
+      await this.load(model, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
+    }
   }
 
   /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
@@ -249,6 +277,7 @@ export class ModelManager {
   updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
+      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'dynamic batching');
       return updateDynamicBatching(this.options, entry, slot, patch, by);
     });
   }
@@ -256,6 +285,7 @@ export class ModelManager {
   setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
+      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
       return setInstanceCount(this.options, entry, slot, group, count, by);
     });
   }

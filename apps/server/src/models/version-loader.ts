@@ -9,12 +9,15 @@ import type { ModelEntry } from './model-load';
 import type { ModelRuntime } from './runtime';
 import type { VersionSlot } from './types';
 import { versionOf } from './config-loader';
+import { isEnsembleConfig } from '../ensemble/ensembles';
 
 /** The part of the manager these helpers use (keeps the dependency one-way and testable). */
 export interface VersionHost {
   readonly options: { runtime: ModelRuntime; gpuCount: number; bus: import('@inferscope/core').EventBus };
   setState(model: string, slot: VersionSlot | undefined, state: ModelState, reason?: string): void;
   readonly log: (msg: string) => void;
+  /** ensemble versions have no backend: the ensembles module brings them up (apps/server/src/ensemble) */
+  readonly ensembles: { load(model: string, slot: VersionSlot): Promise<void> };
 }
 
 export async function loadVersions(host: VersionHost, entry: ModelEntry): Promise<void> {
@@ -50,6 +53,7 @@ function newSlot(entry: ModelEntry, version: number): VersionSlot {
 async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot): Promise<void> {
   const { runtime, gpuCount, bus } = host.options;
   const config = slot.config!;
+  if (isEnsembleConfig(config)) return loadEnsemble(host, entry, slot);
   const dir = versionOf(entry.scanned, slot.version)!.dir;
   const filename = entry.resolved.modelFilename;
   if (!filename || !slot.files.some((f) => f.path === filename || f.path.startsWith(filename + '/'))) {
@@ -77,6 +81,15 @@ async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot):
     const reason = (err as Error).message ?? String(err);
     await teardown(slot).catch(() => {});
     host.setState(entry.name, slot, 'UNAVAILABLE', reason);
+  }
+}
+
+async function loadEnsemble(host: VersionHost, entry: ModelEntry, slot: VersionSlot): Promise<void> {
+  try {
+    await host.ensembles.load(entry.name, slot);
+  } catch (err) {
+    await teardown(slot).catch(() => {});
+    host.setState(entry.name, slot, 'UNAVAILABLE', (err as Error).message ?? String(err));
   }
 }
 

@@ -7,6 +7,9 @@
  * - request.completed !ok  -> fail (total time)
  * - request.rejected       -> fail (time since it was queued, 0 when refused at the door)
  * - batch.completed ok     -> execution_count, batch_stats[size]
+ * - an ensemble's own request.completed ok (`steps` set) -> also one execution of its batch size, timed
+ *   by the sum of its steps' compute (Triton's ensemble scheduler reports it so); its composing models
+ *   report their step requests like any other requests
  * Our backends time a batch as one span, so compute_infer carries it and compute_input/compute_output
  * count the same executions with 0 ns (honest zeros rather than invented splits). No response cache:
  * cache_hit/cache_miss stay 0.
@@ -109,6 +112,8 @@ export class StatsCollector {
           a.infer.ns += e.compute_us * 1000;
           a.inferences += e.batch_size;
           a.last = this.now();
+          // An ensemble request is one execution of its batch size, timed by its steps' compute (Triton).
+          if (e.steps !== undefined) this.execution(a, e.batch_size, e.compute_us);
         } else {
           a.fail.count++;
           a.fail.ns += e.total_us * 1000;
@@ -124,17 +129,20 @@ export class StatsCollector {
       }
       case 'batch.completed': {
         if (!e.ok) break;
-        const a = this.acc(e.model, e.version);
-        a.executions++;
-        let b = a.batches.get(e.size);
-        if (!b) a.batches.set(e.size, (b = zero()));
-        b.count++;
-        b.ns += e.compute_us * 1000;
+        this.execution(this.acc(e.model, e.version), e.size, e.compute_us);
         break;
       }
       default:
         break;
     }
+  }
+
+  private execution(a: Acc, size: number, computeUs: number): void {
+    a.executions++;
+    let b = a.batches.get(size);
+    if (!b) a.batches.set(size, (b = zero()));
+    b.count++;
+    b.ns += computeUs * 1000;
   }
 
   /**

@@ -9,6 +9,8 @@
  * COMPUTE_INPUT_END = COMPUTE_START + the batch's input time; COMPUTE_OUTPUT_START = COMPUTE_END - its
  * output time; COMPUTE_END = batch.completed; REQUEST_END = request.completed (or request.rejected,
  * which has no compute timestamps). Not traced here: HTTP_RECV/SEND (the front end is not on the bus).
+ * A traced ensemble request brings its step requests into the trace (announced by ensemble.step), each
+ * with `parent_id` = the ensemble's trace id, as Triton writes them.
  */
 import { writeFile } from 'node:fs/promises';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
@@ -16,6 +18,8 @@ import type { TraceSettings } from './trace-settings';
 
 interface Open {
   id: number;
+  /** a step request of a traced ensemble request: that trace's id (Triton's parent_id) */
+  parentId?: number;
   model: string;
   version: string;
   requestId: string;
@@ -32,7 +36,7 @@ interface BatchTimes {
 }
 
 export type TraceEntry =
-  | { id: number; model_name: string; model_version: number; request_id: string }
+  | { id: number; model_name: string; model_version: number; request_id: string; parent_id?: number }
   | { id: number; timestamps: Array<{ name: string; ns: number }> };
 
 /** Most finished traces held in memory before they are written even with log_frequency 0. */
@@ -43,6 +47,8 @@ export class Tracer {
   private readonly seen = new Map<string, number>();
   private readonly open = new Map<string, Open>();
   private readonly batches = new Map<string, BatchTimes>();
+  /** step requests announced by a traced ensemble request (ensemble.step), until their request.queued */
+  private readonly children = new Map<string, number>();
   private buffer: TraceEntry[] = [];
   private fileIndex = 0;
   private writing: Promise<void> = Promise.resolve();
@@ -60,7 +66,25 @@ export class Tracer {
 
   private onEvent(e: SchedulerEvent): void {
     switch (e.type) {
+      case 'ensemble.step': {
+        // As Triton: the composing requests of a traced ensemble request are traced too, as its children.
+        const parent = this.open.get(this.key(e.parent.model, e.parent.version, e.parent.request_id));
+        if (!parent) return;
+        // bounded: a step whose model vanished before queueing it leaves its entry behind
+        if (this.children.size >= MAX_BUFFERED) this.children.delete(this.children.keys().next().value!);
+        this.children.set(this.key(e.model, e.version, e.request_id), parent.id);
+        return;
+      }
       case 'request.queued': {
+        if (this.children.size > 0) {
+          const k = this.key(e.model, e.version, e.request_id);
+          const parentId = this.children.get(k);
+          if (parentId !== undefined) {
+            this.children.delete(k);
+            this.open.set(k, { id: this.nextId++, parentId, model: e.model, version: e.version, requestId: e.request_id, queuedT: e.t });
+            return;
+          }
+        }
         const s = this.settings.get(e.model);
         if (s.trace_level[0] === 'OFF' || s.trace_count === 0) return;
         const n = (this.seen.get(e.model) ?? 0) + 1;
@@ -93,6 +117,7 @@ export class Tracer {
       case 'request.completed':
       case 'request.rejected': {
         const k = this.key(e.model, e.version, e.request_id);
+        if (this.children.size > 0) this.children.delete(k); // a step refused before it was queued
         const o = this.open.get(k);
         if (!o) return;
         this.open.delete(k);
@@ -116,7 +141,7 @@ export class Tracer {
   private finish(o: Open, ts: Array<[string, number]>): void {
     const version = Number(o.version);
     this.buffer.push(
-      { id: o.id, model_name: o.model, model_version: Number.isFinite(version) ? version : 0, request_id: o.requestId },
+      { id: o.id, model_name: o.model, model_version: Number.isFinite(version) ? version : 0, request_id: o.requestId, ...(o.parentId !== undefined ? { parent_id: o.parentId } : {}) },
       { id: o.id, timestamps: ts.map(([name, us]) => ({ name, ns: Math.round(us * 1000) })) },
     );
     this.collected++;

@@ -41,6 +41,8 @@ export class LiveModel {
   eventsSeen = 0;
   /** how often queue depth is sampled for the State view (teaching mode samples finer) */
   queueSampleUs = 100_000;
+  /** `model:version/request_id` of a step request just sent -> its ensemble request (its request.queued follows) */
+  private stepLinks = new Map<string, { parent: string; step: number }>();
   private lastSeq = -1;
   private nextQueueSample = 0;
 
@@ -49,6 +51,7 @@ export class LiveModel {
     this.devices.clear();
     this.requests.clear();
     this.batches.clear();
+    this.stepLinks.clear();
     for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints]) r.clear();
     this.lastSeq = -1;
     this.nextQueueSample = 0;
@@ -122,7 +125,23 @@ export class LiveModel {
         const key = modelKey(e.model, e.version);
         const m = this.models.get(key);
         if (m) m.queued.set(e.priority, (m.queued.get(e.priority) ?? 0) + 1);
-        this.track({ id: `${key}/${e.request_id}`, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t, phase: 'queued' });
+        const id = `${key}/${e.request_id}`;
+        const link = this.stepLinks.size > 0 ? this.stepLinks.get(id) : undefined;
+        if (link) this.stepLinks.delete(id);
+        this.track({ id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t, phase: 'queued', ...link });
+        break;
+      }
+      case 'ensemble.step': {
+        const parentKey = modelKey(e.parent.model, e.parent.version);
+        const ens = this.models.get(parentKey);
+        if (ens) {
+          const sent = (ens.stepsSent ??= []);
+          while (sent.length <= e.step) sent.push(0);
+          sent[e.step]!++;
+        }
+        // bounded like the requests: links whose request.queued was sampled away must not pile up
+        if (this.stepLinks.size >= MAX_IN_FLIGHT) this.stepLinks.delete(this.stepLinks.keys().next().value!);
+        this.stepLinks.set(`${modelKey(e.model, e.version)}/${e.request_id}`, { parent: `${parentKey}/${e.parent.request_id}`, step: e.step });
         break;
       }
       case 'request.delayed': {
@@ -202,6 +221,9 @@ export class LiveModel {
         const r = this.requests.get(id) ?? {
           id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t - e.total_us, phase: 'done' as const,
         };
+        // an ensemble's own request forms no batch: it leaves the queue count when it is answered
+        const m = e.steps !== undefined && r.phase === 'queued' ? this.models.get(key) : undefined;
+        if (m) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
         this.requests.delete(id);
         Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
         this.finished.push(r);

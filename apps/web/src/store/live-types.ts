@@ -22,6 +22,8 @@ export interface ModelLive extends Omit<ModelSnapshot, 'instances' | 'files' | '
   queued: Map<number, number>;
   /** stable index into the colour palette */
   colour: number;
+  /** an ensemble: step requests sent per step since the snapshot */
+  stepsSent?: number[];
 }
 
 export type RequestPhase = 'queued' | 'batched' | 'running' | 'done' | 'rejected';
@@ -43,6 +45,9 @@ export interface RequestLive {
   reason?: RejectReason;
   message?: string;
   totalUs?: number;
+  /** a step request of an ensemble: `ensemble:version/request_id` of its ensemble request, and its step */
+  parent?: string;
+  step?: number;
 }
 
 export interface BatchLive {

@@ -13,6 +13,8 @@ import { formatBytes } from '../charts/format';
 import { batchingOf, formatDelay } from '../store/config-paths';
 import { S } from '../strings';
 import { ConfigDrawer } from './ConfigDrawer';
+import { pipelineOf } from '../store/pipeline';
+import { PipelineCells } from './ArchitecturePipeline';
 
 export function ArchitectureView() {
   useApp((s) => s.structureRev);
@@ -51,6 +53,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
   const { m } = props;
   const b = batchingOf(m.config, m.instances.size);
   const levels = Math.max(1, b.priorityLevels);
+  const pipeline = pipelineOf(m.config);
   return (
     <>
       <div className="arch-cell text-sm">
@@ -74,9 +77,18 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
         </div>
         {m.reason && <div className="text-sm text-danger">{m.reason}</div>}
         <div className="text-sm">
-          max_batch_size {b.maxBatchSize} · {b.dynamic ? `delay ${formatDelay(b.maxQueueDelayUs)}${b.preferred.length ? ` · preferred [${b.preferred.join(', ')}]` : ''}` : 'no dynamic batching'}
+          max_batch_size {b.maxBatchSize} · {pipeline ? S.pipeline.steps(pipeline.steps.length) : b.dynamic ? `delay ${formatDelay(b.maxQueueDelayUs)}${b.preferred.length ? ` · preferred [${b.preferred.join(', ')}]` : ''}` : 'no dynamic batching'}
         </div>
       </button>
+      {pipeline ? <PipelineCells m={m} pipeline={pipeline} /> : <QueuesAndInstances m={m} levels={levels} />}
+    </>
+  );
+}
+
+function QueuesAndInstances(props: { m: ModelLive; levels: number }) {
+  const { m, levels } = props;
+  return (
+    <>
       <div className="arch-cell space-y-1">
         {Array.from({ length: levels }, (_, k) => (
           <QueueBar key={k} m={m} level={k + 1} />

@@ -5,6 +5,7 @@ import { drawDataFlow } from './data-flow-draw';
 import { animUs, dataNowUs } from '../live/clock';
 import { S } from '../strings';
 import { TRIGGER_COLOUR } from '../charts/theme';
+import { pipelineOf } from '../store/pipeline';
 
 /** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
 export function DataView() {
@@ -19,6 +20,7 @@ export function DataView() {
     <div data-testid="view-data" className="space-y-3">
       <ChartCard title={S.views.data} draw={draw} height={n === 1 ? 400 : Math.min(1400, 30 + 320 * n)} animate testId="chart-dataflow">
         <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.flowCaption}</p>
+        {selectedModels(live, model).some((m) => pipelineOf(m.config)) && <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.pipeline.caption}</p>}
       </ChartCard>
       <div className="flex flex-wrap gap-3 text-sm" aria-label="batch triggers">
         {Object.entries(S.triggers).map(([k, label]) => (

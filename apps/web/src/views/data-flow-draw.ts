@@ -14,6 +14,8 @@ import { S } from '../strings';
 import { formatRate } from '../charts/format';
 import { drawBatcher, drawWaitingBatches } from './data-flow-batcher';
 import { drawInstances } from './data-flow-instances';
+import { drawPipelineRow } from './data-flow-pipeline';
+import { pipelineOf } from '../store/pipeline';
 import { colourFn, dot, DotBatch, ease, hash, lerp, roundRect, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
 
 const DOT_STEP = 11;
@@ -39,6 +41,8 @@ export function drawDataFlow(
     [S.arrivals, 4, 'left'], [S.queues, (X.qStart + X.qEnd) / 2, 'center'], [S.batcher, X.batcher + X.batcherW / 2, 'center'],
     [S.instances, X.inst + X.instW / 2, 'center'], [S.responses, w - 4, 'right'],
   ];
+  // a view of ensembles only has no queues, batcher or instances of its own: its steps fill the middle
+  if (models.every((m) => pipelineOf(m.config))) heads.splice(1, 3, [S.pipeline.title, (X.qStart + X.inst + X.instW) / 2, 'center']);
   for (const [label, x, align] of heads) text(ctx, th, label.toUpperCase(), x, 6, { align, base: 'top', weight: 700, colour: th.muted, size: th.fontSize - 1 });
 
   // One pass over in-flight requests, grouped by model and phase (Map order = arrival order).
@@ -79,6 +83,13 @@ function push<K>(map: Map<K, RequestLive[]>, key: K, r: RequestLive): void {
 
 function drawRow(c: RowCtx): void {
   const { ctx, th, m, g, X, now, anim } = c;
+  const pipeline = pipelineOf(m.config);
+  if (pipeline) {
+    // an ensemble has no queue or instance of its own: its steps, then its answers
+    drawPipelineRow(c, pipeline);
+    drawOutcomes(c, new Map(), c.bottom - 56);
+    return;
+  }
   // Arrival point: a ring that pulses when something arrived in the last moment.
   let lastArrival = 0;
   for (const list of g.queued.values()) for (const r of list) if (r.tQueued > lastArrival) lastArrival = r.tQueued;

@@ -78,6 +78,8 @@ export class ModelAggregator {
       }
       case 'request.completed': {
         this.inFlight--;
+        // an ensemble's own request forms no batch: it stops waiting when it is answered
+        if (e.steps !== undefined) this.waiting.leave(e.request_id);
         if (!e.ok) {
           this.totals.failed++;
           return;

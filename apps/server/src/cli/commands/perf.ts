@@ -7,7 +7,7 @@ import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
 import { runPerfStep, parseRange, type StepResult } from '../../load/perf/perf-step';
-import { readModelStats } from '../../load/perf/server-stats';
+import { composingModelsOf, readModelStats } from '../../load/perf/server-stats';
 import { closingTable, stepSummary, toCsv } from '../../load/perf/perf-report';
 import type { StepMode } from '../../load/perf/step-load';
 
@@ -79,10 +79,23 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     await target.generator(model, version);
     const statsPath = `/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/stats`;
     let statsAvailable = true;
+    // an ensemble: its composing models' statistics too (perf_analyzer's "Composing models" section)
+    const composing = composingModelsOf(await target.getJson(`/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/config`).catch(() => undefined));
     const serverStats = async () => {
       if (!statsAvailable) return undefined;
       try {
-        return readModelStats(await target.getJson(statsPath), model, version);
+        const own = readModelStats(await target.getJson(statsPath), model, version);
+        if (composing.length > 0) {
+          own.composing = {};
+          for (const m of composing) {
+            const doc = await target.getJson(`/v2/models/${encodeURIComponent(m.name)}${m.version ? `/versions/${m.version}` : ''}/stats`);
+            // the latest version a step runs: the versions the server reports for that model
+            const versions = m.version ?? ((doc as { model_stats?: Array<{ name?: string; version?: string }> }).model_stats ?? [])
+              .filter((row) => row.name === m.name).map((row) => row.version).join(',');
+            own.composing[`${m.name}:${versions}`] = readModelStats(doc, m.name, m.version);
+          }
+        }
+        return own;
       } catch {
         statsAvailable = false;
         return undefined;

@@ -3,6 +3,7 @@
  * column names (times in microseconds).
  */
 import type { StepResult } from './perf-step';
+import type { ServerWindow } from './server-stats';
 
 export const CSV_COLUMNS_AFTER_FIRST = [
   'Inferences/Second',
@@ -55,21 +56,31 @@ export function stepSummary(s: StepResult, percentileUsed: number | undefined): 
     for (const [msg, n] of Object.entries(s.errors).slice(0, 5)) lines.push(`      ${n} x ${msg}`);
   }
   if (s.server) {
-    const v = s.server;
-    const overhead = Math.max(0, v.request_us - v.queue_us - v.compute_input_us - v.compute_infer_us - v.compute_output_us);
-    lines.push(
-      '  Server: ',
-      `    Inference count: ${v.inferences}`,
-      `    Execution count: ${v.executions}`,
-      `    Successful request count: ${v.requests}`,
-      `    Avg request latency: ${r(v.request_us)} usec (overhead ${r(overhead)} usec + queue ${r(v.queue_us)} usec + compute input ${r(v.compute_input_us)} usec + compute infer ${r(v.compute_infer_us)} usec + compute output ${r(v.compute_output_us)} usec)`,
-    );
-    if (v.executions > 0) lines.push(`    Avg batch size: ${(v.inferences / v.executions).toFixed(2)}`);
+    lines.push('  Server: ', ...serverLines(s.server, '    '));
+    if (s.server.composing && s.server.composing.length > 0) {
+      lines.push('  Composing models: ');
+      for (const c of s.server.composing) {
+        const at = c.model.lastIndexOf(':');
+        lines.push(`  ${c.model.slice(0, at)}, version: ${c.model.slice(at + 1)}`, ...serverLines(c.window, '      '));
+      }
+    }
   } else {
     lines.push('  Server: statistics API not available');
   }
   if (!s.stable) lines.push(`  Warning: did not stabilise within ${s.windows} windows; figures are the last 3 windows`);
   return lines.join('\n');
+}
+
+function serverLines(v: ServerWindow, indent: string): string[] {
+  const overhead = Math.max(0, v.request_us - v.queue_us - v.compute_input_us - v.compute_infer_us - v.compute_output_us);
+  const lines = [
+    `${indent}Inference count: ${v.inferences}`,
+    `${indent}Execution count: ${v.executions}`,
+    `${indent}Successful request count: ${v.requests}`,
+    `${indent}Avg request latency: ${r(v.request_us)} usec (overhead ${r(overhead)} usec + queue ${r(v.queue_us)} usec + compute input ${r(v.compute_input_us)} usec + compute infer ${r(v.compute_infer_us)} usec + compute output ${r(v.compute_output_us)} usec)`,
+  ];
+  if (v.executions > 0) lines.push(`${indent}Avg batch size: ${(v.inferences / v.executions).toFixed(2)}`);
+  return lines;
 }
 
 export function closingTable(steps: StepResult[], percentileUsed: number | undefined): string {

@@ -15,6 +15,8 @@ export interface ServerModelStats {
   compute_input: DurationStat;
   compute_infer: DurationStat;
   compute_output: DurationStat;
+  /** an ensemble: the same figures for each composing model (`name:version`), as perf_analyzer shows them */
+  composing?: Record<string, ServerModelStats>;
 }
 
 export interface ServerWindow {
@@ -28,6 +30,8 @@ export interface ServerWindow {
   compute_input_us: number;
   compute_infer_us: number;
   compute_output_us: number;
+  /** an ensemble: each composing model's window, step order */
+  composing?: Array<{ model: string; window: ServerWindow }>;
 }
 
 const d = (v: unknown): DurationStat => {
@@ -65,7 +69,11 @@ export function diffServerStats(before: ServerModelStats, after: ServerModelStat
   const n = after.success.count - before.success.count;
   const avg = (k: 'success' | 'queue' | 'compute_input' | 'compute_infer' | 'compute_output') =>
     n > 0 ? (after[k].ns - before[k].ns) / n / 1000 : 0;
+  const composing = after.composing && before.composing
+    ? Object.keys(after.composing).filter((m) => before.composing![m]).map((m) => ({ model: m, window: diffServerStats(before.composing![m]!, after.composing![m]!) }))
+    : undefined;
   return {
+    ...(composing ? { composing } : {}),
     requests: n,
     inferences: after.inference_count - before.inference_count,
     executions: after.execution_count - before.execution_count,
@@ -100,4 +108,22 @@ export function readFailCount(doc: unknown, model: string, version?: string): nu
     n += d(((r.inference_stats ?? {}) as Record<string, unknown>).fail).count;
   }
   return n;
+}
+
+/**
+ * The composing models of an ensemble from its config JSON (GET /v2/models/{m}/config): `name`, or
+ * `name:version` for a step pinned to a version; [] for any other model.
+ */
+export function composingModelsOf(config: unknown): Array<{ name: string; version?: string }> {
+  const c = config as { platform?: string; ensemble_scheduling?: { step?: Array<{ model_name?: string; model_version?: string | number }> } };
+  if (c?.platform !== 'ensemble') return [];
+  const seen = new Set<string>();
+  const out: Array<{ name: string; version?: string }> = [];
+  for (const s of c.ensemble_scheduling?.step ?? []) {
+    const v = Number(s.model_version ?? -1);
+    const m = { name: String(s.model_name ?? ''), ...(v > 0 ? { version: String(v) } : {}) };
+    const key = m.version ? `${m.name}:${m.version}` : m.name;
+    if (m.name && !seen.has(key)) seen.add(key) && out.push(m);
+  }
+  return out;
 }
