@@ -61,6 +61,7 @@ function bool(v: unknown, field: string): boolean {
 export function checkModelName(v: unknown, field = 'model'): string {
   if (typeof v !== 'string' || v.length === 0) throw new Invalid(`'${field}' must be a non-empty string`);
   if (v.length > 256) throw new Invalid(`'${field}' is longer than 256 characters`);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (v === '.' || v === '..' || /[/\\\0-\x1f]/.test(v)) throw new Invalid(`'${field}' is not a valid model name: ${JSON.stringify(v)}`);
   return v;
 }
