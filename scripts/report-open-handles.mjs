@@ -11,6 +11,11 @@
 // timeouts under a second (they end by themselves). process._getActiveHandles() is node's long-standing
 // (undocumented) list of handle objects; it has no timers, so setTimeout/setInterval are wrapped to note
 // the timers that could keep a process alive.
+//
+// Worker threads inherit the preload (node passes execArgv on): there it does nothing, since a worker's
+// process.exit() ends only that thread, at once, and tests rely on exactly that.
+import { isMainThread } from 'node:worker_threads';
+
 const stdio = new Set([process.stdin, process.stdout, process.stderr]);
 const longTimers = new Set();
 const untrackedSetTimeout = globalThis.setTimeout;
@@ -18,16 +23,19 @@ const untrackedSetTimeout = globalThis.setTimeout;
 const createdAt = new WeakMap();
 const caller = () => (new Error().stack ?? '').split('\n').slice(3).find((l) => !l.includes('node:internal')) ?? '';
 const LONG_MS = 1000;
-for (const [name, repeats] of [['setTimeout', false], ['setInterval', true]]) {
-  const original = globalThis[name];
-  globalThis[name] = function trackedTimer(fn, ms, ...args) {
-    const timer = original.call(this, fn, ms, ...args);
-    if (repeats || Number(ms) >= LONG_MS) {
-      longTimers.add(timer);
-      createdAt.set(timer, caller().trim());
-    }
-    return timer;
-  };
+
+function trackLongTimers() {
+  for (const [name, repeats] of [['setTimeout', false], ['setInterval', true]]) {
+    const original = globalThis[name];
+    globalThis[name] = function trackedTimer(fn, ms, ...args) {
+      const timer = original.call(this, fn, ms, ...args);
+      if (repeats || Number(ms) >= LONG_MS) {
+        longTimers.add(timer);
+        createdAt.set(timer, caller().trim());
+      }
+      return timer;
+    };
+  }
 }
 
 function describe(handle) {
@@ -61,23 +69,31 @@ const openNow = () => {
 // reporting its exit), so give what is closing a moment: poll until nothing is open, at most GRACE_MS,
 // and only what is still open after that fails the file.
 const GRACE_MS = Number(process.env.TEST_LEAK_GRACE_MS ?? 2000);
-const exit = process.exit.bind(process);
-let exiting = false;
-process.exit = function exitAfterOpenHandlesClosed(code) {
-  if (exiting) return exit(code);
-  exiting = true;
-  const deadline = performance.now() + GRACE_MS;
-  const check = () => {
-    const open = openNow();
-    if (open.length > 0 && performance.now() < deadline) {
-      untrackedSetTimeout(check, 20);
-      return;
-    }
-    if (open.length > 0) {
-      process.stderr.write(`\n✖ still open ${GRACE_MS} ms after the tests finished (a leaked handle):\n${open.map((h) => `    ${describe(h)}\n`).join('')}`);
-      if (!code) code = 1;
-    }
-    exit(code ?? process.exitCode);
+
+function checkOpenHandlesAtExit() {
+  const exit = process.exit.bind(process);
+  let exiting = false;
+  process.exit = function exitAfterOpenHandlesClosed(code) {
+    if (exiting) return exit(code);
+    exiting = true;
+    const deadline = performance.now() + GRACE_MS;
+    const check = () => {
+      const open = openNow();
+      if (open.length > 0 && performance.now() < deadline) {
+        untrackedSetTimeout(check, 20);
+        return;
+      }
+      if (open.length > 0) {
+        process.stderr.write(`\n✖ still open ${GRACE_MS} ms after the tests finished (a leaked handle):\n${open.map((h) => `    ${describe(h)}\n`).join('')}`);
+        if (!code) code = 1;
+      }
+      exit(code ?? process.exitCode);
+    };
+    check();
   };
-  check();
-};
+}
+
+if (isMainThread) {
+  trackLongTimers();
+  checkOpenHandlesAtExit();
+}
