@@ -4,6 +4,7 @@
  * nothing, so everything is checked here before any handler runs.
  */
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
+import { LIVE_LIMITS, limitMessage, withinLimit, type LiveLimitName } from '@inferscope/core/live-config/index.ts';
 import type { ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -27,8 +28,6 @@ const PATCH_FIELDS = BATCHING_PATCH_FIELDS;
 
 const QUEUE_POLICY_FIELDS = ['timeout_action', 'default_timeout_microseconds', 'allow_timeout_override', 'max_queue_size'];
 
-/** one hour: longer delays or timeouts are certainly a typo (Triton takes uint64, we protect the user) */
-const MAX_MICROSECONDS = 3_600_000_000;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,6 +43,13 @@ function int(v: unknown, field: string, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v)) throw new Invalid(`'${field}' must be an integer, got ${JSON.stringify(v)}`);
   if (v < min || v > max) throw new Invalid(`'${field}' must be between ${min} and ${max}, got ${v}`);
   return v;
+}
+
+/** An integer field bounded by the live-config limits table (the bounds the dashboard offers too). */
+function limited(v: unknown, field: string, limit: LiveLimitName): number {
+  const n = int(v, field, -Infinity, Infinity);
+  if (!withinLimit(limit, n)) throw new Invalid(limitMessage(limit, field, n));
+  return n;
 }
 
 function num(v: unknown, field: string, minExclusive: number, max: number): number {
@@ -82,24 +88,25 @@ function queuePolicy(v: unknown, where: string): Record<string, unknown> {
     out.timeout_action = v.timeout_action;
   }
   if (v.default_timeout_microseconds !== undefined)
-    out.default_timeout_microseconds = int(v.default_timeout_microseconds, `${where}.default_timeout_microseconds`, 0, MAX_MICROSECONDS);
+    out.default_timeout_microseconds = limited(v.default_timeout_microseconds, `${where}.default_timeout_microseconds`, 'default_timeout_microseconds');
   if (v.allow_timeout_override !== undefined) out.allow_timeout_override = bool(v.allow_timeout_override, `${where}.allow_timeout_override`);
-  if (v.max_queue_size !== undefined) out.max_queue_size = int(v.max_queue_size, `${where}.max_queue_size`, 0, 10_000_000);
+  if (v.max_queue_size !== undefined) out.max_queue_size = limited(v.max_queue_size, `${where}.max_queue_size`, 'max_queue_size');
   return out;
 }
 
 function batchingPatch(m: Record<string, unknown>): DynamicBatchingPatch {
   const p: DynamicBatchingPatch = {};
   if (m.max_queue_delay_microseconds !== undefined)
-    p.max_queue_delay_microseconds = int(m.max_queue_delay_microseconds, 'max_queue_delay_microseconds', 0, MAX_MICROSECONDS);
+    p.max_queue_delay_microseconds = limited(m.max_queue_delay_microseconds, 'max_queue_delay_microseconds', 'max_queue_delay_microseconds');
   if (m.preferred_batch_size !== undefined) {
     const v = m.preferred_batch_size;
-    if (!Array.isArray(v) || v.length > 64) throw new Invalid(`'preferred_batch_size' must be a list of at most 64 sizes`);
-    p.preferred_batch_size = v.map((x, i) => int(x, `preferred_batch_size[${i}]`, 1, 1_000_000));
+    if (!Array.isArray(v) || v.length > LIVE_LIMITS.preferred_batch_sizes.max)
+      throw new Invalid(`'preferred_batch_size' must be a list of at most ${LIVE_LIMITS.preferred_batch_sizes.max} sizes`);
+    p.preferred_batch_size = v.map((x, i) => limited(x, `preferred_batch_size[${i}]`, 'preferred_batch_size'));
   }
-  if (m.max_batch_size !== undefined) p.max_batch_size = int(m.max_batch_size, 'max_batch_size', 1, 1_000_000);
-  if (m.default_priority_level !== undefined) p.default_priority_level = int(m.default_priority_level, 'default_priority_level', 0, 1_000_000);
-  if (m.priority_levels !== undefined) p.priority_levels = int(m.priority_levels, 'priority_levels', 0, 1_000_000);
+  if (m.max_batch_size !== undefined) p.max_batch_size = limited(m.max_batch_size, 'max_batch_size', 'max_batch_size');
+  if (m.default_priority_level !== undefined) p.default_priority_level = limited(m.default_priority_level, 'default_priority_level', 'default_priority_level');
+  if (m.priority_levels !== undefined) p.priority_levels = limited(m.priority_levels, 'priority_levels', 'priority_levels');
   if (m.default_queue_policy !== undefined) p.default_queue_policy = queuePolicy(m.default_queue_policy, 'default_queue_policy');
   if (m.priority_queue_policy !== undefined) {
     const v = m.priority_queue_policy;
@@ -141,7 +148,7 @@ function validate(m: Record<string, unknown>): ControlMessage {
         model: checkModelName(m.model),
         version: version(m.version),
         group: m.group as string | undefined,
-        count: int(m.count, 'count', 1, 64),
+        count: limited(m.count, 'count', 'instance_count'),
       };
     }
     case 'loadModel':

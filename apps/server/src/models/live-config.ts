@@ -8,14 +8,11 @@
 import type { DynamicBatchingPatch, ConfigChange } from '@inferscope/core';
 import { mergeBatchingPatch, policyFromConfig, PolicyError } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { formatLivePath, limitMessage, livePath, parseLivePath, readLivePath, withinLimit, writeLivePath } from '@inferscope/core/live-config/index.ts';
 import { ManagerError } from './errors';
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-function isNonNegInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
 /** Core's PolicyError becomes the manager's INVALID_ARG (HTTP 400, the control ack's error text). */
@@ -64,9 +61,7 @@ export function applyInstanceCount(
   group: string | undefined,
   count: number,
 ): { config: ModelConfig; changes: ConfigChange[]; group: string; delta: number } {
-  if (!isNonNegInt(count) || count < 1 || count > 64) {
-    throw new ManagerError('INVALID_ARG', `instance count must be an integer between 1 and 64, got ${JSON.stringify(count)}`);
-  }
+  if (!withinLimit('instance_count', count)) throw new ManagerError('INVALID_ARG', limitMessage('instance_count', 'count', count));
   const groups = config.instance_group ?? [];
   let index: number;
   if (group === undefined) {
@@ -82,7 +77,7 @@ export function applyInstanceCount(
   const g = next.instance_group![index];
   const old = g.count ?? 1;
   g.count = count;
-  const changes = old === count ? [] : [{ path: `instance_group[${index}].count`, old, new: count }];
+  const changes = old === count ? [] : [{ path: formatLivePath(livePath.instanceCount(index)), old, new: count }];
   return { config: next, changes, group: g.name ?? `${model}_${index}`, delta: count - old };
 }
 
@@ -92,21 +87,17 @@ export function applyInstanceCount(
  */
 export function carryChangesToRaw(raw: ModelConfig, live: ModelConfig, paths: Iterable<string>): ModelConfig {
   const out = clone(raw);
-  for (const path of paths) {
-    if (path === 'max_batch_size') out.max_batch_size = live.max_batch_size;
-    else if (path.startsWith('dynamic_batching.')) {
-      const field = path.slice('dynamic_batching.'.length);
-      out.dynamic_batching = out.dynamic_batching ?? {};
-      (out.dynamic_batching as Record<string, unknown>)[field] = clone((live.dynamic_batching as Record<string, unknown> | undefined)?.[field]);
-    } else if (path.startsWith('instance_group[')) {
-      const index = Number(/^instance_group\[(\d+)\]/.exec(path)?.[1]);
-      const liveGroup = live.instance_group?.[index];
-      if (!liveGroup) continue;
-      if (out.instance_group?.[index]) out.instance_group[index].count = liveGroup.count;
-      else if (!out.instance_group || out.instance_group.length === 0) {
-        // The file had no instance_group (Triton's default was used): write the count with the kind only.
-        out.instance_group = [{ count: liveGroup.count, kind: liveGroup.kind }];
-      }
+  for (const wire of paths) {
+    const path = parseLivePath(wire);
+    // `dynamic_batching` itself only says a patch created the message: its fields are paths of their own.
+    if (path === undefined || path.kind === 'dynamic_batching') continue;
+    if (path.kind === 'instance_count' && !live.instance_group?.[path.group]) continue;
+    const value = clone(readLivePath(live, path));
+    if (writeLivePath(out, path, value) || path.kind !== 'instance_count') continue;
+    const liveGroup = live.instance_group?.[path.group];
+    if (liveGroup && (!out.instance_group || out.instance_group.length === 0)) {
+      // The file had no instance_group (Triton's default was used): write the count with the kind only.
+      out.instance_group = [{ count: liveGroup.count, kind: liveGroup.kind }];
     }
   }
   return out;

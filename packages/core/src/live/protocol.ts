@@ -8,6 +8,7 @@
  * `resync` (no payload) asks for a fresh snapshot.
  */
 import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry } from '../events';
+import type { DynamicBatchingPatch } from '../live-config/fields';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -191,32 +192,9 @@ export type ControlMessage =
   | { action: 'startRecording'; models?: string[] }
   | { action: 'stopRecording'; id?: string };
 
-/**
- * The dynamic_batching fields a live patch may change, in one list for everyone who checks or applies a
- * patch (control validation, the model manager, the scheduler, A/B restore).
- */
-export const DYNAMIC_BATCHING_FIELDS = [
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-] as const;
-/** Patch fields: the dynamic_batching ones plus the model-level max_batch_size. */
-export const BATCHING_PATCH_FIELDS = [...DYNAMIC_BATCHING_FIELDS, 'max_batch_size'] as const;
-
-export interface DynamicBatchingPatch {
-  max_queue_delay_microseconds?: number;
-  preferred_batch_size?: number[];
-  max_batch_size?: number;
-  default_priority_level?: number;
-  priority_levels?: number;
-  default_queue_policy?: Record<string, unknown>;
-  priority_queue_policy?: Record<string, Record<string, unknown>>;
-  preserve_ordering?: boolean;
-}
+// The live-patch vocabulary is the live-config module's (a domain concept, not a wire detail); the
+// protocol re-exports it because control messages carry it.
+export { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS, type DynamicBatchingField, type DynamicBatchingPatch } from '../live-config/fields';
 
 export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
 
