@@ -6,14 +6,16 @@
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamicBatchingPatch, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import type { ConfigChange, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import type { PatchResult } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { ModelRuntime, SchedulerLike, SchedulerFactoryOptions, ConfigProblem } from '../../apps/server/src/models/runtime.ts';
 
 export class FakeScheduler implements SchedulerLike {
   inflight = 0;
   stopped = false;
-  patches: DynamicBatchingPatch[] = [];
+  /** the change list of every live change that reached the scheduler */
+  changes: ConfigChange[][] = [];
   counts: [string, number][] = [];
   private gates: (() => void)[] = [];
   /** when true, requests wait until release() */
@@ -34,8 +36,8 @@ export class FakeScheduler implements SchedulerLike {
   release(): void {
     for (const g of this.gates.splice(0)) g();
   }
-  updateDynamicBatching(patch: DynamicBatchingPatch): void {
-    this.patches.push(patch);
+  applyLiveChange(next: PatchResult): void {
+    this.changes.push(next.changes);
   }
   setInstanceCount(group: string, count: number): void {
     this.counts.push([group, count]);

@@ -1,14 +1,15 @@
 /**
- * Live reconfiguration as pure functions over a ModelConfig: build the new config from a patch, refuse
- * what the model cannot do, and list the changes (dotted paths, old and new values) for config.changed.
- * The merge itself is core's (the scheduler runs the same one); this file adds what only the server
- * knows: the loaded model's limits. The manager validates the result like a config file, then checks it
- * the way the scheduler will (checkSchedulable), and only then applies it.
+ * The server's side of live reconfiguration. The change itself (merge, limits, policy, change list) is
+ * core's live-config module, computed once; this file turns core's refusals into the manager's
+ * INVALID_ARG and carries live changes back into the config as written, for saveConfig.
  */
-import type { DynamicBatchingPatch, ConfigChange } from '@inferscope/core';
-import { mergeBatchingPatch, policyFromConfig, PolicyError } from '@inferscope/core/scheduler/index.ts';
+import type { DynamicBatchingPatch } from '@inferscope/core';
+import { PolicyError } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { formatLivePath, limitMessage, livePath, parseLivePath, readLivePath, withinLimit, writeLivePath } from '@inferscope/core/live-config/index.ts';
+import {
+  parseLivePath, planBatchingChange, planInstanceCount, readLivePath, writeLivePath,
+  type BatchingChange, type InstanceCountChange,
+} from '@inferscope/core/live-config/index.ts';
 import { ManagerError } from './errors';
 
 function clone<T>(v: T): T {
@@ -25,60 +26,14 @@ function asInvalidArg<T>(fn: () => T): T {
   }
 }
 
-/**
- * Applies a dynamic batching patch. `maxBatchLimit` is what the model allows: the max_batch_size of the
- * config as loaded (written or auto-completed); a larger batch than the model was built/declared for
- * cannot be run, so the patch may only lower it.
- */
 export function applyBatchingPatch(
-  model: string,
-  config: ModelConfig,
-  patch: DynamicBatchingPatch,
-  maxBatchLimit: number,
-): { config: ModelConfig; changes: ConfigChange[] } {
-  if (!config.dynamic_batching && !(config.max_batch_size && config.max_batch_size > 0)) {
-    throw new ManagerError('INVALID_ARG', `model '${model}' has max_batch_size 0 and no dynamic_batching: it cannot batch`);
-  }
-  if (config.sequence_batching || config.ensemble_scheduling) {
-    throw new ManagerError('INVALID_ARG', `model '${model}' uses ${config.sequence_batching ? 'sequence_batching' : 'ensemble_scheduling'}: dynamic batching cannot be changed`);
-  }
-  const v = patch.max_batch_size;
-  if (typeof v === 'number' && v > maxBatchLimit) {
-    throw new ManagerError('INVALID_ARG', `max_batch_size ${v} is above what model '${model}' allows (${maxBatchLimit}, from its configuration as loaded)`);
-  }
-  return asInvalidArg(() => mergeBatchingPatch(config, patch));
+  model: string, config: ModelConfig, patch: DynamicBatchingPatch, maxBatchLimit: number, validate: (next: ModelConfig) => void,
+): BatchingChange<ModelConfig> {
+  return asInvalidArg(() => planBatchingChange(model, config, patch, maxBatchLimit, validate));
 }
 
-/** Refuses a config the scheduler would refuse, before anything changes (same checks, same words). */
-export function checkSchedulable(config: ModelConfig): void {
-  asInvalidArg(() => policyFromConfig(config));
-}
-
-/** Sets one instance group's count; `group` undefined = the only group (refused when there are several). */
-export function applyInstanceCount(
-  model: string,
-  config: ModelConfig,
-  group: string | undefined,
-  count: number,
-): { config: ModelConfig; changes: ConfigChange[]; group: string; delta: number } {
-  if (!withinLimit('instance_count', count)) throw new ManagerError('INVALID_ARG', limitMessage('instance_count', 'count', count));
-  const groups = config.instance_group ?? [];
-  let index: number;
-  if (group === undefined) {
-    if (groups.length !== 1) {
-      throw new ManagerError('INVALID_ARG', `model '${model}' has ${groups.length} instance groups: say which one (${groups.map((g) => g.name).join(', ')})`);
-    }
-    index = 0;
-  } else {
-    index = groups.findIndex((g) => g.name === group);
-    if (index < 0) throw new ManagerError('INVALID_ARG', `model '${model}' has no instance group '${group}'`);
-  }
-  const next = clone(config);
-  const g = next.instance_group![index];
-  const old = g.count ?? 1;
-  g.count = count;
-  const changes = old === count ? [] : [{ path: formatLivePath(livePath.instanceCount(index)), old, new: count }];
-  return { config: next, changes, group: g.name ?? `${model}_${index}`, delta: count - old };
+export function applyInstanceCount(model: string, config: ModelConfig, group: string | undefined, count: number): InstanceCountChange<ModelConfig> {
+  return asInvalidArg(() => planInstanceCount(model, config, group, count));
 }
 
 /**
