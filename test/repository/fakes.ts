@@ -22,6 +22,15 @@ export class FakeScheduler implements SchedulerLike {
   hold = false;
   constructor(readonly opts: SchedulerFactoryOptions) {}
   async start(): Promise<void> {}
+  private submitted = 0;
+  submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string {
+    this.enqueue(req).then((r) => settle(null, r), (e: Error) => settle(e));
+    return `fake-${++this.submitted}`;
+  }
+  /** the fake never holds a request in a queue it could take it out of */
+  cancel(): boolean {
+    return false;
+  }
   async enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
     if (this.stopped) throw new Error('unavailable');
     this.inflight++;

@@ -66,7 +66,18 @@ export function registerInferRoutes(
       }
       throw err;
     }
-    const result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded));
+    // A client that closes its connection before the answer cancels its request if it is still queued.
+    const clientGone = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort(); };
+    reply.raw.once('close', onClose);
+    let result;
+    try {
+      result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded), clientGone.signal);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+    // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
+    // closed connection and is dropped.
     const encoded = encodeInferResponse(served.name, served.version, decoded, result);
     reply.header('content-type', encoded.contentType);
     if (encoded.headerLength !== undefined) {

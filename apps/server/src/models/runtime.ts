@@ -45,6 +45,10 @@ export interface BackendProvider {
 export interface SchedulerLike {
   start(): Promise<void>;
   enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult>;
+  /** the callback form: `settle` is called exactly once; returns the request's id (for cancel) */
+  submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string;
+  /** takes a still-queued request out (answered 'cancelled'); false when it already runs or was answered */
+  cancel(id: string): boolean;
   /** a live change computed by core's planBatchingChange: the scheduler does not merge the patch again */
   applyLiveChange(next: PatchResult, by: string): unknown;
   setInstanceCount(group: string, count: number, by: string): unknown;

@@ -182,6 +182,21 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   /**
+   * Cancels a request that is still queued (its client went away): it leaves the queue, is answered
+   * 'cancelled' (HTTP 499, as nginx names a client that closed its request) and takes no batch slot.
+   * Returns false when it is not queued: already answered, or in a batch handed to an instance, which
+   * completes (the caller discards the answer).
+   */
+  cancel(id: string): boolean {
+    const e = this.queues.all().find((x) => x.id === id);
+    if (!e) return false;
+    this.queues.remove(e);
+    this.reject(e, 'cancelled', `request ${id} was cancelled: its client went away before it was scheduled`, 499);
+    this.pump();
+    return true;
+  }
+
+  /**
    * Runs on a change computed once elsewhere (core's live-config planBatchingChange over the server's whole
    * config): the new config, its policy and the change list, without merging the patch again.
    */
