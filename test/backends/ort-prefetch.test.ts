@@ -182,7 +182,7 @@ test('reclaim: a batch held behind running ones is taken back before the worker 
     assert.equal(worker.inFlight, 3);
     assert.equal(ex.reclaim(inst, held), false, 'only once');
     for (const [i, c] of calls.entries()) await assertMatchesDirect(ahead[i], await c.result);
-    await settleALittle();
+    await afterOneMoreRoundTrip(ex, inst);
     assert.equal(h.calls, 0, 'a reclaimed batch is never answered by this instance');
     assert.deepEqual(order, ['A0', 'A1', 'A2']);
     assert.equal(ex.reclaim(inst, ahead[0]), false, 'an answered batch cannot be taken back');
