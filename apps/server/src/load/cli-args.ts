@@ -53,7 +53,9 @@ function describeParseError(err: Error & { code?: string }): string {
   switch (err.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': return `unknown option ${option}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return /does not take an argument/.test(err.message) ? `${option} takes no value` : `${option} needs a value`;
+      if (/does not take an argument/.test(err.message)) return `${option} takes no value`;
+      if (/ambiguous/.test(err.message)) return `${option} needs a value (write ${option}=VALUE for one that starts with '-')`;
+      return `${option} needs a value`;
     default: return err.message;
   }
 }
