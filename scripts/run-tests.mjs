@@ -42,6 +42,7 @@ const concurrency = Math.max(1, Number(process.env.TEST_CONCURRENCY ?? 2));
 // A whole file past this is killed (with its process group: servers, browsers), so a hung test cannot hang
 // the run. Tests that may legitimately take long state their own { timeout }.
 const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_MS ?? 480_000);
+const reportOpenHandles = new URL('./report-open-handles.mjs', import.meta.url).href;
 
 // Children run in their own process groups (so a timeout can kill a file's browser too); pass an
 // interrupt of this runner on to them.
@@ -62,9 +63,9 @@ function runFile(file) {
       [
         // The file runs directly, not under `--test`: node 20 applies --test-timeout to a whole file run
         // that way (a slow but healthy file would fail), so the hang guard is the kill timer below.
-        // A test whose failure leaves a handle open (a server, a browser) must not hang its file: exit
-        // once its tests are done.
-        '--import', 'tsx', '--test-reporter=spec', '--test-force-exit',
+        // A file exits once its tests are done (--test-force-exit), so a leaked handle cannot hang it,
+        // and report-open-handles.mjs fails the file and names what it left open.
+        '--import', 'tsx', '--import', reportOpenHandles, '--test-reporter=spec', '--test-force-exit',
         file,
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true },

@@ -61,7 +61,14 @@ async function withMlpInstance(body: (ex: OrtExecutor, inst: ReturnType<typeof i
   }
 }
 
-const settleALittle = () => new Promise<void>((r) => setTimeout(r, 50));
+/**
+ * A barrier instead of a sleep: one more batch through the same instance. The worker answers in the order
+ * it was handed batches, so a second (wrong) answer to any earlier batch would reach its callback before
+ * this one comes back.
+ */
+const afterOneMoreRoundTrip = async (ex: OrtExecutor, inst: ReturnType<typeof instance>): Promise<void> => {
+  await ex.execute(inst, [sample(1, 99)]);
+};
 /** a batch never answered must fail the test, not hang the file */
 const limit = { timeout: 30_000 };
 
@@ -79,7 +86,7 @@ test('OrtExecutor declares prefetch 1; two back-to-back batches on one instance 
     await assertMatchesDirect(batchA, ra);
     await assertMatchesDirect(batchB, rb);
     assert.deepEqual(order, ['A', 'B'], 'answered in the order handed over');
-    await settleALittle();
+    await afterOneMoreRoundTrip(ex, inst);
     assert.deepEqual([a.calls, b.calls], [1, 1]);
     assert.equal(ex.workerOf(inst.name), worker, 'no restart');
     assert.equal(ex.describe()[0].restarts, 0);
@@ -104,7 +111,7 @@ for (const how of ['exit', 'throw'] as const) {
       // B run normally (on the restarted worker) gives the same outputs
       const again = await ex.execute(inst, batchB);
       for (let i = 0; i < batchB.length; i++) assertClose(rb[i][0].data as Float32Array, again[i][0].data as Float32Array, 0);
-      await settleALittle();
+      await afterOneMoreRoundTrip(ex, inst);
       assert.deepEqual([a.calls, b.calls], [1, 1], 'nothing answered twice');
       assert.deepEqual(order, ['A', 'B']);
       assert.notEqual(ex.workerOf(inst.name), first);
@@ -126,7 +133,7 @@ test('a worker that dies with two batches queued behind the running one: both ne
     await assert.rejects(calls[0].result, /exited with code 3/);
     await assertMatchesDirect(batches[1], await calls[1].result);
     await assertMatchesDirect(batches[2], await calls[2].result);
-    await settleALittle();
+    await afterOneMoreRoundTrip(ex, inst);
     assert.deepEqual(calls.map((c) => c.calls), [1, 1, 1]);
     assert.deepEqual(order.slice(1), ['b1', 'b2'], 're-sent batches keep their order');
     assert.equal(ex.describe()[0].restarts, 1);
@@ -154,7 +161,7 @@ test('a batch handed over while the first failure is being answered runs after t
     await a;
     await assertMatchesDirect(batchB, await b.result);
     await assertMatchesDirect(batchC, await c!.result);
-    await settleALittle();
+    await afterOneMoreRoundTrip(ex, inst);
     assert.deepEqual(order, ['A failed', 'B', 'C'], 'the never-begun B keeps its place ahead of C');
     assert.deepEqual([b.calls, c!.calls], [1, 1]);
     assert.equal(ex.describe()[0].restarts, 1);
@@ -175,7 +182,7 @@ test('reclaim: a batch held behind running ones is taken back before the worker 
     assert.equal(worker.inFlight, 3);
     assert.equal(ex.reclaim(inst, held), false, 'only once');
     for (const [i, c] of calls.entries()) await assertMatchesDirect(ahead[i], await c.result);
-    await settleALittle();
+    await afterOneMoreRoundTrip(ex, inst);
     assert.equal(h.calls, 0, 'a reclaimed batch is never answered by this instance');
     assert.deepEqual(order, ['A0', 'A1', 'A2']);
     assert.equal(ex.reclaim(inst, ahead[0]), false, 'an answered batch cannot be taken back');

@@ -233,7 +233,10 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   assert.ok(queuedV1 > 10, `clients vanished after their request was queued (${queuedV1})`);
   assert.ok(kills >= 4, `${kills} worker kills`);
   assert.ok(failedBatches > 0, 'a worker died mid-batch at least once');
-  assert.ok(byStatus[200] > sent / 2, 'most requests were served');
+  // 404s are the requests sent while the model was unloaded: how many depends on how long the reload took
+  // on this machine, so they are left out of the share (a real-time ratio would decide the test).
+  const foundLoaded = sent - (byStatus[404] ?? 0);
+  assert.ok(byStatus[200] > foundLoaded / 2, `most requests that found the model loaded were served (${byStatus[200]} of ${foundLoaded})`);
   assert.equal((await ask('final', 5, 1)).status, 200);
 });
 

@@ -6,20 +6,31 @@
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DynamicBatchingPatch, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import type { ConfigChange, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import type { PatchResult } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { ModelRuntime, SchedulerLike, SchedulerFactoryOptions, ConfigProblem } from '../../apps/server/src/models/runtime.ts';
 
 export class FakeScheduler implements SchedulerLike {
   inflight = 0;
   stopped = false;
-  patches: DynamicBatchingPatch[] = [];
+  /** the change list of every live change that reached the scheduler */
+  changes: ConfigChange[][] = [];
   counts: [string, number][] = [];
   private gates: (() => void)[] = [];
   /** when true, requests wait until release() */
   hold = false;
   constructor(readonly opts: SchedulerFactoryOptions) {}
   async start(): Promise<void> {}
+  private submitted = 0;
+  submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string {
+    this.enqueue(req).then((r) => settle(null, r), (e: Error) => settle(e));
+    return `fake-${++this.submitted}`;
+  }
+  /** the fake never holds a request in a queue it could take it out of */
+  cancel(): boolean {
+    return false;
+  }
   async enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
     if (this.stopped) throw new Error('unavailable');
     this.inflight++;
@@ -34,8 +45,8 @@ export class FakeScheduler implements SchedulerLike {
   release(): void {
     for (const g of this.gates.splice(0)) g();
   }
-  updateDynamicBatching(patch: DynamicBatchingPatch): void {
-    this.patches.push(patch);
+  applyLiveChange(next: PatchResult): void {
+    this.changes.push(next.changes);
   }
   setInstanceCount(group: string, count: number): void {
     this.counts.push([group, count]);

@@ -181,12 +181,12 @@ test('live dynamic batching: validated, limited to what the model allows, applie
   const changes = await m.updateDynamicBatching('a', undefined, { max_queue_delay_microseconds: 500, max_batch_size: 6 }, 'test');
   assert.deepEqual(changes.map((c) => c.path).sort(), ['dynamic_batching.max_queue_delay_microseconds', 'max_batch_size']);
   assert.equal(m.require('a').config.max_batch_size, 6);
-  assert.deepEqual(runtime.schedulers[0].patches, [{ max_queue_delay_microseconds: 500, max_batch_size: 6 }]);
+  assert.deepEqual(runtime.schedulers[0].changes, [changes], 'the scheduler runs on the change computed once');
   await assert.rejects(m.updateDynamicBatching('a', '1', { max_batch_size: 9 }, 't'), /above what model 'a' allows \(8/);
   await assert.rejects(m.updateDynamicBatching('a', '1', { max_batch_size: 3 }, 't'), /preferred size must be <= max batch size/);
   await assert.rejects(m.updateDynamicBatching('a', '1', { max_queue_delay_microseconds: -1 }, 't'), /non-negative integer/);
   await assert.rejects(m.updateDynamicBatching('a', '1', { bogus: 1 } as never, 't'), /unknown dynamic batching field 'bogus'/);
-  assert.equal(runtime.schedulers[0].patches.length, 1, 'refused patches never reach the scheduler');
+  assert.equal(runtime.schedulers[0].changes.length, 1, 'refused patches never reach the scheduler');
   assert.equal(m.require('a').config.max_batch_size, 6);
 
   const ic = await m.setInstanceCount('a', undefined, undefined, 3, 'test');

@@ -104,3 +104,22 @@ test('start() rejects when no instance can start, and queued requests get unavai
   assert.equal(h.outcome('early')?.error?.reason, 'unavailable');
   assert.equal(h.of('instance.state').at(-1)?.state, 'failed');
 });
+
+test('cancel: a queued request leaves the queue, is answered cancelled once and takes no batch slot; a running one completes', async () => {
+  const h = new Harness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, preferred_batch_size: [2] } });
+  await h.start();
+  h.send('a');
+  assert.equal(h.sched.cancel('a'), true);
+  assert.equal(h.outcome('a')?.error?.reason, 'cancelled');
+  assert.equal(h.outcome('a')?.error?.httpStatus, 499);
+  const ev = h.of('request.rejected');
+  assert.deepEqual(ev.map((e) => [e.request_id, e.reason]), [['a', 'cancelled']]);
+  h.send('b');
+  h.send('c');
+  assert.deepEqual(h.exec.sizes(), [2], 'b and c form the preferred batch without a');
+  assert.equal(h.sched.cancel('b'), false, 'a request in a running batch is not cancelled');
+  assert.equal(h.sched.cancel('a'), false, 'nor is one already answered');
+  h.exec.finish();
+  assert.equal(h.outcome('b')?.result, 'ok:b');
+  assert.equal(h.sched.snapshot().stats.rejected.cancelled, 1);
+});

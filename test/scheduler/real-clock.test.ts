@@ -39,7 +39,9 @@ test('a past deadline fires on the next turn; a cleared timer never fires', asyn
   clock.clearTimer(h1);
   clock.clearTimer(h2);
   await past;
-  await new Promise((r) => setTimeout(r, 10));
+  // Not a sleep: timers fire in deadline order and never early, so by the time a timer due after h2's
+  // deadline fires, h1 and h2 would have fired had clearing not worked.
+  await new Promise<void>((resolve) => clock.setTimer(clock.now() + 5000, resolve));
   assert.equal(fired, 0);
 });
 

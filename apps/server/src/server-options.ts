@@ -2,6 +2,7 @@
  * Options of the server (`inferscope serve` flags and buildApp's input), parsed and validated in one
  * place. Every refusal is an OptionsError whose message names the flag and what was wrong with it.
  */
+import { parseArgs } from 'node:util';
 import { parseMemoryBudget } from './memory/ledger';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
@@ -156,22 +157,39 @@ function numberFlag(flag: string, text: string): number {
   return v;
 }
 
+/** The flags as node's util.parseArgs takes them: every value flag may repeat (one() refuses a repeat where it must not). */
+function parseArgsOptions() {
+  const options: Record<string, { type: 'string'; multiple: true } | { type: 'boolean' }> = {};
+  for (const f of VALUE_FLAGS) options[f.slice(2)] = { type: 'string', multiple: true };
+  for (const f of BOOL_FLAGS) options[f.slice(2)] = { type: 'boolean' };
+  return options;
+}
+
+/** util.parseArgs's errors in this command's words. */
+function optionsError(err: Error & { code?: string }): OptionsError {
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  const flag = /--?[^ ,=<]+/.exec(quoted)?.[0] ?? quoted;
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (/does not take an argument/.test(err.message)) return new OptionsError(`${flag} takes no value`);
+    if (/ambiguous/.test(err.message)) return new OptionsError(`${flag} needs a value (write ${flag}=VALUE for one that starts with '-')`);
+    return new OptionsError(`${flag} needs a value`);
+  }
+  return new OptionsError(`unknown option '${quoted || flag}' (see inferscope serve --help)`);
+}
+
 /** `serve` argv -> options. Accepts `--flag value` and `--flag=value`; repeated --model-repository/--load-model add up. */
 export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServerOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: parseArgsOptions(), strict: true, allowPositionals: false });
+  } catch (err) {
+    throw optionsError(err as Error & { code?: string });
+  }
   const values = new Map<string, string[]>();
   const bools = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const eq = arg.indexOf('=');
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (BOOL_FLAGS.has(flag)) {
-      bools.add(flag);
-      continue;
-    }
-    if (!VALUE_FLAGS.has(flag)) throw new OptionsError(`unknown option '${arg}' (see inferscope serve --help)`);
-    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-    if (value === undefined) throw new OptionsError(`${flag} needs a value`);
-    values.set(flag, [...(values.get(flag) ?? []), value]);
+  for (const [name, v] of Object.entries(parsed.values)) {
+    if (Array.isArray(v)) values.set(`--${name}`, v);
+    else if (v === true) bools.add(`--${name}`);
   }
   const one = (flag: string) => {
     const v = values.get(flag);

@@ -9,6 +9,8 @@
  * Run: node --import tsx test/bench/dashboard/run.ts [--rate 5000] [--seconds 6]
  */
 import type { SchedulerEvent } from '@inferscope/core';
+// The page's window hooks (window.__inferscope) are declared by the dashboard module that installs them.
+import type {} from '../../../apps/web/src/charts/frame-loop';
 import { chromiumMissing, launchBrowser } from '../../e2e/browser';
 import { startServer } from '../../e2e/server-under-test';
 

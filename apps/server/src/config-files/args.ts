@@ -1,5 +1,6 @@
-/** Option parsing shared by `config check` and `config print`: --json, --gpus N / --gpus=N, paths. */
+/** Options of `config check` and `config print` (--json, --gpus N / --gpus=N, paths), read by util.parseArgs. */
 import { hostGpuCount } from './gpu-count';
+import { parseArgs } from '../load/cli-args';
 
 export interface ConfigArgs {
   json: boolean;
@@ -14,20 +15,14 @@ export interface PathCount {
 }
 
 export function parseConfigArgs(argv: readonly string[], want?: PathCount): ConfigArgs | { error: string } {
-  let json = false;
-  let gpus: string | undefined;
-  const paths: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--json') json = true;
-    else if (a === '--gpus') {
-      gpus = argv[++i];
-      if (gpus === undefined) return { error: '--gpus needs a number' };
-    } else if (a.startsWith('--gpus=')) gpus = a.slice('--gpus='.length);
-    else if (a === '--') paths.push(...argv.slice(i + 1)), (i = argv.length);
-    else if (a.startsWith('-') && a !== '-') return { error: `unknown option ${a}` };
-    else paths.push(a);
+  let parsed;
+  try {
+    parsed = parseArgs([...argv], [{ names: ['--json'], key: 'json', flag: true }, { names: ['--gpus'], key: 'gpus' }]);
+  } catch (err) {
+    return { error: (err as Error).message };
   }
+  const paths = parsed.positional;
+  const gpus = parsed.values.gpus;
   let gpuCount = hostGpuCount();
   if (gpus !== undefined) {
     if (!/^\d+$/.test(gpus)) return { error: `--gpus needs a whole number >= 0, got '${gpus}'` };
@@ -35,5 +30,5 @@ export function parseConfigArgs(argv: readonly string[], want?: PathCount): Conf
   }
   if (want?.paths === 'one' && paths.length !== 1) return { error: `${want.command} needs exactly one PATH` };
   if (want?.paths === 'some' && paths.length === 0) return { error: `${want.command} needs at least one PATH` };
-  return { json, gpuCount, paths };
+  return { json: parsed.flags.has('json'), gpuCount, paths };
 }

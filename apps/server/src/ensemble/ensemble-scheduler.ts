@@ -127,7 +127,19 @@ export class EnsembleScheduler implements SchedulerLike {
     if (--this.inflight === 0) this.drained?.();
   }
 
-  updateDynamicBatching(): never {
+  /** the callback form of enqueue (SchedulerLike), for requests that may be cancelled */
+  submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string {
+    const withId = { ...req, id: req.id ?? this.o.idPrefix + ++this.seq };
+    this.enqueue(withId).then((r) => settle(null, r), (e: Error) => settle(e));
+    return withId.id;
+  }
+
+  /** An ensemble holds no queue of its own (its steps queue in their models): nothing to take out. */
+  cancel(): boolean {
+    return false;
+  }
+
+  applyLiveChange(): never {
     throw ensembleEditError(this.o.model, 'dynamic batching');
   }
 

@@ -25,7 +25,8 @@ export interface ServedModelView {
 export interface InferModelSource {
   /** version undefined = the highest READY version */
   get(name: string, version?: string): ServedModelView | undefined;
-  infer(name: string, version: string, req: SchedulerRequest<InferPayload>): Promise<InferResult>;
+  /** `signal` aborts when the client went away (a still-queued request is then cancelled) */
+  infer(name: string, version: string, req: SchedulerRequest<InferPayload>, signal?: AbortSignal): Promise<InferResult>;
   /** every known model version; used to tell an unknown name from an unknown/unready version */
   list?(): Array<{ name: string; version: string; state: ModelState; reason?: string }>;
 }

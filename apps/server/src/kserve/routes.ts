@@ -4,7 +4,15 @@
  * raw (JSON and the binary extension share one decoder), with its own body limit, and errors leave as
  * Triton's `{"error": "..."}` with Triton's status code.
  */
-import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { deflate, gunzip, gzip, inflate, type ZlibOptions } from 'node:zlib';
+
+// zlib's callback forms run on libuv's thread pool: a 64 MiB body is (de)compressed off the event loop
+// that runs the scheduler, in chunks, with the same maxOutputLength limit as the sync forms.
+const gunzipAsync = promisify<Buffer, ZlibOptions, Buffer>(gunzip);
+const inflateAsync = promisify<Buffer, ZlibOptions, Buffer>(inflate);
+const gzipAsync = promisify<Buffer | string, ZlibOptions, Buffer>(gzip);
+const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { describeError, KServeError } from './errors';
@@ -54,7 +62,7 @@ export function registerInferRoutes(
     let decoded;
     try {
       const spec = modelSpecFor(served.name, served.version, served.config);
-      const body = decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
+      const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
       const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
       decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
     } catch (err) {
@@ -66,7 +74,18 @@ export function registerInferRoutes(
       }
       throw err;
     }
-    const result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded));
+    // A client that closes its connection before the answer cancels its request if it is still queued.
+    const clientGone = new AbortController();
+    const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort(); };
+    reply.raw.once('close', onClose);
+    let result;
+    try {
+      result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded), clientGone.signal);
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+    // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
+    // closed connection and is dropped.
     const encoded = encodeInferResponse(served.name, served.version, decoded, result);
     reply.header('content-type', encoded.contentType);
     if (encoded.headerLength !== undefined) {
@@ -77,7 +96,7 @@ export function registerInferRoutes(
     const encoding = size < compressMinBytes ? 'identity' : responseEncoding(request.headers['accept-encoding']);
     if (encoding === 'identity') return reply.send(encoded.body);
     reply.header('content-encoding', encoding);
-    return reply.send(encoding === 'gzip' ? gzipSync(encoded.body, { level: 1 }) : deflateSync(encoded.body, { level: 1 }));
+    return reply.send(await (encoding === 'gzip' ? gzipAsync : deflateAsync)(encoded.body, { level: 1 }));
   };
 
   void app.register(async (scope) => {
@@ -101,12 +120,12 @@ export function registerInferRoutes(
  * Triton accepts gzip and deflate request bodies; Inference-Header-Content-Length then counts bytes of
  * the decompressed body. Decompression is capped at the body limit so a small bomb cannot blow up memory.
  */
-function decompress(body: Buffer, encoding: string | string[] | undefined, limit: number): Buffer {
+async function decompress(body: Buffer, encoding: string | string[] | undefined, limit: number): Promise<Buffer> {
   const enc = (Array.isArray(encoding) ? encoding[0] : encoding)?.trim().toLowerCase();
   if (!enc || enc === 'identity' || body.byteLength === 0) return body;
   if (enc !== 'gzip' && enc !== 'deflate') throw new KServeError(400, `unsupported Content-Encoding '${enc}': use gzip, deflate or identity`);
   try {
-    return enc === 'gzip' ? gunzipSync(body, { maxOutputLength: limit }) : inflateSync(body, { maxOutputLength: limit });
+    return await (enc === 'gzip' ? gunzipAsync : inflateAsync)(body, { maxOutputLength: limit });
   } catch (err) {
     const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw new KServeError(tooBig ? 413 : 400, tooBig

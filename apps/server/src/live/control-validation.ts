@@ -1,198 +1,108 @@
 /**
- * Validation of `control` messages, as strict as HTTP input: a known action, only known fields, the right
- * types, sane ranges, a size limit. A message that fails validation is answered with an error and changes
- * nothing, so everything is checked here before any handler runs.
+ * Validation of `control` messages, as strict as HTTP input: a size limit, a known action, then that
+ * action's schema (core's live/control-schema.ts: closed objects, typed and bounded fields). A message
+ * that fails is answered with one clear sentence and changes nothing; everything is checked here before
+ * any handler runs. The schemas are compiled once; this file only turns TypeBox's first error into words.
  */
+import { TypeCompiler, ValueErrorType, type TypeCheck, type ValueError } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
-import type { ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
+import type { ControlAction, ControlMessage } from '@inferscope/core';
+import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema } from '@inferscope/core/live/control-schema.ts';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
 
-class Invalid extends Error {}
-
-const ACTIONS = [
-  'setDynamicBatching',
-  'setInstanceCount',
-  'loadModel',
-  'unloadModel',
-  'startLoad',
-  'stopLoad',
-  'startReplay',
-  'saveConfig',
-  'startRecording',
-  'stopRecording',
-] as const;
-
-const PATCH_FIELDS = BATCHING_PATCH_FIELDS;
-
-const QUEUE_POLICY_FIELDS = ['timeout_action', 'default_timeout_microseconds', 'allow_timeout_override', 'max_queue_size'];
-
-/** one hour: longer delays or timeouts are certainly a typo (Triton takes uint64, we protect the user) */
-const MAX_MICROSECONDS = 3_600_000_000;
+const compiled = Object.fromEntries(
+  CONTROL_ACTIONS.map((action) => [action, TypeCompiler.Compile(CONTROL_SCHEMAS[action])]),
+) as { [A in ControlAction]: TypeCheck<(typeof CONTROL_SCHEMAS)[A]> };
+const traceName = TypeCompiler.Compile(TraceNameSchema);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  for (const k of Object.keys(obj)) {
-    if (!allowed.includes(k)) throw new Invalid(`unknown field '${k}' in ${where} (allowed: ${allowed.join(', ')})`);
+/** '/preferred_batch_size/1' -> 'preferred_batch_size[1]', '/default_queue_policy/max_queue_size' -> 'default_queue_policy.max_queue_size' */
+function fieldOf(path: string): string {
+  return path.split('/').slice(1).reduce((out, part) => (/^\d+$/.test(part) ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
+}
+
+function shown(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+type Bounded = TSchema & { minimum?: number; maximum?: number; exclusiveMinimum?: number; maxItems?: number; minLength?: number; maxLength?: number; errorMessage?: string };
+
+function describe(e: ValueError, where: string, parent: Bounded | undefined): string {
+  const field = fieldOf(e.path);
+  const s = e.schema as Bounded;
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) {
+    const key = field.split(/[.[]/).pop();
+    const container = field.includes('.') ? field.slice(0, field.lastIndexOf('.')) : where;
+    if (parent?.errorMessage && field.includes('.')) return `'${container}' ${parent.errorMessage}: '${key}' is not one`;
+    const allowed = parent && 'properties' in parent ? ` (allowed: ${Object.keys(parent.properties as object).join(', ')})` : '';
+    return `unknown field '${key}' in ${container}${allowed}`;
+  }
+  if (e.type === ValueErrorType.ObjectRequiredProperty) return `'${field}' is required`;
+  if (s.errorMessage) return `'${field}' ${s.errorMessage}, got ${shown(e.value)}`;
+  switch (e.type) {
+    case ValueErrorType.Integer: return `'${field}' must be an integer, got ${shown(e.value)}`;
+    case ValueErrorType.Number: return `'${field}' must be a number, got ${shown(e.value)}`;
+    case ValueErrorType.Boolean: return `'${field}' must be true or false, got ${shown(e.value)}`;
+    case ValueErrorType.String: return `'${field}' must be a string, got ${shown(e.value)}`;
+    case ValueErrorType.Object: return `'${field}' must be an object, got ${shown(e.value)}`;
+    case ValueErrorType.Array: return `'${field}' must be a list, got ${shown(e.value)}`;
+    case ValueErrorType.ArrayMaxItems: return `'${field}' must be a list of at most ${s.maxItems} items`;
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.NumberMaximum:
+      return `'${field}' must be between ${s.minimum} and ${s.maximum}, got ${shown(e.value)}`;
+    case ValueErrorType.NumberExclusiveMinimum:
+      return `'${field}' must be > ${s.exclusiveMinimum} and <= ${s.maximum}, got ${shown(e.value)}`;
+    case ValueErrorType.StringMinLength:
+    case ValueErrorType.StringMaxLength:
+      return `'${field}' must be ${s.minLength ?? 0} to ${s.maxLength} characters long`;
+    default: return `'${field}' ${e.message.toLowerCase()}, got ${shown(e.value)}`;
   }
 }
 
-function int(v: unknown, field: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Invalid(`'${field}' must be an integer, got ${JSON.stringify(v)}`);
-  if (v < min || v > max) throw new Invalid(`'${field}' must be between ${min} and ${max}, got ${v}`);
-  return v;
-}
-
-function num(v: unknown, field: string, minExclusive: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Invalid(`'${field}' must be a number, got ${JSON.stringify(v)}`);
-  if (v <= minExclusive || v > max) throw new Invalid(`'${field}' must be > ${minExclusive} and <= ${max}, got ${v}`);
-  return v;
-}
-
-function bool(v: unknown, field: string): boolean {
-  if (typeof v !== 'boolean') throw new Invalid(`'${field}' must be true or false, got ${JSON.stringify(v)}`);
-  return v;
-}
-
-/** Model names become folder names: refuse anything that could walk the file system. */
-export function checkModelName(v: unknown, field = 'model'): string {
-  if (typeof v !== 'string' || v.length === 0) throw new Invalid(`'${field}' must be a non-empty string`);
-  if (v.length > 256) throw new Invalid(`'${field}' is longer than 256 characters`);
-  if (v === '.' || v === '..' || /[/\\\0-\x1f]/.test(v)) throw new Invalid(`'${field}' is not a valid model name: ${JSON.stringify(v)}`);
-  return v;
-}
-
-function version(v: unknown): string | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'number' && Number.isInteger(v) && v > 0) return String(v);
-  if (typeof v === 'string' && /^[1-9][0-9]{0,17}$/.test(v)) return v;
-  throw new Invalid(`'version' must be a positive integer version, got ${JSON.stringify(v)}`);
-}
-
-function queuePolicy(v: unknown, where: string): Record<string, unknown> {
-  if (!isPlainObject(v)) throw new Invalid(`'${where}' must be an object`);
-  onlyFields(v, QUEUE_POLICY_FIELDS, where);
-  const out: Record<string, unknown> = {};
-  if (v.timeout_action !== undefined) {
-    if (v.timeout_action !== 'REJECT' && v.timeout_action !== 'DELAY') throw new Invalid(`'${where}.timeout_action' must be REJECT or DELAY`);
-    out.timeout_action = v.timeout_action;
+/** The schema of the object that holds the field at `path` (to name its allowed fields). */
+function parentSchema(root: TSchema, path: string): Bounded | undefined {
+  let node: Bounded | undefined = root as Bounded;
+  for (const part of path.split('/').slice(1, -1)) {
+    const props = (node as { properties?: Record<string, TSchema> } | undefined)?.properties;
+    node = (props?.[part] ?? (node as { items?: TSchema } | undefined)?.items ?? Object.values((node as { patternProperties?: Record<string, TSchema> } | undefined)?.patternProperties ?? {})[0]) as Bounded | undefined;
   }
-  if (v.default_timeout_microseconds !== undefined)
-    out.default_timeout_microseconds = int(v.default_timeout_microseconds, `${where}.default_timeout_microseconds`, 0, MAX_MICROSECONDS);
-  if (v.allow_timeout_override !== undefined) out.allow_timeout_override = bool(v.allow_timeout_override, `${where}.allow_timeout_override`);
-  if (v.max_queue_size !== undefined) out.max_queue_size = int(v.max_queue_size, `${where}.max_queue_size`, 0, 10_000_000);
-  return out;
+  return node;
 }
 
-function batchingPatch(m: Record<string, unknown>): DynamicBatchingPatch {
-  const p: DynamicBatchingPatch = {};
-  if (m.max_queue_delay_microseconds !== undefined)
-    p.max_queue_delay_microseconds = int(m.max_queue_delay_microseconds, 'max_queue_delay_microseconds', 0, MAX_MICROSECONDS);
-  if (m.preferred_batch_size !== undefined) {
-    const v = m.preferred_batch_size;
-    if (!Array.isArray(v) || v.length > 64) throw new Invalid(`'preferred_batch_size' must be a list of at most 64 sizes`);
-    p.preferred_batch_size = v.map((x, i) => int(x, `preferred_batch_size[${i}]`, 1, 1_000_000));
-  }
-  if (m.max_batch_size !== undefined) p.max_batch_size = int(m.max_batch_size, 'max_batch_size', 1, 1_000_000);
-  if (m.default_priority_level !== undefined) p.default_priority_level = int(m.default_priority_level, 'default_priority_level', 0, 1_000_000);
-  if (m.priority_levels !== undefined) p.priority_levels = int(m.priority_levels, 'priority_levels', 0, 1_000_000);
-  if (m.default_queue_policy !== undefined) p.default_queue_policy = queuePolicy(m.default_queue_policy, 'default_queue_policy');
-  if (m.priority_queue_policy !== undefined) {
-    const v = m.priority_queue_policy;
-    if (!isPlainObject(v)) throw new Invalid(`'priority_queue_policy' must be an object keyed by priority level`);
-    const out: Record<string, Record<string, unknown>> = {};
-    for (const [level, pol] of Object.entries(v)) {
-      if (!/^[1-9][0-9]{0,5}$/.test(level)) throw new Invalid(`'priority_queue_policy' key '${level}' is not a priority level`);
-      out[level] = queuePolicy(pol, `priority_queue_policy.${level}`);
-    }
-    p.priority_queue_policy = out;
-  }
-  if (m.preserve_ordering !== undefined) p.preserve_ordering = bool(m.preserve_ordering, 'preserve_ordering');
-  if (Object.keys(p).length === 0) throw new Invalid(`setDynamicBatching needs at least one of: ${PATCH_FIELDS.join(', ')}`);
-  return p;
+/** The sentence for the first problem; an unknown field is named before a bad value, as people read it. */
+function firstProblem<A extends ControlAction>(action: A, m: Record<string, unknown>): string {
+  const errors = [...compiled[action].Errors(m)];
+  const e = errors.find((x) => x.type === ValueErrorType.ObjectAdditionalProperties) ?? errors[0];
+  return describe(e, action, parentSchema(CONTROL_SCHEMAS[action], e.path));
 }
 
-/** Trace names are file names inside the recordings folder, never paths. */
+/** Trace names are file names inside the recordings folder, never paths (the load controller checks too). */
 export function checkTraceName(v: unknown): string {
-  if (typeof v !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/.test(v) || v.includes('..'))
-    throw new Invalid(`'trace' must be a file name in the recordings folder (letters, digits, . _ -), got ${JSON.stringify(v)}`);
+  if (!traceName.Check(v)) throw new Error(`'trace' ${TraceNameSchema.errorMessage}, got ${shown(v)}`);
   return v;
 }
 
-function validate(m: Record<string, unknown>): ControlMessage {
+const PATCH_FIELDS: readonly string[] = BATCHING_PATCH_FIELDS;
+
+function validate(m: Record<string, unknown>): Validated<ControlMessage> {
   const action = m.action;
-  if (typeof action !== 'string' || !(ACTIONS as readonly string[]).includes(action))
-    throw new Invalid(`'action' must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
-  switch (action) {
-    case 'setDynamicBatching': {
-      onlyFields(m, ['action', 'model', 'version', ...PATCH_FIELDS], action);
-      return { action, model: checkModelName(m.model), version: version(m.version), ...batchingPatch(m) };
-    }
-    case 'setInstanceCount': {
-      onlyFields(m, ['action', 'model', 'version', 'group', 'count'], action);
-      if (m.group !== undefined && (typeof m.group !== 'string' || m.group.length === 0 || m.group.length > 256))
-        throw new Invalid(`'group' must be a non-empty string`);
-      return {
-        action,
-        model: checkModelName(m.model),
-        version: version(m.version),
-        group: m.group as string | undefined,
-        count: int(m.count, 'count', 1, 64),
-      };
-    }
-    case 'loadModel':
-    case 'unloadModel':
-      onlyFields(m, ['action', 'model'], action);
-      return { action, model: checkModelName(m.model) };
-    case 'saveConfig':
-      onlyFields(m, ['action', 'model', 'version', 'dryRun'], action);
-      return { action, model: checkModelName(m.model), version: version(m.version), dryRun: m.dryRun === undefined ? undefined : bool(m.dryRun, 'dryRun') };
-    case 'startLoad': {
-      onlyFields(m, ['action', 'model', 'version', 'scenario', 'rate', 'concurrency', 'duration', 'seed', 'record', 'mode'], action);
-      const scenario = m.scenario;
-      if (!(typeof scenario === 'string' && scenario.length > 0 && scenario.length <= 100) && !isPlainObject(scenario))
-        throw new Invalid(`'scenario' must be a preset name or a scenario object`);
-      if (m.mode !== undefined && m.mode !== 'http' && m.mode !== 'inprocess') throw new Invalid(`'mode' must be http or inprocess`);
-      return {
-        action,
-        model: checkModelName(m.model),
-        version: version(m.version),
-        scenario: scenario as string | Record<string, unknown>,
-        rate: m.rate === undefined ? undefined : num(m.rate, 'rate', 0, 100_000),
-        concurrency: m.concurrency === undefined ? undefined : int(m.concurrency, 'concurrency', 1, 1024),
-        duration: m.duration === undefined ? undefined : num(m.duration, 'duration', 0, 3600),
-        seed: m.seed === undefined ? undefined : int(m.seed, 'seed', 0, 2 ** 32 - 1),
-        record: m.record === undefined ? undefined : bool(m.record, 'record'),
-        mode: m.mode as 'http' | 'inprocess' | undefined,
-      };
-    }
-    case 'stopLoad':
-      onlyFields(m, ['action', 'id'], action);
-      if (m.id !== undefined && (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > 100)) throw new Invalid(`'id' must be a load id`);
-      return { action, id: m.id as string | undefined };
-    case 'startReplay':
-      onlyFields(m, ['action', 'trace', 'speed', 'model'], action);
-      return {
-        action,
-        trace: checkTraceName(m.trace),
-        speed: m.speed === undefined ? undefined : num(m.speed, 'speed', 0, 1000),
-        model: m.model === undefined ? undefined : checkModelName(m.model),
-      };
-    case 'startRecording': {
-      onlyFields(m, ['action', 'models'], action);
-      if (m.models === undefined) return { action };
-      if (!Array.isArray(m.models) || m.models.length === 0 || m.models.length > 100) throw new Invalid(`'models' must be a non-empty list of model names`);
-      return { action, models: m.models.map((x, i) => checkModelName(x, `models[${i}]`)) };
-    }
-    case 'stopRecording':
-      onlyFields(m, ['action', 'id'], action);
-      if (m.id !== undefined && (typeof m.id !== 'string' || m.id.length === 0 || m.id.length > 100)) throw new Invalid(`'id' must be a recording id`);
-      return { action, id: m.id as string | undefined };
+  if (typeof action !== 'string' || !(CONTROL_ACTIONS as string[]).includes(action)) {
+    return { ok: false, error: `'action' must be one of ${CONTROL_ACTIONS.join(', ')}, got ${shown(action)}` };
   }
-  throw new Invalid(`unhandled action ${action}`);
+  const check = compiled[action as ControlAction];
+  if (!check.Check(m)) return { ok: false, error: firstProblem(action as ControlAction, m) };
+  if (action === 'setDynamicBatching' && !Object.keys(m).some((k) => PATCH_FIELDS.includes(k))) {
+    return { ok: false, error: `setDynamicBatching needs at least one of: ${PATCH_FIELDS.join(', ')}` };
+  }
+  return { ok: true, value: check.Decode(m) as ControlMessage };
 }
 
 /**
@@ -209,10 +119,5 @@ export function validateControlMessage(raw: unknown): Validated<ControlMessage> 
   if (size > MAX_CONTROL_BYTES) return { ok: false, error: `control message is ${size} bytes, more than the limit of ${MAX_CONTROL_BYTES}` };
   if (!isPlainObject(raw)) return { ok: false, error: 'control message must be an object with an action' };
   const { token, ...rest } = raw;
-  try {
-    return { ok: true, value: validate(rest), token };
-  } catch (err) {
-    if (err instanceof Invalid) return { ok: false, error: err.message, token };
-    throw err;
-  }
+  return { ...validate(rest), token };
 }

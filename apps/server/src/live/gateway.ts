@@ -6,9 +6,11 @@
  * Uses `new Server(httpServer)` directly: fastify-socket.io does not work with fastify 5 (FINDINGS.md).
  */
 import type { Server as HttpServer } from 'node:http';
-import { Server, type Socket } from 'socket.io';
+import { Server, type Socket as IoSocket } from 'socket.io';
 import { WIRE } from '@inferscope/core';
-import type { ControlAck, Snapshot, StatsMessage } from '@inferscope/core';
+import type { ClientToServerEvents, ControlAck, ServerToClientEvents, Snapshot, StatsMessage } from '@inferscope/core';
+
+type Socket = IoSocket<ClientToServerEvents, ServerToClientEvents>;
 import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl } from './control-handler';
@@ -37,7 +39,7 @@ function socketBacklog(socket: Socket): number {
 }
 
 export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps): LiveGateway {
-  const io = new Server(httpServer, {
+  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
     // Control messages are limited to MAX_CONTROL_BYTES by validation (with a clear error); this bound only
     // protects the process from absurd payloads.
     maxHttpBufferSize: 1e6,

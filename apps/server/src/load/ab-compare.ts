@@ -6,7 +6,7 @@
 import type { LoadPlan } from '@inferscope/core/load/index.ts';
 import { RealClock, type Clock } from '@inferscope/core/clock/index.ts';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
-import { BATCHING_PATCH_FIELDS } from '@inferscope/core';
+import { parseLivePath } from '@inferscope/core/live-config/index.ts';
 import type { ControlTarget } from '../live/types';
 import { runPlan, type LatencySummary } from './runner';
 import type { InferTarget } from './targets';
@@ -97,16 +97,13 @@ function watchBus(bus: EventBus, model: string): { stop: () => ServerSide } {
   };
 }
 
-const PATCH_KEYS = new Set<string>(BATCHING_PATCH_FIELDS);
-
 /** The patch that undoes a series of changes: for each field, the value before the first change. */
 export function restorePatch(changes: readonly ConfigChange[]): DynamicBatchingPatch {
   const out: Record<string, unknown> = {};
   for (const c of changes) {
-    const key = c.path.startsWith('dynamic_batching.') ? c.path.slice('dynamic_batching.'.length) : c.path;
-    const top = key.split('.')[0];
-    if (!PATCH_KEYS.has(top) || top in out) continue;
-    if (top !== key) continue; // nested paths are restored through their parent object's change
+    const path = parseLivePath(c.path);
+    const top = path?.kind === 'max_batch_size' ? 'max_batch_size' : path?.kind === 'dynamic_batching_field' ? path.field : undefined;
+    if (top === undefined || top in out) continue;
     out[top] = c.old ?? (top === 'preferred_batch_size' ? [] : undefined);
     if (out[top] === undefined) delete out[top];
   }

@@ -1,9 +1,12 @@
 /**
- * A small argument reader for the load commands: `--name value`, `--name=value`, short aliases and
- * boolean flags; unknown options are errors (a typo must not silently fall back to a default).
+ * The load commands' options, read by node's own `util.parseArgs` (strict: an unknown option is an error,
+ * a typo must not silently fall back to a default): `--name value`, `--name=value`, `-x value`, flags.
+ * Commands describe their options as ArgSpecs; this maps them onto parseArgs and words its errors.
  */
+import { parseArgs as parseNodeArgs } from 'node:util';
+
 export interface ArgSpec {
-  /** option names including dashes, e.g. ['-m', '--model'] */
+  /** option names including dashes, e.g. ['-m', '--model']: one long name, at most one short */
   names: string[];
   key: string;
   flag?: boolean;
@@ -15,30 +18,46 @@ export interface ParsedArgs {
   positional: string[];
 }
 
+type NodeOptions = NonNullable<Parameters<typeof parseNodeArgs>[0]>['options'];
+
 export function parseArgs(argv: string[], specs: ArgSpec[]): ParsedArgs {
+  const options: NonNullable<NodeOptions> = {};
+  const keyOf = new Map<string, ArgSpec>();
+  for (const spec of specs) {
+    const long = spec.names.find((n) => n.startsWith('--'))!.slice(2);
+    const short = spec.names.find((n) => /^-[^-]$/.test(n))?.slice(1);
+    options[long] = { type: spec.flag ? 'boolean' : 'string', ...(short ? { short } : {}) };
+    keyOf.set(long, spec);
+  }
+  let parsed;
+  try {
+    parsed = parseNodeArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new Error(describeParseError(err as Error & { code?: string }));
+  }
   const values: Record<string, string> = {};
   const flags = new Set<string>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (!a.startsWith('-') || a === '-') {
-      positional.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    const spec = specs.find((s) => s.names.includes(name));
-    if (!spec) throw new Error(`unknown option ${name}`);
-    if (spec.flag) {
-      if (eq > 0) throw new Error(`${name} takes no value`);
-      flags.add(spec.key);
-      continue;
-    }
-    const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-    if (v === undefined) throw new Error(`${name} needs a value`);
-    values[spec.key] = v;
+  for (const [long, v] of Object.entries(parsed.values)) {
+    const spec = keyOf.get(long)!;
+    if (spec.flag) flags.add(spec.key);
+    else values[spec.key] = v as string;
   }
-  return { values, flags, positional };
+  return { values, flags, positional: parsed.positionals };
+}
+
+/** parseArgs's errors in the words the commands have always used (`unknown option --x`, `--x needs a value`). */
+function describeParseError(err: Error & { code?: string }): string {
+  // node names an option as '-m, --model <value>' or '--bogus': name the long form when there is one
+  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
+  const option = /--[^ ,=<]+/.exec(quoted)?.[0] ?? /-[^ ,=<]+/.exec(quoted)?.[0] ?? quoted;
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': return `unknown option ${option}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(err.message)) return `${option} takes no value`;
+      if (/ambiguous/.test(err.message)) return `${option} needs a value (write ${option}=VALUE for one that starts with '-')`;
+      return `${option} needs a value`;
+    default: return err.message;
+  }
 }
 
 export function numberArg(v: string | undefined, name: string, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {

@@ -1,21 +1,19 @@
 /**
- * Live reconfiguration as pure functions over a ModelConfig: build the new config from a patch, refuse
- * what the model cannot do, and list the changes (dotted paths, old and new values) for config.changed.
- * The merge itself is core's (the scheduler runs the same one); this file adds what only the server
- * knows: the loaded model's limits. The manager validates the result like a config file, then checks it
- * the way the scheduler will (checkSchedulable), and only then applies it.
+ * The server's side of live reconfiguration. The change itself (merge, limits, policy, change list) is
+ * core's live-config module, computed once; this file turns core's refusals into the manager's
+ * INVALID_ARG and carries live changes back into the config as written, for saveConfig.
  */
-import type { DynamicBatchingPatch, ConfigChange } from '@inferscope/core';
-import { mergeBatchingPatch, policyFromConfig, PolicyError } from '@inferscope/core/scheduler/index.ts';
+import type { DynamicBatchingPatch } from '@inferscope/core';
+import { PolicyError } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import {
+  parseLivePath, planBatchingChange, planInstanceCount, readLivePath, writeLivePath,
+  type BatchingChange, type InstanceCountChange,
+} from '@inferscope/core/live-config/index.ts';
 import { ManagerError } from './errors';
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-function isNonNegInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
 /** Core's PolicyError becomes the manager's INVALID_ARG (HTTP 400, the control ack's error text). */
@@ -28,62 +26,14 @@ function asInvalidArg<T>(fn: () => T): T {
   }
 }
 
-/**
- * Applies a dynamic batching patch. `maxBatchLimit` is what the model allows: the max_batch_size of the
- * config as loaded (written or auto-completed); a larger batch than the model was built/declared for
- * cannot be run, so the patch may only lower it.
- */
 export function applyBatchingPatch(
-  model: string,
-  config: ModelConfig,
-  patch: DynamicBatchingPatch,
-  maxBatchLimit: number,
-): { config: ModelConfig; changes: ConfigChange[] } {
-  if (!config.dynamic_batching && !(config.max_batch_size && config.max_batch_size > 0)) {
-    throw new ManagerError('INVALID_ARG', `model '${model}' has max_batch_size 0 and no dynamic_batching: it cannot batch`);
-  }
-  if (config.sequence_batching || config.ensemble_scheduling) {
-    throw new ManagerError('INVALID_ARG', `model '${model}' uses ${config.sequence_batching ? 'sequence_batching' : 'ensemble_scheduling'}: dynamic batching cannot be changed`);
-  }
-  const v = patch.max_batch_size;
-  if (typeof v === 'number' && v > maxBatchLimit) {
-    throw new ManagerError('INVALID_ARG', `max_batch_size ${v} is above what model '${model}' allows (${maxBatchLimit}, from its configuration as loaded)`);
-  }
-  return asInvalidArg(() => mergeBatchingPatch(config, patch));
+  model: string, config: ModelConfig, patch: DynamicBatchingPatch, maxBatchLimit: number, validate: (next: ModelConfig) => void,
+): BatchingChange<ModelConfig> {
+  return asInvalidArg(() => planBatchingChange(model, config, patch, maxBatchLimit, validate));
 }
 
-/** Refuses a config the scheduler would refuse, before anything changes (same checks, same words). */
-export function checkSchedulable(config: ModelConfig): void {
-  asInvalidArg(() => policyFromConfig(config));
-}
-
-/** Sets one instance group's count; `group` undefined = the only group (refused when there are several). */
-export function applyInstanceCount(
-  model: string,
-  config: ModelConfig,
-  group: string | undefined,
-  count: number,
-): { config: ModelConfig; changes: ConfigChange[]; group: string; delta: number } {
-  if (!isNonNegInt(count) || count < 1 || count > 64) {
-    throw new ManagerError('INVALID_ARG', `instance count must be an integer between 1 and 64, got ${JSON.stringify(count)}`);
-  }
-  const groups = config.instance_group ?? [];
-  let index: number;
-  if (group === undefined) {
-    if (groups.length !== 1) {
-      throw new ManagerError('INVALID_ARG', `model '${model}' has ${groups.length} instance groups: say which one (${groups.map((g) => g.name).join(', ')})`);
-    }
-    index = 0;
-  } else {
-    index = groups.findIndex((g) => g.name === group);
-    if (index < 0) throw new ManagerError('INVALID_ARG', `model '${model}' has no instance group '${group}'`);
-  }
-  const next = clone(config);
-  const g = next.instance_group![index];
-  const old = g.count ?? 1;
-  g.count = count;
-  const changes = old === count ? [] : [{ path: `instance_group[${index}].count`, old, new: count }];
-  return { config: next, changes, group: g.name ?? `${model}_${index}`, delta: count - old };
+export function applyInstanceCount(model: string, config: ModelConfig, group: string | undefined, count: number): InstanceCountChange<ModelConfig> {
+  return asInvalidArg(() => planInstanceCount(model, config, group, count));
 }
 
 /**
@@ -92,21 +42,17 @@ export function applyInstanceCount(
  */
 export function carryChangesToRaw(raw: ModelConfig, live: ModelConfig, paths: Iterable<string>): ModelConfig {
   const out = clone(raw);
-  for (const path of paths) {
-    if (path === 'max_batch_size') out.max_batch_size = live.max_batch_size;
-    else if (path.startsWith('dynamic_batching.')) {
-      const field = path.slice('dynamic_batching.'.length);
-      out.dynamic_batching = out.dynamic_batching ?? {};
-      (out.dynamic_batching as Record<string, unknown>)[field] = clone((live.dynamic_batching as Record<string, unknown> | undefined)?.[field]);
-    } else if (path.startsWith('instance_group[')) {
-      const index = Number(/^instance_group\[(\d+)\]/.exec(path)?.[1]);
-      const liveGroup = live.instance_group?.[index];
-      if (!liveGroup) continue;
-      if (out.instance_group?.[index]) out.instance_group[index].count = liveGroup.count;
-      else if (!out.instance_group || out.instance_group.length === 0) {
-        // The file had no instance_group (Triton's default was used): write the count with the kind only.
-        out.instance_group = [{ count: liveGroup.count, kind: liveGroup.kind }];
-      }
+  for (const wire of paths) {
+    const path = parseLivePath(wire);
+    // `dynamic_batching` itself only says a patch created the message: its fields are paths of their own.
+    if (path === undefined || path.kind === 'dynamic_batching') continue;
+    if (path.kind === 'instance_count' && !live.instance_group?.[path.group]) continue;
+    const value = clone(readLivePath(live, path));
+    if (writeLivePath(out, path, value) || path.kind !== 'instance_count') continue;
+    const liveGroup = live.instance_group?.[path.group];
+    if (liveGroup && (!out.instance_group || out.instance_group.length === 0)) {
+      // The file had no instance_group (Triton's default was used): write the count with the kind only.
+      out.instance_group = [{ count: liveGroup.count, kind: liveGroup.kind }];
     }
   }
   return out;

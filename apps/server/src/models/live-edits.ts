@@ -1,11 +1,12 @@
 /**
- * The manager's live configuration operations on one loaded model version: build the new config, check
- * it like a config file and the way the scheduler will, and only then apply it to the scheduler and keep
- * it (with the changed paths saveConfig writes back). A refused change leaves everything as it was.
+ * The manager's live configuration operations on one loaded model version: compute the change once (core's
+ * live-config: new config, scheduler policy, change list), check the new config like a config file, and
+ * only then hand that same result to the scheduler and keep it (with the changed paths saveConfig writes
+ * back). A refused change leaves everything as it was.
  */
 import type { ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { applyBatchingPatch, applyInstanceCount, checkSchedulable } from './live-config';
+import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import { ManagerError } from './errors';
 import type { ModelRuntime } from './runtime';
 import type { ModelEntry } from './model-load';
@@ -29,13 +30,11 @@ function keep(slot: VersionSlot, config: ModelConfig, changes: ConfigChange[]): 
 export async function updateDynamicBatching(
   ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string,
 ): Promise<ConfigChange[]> {
-  const { config, changes } = applyBatchingPatch(entry.name, slot.config!, patch, entry.maxBatchLimit);
-  validateLive(ctx, entry.name, config);
-  checkSchedulable(config);
-  if (changes.length === 0) return changes;
-  await slot.scheduler!.updateDynamicBatching(patch, by);
-  keep(slot, config, changes);
-  return changes;
+  const next = applyBatchingPatch(entry.name, slot.config!, patch, entry.maxBatchLimit, (config) => validateLive(ctx, entry.name, config));
+  if (next.changes.length === 0) return next.changes;
+  await slot.scheduler!.applyLiveChange(next, by);
+  keep(slot, next.config, next.changes);
+  return next.changes;
 }
 
 export async function setInstanceCount(

@@ -16,6 +16,7 @@ import { ManagerError, messages } from './errors';
 import { KeyedLock } from './keyed-lock';
 import { loadModel, type ModelEntry } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
+import { enqueueCancellable } from './cancellable';
 import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -207,7 +208,12 @@ export class ModelManager {
 
   // ---------------------------------------------------------------------------------------- requests
 
-  infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>): Promise<InferResult> {
+  /**
+   * Queues one request. `signal` aborts when the client went away: a request still queued then is
+   * cancelled (answered 'cancelled', no batch slot taken); one already in a running batch completes and
+   * its answer is discarded by the caller.
+   */
+  infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>, signal?: AbortSignal): Promise<InferResult> {
     let slot: VersionSlot;
     try {
       slot = this.slotOf(name, toVersion(version)).slot;
@@ -215,7 +221,7 @@ export class ModelManager {
       const e = err as ManagerError;
       return Promise.reject(new SchedulerError('unavailable', e.message, e.httpStatus));
     }
-    return slot.scheduler!.enqueue(req);
+    return signal ? enqueueCancellable(slot.scheduler!, req, signal) : slot.scheduler!.enqueue(req);
   }
 
   // ------------------------------------------------------------------------------- explicit control

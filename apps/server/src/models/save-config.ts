@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { parseLivePath, readLivePath } from '@inferscope/core/live-config/index.ts';
 import { scanModelFolder } from '../repository/scan';
 import type { ModelEntry } from './model-manager';
 import type { ConfigEngine } from './runtime';
@@ -33,13 +34,11 @@ export interface SaveResult {
   changed: string[];
 }
 
+/** The live value at a changed path (the paths are the live-config module's: one parser for them all). */
 function pick(config: ModelConfig | undefined, path: string): unknown {
-  if (!config) return undefined;
-  if (path === 'max_batch_size') return config.max_batch_size;
-  if (path.startsWith('dynamic_batching.')) return (config.dynamic_batching as Record<string, unknown> | undefined)?.[path.slice(17)];
-  const m = /^instance_group\[(\d+)\]\.count$/.exec(path);
-  if (m) return config.instance_group?.[Number(m[1])]?.count;
-  return undefined;
+  const p = parseLivePath(path);
+  // `dynamic_batching` itself only says a patch created the message; its fields are paths of their own.
+  return p === undefined || p.kind === 'dynamic_batching' ? undefined : readLivePath(config, p);
 }
 
 export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean): Promise<SaveResult> {

@@ -6,6 +6,7 @@
  */
 import { parseModelConfigWithLocations, type SourcePosition } from '@inferscope/core/config/index.ts';
 import { tokenize, type Token } from '@inferscope/core/config/lexer.ts';
+import { parseLivePath } from '@inferscope/core/live-config/index.ts';
 
 export interface FieldEdit {
   /** 'max_batch_size' | 'dynamic_batching.<field>' | 'instance_group[<i>].count' */
@@ -88,18 +89,18 @@ export function editConfigText(text: string, edits: readonly FieldEdit[]): strin
     } catch {
       return undefined;
     }
+    // The parser's location keys are the same field paths as the live paths' wire form.
     const at = locations.get(edit.path);
+    const path = parseLivePath(edit.path);
     let next: string | undefined;
     if (at) next = replaceValue(out, at, literal);
-    else if (edit.path === 'max_batch_size') next = `${out.replace(/\s*$/, '')}\nmax_batch_size: ${literal}\n`;
-    else if (edit.path.startsWith('dynamic_batching.')) {
-      const field = edit.path.slice('dynamic_batching.'.length);
+    else if (path?.kind === 'max_batch_size') next = `${out.replace(/\s*$/, '')}\nmax_batch_size: ${literal}\n`;
+    else if (path?.kind === 'dynamic_batching_field') {
       next = locations.has('dynamic_batching')
-        ? insertInto(out, locations.get('dynamic_batching'), field, literal)
-        : `${out.replace(/\s*$/, '')}\n\ndynamic_batching {\n  ${field}: ${literal}\n}\n`;
-    } else {
-      const m = /^(instance_group\[\d+\])\.count$/.exec(edit.path);
-      if (m) next = insertInto(out, locations.get(m[1]), 'count', literal);
+        ? insertInto(out, locations.get('dynamic_batching'), path.field, literal)
+        : `${out.replace(/\s*$/, '')}\n\ndynamic_batching {\n  ${path.field}: ${literal}\n}\n`;
+    } else if (path?.kind === 'instance_count') {
+      next = insertInto(out, locations.get(`instance_group[${path.group}]`), 'count', literal);
     }
     if (next === undefined) return undefined;
     out = next;

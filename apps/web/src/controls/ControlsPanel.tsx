@@ -10,11 +10,15 @@ import { sendControl } from '../live/control';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
 import { controlTarget, firstGroup, parseSizes } from './target';
 import { versionLabel } from '../store/select';
+import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
 import { S } from '../strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';
 
-const DELAY_MAX_US = 100_000;
+// Bounds from the live-config limits table: what the inputs offer is what the server accepts.
+const DELAY = LIVE_LIMITS.max_queue_delay_microseconds;
+const MAX_BATCH = LIVE_LIMITS.max_batch_size;
+const INSTANCES = LIVE_LIMITS.instance_count;
 
 /** A refused change leaves the server as it was: put the field back to the live value (the reason is in the log). */
 const revert = (reset: () => void) => (ack: ControlAck) => {
@@ -80,11 +84,11 @@ export function ControlsPanel(props: { canControl: boolean }) {
         <label className="field">
           <span className="flex justify-between"><span className="font-mono text-xs">{S.maxQueueDelay}</span><b>{formatDelay(delay)}</b></span>
           <input
-            type="range" min={0} max={DELAY_MAX_US} step={100} value={Math.min(delay, DELAY_MAX_US)} disabled={disabled || !b.dynamic}
+            type="range" min={DELAY.min} max={DELAY.sliderMax} step={DELAY.step} value={Math.min(delay, DELAY.sliderMax)} disabled={disabled || !b.dynamic}
             onChange={(e) => sendDelay(Number(e.target.value))} data-testid="delay-slider" aria-valuetext={formatDelay(delay)}
           />
           <input
-            type="number" min={0} step={100} value={delay} disabled={disabled || !b.dynamic} className="input" data-testid="delay-input"
+            type="number" min={DELAY.min} max={DELAY.max} step={DELAY.step} value={delay} disabled={disabled || !b.dynamic} className="input" data-testid="delay-input"
             onChange={(e) => sendDelay(Number(e.target.value))} aria-label={S.maxQueueDelay}
           />
         </label>
@@ -98,7 +102,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
         <label className="field">
           <span className="font-mono text-xs">{S.maxBatch}</span>
           <span className="flex gap-2">
-            <input type="number" className="input flex-1" min={0} value={maxBatch} disabled={disabled} onChange={(e) => setMaxBatch(Number(e.target.value))} data-testid="maxbatch-input" />
+            <input type="number" className="input flex-1" min={MAX_BATCH.min} max={MAX_BATCH.max} value={maxBatch} disabled={disabled} onChange={(e) => setMaxBatch(Number(e.target.value))} data-testid="maxbatch-input" />
             <button type="button" className="btn" disabled={disabled} data-testid="maxbatch-apply"
               onClick={() => void sendControl({ action: 'setDynamicBatching', model: m.name, version: m.version, max_batch_size: maxBatch }).then(revert(() => setMaxBatch(b.maxBatchSize)))}>{S.apply}</button>
           </span>
@@ -106,10 +110,10 @@ export function ControlsPanel(props: { canControl: boolean }) {
         <div className="field">
           <span className="font-mono text-xs">{S.instanceCount}{group ? ` (${group})` : ''}</span>
           <span className="flex items-center gap-2">
-            <button type="button" className="btn" disabled={disabled || count <= 1} aria-label="one instance less" data-testid="instances-minus"
+            <button type="button" className="btn" disabled={disabled || count <= INSTANCES.min} aria-label="one instance less" data-testid="instances-minus"
               onClick={() => void sendControl({ action: 'setInstanceCount', model: m.name, version: m.version, group, count: count - 1 })}>−</button>
             <b className="w-8 text-center" data-testid="instances-count">{count}</b>
-            <button type="button" className="btn" disabled={disabled} aria-label="one instance more" data-testid="instances-plus"
+            <button type="button" className="btn" disabled={disabled || count >= INSTANCES.max} aria-label="one instance more" data-testid="instances-plus"
               onClick={() => void sendControl({ action: 'setInstanceCount', model: m.name, version: m.version, group, count: count + 1 })}>+</button>
           </span>
         </div>

@@ -4,7 +4,7 @@
  * reconnect, so what the page shows is never a stale picture.
  */
 import { io, type Socket } from 'socket.io-client';
-import { WIRE, type ControlAck, type ControlMessage, type Frame, type Snapshot, type StatsMessage } from '@inferscope/core';
+import { WIRE, type ClientToServerEvents, type ControlAck, type ControlMessage, type ServerToClientEvents } from '@inferscope/core';
 import { appStore, live, syncStructure } from '../store/app-store';
 import { FrameClock, setDataClock } from './clock';
 import { setControlSender } from './control';
@@ -25,7 +25,7 @@ export function connectLive(url?: string): LiveConnection {
   const setConn = (patch: Partial<ReturnType<typeof appStore.getState>['connection']>) =>
     appStore.setState((s) => ({ connection: { ...s.connection, ...patch } }));
 
-  const socket: Socket = io(url ?? '/', {
+  const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io(url ?? '/', {
     path: socketPath(),
     transports: ['websocket'],
     auth: (cb) => cb(token ? { token } : {}),
@@ -55,7 +55,7 @@ export function connectLive(url?: string): LiveConnection {
   socket.on('connect_error', (err) => setConn({ status: 'disconnected', error: err.message }));
   socket.io.on('reconnect_attempt', (n) => setConn({ status: 'connecting', attempts: n }));
 
-  socket.on(WIRE.snapshot, (s: Snapshot) => {
+  socket.on(WIRE.snapshot, (s) => {
     live.applySnapshot(s);
     clock.onFrame(s.t, performance.now());
     appStore.setState((st) => ({
@@ -65,12 +65,12 @@ export function connectLive(url?: string): LiveConnection {
     }));
     syncStructure();
   });
-  socket.on(WIRE.frame, (f: Frame) => {
+  socket.on(WIRE.frame, (f) => {
     live.applyFrame(f);
     clock.onFrame(f.t, performance.now());
     syncStructure();
   });
-  socket.on(WIRE.stats, (s: StatsMessage) => {
+  socket.on(WIRE.stats, (s) => {
     live.applyStats(s);
     if (s.load) appStore.setState({ load: s.load });
   });

@@ -1,4 +1,5 @@
 /** Helpers that read and patch a model's JSON config by Triton field names (shared by store and controls). */
+import { parseLivePath, writeLivePath } from '@inferscope/core/live-config/index.ts';
 import type { ModelLive } from './live-types';
 
 export interface BatchingView {
@@ -10,18 +11,15 @@ export interface BatchingView {
   instances: number;
 }
 
-/** Apply config.changed entries (dotted paths such as `dynamic_batching.max_queue_delay_microseconds`). */
+/**
+ * Apply config.changed entries to a model's JSON config. The paths are the live-config module's
+ * (`dynamic_batching.max_queue_delay_microseconds`, `instance_group[0].count`, ...): parsed by its one
+ * parser; a path that names nothing live is ignored.
+ */
 export function applyConfigChanges(config: Record<string, unknown>, changes: { path: string; new: unknown }[]): void {
   for (const c of changes) {
-    // `instance_group[0].count` -> ['instance_group', '0', 'count']
-    const parts = c.path.split(/\.|\[(\d+)\]/).filter((p) => p !== undefined && p !== '');
-    let node: Record<string, unknown> = config;
-    parts.slice(0, -1).forEach((p, i) => {
-      const next = node[p];
-      if (next === null || typeof next !== 'object') node[p] = /^\d+$/.test(parts[i + 1]) ? [] : {};
-      node = node[p] as Record<string, unknown>;
-    });
-    node[parts[parts.length - 1]] = c.new;
+    const path = parseLivePath(c.path);
+    if (path !== undefined) writeLivePath(config, path, c.new);
   }
 }
 

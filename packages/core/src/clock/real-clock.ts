@@ -23,6 +23,11 @@ function makeYield(): Yield {
     const setImmediate = g.setImmediate;
     return (cb) => void setImmediate(cb);
   }
+  // The browser's MessageChannel (ports with onmessage); Node's has another shape but is never reached
+  // here, since Node has setImmediate.
+  const { MessageChannel } = globalThis as unknown as {
+    MessageChannel?: new () => { port1: { onmessage: (() => void) | null }; port2: { postMessage(m: null): void } };
+  };
   if (typeof MessageChannel === 'function') {
     const waiting: (() => void)[] = [];
     const channel = new MessageChannel();

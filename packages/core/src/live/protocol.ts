@@ -8,6 +8,7 @@
  * `resync` (no payload) asks for a fresh snapshot.
  */
 import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry } from '../events';
+import type { ControlMessage, ControlMessageOf } from './control-schema';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -157,68 +158,39 @@ export interface Frame {
 }
 
 /** A load run as the control channel asks for it (the load controller takes the same shape). */
-export interface StartLoadRequest {
-  model: string;
-  /** the version the load goes to (the one picked in the dashboard); absent = the latest READY version */
-  version?: string;
-  scenario: string | Record<string, unknown>;
-  rate?: number;
-  concurrency?: number;
-  duration?: number;
-  seed?: number;
-  record?: boolean;
-  mode?: 'http' | 'inprocess';
-}
+export type StartLoadRequest = Omit<ControlMessageOf<'startLoad'>, 'action'>;
 
 /** Replays a recorded trace, `speed` times as fast, optionally to another model. */
-export interface StartReplayRequest {
-  trace: string;
-  speed?: number;
-  model?: string;
-}
+export type StartReplayRequest = Omit<ControlMessageOf<'startReplay'>, 'action'>;
 
-export type ControlMessage =
-  | ({ action: 'setDynamicBatching'; model: string; version?: string } & DynamicBatchingPatch)
-  | { action: 'setInstanceCount'; model: string; version?: string; group?: string; count: number }
-  | { action: 'loadModel'; model: string }
-  | { action: 'unloadModel'; model: string }
-  | ({ action: 'startLoad' } & StartLoadRequest)
-  | { action: 'stopLoad'; id?: string }
-  | ({ action: 'startReplay' } & StartReplayRequest)
-  /** writes the live config of `version` (default: the latest loaded) to the model's config.pbtxt */
-  | { action: 'saveConfig'; model: string; version?: string; dryRun?: boolean }
-  /** record the arrivals of whatever traffic reaches these models (all when absent) until stopRecording */
-  | { action: 'startRecording'; models?: string[] }
-  | { action: 'stopRecording'; id?: string };
+// Control messages are declared once, as schemas (control-schema.ts): the types come from there. Only the
+// types are re-exported, so the dashboard's bundle does not carry the schema library; the server imports
+// the schemas from '@inferscope/core/live/control-schema.ts'.
+export type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
 
-/**
- * The dynamic_batching fields a live patch may change, in one list for everyone who checks or applies a
- * patch (control validation, the model manager, the scheduler, A/B restore).
- */
-export const DYNAMIC_BATCHING_FIELDS = [
-  'max_queue_delay_microseconds',
-  'preferred_batch_size',
-  'default_priority_level',
-  'priority_levels',
-  'default_queue_policy',
-  'priority_queue_policy',
-  'preserve_ordering',
-] as const;
-/** Patch fields: the dynamic_batching ones plus the model-level max_batch_size. */
-export const BATCHING_PATCH_FIELDS = [...DYNAMIC_BATCHING_FIELDS, 'max_batch_size'] as const;
-
-export interface DynamicBatchingPatch {
-  max_queue_delay_microseconds?: number;
-  preferred_batch_size?: number[];
-  max_batch_size?: number;
-  default_priority_level?: number;
-  priority_levels?: number;
-  default_queue_policy?: Record<string, unknown>;
-  priority_queue_policy?: Record<string, Record<string, unknown>>;
-  preserve_ordering?: boolean;
-}
+// The live-patch vocabulary is the live-config module's (a domain concept, not a wire detail); the
+// protocol re-exports it because control messages carry it.
+export { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS, type DynamicBatchingField, type DynamicBatchingPatch } from '../live-config/fields';
 
 export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
+
+/** A control message as a client sends it: the message plus the control token when one is configured. */
+export type ControlRequest = ControlMessage & { token?: string };
+
+/**
+ * Socket.IO's typed event maps, shared by the gateway and every client (dashboard, A/B runner, tests).
+ * The server still validates what arrives on `control` (validateControlMessage): a map types the honest
+ * sender, a schema checks the rest.
+ */
+export interface ServerToClientEvents {
+  [WIRE.snapshot]: (snapshot: Snapshot) => void;
+  [WIRE.frame]: (frame: Frame) => void;
+  [WIRE.stats]: (stats: StatsMessage) => void;
+}
+export interface ClientToServerEvents {
+  [WIRE.resync]: () => void;
+  [WIRE.control]: (msg: ControlRequest, ack: (answer: ControlAck) => void) => void;
+}
 
 /** Largest control message the server accepts, in bytes of JSON. */
 export const MAX_CONTROL_BYTES = 64 * 1024;

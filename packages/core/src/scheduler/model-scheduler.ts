@@ -24,7 +24,7 @@ import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
 import type { QueueEntry, Settle } from './queue-entry';
-import { applyBatchingPatch } from './reconfigure';
+import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
 
@@ -178,7 +178,30 @@ export class ModelScheduler<P = unknown, R = unknown> {
 
   /** Change dynamic batching fields live; applies at the next decision. Throws (changing nothing) on bad input. */
   updateDynamicBatching(patch: DynamicBatchingPatch, by: string) {
-    const { config, policy, changes } = applyBatchingPatch(this.config, patch);
+    return this.applyLiveChange(applyBatchingPatch(this.config, patch), by);
+  }
+
+  /**
+   * Cancels a request that is still queued (its client went away): it leaves the queue, is answered
+   * 'cancelled' (HTTP 499, as nginx names a client that closed its request) and takes no batch slot.
+   * Returns false when it is not queued: already answered, or in a batch handed to an instance, which
+   * completes (the caller discards the answer).
+   */
+  cancel(id: string): boolean {
+    const e = this.queues.all().find((x) => x.id === id);
+    if (!e) return false;
+    this.queues.remove(e);
+    this.reject(e, 'cancelled', `request ${id} was cancelled: its client went away before it was scheduled`, 499);
+    this.pump();
+    return true;
+  }
+
+  /**
+   * Runs on a change computed once elsewhere (core's live-config planBatchingChange over the server's whole
+   * config): the new config, its policy and the change list, without merging the patch again.
+   */
+  applyLiveChange(next: PatchResult, by: string) {
+    const { config, policy, changes } = next;
     if (changes.length === 0) return changes;
     const old = this.policy;
     this.config = config;

@@ -1,0 +1,51 @@
+/**
+ * The bounds of every field that changes while a model is loaded, in one table. Control validation refuses
+ * a value outside them with these words, the model manager checks instance counts against them, and the
+ * dashboard's inputs and sliders take their min, max and step from here, so a value the dashboard offers is
+ * one the server accepts.
+ *
+ * Why bounds tighter than config.pbtxt's: Triton stores these as uint64/int32, and the config parser
+ * accepts what the proto type allows (a file is the user's). A live change is a click or a script: a
+ * delay of more than an hour or ten million queued requests is a typo, refused before it reaches the
+ * scheduler.
+ */
+export interface LiveLimit {
+  /** smallest accepted value (inclusive) */
+  readonly min: number;
+  /** largest accepted value (inclusive) */
+  readonly max: number;
+  /** the dashboard's input step */
+  readonly step: number;
+  /** the top of the dashboard's slider, where the slider is shorter than the accepted range */
+  readonly sliderMax?: number;
+}
+
+/** one hour: longer delays or timeouts are certainly a typo */
+const ONE_HOUR_US = 3_600_000_000;
+
+export const LIVE_LIMITS = {
+  max_queue_delay_microseconds: { min: 0, max: ONE_HOUR_US, step: 100, sliderMax: 100_000 },
+  default_timeout_microseconds: { min: 0, max: ONE_HOUR_US, step: 1000 },
+  max_batch_size: { min: 1, max: 1_000_000, step: 1 },
+  preferred_batch_size: { min: 1, max: 1_000_000, step: 1 },
+  /** how many preferred sizes a patch may list */
+  preferred_batch_sizes: { min: 0, max: 64, step: 1 },
+  priority_levels: { min: 0, max: 1_000_000, step: 1 },
+  default_priority_level: { min: 0, max: 1_000_000, step: 1 },
+  max_queue_size: { min: 0, max: 10_000_000, step: 1 },
+  instance_count: { min: 1, max: 64, step: 1 },
+} as const satisfies Record<string, LiveLimit>;
+
+export type LiveLimitName = keyof typeof LIVE_LIMITS;
+
+/** Whether `v` is an integer inside the named limit. */
+export function withinLimit(name: LiveLimitName, v: unknown): v is number {
+  const limit: LiveLimit = LIVE_LIMITS[name];
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= limit.min && v <= limit.max;
+}
+
+/** The words every refusal of an out-of-range value uses: `'count' must be between 1 and 64, got 0`. */
+export function limitMessage(name: LiveLimitName, field: string, v: unknown): string {
+  const limit: LiveLimit = LIVE_LIMITS[name];
+  return `'${field}' must be between ${limit.min} and ${limit.max}, got ${JSON.stringify(v)}`;
+}

@@ -1,0 +1,48 @@
+// The layering rules of eslint.config.js, checked on probe sources at the paths they would have: a rule
+// that stopped firing (a typo in a pattern, a moved folder) fails here, not in review.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+
+const cwd = fileURLToPath(new URL('../..', import.meta.url));
+const eslint = new ESLint({ cwd });
+
+async function problems(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${cwd}${path}` });
+  return result.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+test('core may import core and nothing from node or the apps', async () => {
+  assert.deepEqual(await problems('packages/core/src/probe.ts', "import { RealClock } from './clock/index.ts';\nimport type { SchedulerEvent } from './events';\nexport { RealClock };\nexport type E = SchedulerEvent;\n"), []);
+  for (const code of [
+    "import { readFileSync } from 'node:fs';",
+    "import { join } from 'path';",
+    "import { promises } from 'fs/promises';",
+    "import { EventEmitter } from 'events';",
+    "import { buildApp } from '../../../apps/server/src/app.ts';",
+    "import { store } from '@inferscope/web/src/store/app-store.ts';",
+  ]) {
+    const found = await problems('packages/core/src/probe.ts', `${code}\n`);
+    assert.ok(found.some((p) => p.startsWith('no-restricted-imports')), `${code} was allowed in core`);
+  }
+});
+
+test('core uses no DOM or node globals', async () => {
+  for (const code of ['export const t = document.title;', 'export const w = window.innerWidth;', 'export const e = process.env;', "export const b = Buffer.from('x');"]) {
+    const found = await problems('packages/core/src/probe.ts', `${code}\n`);
+    assert.ok(found.some((p) => p.startsWith('no-restricted-globals')), `${code} was allowed in core`);
+  }
+});
+
+test('the dashboard imports no node built-in and nothing from the server; the server nothing from the dashboard', async () => {
+  assert.ok((await problems('apps/web/src/probe.ts', "import { readFileSync } from 'node:fs';\n")).length > 0);
+  assert.ok((await problems('apps/web/src/probe.ts', "import { buildApp } from '../../server/src/app.ts';\n")).length > 0);
+  assert.ok((await problems('apps/server/src/probe.ts', "import { App } from '../../web/src/App.tsx';\n")).length > 0);
+  assert.deepEqual(await problems('apps/server/src/probe.ts', "import { readFileSync } from 'node:fs';\nimport { RealClock } from '@inferscope/core/clock/index.ts';\nexport { readFileSync, RealClock };\n"), []);
+});
+
+test('a disable comment must name a rule that is on and needed', async () => {
+  const found = await problems('packages/core/src/probe.ts', '// eslint-disable-next-line no-control-regex\nexport const x = 1;\n');
+  assert.ok(found.some((p) => /Unused eslint-disable/.test(p)), found.join('\n'));
+});
