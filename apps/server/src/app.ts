@@ -16,6 +16,7 @@ import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
 import { installJsonParser } from './http/json-body';
+import { installControlAuth } from './http/control-auth';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
@@ -95,6 +96,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   installErrorHandlers(app, options.bodyLimit);
   installJsonParser(app, options.bodyLimit);
+  // before any route: every state-changing route registered after this needs the token (when set)
+  installControlAuth(app, options.controlToken);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
   registerModelRoutes(app, manager);
   registerRepositoryRoutes(app, manager);
