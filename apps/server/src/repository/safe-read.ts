@@ -80,6 +80,11 @@ async function openChecked(path: string, opts: ReadOptions) {
 
 /** Reads a regular file of at most `maxBytes` (async; the thread pool is never parked). */
 export async function readRegularFile(path: string, maxBytes: number, opts: ReadOptions = {}): Promise<Buffer> {
+  return (await readRegularFileStat(path, maxBytes, opts)).data;
+}
+
+/** The same, with the fstat of the descriptor read (its mode, size, owner). */
+export async function readRegularFileStat(path: string, maxBytes: number, opts: ReadOptions = {}): Promise<{ data: Buffer; stats: Stats }> {
   const fh = await openChecked(path, opts);
   try {
     const s = await fh.stat();
@@ -93,7 +98,7 @@ export async function readRegularFile(path: string, maxBytes: number, opts: Read
       got += bytesRead;
     }
     if (got > s.size) throw new UnsafeFileError(path, 'ETOOBIG', `'${path}' grew while it was read`);
-    return buf.subarray(0, got);
+    return { data: buf.subarray(0, got), stats: s };
   } finally {
     await fh.close();
   }
