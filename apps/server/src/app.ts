@@ -17,6 +17,7 @@ import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
 import { installJsonParser } from './http/json-body';
 import { installControlAuth } from './http/control-auth';
+import { InflightBytes } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
@@ -103,7 +104,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerRepositoryRoutes(app, manager);
   const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
   registerStatsRoutes(app, stats);
-  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now } });
+  const inflight = new InflightBytes(options.maxInflightBytes);
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
