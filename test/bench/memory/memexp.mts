@@ -1,6 +1,8 @@
+// Process RSS growth vs the memory ledger for N CNN instances (the figure behind memory/estimate.ts).
+// node --import tsx test/bench/memory/memexp.mts 24
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startTestServer, tempRepository } from '/work/wt/hardening/test/support/server.ts';
+import { startTestServer, tempRepository } from '../../support/server.ts';
 const n = Number(process.argv[2] ?? 16);
 const repo = await tempRepository(['cnn_classifier'], 'memexp-');
 const p = join(repo.dir, 'cnn_classifier/config.pbtxt');
