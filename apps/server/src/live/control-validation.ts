@@ -27,6 +27,14 @@ const PATCH_FIELDS = BATCHING_PATCH_FIELDS;
 
 const QUEUE_POLICY_FIELDS = ['timeout_action', 'default_timeout_microseconds', 'allow_timeout_override', 'max_queue_size'];
 
+/**
+ * Priority levels a live change may ask for. Triton reads priority_levels at load time only; changing it
+ * live is ours, so the bound is ours too: every level is a queue with its own policy and a row in every
+ * snapshot, and 1,000,000 levels made each snapshot 10 MiB and inference 5x slower. 1,000 is far beyond
+ * any real use (Triton's examples use 2-10) and costs a few KiB per snapshot.
+ */
+export const MAX_LIVE_PRIORITY_LEVELS = 1000;
+
 /** one hour: longer delays or timeouts are certainly a typo (Triton takes uint64, we protect the user) */
 const MAX_MICROSECONDS = 3_600_000_000;
 
@@ -97,15 +105,15 @@ function batchingPatch(m: Record<string, unknown>): DynamicBatchingPatch {
     p.preferred_batch_size = v.map((x, i) => int(x, `preferred_batch_size[${i}]`, 1, 1_000_000));
   }
   if (m.max_batch_size !== undefined) p.max_batch_size = int(m.max_batch_size, 'max_batch_size', 1, 1_000_000);
-  if (m.default_priority_level !== undefined) p.default_priority_level = int(m.default_priority_level, 'default_priority_level', 0, 1_000_000);
-  if (m.priority_levels !== undefined) p.priority_levels = int(m.priority_levels, 'priority_levels', 0, 1_000_000);
+  if (m.default_priority_level !== undefined) p.default_priority_level = int(m.default_priority_level, 'default_priority_level', 0, MAX_LIVE_PRIORITY_LEVELS);
+  if (m.priority_levels !== undefined) p.priority_levels = int(m.priority_levels, 'priority_levels', 0, MAX_LIVE_PRIORITY_LEVELS);
   if (m.default_queue_policy !== undefined) p.default_queue_policy = queuePolicy(m.default_queue_policy, 'default_queue_policy');
   if (m.priority_queue_policy !== undefined) {
     const v = m.priority_queue_policy;
     if (!isPlainObject(v)) throw new Invalid(`'priority_queue_policy' must be an object keyed by priority level`);
     const out: Record<string, Record<string, unknown>> = {};
     for (const [level, pol] of Object.entries(v)) {
-      if (!/^[1-9][0-9]{0,5}$/.test(level)) throw new Invalid(`'priority_queue_policy' key '${level}' is not a priority level`);
+      if (!/^[1-9][0-9]{0,5}$/.test(level) || Number(level) > MAX_LIVE_PRIORITY_LEVELS) throw new Invalid(`'priority_queue_policy' key '${level}' is not a priority level (1..${MAX_LIVE_PRIORITY_LEVELS})`);
       out[level] = queuePolicy(pol, `priority_queue_policy.${level}`);
     }
     p.priority_queue_policy = out;

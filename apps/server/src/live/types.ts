@@ -68,6 +68,8 @@ export interface LiveGatewayDeps {
   frameIntervalMs?: number;
   statsIntervalMs?: number;
   coalescer?: Partial<import('./frame-coalescer').CoalescerOptions>;
+  /** resync rate and backlog bound per client (flow-control.ts) */
+  flow?: Omit<import('./flow-control').FlowControlOptions, 'log'>;
   /** errors in the gateway itself (never includes the token) */
   log?: (msg: string) => void;
 }
