@@ -5,6 +5,7 @@
  */
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import type { ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
+import { depthExceeds, NESTING_MESSAGE } from '../http/json-guard';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -208,6 +209,8 @@ function validate(m: Record<string, unknown>): ControlMessage {
  * before validation and returned separately.
  */
 export function validateControlMessage(raw: unknown): Validated<ControlMessage> & { token?: unknown } {
+  // before JSON.stringify below, which recurses: 10,000 levels would overflow the stack
+  if (depthExceeds(raw)) return { ok: false, error: NESTING_MESSAGE };
   let size: number;
   try {
     size = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');

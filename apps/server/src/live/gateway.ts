@@ -13,6 +13,7 @@ import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl } from './control-handler';
 import { tokenMatches } from './security';
+import { capMessage } from '../http/json-guard';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { AggregatorSet } from '@inferscope/core/stats/index.ts';
 import type { AggregateSource, LiveGatewayDeps } from './types';
@@ -92,7 +93,8 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
 
     socket.on(WIRE.control, (raw: unknown, ack?: unknown) => {
       const reply = (a: ControlAck) => {
-        if (typeof ack === 'function') ack(a);
+        // errors may quote what the client sent: capped like every HTTP error message
+        if (typeof ack === 'function') ack(a.ok ? a : { ...a, error: capMessage(a.error) });
       };
       const v = validateControlMessage(raw);
       const allowed = controllers.has(socket.id) || (deps.token !== undefined && tokenMatches(deps.token, v.token));

@@ -44,7 +44,7 @@ export interface LoadControl {
   startReplay(req: StartReplayRequest, by: string): Promise<{ id: string }>;
   /** records live traffic (any source) until stopRecording; shows in progress() as scenario 'recording' */
   startRecording?(models: string[] | undefined, by: string): { id: string; recording: string };
-  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]>;
+  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number; written: number; error?: string }[]>;
   progress(): LoadProgress[];
 }
 
