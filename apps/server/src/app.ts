@@ -90,7 +90,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
   // maxParamLength: model names may be 255 characters (percent-encoded UTF-8 up to 12 bytes each);
   // fastify's default of 100 answered 414 to valid names.
-  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, maxParamLength: 4096 });
+  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, routerOptions: { maxParamLength: 4096 } });
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
