@@ -10,11 +10,8 @@ import assert from 'node:assert/strict';
 import { chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseModelConfig } from '@inferscope/core/config/index.ts';
-import { scanModelFolder } from '../../apps/server/src/repository/scan.ts';
-import { saveModelConfig } from '../../apps/server/src/models/save-config.ts';
 import { tempNameFor } from '../../apps/server/src/models/atomic-file.ts';
-import { realConfigEngine } from './config-engine.ts';
+import { saveDelay } from './config-engine.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const MiB = 1024 * 1024;
@@ -32,17 +29,6 @@ async function withModel(fn: (repo: string, modelDir: string, outside: string) =
   }
 }
 
-/** scans (the server's view), then lets `swap` change the disk, then saves a live delay change */
-async function save(repo: string, delayUs: number, swap: () => Promise<void> = async () => {}) {
-  const scanned = await scanModelFolder(repo, 'cnn_classifier');
-  await swap();
-  const raw = parseModelConfig(scanned.configText!);
-  const live = structuredClone(raw);
-  live.dynamic_batching = { ...live.dynamic_batching, max_queue_delay_microseconds: delayUs };
-  const entry = { name: 'cnn_classifier', scanned, resolved: { raw }, maxBatchLimit: 16, versions: new Map() };
-  const slot = { version: 1, state: 'READY', config: live, files: [], changedPaths: new Set(['dynamic_batching.max_queue_delay_microseconds']) };
-  return saveModelConfig(entry as never, slot as never, realConfigEngine, false);
-}
 
 test('temp names cannot be predicted: links planted at every name the old scheme would use are never written through', async () => {
   await withModel(async (repo, modelDir, outside) => {
@@ -51,7 +37,7 @@ test('temp names cannot be predicted: links planted at every name the old scheme
     const now = Date.now();
     // the old name was .config.pbtxt.tmp-<pid>-<ms>-<n>: plant links for the next seconds and counters
     for (let ms = now; ms < now + 3000; ms += 7) for (const n of [1, 2, 3]) await symlink(victim, join(modelDir, `.config.pbtxt.tmp-${process.pid}-${ms}-${n}`)).catch(() => {});
-    await save(repo, 4321);
+    await saveDelay(repo, 4321);
     assert.equal(await readFile(victim, 'utf8'), 'precious\n', 'the save wrote through a planted link');
     assert.match(await readFile(join(modelDir, 'config.pbtxt'), 'utf8'), /4321/);
     const a = tempNameFor('/x/config.pbtxt');
@@ -66,7 +52,7 @@ test('config.pbtxt swapped for a link to a 0600 file outside: refused, no .bak c
     const secret = join(outside, 'secret.txt');
     await writeFile(secret, 'TOP-SECRET\n', { mode: 0o600 });
     await assert.rejects(
-      save(repo, 5555, async () => {
+      saveDelay(repo, 5555, async () => {
         await rm(join(modelDir, 'config.pbtxt'));
         await symlink(secret, join(modelDir, 'config.pbtxt'));
       }),
@@ -85,7 +71,7 @@ test('config.pbtxt swapped for a link to /dev/zero or a FIFO: refused at once, m
   await withModel(async (repo, modelDir) => {
     const rss0 = process.memoryUsage().rss;
     // /dev/zero is outside the repository: refused by the realpath check before any read
-    await assert.rejects(save(repo, 6666, async () => {
+    await assert.rejects(saveDelay(repo, 6666, async () => {
       await rm(join(modelDir, 'config.pbtxt'));
       await symlink('/dev/zero', join(modelDir, 'config.pbtxt'));
     }), /refusing to save/);
@@ -93,7 +79,7 @@ test('config.pbtxt swapped for a link to /dev/zero or a FIFO: refused at once, m
     await rm(join(modelDir, 'config.pbtxt'));
     await cp(join(ROOT, 'model_repository/cnn_classifier/config.pbtxt'), join(modelDir, 'config.pbtxt'));
     const { execFileSync } = await import('node:child_process');
-    await assert.rejects(save(repo, 6667, async () => {
+    await assert.rejects(saveDelay(repo, 6667, async () => {
       await rm(join(modelDir, 'config.pbtxt'));
       execFileSync('mkfifo', [join(modelDir, 'config.pbtxt')]);
     }), /FIFO/);
@@ -104,11 +90,11 @@ test('config.pbtxt swapped for a link to /dev/zero or a FIFO: refused at once, m
 test('.bak keeps the original mode; the new config keeps it too', async () => {
   await withModel(async (repo, modelDir) => {
     await chmod(join(modelDir, 'config.pbtxt'), 0o600);
-    await save(repo, 7777);
+    await saveDelay(repo, 7777);
     assert.equal((await stat(join(modelDir, 'config.pbtxt.bak'))).mode & 0o777, 0o600);
     assert.equal((await stat(join(modelDir, 'config.pbtxt'))).mode & 0o777, 0o600);
     await chmod(join(modelDir, 'config.pbtxt'), 0o640);
-    await save(repo, 7778);
+    await saveDelay(repo, 7778);
     assert.equal((await stat(join(modelDir, 'config.pbtxt.bak'))).mode & 0o777, 0o640);
   });
 });
@@ -119,7 +105,7 @@ test('a config.pbtxt linked to another file inside the repository is saved in pl
     await cp(join(modelDir, 'config.pbtxt'), shared);
     await rm(join(modelDir, 'config.pbtxt'));
     await symlink(shared, join(modelDir, 'config.pbtxt'));
-    await save(repo, 8888);
+    await saveDelay(repo, 8888);
     assert.match(await readFile(shared, 'utf8'), /8888/);
     assert.ok((await readdir(repo)).includes('shared-config.pbtxt.bak'));
   });
