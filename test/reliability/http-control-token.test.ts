@@ -19,10 +19,22 @@ before(async () => {
 after(() => server?.close());
 
 const CONTROL = ['/v2/repository/index', '/v2/repository/models/mlp_classifier/unload', '/v2/repository/models/mlp_classifier/load'];
+/** every other state-changing route the server has: trace, logging, shared memory (Triton's extensions) */
+const OTHER_CONTROL = [
+  '/v2/trace/setting',
+  '/v2/models/mlp_classifier/trace/setting',
+  '/v2/logging',
+  '/v2/systemsharedmemory/region/r1/register',
+  '/v2/systemsharedmemory/region/r1/unregister',
+  '/v2/systemsharedmemory/unregister',
+  '/v2/cudasharedmemory/region/r1/register',
+  '/v2/cudasharedmemory/region/r1/unregister',
+  '/v2/cudasharedmemory/unregister',
+];
 
 test('repository index/load/unload refuse a missing or wrong token; the model stays loaded', { timeout: 60_000 }, async () => {
   let refused = 0;
-  for (const url of CONTROL) {
+  for (const url of [...CONTROL, ...OTHER_CONTROL]) {
     for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${TOKEN}`, TOKEN, 'Bearer ']) {
       const res = await server.app.inject({ method: 'POST', url, payload: {}, headers: authorization ? { authorization } : {} });
       assert.ok(res.statusCode === 401 || res.statusCode === 403, `${url} with ${authorization}: ${res.statusCode} ${res.body}`);
