@@ -120,3 +120,19 @@ test('serve starts and listens with a FIFO config in the repository, and SIGTERM
   if (code === 'timeout') child.kill('SIGKILL');
   assert.notEqual(code, 'timeout', 'SIGTERM did not end the server');
 });
+
+test('the CLI reads configs the same way: `config check` on a FIFO config answers instead of hanging', { timeout: 120_000 }, async () => {
+  const dir = join(repo.dir, 'fifo_cli');
+  await copyText('fifo_cli');
+  await rm(join(dir, 'config.pbtxt'));
+  mkfifo(join(dir, 'config.pbtxt'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'config', 'check', dir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const code = await within(new Promise<number | null>((r) => child.on('exit', (c) => r(c))), 90_000);
+  if (code === 'timeout') child.kill('SIGKILL');
+  assert.notEqual(code, 'timeout', 'config check hung on a FIFO');
+  assert.notEqual(code, 0);
+  assert.match(output, /FIFO/);
+});
