@@ -100,3 +100,25 @@ test('64 CNN instances are refused against a 300 MiB budget before RSS passes it
     await repo.remove();
   }
 });
+
+test('a request keeps its charge while it waits in the scheduler, and gives it back when answered', { timeout: 120_000 }, async () => {
+  const repo = await tempRepository(['text_encoder']);
+  const path = join(repo.dir, 'text_encoder/config.pbtxt');
+  await writeFile(path, (await readFile(path, 'utf8')).replace('max_queue_delay_microseconds: 500', 'max_queue_delay_microseconds: 500000'));
+  const server = await startTestServer({ modelRepositories: [repo.dir], maxInflightBytes: 8 * 1024, gpuCount: 0 });
+  try {
+    // ~1 KiB of JSON, charged ~6 KiB: one fits in 8 KiB, two do not
+    const payload = { inputs: [{ name: 'token_ids', datatype: 'INT64', shape: [1, 450], data: new Array(450).fill(7) }] };
+    const url = '/v2/models/text_encoder/infer';
+    const first = server.built.app.inject({ method: 'POST', url, payload });
+    await new Promise((r) => setTimeout(r, 150)); // the first is queued (500 ms delay) by now
+    const second = await server.built.app.inject({ method: 'POST', url, payload });
+    assert.equal(second.statusCode, 503, `second: ${second.statusCode} ${second.body.slice(0, 200)}`);
+    assert.equal((await first).statusCode, 200);
+    const third = await server.built.app.inject({ method: 'POST', url, payload });
+    assert.equal(third.statusCode, 200, 'the first request never gave its charge back');
+  } finally {
+    await server.close();
+    await repo.remove();
+  }
+});

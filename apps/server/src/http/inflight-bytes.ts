@@ -100,7 +100,9 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
     }
     const charge: Charge = { bytes, owned: false, released: false };
     charges.set(req, charge);
-    req.raw.once('close', () => {
+    // The response's 'close' (sent, or the connection went away), not the request's: an IncomingMessage
+    // closes as soon as its body has been read, before the handler has taken the charge over.
+    reply.raw.once('close', () => {
       if (!charge.owned) release(budget, charge);
     });
   });
