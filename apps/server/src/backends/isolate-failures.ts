@@ -82,6 +82,9 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
     },
     startInstance: inner.startInstance?.bind(inner),
     stopInstance: inner.stopInstance?.bind(inner),
+    // the scheduler's original array goes to the inner executor unchanged, so it can recognise it; the
+    // halves of an isolation are never reclaimed (the scheduler does not know them)
+    ...(inner.reclaim ? { reclaim: inner.reclaim.bind(inner) } : {}),
     executeWithCallback,
     execute: (instance, batch) => new Promise<R[]>((resolve, reject) => executeWithCallback(instance, batch, (e, r) => (e ? reject(e) : resolve(r!)))),
     isolation: stats,
