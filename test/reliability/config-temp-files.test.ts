@@ -12,10 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '@inferscope/core';
 import { parseModelConfig } from '@inferscope/core/config/index.ts';
-import { scanModelFolder } from '../../apps/server/src/repository/scan.ts';
-import { saveModelConfig } from '../../apps/server/src/models/save-config.ts';
 import { ModelManager } from '../../apps/server/src/models/model-manager.ts';
-import { realConfigEngine } from './config-engine.ts';
+import { saveDelay } from './config-engine.ts';
 import { fakeRuntime, makeRepository, cfg } from '../repository/fakes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -37,15 +35,6 @@ async function withModel(fn: (repo: string, modelDir: string) => Promise<void>):
   }
 }
 
-async function saveDelay(repo: string, delayUs: number) {
-  const scanned = await scanModelFolder(repo, 'cnn_classifier');
-  const raw = parseModelConfig(scanned.configText!);
-  const live = structuredClone(raw);
-  live.dynamic_batching = { ...live.dynamic_batching, max_queue_delay_microseconds: delayUs };
-  const entry = { name: 'cnn_classifier', scanned, resolved: { raw }, maxBatchLimit: 16, versions: new Map() };
-  const slot = { version: 1, state: 'READY', config: live, files: [], changedPaths: new Set(['dynamic_batching.max_queue_delay_microseconds']) };
-  return saveModelConfig(entry as never, slot as never, realConfigEngine, false);
-}
 
 test('the previous .bak is replaced by a new file, never rewritten in place', async () => {
   await withModel(async (repo, modelDir) => {

@@ -146,12 +146,12 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   //    uncaught exception, or exit) with batches already handed to it. (A worker restarting has none to
   //    kill: retry.) Worker.terminate() from outside is not used: see worker-terminate.test.ts.
   //    The crash hook is armed while it has batches (inFlight > 0) and kills the thread in the next batch
-  //    it takes: that batch fails, the ones already queued behind it never began and are re-sent to the
-  //    restarted worker. A next batch comes only while requests keep arriving, so it kills again (at most
-  //    40 times) until a failed batch has been seen.
+  //    it takes: that batch's run fails, the ones already queued behind it never began and are re-sent to
+  //    the restarted worker. A batch of two or more whose run failed is re-run in halves on the restarted
+  //    worker (backends/isolate-failures.ts), so it may still succeed; a single-request batch fails.
+  //    A next batch comes only while requests keep arriving, so it kills again until 4 kills hit a batch.
   let kills = 0;
-  const failedSoFar = () => server.events.slice(mark).some((e) => e.type === 'batch.completed' && !e.ok);
-  for (let i = 0; i < 2000 && (kills < 4 || (!failedSoFar() && kills < 40)); i++) {
+  for (let i = 0; i < 2000 && kills < 4; i++) {
     const ex = executorOf(2);
     const inst = ex?.describe()[kills % 2]?.instance;
     const w = inst ? ex!.workerOf(inst) : null;
@@ -232,11 +232,11 @@ test('exactly one answer per request under reconfiguration, instance changes, wo
   assert.deepEqual(reusedInFlight, [], 'no request id reused while in flight');
   assert.ok(queuedV1 > 10, `clients vanished after their request was queued (${queuedV1})`);
   assert.ok(kills >= 4, `${kills} worker kills`);
-  assert.ok(failedBatches > 0, 'a worker died mid-batch at least once');
-  // 404s are the requests sent while the model was unloaded: how many depends on how long the reload took
-  // on this machine, so they are left out of the share (a real-time ratio would decide the test).
-  const foundLoaded = sent - (byStatus[404] ?? 0);
-  assert.ok(byStatus[200] > foundLoaded / 2, `most requests that found the model loaded were served (${byStatus[200]} of ${foundLoaded})`);
+  // (a kill counts only while the worker holds batches, so all 4 hit one; their requests are among
+  // the answers checked above: each answered once, with its own output or an error)
+  // 404s come only from the unload window, where each is answered at once and the clients fire again:
+  // their number says how long the reload took, not how well the server served.
+  assert.ok(byStatus[200] > (sent - (byStatus[404] ?? 0)) / 2, 'most requests sent while the model was loaded were served');
   assert.equal((await ask('final', 5, 1)).status, 200);
 });
 

@@ -148,7 +148,7 @@ test('max_queue_size: excess refused at once with 503, accepted complete in boun
   assert.ok(afterQueueP50 < 2 * afterComputeP50 + 2, `queue p50 after ${afterQueueP50.toFixed(1)} ms vs compute p50 ${afterComputeP50.toFixed(1)} ms: a backlog is left`);
 });
 
-test('no max_queue_size: the server stays up, answers everything, memory within a stated bound', { timeout: 180_000 }, async () => {
+test('no max_queue_size: the server stays up, answers everything it accepts, memory within a stated bound', { timeout: 180_000 }, async () => {
   const cap = await closedLoop(server.app, 2, 1, body('cnn_unbounded'));
   const idle = await measureMemory();
   let peakRss = idle.rss;
@@ -157,12 +157,16 @@ test('no max_queue_size: the server stays up, answers everything, memory within 
   clearInterval(sampler);
   const after = await measureMemory();
   const ok = over.outcomes.filter((o) => o.status === 200).length;
+  // Without a queue limit the bound is --max-inflight-bytes (default min(1 GiB, RAM/4); each 393 KiB binary
+  // body is charged 2x): past it a request is refused at once with 503, the rest are all answered.
+  const overMemory = over.outcomes.filter((o) => o.status === 503 && /bytes of requests in flight/.test(o.error ?? '')).length;
   const maxLatency = Math.max(...over.outcomes.map((o) => o.latencyMs));
   console.log(
-    `overload (no queue limit): offered ${over.offered.toFixed(0)} req/s (3x ${cap.rate.toFixed(0)}) for 1.5 s = ${over.outcomes.length} tried, ${ok} answered 200, lost 0; ` +
+    `overload (no queue limit): offered ${over.offered.toFixed(0)} req/s (3x ${cap.rate.toFixed(0)}) for 1.5 s = ${over.outcomes.length} tried, ${ok} answered 200, ${overMemory} refused 503 over the in-flight bytes limit, lost 0; ` +
       `slowest ${maxLatency.toFixed(0)} ms; rss idle ${(idle.rss / MiB).toFixed(0)} MiB, peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, heap after drain ${((after.heapUsed - idle.heapUsed) / MiB).toFixed(1)} MiB vs idle`,
   );
-  assert.equal(ok, over.outcomes.length, 'every request answered 200');
+  assert.equal(ok + overMemory, over.outcomes.length, 'every request answered 200, or refused over the in-flight bytes limit');
+  assert.ok(ok > over.outcomes.length / 2, `only ${ok} of ${over.outcomes.length} accepted`);
   const bound = over.outcomes.length * RSS_PER_REQUEST_BOUND;
   assert.ok(peakRss - idle.rss < bound, `rss peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, bound ${(bound / MiB).toFixed(0)} MiB for ${over.outcomes.length} requests`);
   assert.ok(after.heapUsed - idle.heapUsed < 16 * MiB, 'the queue is released once drained');

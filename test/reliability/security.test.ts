@@ -138,7 +138,7 @@ test('path traversal in model names is refused on every entry point', { timeout:
     await assert.rejects(server.manager.load(decoded), /not a valid model name|not found|invalid|model name/i, `load ${decoded}`);
     await assert.rejects(server.manager.unload(decoded), /./, `unload ${decoded}`);
     for (const op of ['load', 'unload']) {
-      const r = await server.app.inject({ method: 'POST', url: `/v2/repository/models/${n}/${op}`, payload: {} });
+      const r = await server.app.inject({ method: 'POST', url: `/v2/repository/models/${n}/${op}`, payload: {}, headers: { authorization: `Bearer ${TOKEN}` } });
       assert.ok(r.statusCode >= 400 && r.statusCode < 500, `repository ${op} ${n}: ${r.statusCode}`);
       assert.equal(typeof (r.json() as { error?: unknown }).error, 'string');
     }

@@ -16,6 +16,8 @@ import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
 import { installJsonParser } from './http/json-body';
+import { installControlAuth } from './http/control-auth';
+import { InflightBytes } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
@@ -86,7 +88,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
 
   // pluginTimeout: our plugins are synchronous route scopes, but on a busy 2-core machine avvio's default
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
-  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000 });
+  // maxParamLength: model names may be 255 characters (percent-encoded UTF-8 up to 12 bytes each);
+  // fastify's default of 100 answered 414 to valid names.
+  const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, routerOptions: { maxParamLength: 4096 } });
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
@@ -95,12 +99,15 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   installErrorHandlers(app, options.bodyLimit);
   installJsonParser(app, options.bodyLimit);
+  // before any route: every state-changing route registered after this needs the token (when set)
+  installControlAuth(app, options.controlToken);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
   registerModelRoutes(app, manager);
   registerRepositoryRoutes(app, manager);
   const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
   registerStatsRoutes(app, stats);
-  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now } });
+  const inflight = new InflightBytes(options.maxInflightBytes);
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });

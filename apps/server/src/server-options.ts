@@ -3,7 +3,8 @@
  * place. Every refusal is an OptionsError whose message names the flag and what was wrong with it.
  */
 import { parseArgs } from 'node:util';
-import { parseMemoryBudget } from './memory/ledger';
+import { parseBytes, parseMemoryBudget } from './memory/ledger';
+import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load/index.ts';
@@ -31,6 +32,8 @@ export interface ServerOptions {
   bodyLimit: number;
   /** largest inference request body (Triton's --http-max-input-size) */
   inferBodyLimit: number;
+  /** bytes of inference requests in flight at once, bodies and decoded tensors (http/inflight-bytes.ts) */
+  maxInflightBytes: number;
   /** built dashboard folder (default apps/web/dist) */
   webDist?: string;
   /** folder for load recordings and replayed traces */
@@ -121,6 +124,7 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     gpuCount: o.gpuCount,
     bodyLimit: limit('body limit', o.bodyLimit ?? DEFAULTS.bodyLimit),
     inferBodyLimit: limit('--http-max-input-size', o.inferBodyLimit ?? DEFAULTS.inferBodyLimit),
+    maxInflightBytes: limit('--max-inflight-bytes', o.maxInflightBytes ?? defaultInflightLimit()),
     webDist: o.webDist,
     recordingsDir: o.recordingsDir ?? DEFAULTS.recordingsDir,
     logRequests: o.logRequests ?? false,
@@ -146,7 +150,7 @@ function loadLimits(o: Partial<LoadLimits> = {}): LoadLimits {
 const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
-  '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
+  '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
   '--load-max-rate', '--load-max-requests', '--load-max-in-flight',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
@@ -175,6 +179,15 @@ function optionsError(err: Error & { code?: string }): OptionsError {
     return new OptionsError(`${flag} needs a value`);
   }
   return new OptionsError(`unknown option '${quoted || flag}' (see inferscope serve --help)`);
+}
+
+function bytesFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseBytes(text);
+  } catch (err) {
+    throw new OptionsError(`${flag}: ${(err as Error).message}`);
+  }
 }
 
 /** `serve` argv -> options. Accepts `--flag value` and `--flag=value`; repeated --model-repository/--load-model add up. */
@@ -219,6 +232,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     allowOpenControl: bools.has('--allow-open-control'),
     gpuCount: num('--gpus'),
     inferBodyLimit: num('--http-max-input-size'),
+    maxInflightBytes: bytesFlag('--max-inflight-bytes', one('--max-inflight-bytes')),
     webDist: one('--web-dist'),
     recordingsDir: one('--recordings-dir'),
     logRequests: bools.has('--log-requests'),

@@ -4,12 +4,16 @@
  * the folder-level rules: at least one version under the version policy, and the model file in each
  * selected version folder.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   formatIssue, loadModelConfig, validateEnsembleSteps, type ConfigError, type ConfigIssue, type ModelConfig,
 } from '@inferscope/core/config/index.ts';
 import { CONFIG_FILE, describeModelFolder, modelFoldersOf, selectVersions } from '@inferscope/core/repository/index.ts';
+import { READ_LIMITS, readRegularFileSync } from '../repository/safe-read';
+
+/** config files as the server reads them: regular files only, capped (a FIFO must not hang the CLI) */
+const readConfigText = (path: string): string => readRegularFileSync(path, READ_LIMITS.config).toString('utf8');
 
 export interface PathCheck {
   /** the path as the user wrote it (a repository expands to one check per model folder) */
@@ -69,7 +73,7 @@ function safeIsDir(p: string): boolean {
 export function checkConfigFile(path: string, opts: CheckOptions): PathCheck {
   const full = resolve(path);
   const modelName = basename(dirname(full));
-  const r = loadModelConfig(readFileSync(full, 'utf8'), { modelName, gpuCount: opts.gpuCount });
+  const r = loadModelConfig(readConfigText(full), { modelName, gpuCount: opts.gpuCount });
   return { path, kind: 'config', error: r.error, issues: r.issues, warnings: r.advice.map(formatIssue), config: r.normalized };
 }
 
@@ -82,7 +86,7 @@ export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
     .map((i) => `${i.name}: ${i.why}`);
   const firstVersion = layout.versions[0];
   const versionEntries = firstVersion === undefined ? [] : listing(join(full, String(firstVersion)));
-  const text = layout.hasConfig ? readFileSync(join(full, CONFIG_FILE), 'utf8') : '';
+  const text = layout.hasConfig ? readConfigText(join(full, CONFIG_FILE)) : '';
   if (!layout.hasConfig) warnings.push(`no ${CONFIG_FILE}: checked what Triton would auto-complete`);
 
   const r = loadModelConfig(text, { modelName, gpuCount: opts.gpuCount, versionEntries });
@@ -126,7 +130,7 @@ function siblingConfig(repoDir: string, model: string, opts: CheckOptions): Mode
   if (!model || model.includes('/') || model.includes('\\') || model === '.' || model === '..') return undefined;
   const file = join(repoDir, model, CONFIG_FILE);
   if (!existsSync(file)) return undefined;
-  return loadModelConfig(readFileSync(file, 'utf8'), { modelName: model, gpuCount: opts.gpuCount }).normalized;
+  return loadModelConfig(readConfigText(file), { modelName: model, gpuCount: opts.gpuCount }).normalized;
 }
 
 /**

@@ -4,6 +4,7 @@
  * tests can refer to codes. The body is always Triton's `{"error": "..."}`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { capMessage } from './json-guard';
 
 export class HttpError extends Error {
   constructor(
@@ -35,8 +36,9 @@ export const errors = {
   SHUTTING_DOWN: define('INFERSCOPE_SHUTTING_DOWN', 503, () => 'Server is shutting down'),
 };
 
+/** Every error body of the non-inference routes leaves here, its message capped (it may quote input). */
 export function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
+  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: capMessage(message) }));
 }
 
 /** Status and message for anything a route throws: our errors, ManagerError, fastify's own errors. */

@@ -5,16 +5,20 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from './errors';
+import { depthExceeds, NESTING_MESSAGE } from './json-guard';
 
 export function installJsonParser(app: FastifyInstance, bodyLimit: number): void {
   const parse = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = body.toString().trim();
     if (text === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch (err) {
-      done(errors.INVALID_JSON((err as Error).message), undefined);
+      return done(errors.INVALID_JSON((err as Error).message), undefined);
     }
+    if (depthExceeds(value)) return done(errors.INVALID_JSON(NESTING_MESSAGE), undefined);
+    done(null, value);
   };
   // Triton reads these bodies as JSON whatever the Content-Type says (curl -d sends form encoding).
   app.removeAllContentTypeParsers();

@@ -3,6 +3,7 @@
  * route's error handler turns it into Triton's body `{"error": "..."}`.
  */
 import { SchedulerError } from '@inferscope/core';
+import { capMessage } from '../http/json-guard';
 
 export class KServeError extends Error {
   constructor(
@@ -17,8 +18,16 @@ export class KServeError extends Error {
 
 export const invalid = (message: string): KServeError => new KServeError(400, message);
 
-/** Status and message for anything an infer or stats handler can throw. Never leaks a stack trace. */
+/**
+ * Status and message for anything an infer or stats handler can throw. Never leaks a stack trace; the
+ * message is capped (it may quote what the client sent).
+ */
 export function describeError(err: unknown): { status: number; message: string } {
+  const d = describeUncapped(err);
+  return { status: d.status, message: capMessage(d.message) };
+}
+
+function describeUncapped(err: unknown): { status: number; message: string } {
   if (err instanceof KServeError) return { status: err.status, message: err.message };
   if (err instanceof SchedulerError) return { status: err.httpStatus, message: err.message };
   // ManagerError (httpStatus) and Fastify's own errors (statusCode) carry their status too.

@@ -21,6 +21,7 @@ import { parseHeaderLength, parseInferRequest } from './parse-request';
 import { resolveModel, type InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
 import { toSchedulerRequest, validateInferRequest } from './validate-request';
+import { InflightBytes, defaultInflightLimit, installInflightBytes } from '../http/inflight-bytes';
 
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
@@ -36,6 +37,8 @@ export interface InferRoutesOptions {
    * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
    */
   compressMinBytes?: number;
+  /** bytes of requests in flight at once (http/inflight-bytes.ts); default min(1 GiB, memory / 4) */
+  inflight?: InflightBytes;
 }
 
 export const DEFAULT_INFER_BODY_LIMIT = 64 * 1024 * 1024;
@@ -52,8 +55,20 @@ export function registerInferRoutes(
   const events = options.events;
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
   let invalidSeq = 0;
+  const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
+  let hold: (req: FastifyRequest) => () => void = () => () => {};
 
   const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+    // the request's bytes stay charged until the scheduler has answered it, also if the client left
+    const release = hold(request);
+    try {
+      return await answer(request, reply);
+    } finally {
+      release();
+    }
+  };
+
+  const answer = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { model, version } = request.params;
     if (version !== undefined && !/^[0-9]+$/.test(version)) {
       throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
@@ -100,6 +115,7 @@ export function registerInferRoutes(
   };
 
   void app.register(async (scope) => {
+    hold = installInflightBytes(scope, inflight, bodyLimit);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((err, request, reply) => {

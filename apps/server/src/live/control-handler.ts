@@ -53,6 +53,11 @@ export async function handleControl(
         if (!load?.stopRecording) return { ok: false, error: 'this server cannot record' };
         const stopped = await load.stopRecording(msg.id);
         if (stopped.length === 0) return { ok: false, error: msg.id ? `no recording with id '${msg.id}'` : 'no recording is running' };
+        // a recording that could not be written is a failure the user must see, not an ok
+        const lost = stopped.filter((r) => r.error !== undefined);
+        if (lost.length > 0) {
+          return { ok: false, error: lost.map((r) => `recording ${r.recording}: ${r.written} of ${r.arrivals} arrivals written, then ${r.error}`).join('; ') };
+        }
         return { ok: true, stopped };
       }
       case 'startReplay': {

@@ -7,6 +7,7 @@
 import { TypeCompiler, ValueErrorType, type TypeCheck, type ValueError } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
+import { depthExceeds, NESTING_MESSAGE } from '../http/json-guard';
 import type { ControlAction, ControlMessage } from '@inferscope/core';
 import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema } from '@inferscope/core/live/control-schema.ts';
 
@@ -110,6 +111,8 @@ function validate(m: Record<string, unknown>): Validated<ControlMessage> {
  * before validation and returned separately.
  */
 export function validateControlMessage(raw: unknown): Validated<ControlMessage> & { token?: unknown } {
+  // before JSON.stringify below, which recurses: 10,000 levels would overflow the stack
+  if (depthExceeds(raw)) return { ok: false, error: NESTING_MESSAGE };
   let size: number;
   try {
     size = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');

@@ -15,6 +15,8 @@ import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl } from './control-handler';
 import { tokenMatches } from './security';
+import { capMessage } from '../http/json-guard';
+import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { AggregatorSet } from '@inferscope/core/stats/index.ts';
 import type { AggregateSource, LiveGatewayDeps } from './types';
 
@@ -26,17 +28,13 @@ export function defaultAggregates(windowUs = 1_000_000): AggregateSource {
 
 export interface LiveGateway {
   io: Server;
+  /** per-client resync rate and backlog bound (flow-control.ts) */
+  flow: FlowControl;
   /** the latest stats message (also part of every snapshot) */
   lastStats(): StatsMessage | null;
   close(): Promise<void>;
 }
 
-/** How many packets are waiting to go out to this client (engine.io internals, read defensively). */
-function socketBacklog(socket: Socket): number {
-  const conn = socket.conn as unknown as { writeBuffer?: unknown[]; transport?: { writable?: boolean } };
-  const queued = Array.isArray(conn.writeBuffer) ? conn.writeBuffer.length : 0;
-  return queued + (conn.transport && conn.transport.writable === false ? 1 : 0);
-}
 
 export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps): LiveGateway {
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
@@ -49,6 +47,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   const coalescer = new FrameCoalescer(deps.coalescer);
   const stats = deps.stats ?? defaultAggregates();
   const controllers = new Set<string>();
+  const flow = new FlowControl({ ...deps.flow, log });
   let lastStats: StatsMessage | null = null;
 
   const offBus = deps.bus.on((e) => {
@@ -90,13 +89,14 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     const auth = socket.handshake.auth as Record<string, unknown> | undefined;
     if (tokenMatches(deps.token, auth?.token)) controllers.add(socket.id);
     coalescer.addClient(socket.id);
-    sendSnapshot(socket);
+    flow.sent(socket, () => sendSnapshot(socket));
 
-    socket.on(WIRE.resync, () => sendSnapshot(socket));
+    socket.on(WIRE.resync, () => flow.resync(socket, () => sendSnapshot(socket)));
 
     socket.on(WIRE.control, (raw: unknown, ack?: unknown) => {
       const reply = (a: ControlAck) => {
-        if (typeof ack === 'function') ack(a);
+        // errors may quote what the client sent: capped like every HTTP error message
+        if (typeof ack === 'function') ack(a.ok ? a : { ...a, error: capMessage(a.error) });
       };
       const v = validateControlMessage(raw);
       const allowed = controllers.has(socket.id) || (deps.token !== undefined && tokenMatches(deps.token, v.token));
@@ -116,6 +116,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     socket.on('disconnect', () => {
       controllers.delete(socket.id);
       coalescer.removeClient(socket.id);
+      flow.forget(socket.id);
     });
   });
 
@@ -127,7 +128,10 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         const s = sockets.get(id);
         return s ? socketBacklog(s) : 0;
       },
-      (id, frame) => sockets.get(id)?.emit(WIRE.frame, frame),
+      (id, frame) => {
+        const s = sockets.get(id);
+        if (s && flow.check(s)) s.emit(WIRE.frame, frame);
+      },
     );
   }, deps.frameIntervalMs ?? 40);
 
@@ -138,7 +142,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       // has stalled skips ticks instead of queueing them without bound; the next message it gets carries
       // the running totals, so nothing is lost from its picture but the stale intermediate seconds.
       for (const socket of io.of('/').sockets.values()) {
-        if (socketBacklog(socket) <= coalescer.options.maxBacklog) socket.emit(WIRE.stats, lastStats);
+        if (flow.check(socket) && socketBacklog(socket) <= coalescer.options.maxBacklog) socket.emit(WIRE.stats, lastStats);
       }
     } catch (err) {
       log(`live: stats failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -150,6 +154,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   let closed = false;
   return {
     io,
+    flow,
     lastStats: () => lastStats,
     async close() {
       if (closed) return;

@@ -44,7 +44,7 @@ export interface LoadControl {
   startReplay(req: StartReplayRequest, by: string): Promise<{ id: string }>;
   /** records live traffic (any source) until stopRecording; shows in progress() as scenario 'recording' */
   startRecording?(models: string[] | undefined, by: string): { id: string; recording: string };
-  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]>;
+  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number; written: number; error?: string }[]>;
   progress(): LoadProgress[];
 }
 
@@ -68,6 +68,8 @@ export interface LiveGatewayDeps {
   frameIntervalMs?: number;
   statsIntervalMs?: number;
   coalescer?: Partial<import('./frame-coalescer').CoalescerOptions>;
+  /** resync rate and backlog bound per client (flow-control.ts) */
+  flow?: Omit<import('./flow-control').FlowControlOptions, 'log'>;
   /** errors in the gateway itself (never includes the token) */
   log?: (msg: string) => void;
 }

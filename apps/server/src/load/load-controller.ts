@@ -136,13 +136,14 @@ export class LoadController implements LoadControl {
     return { id, recording: recorder.name };
   }
 
-  async stopRecording(id?: string): Promise<{ id: string; recording: string; arrivals: number }[]> {
-    const out: { id: string; recording: string; arrivals: number }[] = [];
+  /** `written` < `arrivals` and `error` say that the file lost lines (e.g. the disk filled up). */
+  async stopRecording(id?: string): Promise<{ id: string; recording: string; arrivals: number; written: number; error?: string }[]> {
+    const out: { id: string; recording: string; arrivals: number; written: number; error?: string }[] = [];
     for (const [rid, r] of [...this.recordings]) {
       if (id !== undefined && rid !== id) continue;
       this.recordings.delete(rid);
       const info = await r.recorder.stop();
-      out.push({ id: rid, recording: info.name, arrivals: info.arrivals });
+      out.push({ id: rid, recording: info.name, arrivals: info.arrivals, written: info.written, ...(info.error ? { error: info.error } : {}) });
     }
     return out;
   }
@@ -161,7 +162,8 @@ export class LoadController implements LoadControl {
     const recs = [...this.recordings.values()].map((r) => {
       const elapsed = (performance.now() - r.started) / 1000;
       // for a recording, `sent` counts the arrivals captured so far
-      return { ...r.progress, sent: r.recorder.arrivals, answered: r.recorder.arrivals, elapsed_s: elapsed, duration_s: elapsed };
+      const failed = r.recorder.error;
+      return { ...r.progress, sent: r.recorder.arrivals, answered: r.recorder.arrivals, elapsed_s: elapsed, duration_s: elapsed, ...(failed ? { state: 'failed' as const, recording_error: failed } : {}) };
     });
     return [...[...this.runs.values()].map((r) => ({ ...r.progress })), ...recs];
   }

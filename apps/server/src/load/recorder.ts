@@ -3,8 +3,13 @@
  * by listening for `request.queued` on the event bus, into a trace file under the recordings folder.
  *
  * Writes are buffered and flushed on a timer: bus listeners run on the scheduler's hot path.
+ *
+ * Two things a recording must never do silently: lose arrivals and share a file. A write that fails (the
+ * disk is full) is kept as `error`, shown in the load progress and the stop acknowledgement next to how
+ * many arrivals reached the file (`written`). Names are taken exclusively (O_EXCL): two recordings
+ * started in the same millisecond get `name.ndjson` and `name-2.ndjson`, never one file between them.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
 import { arrivalLine } from '@inferscope/core/load/index.ts';
@@ -14,7 +19,28 @@ import type { LoadArrival } from './runner';
 export interface RecordingInfo {
   name: string;
   path: string;
+  /** arrivals captured */
   arrivals: number;
+  /** arrivals confirmed on disk (a lower bound: a write that failed part-way may have left some lines) */
+  written: number;
+  /** the first write failure, e.g. "ENOSPC: no space left on device, write" */
+  error?: string;
+}
+
+const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/** Opens `dir/name` exclusively, or `name-2`, `name-3`, ... when taken. Returns the name and the fd. */
+function openUnique(dir: string, name: string): { name: string; fd: number } {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? name : `${stem}-${n}${ext}`;
+    try {
+      return { name: candidate, fd: openSync(join(dir, candidate), EXCLUSIVE, 0o644) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 1000) throw err;
+    }
+  }
 }
 
 /** The KServe front end's shape key is 'x'-joined dims per variable input; the first one is the arrival's shape. */
@@ -33,9 +59,13 @@ export class Recorder {
   private buffer: string[] = [];
   private first: number | undefined;
   private count = 0;
+  private writtenCount = 0;
+  private failure: string | undefined;
   private off: () => void;
   private timer: NodeJS.Timeout;
   readonly path: string;
+  /** the file name actually taken (the requested one, or with a -N suffix) */
+  readonly name: string;
   private finished: Promise<RecordingInfo> | undefined;
   /** the step request an ensemble just announced (its request.queued is next) */
   private stepRequest: string | undefined;
@@ -44,18 +74,37 @@ export class Recorder {
   constructor(
     bus: EventBus,
     readonly dir: string,
-    readonly name: string = timestampName(),
+    requestedName: string = timestampName(),
     private readonly models?: ReadonlySet<string>,
     meta: Record<string, unknown> = {},
   ) {
     mkdirSync(dir, { recursive: true });
+    const { name, fd } = openUnique(dir, requestedName);
+    this.name = name;
     this.path = join(dir, name);
-    this.out = createWriteStream(this.path, { flags: 'wx' });
-    this.out.on('error', () => {}); // surfaced by stop()
-    this.buffer.push(traceHeaderLine({ source: 'recorder', ...meta }));
+    try {
+      this.out = createWriteStream(this.path, { fd });
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
+    this.out.on('error', (err) => {
+      this.failure ??= err.message;
+    });
+    this.out.write(traceHeaderLine({ source: 'recorder', ...meta }) + '\n');
     this.off = bus.on((e) => this.onEvent(e));
     this.timer = setInterval(() => this.flush(), 200);
     this.timer.unref?.();
+  }
+
+  /** the first write failure, if any */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** arrivals whose lines have reached the file */
+  get written(): number {
+    return this.writtenCount;
   }
 
   private onEvent(e: SchedulerEvent): void {
@@ -82,23 +131,40 @@ export class Recorder {
   }
 
   private flush(): void {
-    if (this.buffer.length === 0) return;
-    this.out.write(this.buffer.join('\n') + '\n');
+    if (this.buffer.length === 0 || this.failure !== undefined) {
+      this.buffer = [];
+      return;
+    }
+    const lines = this.buffer;
     this.buffer = [];
+    this.out.write(lines.join('\n') + '\n', (err) => {
+      if (err) this.failure ??= err.message;
+      else if (this.failure === undefined) this.writtenCount += lines.length;
+    });
   }
 
   get arrivals(): number {
     return this.count;
   }
 
+  info(): RecordingInfo {
+    return { name: this.name, path: this.path, arrivals: this.count, written: this.writtenCount, ...(this.failure ? { error: this.failure } : {}) };
+  }
+
+  /** Stops recording; resolves once the file is closed, with the write failure (if any) in `error`. */
   stop(): Promise<RecordingInfo> {
     if (!this.finished) {
       this.off();
       clearInterval(this.timer);
       this.flush();
-      this.finished = new Promise((resolve, reject) => {
-        this.out.once('error', reject);
-        this.out.end(() => resolve({ name: this.name, path: this.path, arrivals: this.count }));
+      this.finished = new Promise((resolve) => {
+        const done = () => resolve(this.info());
+        if (this.out.destroyed) return done();
+        this.out.once('error', (err) => {
+          this.failure ??= err.message;
+          done();
+        });
+        this.out.end(done);
       });
     }
     return this.finished;

@@ -3,20 +3,23 @@
  * in every error, and the header line a recorder starts with.
  */
 import { constants } from 'node:fs';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseTrace, TraceError, TraceReader, type Arrival, type Trace } from '@inferscope/core/load/index.ts';
+import { checkRegular, READ_LIMITS, readRegularText, UnsafeFileError } from '../repository/safe-read';
 
 export function traceHeaderLine(extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ format: 'inferscope-trace', version: 1, created: new Date().toISOString(), ...extra });
 }
 
+/** Whole-file read for the CLI: a regular file within the trace cap (a FIFO or /dev/zero is refused). */
 export async function readTraceFile(path: string): Promise<Trace> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularText(path, READ_LIMITS.trace);
   } catch (err) {
-    throw new Error(`cannot read trace ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const why = err instanceof UnsafeFileError ? err.message : (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new Error(`cannot read trace ${path}: ${why}`);
   }
   try {
     return parseTrace(text);
@@ -29,10 +32,19 @@ export async function readTraceFile(path: string): Promise<Trace> {
 export async function* streamTraceFile(path: string, opts: { model?: string } = {}): AsyncGenerator<Arrival> {
   let handle: FileHandle;
   try {
-    // not through a symlink: a replay reads recordings, not whatever a link planted in the folder points at
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // not through a symlink: a replay reads recordings, not whatever a link planted in the folder points at;
+    // O_NONBLOCK and the regular-file check: a FIFO there must not park a thread-pool thread (safe-read.ts).
+    // Streamed, so no size cap here: the run limit counts arrivals.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    throw new Error(`cannot read trace ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`cannot read trace ${path}: ${code === 'ELOOP' ? 'it is a symbolic link, only regular files are read here' : code ?? String(err)}`);
+  }
+  try {
+    checkRegular(path, await handle.stat(), Number.MAX_SAFE_INTEGER);
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    throw new Error(`cannot read trace ${path}: ${(err as Error).message}`);
   }
   const lines = createInterface({ input: handle.createReadStream({ encoding: 'utf8' }), crlfDelay: Infinity });
   const reader = new TraceReader();

@@ -1,7 +1,7 @@
 /**
  * The modelled memory cost of one model instance, used to reserve memory before loading it (and as the
  * figure itself where nothing can be measured):
- *   weights (the model file's size) + runtime workspace + activations x max batch size.
+ *   weights (the model file's size) + runtime workspace + the instance's thread + activations x max batch.
  * Activations are not known without running shape inference, so they are modelled as a multiple of the
  * bytes each sample brings in and takes out. The figure is deliberately rough and labelled 'modelled'.
  */
@@ -13,6 +13,13 @@ import { datatypeByteSize } from '@inferscope/core/config/index.ts';
  * around session + warmup, ORT's process-wide set-up excluded): 1-5 MiB for the demo models.
  */
 export const WORKSPACE_BYTES = 4 * 1024 * 1024;
+/**
+ * What one instance's worker thread costs before its session loads: a V8 isolate, onnxruntime-node's
+ * module and per-thread set-up. Measured here (process RSS growth per CNN instance, 8 and 24 instances,
+ * test/bench/memory/memexp.mts): 17-20 MiB per instance, of which the session itself is 0.1-2 MiB.
+ * Without it 64 instances were admitted against a 300 MiB budget while RSS grew by 1 GB.
+ */
+export const INSTANCE_THREAD_BYTES = 16 * 1024 * 1024;
 /** Intermediate tensors per sample, as a multiple of input + output bytes per sample. */
 export const ACTIVATION_FACTOR = 8;
 /** Variable dims (-1) are counted as this many elements when sizing a sample. */
@@ -28,6 +35,7 @@ function sampleBytes(io: ModelInput | ModelOutput): number {
 export interface MemoryEstimate {
   weights: number;
   workspace: number;
+  thread: number;
   activations: number;
   total: number;
 }
@@ -35,5 +43,11 @@ export interface MemoryEstimate {
 export function estimateInstanceMemory(config: ModelConfig, weightsBytes: number): MemoryEstimate {
   const perSample = [...(config.input ?? []), ...(config.output ?? [])].reduce((a, io) => a + sampleBytes(io), 0);
   const activations = perSample * ACTIVATION_FACTOR * Math.max(1, config.max_batch_size ?? 0);
-  return { weights: weightsBytes, workspace: WORKSPACE_BYTES, activations, total: weightsBytes + WORKSPACE_BYTES + activations };
+  return {
+    weights: weightsBytes,
+    workspace: WORKSPACE_BYTES,
+    thread: INSTANCE_THREAD_BYTES,
+    activations,
+    total: weightsBytes + WORKSPACE_BYTES + INSTANCE_THREAD_BYTES + activations,
+  };
 }

@@ -27,6 +27,7 @@ const ELEM = {
   uint32: T.UINT32,
   uint64: T.UINT64,
   bool: T.BOOL,
+  string: T.STRING,
 } as const;
 export type ElemType = keyof typeof ELEM;
 

@@ -6,23 +6,32 @@
  * A process killed between creating the temp file and the rename leaves the temp file behind. Its name
  * carries the writer's pid, so a later writer can tell a leftover (its writer is gone) from a write still
  * in progress in another live process, and removes only the leftovers, and only names of our own pattern.
+ *
+ * The folder may hold files planted by someone else (a shared repository): the temp name ends in random
+ * bytes (nothing to predict and plant a link at), and it is created exclusively without following links
+ * (O_CREAT|O_EXCL|O_NOFOLLOW): an existing name, link or not, fails the open instead of being written
+ * through. rename() replaces a link at the target itself, never what it points to.
  */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
 
-/** `.<file>.tmp-<pid>-<ms>-<n>`: dot-prefixed so repository scans skip it. */
-const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-(\d+)$/;
+/** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */
+const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-([0-9a-f]+)$/;
 /** Our own earlier pattern (before the counter was added); leftovers of it are cleaned too. */
 const OLD_TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)$/;
 
-let tempSeq = 0;
 /** temp files this process is writing right now (never removed by a concurrent clean-up) */
 const inFlight = new Set<string>();
 
+/** The pid stays in the name (stale clean-up needs it); the random tail makes it unpredictable. */
 export function tempNameFor(file: string): string {
-  return join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${Date.now()}-${++tempSeq}`);
+  return join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${Date.now()}-${randomBytes(8).toString('hex')}`);
 }
+
+const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 function processAlive(pid: number): boolean {
   if (pid === process.pid) return true;
@@ -39,9 +48,13 @@ function processAlive(pid: number): boolean {
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
   const tmp = tempNameFor(file);
   inFlight.add(tmp);
+  let created = false;
   try {
-    const fh = await open(tmp, 'w', mode);
+    const fh = await open(tmp, EXCLUSIVE, mode);
+    created = true;
     try {
+      // the umask must not change the mode we were asked for (a .bak keeps the original's mode)
+      await fh.chmod(mode);
       await fh.writeFile(data);
       await fh.sync();
     } finally {
@@ -49,7 +62,8 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     }
     await rename(tmp, file);
   } catch (err) {
-    await unlink(tmp).catch(() => undefined);
+    // only a file we created is ours to remove (an EEXIST means someone else's file sits at the name)
+    if (created) await unlink(tmp).catch(() => undefined);
     throw err;
   } finally {
     inFlight.delete(tmp);

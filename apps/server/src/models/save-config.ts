@@ -8,12 +8,13 @@
  * normalise to the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
  * previous file is kept as config.pbtxt.bak, written the same atomic way.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { parseLivePath, readLivePath } from '@inferscope/core/live-config/index.ts';
 import { scanModelFolder } from '../repository/scan';
+import { READ_LIMITS, readRegularFileStat } from '../repository/safe-read';
 import type { ModelEntry } from './model-manager';
 import type { ConfigEngine } from './runtime';
 import type { VersionSlot } from './types';
@@ -56,21 +57,51 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   }
   if (problem) throw new ManagerError('INTERNAL', `refusing to save: ${problem}`);
 
-  const current = entry.scanned.configText ?? (await readFile(path, 'utf8').catch(() => ''));
+  const target = await writeTarget(path, entry.scanned.repository);
+  const current = entry.scanned.configText ?? target.current?.toString('utf8') ?? '';
   const diff = lineDiff(current, text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
   if (dryRun) return { path, text, diff, backup: null, changed };
 
-  const backup = entry.scanned.configPath ? `${path}.bak` : null;
-  await cleanConfigTemps(entry.scanned.dir);
-  // The backup is replaced atomically too: a kill mid-save must not leave a torn .bak either.
-  if (backup) await writeFileAtomic(backup, await readFile(path));
-  await writeFileAtomic(path, text);
+  const backup = target.current ? `${target.path}.bak` : null;
+  await cleanConfigTemps(dirname(target.path));
+  // The backup is replaced atomically too: a kill mid-save must not leave a torn .bak either. It keeps
+  // the original's mode (a 0600 config must not get a world-readable copy).
+  if (backup) await writeFileAtomic(backup, target.current!, target.mode);
+  await writeFileAtomic(target.path, text, target.mode);
 
   // The file now matches the live config: remember it as loaded, so a poll does not reload the model.
   entry.scanned = await scanModelFolder(entry.scanned.repository, entry.name);
   entry.resolved = { ...entry.resolved, raw: edited };
   slot.changedPaths.clear();
   return { path, text, diff, backup, changed };
+}
+
+/**
+ * Where a save may write: the config file's real path, which must lie inside the repository's real path
+ * (a config.pbtxt swapped for a link to a file elsewhere is refused, not written through), and must be a
+ * regular file, read without following a link and within the config cap (a link to /dev/zero is refused).
+ * Returns the real path, the current bytes (undefined when there is no file yet) and the mode to keep.
+ */
+async function writeTarget(path: string, repository: string): Promise<{ path: string; current?: Buffer; mode: number }> {
+  const repo = await realpath(repository);
+  const inside = (p: string) => p.startsWith(repo + sep);
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ManagerError('INVALID_ARG', `refusing to save: cannot resolve '${path}': ${(err as Error).message}`);
+    // no config.pbtxt yet (auto-completed model): it is created in the model folder, which must be inside
+    const folder = await realpath(dirname(path));
+    if (!inside(folder)) throw new ManagerError('INVALID_ARG', `refusing to save: '${path}' is outside the model repository`);
+    return { path: join(folder, basename(path)), mode: 0o644 };
+  }
+  if (!inside(real)) throw new ManagerError('INVALID_ARG', `refusing to save: '${path}' resolves to a file outside the model repository`);
+  try {
+    const { data, stats } = await readRegularFileStat(real, READ_LIMITS.config, { followLinks: false });
+    return { path: real, current: data, mode: stats.mode & 0o7777 };
+  } catch (err) {
+    throw new ManagerError('INVALID_ARG', `refusing to save: ${(err as Error).message}`);
+  }
 }
 
 /** The check that makes saving safe: what we write reads back as what is live. Returns the problem, if any. */

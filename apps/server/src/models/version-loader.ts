@@ -10,6 +10,7 @@ import type { ModelRuntime } from './runtime';
 import type { VersionSlot } from './types';
 import { versionOf } from './config-loader';
 import { isEnsembleConfig } from '../ensemble/ensembles';
+import { isolateFailures } from '../backends/isolate-failures';
 
 /** The part of the manager these helpers use (keeps the dependency one-way and testable). */
 export interface VersionHost {
@@ -72,7 +73,8 @@ async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot):
       log: (msg) => host.log(`${entry.name}:${version} ${msg}`),
     });
     slot.loaded = loaded;
-    const scheduler = runtime.createScheduler({ model: entry.name, version, config, bus, executor: loaded.executor });
+    // A failed batch is split and re-run so one bad request fails alone, with its own error (isolate-failures.ts).
+    const scheduler = runtime.createScheduler({ model: entry.name, version, config, bus, executor: isolateFailures(loaded.executor) });
     slot.scheduler = scheduler;
     await scheduler.start();
     // READY carries the backend's notes (e.g. "CUDA execution provider unavailable ...; running on CPU").

@@ -5,7 +5,7 @@
  * A scan never throws for one bad model: an unreadable folder becomes a record with `error`, so that model
  * is UNAVAILABLE with a reason while the others serve.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   CONFIG_FILE,
@@ -16,6 +16,7 @@ import {
   modelFoldersOf,
   type ListingEntry,
 } from '@inferscope/core/repository/index.ts';
+import { READ_LIMITS, readRegularText } from './safe-read';
 
 export interface ScannedFile {
   /** relative to the version folder, '/'-separated */
@@ -101,7 +102,8 @@ export async function scanModelFolder(repository: string, name: string): Promise
     if (layout.hasConfig) {
       model.configPath = join(dir, CONFIG_FILE);
       const s = await stat(model.configPath);
-      model.configText = await readFile(model.configPath, 'utf8');
+      // Never a plain readFile: a FIFO or a link to /dev/zero here would park the thread pool (safe-read.ts).
+      model.configText = await readRegularText(model.configPath, READ_LIMITS.config);
       parts.push(`config:${s.size}:${s.mtimeMs}`);
     }
     for (const v of layout.versions) {

@@ -30,8 +30,11 @@ export const LIVE_LIMITS = {
   preferred_batch_size: { min: 1, max: 1_000_000, step: 1 },
   /** how many preferred sizes a patch may list */
   preferred_batch_sizes: { min: 0, max: 64, step: 1 },
-  priority_levels: { min: 0, max: 1_000_000, step: 1 },
-  default_priority_level: { min: 0, max: 1_000_000, step: 1 },
+  // Triton reads priority_levels at load only; changing it live is ours, so is the bound. Every level is a
+  // queue with its own policy and a row in snapshots: 1,000,000 levels made each snapshot 10 MiB and
+  // inference 5x slower. 1,000 is far beyond real use (Triton's examples use 2-10).
+  priority_levels: { min: 0, max: 1000, step: 1 },
+  default_priority_level: { min: 0, max: 1000, step: 1 },
   max_queue_size: { min: 0, max: 10_000_000, step: 1 },
   instance_count: { min: 1, max: 64, step: 1 },
 } as const satisfies Record<string, LiveLimit>;

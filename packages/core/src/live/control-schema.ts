@@ -52,8 +52,9 @@ export const DynamicBatchingPatchFields = {
   default_priority_level: Type.Optional(limited('default_priority_level')),
   priority_levels: Type.Optional(limited('priority_levels')),
   default_queue_policy: Type.Optional(QueuePolicySchema),
-  priority_queue_policy: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]{0,5}$' }), QueuePolicySchema, {
-    additionalProperties: false, errorMessage: 'is keyed by priority level (1, 2, ...)',
+  // keys are levels 1..LIVE_LIMITS.priority_levels.max (1000)
+  priority_queue_policy: Type.Optional(Type.Record(Type.String({ pattern: '^([1-9][0-9]{0,2}|1000)$' }), QueuePolicySchema, {
+    additionalProperties: false, errorMessage: `is keyed by priority level (1..${LIVE_LIMITS.priority_levels.max})`,
   })),
   preserve_ordering: Type.Optional(Type.Boolean()),
 };

@@ -125,6 +125,8 @@ export interface LoadProgress {
   reason?: string;
   /** what the generator measured so far (client side, next to the server's queue/compute figures) */
   client?: LoadClientFigures;
+  /** the recording's file could not be written (e.g. the disk is full): arrivals after it are lost */
+  recording_error?: string;
 }
 
 /** The load generator's own figures for a run, µs. */

@@ -13,7 +13,7 @@ import type { InstanceLifecycle } from './instance-lifecycle';
 import type { OrderedRelease } from './ordering';
 import type { QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
-import { SchedulerError, type Executor, type SchedulerRequest } from './types';
+import { RequestFailure, SchedulerError, type Executor, type SchedulerRequest } from './types';
 
 export interface RunnerHooks {
   /** form the next batches (false: leave busy instances' prefetch room for a same-time timer) */
@@ -156,7 +156,10 @@ export class BatchRunner<P, R> {
     this.answers.releaseTimeUs = nowUs;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
-      this.ordering.settle(e.seq, { entry: e, error: failure, result: failure ? undefined : results![i], batchId, startedUs, computeUs });
+      const own = failure ? undefined : results![i];
+      // a RequestFailure in place of a result fails that request alone (an executor that isolated it)
+      const error = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.httpStatus) : null);
+      this.ordering.settle(e.seq, { entry: e, error, result: error ? undefined : own, batchId, startedUs, computeUs });
     }
     this.answers.releaseTimeUs = -1;
     this.hooks.answered();

@@ -60,7 +60,8 @@ export interface Executor<P = unknown, R = unknown> {
   /** Tear an instance down after it has finished its current batch. */
   stopInstance?(instance: InstanceInfo): Promise<void>;
   /**
-   * Run one batch on one instance. Resolve with one result per request, in the order given.
+   * Run one batch on one instance. Resolve with one result per request, in the order given; a result
+   * that is a RequestFailure fails only its own request (an executor that isolated a bad request).
    * Rejecting fails every request of the batch (each gets its own error answer).
    */
   execute(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): Promise<R[]>;
@@ -74,6 +75,20 @@ export interface Executor<P = unknown, R = unknown> {
     batch: readonly SchedulerRequest<P>[],
     done: (error: unknown, results?: R[]) => void,
   ): void;
+}
+
+/**
+ * An executor's result for one request of a batch that failed for that request alone (the others have
+ * results). Its message must be about this request only: it is what this request's client sees.
+ */
+export class RequestFailure extends Error {
+  constructor(
+    message: string,
+    readonly httpStatus = 500,
+  ) {
+    super(message);
+    this.name = 'RequestFailure';
+  }
 }
 
 /** Every refusal or failure a request can get from the scheduler, with the HTTP status Triton uses. */

@@ -34,9 +34,6 @@ function inputCheck(spec: ModelInput, batching: boolean): InputCheck {
 
 function checkTensor(model: string, spec: ModelInput, t: Tensor, batching: boolean): void {
   const { datatype: expected, full } = inputCheck(spec, batching);
-  if (t.datatype === 'BYTES' || expected === 'BYTES') {
-    throw new Error(`input '${t.name}' of model '${model}': BYTES (string) tensors are not supported by InferScope's onnxruntime backend`);
-  }
   if (t.datatype !== expected) {
     throw new Error(`inference input '${t.name}' data-type is '${t.datatype}', but model '${model}' expects '${expected}'`);
   }
@@ -66,7 +63,23 @@ export function applyReshape(sampleShape: readonly number[], target: readonly nu
 
 function freshCopy(t: Tensor): Tensor {
   // The feed's buffer is transferred to the worker, so it must be one nobody else holds.
-  return { ...t, shape: [...t.shape], data: (t.data as Float32Array).slice() };
+  return { ...t, shape: [...t.shape], data: t.datatype === 'BYTES' ? t.data : (t.data as Float32Array).slice() };
+}
+
+const utf8 = new TextDecoder('utf-8');
+const toUtf8 = new TextEncoder();
+
+/**
+ * BYTES (Triton's TYPE_STRING) to onnxruntime string tensors and back. onnxruntime-node takes and gives
+ * JS strings, so the bytes are read as UTF-8: an ONNX string tensor holds text (std::string), and a
+ * non-UTF-8 element comes back with replacement characters, as any string op would see it.
+ */
+function feedData(t: Tensor): ArrayBufferView | string[] {
+  return t.datatype === 'BYTES' ? (t.data as Uint8Array[]).map((b) => utf8.decode(b)) : (t.data as ArrayBufferView);
+}
+
+function tensorData(o: WorkerOutput): Tensor['data'] {
+  return Array.isArray(o.data) ? o.data.map((s) => toUtf8.encode(s)) : (o.data as Tensor['data']);
 }
 
 /** Feeds for one batch plus the row count each request contributes. */
@@ -101,7 +114,7 @@ export function gatherFeeds(config: ModelConfig, batch: Batch): { feeds: WorkerF
         ? [merged.shape[0], ...applyReshape(merged.shape.slice(1), spec.reshape.shape)]
         : applyReshape(merged.shape, spec.reshape.shape)
       : merged.shape;
-    feeds.push({ name, type: toOrtType(merged.datatype), dims, data: merged.data as ArrayBufferView });
+    feeds.push({ name, type: toOrtType(merged.datatype), dims, data: feedData(merged) });
   });
   return { feeds, rows };
 }
@@ -134,7 +147,7 @@ export function scatterOutputs(config: ModelConfig, batch: Batch, rows: number[]
         ? [o.dims[0], ...applyReshape(o.dims.slice(1), spec.dims)]
         : applyReshape(o.dims, spec.dims)
       : o.dims;
-    return { name: o.name, datatype: fromOrtType(o.type), shape, data: o.data as Tensor['data'] };
+    return { name: o.name, datatype: fromOrtType(o.type), shape, data: tensorData(o) };
   });
   const perOutput = tensors.map((t) => (batching ? splitBatch(t, rows) : [t]));
   return batch.map((r, i) => {

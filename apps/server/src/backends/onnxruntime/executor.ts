@@ -236,6 +236,9 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
     return serialised(async () => {
       if (rt.stopped) throw new Error(`instance ${info.name} was stopped while starting`);
       const gpuBefore = device === 'cpu' ? undefined : gpuMemoryUsedBytes(gpuIndex);
+      // Process-wide RSS before the thread exists: the worker's own figure starts after its isolate and
+      // onnxruntime's per-thread set-up (~15 MiB here), which an instance costs all the same.
+      const rssBefore = process.memoryUsage.rss();
       let worker: InstanceWorker | null = null;
       try {
         const w = new InstanceWorker(`${info.name} of model '${plan.model}'`, (error) => this.onWorkerDeath(rt, w, error));
@@ -262,7 +265,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
         if (gpuBefore !== undefined && gpuAfter !== undefined) rt.reservation?.update(gpuAfter - gpuBefore, 'measured');
         else if (device === 'cpu') {
           // Session plus warmup: the warmup runs allocate the activation arena a real batch will use.
-          const grown = await w.measure();
+          const grown = Math.max(await w.measure(), process.memoryUsage.rss() - rssBefore);
           if (grown > 0) rt.reservation?.update(grown, 'measured');
         }
       } catch (err) {

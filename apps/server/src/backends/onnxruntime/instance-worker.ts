@@ -8,17 +8,18 @@ import { NotStartedError, failOwed } from '../owed-batches';
 
 export interface WorkerFeed {
   name: string;
-  /** onnxruntime tensor type: 'float32', 'int64', ... */
+  /** onnxruntime tensor type: 'float32', 'int64', ..., 'string' */
   type: string;
   dims: number[];
-  data: ArrayBufferView;
+  /** string tensors (TYPE_STRING / BYTES) travel as string[] (structured clone, not transferred) */
+  data: ArrayBufferView | string[];
 }
 
 export interface WorkerOutput {
   name: string;
   type: string;
   dims: number[];
-  data: ArrayBufferView;
+  data: ArrayBufferView | string[];
 }
 
 export interface WorkerRunResult {
@@ -129,7 +130,7 @@ export class InstanceWorker {
     const id = this.nextId++;
     this.pending.set(id, done);
     const transfer: ArrayBuffer[] = [];
-    for (const f of feeds) transfer.push(f.data.buffer as ArrayBuffer);
+    for (const f of feeds) if (!Array.isArray(f.data)) transfer.push(f.data.buffer as ArrayBuffer);
     let claim: number | undefined;
     if (this.claimable(id)) {
       claim = id % CLAIM_SLOTS;

@@ -3,7 +3,7 @@
  * InferenceSession: config auto-complete and validation need only names, types and shapes, and parsing
  * the graph costs milliseconds where a session would allocate the whole model.
  */
-import { readFileSync } from 'node:fs';
+import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import onnxProto from 'onnx-proto';
 import type { DataType } from '@inferscope/core/config/index.ts';
 
@@ -79,7 +79,7 @@ export function parseOnnxSignature(bytes: Uint8Array): OnnxSignature {
 export function readOnnxSignature(file: string): OnnxSignature {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(file);
+    bytes = readRegularFileSync(file, READ_LIMITS.model);
   } catch (err) {
     throw new Error(`unable to read ONNX model file '${file}': ${(err as Error).message}`);
   }

@@ -5,12 +5,12 @@
  *   integers so that index-like inputs such as token ids stay valid); input_data_file: raw little-endian
  *   bytes from <model dir>/warmup/<file>, as Triton reads them.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import { tritonToKServeDatatype } from '@inferscope/core/config/index.ts';
 import { allocateData, elementCount, isNumericDatatype, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
 import type { WorkerFeed } from './instance-worker';
+import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 
 export interface WarmupBatch {
   name: string;
@@ -50,7 +50,7 @@ export function warmupBatches(config: ModelConfig, modelDir: string): WarmupBatc
         const shape = batching ? [batch, ...dims] : [...dims];
         const data = allocateData(datatype, elementCount(shape));
         if (spec.input_data_file) {
-          const bytes = readFileSync(join(modelDir, 'warmup', spec.input_data_file));
+          const bytes = readRegularFileSync(join(modelDir, 'warmup', spec.input_data_file), READ_LIMITS.warmup);
           const target = new Uint8Array(data.buffer);
           if (bytes.length < target.length) {
             throw new Error(`warmup '${name}': file '${spec.input_data_file}' has ${bytes.length} bytes, input '${input}' needs ${target.length}`);

@@ -150,9 +150,10 @@ async function onMessage(msg) {
         const transfer = [];
         for (const name of msg.fetches) {
           const t = results[name];
-          const data = ownBuffer(t.data);
+          // string tensors come back as string[]: cloned, nothing to transfer
+          const data = Array.isArray(t.data) ? t.data : ownBuffer(t.data);
           outputs.push({ name, type: t.type, dims: [...t.dims], data });
-          transfer.push(data.buffer);
+          if (!Array.isArray(data)) transfer.push(data.buffer);
         }
         parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs }, transfer);
       } catch (err) {

@@ -5,7 +5,7 @@
  */
 import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
 import type { DynamicBatchingPatch } from '@inferscope/core';
-import { readFile } from 'node:fs/promises';
+import { READ_LIMITS, readRegularText } from '../../repository/safe-read';
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
@@ -85,7 +85,7 @@ async function loadScenario(spec: string): Promise<Scenario> {
   if (preset) return preset;
   let text: string;
   try {
-    text = await readFile(spec, 'utf8');
+    text = await readRegularText(spec, READ_LIMITS.trace);
   } catch {
     throw new Error(`--scenario '${spec}' is neither a preset (${PRESETS.map((p) => p.name).join(', ')}) nor a readable file`);
   }

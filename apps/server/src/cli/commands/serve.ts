@@ -32,6 +32,8 @@ Options:
   --allow-open-control          accept a non-loopback bind without a token
   --gpus N                      GPUs to assume (default: detected)
   --http-max-input-size BYTES   largest inference request body (default 64 MiB)
+  --max-inflight-bytes SIZE     inference requests held at once, bodies and decoded tensors (default
+                                min(1GiB, memory/4)); above it requests are refused with 503
   --web-dist DIR                built dashboard to serve (default apps/web/dist)
   --recordings-dir DIR          where load recordings are written (default ./recordings)
   --log-requests                log every HTTP request

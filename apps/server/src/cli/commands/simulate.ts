@@ -3,6 +3,7 @@
  * clock with a cost model instead of a backend. Offline, seeded, byte-for-byte reproducible.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from '../command';
 import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
@@ -34,7 +35,7 @@ Options:
 
 function readConfig(path: string): ModelConfig {
   const file = statSync(path).isDirectory() ? join(path, 'config.pbtxt') : path;
-  const text = readFileSync(file, 'utf8');
+  const text = readRegularFileSync(file, READ_LIMITS.config).toString('utf8');
   // GPUs named in the config exist in a simulation: size the virtual host to them
   const gpus = (parseModelConfig(text).instance_group ?? []).flatMap((g) => g.gpus ?? []);
   const res = loadModelConfig(text, { modelName: basename(dirname(file)), gpuCount: Math.max(1, ...gpus.map((g) => g + 1)), checkFolderName: false });
@@ -47,7 +48,7 @@ function readScenario(arg: string): Scenario {
   if (preset) return preset;
   let text: string;
   try {
-    text = readFileSync(arg, 'utf8');
+    text = readRegularFileSync(arg, READ_LIMITS.trace).toString('utf8');
   } catch {
     throw new Error(`--scenario ${arg}: neither a preset (${PRESETS.map((p) => p.name).join(', ')}) nor a readable file`);
   }

@@ -1,0 +1,99 @@
+/**
+ * One bad request must not fail its batch, nor show the others its data.
+ *
+ * A backend runs a batch as one call: when one request of it is bad (a token id past the vocabulary of an
+ * embedding, a value a custom op refuses), the whole call fails, and the error text (onnxruntime's, a
+ * Python traceback) may quote that request's values. Without isolation every request of the batch got
+ * a 500 carrying that text. This decorator wraps any Executor: when a batch of two or more fails, it runs
+ * the two halves again (and the halves of a failing half, down to single requests), so the valid requests
+ * are answered, batched as far as possible, and only a request that fails ALONE gets an error, which is
+ * then its own (core's RequestFailure fails that request only). The batch's original error message is
+ * never given to anyone.
+ *
+ * Why halves and not one by one: one bad request among n costs about 2*log2(n) extra runs instead of n,
+ * and the good ones keep most of their batching. An instance-level failure (the worker is gone) fails
+ * every leaf quickly with a message about the instance, not about anyone's data.
+ *
+ * The success path is untouched: executeWithCallback is passed straight through (the ORT executor posts
+ * the batch synchronously inside the scheduler's dispatch, see executor.ts).
+ */
+import { RequestFailure, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
+
+type Done<R> = (error: unknown, results?: R[]) => void;
+
+export interface IsolationStats {
+  /** batches that failed as a whole and were split */
+  isolatedBatches: number;
+  /** extra executor runs those splits cost */
+  reruns: number;
+}
+
+export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationStats = { isolatedBatches: 0, reruns: 0 }): Executor<P, R> & { isolation: IsolationStats } {
+  const run = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
+    let called = false;
+    const once: Done<R> = (e, r) => {
+      if (called) return;
+      called = true;
+      done(e, r);
+    };
+    try {
+      if (inner.executeWithCallback) inner.executeWithCallback(instance, batch, once);
+      else inner.execute(instance, batch).then((r) => once(null, r), (e: unknown) => once(e ?? new Error('executor failed')));
+    } catch (e) {
+      once(e ?? new Error('executor failed'));
+    }
+  };
+
+  /** Runs `batch` and resolves with one result or RequestFailure per request; never fails as a whole. */
+  const isolate = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: (results: (R | RequestFailure)[]) => void): void => {
+    stats.reruns++;
+    run(instance, batch, (err, results) => {
+      if (!err && Array.isArray(results) && results.length === batch.length) return done(results);
+      if (batch.length === 1) return done([leafFailure(err, results)]);
+      split(instance, batch, done);
+    });
+  };
+
+  const split = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: (results: (R | RequestFailure)[]) => void): void => {
+    const mid = batch.length >> 1;
+    const halves: (R | RequestFailure)[][] = [];
+    let pending = 2;
+    const finish = (i: number) => (r: (R | RequestFailure)[]) => {
+      halves[i] = r;
+      if (--pending === 0) done([...halves[0], ...halves[1]]);
+    };
+    // Both halves are handed over at once: an executor with prefetch queues them back to back.
+    isolate(instance, batch.slice(0, mid), finish(0));
+    isolate(instance, batch.slice(mid), finish(1));
+  };
+
+  const executeWithCallback = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
+    run(instance, batch, (err, results) => {
+      if (!err || batch.length < 2) return done(err, results);
+      stats.isolatedBatches++;
+      // The scheduler's contract allows a RequestFailure in place of a result (core scheduler/types.ts).
+      split(instance, batch, (r) => done(null, r as R[]));
+    });
+  };
+
+  return {
+    get prefetch() {
+      return inner.prefetch;
+    },
+    startInstance: inner.startInstance?.bind(inner),
+    stopInstance: inner.stopInstance?.bind(inner),
+    // the scheduler's original array goes to the inner executor unchanged, so it can recognise it; the
+    // halves of an isolation are never reclaimed (the scheduler does not know them)
+    ...(inner.reclaim ? { reclaim: inner.reclaim.bind(inner) } : {}),
+    executeWithCallback,
+    execute: (instance, batch) => new Promise<R[]>((resolve, reject) => executeWithCallback(instance, batch, (e, r) => (e ? reject(e) : resolve(r!)))),
+    isolation: stats,
+  };
+}
+
+function leafFailure(err: unknown, results: unknown): RequestFailure {
+  if (err instanceof RequestFailure) return err;
+  const status = typeof (err as { httpStatus?: unknown })?.httpStatus === 'number' ? (err as { httpStatus: number }).httpStatus : 500;
+  const message = err ? (err instanceof Error ? err.message : String(err)) : `executor returned ${Array.isArray(results) ? results.length : 'no'} results for 1 request`;
+  return new RequestFailure(message, status);
+}

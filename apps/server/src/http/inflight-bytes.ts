@@ -1,0 +1,126 @@
+/**
+ * A bound on the memory that accepted inference requests hold at once: their bodies and what decoding
+ * makes of them, from the moment the request arrives until it is answered.
+ *
+ * Why: each request is capped (--http-max-input-size, 64 MiB) but their number is not. Four concurrent
+ * 62 MiB JSON bodies took RSS +1.3 GB (JSON.parse builds a JS array of boxed numbers: ~5x the text), so
+ * a handful of clients could take the process down although every request was "within the limit".
+ *
+ * How: a request is charged when its headers arrive, before one byte of the body is buffered:
+ * Content-Length x the cost factor of its encoding (JSON text: 6x, measured 5.3x; binary tensors: 2x, the
+ * body plus the typed arrays decoded from it); a chunked body of unknown length is charged the body limit
+ * until it has been read, then its real size. Above the total the request is refused at once with 503
+ * (the client may retry: nothing was read or queued). The charge is released when the answer is sent, or
+ * when the connection closes before the handler ran; a request in the scheduler keeps its charge until
+ * the scheduler answers it (an aborted client's tensors are still queued).
+ *
+ * The default total, min(1 GiB, a quarter of the host's memory), admits thousands of ordinary requests
+ * (a 784-float image is 3 KiB binary, ~8 KiB JSON) and at least two of the largest JSON bodies at once.
+ */
+import { totalmem } from 'node:os';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export const JSON_COST_FACTOR = 6;
+export const BINARY_COST_FACTOR = 2;
+
+export function defaultInflightLimit(): number {
+  return Math.min(1024 * 1024 * 1024, Math.floor(totalmem() / 4));
+}
+
+export class InflightBytes {
+  private used = 0;
+  /** requests refused since start (statistics, tests) */
+  refused = 0;
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Takes `bytes` of the budget, or returns false (nothing taken) when it would pass the limit. */
+  tryTake(bytes: number): boolean {
+    // A single request larger than the whole budget is still admitted when nothing else is in flight:
+    // the per-request body limit bounds it, and refusing it forever would be a silent configuration trap.
+    if (this.used > 0 && this.used + bytes > this.limit) {
+      this.refused++;
+      return false;
+    }
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  /** A charge changes size (a chunked body, once its real length is known). */
+  resize(from: number, to: number): void {
+    this.used = Math.max(0, this.used - from + to);
+  }
+}
+
+export function overLimitMessage(limit: number): string {
+  return `Server is over its limit of ${limit} bytes of requests in flight (--max-inflight-bytes); retry later`;
+}
+
+interface Charge {
+  bytes: number;
+  /** the handler has taken over the release (it releases when the scheduler answered) */
+  owned: boolean;
+  released: boolean;
+}
+
+const charges = new WeakMap<FastifyRequest, Charge>();
+
+function costFactor(req: FastifyRequest): number {
+  // The binary tensor extension announces its JSON header length; everything else is JSON text.
+  return req.headers['inference-header-content-length'] !== undefined ? BINARY_COST_FACTOR : JSON_COST_FACTOR;
+}
+
+function release(budget: InflightBytes, charge: Charge | undefined): void {
+  if (!charge || charge.released) return;
+  charge.released = true;
+  budget.give(charge.bytes);
+}
+
+/**
+ * Installs the charge on the infer scope's routes: onRequest refuses or charges; preHandler re-charges a
+ * chunked body at its real size; onResponse or an early close releases. Returns `hold(request)`, which
+ * the handler calls first: it then owns the release (call the returned function once it has its answer).
+ */
+export function installInflightBytes(scope: FastifyInstance, budget: InflightBytes, bodyLimit: number): (req: FastifyRequest) => () => void {
+  scope.addHook('onRequest', async (req, reply) => {
+    const length = Number(req.headers['content-length']);
+    const known = Number.isFinite(length) && length >= 0;
+    const bytes = (known ? Math.min(length, bodyLimit) : bodyLimit) * costFactor(req);
+    if (!budget.tryTake(bytes)) {
+      await reply.code(503).header('content-type', 'application/json').header('connection', 'close').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+      return reply;
+    }
+    const charge: Charge = { bytes, owned: false, released: false };
+    charges.set(req, charge);
+    // The response's 'close' (sent, or the connection went away), not the request's: an IncomingMessage
+    // closes as soon as its body has been read, before the handler has taken the charge over.
+    reply.raw.once('close', () => {
+      if (!charge.owned) release(budget, charge);
+    });
+  });
+  scope.addHook('preHandler', async (req) => {
+    const charge = charges.get(req);
+    if (!charge || req.headers['content-length'] !== undefined || !Buffer.isBuffer(req.body)) return;
+    // a chunked body: now that it is read, charge what it really is
+    const real = req.body.byteLength * costFactor(req);
+    budget.resize(charge.bytes, real);
+    charge.bytes = real;
+  });
+  scope.addHook('onResponse', async (req) => {
+    const charge = charges.get(req);
+    if (charge && !charge.owned) release(budget, charge);
+  });
+  return (req) => {
+    const charge = charges.get(req);
+    if (charge) charge.owned = true;
+    return () => release(budget, charge);
+  };
+}
