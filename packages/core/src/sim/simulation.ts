@@ -16,6 +16,7 @@ import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
 import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
+import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
 
 export interface SimulationOptions {
@@ -24,6 +25,8 @@ export interface SimulationOptions {
   configs: SchedulerConfigInput | readonly SchedulerConfigInput[];
   /** one cost model for every model, or per model name */
   cost?: CostModel | Record<string, CostModel>;
+  /** CPU cores the simulated host has: CPU-kind cost models share them (default: no contention) */
+  cores?: number;
   seed?: number;
   overrides?: ScenarioOverrides;
   /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
@@ -63,11 +66,12 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   if (opts.record !== false) bus.on((e) => events.push(e));
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
+  const host = new CpuHost(opts.cores ?? Infinity);
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng) });
+    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng, host) });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
   });
