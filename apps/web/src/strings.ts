@@ -1,7 +1,12 @@
 /**
- * Every piece of UI text, in one place. English first; a Chinese table (the seed's language) can be added
- * as `zh: Strings` with the same keys, and `?lang=zh` will pick it. Functions cover text with numbers.
+ * Every piece of UI text, in one place per language: this English table, and `i18n/zh.ts` typed
+ * `Strings`, so a key missing there fails the typecheck. `S` always reads the current language
+ * (`?lang=zh`, the header's switch); import it as before: `import { S } from '../strings'`.
+ * Functions cover text with numbers. Lesson text lives in i18n/lessons-*.ts (content, translated whole).
  */
+import { LESSONS_EN } from './i18n/lessons-en';
+import { zh } from './i18n/zh';
+
 const en = {
   appName: 'InferScope',
   tagline: 'see the inference server think',
@@ -233,14 +238,140 @@ const en = {
     applied: (name: string) => `${name}: applied`,
     refused: (name: string, error: string) => `${name}: ${error}`,
   },
+  // language
+  language: 'Language',
+  // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
+  lessonText: LESSONS_EN,
+  claim: 'Claim',
+  experiment: 'Experiment',
+  runExperiment: 'Run the experiment',
+  rerunExperiment: 'Run again',
+  lookAt: 'What to look at',
+  narration: 'What just happened',
+  narrationEmpty: 'Press Step: each step says what the scheduler did.',
+  measuredHere: 'measured',
+  modelledCost: 'modelled',
+  exp: {
+    cols: { setting: 'setting', throughput: 'throughput /s', batch: 'mean batch', p50: 'p50', p99: 'p99', busy: 'instance time / request', lastAnswer: 'last answer at' },
+    offeredLoad: (rate: string, seconds: string) => `${rate} requests/s for ${seconds}`,
+    onOffTitle: (rate: string) => `Batching off vs on, ${rate} req/s (more than batch 1 can serve)`,
+    batchingOff: 'no dynamic_batching',
+    batchingOn: (delay: string) => `dynamic_batching, delay ${delay}`,
+    onOffVerdict: (ratio: string, offCap: string) =>
+      `Batching on serves ${ratio}× the throughput of batching off. Off, the instance can only do ${offCap}/s one request at a time, so the queue grows until the traffic stops; on, the waiting requests leave together and one run serves many.`,
+    delayTitle: (rate: string) => `max_queue_delay at a moderate load, ${rate} req/s`,
+    delayVerdict: (batchRatio: string, busyRatio: string, p50From: string, p50To: string) =>
+      `A 2 ms delay makes batches ${batchRatio}× bigger and cuts instance time per request to ${busyRatio} of delay 0; the price is latency: p50 ${p50From} → ${p50To}.`,
+    overloadTitle: (rate: string) => `The same delays under overload, ${rate} req/s`,
+    overloadVerdict: (ratio: string, b0: string) =>
+      `Under overload the queue forms batches by itself: at delay 0 the mean batch is already ${b0}, and 2 ms changes throughput by a factor of ${ratio}. Delay 0 does not mean "no batching".`,
+    boundTitle: (rate: string) => `Memory-bound MLP vs compute-bound CNN, ${rate} req/s each`,
+    boundRow: (model: string, on: boolean, where: string) => `${model}, batching ${on ? 'on' : 'off'} (${where})`,
+    whereSession: 'backend compute alone',
+    whereServer: 'through this server',
+    boundVerdict: (mlp: string, cnn: string, cnnServer: string) =>
+      `Batching multiplies the MLP's throughput by ${mlp} and the CNN's compute by only ${cnn}: the MLP reads its weights once per batch (memory-bound), the CNN computes every image in full (compute-bound). Through this server the CNN still gains ${cnnServer}, from the fixed hand-off cost each run pays, not from its compute.`,
+    instancesTitle: (rate: string, cores: number) => `Instances on a ${cores}-core host, ${rate} req/s`,
+    instancesRow: (n: number) => `${n} instance${n === 1 ? '' : 's'}`,
+    instancesVerdict: (two: string, four: string, cores: number) =>
+      `2 instances give ${two}× the throughput of 1; 4 instances give ${four}× of 2: past ${cores} cores the instances only share them.`,
+    backendsTitle: (rate: string) => `Two backends, the same ${rate} req/s`,
+    backendsVerdict: (speedup: string, fast: string, slow: string) => `${fast} spends ${speedup}× less instance time per request than ${slow} on the same traffic.`,
+    sweepTitle: 'Load sweep (same config, rising offered rate)',
+    sweepRow: (rate: string) => `offered ${rate}/s`,
+    sweepVerdict: (limit: string, p99: string) => `Throughput stops at about ${limit}/s; past it p99 climbs to ${p99} while throughput stays flat.`,
+  },
+  narrate: {
+    queued: (id: string, p: number, depth: number) => `request ${id} queued at P${p} (${depth} waiting)`,
+    formed: (n: number, why: string) => `batch of ${n} sent: ${why}`,
+    started: (inst: string, n: number) => `${inst} starts a batch of ${n}`,
+    completed: (inst: string, n: number, took: string) => `${inst} finished a batch of ${n} in ${took}`,
+    answered: (id: string, total: string, queued: string) => `request ${id} answered after ${total} (${queued} queued)`,
+    failed: (id: string) => `request ${id} failed`,
+    rejected: (id: string, why: string) => `request ${id} refused: ${why}`,
+    memory: (used: string, budget: string) => `memory in use ${used} of ${budget}`,
+    instance: (inst: string, state: string) => `${inst} is ${state}`,
+    model: (model: string, state: string) => `${model} is ${state}`,
+    config: (model: string, what: string) => `${model}: ${what} changed`,
+    instanceStates: { loading: 'loading', idle: 'idle', busy: 'busy', draining: 'draining', failed: 'failed', stopped: 'stopped' } as Record<string, string>,
+    rejectReasons: { queue_full: 'the queue is full', timeout: 'it waited past its timeout', invalid: 'invalid request', unavailable: 'the model is unavailable' } as Record<string, string>,
+  },
+  cards: {
+    repoSize: 'Repository size',
+    repoSizeFormula: 'size = Σ model files',
+    maxBatchBound: 'max_batch_size is bounded by the backend',
+    maxBatchBoundFormula: '1 ≤ max_batch_size ≤ backend limit',
+    noLimit: 'no limit',
+    capacity: 'Throughput bound of this window',
+    capacityFormula: 'throughput ≤ instances × samples per batch / compute per batch',
+    capacityLive: (model: string, inst: number, batch: string, compute: string, bound: string, measured: string, util: string) =>
+      `${model}: ${inst} × ${batch} / ${compute} = ${bound}/s ≥ measured ${measured}/s (instances busy ${util})`,
+    speedup: 'Speedup between backends',
+    speedupFormula: 'speedup = instance time per sample (A) / instance time per sample (B)',
+    memory: 'Memory total',
+    memoryFormula: 'total = Σ models (weights + instances × (workspace + activations × batch))',
+    memoryOf: (used: string, budget: string) => ` → ${used} of ${budget} budget`,
+    noBudget: 'no',
+    little: "Little's law over this window",
+    littleFormula: 'mean in flight = throughput × mean latency',
+    littleLive: (model: string, rate: string, lat: string, predicted: string, measured: string, window: string) =>
+      `${model}: ${rate}/s × ${lat} = ${predicted}; measured mean in flight over the last ${window}: ${measured}`,
+  },
+  mistakes: {
+    heading: 'Common mistakes (folder: mlp_classifier)',
+    pick: 'mistake example',
+    valid: 'Valid config.',
+    serverSays: 'The server says:',
+    examples: ['Batch dimension written into dims', 'preferred_batch_size above max_batch_size', 'Typo in a field name', 'Name differs from the folder'],
+  },
+  simErrors: {
+    unknownModel: (m: string) => `unknown model '${m}'`,
+    budget: (count: number, model: string, need: string, device: string, budget: string) =>
+      `memory budget exceeded: ${count} instances of ${model} need ${need}, the ${device} budget is ${budget}`,
+    needsServer: (action: string) => `'${action}' needs the live server (not available in teaching mode)`,
+  },
+  abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
+  abSide: (side: string, delay: string) => `${side} (delay ${delay})`,
+  instanceLess: 'one instance less',
+  instanceMore: 'one instance more',
+  modeLabel: 'mode',
+  viewsLabel: 'views',
 };
 
 export type Strings = typeof en;
-const tables: Record<string, Strings> = { en };
 
-function pickLocale(): Strings {
-  const lang = typeof location === 'undefined' ? 'en' : new URLSearchParams(location.search).get('lang') ?? 'en';
-  return tables[lang] ?? en;
+export const LANGUAGES = ['en', 'zh'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+/** each language's name in itself, for the header's switch */
+export const LANGUAGE_NAMES: Record<Lang, string> = { en: 'English', zh: '中文' };
+/** the value of <html lang> */
+export const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
+
+const tables: Record<Lang, Strings> = { en, zh };
+let current: Strings = en;
+let currentLang: Lang = 'en';
+
+export function setLanguage(lang: Lang): void {
+  currentLang = lang;
+  current = tables[lang] ?? en;
 }
 
-export const S: Strings = pickLocale();
+export function language(): Lang {
+  return currentLang;
+}
+
+/** The table of one language, for tests and for text that must not follow the switch. */
+export function stringsFor(lang: Lang): Strings {
+  return tables[lang];
+}
+
+/**
+ * The current language's table. A proxy, so modules that imported `S` once read the new language after
+ * `setLanguage` (the app re-renders its tree when the language changes; canvases read S every frame).
+ */
+export const S: Strings = new Proxy({} as Strings, {
+  get: (_t, key) => current[key as keyof Strings],
+  has: (_t, key) => key in current,
+  ownKeys: () => Reflect.ownKeys(current),
+  getOwnPropertyDescriptor: (_t, key) => ({ ...Reflect.getOwnPropertyDescriptor(current, key), configurable: true }),
+});

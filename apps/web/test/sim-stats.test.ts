@@ -11,7 +11,7 @@ test("teaching-mode aggregates: rates, latency and in-flight agree with Little's
   const sim = createSimulation({
     scenario: toCoreScenario({ ...scenario, traffic: { ...scenario.traffic, durationUs: 2_000_000 } }),
     configs: [{ ...m.config, name: m.name }],
-    cost: { [m.name]: { fixed_us: m.cost.fixedUs, per_item_us: m.cost.perItemUs } },
+    cost: { [m.name]: m.cost },
     seed: 5,
   });
   sim.runToEnd();
