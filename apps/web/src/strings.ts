@@ -240,6 +240,9 @@ const en = {
   },
   // language
   language: 'Language',
+  configSummary: { delay: (d: string) => `delay ${d}`, preferred: (list: string) => `preferred [${list}]`, none: 'no dynamic batching' },
+  simulatedRepository: 'model_repository (simulated)',
+  instanceStates: { loading: 'loading', idle: 'idle', busy: 'busy', draining: 'draining', failed: 'failed', stopped: 'stopped' } as Record<string, string>,
   // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
   lessonText: LESSONS_EN,
   claim: 'Claim',
@@ -293,7 +296,6 @@ const en = {
     instance: (inst: string, state: string) => `${inst} is ${state}`,
     model: (model: string, state: string) => `${model} is ${state}`,
     config: (model: string, what: string) => `${model}: ${what} changed`,
-    instanceStates: { loading: 'loading', idle: 'idle', busy: 'busy', draining: 'draining', failed: 'failed', stopped: 'stopped' } as Record<string, string>,
     rejectReasons: { queue_full: 'the queue is full', timeout: 'it waited past its timeout', invalid: 'invalid request', unavailable: 'the model is unavailable' } as Record<string, string>,
   },
   cards: {

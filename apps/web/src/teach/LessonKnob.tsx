@@ -27,12 +27,12 @@ export function LessonKnob(props: { knob: Knob; caption: string }) {
   return (
     <div className="card lesson-knob p-2 mb-2 flex flex-wrap items-center gap-3" data-testid="lesson-knob" data-knob={props.knob}>
       {props.knob === 'delay' ? (
-        <label className="flex items-center gap-2 flex-1 min-w-0">
-          <span className="font-mono text-sm">{S.maxQueueDelay}</span>
-          <input type="range" className="flex-1 min-w-24" min={0} max={DELAY_KNOB_MAX_US} step={100} value={Math.min(b.maxQueueDelayUs, DELAY_KNOB_MAX_US)}
+        <label className="flex items-center gap-3 w-full min-w-0">
+          <span className="font-mono text-sm shrink-0">{S.maxQueueDelay}</span>
+          <input type="range" className="flex-1 min-w-0" min={0} max={DELAY_KNOB_MAX_US} step={100} value={Math.min(b.maxQueueDelayUs, DELAY_KNOB_MAX_US)}
             onChange={(e) => void send({ action: 'setDynamicBatching', model: m.name, version: m.version, max_queue_delay_microseconds: Number(e.target.value) })}
             aria-valuetext={formatDelay(b.maxQueueDelayUs)} data-testid="knob-delay" />
-          <b className="font-mono" data-testid="knob-delay-value">{formatDelay(b.maxQueueDelayUs)}</b>
+          <b className="font-mono shrink-0 w-20 text-right" data-testid="knob-delay-value">{formatDelay(b.maxQueueDelayUs)}</b>
         </label>
       ) : (
         <span className="flex items-center gap-2">
@@ -44,7 +44,7 @@ export function LessonKnob(props: { knob: Knob; caption: string }) {
             onClick={() => void send({ action: 'setInstanceCount', model: m.name, version: m.version, group: firstGroup(m), count: count + 1 })}>+</button>
         </span>
       )}
-      <span className="text-xs text-muted flex-1 min-w-48">{props.caption}</span>
+      <span className="text-xs text-muted w-full" data-testid="knob-caption">{props.caption}</span>
       {error && <p className="text-danger text-sm w-full" role="alert" data-testid="knob-error">{error}</p>}
     </div>
   );

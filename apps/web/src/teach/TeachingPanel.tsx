@@ -14,6 +14,9 @@ import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 
+/** Whether the page was opened with an explicit ?view= (read once, before the app rewrites the URL). */
+let linkNamesView = typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
+
 /** The demo knobs and playback position belong to one lesson: a new lesson starts from its own. */
 const LESSON_KNOBS_CLEARED = { delay: undefined, pbs: undefined, mbs: undefined, inst: undefined, t: undefined, speed: undefined };
 
@@ -29,7 +32,8 @@ export function TeachingPanel() {
     const st = appStore.getState();
     const fromLink = st.lesson === lesson.id;
     // a link that names its view keeps it; otherwise the lesson opens on its own view
-    const linkedView = fromLink && typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
+    const linkedView = fromLink && linkNamesView;
+    linkNamesView = false;
     appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
     void playback.load(lesson, seed, fromLink ? st : {}, fromLink ? { t: st.t, speed: st.speed } : undefined);
   }, [lesson.id, seed]);

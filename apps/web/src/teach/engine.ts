@@ -67,9 +67,9 @@ export class TeachingEngine {
   snapshot(): Snapshot {
     return {
       server: { name: 'inferscope-sim', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
-      repositories: ['model_repository (simulated)'],
+      repositories: [S.simulatedRepository],
       models: this.scenario.models.map((m) => ({
-        name: m.name, version: '1', state: 'READY', repository: 'model_repository (simulated)', backend: m.backend, platform: m.platform,
+        name: m.name, version: '1', state: 'READY', repository: S.simulatedRepository, backend: m.backend, platform: m.platform,
         config: normalized(m),
         instances: [], files: m.files, queue_depth: {},
       })),

@@ -21,7 +21,7 @@ export function narrate(e: SchedulerEvent): string {
     case 'memory':
       return n.memory(formatBytes(e.used_bytes), e.budget_bytes ? formatBytes(e.budget_bytes) : S.noBudget);
     case 'instance.state':
-      return n.instance(e.instance, n.instanceStates[e.state] ?? e.state);
+      return n.instance(e.instance, S.instanceStates[e.state] ?? e.state);
     case 'model.state':
       return n.model(e.model, e.state);
     case 'config.changed':

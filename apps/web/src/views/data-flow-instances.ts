@@ -58,7 +58,8 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
     ctx.lineWidth = busy ? 2.5 : 1;
     ctx.stroke();
     const small = cardH < 52;
-    const status = busy ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.reason && inst.state !== 'idle' ? `${inst.state}: ${inst.reason}` : inst.state;
+    const state = S.instanceStates[inst.state] ?? inst.state;
+    const status = busy ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.reason && inst.state !== 'idle' ? `${state}: ${inst.reason}` : state;
     const statusStyle = { weight: busy ? 700 : 400, colour: busy ? mc : bad ? th.danger : th.muted };
     if (small) {
       // One line: the name on the left, the state on the right, each given its share of the width.
