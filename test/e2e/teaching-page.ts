@@ -33,7 +33,8 @@ export async function column(page: Page, table: string, col: 'throughput' | 'bat
 
 /**
  * English words left in a Chinese page: visible text outside [data-verbatim] (the server's own messages,
- * quoted as Triton words them) and outside <pre>/<code> (config.pbtxt as printed), minus identifiers (anything with _ . / digits, ALL CAPS), model, backend and
+ * quoted as Triton words them; the control messages echoed as sent) and outside <pre>/<code> (config.pbtxt
+ * as printed), and options that show their own value (preset and model names), minus identifiers (anything with _ . / digits, ALL CAPS), model, backend and
  * product names, and units.
  */
 const ALLOWED = new Set([
@@ -45,6 +46,10 @@ export async function englishWords(page: Page): Promise<string[]> {
   const text = await page.evaluate(() => {
     const clone = document.body.cloneNode(true) as HTMLElement;
     clone.querySelectorAll('[data-verbatim], pre, code, textarea, script, style').forEach((n) => n.remove());
+    // options that show their own value are names (scenario presets, model keys), not prose
+    clone.querySelectorAll('option').forEach((o) => {
+      if (o.textContent === (o as HTMLOptionElement).value) o.remove();
+    });
     // innerText of a detached node has no layout: use textContent of the visible page's elements instead
     return clone.textContent ?? '';
   });

@@ -193,6 +193,7 @@ const en = {
   abRunning: (phase: string) => `running ${phase}…`,
   abResult: 'A/B result',
   metric: 'metric',
+  loadStates: { running: 'running', done: 'done', stopped: 'stopped', failed: 'failed' } as Record<string, string>,
   progress: (sent: number, answered: number, errors: number) => `${sent} sent · ${answered} answered · ${errors} errors`,
   skipped: (n: number) => `${n} skipped (too many in flight)`,
   generatorWorker: 'generator: own thread, over HTTP',

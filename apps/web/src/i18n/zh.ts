@@ -167,6 +167,7 @@ export const zh: Strings = {
   abRunning: (phase) => `正在运行 ${phase}…`,
   abResult: 'A/B 对比结果',
   metric: '指标',
+  loadStates: { running: '运行中', done: '已完成', stopped: '已停止', failed: '失败' },
   progress: (sent, answered, errors) => `已发送 ${sent} · 已应答 ${answered} · 错误 ${errors}`,
   lessons: '课程',
   play: '播放',
