@@ -5,3 +5,5 @@ export { createSimulation, simulate, type Simulation, type SimulationOptions } f
 export * from './calibration';
 export { CpuHost, isCpuKind } from './cpu-host';
 export { BUNDLED_CALIBRATIONS, bundledCalibration, calibratedCost } from './calibration/index';
+export { runNaiveBatcher, type NaiveBatch, type NaiveBatcherOptions, type RequestTiming } from './naive-batcher';
+export { runCourseDemo, courseArrivals, COURSE_DEFAULTS, type CourseDemoOptions, type CourseDemoResult, type TritonBatch } from './course-demo';
