@@ -1,7 +1,8 @@
 /**
  * Layout checks for projector sizes, run in the page: nothing wider than the viewport, the view and the
  * side panel side by side without overlap, nothing of the view under the side panel, header controls
- * apart from each other, no clipped button or table text, and the data-flow canvas labels apart and not
+ * apart from each other, no clipped button or table text, SVG labels apart and inside their picture, and
+ * the data-flow canvas labels apart and not
  * squeezed (fillText's maxWidth compresses text that does not fit: past 75% it stops being readable).
  * Returns the problems found, in words.
  */
@@ -50,6 +51,15 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       if (!visible(e)) continue;
       const el = e as HTMLElement;
       if (el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== 'visible') out.push(`${name(e)} is clipped (${el.scrollWidth} > ${el.clientWidth})`);
+    }
+    const svgText = [...document.querySelectorAll('svg text')].filter(visible);
+    for (let i = 0; i < svgText.length; i++) {
+      const a = svgText[i].getBoundingClientRect();
+      const box = svgText[i].closest('svg')!.getBoundingClientRect();
+      if (a.left < box.left - 1 || a.right > box.right + 1) out.push(`svg label ${name(svgText[i])} leaves its picture`);
+      for (let j = i + 1; j < svgText.length; j++) {
+        if (overlap(a, svgText[j].getBoundingClientRect())) out.push(`svg labels collide: ${name(svgText[i])} / ${name(svgText[j])}`);
+      }
     }
     const labels = window.__inferscopeLabels?.() ?? [];
     const canvas = document.querySelector('[data-testid=chart-dataflow] canvas');

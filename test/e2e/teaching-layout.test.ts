@@ -25,6 +25,7 @@ after(() => web?.close());
 
 /** lesson, view, extra link settings (delay 2 ms: the batcher shows its wait countdown; 3 instances: more lanes) */
 const CASES: [string, string, string][] = [
+  ['course', 'data', ''],
   ['batching', 'data', ''], ['batching', 'data', '&delay=2000'], ['concurrency', 'architecture', '&inst=3'], ['concurrency', 'state', '&inst=3'], ['operations', 'performance', ''],
 ];
 

@@ -39,7 +39,7 @@ export async function column(page: Page, table: string, col: 'throughput' | 'bat
  */
 const ALLOWED = new Set([
   'InferScope', 'English', 'Triton', 'ONNX', 'Runtime', 'TensorRT', 'Prometheus', 'KServe', 'GPU', 'CPU', 'MLP', 'CNN',
-  'onnxruntime', 'tensorrt', 'pytorch', 'python', 'pbtxt', 'dims', 'name', 'platform', 'backend', 'npx', 'inferscope', 'perf',
+  'onnxruntime', 'tensorrt', 'pytorch', 'python', 'Python', 'pbtxt', 'dims', 'name', 'platform', 'backend', 'npx', 'inferscope', 'perf',
   'calibrate', 'protobuf', 'cpu', 'KiB', 'MiB', 'GiB', 'now', 'plan', 'config', 'max_queue_delay', 'input', 'output', 'logits', 'image', 'data_type', 'dim',
 ]);
 export async function englishWords(page: Page): Promise<string[]> {

@@ -99,7 +99,7 @@ test('a shared link opens the exact demo: delay, speed and playback time', { ski
 
 test('zh: every lesson and every view is in Chinese (identifiers, model names and units aside)', { skip: missing }, async () => {
   const found: string[] = [];
-  for (const lesson of ['repository', 'config', 'batching', 'backends', 'concurrency', 'operations']) {
+  for (const lesson of ['repository', 'config', 'batching', 'backends', 'concurrency', 'operations', 'course']) {
     await openLesson(page, web.url, lesson, 'zh');
     await page.click('[data-testid=teach-play]');
     await page.waitForTimeout(400);
@@ -117,3 +117,26 @@ test('zh: every lesson and every view is in Chinese (identifiers, model names an
 test('no console errors on the way', { skip: missing }, () => {
   assert.deepEqual(errors, []);
 });
+
+for (const lang of ['en', 'zh'] as const) {
+  test(`${lang}: the course demo shows the naive batcher's worst wait well above Triton's, and sparse traffic waits seconds`, { skip: missing }, async () => {
+    await openLesson(page, web.url, 'course', lang);
+    const { parseDuration } = await import('./teaching-page');
+    const naive = parseDuration((await page.textContent('[data-testid=course-worst-naive]')) ?? '');
+    const triton = parseDuration((await page.textContent('[data-testid=course-worst-triton]')) ?? '');
+    assert.ok(naive > 1.5 * triton, `worst wait naive ${naive} vs Triton ${triton}`);
+    assert.match((await page.textContent('[data-testid=course-verdict]')) ?? '', lang === 'zh' ? /朴素批处理器/ : /naive batcher/);
+    // sparse arrivals (mean gap 1 s): the naive batcher holds a request until 3 more arrive, or the final flush
+    await page.evaluate(() => {
+      const input = document.querySelector('[data-testid=course-gap]') as HTMLInputElement;
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, '1000000');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => /gap=1000000/.test(location.search));
+    const sparseNaive = parseDuration((await page.textContent('[data-testid=course-worst-naive]')) ?? '');
+    const sparseTriton = parseDuration((await page.textContent('[data-testid=course-worst-triton]')) ?? '');
+    assert.ok(sparseNaive > 2_000_000 && sparseNaive > 10 * sparseTriton, `naive waits for the queue to fill or the flush (${sparseNaive} µs)`);
+    assert.ok(sparseTriton <= 100_000 + 1, `Triton waits at most its 100 ms delay (${sparseTriton} µs)`);
+    await screenshot(page, `teach-course-${lang}`);
+  });
+}

@@ -12,7 +12,7 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
   repository: {
@@ -74,5 +74,15 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
     ],
     watch: ['Throughput and p99 over time; the Little\'s law card computed over the same window as the charts.', 'The sweep table: where throughput stops following the offered rate.'],
     caption: 'Each row offers more traffic on the same config: the knee is where throughput stops rising and p99 jumps.',
+  },
+  course: {
+    title: 'Course demo: a naive batcher next to Triton\'s rule',
+    claim: 'A batcher that only sends full batches makes a request that just missed one wait for max_batch - 1 more arrivals, and with sparse traffic until the final flush; max_queue_delay_microseconds caps that wait.',
+    intro: [
+      'The course\'s Python demo batches naively: requests join a queue, and only when it holds max_batch (4) requests is the whole queue processed, taking process_time (0.2 s) whatever the batch size. After the last arrival it sleeps max_wait (0.3 s) and flushes what is left. It has a max_wait, but never uses it while requests arrive.',
+      'Triton\'s dynamic batcher (here the real scheduler, on the same arrivals) also sends a batch when the oldest request has waited max_queue_delay_microseconds, or at once when the delay is 0 and the instance is free.',
+    ],
+    watch: ['The two lanes: each line is one request\'s wait, each bar a batch. The naive lane has long lines for the requests that arrive just after a batch left.', 'Make the arrivals sparse with the gap slider: the naive batcher holds everything until the final flush; Triton\'s waits stay at most the delay.'],
+    caption: 'Same seeded arrivals in both lanes; waits are measured from arrival to the start of the request\'s batch.',
   },
 };

@@ -13,7 +13,7 @@ import type { LessonKnob as Knob } from './lessons';
 
 const DELAY_KNOB_MAX_US = 5000;
 
-export function LessonKnob(props: { knob: Knob; caption: string }) {
+export function LessonKnob(props: { knob: Exclude<Knob, 'course'>; caption: string }) {
   useApp((s) => s.structureRev);
   const [error, setError] = useState<string | null>(null);
   const m = [...live.models.values()][0];

@@ -18,7 +18,7 @@ import { S } from '../strings';
 let linkNamesView = typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
 
 /** The demo knobs and playback position belong to one lesson: a new lesson starts from its own. */
-const LESSON_KNOBS_CLEARED = { delay: undefined, pbs: undefined, mbs: undefined, inst: undefined, t: undefined, speed: undefined };
+const LESSON_KNOBS_CLEARED = { delay: undefined, pbs: undefined, mbs: undefined, inst: undefined, t: undefined, speed: undefined, gap: undefined };
 
 export function TeachingPanel() {
   const lessonId = useApp((s) => s.lesson) || LESSONS[0].id;

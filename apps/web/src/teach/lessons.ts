@@ -8,12 +8,13 @@ import type { ViewName } from '../url-state';
 import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
-import { cnn, mlp, mlpTensorRT, MiB } from './models';
+import { cnn, courseModel, mlp, mlpTensorRT, MiB } from './models';
+import { COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
 import { S } from '../strings';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances';
+export type LessonKnob = 'delay' | 'instances' | 'course';
 
 export interface Lesson {
   id: LessonId;
@@ -66,6 +67,12 @@ export const LESSONS: Lesson[] = [
     id: 'operations', chapter: 6, view: 'performance', speed: 1000, experiment: 'operations',
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 1000 })], traffic: { rate: 5000, durationUs: 120 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little', 'capacity'],
+  },
+  {
+    // the course's traffic (a request every 50..150 ms) through the real scheduler, beside the two lanes
+    id: 'course', chapter: 7, view: 'data', speed: 1000, knob: 'course',
+    scenario: (seed) => ({ models: [courseModel(COURSE_DEFAULTS.delayUs, COURSE_DEFAULTS.maxBatch)], traffic: { rate: 10, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
   },
 ];
 

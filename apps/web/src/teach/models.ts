@@ -75,4 +75,23 @@ export function mlpTensorRT(): SimModel {
   };
 }
 
+/** The course demo's model: any batch takes process_time (0.2 s) whatever its size (the course's figure, modelled). */
+export function courseModel(delayUs: number, maxBatch: number): SimModel {
+  return {
+    name: 'course_demo', backend: 'python', platform: '',
+    config: {
+      max_batch_size: maxBatch,
+      dynamic_batching: { max_queue_delay_microseconds: delayUs },
+      instance_group: [{ name: 'course_demo_0', kind: 'KIND_CPU', count: 1 }],
+      input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [1] }],
+      output: [{ name: 'output', data_type: 'TYPE_FP32', dims: [1] }],
+    },
+    // no kind: the demo's "work" is a sleep in the course's script, it does not share the cores
+    cost: { fixed_us: 200_000, per_item_us: 0 },
+    measured: false,
+    memory: { weights: 0, workspace: MiB, activationsPerItem: 0 },
+    files: [{ path: 'course_demo/config.pbtxt', bytes: 300 }, { path: 'course_demo/1/model.py', bytes: 900 }],
+  };
+}
+
 export { MiB };
