@@ -140,3 +140,26 @@ for (const lang of ['en', 'zh'] as const) {
     await screenshot(page, `teach-course-${lang}`);
   });
 }
+
+test('zh: each misconception card opens the experiment that disproves it', { skip: missing }, async () => {
+  await openLesson(page, web.url, 'operations', 'zh');
+  const open = async () => {
+    if (!(await page.locator('[data-testid=misconceptions][open]').count())) await page.click('[data-testid=misconceptions] summary');
+  };
+  for (const [myth, lesson, target] of [['delayZero', 'batching', 'exp-overload'], ['moreInstances', 'concurrency', 'exp-instances'], ['biggerBatch', 'batching', 'exp-bound']] as const) {
+    await open();
+    await page.click(`[data-testid=myth-${myth}-show]`);
+    await page.waitForSelector(`[data-testid=teaching-panel][data-lesson=${lesson}]`);
+    await page.waitForSelector(`[data-testid=${target}][data-focused]`, { timeout: 60_000 });
+  }
+  await open();
+  await page.click('[data-testid=myth-backendPlatform-show]');
+  await page.waitForSelector('[data-testid=mistake-checker][data-focused]');
+  assert.match((await page.textContent('[data-testid=mistake-verdict]')) ?? '', /'platform' and 'backend'/);
+  assert.match(page.url(), /ex=4/);
+  await open();
+  await page.click('[data-testid=myth-dimsBatch-show]');
+  await page.waitForFunction(() => !/ex=4/.test(location.search));
+  assert.doesNotMatch((await page.textContent('[data-testid=mistake-verdict]')) ?? '', /'platform' and 'backend'/);
+  assert.match((await page.textContent('[data-testid=myth-dimsBatch]')) ?? '', /批维度/);
+});

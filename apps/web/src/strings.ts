@@ -326,7 +326,7 @@ const en = {
     pick: 'mistake example',
     valid: 'Valid config.',
     serverSays: 'The server says:',
-    examples: ['Batch dimension written into dims', 'preferred_batch_size above max_batch_size', 'Typo in a field name', 'Name differs from the folder'],
+    examples: ['Batch dimension written into dims', 'preferred_batch_size above max_batch_size', 'Typo in a field name', 'Name differs from the folder', 'platform and backend that do not match'],
   },
   simErrors: {
     unknownModel: (m: string) => `unknown model '${m}'`,
@@ -351,6 +351,17 @@ const en = {
     time: 'time',
     verdict: (naive: string, triton: string, ratio: string) =>
       `Worst wait: naive ${naive}, Triton ${triton} (${ratio}×). The naive batcher never looks at the clock while requests arrive: a request that just missed a batch waits for the queue to fill again, or for the final flush.`,
+  },
+  myths: {
+    heading: 'Common misconceptions',
+    showMe: 'Show me',
+    cards: {
+      biggerBatch: { myth: 'A bigger batch is always faster.', truth: 'Only for a memory-bound model: the compute-bound CNN gets nothing from batching on a CPU, and waiting for a bigger batch costs latency.' },
+      moreInstances: { myth: 'More instances always help.', truth: 'Past the CPU cores instances only share them, and each one costs memory until the budget refuses the next.' },
+      dimsBatch: { myth: 'dims include the batch dimension.', truth: 'With max_batch_size > 0 Triton adds the batch dimension itself: dims: [784], not [1, 784].' },
+      backendPlatform: { myth: 'backend and platform are interchangeable.', truth: 'They name the same thing two ways and must agree (onnxruntime_onnx goes with onnxruntime); giving one is enough.' },
+      delayZero: { myth: 'max_queue_delay 0 means no batching.', truth: 'Requests that are already waiting still leave together: under load the queue forms big batches by itself.' },
+    },
   },
   abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
   abSide: (side: string, delay: string) => `${side} (delay ${delay})`,

@@ -40,6 +40,8 @@ export interface UrlState {
   t?: number;
   /** the course demo's mean arrival gap, µs */
   gap?: number;
+  /** the config lesson's mistake example */
+  ex?: number;
 }
 
 export const WINDOWS = [10, 30, 60, 300] as const;
@@ -90,6 +92,7 @@ function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: 
   set('speed', opt('speed', (n) => n >= 1 && n <= 100_000));
   set('t', opt('t', (n) => n >= 0 && n <= 3_600_000_000));
   set('gap', opt('gap', (n) => n >= 1000 && n <= 10_000_000));
+  set('ex', opt('ex', (n) => n >= 0 && n <= 100));
   const pbs = q.get('pbs');
   if (pbs !== null) {
     const sizes = pbs.split(/[ ,]+/).filter(Boolean).map(Number);
@@ -113,7 +116,7 @@ export function serializeUrlState(s: UrlState): string {
   if (s.large) q.set('large', '1');
   if (s.colour !== d.colour) q.set('colour', s.colour);
   if (s.lang !== d.lang) q.set('lang', s.lang);
-  for (const k of ['delay', 'mbs', 'inst', 'speed', 't', 'gap'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
+  for (const k of ['delay', 'mbs', 'inst', 'speed', 't', 'gap', 'ex'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
   if (s.pbs !== undefined) q.set('pbs', s.pbs.join(','));
   const text = q.toString();
   return text ? `?${text}` : '';

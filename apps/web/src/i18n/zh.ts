@@ -263,7 +263,7 @@ export const zh: Strings = {
     pick: '错误示例',
     valid: '配置有效。',
     serverSays: '服务端报错（Triton 原文）：',
-    examples: ['把批维度写进了 dims', 'preferred_batch_size 大于 max_batch_size', '字段名拼写错误', 'name 与文件夹名不一致'],
+    examples: ['把批维度写进了 dims', 'preferred_batch_size 大于 max_batch_size', '字段名拼写错误', 'name 与文件夹名不一致', 'platform 与 backend 不匹配'],
   },
   simErrors: {
     unknownModel: (m) => `未知模型 '${m}'`,
@@ -287,6 +287,17 @@ export const zh: Strings = {
     time: '时间',
     verdict: (naive, triton, ratio) =>
       `最长等待：朴素批处理器 ${naive}，Triton ${triton}（${ratio} 倍）。朴素批处理器在请求陆续到达时从不看时钟：刚好错过一批的请求，只能等队列再次攒满，或者等到最后一次清空。`,
+  },
+  myths: {
+    heading: '常见误区',
+    showMe: '演示给我看',
+    cards: {
+      biggerBatch: { myth: '批越大越快。', truth: '只对访存受限的模型成立：计算受限的 CNN 在 CPU 上几乎得不到批处理的好处，而为了凑大批多等的时间会变成时延。' },
+      moreInstances: { myth: '实例越多越好。', truth: '实例数超过 CPU 核心数后只是在分享核心；而且每个实例都占内存，直到显存预算拒绝下一个。' },
+      dimsBatch: { myth: 'dims 要包含批维度。', truth: 'max_batch_size > 0 时 Triton 会自己加上批维度：应写 dims: [784]，而不是 [1, 784]。' },
+      backendPlatform: { myth: 'backend 和 platform 可以随便互换。', truth: '两者是同一件事的两种写法，必须对应（onnxruntime_onnx 对应 onnxruntime）；只写其中一个就够了。' },
+      delayZero: { myth: 'max_queue_delay 为 0 就等于不做批处理。', truth: '已经在排队的请求仍然会一起发出：有负载时，队列自己就能凑出大批。' },
+    },
   },
   abRows: { throughput: '吞吐量/秒', p50: 'p50', p99: 'p99', avgBatch: '平均批大小', rejected: '被拒绝' },
   abSide: (side, delay) => `${side}（延迟 ${delay}）`,

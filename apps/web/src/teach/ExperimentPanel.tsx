@@ -4,6 +4,7 @@
  * opens (after the first paint) and again on demand.
  */
 import { useEffect, useState } from 'react';
+import { takeFocus } from './focus';
 import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
@@ -24,6 +25,9 @@ export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption
     }, 30);
   };
   useEffect(start, [props.id, props.seed]);
+  useEffect(() => {
+    if (tables) takeFocus();
+  }, [tables]);
   return (
     <section className="border-t pt-2 border-line space-y-2" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
       <div className="flex items-center justify-between gap-2">

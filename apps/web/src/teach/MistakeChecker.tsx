@@ -2,9 +2,11 @@
  * Lesson 2's common mistakes, each checked live by core's config engine (the same parser and validator
  * the server runs). Learners can edit the text and see Triton's message, with a hint, change as they type.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { takeFocus } from './focus';
 import { formatIssue, loadModelConfig } from '@inferscope/core/config/index.ts';
 import { S } from '../strings';
+import { appStore } from '../store/app-store';
 
 /** The example texts; their titles are in the language tables (S.mistakes.examples, same order). */
 const EXAMPLES: { text: string }[] = [
@@ -20,11 +22,16 @@ const EXAMPLES: { text: string }[] = [
   {
     text: 'name: "mlp"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 8\ninput [{ name: "input" data_type: TYPE_FP32 dims: [784] }]\noutput [{ name: "logits" data_type: TYPE_FP32 dims: [10] }]\n',
   },
+  {
+    text: 'name: "mlp_classifier"\nplatform: "tensorrt_plan"\nbackend: "onnxruntime"\nmax_batch_size: 8\ninput [{ name: "input" data_type: TYPE_FP32 dims: [784] }]\noutput [{ name: "logits" data_type: TYPE_FP32 dims: [10] }]\n',
+  },
 ];
 
 export function MistakeChecker() {
-  const [pick, setPick] = useState(0);
-  const [text, setText] = useState(EXAMPLES[0].text);
+  // the example can come from a shared link (?ex=) or a misconception card
+  const [pick, setPick] = useState(() => Math.min(EXAMPLES.length - 1, appStore.getState().ex ?? 0));
+  const [text, setText] = useState(EXAMPLES[pick].text);
+  useEffect(takeFocus, []);
   const verdict = useMemo(() => {
     try {
       const r = loadModelConfig(text, { modelName: 'mlp_classifier', gpuCount: 0 });
@@ -37,7 +44,7 @@ export function MistakeChecker() {
   return (
     <div className="space-y-2" data-testid="mistake-checker">
       <h3 className="text-xs uppercase tracking-wide text-muted">{S.mistakes.heading}</h3>
-      <select className="input w-full" value={pick} onChange={(e) => { const i = Number(e.target.value); setPick(i); setText(EXAMPLES[i].text); }} aria-label={S.mistakes.pick} data-testid="mistake-pick">
+      <select className="input w-full" value={pick} onChange={(e) => { const i = Number(e.target.value); setPick(i); setText(EXAMPLES[i].text); appStore.setState({ ex: i || undefined }); }} aria-label={S.mistakes.pick} data-testid="mistake-pick">
         {EXAMPLES.map((_, i) => <option key={i} value={i}>{S.mistakes.examples[i]}</option>)}
       </select>
       <textarea className="input w-full font-mono text-xs" rows={7} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} aria-label="config.pbtxt" />

@@ -10,6 +10,8 @@ import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
 import { ExperimentPanel } from './ExperimentPanel';
+import { Misconceptions } from './Misconceptions';
+import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
@@ -17,8 +19,6 @@ import { S } from '../strings';
 /** Whether the page was opened with an explicit ?view= (read once, before the app rewrites the URL). */
 let linkNamesView = typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
 
-/** The demo knobs and playback position belong to one lesson: a new lesson starts from its own. */
-const LESSON_KNOBS_CLEARED = { delay: undefined, pbs: undefined, mbs: undefined, inst: undefined, t: undefined, speed: undefined, gap: undefined };
 
 export function TeachingPanel() {
   const lessonId = useApp((s) => s.lesson) || LESSONS[0].id;
@@ -26,6 +26,7 @@ export function TeachingPanel() {
   const lesson = lessonById(lessonId) ?? LESSONS[0];
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
+  const ex = useApp((s) => s.ex);
 
   useEffect(() => {
     if (playback.isLoaded(lesson, seed)) return; // re-rendered (e.g. the language changed): keep the run
@@ -83,9 +84,10 @@ export function TeachingPanel() {
             {recent.map((e, i) => <li key={`${pb.applied}-${i}`} data-testid="narration-line" className={i === recent.length - 1 ? 'font-semibold' : 'text-muted'}>{narrate(e)}</li>)}
           </ol>
         </div>
-        {lesson.id === 'config' && <MistakeChecker />}
+        {lesson.id === 'config' && <MistakeChecker key={ex ?? 0} />}
         {lesson.experiment && <ExperimentPanel id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
+        <Misconceptions />
       </div>
     </section>
   );

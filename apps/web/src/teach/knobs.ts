@@ -35,3 +35,6 @@ export function knobsFromControl(msg: ControlMessage, firstModel: string): Parti
   if (msg.max_batch_size !== undefined) out.mbs = msg.max_batch_size;
   return out;
 }
+
+/** The demo knobs and playback position belong to one lesson: a new lesson starts from its own. */
+export const LESSON_KNOBS_CLEARED = { delay: undefined, pbs: undefined, mbs: undefined, inst: undefined, t: undefined, speed: undefined, gap: undefined, ex: undefined };
