@@ -163,3 +163,19 @@ test('zh: each misconception card opens the experiment that disproves it', { ski
   assert.doesNotMatch((await page.textContent('[data-testid=mistake-verdict]')) ?? '', /'platform' and 'backend'/);
   assert.match((await page.textContent('[data-testid=myth-dimsBatch]')) ?? '', /批维度/);
 });
+
+test('en: every interview answer links to the view or experiment that shows it', { skip: missing }, async () => {
+  await openLesson(page, web.url, 'config', 'en');
+  const ids = await page.locator('[data-testid=interview] li').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.replace('question-', '')));
+  assert.equal(ids.length, 8);
+  const targets: Record<string, string> = {
+    whenSend: 'narration', preferred: 'chart-dataflow', delayCost: 'exp-delay', instances: 'exp-instances',
+    queueCompute: 'chart-queue-compute', perfSweep: 'exp-sweep', ensemble: 'view-architecture', outOfMemory: 'lesson-knob',
+  };
+  for (const id of ids) {
+    if (!(await page.locator('[data-testid=interview][open]').count())) await page.click('[data-testid=interview] summary');
+    await page.click(`[data-testid=question-${id}-show]`);
+    await page.waitForSelector(`[data-testid=${targets[id]}][data-focused]`, { timeout: 60_000 });
+    await page.evaluate((t) => document.querySelector(`[data-testid=${t}]`)?.removeAttribute('data-focused'), targets[id]);
+  }
+});

@@ -11,6 +11,7 @@ import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
 import { ExperimentPanel } from './ExperimentPanel';
 import { Misconceptions } from './Misconceptions';
+import { Interview } from './Interview';
 import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
@@ -88,6 +89,7 @@ export function TeachingPanel() {
         {lesson.experiment && <ExperimentPanel id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
         <Misconceptions />
+        <Interview />
       </div>
     </section>
   );
