@@ -99,7 +99,7 @@ test('a shared link opens the exact demo: delay, speed and playback time', { ski
 
 test('zh: every lesson and every view is in Chinese (identifiers, model names and units aside)', { skip: missing }, async () => {
   const found: string[] = [];
-  for (const lesson of ['repository', 'config', 'batching', 'backends', 'concurrency', 'operations', 'course']) {
+  for (const lesson of ['repository', 'config', 'batching', 'backends', 'concurrency', 'operations', 'course', 'online', 'offline', 'mixed']) {
     await openLesson(page, web.url, lesson, 'zh');
     await page.click('[data-testid=teach-play]');
     await page.waitForTimeout(400);

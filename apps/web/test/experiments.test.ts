@@ -63,3 +63,24 @@ test('every lesson builds a scenario, starts at an offered speed and has its tex
     }
   }
 });
+
+test('application scenarios keep their claims: online p99 inside 10 ms, offline batches full, P1 waits far less than P2 under load', async () => {
+  const { simulate } = await import('@inferscope/core/sim/index.ts');
+  const { toCoreScenario } = await import('../src/teach/engine');
+  const run = (id: string) => {
+    const sc = LESSONS.find((l) => l.id === id)!.scenario(1);
+    const m = sc.models[0];
+    return simulate({ scenario: toCoreScenario({ ...sc, traffic: { ...sc.traffic, durationUs: 500_000 } }), configs: [{ ...m.config, name: m.name }], cost: { [m.name]: m.cost }, cores: 2, seed: 1 });
+  };
+  assert.ok(run('online').summary.latency_us.p99 < 10_000);
+  assert.ok(run('offline').summary.avg_batch_size > 60);
+  const { events } = run('mixed');
+  const pri = new Map<string, number>();
+  const wait: Record<number, number[]> = { 1: [], 2: [] };
+  for (const e of events) {
+    if (e.type === 'request.queued') pri.set(e.request_id, e.priority);
+    if (e.type === 'request.completed') wait[pri.get(e.request_id)!].push(e.queue_us);
+  }
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  assert.ok(mean(wait[1]) * 20 < mean(wait[2]), `P1 ${mean(wait[1])} vs P2 ${mean(wait[2])}`);
+});

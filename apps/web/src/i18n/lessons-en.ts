@@ -12,7 +12,7 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
   repository: {
@@ -84,5 +84,26 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
     ],
     watch: ['The two lanes: each line is one request\'s wait, each bar a batch. The naive lane has long lines for the requests that arrive just after a batch left.', 'Make the arrivals sparse with the gap slider: the naive batcher holds everything until the final flush; Triton\'s waits stay at most the delay.'],
     caption: 'Same seeded arrivals in both lanes; waits are measured from arrival to the start of the request\'s batch.',
+  },
+  online: {
+    title: 'Scenario: an online image classifier with a latency budget',
+    claim: 'With a 10 ms p99 budget, a short delay and small preferred sizes keep latency inside it while two instances carry the load.',
+    intro: ['An online service answers people: the CNN classifier at 3,000 images/s, max_queue_delay 500 µs, preferred sizes 4 and 8, two instances on the two cores.'],
+    watch: ['p99 on the latency chart against the 10 ms budget.', 'Try a 5 ms delay on the controls: batches grow, p99 leaves the budget.'],
+    caption: 'Latency first: the delay is a fraction of the budget.',
+  },
+  offline: {
+    title: 'Scenario: a batch-heavy offline job',
+    claim: 'For an offline job only throughput counts: a long delay and large preferred sizes fill every batch.',
+    intro: ['An offline job scores a backlog: the MLP at 40,000 requests/s, max_batch_size 64, preferred size 64, a 5 ms delay, two instances.'],
+    watch: ['The batch-size histogram: almost every batch is full.', 'Throughput on its chart; latency is allowed to be milliseconds.'],
+    caption: 'Throughput first: full batches, latency in milliseconds is fine.',
+  },
+  mixed: {
+    title: 'Scenario: a mixed-priority service',
+    claim: 'When the instance cannot keep up, priority levels decide who waits: urgent requests (P1) leave first and wait a fraction of a millisecond, while the batch traffic (P2) queues behind them.',
+    intro: ['One MLP serves two kinds of clients: 20% urgent requests at priority 1 and 80% batch jobs at priority 2, 36,000 requests/s in all (more than one instance serves in batches of max_batch_size 8), priority_levels 2.'],
+    watch: ['Queue depth per priority on the state view: P1 stays near zero, P2 carries the queue.', 'Colour the data flow by priority in the header.'],
+    caption: 'Priority levels decide who leaves first, not who is served at all.',
   },
 };

@@ -74,6 +74,23 @@ export const LESSONS: Lesson[] = [
     scenario: (seed) => ({ models: [courseModel(COURSE_DEFAULTS.delayUs, COURSE_DEFAULTS.maxBatch)], traffic: { rate: 10, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
+  // application scenarios: presets that stand for real uses
+  {
+    id: 'online', chapter: 8, view: 'performance', speed: 1000,
+    scenario: (seed) => ({ models: [cnn({ config: { ...cnn().config, max_batch_size: 16, dynamic_batching: { preferred_batch_size: [4, 8], max_queue_delay_microseconds: 500 }, instance_group: [{ name: 'cnn_classifier_0', kind: 'KIND_CPU', count: 2 }] } })], traffic: { rate: 3000, durationUs: 120 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['capacity', 'little'],
+  },
+  {
+    id: 'offline', chapter: 9, view: 'performance', speed: 1000,
+    scenario: (seed) => ({ models: [mlp({ config: { ...mlp().config, max_batch_size: 64, dynamic_batching: { preferred_batch_size: [64], max_queue_delay_microseconds: 5000 }, instance_group: [{ name: 'mlp_classifier_0', kind: 'KIND_CPU', count: 2 }] } })], traffic: { rate: 40000, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['capacity'],
+  },
+  {
+    id: 'mixed', chapter: 10, view: 'state', speed: 100,
+    // more than the instance can serve in batches of 8: a queue forms, and the priorities decide its order
+    scenario: (seed) => ({ models: [mlp({ config: { ...mlp().config, max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } } })], traffic: { rate: 36000, priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
+  },
 ];
 
 export function lessonById(id: string): Lesson | undefined {
