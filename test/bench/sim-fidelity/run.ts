@@ -20,7 +20,9 @@ import { calibratedCost, simulate, SummaryCollector, bundledCalibration, type Si
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import { buildApp } from '../../../apps/server/src/app';
 import { InProcessTarget } from '../../../apps/server/src/load/targets';
-import { runArrivals } from '../../../apps/server/src/load/runner';
+import { runLoad } from '../../../apps/server/src/load/runner';
+import { RealClock } from '@inferscope/core/clock/index.ts';
+import type { Arrival } from '@inferscope/core/load/index.ts';
 import { arg } from '../args';
 
 const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
@@ -62,12 +64,13 @@ async function realRun(c: Case, scenario: Scenario, trace: ReturnType<typeof par
     await m.setInstanceCount(c.model, served.version, undefined, c.instances, 'bench');
     const target = new InProcessTarget(m);
     // warm the instances on a short copy of the traffic, then measure on the trace
-    await runArrivals(target, trace.arrivals.slice(0, 200), { model: c.model });
+    const replay = (arrivals: Arrival[]) => runLoad(target, { open: arrivals[Symbol.iterator]() }, { model: c.model, clock: new RealClock() });
+    await replay(trace.arrivals.slice(0, 200));
     const events: SchedulerEvent[] = [];
     const off = server.bus.on((e) => {
       if ('model' in e && e.model === c.model) events.push(e);
     });
-    const res = await runArrivals(target, trace.arrivals, { model: c.model });
+    const res = await replay(trace.arrivals);
     off();
     return summarise(events, res.sent, scenario.name, 1);
   } finally {

@@ -11,6 +11,7 @@ import { VirtualClock } from '../clock/virtual-clock';
 import { EventBus, type SchedulerEvent } from '../events';
 import { scenarioToArrivals, shapeKeyOf, type Arrival, type ArrivalPlan } from '../load/arrivals';
 import { Rng } from '../load/rng';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '../load/limits';
 import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
@@ -49,6 +50,12 @@ export interface Simulation {
   summary(): SimSummary;
 }
 
+/**
+ * A simulation sends on a virtual clock, so the real generator's rate limit (it could not keep a faster
+ * schedule) does not apply; the request count still does, since the arrivals are one list in memory.
+ */
+const SIM_LIMITS: LoadLimits = { ...DEFAULT_LOAD_LIMITS, max_rate_per_s: Infinity };
+
 const isCost = (c: object): c is CostModel => 'fixed_us' in c || 'per_item_us' in c || 'table' in c;
 
 export function createSimulation(opts: SimulationOptions): Simulation {
@@ -57,7 +64,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const names = configs.map((c, i) => c.name ?? (configs.length === 1 ? 'model' : `model_${i}`));
   const target = names[0];
   const seed = opts.seed ?? opts.overrides?.seed ?? opts.scenario.seed ?? 42;
-  const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target });
+  const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
