@@ -1,6 +1,7 @@
 /** Interview questions with worked answers, each linking to the view or experiment that shows the answer. */
 import { S } from '../strings';
-import { openLessonAt, type LessonLink } from './lesson-links';
+import type { LessonLink } from './lesson-links';
+import { LinkedCards } from './LinkedCards';
 
 type QuestionId = keyof typeof S.interview.questions;
 
@@ -17,18 +18,6 @@ const SHOWN_BY: Record<QuestionId, LessonLink> = {
 
 export function Interview() {
   const qs = S.interview.questions;
-  return (
-    <details className="border-t pt-2 border-line" data-testid="interview">
-      <summary className="text-xs uppercase tracking-wide text-muted cursor-pointer">{S.interview.heading}</summary>
-      <ol className="space-y-2 mt-2 list-decimal pl-5">
-        {(Object.keys(qs) as QuestionId[]).map((id) => (
-          <li key={id} className="text-sm" data-testid={`question-${id}`}>
-            <div className="font-semibold">{qs[id].q}</div>
-            <div>{qs[id].a}</div>
-            <button type="button" className="btn btn-sm mt-1" onClick={() => openLessonAt(SHOWN_BY[id])} data-testid={`question-${id}-show`}>{S.interview.showAnswer}</button>
-          </li>
-        ))}
-      </ol>
-    </details>
-  );
+  const items = (Object.keys(qs) as QuestionId[]).map((id) => ({ id, title: qs[id].q, body: qs[id].a, link: SHOWN_BY[id] }));
+  return <LinkedCards testId="interview" itemPrefix="question" heading={S.interview.heading} button={S.interview.showAnswer} items={items} />;
 }

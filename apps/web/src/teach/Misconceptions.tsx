@@ -3,7 +3,8 @@
  * whose table (or config example) shows the opposite, and points at that table once it has run.
  */
 import { S } from '../strings';
-import { openLessonAt, type LessonLink } from './lesson-links';
+import type { LessonLink } from './lesson-links';
+import { LinkedCards } from './LinkedCards';
 
 type MythId = keyof typeof S.myths.cards;
 
@@ -18,18 +19,6 @@ const DISPROOF: Record<MythId, LessonLink> = {
 
 export function Misconceptions() {
   const cards = S.myths.cards;
-  return (
-    <details className="border-t pt-2 border-line" data-testid="misconceptions">
-      <summary className="text-xs uppercase tracking-wide text-muted cursor-pointer">{S.myths.heading}</summary>
-      <ul className="space-y-2 mt-2">
-        {(Object.keys(cards) as MythId[]).map((id) => (
-          <li key={id} className="border border-line rounded p-2 text-sm" data-testid={`myth-${id}`}>
-            <div className="font-semibold">✗ {cards[id].myth}</div>
-            <div>{cards[id].truth}</div>
-            <button type="button" className="btn btn-sm mt-1" onClick={() => openLessonAt(DISPROOF[id])} data-testid={`myth-${id}-show`}>{S.myths.showMe}</button>
-          </li>
-        ))}
-      </ul>
-    </details>
-  );
+  const items = (Object.keys(cards) as MythId[]).map((id) => ({ id, title: cards[id].myth, body: cards[id].truth, link: DISPROOF[id] }));
+  return <LinkedCards testId="misconceptions" itemPrefix="myth" heading={S.myths.heading} button={S.myths.showMe} titleMark="✗ " items={items} />;
 }
