@@ -7,6 +7,8 @@
  * Returns the problems found, in words.
  */
 import type { Page } from 'playwright-core';
+// the page's window.__inferscopeLabels (declared where the data-flow view defines it)
+import type {} from '../../apps/web/src/views/DataView';
 
 export async function layoutProblems(page: Page): Promise<string[]> {
   // tsx compiles named inner functions with esbuild's __name helper, which the page does not have
