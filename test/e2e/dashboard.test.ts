@@ -200,8 +200,7 @@ test('teaching mode runs the simulator in the page and single-steps', { skip: mi
   assert.ok(n2 > n1 + 20, `playing advances the simulation (${n1} -> ${n2})`);
   assert.match(page.url(), /mode=teach/);
   assert.match(page.url(), /lesson=batching/);
-  await page.click('[data-testid=sim-ab-run]');
-  await page.waitForSelector('[data-testid=sim-ab] [data-testid=ab-table]', { timeout: 20_000 });
+  await page.waitForSelector('[data-testid=experiment][data-state=done]', { timeout: 30_000 });
   await screenshot(page, 'teach-data');
   await page.click('[data-testid=tab-performance]');
   await page.waitForTimeout(600);

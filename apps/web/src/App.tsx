@@ -10,18 +10,26 @@ import { ControlsPanel } from './controls/ControlsPanel';
 import { LoadPanel } from './controls/LoadPanel';
 import { connectLive, type LiveConnection } from './live/socket-source';
 import { TeachingPanel } from './teach/TeachingPanel';
+import { playback } from './teach/playback';
+import { LessonKnob } from './teach/LessonKnob';
+import { CourseDemo } from './teach/CourseDemo';
+import { LESSONS, lessonById } from './teach/lessons';
+import { S } from './strings';
 
 export function App() {
   const view = useApp((s) => s.view);
   const mode = useApp((s) => s.mode);
   const server = useApp((s) => s.server);
   const token = useApp((s) => s.token);
+  // Changing the language re-renders the whole tree (S is read at render time); the simulation lives on.
+  const lang = useApp((s) => s.lang);
   const conn = useRef<LiveConnection | null>(null);
 
   useEffect(() => {
     // Answers from the server and from the simulator must not mix in one list.
     appStore.setState({ acks: [] });
     if (mode !== 'live') return;
+    playback.dispose();
     live.reset();
     appStore.setState({ connection: { status: 'connecting', attempts: 0 }, server: undefined });
     const c = connectLive();
@@ -37,10 +45,11 @@ export function App() {
   // fresh snapshot of the (maybe restarted) server arrives.
   const canControl = mode === 'teach' || (connected && server?.can_control === true);
   return (
-    <div className="app">
+    <div className="app" key={lang}>
       <Header onResync={() => conn.current?.resync()} />
       <div className="layout">
         <main className="min-w-0" aria-live="off">
+          {mode === 'teach' && <TeachKnob />}
           {view === 'architecture' && <ArchitectureView />}
           {view === 'data' && <DataView />}
           {view === 'state' && <StateView />}
@@ -55,4 +64,14 @@ export function App() {
       </div>
     </div>
   );
+}
+
+/** The lesson's knob, above the picture it changes. */
+function TeachKnob() {
+  const id = useApp((s) => s.lesson);
+  const lesson = lessonById(id) ?? LESSONS[0];
+  if (!lesson.knob) return null;
+  if (lesson.knob === 'course') return <CourseDemo />;
+  const watch = S.lessonText[lesson.id].watch;
+  return <LessonKnob knob={lesson.knob} caption={watch[watch.length - 1]} />;
 }

@@ -6,6 +6,7 @@ import { appStore } from './store/app-store';
 import { parseUrlState, serializeUrlState, type UrlState } from './url-state';
 import { FleetPage } from './fleet/FleetPage';
 import { replicaName } from './live/replica-path';
+import { HTML_LANG, language, setLanguage } from './strings';
 
 // URL -> store once at start; store -> URL (replaceState) whenever a shareable field changes.
 const prefersDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
@@ -26,6 +27,8 @@ function applyDocumentState() {
     history.replaceState(null, '', `${location.pathname}${url}${location.hash}`);
   }
   const root = document.documentElement;
+  if (s.lang !== language()) setLanguage(s.lang);
+  root.lang = HTML_LANG[s.lang];
   root.classList.toggle('dark', s.theme === 'dark');
   root.classList.toggle('large', s.large);
 }

@@ -1,7 +1,14 @@
 /**
- * Every piece of UI text, in one place. English first; a Chinese table (the seed's language) can be added
- * as `zh: Strings` with the same keys, and `?lang=zh` will pick it. Functions cover text with numbers.
+ * Every piece of UI text, in one place per language: this English table, and `i18n/zh.ts` typed
+ * `Strings`, so a key missing there fails the typecheck. `S` always reads the current language
+ * (`?lang=zh`, the header's switch); import it as before: `import { S } from '../strings'`.
+ * Functions cover text with numbers. Lesson text lives in i18n/lessons-*.ts (content, translated whole),
+ * the teaching panel's text in i18n/teach-*.ts (spread in below).
  */
+import { LESSONS_EN } from './i18n/lessons-en';
+import { TEACH_EN } from './i18n/teach-en';
+import { zh } from './i18n/zh';
+
 const en = {
   appName: 'InferScope',
   tagline: 'see the inference server think',
@@ -95,9 +102,10 @@ const en = {
     'When a rule fires the batch goes to a free instance, which lights up while it runs (when every instance is busy, one may hold the next batch: "next N"); answers fly out on the right, refusals drop out in red.',
   flow: {
     nextBatch: 'next batch',
-    fill: 'fill vs max_batch_size · ticks: preferred',
-    waited: (w: string, d: string) => `oldest waited ${w} of ${d}`,
-    noDelay: 'max_queue_delay 0: sent as soon as possible',
+    triggersLabel: 'batch triggers',
+    fill: 'filled / max_batch_size',
+    waited: (w: string, d: string) => `oldest: ${w} of ${d}`,
+    noDelay: 'delay 0: sent at once',
     noDynamic: 'no dynamic_batching: each request runs alone',
     noBatchDim: 'max_batch_size 0: no batching',
     sent: (n: number) => `last batch: ${n} sent because`,
@@ -106,7 +114,7 @@ const en = {
     waitingForInstance: (n: number) => `${n} formed, waiting for an instance`,
     noInstances: 'no instances (model not loaded)',
     moreInstances: (n: number) => `+${n} more instances`,
-    running: (elapsed: string, typical: string) => `${elapsed} · usually ~${typical}`,
+    running: (elapsed: string, typical: string) => `${elapsed} of ~${typical}`,
     emptyQueue: 'empty',
     rejectedCount: (n: number) => `${n} rejected just now`,
   },
@@ -187,6 +195,7 @@ const en = {
   abRunning: (phase: string) => `running ${phase}…`,
   abResult: 'A/B result',
   metric: 'metric',
+  loadStates: { running: 'running', done: 'done', stopped: 'stopped', failed: 'failed' } as Record<string, string>,
   progress: (sent: number, answered: number, errors: number) => `${sent} sent · ${answered} answered · ${errors} errors`,
   skipped: (n: number) => `${n} skipped (too many in flight)`,
   generatorWorker: 'generator: own thread, over HTTP',
@@ -233,14 +242,65 @@ const en = {
     applied: (name: string) => `${name}: applied`,
     refused: (name: string, error: string) => `${name}: ${error}`,
   },
+  // language
+  language: 'Language',
+  configSummary: { delay: (d: string) => `delay ${d}`, preferred: (list: string) => `preferred [${list}]`, none: 'no dynamic batching' },
+  simulatedRepository: 'model_repository (simulated)',
+  instanceStates: { loading: 'loading', idle: 'idle', busy: 'busy', draining: 'draining', failed: 'failed', stopped: 'stopped' } as Record<string, string>,
+  // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
+  lessonText: LESSONS_EN,
+  claim: 'Claim',
+  experiment: 'Experiment',
+  runExperiment: 'Run the experiment',
+  rerunExperiment: 'Run again',
+  lookAt: 'What to look at',
+  narration: 'What just happened',
+  narrationEmpty: 'Press Step: each step says what the scheduler did.',
+  measuredHere: 'measured',
+  modelledCost: 'modelled',
+  ...TEACH_EN,
+  abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
+  abSide: (side: string, delay: string) => `${side} (delay ${delay})`,
+  instanceLess: 'one instance less',
+  instanceMore: 'one instance more',
+  modeLabel: 'mode',
+  viewsLabel: 'views',
 };
 
 export type Strings = typeof en;
-const tables: Record<string, Strings> = { en };
 
-function pickLocale(): Strings {
-  const lang = typeof location === 'undefined' ? 'en' : new URLSearchParams(location.search).get('lang') ?? 'en';
-  return tables[lang] ?? en;
+export const LANGUAGES = ['en', 'zh'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+/** each language's name in itself, for the header's switch */
+export const LANGUAGE_NAMES: Record<Lang, string> = { en: 'English', zh: '中文' };
+/** the value of <html lang> */
+export const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
+
+const tables: Record<Lang, Strings> = { en, zh };
+let current: Strings = en;
+let currentLang: Lang = 'en';
+
+export function setLanguage(lang: Lang): void {
+  currentLang = lang;
+  current = tables[lang] ?? en;
 }
 
-export const S: Strings = pickLocale();
+export function language(): Lang {
+  return currentLang;
+}
+
+/** The table of one language, for tests and for text that must not follow the switch. */
+export function stringsFor(lang: Lang): Strings {
+  return tables[lang];
+}
+
+/**
+ * The current language's table. A proxy, so modules that imported `S` once read the new language after
+ * `setLanguage` (the app re-renders its tree when the language changes; canvases read S every frame).
+ */
+export const S: Strings = new Proxy({} as Strings, {
+  get: (_t, key) => current[key as keyof Strings],
+  has: (_t, key) => key in current,
+  ownKeys: () => Reflect.ownKeys(current),
+  getOwnPropertyDescriptor: (_t, key) => ({ ...Reflect.getOwnPropertyDescriptor(current, key), configurable: true }),
+});

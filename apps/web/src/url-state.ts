@@ -1,8 +1,12 @@
 /**
  * Shareable state lives in the URL query (tensorflow/playground style): view, model, time window,
- * lesson, scenario, seed, mode, theme and large type. Parsing is forgiving: a bad value falls back to
+ * lesson, scenario, seed, mode, theme, large type, language, and the knobs that shape a teaching demo
+ * (delay, preferred and max batch sizes, instances, playback speed and time), so a prepared link opens
+ * the exact demo. Parsing is forgiving: a bad value falls back to
  * the default instead of breaking the page, because people paste and edit these links by hand.
  */
+import { LANGUAGES, type Lang } from './strings';
+
 export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;
 export type ViewName = (typeof VIEWS)[number];
 export type Mode = 'live' | 'teach';
@@ -21,13 +25,30 @@ export interface UrlState {
   theme: Theme;
   large: boolean;
   colour: 'model' | 'priority';
+  lang: Lang;
+  /** teaching demo knobs; undefined = the lesson's own value */
+  delay?: number;
+  /** preferred_batch_size list */
+  pbs?: number[];
+  /** max_batch_size */
+  mbs?: number;
+  /** instance count of the lesson's first model */
+  inst?: number;
+  /** playback speed (simulated µs per wall ms) */
+  speed?: number;
+  /** playback time, µs of simulated time */
+  t?: number;
+  /** the course demo's mean arrival gap, µs */
+  gap?: number;
+  /** the config lesson's mistake example */
+  ex?: number;
 }
 
 export const WINDOWS = [10, 30, 60, 300] as const;
 
 export const DEFAULT_URL_STATE: UrlState = {
   mode: 'live', view: 'architecture', model: 'all', window: 30, lesson: '', scenario: 'poisson', seed: 1,
-  theme: 'light', large: false, colour: 'model',
+  theme: 'light', large: false, colour: 'model', lang: 'en',
 };
 
 export function parseUrlState(search: string, prefersDark = false): UrlState {
@@ -50,7 +71,34 @@ export function parseUrlState(search: string, prefersDark = false): UrlState {
     theme: pick(q.get('theme'), ['light', 'dark'] as const, d.theme),
     large: q.get('large') === '1',
     colour: pick(q.get('colour'), ['model', 'priority'] as const, d.colour),
+    lang: pick(q.get('lang'), LANGUAGES, d.lang),
+    ...demoKnobs(q, int),
   };
+}
+
+/** The teaching knobs: present only when the link sets them (and they make sense). */
+function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: (n: number) => boolean) => number): Partial<UrlState> {
+  const out: Partial<UrlState> = {};
+  const opt = (key: string, ok: (n: number) => boolean) => {
+    const n = int(q.get(key), -1, ok);
+    return n >= 0 ? n : undefined;
+  };
+  const set = <K extends keyof UrlState>(k: K, v: UrlState[K] | undefined) => {
+    if (v !== undefined) out[k] = v;
+  };
+  set('delay', opt('delay', (n) => n >= 0 && n <= 10_000_000));
+  set('mbs', opt('mbs', (n) => n >= 0 && n <= 1_000_000));
+  set('inst', opt('inst', (n) => n >= 1 && n <= 64));
+  set('speed', opt('speed', (n) => n >= 1 && n <= 100_000));
+  set('t', opt('t', (n) => n >= 0 && n <= 3_600_000_000));
+  set('gap', opt('gap', (n) => n >= 1000 && n <= 10_000_000));
+  set('ex', opt('ex', (n) => n >= 0 && n <= 100));
+  const pbs = q.get('pbs');
+  if (pbs !== null) {
+    const sizes = pbs.split(/[ ,]+/).filter(Boolean).map(Number);
+    if (sizes.every((n) => Number.isInteger(n) && n >= 1)) out.pbs = sizes;
+  }
+  return out;
 }
 
 /** Only values that differ from the defaults are written, so shared links stay short. */
@@ -67,6 +115,9 @@ export function serializeUrlState(s: UrlState): string {
   q.set('theme', s.theme);
   if (s.large) q.set('large', '1');
   if (s.colour !== d.colour) q.set('colour', s.colour);
+  if (s.lang !== d.lang) q.set('lang', s.lang);
+  for (const k of ['delay', 'mbs', 'inst', 'speed', 't', 'gap', 'ex'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
+  if (s.pbs !== undefined) q.set('pbs', s.pbs.join(','));
   const text = q.toString();
   return text ? `?${text}` : '';
 }

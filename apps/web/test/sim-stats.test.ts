@@ -11,7 +11,7 @@ test("teaching-mode aggregates: rates, latency and in-flight agree with Little's
   const sim = createSimulation({
     scenario: toCoreScenario({ ...scenario, traffic: { ...scenario.traffic, durationUs: 2_000_000 } }),
     configs: [{ ...m.config, name: m.name }],
-    cost: { [m.name]: { fixed_us: m.cost.fixedUs, per_item_us: m.cost.perItemUs } },
+    cost: { [m.name]: m.cost },
     seed: 5,
   });
   sim.runToEnd();
@@ -39,4 +39,33 @@ test("teaching-mode aggregates: rates, latency and in-flight agree with Little's
   assert.ok(last.avg_batch_size >= 1 && last.latency_us.p99 >= last.latency_us.p50);
   // sampled in-flight counts average out to rate x latency
   assert.ok(Math.abs(mean(inFlight) - mean(predicted)) < 0.35 * mean(predicted) + 0.2, `measured ${mean(inFlight)} vs predicted ${mean(predicted)}`);
+});
+
+test("window figures: Little's law holds over a 100 ms window, and the throughput bound is never below the measured throughput", async () => {
+  const { applyKnobs } = await import('../src/teach/knobs');
+  const scenario = applyKnobs(LESSONS.find((l) => l.id === 'batching')!.scenario(2), { delay: 2000 });
+  const m = scenario.models[0];
+  const sim = createSimulation({
+    scenario: toCoreScenario({ ...scenario, traffic: { ...scenario.traffic, durationUs: 2_000_000 } }),
+    configs: [{ ...m.config, name: m.name }], cost: { [m.name]: m.cost }, cores: 2, seed: 2,
+  });
+  sim.runToEnd();
+  const stats = new SimStats(100_000);
+  let next = 100_000;
+  let checked = 0;
+  for (const e of sim.events) {
+    while (e.t >= next && next < 1_900_000) {
+      stats.snapshot(next, () => ({}));
+      const f = stats.windowFigures(`${m.name}:1`)!;
+      const littlePredicted = (f.requests / f.window_us) * f.mean_latency_us;
+      assert.ok(Math.abs(littlePredicted - f.mean_in_flight) <= 0.1 * f.mean_in_flight + 0.2, `${littlePredicted} vs ${f.mean_in_flight} at ${next}`);
+      const measured = f.samples / f.window_us;
+      const bound = (1 * f.samples) / f.busy_us; // one instance
+      assert.ok(bound >= measured, `bound ${bound} >= measured ${measured}`);
+      checked++;
+      next += 100_000;
+    }
+    stats.add(e);
+  }
+  assert.ok(checked > 10);
 });

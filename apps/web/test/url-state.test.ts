@@ -36,3 +36,13 @@ test('batching view and config labels read Triton field names', () => {
   const m = { config: cfg, instances: new Map([['i0', { state: 'idle' }], ['i1', { state: 'draining' }]]) } as never;
   assert.equal(configLabel(m), 'd=2ms p=[4] mb=32 ×1');
 });
+
+test('language and the teaching knobs round-trip through the URL; bad ones are dropped', () => {
+  const s = { ...DEFAULT_URL_STATE, mode: 'teach' as const, lesson: 'batching', lang: 'zh' as const, delay: 2000, pbs: [4, 8], mbs: 16, inst: 2, speed: 10, t: 123456 };
+  const text = serializeUrlState(s);
+  assert.match(text, /lang=zh/);
+  assert.deepEqual(parseUrlState(text), s);
+  const bad = parseUrlState('?lang=fr&delay=-1&inst=0&pbs=4,x&t=abc');
+  assert.equal(bad.lang, 'en');
+  for (const k of ['delay', 'inst', 'pbs', 't'] as const) assert.equal(bad[k], undefined, k);
+});

@@ -6,11 +6,11 @@ import { S } from '../strings';
 export function AbTable(props: { sides: [AbSide, AbSide] }) {
   const [a, b] = props.sides;
   const rows: [string, number, number, (v: number) => string, 'high' | 'low'][] = [
-    ['throughput /s', a.throughput, b.throughput, formatRate, 'high'],
-    ['p50', a.p50Us, b.p50Us, formatUs, 'low'],
-    ['p99', a.p99Us, b.p99Us, formatUs, 'low'],
-    ['avg batch', a.avgBatch, b.avgBatch, (v) => v.toFixed(2), 'high'],
-    ['rejected', a.rejected, b.rejected, (v) => String(v), 'low'],
+    [S.abRows.throughput, a.throughput, b.throughput, formatRate, 'high'],
+    [S.abRows.p50, a.p50Us, b.p50Us, formatUs, 'low'],
+    [S.abRows.p99, a.p99Us, b.p99Us, formatUs, 'low'],
+    [S.abRows.avgBatch, a.avgBatch, b.avgBatch, (v) => v.toFixed(2), 'high'],
+    [S.abRows.rejected, a.rejected, b.rejected, (v) => String(v), 'low'],
   ];
   const best = (x: number, y: number, dir: 'high' | 'low') => (x === y ? false : dir === 'high' ? x > y : x < y);
   return (

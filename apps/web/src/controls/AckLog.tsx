@@ -12,7 +12,7 @@ export function AckLog() {
         {acks.slice(0, 8).map((a) => (
           <li key={a.id} className={`ack ack-${a.state}`} data-testid={`ack-${a.state}`}>
             <span className="font-semibold">{a.state === 'applied' ? `✓ ${S.applied}` : a.state === 'refused' ? `✗ ${S.refused}` : `… ${S.pending}`}</span>{' '}
-            <span className="font-mono text-xs">{a.action} {a.summary}</span>
+            <span className="font-mono text-xs" data-verbatim>{a.action} {a.summary}</span>
             {a.error && <div className="text-danger">{a.error}</div>}
             {a.detail && detailLine(a.detail) && <div className="text-xs text-muted break-all">{detailLine(a.detail)}</div>}
           </li>

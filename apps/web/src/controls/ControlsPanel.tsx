@@ -110,10 +110,10 @@ export function ControlsPanel(props: { canControl: boolean }) {
         <div className="field">
           <span className="font-mono text-xs">{S.instanceCount}{group ? ` (${group})` : ''}</span>
           <span className="flex items-center gap-2">
-            <button type="button" className="btn" disabled={disabled || count <= INSTANCES.min} aria-label="one instance less" data-testid="instances-minus"
+            <button type="button" className="btn" disabled={disabled || count <= INSTANCES.min} aria-label={S.instanceLess} data-testid="instances-minus"
               onClick={() => void sendControl({ action: 'setInstanceCount', model: m.name, version: m.version, group, count: count - 1 })}>−</button>
             <b className="w-8 text-center" data-testid="instances-count">{count}</b>
-            <button type="button" className="btn" disabled={disabled || count >= INSTANCES.max} aria-label="one instance more" data-testid="instances-plus"
+            <button type="button" className="btn" disabled={disabled || count >= INSTANCES.max} aria-label={S.instanceMore} data-testid="instances-plus"
               onClick={() => void sendControl({ action: 'setInstanceCount', model: m.name, version: m.version, group, count: count + 1 })}>+</button>
           </span>
         </div>

@@ -81,7 +81,7 @@ export function LoadPanel(props: { canControl: boolean }) {
         <ul className="text-sm space-y-1" data-testid="load-progress">
           {load.map((p) => (
             <li key={p.id}>
-              <b>{p.scenario}</b> → {p.model} <span className="badge">{p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s.toFixed(1)} s
+              <b data-verbatim>{p.scenario}</b> → {p.model} <span className="badge">{S.loadStates[p.state] ?? p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s.toFixed(1)} s
               <div className="text-muted">{S.progress(p.sent, p.answered, p.errors)}{p.skipped ? ` · ${S.skipped(p.skipped)}` : ''}{p.recording ? ` · ${p.recording}` : ''}</div>
               {p.scenario !== 'recording' && <LoadRunFigures run={p} />}
             </li>

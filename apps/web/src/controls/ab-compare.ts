@@ -4,6 +4,7 @@
  * arrived during the run; apply B, run the same traffic, collect; restore the original setting.
  */
 import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
+import { S } from '../strings';
 
 export interface AbSide {
   label: string;
@@ -70,7 +71,7 @@ async function runSide(deps: AbDeps, req: AbRequest, label: string, delay: numbe
     if (Date.now() > deadline) throw new Error(`${label}: the load run did not finish in time`);
   }
   await deps.sleep(1100); // one more stats message so the tail of the run is counted
-  return summarise(`${label} (delay ${delay} µs)`, deps.statsSince(started), req.model, req.version);
+  return summarise(S.abSide(label, `${delay} µs`), deps.statsSince(started), req.model, req.version);
 }
 
 export async function runAbCompare(deps: AbDeps, req: AbRequest): Promise<[AbSide, AbSide]> {

@@ -1,42 +1,62 @@
-/** Teaching mode: lesson picker, lesson text, playback (play, pause, step, speed, timeline) and formulas. */
+/**
+ * Teaching mode: lesson picker, the lesson's claim and text, playback (play, pause, step, speed, timeline),
+ * the narration of the last steps, the experiment that proves the claim, and the formula cards.
+ */
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { appStore, useApp } from '../store/app-store';
-import { LESSONS, SPEEDS, lessonById } from './lessons';
+import { LESSONS, SPEEDS, lessonById, lessonText } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
-import { SimAbPanel } from './SimAbPanel';
+import { ExperimentPanel } from './ExperimentPanel';
+import { Misconceptions } from './Misconceptions';
+import { Interview } from './Interview';
+import { LESSON_KNOBS_CLEARED } from './knobs';
+import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
+
+/** Whether the page was opened with an explicit ?view= (read once, before the app rewrites the URL). */
+let linkNamesView = typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
 
 
 export function TeachingPanel() {
   const lessonId = useApp((s) => s.lesson) || LESSONS[0].id;
   const seed = useApp((s) => s.seed);
   const lesson = lessonById(lessonId) ?? LESSONS[0];
+  const text = lessonText(lesson);
   const pb = useStore(playbackStore);
+  const ex = useApp((s) => s.ex);
 
   useEffect(() => {
-    appStore.setState({ view: lesson.view, lesson: lesson.id, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
-    void playback.load(lesson, seed);
+    if (playback.isLoaded(lesson, seed)) return; // re-rendered (e.g. the language changed): keep the run
+    const st = appStore.getState();
+    const fromLink = st.lesson === lesson.id;
+    // a link that names its view keeps it; otherwise the lesson opens on its own view
+    const linkedView = fromLink && linkNamesView;
+    linkNamesView = false;
+    appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
+    void playback.load(lesson, seed, fromLink ? st : {}, fromLink ? { t: st.t, speed: st.speed } : undefined);
   }, [lesson.id, seed]);
-  useEffect(() => () => playback.dispose(), []);
 
+  const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
   const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, 1);
+  const recent = pb.ready ? playback.recent() : [];
   return (
-    <section className="card" data-testid="teaching-panel">
+    <section className="card" data-testid="teaching-panel" data-lesson={lesson.id}>
       <h2 className="card-title">{S.lessons}</h2>
       <div className="p-3 space-y-3">
-        <select className="input w-full" value={lesson.id} onChange={(e) => appStore.setState({ lesson: e.target.value })} data-testid="lesson-select" aria-label={S.lessons}>
-          {LESSONS.map((l) => <option key={l.id} value={l.id}>{l.chapter}. {l.title}</option>)}
+        <select className="input w-full" value={lesson.id} onChange={(e) => pick(e.target.value)} data-testid="lesson-select" aria-label={S.lessons}>
+          {LESSONS.map((l) => <option key={l.id} value={l.id}>{l.chapter}. {S.lessonText[l.id].title}</option>)}
         </select>
+        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}: </span>{text.claim}</p>
         <div className="lesson-text text-sm">
-          {lesson.intro.map((p, i) => <p key={i}>{p}</p>)}
+          {text.intro.map((p, i) => <p key={i}>{p}</p>)}
         </div>
         <div>
           <h3 className="text-xs uppercase tracking-wide text-muted">{S.whatToWatch}</h3>
-          <ul className="list-disc pl-5 text-sm">{lesson.watch.map((w, i) => <li key={i}>{w}</li>)}</ul>
+          <ul className="list-disc pl-5 text-sm">{text.watch.map((w, i) => <li key={i}>{w}</li>)}</ul>
         </div>
         <div className="flex flex-wrap gap-2 items-center">
           {pb.playing ? (
@@ -58,9 +78,18 @@ export function TeachingPanel() {
           <input type="range" min={0} max={maxT} step={1} value={pb.t} onChange={(e) => playback.seek(Number(e.target.value))} aria-label={S.timeline} data-testid="teach-scrub" />
           <span className="text-xs text-muted" data-testid="teach-events">{S.eventsSoFar(pb.applied, pb.total)}</span>
         </label>
+        <div>
+          <h3 className="text-xs uppercase tracking-wide text-muted">{S.narration}</h3>
+          <ol className="text-sm narration" data-testid="narration" aria-live="polite">
+            {recent.length === 0 && <li className="text-muted">{S.narrationEmpty}</li>}
+            {recent.map((e, i) => <li key={`${pb.applied}-${i}`} data-testid="narration-line" className={i === recent.length - 1 ? 'font-semibold' : 'text-muted'}>{narrate(e)}</li>)}
+          </ol>
+        </div>
+        {lesson.id === 'config' && <MistakeChecker key={ex ?? 0} />}
+        {lesson.experiment && <ExperimentPanel id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
-        {lesson.id === 'config' && <MistakeChecker />}
-        {(lesson.id === 'batching' || lesson.id === 'operations') && <SimAbPanel />}
+        <Misconceptions />
+        <Interview />
       </div>
     </section>
   );

@@ -10,6 +10,8 @@ import { createSimulation, type Simulation } from '@inferscope/core/sim/index.ts
 import type { Scenario } from '@inferscope/core/load/scenario.ts';
 import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import type { SimModel, SimScenario } from './sim-types';
+import { CALIBRATION_CORES } from './models';
+import { S } from '../strings';
 
 const DEVICE = 'cpu';
 
@@ -32,7 +34,8 @@ export class TeachingEngine {
     this.sim = createSimulation({
       scenario: toCoreScenario(scenario),
       configs: scenario.models.map((m) => ({ ...m.config, name: m.name })),
-      cost: Object.fromEntries(scenario.models.map((m) => [m.name, { fixed_us: m.cost.fixedUs, per_item_us: m.cost.perItemUs, jitter: 0.05 }])),
+      cost: Object.fromEntries(scenario.models.map((m) => [m.name, m.cost])),
+      cores: scenario.cores ?? CALIBRATION_CORES,
       seed: scenario.seed,
     });
     for (const m of scenario.models) this.instanceCounts.set(m.name, totalInstances(m));
@@ -64,9 +67,9 @@ export class TeachingEngine {
   snapshot(): Snapshot {
     return {
       server: { name: 'inferscope-sim', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
-      repositories: ['model_repository (simulated)'],
+      repositories: [S.simulatedRepository],
       models: this.scenario.models.map((m) => ({
-        name: m.name, version: '1', state: 'READY', repository: 'model_repository (simulated)', backend: m.backend, platform: m.platform,
+        name: m.name, version: '1', state: 'READY', repository: S.simulatedRepository, backend: m.backend, platform: m.platform,
         config: normalized(m),
         instances: [], files: m.files, queue_depth: {},
       })),
@@ -81,7 +84,7 @@ export class TeachingEngine {
   async control(msg: ControlMessage): Promise<ControlAck> {
     try {
       const s = 'model' in msg && msg.model ? this.sim.schedulers.get(msg.model) : undefined;
-      if (!s) return { ok: false, error: `unknown model '${'model' in msg ? msg.model : ''}'` };
+      if (!s) return { ok: false, error: S.simErrors.unknownModel('model' in msg ? msg.model ?? '' : '') };
       switch (msg.action) {
         case 'setDynamicBatching': {
           const { action: _a, model: _m, version: _v, ...patch } = msg;
@@ -92,7 +95,7 @@ export class TeachingEngine {
           const next = this.memoryWith(m.name, msg.count);
           if (this.scenario.budgetBytes > 0 && next > this.scenario.budgetBytes) {
             const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-            return { ok: false, error: `memory budget exceeded: ${msg.count} instances of ${m.name} need ${mib(next)}, the ${DEVICE} budget is ${mib(this.scenario.budgetBytes)}` };
+            return { ok: false, error: S.simErrors.budget(msg.count, m.name, mib(next), DEVICE, mib(this.scenario.budgetBytes)) };
           }
           await s.setInstanceCount(msg.group, msg.count, 'teaching');
           this.instanceCounts.set(m.name, msg.count);
@@ -100,7 +103,7 @@ export class TeachingEngine {
           return { ok: true };
         }
         default:
-          return { ok: false, error: `'${msg.action}' needs the live server (not available in teaching mode)` };
+          return { ok: false, error: S.simErrors.needsServer(msg.action) };
       }
     } catch (err) {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };

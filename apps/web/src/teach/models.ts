@@ -1,10 +1,27 @@
 /**
- * Simulated models for the lessons. Costs are fitted to measurements on this project's CPU
- * (FINDINGS.md): the MLP is memory-bound (batch 1: 0.096 ms, batch 32: 0.301 ms -> ~90 µs + ~6.6 µs per
- * sample), the CNN compute-bound (~0.29 ms per sample whatever the batch). The "GPU" TensorRT variant is
- * modelled, and labelled so.
+ * Simulated models for the lessons. The ONNX models' costs are the tables `inferscope calibrate` measured
+ * (core's sim/calibration: the MLP memory-bound, the CNN compute-bound); the "GPU" TensorRT variant is
+ * modelled, and labelled so (`measured: false`).
  */
+import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim/index.ts';
 import type { SimModel } from './sim-types';
+
+/** The jitter of the live lessons: measured medians, +-5% so batches do not all take the same time. */
+const JITTER = 0.05;
+
+/**
+ * The calibrated cost of a bundled model: through the server (`server`, hand-off to the worker included,
+ * what a request really waits for) or the backend's compute alone (`session`, onnxruntime's session.run).
+ */
+export function measuredCost(model: string, which: 'server' | 'session' = 'server', jitter = JITTER): CostModel {
+  const cal = bundledCalibration(model);
+  if (!cal) throw new Error(`no calibration for ${model}`);
+  const c = costFromCalibration(cal, jitter);
+  return which === 'session' && cal.session_us ? { ...c, table: { ...cal.session_us } } : c;
+}
+
+/** The host the calibrations were measured on: the lessons simulate it. */
+export const CALIBRATION_CORES = bundledCalibration('mlp_classifier')?.host.cpus ?? 2;
 
 const MiB = 2 ** 20;
 
@@ -18,7 +35,8 @@ export function mlp(over: Partial<SimModel> = {}, db: Record<string, unknown> | 
       input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [784] }],
       output: [{ name: 'logits', data_type: 'TYPE_FP32', dims: [10] }],
     },
-    cost: { fixedUs: 90, perItemUs: 6.6 },
+    cost: measuredCost('mlp_classifier'),
+    measured: true,
     memory: { weights: 2.7 * MiB, workspace: 24 * MiB, activationsPerItem: 0.05 * MiB },
     files: [{ path: 'mlp_classifier/config.pbtxt', bytes: 412 }, { path: 'mlp_classifier/1/model.onnx', bytes: 2_681_000 }],
     ...over,
@@ -35,7 +53,8 @@ export function cnn(over: Partial<SimModel> = {}, count = 1): SimModel {
       input: [{ name: 'image', data_type: 'TYPE_FP32', dims: [3, 64, 64] }],
       output: [{ name: 'logits', data_type: 'TYPE_FP32', dims: [10] }],
     },
-    cost: { fixedUs: 10, perItemUs: 300 },
+    cost: measuredCost('cnn_classifier'),
+    measured: true,
     memory: { weights: 0.4 * MiB, workspace: 96 * MiB, activationsPerItem: 3 * MiB },
     files: [{ path: 'cnn_classifier/config.pbtxt', bytes: 388 }, { path: 'cnn_classifier/1/model.onnx', bytes: 412_000 }],
     ...over,
@@ -48,10 +67,30 @@ export function mlpTensorRT(): SimModel {
     ...base,
     name: 'mlp_tensorrt', backend: 'tensorrt', platform: 'tensorrt_plan',
     config: { ...base.config, instance_group: [{ name: 'mlp_tensorrt_0', kind: 'KIND_GPU', count: 1 }] },
-    cost: { fixedUs: 60, perItemUs: 0.8 },
+    cost: { fixed_us: 60, per_item_us: 0.8, jitter: JITTER },
+    measured: false,
     memory: { weights: 1.4 * MiB, workspace: 64 * MiB, activationsPerItem: 0.05 * MiB },
     files: [{ path: 'mlp_tensorrt/config.pbtxt', bytes: 398 }, { path: 'mlp_tensorrt/1/model.plan', bytes: 1_510_000 }],
     device: 'gpu0 (modelled)',
+  };
+}
+
+/** The course demo's model: any batch takes process_time (0.2 s) whatever its size (the course's figure, modelled). */
+export function courseModel(delayUs: number, maxBatch: number): SimModel {
+  return {
+    name: 'course_demo', backend: 'python', platform: '',
+    config: {
+      max_batch_size: maxBatch,
+      dynamic_batching: { max_queue_delay_microseconds: delayUs },
+      instance_group: [{ name: 'course_demo_0', kind: 'KIND_CPU', count: 1 }],
+      input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [1] }],
+      output: [{ name: 'output', data_type: 'TYPE_FP32', dims: [1] }],
+    },
+    // no kind: the demo's "work" is a sleep in the course's script, it does not share the cores
+    cost: { fixed_us: 200_000, per_item_us: 0 },
+    measured: false,
+    memory: { weights: 0, workspace: MiB, activationsPerItem: 0 },
+    files: [{ path: 'course_demo/config.pbtxt', bytes: 300 }, { path: 'course_demo/1/model.py', bytes: 900 }],
   };
 }
 

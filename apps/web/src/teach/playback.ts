@@ -11,10 +11,20 @@ import { registerDrawer } from '../charts/frame-loop';
 import { TeachingEngine } from './engine';
 import { SimStats } from './sim-stats';
 import type { Lesson } from './lessons';
+import { applyKnobs, knobsFromControl, type DemoKnobs } from './knobs';
+import type { SchedulerEvent } from '@inferscope/core';
 
-/** Aggregates every 100 ms of watching, over the last second of watching (scaled by the speed). */
+/** Events kept for the narration (the last few applied). */
+const NARRATED = 8;
+
+/**
+ * Aggregates every 100 ms of watching, over the last second of watching (scaled by the speed), but never
+ * over less than 50 ms of simulated time: a window of a dozen requests makes every figure noise, and the
+ * formula cards (Little's law: time-averaged in-flight vs rate × latency) would disagree by the window's
+ * edges (measured: ±30% over 10 ms windows, ±3% over 100 ms at the batching lesson's load).
+ */
 const statsEveryUs = () => Math.max(50, playbackStore.getState().speed * 100);
-const statsWindowUs = () => Math.max(500, playbackStore.getState().speed * 1000);
+const statsWindowUs = () => Math.max(50_000, playbackStore.getState().speed * 1000);
 
 export interface PlaybackState {
   lessonId: string;
@@ -38,12 +48,28 @@ class Playback {
   private lastWall = 0;
   private stopLoop: (() => void) | null = null;
   private lesson: Lesson | null = null;
+  private loadedKey = '';
 
-  async load(lesson: Lesson, seed: number): Promise<void> {
+  /** The lesson and seed now loaded (re-rendering the page, e.g. for a language switch, keeps them). */
+  isLoaded(lesson: Lesson, seed: number): boolean {
+    return this.engine !== null && this.loadedKey === `${lesson.id}:${seed}`;
+  }
+
+  /** The last applied events, oldest first, for the narration. */
+  recent(): SchedulerEvent[] {
+    const e = this.engine;
+    if (!e) return [];
+    return e.events.slice(Math.max(0, this.cursor - NARRATED), this.cursor);
+  }
+
+  /** `knobs` and `start` come from a shared link: the demo's settings and the time to open at. */
+  async load(lesson: Lesson, seed: number, knobs: DemoKnobs = {}, start?: { t?: number; speed?: number }): Promise<void> {
     this.lesson = lesson;
-    this.engine = new TeachingEngine(lesson.scenario(seed));
+    this.loadedKey = `${lesson.id}:${seed}`;
+    this.engine = new TeachingEngine(applyKnobs(lesson.scenario(seed), knobs));
     const engine = this.engine;
-    playbackStore.setState({ lessonId: lesson.id, playing: false, speed: lesson.speed, t: 0, applied: 0, total: 0, ready: false });
+    const first = engine.scenario.models[0].name;
+    playbackStore.setState({ lessonId: lesson.id, playing: false, speed: start?.speed ?? lesson.speed, t: 0, applied: 0, total: 0, ready: false });
     setDataClock({
       nowUs: () => playbackStore.getState().t,
       // Paused: moves land at once. Playing: a move takes ~300 ms of wall time whatever the speed.
@@ -53,12 +79,14 @@ class Playback {
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
       this.applyUpTo(engine.now());
+      if (ack.ok) appStore.setState(knobsFromControl(msg, first));
       return ack;
     });
     await engine.whenReady();
     if (engine !== this.engine) return; // another lesson was picked meanwhile
     this.rebuild(0);
     playbackStore.setState({ ready: true });
+    if (start?.t) this.seek(start.t);
     this.stopLoop ??= registerDrawer({ minIntervalMs: 0, dirty: () => true, draw: (ms) => this.frame(ms) });
   }
 
@@ -66,6 +94,7 @@ class Playback {
     this.stopLoop?.();
     this.stopLoop = null;
     this.engine = null;
+    this.loadedKey = '';
   }
 
   play(): void {
@@ -75,10 +104,17 @@ class Playback {
 
   pause(): void {
     playbackStore.setState({ playing: false });
+    this.shareTime();
+  }
+
+  /** The shared link opens where the class paused, stepped or scrubbed to. */
+  private shareTime(): void {
+    appStore.setState({ t: Math.round(playbackStore.getState().t) || undefined });
   }
 
   setSpeed(speed: number): void {
     playbackStore.setState({ speed });
+    appStore.setState({ speed });
     this.stats.setWindow(statsWindowUs());
   }
 
@@ -89,6 +125,7 @@ class Playback {
     this.pause();
     if (this.cursor >= e.events.length) e.step();
     if (this.cursor < e.events.length) this.applyUpTo(e.events[this.cursor].t, 1);
+    this.shareTime();
   }
 
   /** Jump to time t (back: replay the log from the start; forward: simulate on). */
@@ -101,6 +138,7 @@ class Playback {
       e.advanceTo(t);
       this.applyUpTo(t);
     }
+    this.shareTime();
   }
 
   private frame(wallMs: number): void {
@@ -150,6 +188,11 @@ class Playback {
     live.rev++;
     playbackStore.setState({ t: shown, applied: this.cursor, total: e.events.length });
     syncStructure();
+  }
+
+  /** The formula cards' figures: the window of the last aggregate the charts got. */
+  windowFigures(key: string) {
+    return this.stats.windowFigures(key);
   }
 
   private emitStats(at: number): void {

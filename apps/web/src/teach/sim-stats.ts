@@ -5,7 +5,23 @@
 import type { ModelAggregate, SchedulerEvent, StatsMessage } from '@inferscope/core';
 
 interface Done { t: number; total: number; queue: number; compute: number; size: number }
-interface Batch { t: number; size: number }
+interface Batch { t: number; size: number; compute: number }
+
+/**
+ * Figures of one model over the window of the last snapshot, the same window the charts show: what the
+ * formula cards plug in, so a card and the chart beside it can never disagree about the data.
+ */
+export interface WindowFigures {
+  window_us: number;
+  /** samples of the batches that completed in the window */
+  samples: number;
+  /** instance busy time inside the window (each batch's compute clipped to the window) */
+  busy_us: number;
+  /** time-averaged requests in flight (queued or running) over the window */
+  mean_in_flight: number;
+  requests: number;
+  mean_latency_us: number;
+}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -19,8 +35,22 @@ export class SimStats {
   private totals = new Map<string, { completed: number; rejected: number; failed: number; batches: number }>();
   private inFlight = new Map<string, number>();
   private memory = new Map<string, number>();
+  /** (t, in flight after t) change points, for the time average */
+  private flightSteps = new Map<string, { t: number; n: number }[]>();
+  private figures = new Map<string, WindowFigures>();
 
   constructor(private windowUs: number) {}
+
+  /** The figures computed at the last snapshot (undefined before the first one). */
+  windowFigures(key: string): WindowFigures | undefined {
+    return this.figures.get(key);
+  }
+
+  private flight(key: string, t: number, delta: number): void {
+    const n = Math.max(0, (this.inFlight.get(key) ?? 0) + delta);
+    this.inFlight.set(key, n);
+    push(this.flightSteps, key, { t, n });
+  }
 
   setWindow(us: number): void {
     this.windowUs = us;
@@ -38,24 +68,33 @@ export class SimStats {
     this.totals.set(key, tot);
     switch (e.type) {
       case 'request.queued':
-        this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+        this.flight(key, e.t, +1);
         break;
       case 'request.completed':
-        this.inFlight.set(key, Math.max(0, (this.inFlight.get(key) ?? 0) - 1));
+        this.flight(key, e.t, -1);
         push(this.done, key, { t: e.t, total: e.total_us, queue: e.queue_us, compute: e.compute_us, size: e.batch_size });
         if (e.ok) tot.completed++;
         else tot.failed++;
         break;
       case 'request.rejected':
         // A request refused at enqueue never counted as in flight; one that timed out in the queue did.
-        if (e.reason === 'timeout') this.inFlight.set(key, Math.max(0, (this.inFlight.get(key) ?? 0) - 1));
+        if (e.reason === 'timeout') this.flight(key, e.t, -1);
         tot.rejected++;
         break;
       case 'batch.completed':
-        push(this.batches, key, { t: e.t, size: e.size });
+        push(this.batches, key, { t: e.t, size: e.size, compute: e.compute_us });
         tot.batches++;
         break;
     }
+  }
+
+  private meanInFlight(key: string, from: number, to: number): number {
+    const steps = this.flightSteps.get(key) ?? [];
+    // keep one step at or before the window start: the level the window begins with
+    let first = 0;
+    while (first + 1 < steps.length && steps[first + 1].t <= from) first++;
+    if (first > 0) steps.splice(0, first);
+    return timeAverage(steps, 0, from, to);
   }
 
   snapshot(nowUs: number, queued: (key: string) => Record<string, number>): StatsMessage {
@@ -70,6 +109,15 @@ export class SimStats {
       const hist: Record<string, number> = {};
       for (const b of batches) hist[b.size] = (hist[b.size] ?? 0) + 1;
       const mean = (f: (d: Done) => number) => (done.length ? done.reduce((n, d) => n + f(d), 0) / done.length : 0);
+      const span = Math.max(1, nowUs - Math.max(0, from));
+      this.figures.set(key, {
+        window_us: span,
+        samples: batches.reduce((n, b) => n + b.size, 0),
+        busy_us: batches.reduce((n, b) => n + Math.min(b.compute, b.t - Math.max(0, from)), 0),
+        mean_in_flight: this.meanInFlight(key, Math.max(0, from), nowUs),
+        requests: done.length,
+        mean_latency_us: mean((d) => d.total),
+      });
       models.push({
         model, version, window_s: win,
         throughput_per_s: done.reduce((n, d) => n + d.size, 0) / win,
@@ -87,6 +135,27 @@ export class SimStats {
     }
     return { t: nowUs, wall_ms: Date.now(), models };
   }
+}
+
+export interface FlightStep { t: number; n: number }
+
+/** Time average of a step function (value n from t on) over [from, to]. */
+export function timeAverage(steps: readonly FlightStep[], before: number, from: number, to: number): number {
+  let area = 0;
+  let at = from;
+  let level = before;
+  for (const s of steps) {
+    if (s.t <= from) {
+      level = s.n;
+      continue;
+    }
+    if (s.t >= to) break;
+    area += level * (s.t - at);
+    at = s.t;
+    level = s.n;
+  }
+  area += level * (to - at);
+  return to > from ? area / (to - from) : level;
 }
 
 function push<T>(m: Map<string, T[]>, key: string, v: T): void {

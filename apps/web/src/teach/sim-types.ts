@@ -1,13 +1,16 @@
 /** What a teaching scenario describes: models with a cost model and memory model, traffic, a budget. */
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import type { CostModel } from '@inferscope/core/sim/index.ts';
 
 export interface SimModel {
   name: string;
   backend: string;
   platform: string;
   config: SchedulerConfigInput & Record<string, unknown>;
-  /** latency(batch) = fixedUs + perItemUs × batch samples */
-  cost: { fixedUs: number; perItemUs: number };
+  /** core's cost model: a calibrated table (measured) or fixed + per item (modelled) */
+  cost: CostModel;
+  /** true when the cost was measured on this project's machine (`inferscope calibrate`), false when modelled */
+  measured: boolean;
   /** memory model: weights once, plus per instance workspace + activations × max batch */
   memory: { weights: number; workspace: number; activationsPerItem: number };
   files: { path: string; bytes: number }[];
@@ -29,4 +32,6 @@ export interface SimScenario {
   /** device memory budget in bytes (0 = none) */
   budgetBytes: number;
   seed: number;
+  /** CPU cores of the simulated host (CPU instances beyond them share them); default: the calibration host's */
+  cores?: number;
 }

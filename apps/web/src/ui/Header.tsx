@@ -2,19 +2,19 @@
 import { appStore, live, useApp } from '../store/app-store';
 import { VIEWS, WINDOWS } from '../url-state';
 import { useLiveText } from '../charts/use-live-text';
-import { S } from '../strings';
+import { LANGUAGES, LANGUAGE_NAMES, S } from '../strings';
 import { useShallow } from 'zustand/react/shallow';
 
 export function Header(props: { onResync(): void }) {
   useApp((s) => s.structureRev);
-  const st = useApp(useShallow((s) => ({ mode: s.mode, view: s.view, model: s.model, window: s.window, theme: s.theme, large: s.large, colour: s.colour })));
+  const st = useApp(useShallow((s) => ({ mode: s.mode, view: s.view, model: s.model, window: s.window, theme: s.theme, large: s.large, colour: s.colour, lang: s.lang })));
   return (
     <header className="header">
       <div className="flex items-center gap-3">
         <h1 className="text-xl font-bold tracking-tight">
           <span className="text-accent">◉</span> {S.appName}
         </h1>
-        <div role="tablist" aria-label="mode" className="seg">
+        <div role="tablist" aria-label={S.modeLabel} className="seg">
           {(['live', 'teach'] as const).map((m) => (
             <button key={m} type="button" role="tab" aria-selected={st.mode === m} className={st.mode === m ? 'on' : ''} onClick={() => appStore.setState({ mode: m })} data-testid={`mode-${m}`}>
               {m === 'live' ? S.modeLive : S.modeTeach}
@@ -22,7 +22,7 @@ export function Header(props: { onResync(): void }) {
           ))}
         </div>
       </div>
-      <nav role="tablist" aria-label="views" className="seg">
+      <nav role="tablist" aria-label={S.viewsLabel} className="seg">
         {VIEWS.map((v) => (
           <button key={v} type="button" role="tab" aria-selected={st.view === v} className={st.view === v ? 'on' : ''} onClick={() => appStore.setState({ view: v })} data-testid={`tab-${v}`}>
             {S.views[v]}
@@ -54,6 +54,13 @@ export function Header(props: { onResync(): void }) {
         <button type="button" className="btn" aria-pressed={st.theme === 'dark'} onClick={() => appStore.setState({ theme: st.theme === 'dark' ? 'light' : 'dark' })} data-testid="theme-toggle">
           {st.theme === 'dark' ? `☀ ${S.themeLight}` : `☾ ${S.themeDark}`}
         </button>
+        <div role="group" aria-label={S.language} className="seg" data-testid="lang-switch">
+          {LANGUAGES.map((l) => (
+            <button key={l} type="button" lang={l === 'zh' ? 'zh-CN' : 'en'} aria-pressed={st.lang === l} className={st.lang === l ? 'on' : ''} onClick={() => appStore.setState({ lang: l })} data-testid={`lang-${l}`}>
+              {LANGUAGE_NAMES[l]}
+            </button>
+          ))}
+        </div>
         <button type="button" className="btn" aria-pressed={st.large} onClick={() => appStore.setState({ large: !st.large })}>A+ {S.largeType}</button>
         <ConnectionBadge onResync={props.onResync} />
       </div>

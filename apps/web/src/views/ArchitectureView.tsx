@@ -77,7 +77,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
         </div>
         {m.reason && <div className="text-sm text-danger">{m.reason}</div>}
         <div className="text-sm">
-          max_batch_size {b.maxBatchSize} · {pipeline ? S.pipeline.steps(pipeline.steps.length) : b.dynamic ? `delay ${formatDelay(b.maxQueueDelayUs)}${b.preferred.length ? ` · preferred [${b.preferred.join(', ')}]` : ''}` : 'no dynamic batching'}
+          max_batch_size {b.maxBatchSize} · {pipeline ? S.pipeline.steps(pipeline.steps.length) : b.dynamic ? `${S.configSummary.delay(formatDelay(b.maxQueueDelayUs))}${b.preferred.length ? ` · ${S.configSummary.preferred(b.preferred.join(', '))}` : ''}` : S.configSummary.none}
         </div>
       </button>
       {pipeline ? <PipelineCells m={m} pipeline={pipeline} /> : <QueuesAndInstances m={m} levels={levels} />}
@@ -134,7 +134,7 @@ function InstanceChip(props: { m: ModelLive; inst: InstanceLive }) {
     <div ref={ref} className={`inst-chip inst-${props.inst.state}`} title={props.inst.reason} data-testid={`instance-${props.inst.name}`}>
       <div className="font-mono text-xs">{props.inst.name}</div>
       <div className="text-xs text-muted">{props.inst.kind} · {props.inst.device}</div>
-      <div className="inst-status text-sm font-semibold">{props.inst.state}</div>
+      <div className="inst-status text-sm font-semibold">{S.instanceStates[props.inst.state] ?? props.inst.state}</div>
     </div>
   );
 }

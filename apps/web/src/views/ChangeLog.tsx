@@ -22,7 +22,7 @@ export function ChangeLog() {
             <li key={i} className="flex gap-2">
               <span className="text-muted w-24 shrink-0">{ago(r.t)}</span>
               <span className="font-mono">{r.instance ?? r.modelKey}</span>
-              <span className={`badge state-${r.state.toLowerCase()}`}>{r.state}</span>
+              <span className={`badge state-${r.state.toLowerCase()}`}>{S.instanceStates[r.state] ?? r.state}</span>
               {r.reason && <span className="text-muted truncate">{r.reason}</span>}
             </li>
           ))}

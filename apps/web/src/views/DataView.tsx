@@ -2,6 +2,15 @@ import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels } from '../store/select';
 import { ChartCard } from './ChartCard';
 import { drawDataFlow } from './data-flow-draw';
+import { drawnLabels, type DrawnLabel } from './data-flow-shared';
+
+declare global {
+  interface Window {
+    /** the labels of the last data-flow frame, for the layout tests */
+    __inferscopeLabels?: () => DrawnLabel[];
+  }
+}
+if (typeof window !== 'undefined') window.__inferscopeLabels = () => drawnLabels.slice();
 import { animUs, dataNowUs } from '../live/clock';
 import { S } from '../strings';
 import { TRIGGER_COLOUR } from '../charts/theme';
@@ -14,6 +23,7 @@ export function DataView() {
   const n = Math.max(1, selectedModels(live, model).length);
   const draw = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
     const s = appStore.getState();
+    drawnLabels.length = 0;
     drawDataFlow(ctx, w, h, live, selectedModels(live, s.model), dataNowUs(), animUs(), s.colour);
   };
   return (
@@ -22,7 +32,7 @@ export function DataView() {
         <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.flowCaption}</p>
         {selectedModels(live, model).some((m) => pipelineOf(m.config)) && <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.pipeline.caption}</p>}
       </ChartCard>
-      <div className="flex flex-wrap gap-3 text-sm" aria-label="batch triggers">
+      <div className="flex flex-wrap gap-3 text-sm" aria-label={S.flow.triggersLabel}>
         {Object.entries(S.triggers).map(([k, label]) => (
           <span key={k} className="flex items-center gap-1">
             <span className="inline-block w-3 h-3 rounded-sm" style={{ background: TRIGGER_COLOUR[k] }} /> {label}

@@ -156,7 +156,7 @@ export function PerformanceView() {
     <div className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" data-testid="view-performance">
       <ChartCard title={S.throughput} draw={drawThroughput} height={H} testId="chart-throughput" />
       <ChartCard title={S.latency} draw={drawLatency} height={H} testId="chart-latency" />
-      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} height={H} />
+      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} height={H} testId="chart-queue-compute" />
       <ChartCard title={S.batchHistogram} draw={drawHistogram} height={H} testId="chart-histogram" />
       <ChartCard title={S.tputVsP99} draw={drawScatter} height={H} />
       <ChartCard title={S.memoryOverTime} draw={drawMemory} height={H} />

@@ -87,7 +87,7 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
     ctx.fillRect(p.left, y, p.right - p.left, laneH);
     ctx.fillStyle = l.i.state === 'busy' ? th.fg : th.muted;
     ctx.textAlign = 'right';
-    ctx.fillText(`${l.i.name} · ${l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
+    ctx.fillText(`${l.i.name} · ${S.instanceStates[l.i.state] ?? l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
   });
   // Vertical grid at the time ticks (drawn under the bars), then the tick labels under the lanes.
   const lanesBottom = p.top + lanes.length * laneH;

@@ -97,7 +97,7 @@ function drawRow(c: RowCtx): void {
   dot(ctx, X.arrive, c.mid, th.muted, 7 + 3 * pulse, 0.25 + 0.5 * pulse);
   dot(ctx, X.arrive, c.mid, th.muted, 5);
   const rate = c.live.latestAggregate(m.key)?.requests_per_s;
-  if (rate !== undefined) text(ctx, th, `${formatRate(rate)}/s`, X.arrive, c.mid + 20, { align: 'center', colour: th.muted, size: th.fontSize - 1 });
+  if (rate !== undefined) text(ctx, th, `${formatRate(rate)}/s`, 2, c.mid + 20, { colour: th.muted, size: th.fontSize - 1, maxW: X.qStart - 6 }); // left-aligned: centred on the arrival dot it left the canvas
 
   const levels = [...new Set([...m.queued.keys(), ...g.queued.keys(), 1])].sort((a, b) => a - b).slice(0, 5);
   const laneArea = Math.min(c.bottom - c.top - 90, levels.length * 150);

@@ -58,7 +58,8 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
     ctx.lineWidth = busy ? 2.5 : 1;
     ctx.stroke();
     const small = cardH < 52;
-    const status = busy ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.reason && inst.state !== 'idle' ? `${inst.state}: ${inst.reason}` : inst.state;
+    const state = S.instanceStates[inst.state] ?? inst.state;
+    const status = busy ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.reason && inst.state !== 'idle' ? `${state}: ${inst.reason}` : state;
     const statusStyle = { weight: busy ? 700 : 400, colour: busy ? mc : bad ? th.danger : th.muted };
     if (small) {
       // One line: the name on the left, the state on the right, each given its share of the width.
@@ -67,14 +68,25 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
       return;
     }
     text(ctx, th, inst.name, card.x + 10, card.y + 13, { weight: 600, maxW: card.w - 20 });
-    text(ctx, th, status, card.x + 10, card.y + 16 + th.fontSize, { ...statusStyle, maxW: card.w / 2 - 10 });
+    const line2 = card.y + 16 + th.fontSize;
+    text(ctx, th, status, card.x + 10, line2, { ...statusStyle, maxW: card.w - 20 });
     if (busy && inst.batchStart !== undefined) {
       const typical = typicalComputeUs(c, inst.name);
       const elapsed = Math.max(0, now - inst.batchStart);
       // Never show "done" before the completion arrives: the hint stops short of full.
       const frac = typical > 0 ? Math.min(0.95, elapsed / typical) : 0.5;
       gauge(ctx, th, card.x + 10, card.y + card.h - 13, card.w - 20, 5, frac, mc);
-      if (typical > 0) text(ctx, th, S.flow.running(formatUs(elapsed), formatUs(typical)), card.x + card.w - 10, card.y + 16 + th.fontSize, { align: 'right', colour: th.muted, size: th.fontSize - 2, maxW: card.w / 2 - 10 });
+      if (typical > 0) {
+        // Beside the status when both fit, else on a line of its own, else left out (never squeezed).
+        const hint = S.flow.running(formatUs(elapsed), formatUs(typical));
+        ctx.font = `${statusStyle.weight} ${th.fontSize}px ${th.font}`;
+        const statusW = ctx.measureText(status).width;
+        ctx.font = `400 ${th.fontSize - 2}px ${th.font}`;
+        const hintW = ctx.measureText(hint).width;
+        const hintStyle = { colour: th.muted, size: th.fontSize - 2 };
+        if (statusW + hintW + 12 <= card.w - 20) text(ctx, th, hint, card.x + card.w - 10, line2, { ...hintStyle, align: 'right' });
+        else if (hintW <= card.w - 20 && line2 + th.fontSize + 4 < card.y + card.h - 16) text(ctx, th, hint, card.x + 10, line2 + th.fontSize + 2, hintStyle);
+      }
     }
     // The batch's requests, flying in from where the batch was formed.
     const running = c.g.running.get(inst.name) ?? [];

@@ -92,15 +92,27 @@ export function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w
   ctx.roundRect(x, y, w, h, Math.min(r, w / 2, h / 2));
 }
 
+/** A label drawn in the last data-flow frame, in canvas pixels (for the layout tests: labels must not collide). */
+/** `natural` is the width the text wanted: fillText squeezes it into maxW, which past a point is unreadable. */
+export interface DrawnLabel { text: string; x0: number; x1: number; y0: number; y1: number; natural: number }
+export const drawnLabels: DrawnLabel[] = [];
+
 export function text(
   ctx: CanvasRenderingContext2D, th: ChartTheme, s: string, x: number, y: number,
   o: { colour?: string; align?: CanvasTextAlign; base?: CanvasTextBaseline; size?: number; weight?: number; maxW?: number } = {},
 ): void {
-  ctx.font = `${o.weight ?? 400} ${o.size ?? th.fontSize}px ${th.font}`;
+  const size = o.size ?? th.fontSize;
+  ctx.font = `${o.weight ?? 400} ${size}px ${th.font}`;
   ctx.fillStyle = o.colour ?? th.fg;
   ctx.textAlign = o.align ?? 'left';
   ctx.textBaseline = o.base ?? 'middle';
   ctx.fillText(s, x, y, o.maxW);
+  if (!s) return;
+  const natural = ctx.measureText(s).width;
+  const w = Math.min(natural, o.maxW ?? Infinity);
+  const x0 = ctx.textAlign === 'right' ? x - w : ctx.textAlign === 'center' ? x - w / 2 : x;
+  const y0 = ctx.textBaseline === 'middle' ? y - size / 2 : ctx.textBaseline === 'top' ? y : y - size;
+  drawnLabels.push({ text: s, x0, x1: x0 + w, y0, y1: y0 + size, natural });
 }
 
 /** A horizontal bar with a filled fraction (0..1), used for the batch fill and the delay countdown. */

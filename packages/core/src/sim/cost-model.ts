@@ -13,6 +13,12 @@ export interface CostModel {
   table?: Record<string, number>;
   /** 0.1 = +-10% uniform noise */
   jitter?: number;
+  /**
+   * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
+   * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
+   * instance has a device of its own (a GPU, or a figure that already includes contention).
+   */
+  kind?: string;
 }
 
 export const DEFAULT_COST: CostModel = { fixed_us: 2000, per_item_us: 250 };
@@ -25,11 +31,12 @@ export function validateCost(input: unknown, what = 'cost model'): CostModel {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
   const o = input as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter)`);
+  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, kind)`);
   for (const k of ['fixed_us', 'per_item_us'] as const) {
     if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
   }
   if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
+  if (o.kind !== undefined && typeof o.kind !== 'string') problems.push('kind: must be a string such as KIND_CPU');
   if (o.table !== undefined) {
     const t = o.table as Record<string, unknown>;
     if (typeof t !== 'object' || t === null || Object.keys(t).length === 0) problems.push('table: must be a non-empty object {batch size: µs}');
@@ -58,8 +65,9 @@ export function baseLatencyUs(cost: CostModel, size: number): number {
   return (cost.fixed_us ?? 0) + (cost.per_item_us ?? 0) * size;
 }
 
-export function latencyUs(cost: CostModel, size: number, rng: Rng): number {
-  const base = baseLatencyUs(cost, size);
+/** `slowdown` >= 1: how much slower than alone the instance runs (CPU contention, see CpuHost). */
+export function latencyUs(cost: CostModel, size: number, rng: Rng, slowdown = 1): number {
+  const base = baseLatencyUs(cost, size) * slowdown;
   const j = cost.jitter ?? 0;
   const v = j > 0 ? base * (1 + j * (2 * rng.next() - 1)) : base;
   return Math.max(1, Math.round(v));

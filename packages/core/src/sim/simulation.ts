@@ -11,11 +11,13 @@ import { VirtualClock } from '../clock/virtual-clock';
 import { EventBus, type SchedulerEvent } from '../events';
 import { scenarioToArrivals, shapeKeyOf, type Arrival, type ArrivalPlan } from '../load/arrivals';
 import { Rng } from '../load/rng';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '../load/limits';
 import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
 import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
+import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
 
 export interface SimulationOptions {
@@ -24,6 +26,8 @@ export interface SimulationOptions {
   configs: SchedulerConfigInput | readonly SchedulerConfigInput[];
   /** one cost model for every model, or per model name */
   cost?: CostModel | Record<string, CostModel>;
+  /** CPU cores the simulated host has: CPU-kind cost models share them (default: no contention) */
+  cores?: number;
   seed?: number;
   overrides?: ScenarioOverrides;
   /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
@@ -46,6 +50,12 @@ export interface Simulation {
   summary(): SimSummary;
 }
 
+/**
+ * A simulation sends on a virtual clock, so the real generator's rate limit (it could not keep a faster
+ * schedule) does not apply; the request count still does, since the arrivals are one list in memory.
+ */
+const SIM_LIMITS: LoadLimits = { ...DEFAULT_LOAD_LIMITS, max_rate_per_s: Infinity };
+
 const isCost = (c: object): c is CostModel => 'fixed_us' in c || 'per_item_us' in c || 'table' in c;
 
 export function createSimulation(opts: SimulationOptions): Simulation {
@@ -54,7 +64,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const names = configs.map((c, i) => c.name ?? (configs.length === 1 ? 'model' : `model_${i}`));
   const target = names[0];
   const seed = opts.seed ?? opts.overrides?.seed ?? opts.scenario.seed ?? 42;
-  const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target });
+  const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
@@ -63,11 +73,12 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   if (opts.record !== false) bus.on((e) => events.push(e));
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
+  const host = new CpuHost(opts.cores ?? Infinity);
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng) });
+    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng, host) });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
   });

@@ -8,14 +8,16 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from '../command';
 import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { simulate, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import { parseSetArgs } from './simulate-args';
 
 const help = `Usage: inferscope simulate --scenario FILE|PRESET --model-config PBTXT [options]
 
 Runs a scenario through InferScope's scheduler on a virtual clock; a cost model stands in for the backend
-(latency(batch) = fixed_us + per_item_us * batch, or a table per batch size). Same seed, same output.
+(latency(batch) = fixed_us + per_item_us * batch, or a table per batch size). The bundled models use the
+tables \`inferscope calibrate\` measured (packages/core/src/sim/calibration), and CPU instances share the
+host's cores. Same seed, same output.
 
 Options:
   --scenario FILE|PRESET   scenario JSON, a recorded trace (.ndjson, replayed) or a preset name
@@ -23,8 +25,10 @@ Options:
   --rate R                 scale the scenario so its busiest phase sends R requests/s
   --duration S             stretch the scenario to S seconds
   --concurrency N          clients of closed-loop phases
-  --cost FILE              JSON cost model {fixed_us, per_item_us, table?, jitter?} or {model: cost}
-                           (default fixed_us 2000, per_item_us 250)
+  --cost FILE              JSON cost model {fixed_us, per_item_us, table?, jitter?, kind?} or {model: cost}
+                           (default: the model's calibration, else fixed_us 2000, per_item_us 250)
+  --cores N                CPU cores of the simulated host; CPU instances beyond them share them
+                           (default: the cores of the machine the calibration was measured on)
   --seed N                 random seed (default: the scenario's, else 42)
   --set PATH=VALUE         override a config field before running, repeatable, e.g.
                            --set dynamic_batching.max_queue_delay_microseconds=500
@@ -90,7 +94,7 @@ const command: Command = {
       else if (a === '--list-presets') {
         for (const p of PRESETS) console.log(`${p.name.padEnd(18)} ${p.description ?? ''}`);
         return 0;
-      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency'].includes(a)) {
+      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores'].includes(a)) {
         const v = argv[i + 1];
         if (v === undefined || v.startsWith('--')) {
           console.error(`${a} needs a value (see --help)`);
@@ -117,17 +121,27 @@ const command: Command = {
         return n;
       };
       const scenario = readScenario(opts.scenario);
-      const models = configs.map(readConfig) as SchedulerConfigInput[];
+      const loaded = configs.map(readConfig);
+      const models = loaded as SchedulerConfigInput[];
       const patched = models.map((m) => parseSetArgs(sets, m));
-      let cost: CostModel | Record<string, CostModel> | undefined;
+      let cost: CostModel | Record<string, CostModel>;
+      let cores = num('cores');
       if (opts.cost) {
         const raw = JSON.parse(readFileSync(opts.cost, 'utf8')) as Record<string, unknown>;
         const single = ['fixed_us', 'per_item_us', 'table'].some((k) => k in raw);
         cost = single ? validateCost(raw, opts.cost) : Object.fromEntries(Object.entries(raw).map(([m, c]) => [m, validateCost(c, `${opts.cost} (${m})`)]));
+      } else {
+        // each model its own calibration (the simulated host has the calibration machine's cores)
+        const cals = patched.map((m, i) => bundledCalibration(m.name ?? '', loaded[i].backend || undefined));
+        cost = Object.fromEntries(patched.map((m, i) => [m.name ?? 'model', cals[i] ? costFromCalibration(cals[i]) : DEFAULT_COST]));
+        const missing = patched.filter((_, i) => !cals[i]).map((m) => m.name);
+        if (missing.length) console.error(`simulate: no calibration for ${missing.join(', ')}: using fixed_us ${DEFAULT_COST.fixed_us} + per_item_us ${DEFAULT_COST.per_item_us} (give --cost FILE)`);
+        cores ??= Math.max(0, ...cals.map((c) => c?.host.cpus ?? 0)) || undefined;
       }
+      if (cores !== undefined && cores < 1) throw new Error('--cores must be >= 1');
       const seed = num('seed');
       const { events, summary } = simulate({
-        scenario, configs: patched, cost, seed, record: opts.events !== undefined,
+        scenario, configs: patched, cost, cores, seed, record: opts.events !== undefined,
         overrides: { rate: num('rate'), duration_s: num('duration'), concurrency: num('concurrency') },
       });
       if (opts.events) writeFileSync(opts.events, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));

@@ -1,0 +1,69 @@
+/**
+ * A lesson's experiment on screen: its tables (the same seeded arrivals under each setting, simulated with
+ * the calibrated costs) and the verdict sentence built from those rows. Runs by itself once the lesson
+ * opens (after the first paint) and again on demand.
+ */
+import { useEffect, useState } from 'react';
+import { takeFocus } from './focus';
+import { formatRate, formatUs } from '../charts/format';
+import { S } from '../strings';
+import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
+
+export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption: string }) {
+  const [tables, setTables] = useState<ExperimentTable[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const start = () => {
+    setTables(null);
+    setError(null);
+    // let the page paint first: the experiment is synchronous and takes a moment
+    setTimeout(() => {
+      try {
+        setTables(runExperiment(props.id, props.seed));
+      } catch (err) {
+        setError((err as Error).message);
+      }
+    }, 30);
+  };
+  useEffect(start, [props.id, props.seed]);
+  useEffect(() => {
+    if (tables) takeFocus();
+  }, [tables]);
+  return (
+    <section className="border-t pt-2 border-line space-y-2" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
+      <div className="flex items-center justify-between gap-2">
+        <h3 className="text-xs uppercase tracking-wide text-muted">{S.experiment}</h3>
+        <button type="button" className="btn btn-sm" onClick={start} disabled={!tables} data-testid="experiment-run">{tables ? S.rerunExperiment : S.pending}</button>
+      </div>
+      <p className="text-xs text-muted"><span className="font-semibold">{S.lookAt}: </span>{props.caption}</p>
+      {error && <p className="text-danger text-sm" role="alert">{error}</p>}
+      {tables?.map((t) => <Table key={t.id} table={t} />)}
+    </section>
+  );
+}
+
+function Table({ table }: { table: ExperimentTable }) {
+  const c = S.exp.cols;
+  return (
+    <div data-testid={`exp-${table.id}`}>
+      <table className="w-full text-xs exp-table">
+        <caption className="text-left text-sm font-semibold">{table.title}</caption>
+        <thead>
+          <tr><th className="text-left">{c.setting}</th><th>{c.throughput}</th><th>{c.batch}</th><th>{c.p50}</th><th>{c.p99}</th><th>{c.busy}</th></tr>
+        </thead>
+        <tbody>
+          {table.rows.map((r, i) => (
+            <tr key={i} data-testid={`exp-${table.id}-row`}>
+              <td className="text-left">{r.label}{r.source === 'modelled' ? ' *' : ''}</td>
+              <td data-col="throughput">{formatRate(r.summary.throughput_per_s)}</td>
+              <td data-col="batch">{r.summary.avg_batch_size.toFixed(2)}</td>
+              <td data-col="p50">{formatUs(r.summary.latency_us.p50)}</td>
+              <td data-col="p99">{formatUs(r.summary.latency_us.p99)}</td>
+              <td data-col="busy">{formatUs(r.summary.busy_us_per_request)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="text-sm mt-1" data-testid={`exp-${table.id}-verdict`}>{table.verdict}</p>
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * The lessons' experiments: each runs core's simulator (the real scheduler, calibrated costs, a 2-core
+ * host) on identical seeded arrivals under a few settings and turns the summaries into tables plus a
+ * verdict sentence whose numbers come from those same rows. Nothing here is a stored result: change the
+ * calibration or the scheduler and the tables change with it. Pure (no DOM): the unit tests and the page
+ * run the same code.
+ */
+import { simulate, type SimSummary, type CostModel } from '@inferscope/core/sim/index.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import type { Scenario } from '@inferscope/core/load/scenario.ts';
+import { formatRate, formatUs } from '../charts/format';
+import { S } from '../strings';
+import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTensorRT } from './models';
+import type { SimModel } from './sim-types';
+
+export type ExperimentId = 'batching' | 'backends' | 'concurrency' | 'operations';
+
+export interface ExperimentRow {
+  label: string;
+  /** "measured" or "modelled" cost */
+  source: 'measured' | 'modelled';
+  summary: SimSummary;
+}
+
+export interface ExperimentTable {
+  id: string;
+  title: string;
+  rows: ExperimentRow[];
+  verdict: string;
+  /** the verdict's numbers, for tests and data attributes */
+  figures: Record<string, number>;
+}
+
+interface Variant {
+  label: string;
+  model: SimModel;
+  config: SchedulerConfigInput;
+  cost?: CostModel;
+}
+
+const x = (v: number) => (v >= 10 ? v.toFixed(0) : v.toFixed(1));
+
+function run(v: Variant, rate: number, seconds: number, seed: number): ExperimentRow {
+  const scenario: Scenario = { name: 'experiment', seed, phases: [{ type: 'poisson', rate, duration_s: seconds }] };
+  const { summary } = simulate({
+    scenario, configs: [{ ...v.config, name: v.model.name }], cost: { [v.model.name]: v.cost ?? v.model.cost },
+    cores: CALIBRATION_CORES, seed, record: false,
+  });
+  return { label: v.label, source: v.model.measured ? 'measured' : 'modelled', summary };
+}
+
+const withBatching = (m: SimModel, db: Record<string, unknown> | null, extra: Record<string, unknown> = {}): SchedulerConfigInput => {
+  const { dynamic_batching: _d, ...rest } = m.config;
+  return { ...rest, ...extra, ...(db ? { dynamic_batching: db } : {}) } as SchedulerConfigInput;
+};
+const instances = (m: SimModel, n: number) => [{ ...(m.config.instance_group?.[0] ?? {}), count: n }];
+const thr = (r: ExperimentRow) => r.summary.throughput_per_s;
+const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
+
+/** Lesson 3: batching on/off at an overload; the delay at a moderate load and under overload; MLP vs CNN. */
+function batching(seed: number): ExperimentTable[] {
+  const m = mlp();
+  const over = 12000;
+  const moderate = 2000;
+  const delay = (us: number) => withBatching(m, { max_queue_delay_microseconds: us }, { max_batch_size: 32 });
+  const off = run({ label: S.exp.batchingOff, model: m, config: withBatching(m, null, { max_batch_size: 32 }) }, over, 0.5, seed);
+  const on0 = run({ label: S.exp.batchingOn(formatUs(0)), model: m, config: delay(0) }, over, 0.5, seed);
+  const on2 = run({ label: S.exp.batchingOn(formatUs(2000)), model: m, config: delay(2000) }, over, 0.5, seed);
+  const onOff = ratio(thr(on0), thr(off));
+  const mod0 = run({ label: S.exp.batchingOn(formatUs(0)), model: m, config: delay(0) }, moderate, 1, seed);
+  const mod2 = run({ label: S.exp.batchingOn(formatUs(2000)), model: m, config: delay(2000) }, moderate, 1, seed);
+  const batchRatio = ratio(mod2.summary.avg_batch_size, mod0.summary.avg_batch_size);
+  const busyRatio = ratio(mod2.summary.busy_us_per_request, mod0.summary.busy_us_per_request);
+  const overloadRatio = ratio(thr(on2), thr(on0));
+
+  // MLP vs CNN on the same traffic and config, above what either can serve
+  const heavy = 100_000;
+  const bound = (model: SimModel, on: boolean, which: 'session' | 'server') =>
+    run({
+      label: S.exp.boundRow(model.name, on, which === 'session' ? S.exp.whereSession : S.exp.whereServer), model,
+      config: withBatching(model, on ? { max_queue_delay_microseconds: 0 } : null, { max_batch_size: 32, instance_group: instances(model, 1) }),
+      cost: measuredCost(model.name, which, 0),
+    }, heavy, 0.2, seed);
+  const c = cnn();
+  const rows = [bound(m, false, 'session'), bound(m, true, 'session'), bound(c, false, 'session'), bound(c, true, 'session'), bound(c, false, 'server'), bound(c, true, 'server')];
+  const mlpGain = ratio(thr(rows[1]), thr(rows[0]));
+  const cnnGain = ratio(thr(rows[3]), thr(rows[2]));
+  const cnnServerGain = ratio(thr(rows[5]), thr(rows[4]));
+  return [
+    { id: 'on-off', title: S.exp.onOffTitle(formatRate(over)), rows: [off, on0], verdict: S.exp.onOffVerdict(x(onOff), formatRate(thr(off))), figures: { ratio: onOff } },
+    {
+      id: 'delay', title: S.exp.delayTitle(formatRate(moderate)), rows: [mod0, mod2],
+      verdict: S.exp.delayVerdict(x(batchRatio), `${Math.round(busyRatio * 100)}%`, formatUs(mod0.summary.latency_us.p50), formatUs(mod2.summary.latency_us.p50)),
+      figures: { batchRatio, busyRatio, p50Delay0: mod0.summary.latency_us.p50, p50Delay2: mod2.summary.latency_us.p50 },
+    },
+    { id: 'overload', title: S.exp.overloadTitle(formatRate(over)), rows: [on0, on2], verdict: S.exp.overloadVerdict(overloadRatio.toFixed(2), on0.summary.avg_batch_size.toFixed(1)), figures: { ratio: overloadRatio, batch0: on0.summary.avg_batch_size } },
+    { id: 'bound', title: S.exp.boundTitle(formatRate(heavy)), rows, verdict: S.exp.boundVerdict(x(mlpGain), cnnGain.toFixed(2), cnnServerGain.toFixed(2)), figures: { mlpGain, cnnGain, cnnServerGain } },
+  ];
+}
+
+/** Lesson 4: the same network on two backends, the same traffic. */
+function backends(seed: number): ExperimentTable[] {
+  const rate = 3000;
+  const a = mlp({}, { max_queue_delay_microseconds: 200 });
+  const b = mlpTensorRT();
+  const ra = run({ label: `${a.name} (${a.backend}, ${S.measuredHere})`, model: a, config: a.config }, rate, 1, seed);
+  const rb = run({ label: `${b.name} (${b.backend}, ${S.modelledCost})`, model: b, config: b.config }, rate, 1, seed);
+  const speedup = ratio(ra.summary.busy_us_per_request, rb.summary.busy_us_per_request);
+  return [{ id: 'backends', title: S.exp.backendsTitle(formatRate(rate)), rows: [ra, rb], verdict: S.exp.backendsVerdict(x(speedup), b.backend, a.backend), figures: { speedup } }];
+}
+
+/** Lesson 5: instances on a 2-core host at an overload. */
+function concurrency(seed: number): ExperimentTable[] {
+  const rate = 20000;
+  const c = cnn();
+  const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
+  const two = ratio(thr(rows[1]), thr(rows[0]));
+  const four = ratio(thr(rows[3]), thr(rows[1]));
+  return [{ id: 'instances', title: S.exp.instancesTitle(formatRate(rate), CALIBRATION_CORES), rows, verdict: S.exp.instancesVerdict(two.toFixed(2), four.toFixed(2), CALIBRATION_CORES), figures: { two, four } }];
+}
+
+/** Lesson 6: a load sweep on one config. */
+function operations(seed: number): ExperimentTable[] {
+  const m = mlp({}, { max_queue_delay_microseconds: 1000 });
+  const rows = [2000, 8000, 32000, 64000, 96000].map((rate) => run({ label: S.exp.sweepRow(formatRate(rate)), model: m, config: m.config }, rate, 0.25, seed));
+  const limit = Math.max(...rows.map(thr));
+  const last = rows[rows.length - 1].summary.latency_us.p99;
+  return [{ id: 'sweep', title: S.exp.sweepTitle, rows, verdict: S.exp.sweepVerdict(formatRate(limit), formatUs(last)), figures: { limit, lastP99: last, firstP99: rows[0].summary.latency_us.p99 } }];
+}
+
+const EXPERIMENTS: Record<ExperimentId, (seed: number) => ExperimentTable[]> = { batching, backends, concurrency, operations };
+
+export function runExperiment(id: ExperimentId, seed: number): ExperimentTable[] {
+  return EXPERIMENTS[id](seed);
+}

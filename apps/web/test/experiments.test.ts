@@ -1,0 +1,86 @@
+/**
+ * The lessons' experiments prove their claims with the calibrated simulator (the same code the page
+ * runs), in both languages: batching on >= 1.5x off at an overload; delay 2 ms >= 3x the mean batch of
+ * delay 0 at a moderate load, with less instance time per request and a higher p50; under overload the
+ * delay barely changes throughput; MLP batching gain >= 3x, CNN compute <= 1.3x; 2 instances ~2x, 4 ~ 2.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runExperiment } from '../src/teach/experiments';
+import { LESSONS, SPEEDS } from '../src/teach/lessons';
+import { setLanguage, stringsFor, LANGUAGES } from '../src/strings';
+
+const fig = (tables: ReturnType<typeof runExperiment>, id: string) => tables.find((t) => t.id === id)!.figures;
+
+test('lesson 3: batching on vs off, the delay at a moderate load and under overload, MLP vs CNN', () => {
+  const t = runExperiment('batching', 1);
+  assert.ok(fig(t, 'on-off').ratio >= 1.5, `on/off ${fig(t, 'on-off').ratio}`);
+  const d = fig(t, 'delay');
+  assert.ok(d.batchRatio >= 3, `delay batch ratio ${d.batchRatio}`);
+  assert.ok(d.busyRatio < 0.6, `instance time per request falls (${d.busyRatio})`);
+  assert.ok(d.p50Delay2 > d.p50Delay0, 'and latency is the price');
+  const o = fig(t, 'overload');
+  assert.ok(Math.abs(o.ratio - 1) < 0.05, `under overload the delay barely matters (${o.ratio})`);
+  assert.ok(o.batch0 > 2, `delay 0 still batches under overload (${o.batch0})`);
+  const b = fig(t, 'bound');
+  assert.ok(b.mlpGain >= 3, `MLP gain ${b.mlpGain}`);
+  assert.ok(b.cnnGain <= 1.3, `CNN gain ${b.cnnGain}`);
+});
+
+test('lesson 5: instances help up to the 2 cores, then stop', () => {
+  const f = fig(runExperiment('concurrency', 1), 'instances');
+  assert.ok(f.two > 1.7, `2 instances ${f.two}`);
+  assert.ok(f.four < 1.1, `4 vs 2 instances ${f.four}`);
+});
+
+test('lessons 4 and 6: a backend speedup, and a sweep that finds the throughput limit', () => {
+  assert.ok(fig(runExperiment('backends', 1), 'backends').speedup > 1);
+  const s = fig(runExperiment('operations', 1), 'sweep');
+  assert.ok(s.lastP99 > 10 * s.firstP99, `p99 climbs past the limit (${s.firstP99} -> ${s.lastP99})`);
+});
+
+test('same seed, same tables; verdicts follow the language', () => {
+  const a = runExperiment('concurrency', 4);
+  assert.deepEqual(runExperiment('concurrency', 4), a);
+  setLanguage('zh');
+  try {
+    const zh = runExperiment('concurrency', 4);
+    assert.match(zh[0].verdict, /实例/);
+    assert.deepEqual(zh[0].figures, a[0].figures);
+  } finally {
+    setLanguage('en');
+  }
+});
+
+test('every lesson builds a scenario, starts at an offered speed and has its text in every language', () => {
+  for (const l of LESSONS) {
+    const s = l.scenario(3);
+    assert.ok(s.models.length > 0 && s.traffic.rate > 0, l.id);
+    assert.ok(SPEEDS.some(([v]) => v === l.speed), `${l.id} starts at an offered speed`);
+    for (const lang of LANGUAGES) {
+      const t = stringsFor(lang).lessonText[l.id];
+      assert.ok(t.title && t.claim && t.intro.length > 0 && t.watch.length > 0 && t.caption, `${lang} ${l.id}`);
+    }
+  }
+});
+
+test('application scenarios keep their claims: online p99 inside 10 ms, offline batches full, P1 waits far less than P2 under load', async () => {
+  const { simulate } = await import('@inferscope/core/sim/index.ts');
+  const { toCoreScenario } = await import('../src/teach/engine');
+  const run = (id: string) => {
+    const sc = LESSONS.find((l) => l.id === id)!.scenario(1);
+    const m = sc.models[0];
+    return simulate({ scenario: toCoreScenario({ ...sc, traffic: { ...sc.traffic, durationUs: 500_000 } }), configs: [{ ...m.config, name: m.name }], cost: { [m.name]: m.cost }, cores: 2, seed: 1 });
+  };
+  assert.ok(run('online').summary.latency_us.p99 < 10_000);
+  assert.ok(run('offline').summary.avg_batch_size > 60);
+  const { events } = run('mixed');
+  const pri = new Map<string, number>();
+  const wait: Record<number, number[]> = { 1: [], 2: [] };
+  for (const e of events) {
+    if (e.type === 'request.queued') pri.set(e.request_id, e.priority);
+    if (e.type === 'request.completed') wait[pri.get(e.request_id)!].push(e.queue_us);
+  }
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  assert.ok(mean(wait[1]) * 20 < mean(wait[2]), `P1 ${mean(wait[1])} vs P2 ${mean(wait[2])}`);
+});

@@ -1,0 +1,80 @@
+/**
+ * Calibration: a model's measured batch times on one backend and instance kind, written by
+ * `inferscope calibrate` (real onnxruntime sessions at batch 1..64 on the machine it ran on) and turned
+ * into a CostModel here. The table is what the simulator uses (interpolated between measured sizes); the
+ * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
+ */
+import type { CostModel } from './cost-model';
+
+export interface Calibration {
+  format: 'inferscope-calibration';
+  model: string;
+  backend: string;
+  /** instance_group kind the figures are for, e.g. KIND_CPU */
+  kind: string;
+  /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
+  method: string;
+  host: { cpus: number; platform: string; runtime: string };
+  measured_at: string;
+  /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
+  table_us: Record<string, number>;
+  fit: { fixed_us: number; per_item_us: number };
+  /**
+   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread),
+   * without the server's hand-off to the instance's worker: the model's compute alone, the figure that
+   * shows whether it is memory-bound (flat) or compute-bound (linear).
+   */
+  session_us?: Record<string, number>;
+}
+
+export class CalibrationError extends Error {
+  override name = 'CalibrationError';
+}
+
+/** Least-squares line through (batch, µs): the fixed cost of a run and the cost of one more sample. */
+export function fitLinear(table: Record<string, number>): { fixed_us: number; per_item_us: number } {
+  const pts = Object.entries(table).map(([k, v]) => [Number(k), v] as const);
+  const n = pts.length;
+  if (n === 0) throw new CalibrationError('cannot fit an empty table');
+  if (n === 1) return { fixed_us: 0, per_item_us: pts[0][1] / pts[0][0] };
+  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
+  const my = pts.reduce((s, p) => s + p[1], 0) / n;
+  const sxx = pts.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
+  const sxy = pts.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
+  const slope = sxx > 0 ? sxy / sxx : 0;
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { fixed_us: round(Math.max(0, my - slope * mx)), per_item_us: round(Math.max(0, slope)) };
+}
+
+export function validateCalibration(input: unknown, what = 'calibration'): Calibration {
+  const o = input as Partial<Calibration> | null;
+  const problems: string[] = [];
+  if (typeof o !== 'object' || o === null) throw new CalibrationError(`${what} must be a JSON object`);
+  if (o.format !== 'inferscope-calibration') problems.push('format: must be "inferscope-calibration"');
+  for (const k of ['model', 'backend', 'kind'] as const) if (typeof o[k] !== 'string' || !o[k]) problems.push(`${k}: must be a non-empty string`);
+  const t = o.table_us;
+  if (typeof t !== 'object' || t === null || Object.keys(t).length === 0) problems.push('table_us: must be a non-empty object {batch size: µs}');
+  else for (const [k, v] of Object.entries(t)) {
+    if (!/^[1-9]\d*$/.test(k)) problems.push(`table_us.${k}: keys must be batch sizes >= 1`);
+    if (!(typeof v === 'number' && Number.isFinite(v) && v > 0)) problems.push(`table_us.${k}: must be a number of µs > 0`);
+  }
+  if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);
+  return o as Calibration;
+}
+
+/** The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU instances). */
+export function costFromCalibration(cal: Calibration, jitter = 0): CostModel {
+  return { table: { ...cal.table_us }, kind: cal.kind, ...(jitter > 0 ? { jitter } : {}) };
+}
+
+/**
+ * Samples per second at batch b over samples per second at batch 1: how much batching pays, through the
+ * server (`table_us`) or in the backend alone (`session_us`).
+ */
+export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {
+  const t = cal[which] ?? {};
+  const t1 = t['1'];
+  const tb = t[String(b)];
+  if (!t1 || !tb) throw new CalibrationError(`${cal.model}: no measurement at batch 1 and ${b}`);
+  return (t1 * b) / tb;
+}

@@ -1,0 +1,181 @@
+/**
+ * Teaching mode in Debian's Chromium, in English and Chinese: each lesson's experiment proves its claim
+ * with the numbers the page shows; the lesson-5 knob hits the memory budget; a step is narrated; a shared
+ * link reopens the exact demo; a Chinese walk over every lesson and view finds no untranslated English.
+ * Runs against the built dashboard on a static server (teaching mode needs no InferScope server).
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { serveStatic } from './static-server';
+import { ensureWebBuilt, WEB_DIST } from './server-under-test';
+import { column, englishWords, openLesson } from './teaching-page';
+
+const missing = chromiumMissing();
+let web: { url: string; close(): Promise<void> };
+let browser: LaunchedBrowser;
+let page: Page;
+let errors: string[];
+
+before(async () => {
+  if (missing) return;
+  ensureWebBuilt();
+  web = await serveStatic(WEB_DIST);
+  browser = await launchBrowser({ width: 1440, height: 900 });
+  page = await browser.newPage();
+  page.setDefaultTimeout(60_000);
+  errors = watchConsole(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await web?.close();
+});
+
+for (const lang of ['en', 'zh'] as const) {
+  test(`${lang}: lesson 3 shows batching on >= 1.5x off, delay 2 ms >= 3x the batch of delay 0, MLP gain >= 3x, CNN <= 1.3x`, { skip: missing }, async () => {
+    await openLesson(page, web.url, 'batching', lang);
+    assert.equal(await page.getAttribute('html', 'lang'), lang === 'zh' ? 'zh-CN' : 'en');
+    const [off, on] = await column(page, 'on-off', 'throughput');
+    assert.ok(on / off >= 1.5, `on/off ${on}/${off}`);
+    const [b0, b2] = await column(page, 'delay', 'batch');
+    assert.ok(b2 / b0 >= 3, `mean batch ${b0} -> ${b2}`);
+    const [busy0, busy2] = await column(page, 'delay', 'busy');
+    assert.ok(busy2 < busy0, `instance time per request ${busy0} -> ${busy2}`);
+    const [p0, p2] = await column(page, 'delay', 'p50');
+    assert.ok(p2 > p0, `the latency cost is shown (${p0} -> ${p2})`);
+    const [t0, t2] = await column(page, 'overload', 'throughput');
+    assert.ok(Math.abs(t2 / t0 - 1) < 0.05, `under overload the delay barely matters (${t0} vs ${t2})`);
+    const t = await column(page, 'bound', 'throughput');
+    assert.ok(t[1] / t[0] >= 3, `MLP gain ${t[1] / t[0]}`);
+    assert.ok(t[3] / t[2] <= 1.3, `CNN gain ${t[3] / t[2]}`);
+    const verdict = (await page.textContent('[data-testid=exp-on-off-verdict]')) ?? '';
+    assert.match(verdict, lang === 'zh' ? /倍/ : /×/);
+    await page.click('[data-testid=teach-step]');
+    await page.click('[data-testid=teach-step]');
+    const line = (await page.locator('[data-testid=narration-line]').last().textContent()) ?? '';
+    assert.match(line, lang === 'zh' ? /请求|批|实例|内存/ : /request|batch|instance|memory/);
+    await screenshot(page, `teach-batching-${lang}`);
+  });
+
+  test(`${lang}: lesson 5 shows instances help up to 2 cores, and the knob beside the picture hits the memory budget`, { skip: missing }, async () => {
+    await openLesson(page, web.url, 'concurrency', lang);
+    const t = await column(page, 'instances', 'throughput');
+    assert.ok(t[1] / t[0] > 1.7, `2 instances ${t[1] / t[0]}x`);
+    assert.ok(t[3] / t[1] < 1.1, `4 vs 2 instances ${t[3] / t[1]}x`);
+    for (let i = 0; i < 6 && (await page.locator('[data-testid=knob-error]').count()) === 0; i++) {
+      await page.click('[data-testid=knob-plus]');
+      await page.waitForTimeout(200);
+    }
+    assert.match((await page.textContent('[data-testid=knob-error]')) ?? '', lang === 'zh' ? /超出显存预算/ : /memory budget exceeded/);
+    assert.equal(await page.textContent('[data-testid=knob-count]'), '4');
+    assert.match(page.url(), /inst=4/);
+  });
+
+  test(`${lang}: lessons 4 and 6 show a measured backend speedup and the throughput limit of a sweep`, { skip: missing }, async () => {
+    await openLesson(page, web.url, 'backends', lang);
+    const [ort, trt] = await column(page, 'backends', 'busy');
+    assert.ok(ort / trt > 1, `speedup ${ort / trt}`);
+    await openLesson(page, web.url, 'operations', lang);
+    const p99 = await column(page, 'sweep', 'p99');
+    const thr = await column(page, 'sweep', 'throughput');
+    assert.ok(p99[p99.length - 1] > 10 * p99[0], `p99 climbs past the limit (${p99.join(', ')})`);
+    assert.ok(thr[thr.length - 1] < 1.3 * thr[thr.length - 2], `throughput flattens (${thr.join(', ')})`);
+  });
+}
+
+test('a shared link opens the exact demo: delay, speed and playback time', { skip: missing }, async () => {
+  await openLesson(page, web.url, 'batching', 'en', '&delay=2000&speed=100&t=40000');
+  assert.equal(await page.textContent('[data-testid=knob-delay-value]'), '2ms');
+  assert.equal(await page.inputValue('[data-testid=teach-speed]'), '100');
+  assert.match((await page.textContent('[data-testid=teach-time]')) ?? '', /40(\.0)? ms/);
+  await page.click('[data-testid=lang-zh]');
+  assert.match(page.url(), /lang=zh/);
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh-CN');
+  assert.match((await page.textContent('[data-testid=teach-time]')) ?? '', /40(\.0)? ms/, 'switching language keeps the run');
+  assert.match((await page.textContent('[data-testid=lesson-claim]')) ?? '', /批处理/);
+});
+
+test('zh: every lesson and every view is in Chinese (identifiers, model names and units aside)', { skip: missing }, async () => {
+  const found: string[] = [];
+  for (const lesson of ['repository', 'config', 'batching', 'backends', 'concurrency', 'operations', 'course', 'online', 'offline', 'mixed']) {
+    await openLesson(page, web.url, lesson, 'zh');
+    await page.click('[data-testid=teach-play]');
+    await page.waitForTimeout(400);
+    await page.click('[data-testid=teach-pause]');
+    await page.click('[data-testid=teach-step]');
+    for (const view of ['architecture', 'data', 'state', 'performance']) {
+      await page.click(`[data-testid=tab-${view}]`);
+      await page.waitForTimeout(250);
+      for (const w of await englishWords(page)) found.push(`${lesson}/${view}: ${w}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test('no console errors on the way', { skip: missing }, () => {
+  assert.deepEqual(errors, []);
+});
+
+for (const lang of ['en', 'zh'] as const) {
+  test(`${lang}: the course demo shows the naive batcher's worst wait well above Triton's, and sparse traffic waits seconds`, { skip: missing }, async () => {
+    await openLesson(page, web.url, 'course', lang);
+    const { parseDuration } = await import('./teaching-page');
+    const naive = parseDuration((await page.textContent('[data-testid=course-worst-naive]')) ?? '');
+    const triton = parseDuration((await page.textContent('[data-testid=course-worst-triton]')) ?? '');
+    assert.ok(naive > 1.5 * triton, `worst wait naive ${naive} vs Triton ${triton}`);
+    assert.match((await page.textContent('[data-testid=course-verdict]')) ?? '', lang === 'zh' ? /朴素批处理器/ : /naive batcher/);
+    // sparse arrivals (mean gap 1 s): the naive batcher holds a request until 3 more arrive, or the final flush
+    await page.evaluate(() => {
+      const input = document.querySelector('[data-testid=course-gap]') as HTMLInputElement;
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, '1000000');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await page.waitForFunction(() => /gap=1000000/.test(location.search));
+    const sparseNaive = parseDuration((await page.textContent('[data-testid=course-worst-naive]')) ?? '');
+    const sparseTriton = parseDuration((await page.textContent('[data-testid=course-worst-triton]')) ?? '');
+    assert.ok(sparseNaive > 2_000_000 && sparseNaive > 10 * sparseTriton, `naive waits for the queue to fill or the flush (${sparseNaive} µs)`);
+    assert.ok(sparseTriton <= 100_000 + 1, `Triton waits at most its 100 ms delay (${sparseTriton} µs)`);
+    await screenshot(page, `teach-course-${lang}`);
+  });
+}
+
+test('zh: each misconception card opens the experiment that disproves it', { skip: missing }, async () => {
+  await openLesson(page, web.url, 'operations', 'zh');
+  const open = async () => {
+    if (!(await page.locator('[data-testid=misconceptions][open]').count())) await page.click('[data-testid=misconceptions] summary');
+  };
+  for (const [myth, lesson, target] of [['delayZero', 'batching', 'exp-overload'], ['moreInstances', 'concurrency', 'exp-instances'], ['biggerBatch', 'batching', 'exp-bound']] as const) {
+    await open();
+    await page.click(`[data-testid=myth-${myth}-show]`);
+    await page.waitForSelector(`[data-testid=teaching-panel][data-lesson=${lesson}]`);
+    await page.waitForSelector(`[data-testid=${target}][data-focused]`, { timeout: 60_000 });
+  }
+  await open();
+  await page.click('[data-testid=myth-backendPlatform-show]');
+  await page.waitForSelector('[data-testid=mistake-checker][data-focused]');
+  assert.match((await page.textContent('[data-testid=mistake-verdict]')) ?? '', /'platform' and 'backend'/);
+  assert.match(page.url(), /ex=4/);
+  await open();
+  await page.click('[data-testid=myth-dimsBatch-show]');
+  await page.waitForFunction(() => !/ex=4/.test(location.search));
+  assert.doesNotMatch((await page.textContent('[data-testid=mistake-verdict]')) ?? '', /'platform' and 'backend'/);
+  assert.match((await page.textContent('[data-testid=myth-dimsBatch]')) ?? '', /批维度/);
+});
+
+test('en: every interview answer links to the view or experiment that shows it', { skip: missing }, async () => {
+  await openLesson(page, web.url, 'config', 'en');
+  const ids = await page.locator('[data-testid=interview] li').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')!.replace('question-', '')));
+  assert.equal(ids.length, 8);
+  const targets: Record<string, string> = {
+    whenSend: 'narration', preferred: 'chart-dataflow', delayCost: 'exp-delay', instances: 'exp-instances',
+    queueCompute: 'chart-queue-compute', perfSweep: 'exp-sweep', ensemble: 'view-architecture', outOfMemory: 'lesson-knob',
+  };
+  for (const id of ids) {
+    if (!(await page.locator('[data-testid=interview][open]').count())) await page.click('[data-testid=interview] summary');
+    await page.click(`[data-testid=question-${id}-show]`);
+    await page.waitForSelector(`[data-testid=${targets[id]}][data-focused]`, { timeout: 60_000 });
+    await page.evaluate((t) => document.querySelector(`[data-testid=${t}]`)?.removeAttribute('data-focused'), targets[id]);
+  }
+});
