@@ -143,7 +143,7 @@ test('explicit mode: --load-model, load/unload with drain, refusal outside expli
   const repo = await makeRepository({ 'a/config.pbtxt': MLP, 'a/1/model.onnx': 'x', 'b/config.pbtxt': MLP, 'b/1/model.onnx': 'x' });
   const { m, runtime } = manager([repo], 'explicit', ['a']);
   await m.start();
-  assert.deepEqual(m.index(), [{ name: 'a', version: '1', state: 'READY', reason: '' }, { name: 'b' }]);
+  assert.deepEqual(m.index(), [{ name: 'a', version: '1', state: 'READY' }, { name: 'b' }]);
   assert.deepEqual(m.index(true).map((r) => r.name), ['a']);
   await m.load('b');
   assert.equal(m.require('b').state, 'READY');

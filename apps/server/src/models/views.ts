@@ -48,12 +48,13 @@ export function indexRows(known: Iterable<string>, entries: ReadonlyMap<string, 
       continue;
     }
     if (entry.versions.size === 0) {
-      if (!readyOnly) rows.push({ name, version: '', state: 'UNAVAILABLE', reason: entry.resolved.error ?? '' });
+      if (!readyOnly) rows.push({ name, version: '', state: 'UNAVAILABLE', ...(entry.resolved.error ? { reason: entry.resolved.error } : {}) });
       continue;
     }
     for (const slot of [...entry.versions.values()].sort(byVersion)) {
       if (readyOnly && slot.state !== 'READY') continue;
-      rows.push({ name, version: String(slot.version), state: slot.state, reason: slot.reason ?? '' });
+      // Triton leaves `reason` out of an index entry when there is none.
+      rows.push({ name, version: String(slot.version), state: slot.state, ...(slot.reason ? { reason: slot.reason } : {}) });
     }
   }
   return rows;
