@@ -38,6 +38,8 @@ test('inference counters, pending gauge and failure reasons follow the event str
   const util = value(samples, 'nv_cpu_utilization', {})!;
   assert.ok(util >= 0 && util <= 1);
   assert.ok(value(samples, 'nv_cpu_memory_used_bytes', {})! > 0);
+  assert.equal(value(samples, 'nv_pinned_memory_pool_total_bytes', {}), 0, 'Triton\'s pinned pool gauges are there (nothing is pinned)');
+  assert.equal(value(samples, 'nv_pinned_memory_pool_used_bytes', {}), 0);
   metrics.close();
   assert.equal(bus.size, 0);
 });

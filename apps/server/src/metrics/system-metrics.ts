@@ -94,6 +94,11 @@ export class CpuMetrics {
       { name: 'nv_cpu_utilization', help: 'CPU utilization rate [0.0 - 1.0]', type: 'gauge', samples: [{ labels: {}, value: this.utilization() }] },
       { name: 'nv_cpu_memory_total_bytes', help: 'CPU total memory (RAM), in bytes', type: 'gauge', samples: [{ labels: {}, value: total }] },
       { name: 'nv_cpu_memory_used_bytes', help: 'CPU used memory (RAM), in bytes', type: 'gauge', samples: [{ labels: {}, value: total - os.freemem() }] },
+      // Triton's pinned (page-locked) host memory pool for GPU copies. Nothing here is pinned (tensors reach
+      // the workers by transfer, the stubs by pipe), so both are 0, stated rather than left out for
+      // dashboards and alerts written against Triton.
+      { name: 'nv_pinned_memory_pool_total_bytes', help: 'Pinned memory pool total memory size, in bytes', type: 'gauge', samples: [{ labels: {}, value: 0 }] },
+      { name: 'nv_pinned_memory_pool_used_bytes', help: 'Pinned memory pool used memory size, in bytes', type: 'gauge', samples: [{ labels: {}, value: 0 }] },
     ];
   }
 }
