@@ -76,7 +76,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
 }
 
 /** The requested outputs in request order (all of the model's otherwise), classification applied. */
-function selectOutputs(served: ServedModelView, spec: ModelSpec, req: DecodedInferRequest, result: Tensor[]): Tensor[] {
+export function selectOutputs(served: ServedModelView, spec: ModelSpec, req: DecodedInferRequest, result: Tensor[]): Tensor[] {
   let tensors = result;
   if (req.outputs) {
     const byName = new Map<string, Tensor>();

@@ -106,9 +106,10 @@ export class InferenceMetrics {
         if (e.ok) {
           c.success++;
           c.inferences += e.batch_size;
-          c.requestUs += e.total_us;
-          c.queueUs += e.queue_us;
-          c.computeInferUs += e.compute_us;
+          // whole microseconds, as Triton's counters
+          c.requestUs += Math.round(e.total_us);
+          c.queueUs += Math.round(e.queue_us);
+          c.computeInferUs += Math.round(e.compute_us);
         } else {
           c.failure.BACKEND++;
         }

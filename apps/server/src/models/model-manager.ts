@@ -240,7 +240,8 @@ export class ModelManager {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
     const scanned = scan.models.get(name);
-    if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
+    // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
+    if (!scanned) throw new ManagerError('INTERNAL', messages.loadNotFound(name));
     this.known.set(name, scanned);
     loading.add(name);
     if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
