@@ -31,7 +31,7 @@ export interface InferOutcome {
 }
 
 export interface InferTarget {
-  readonly kind: 'http' | 'inprocess';
+  readonly kind: 'http' | 'inprocess' | 'grpc';
   /** rejects with a clear message when the model (version) cannot take requests from this target */
   check(model: string, version?: string): Promise<void>;
   infer(call: InferCall): Promise<InferOutcome>;
