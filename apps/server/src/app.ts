@@ -104,7 +104,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   installControlAuth(app, options.controlToken);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
   registerModelRoutes(app, manager);
-  registerRepositoryRoutes(app, manager);
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });

@@ -235,11 +235,17 @@ export class ModelManager {
   /**
    * Explicit mode: (re)load one model from the repositories. Rejects with the load failure, if any.
    * Loading an ensemble first loads the composing models that are not READY (Triton does the same).
+   * `override` (Triton's load parameters `config` / `file:`) replaces what the scan found: a new config
+   * text, or a whole model folder written elsewhere; it is always loaded afresh.
    */
-  async load(name: string, loading: Set<string> = new Set()): Promise<void> {
+  async load(
+    name: string,
+    override?: (found: ScannedModel | undefined) => Promise<ScannedModel | undefined>,
+    loading: Set<string> = new Set(),
+  ): Promise<void> {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
-    const scanned = scan.models.get(name);
+    const scanned = override ? await override(scan.models.get(name)) : scan.models.get(name);
     // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
     if (!scanned) throw new ManagerError('INTERNAL', messages.loadNotFound(name));
     this.known.set(name, scanned);
@@ -265,7 +271,7 @@ export class ModelManager {
     if (!isEnsembleConfig(config)) return;
     for (const model of composingModels(config)) {
       if (loading.has(model) || this.isReady(model)) continue;
-      await this.load(model, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
+      await this.load(model, undefined, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
     }
   }
 
