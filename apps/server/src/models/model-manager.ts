@@ -183,8 +183,14 @@ export class ModelManager {
       const slot = entry.versions.get(v);
       return slot ? servedView(entry, slot) : undefined;
     }
-    const slots = [...entry.versions.values()].sort((a, b) => b.version - a.version);
-    const slot = slots.find((s) => s.state === 'READY') ?? slots[0];
+    // the highest READY version, else the highest of all; a plain scan (this runs on every inference)
+    let ready: VersionSlot | undefined;
+    let highest: VersionSlot | undefined;
+    for (const s of entry.versions.values()) {
+      if (!highest || s.version > highest.version) highest = s;
+      if (s.state === 'READY' && (!ready || s.version > ready.version)) ready = s;
+    }
+    const slot = ready ?? highest;
     return slot ? servedView(entry, slot) : undefined;
   }
 
