@@ -27,7 +27,7 @@ const seconds = Number(arg('--seconds', '5'));
 const c = Number(arg('--c', '32'));
 const live = arg('--live', 'true') !== 'false';
 const instances = Number(arg('--instances', '1'));
-const only = arg('--only', 'all'); // all | inferscope | grpc
+const only = arg('--only', 'all'); // all | inferscope | grpc | grpc-alone
 // max_queue_delay_microseconds of mlp_batched (the other serve benchmarks use 2000)
 const delayUs = Number(arg('--delay-us', '2000'));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -69,6 +69,9 @@ function clientProcess(mode: 'http' | 'grpc', address: string): Promise<{ req_pe
   });
 }
 
+/** server process CPU (all threads) per answered request over a client run (1 s warm-up + the window) */
+const cpuPer = (cpu: NodeJS.CpuUsage, reqPerS: number) => (cpu.user + cpu.system) / (reqPerS * (seconds + 1));
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
   console.log(`wrk -t1 -c${c} -d${seconds}s, ${rounds} rounds, live gateway ${live ? 'on' : 'off'}, ${instances} instance(s), max_queue_delay ${delayUs} µs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   try {
     // warm-up: the first batches (session warm-up, JIT) are not measured
-    await wrk(inferUrl, bodyFile, headerLength);
+    if (only !== 'grpc-alone') await wrk(inferUrl, bodyFile, headerLength);
     if (only === 'all' || only === 'inferscope') {
       const ratios: number[] = [];
       console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | bare Fastify req/s | p50 ms | ratio | avg batch | non-2xx');
@@ -110,14 +113,24 @@ async function main(): Promise<void> {
       }
       if (ratios.length) console.log(`InferScope / bare Fastify (wrk, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
     }
+    if (only === 'grpc-alone') {
+      // profiling aid: the gRPC client alone
+      const cpu0 = process.cpuUsage();
+      const g = await clientProcess('grpc', grpcAddress!);
+      console.log(`gRPC alone: ${g.req_per_s.toFixed(0)} req/s, server CPU ${cpuPer(process.cpuUsage(cpu0), g.req_per_s).toFixed(1)} µs/req`);
+    }
     if (only === 'all' || only === 'grpc') {
       const ratios: number[] = [];
-      console.log(`\nround | HTTP binary req/s (Node client process) | p50 ms | client CPU | gRPC raw req/s (Node client process) | p50 ms | client CPU | gRPC / HTTP | errors`);
+      console.log(`\nround | HTTP binary req/s (Node client process) | p50 ms | client CPU | server CPU µs/req | gRPC raw req/s (Node client process) | p50 ms | client CPU | server CPU µs/req | gRPC / HTTP | errors`);
       for (let r = 1; r <= rounds; r++) {
+        let cpu0 = process.cpuUsage();
         const h = await clientProcess('http', inferUrl);
+        const hCpu = cpuPer(process.cpuUsage(cpu0), h.req_per_s);
+        cpu0 = process.cpuUsage();
         const g = await clientProcess('grpc', grpcAddress!);
+        const gCpu = cpuPer(process.cpuUsage(cpu0), g.req_per_s);
         ratios.push(g.req_per_s / h.req_per_s);
-        console.log(`${r} | ${h.req_per_s.toFixed(0)} | ${h.p50_ms.toFixed(2)} | ${h.client_cpu_share.toFixed(2)} | ${g.req_per_s.toFixed(0)} | ${g.p50_ms.toFixed(2)} | ${g.client_cpu_share.toFixed(2)} | ${(g.req_per_s / h.req_per_s).toFixed(2)} | ${h.errors + g.errors}`);
+        console.log(`${r} | ${h.req_per_s.toFixed(0)} | ${h.p50_ms.toFixed(2)} | ${h.client_cpu_share.toFixed(2)} | ${hCpu.toFixed(1)} | ${g.req_per_s.toFixed(0)} | ${g.p50_ms.toFixed(2)} | ${g.client_cpu_share.toFixed(2)} | ${gCpu.toFixed(1)} | ${(g.req_per_s / h.req_per_s).toFixed(2)} | ${h.errors + g.errors}`);
       }
       console.log(`gRPC raw / HTTP binary (Node client processes, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
     }
