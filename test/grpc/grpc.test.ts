@@ -68,6 +68,7 @@ test('server and model metadata RPCs answer what the HTTP routes answer', async 
   const meta = await client.call('ServerMetadata');
   const httpMeta = await (await http('/v2')).json();
   assert.deepEqual({ name: meta.name, version: meta.version, extensions: meta.extensions }, httpMeta);
+  assert.ok(meta.extensions.includes('classification'));
 
   const mm = await client.call('ModelMetadata', { name: 'mlp_classifier' });
   const httpMm = await (await http('/v2/models/mlp_classifier')).json();
