@@ -6,7 +6,8 @@
 import { credentials, status as Status, type Client, type ServiceError } from '@grpc/grpc-js';
 import type { Tensor } from '@inferscope/core';
 import { inferenceService } from '../../grpc/proto';
-import { InputGenerator, modelIOFromConfig } from '../input-generator';
+import type { InputGenerator } from '../input-generator';
+import { RemoteInputs } from '../remote-inputs';
 import type { InferCall, InferOutcome, InferTarget } from '../targets';
 import { encodeBinaryData } from '../../kserve/binary-data';
 
@@ -25,13 +26,17 @@ type Stub = Client & Record<string, (req: object, cb: (err: ServiceError | null,
 export class GrpcTarget implements InferTarget {
   readonly kind = 'grpc' as const;
   private readonly client: Stub;
-  private generators = new Map<string, Promise<InputGenerator>>();
-  private requests = new Map<string, object>();
+  private readonly inputs: RemoteInputs<object>;
 
   /** address: host:port (the server's --grpc-port, 8001 by default) */
-  constructor(address: string, private readonly seed = 1) {
+  constructor(address: string, seed = 1) {
     const Ctor = inferenceService();
     this.client = new Ctor(address, credentials.createInsecure(), { 'grpc.max_receive_message_length': -1 }) as unknown as Stub;
+    this.inputs = new RemoteInputs(
+      (model, version) => this.rpc<{ config: Record<string, unknown> }>('ModelConfig', { name: model, version: version ?? '' }).then((r) => r.config),
+      (call, payload) => inferRequest(call, payload.inputs),
+      seed,
+    );
   }
 
   private rpc<T>(method: string, req: object): Promise<T> {
@@ -48,36 +53,17 @@ export class GrpcTarget implements InferTarget {
   }
 
   generator(model: string, version?: string): Promise<InputGenerator> {
-    const key = `${model}/${version ?? ''}`;
-    let g = this.generators.get(key);
-    if (!g) {
-      g = this.rpc<{ config: Record<string, unknown> }>('ModelConfig', { name: model, version: version ?? '' })
-        .then((r) => new InputGenerator(modelIOFromConfig(r.config), this.seed));
-      g.catch(() => this.generators.delete(key));
-      this.generators.set(key, g);
-    }
-    return g;
+    return this.inputs.generator(model, version);
   }
 
-  async check(model: string, version?: string): Promise<void> {
-    try {
-      await this.generator(model, version);
-    } catch (err) {
-      throw new Error(`model '${model}'${version ? ` version ${version}` : ''} cannot take load: ${(err as ServiceError).details ?? (err as Error).message}`);
-    }
+  check(model: string, version?: string): Promise<void> {
+    return this.inputs.check(model, version, (e) => (e as ServiceError).details ?? (e as Error).message);
   }
 
   async infer(call: InferCall): Promise<InferOutcome> {
     let req: object;
     try {
-      const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
-      const cached = this.requests.get(key);
-      if (cached) req = cached;
-      else {
-        const gen = await this.generator(call.model, call.version);
-        req = inferRequest(call, gen.payload(call.batchSize, call.shape).inputs);
-        if (this.requests.size < 1024) this.requests.set(key, req);
-      }
+      req = await this.inputs.request(call);
     } catch (err) {
       return { ok: false, status: 0, error: (err as ServiceError).details ?? (err as Error).message };
     }
