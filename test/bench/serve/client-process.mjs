@@ -38,10 +38,14 @@ if (mode === 'http') {
   const protoDir = fileURLToPath(new URL('../../../apps/server/src/grpc/proto', import.meta.url));
   const def = protoLoader.loadSync(`${protoDir}/grpc_service.proto`, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir] });
   const Service = grpc.loadPackageDefinition(def).inference.GRPCInferenceService;
-  const client = new Service(address, grpc.credentials.createInsecure());
-  close = () => client.close();
+  // CHANNELS (default 1): connections the calls are spread over ('grpc.use_local_subchannel_pool' keeps
+  // them apart), to tell one HTTP/2 connection's limits from the server's
+  const channels = Number(process.env.CHANNELS ?? '1');
+  const clients = Array.from({ length: channels }, () => new Service(address, grpc.credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }));
+  close = () => clients.forEach((cl) => cl.close());
   const req = { model_name: 'mlp_batched', inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784] }], raw_input_contents: [data] };
-  once = () => new Promise((resolve) => client.ModelInfer(req, (err) => resolve(!err)));
+  let k = 0;
+  once = () => new Promise((resolve) => clients[k++ % channels].ModelInfer(req, (err) => resolve(!err)));
 }
 
 let cpuAtFrom;
@@ -62,7 +66,34 @@ async function loop() {
     else errors++;
   }
 }
-await Promise.all(Array.from({ length: concurrency }, loop));
+// RATE=N: open loop at N requests/s instead (at most CONCURRENCY in flight), so two protocols can be
+// compared at the same load, i.e. the same batch sizes, by the server's CPU per request
+async function openLoop(rate) {
+  let inFlight = 0;
+  let sent = 0;
+  const t0 = performance.now();
+  const pending = [];
+  while (performance.now() < end) {
+    const due = Math.floor(((performance.now() - t0) / 1000) * rate);
+    while (sent < due && inFlight < concurrency) {
+      sent++;
+      inFlight++;
+      const ts = performance.now();
+      pending.push(once().then((ok) => {
+        inFlight--;
+        const t1 = performance.now();
+        if (t1 < from || t1 > end) return;
+        cpuAtFrom ??= process.cpuUsage();
+        if (ok) lat.push(t1 - ts);
+        else errors++;
+      }));
+    }
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await Promise.all(pending);
+}
+if (process.env.RATE) await openLoop(Number(process.env.RATE));
+else await Promise.all(Array.from({ length: concurrency }, loop));
 close();
 lat.sort((a, b) => a - b);
 const q = (p) => lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] ?? NaN;

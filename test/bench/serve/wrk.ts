@@ -8,7 +8,7 @@
  *      process (client-process.mjs: node:http keep-alive vs grpc-js), alternating rounds. No gRPC load
  *      tool is on npm (ghz is a Go binary), so both sides use a Node client in a separate process.
  *
- *   node --import tsx test/bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1]
+ *   node --import tsx test/bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1] [--delay-us 2000] [--rate 1000]
  *   node --cpu-prof --cpu-prof-dir=prof --import tsx test/bench/serve/wrk.ts --rounds 1 --only inferscope   # profile the server
  */
 import { spawn } from 'node:child_process';
@@ -60,9 +60,9 @@ async function wrk(url: string, bodyFile: string, headerLength: number): Promise
   };
 }
 
-function clientProcess(mode: 'http' | 'grpc', address: string): Promise<{ req_per_s: number; p50_ms: number; p99_ms: number; errors: number; client_cpu_share: number }> {
+function clientProcess(mode: 'http' | 'grpc', address: string, rate?: number): Promise<{ req_per_s: number; p50_ms: number; p99_ms: number; errors: number; client_cpu_share: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'client-process.mjs'), mode, address, String(c), String(seconds * 1000), '1000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [join(here, 'client-process.mjs'), mode, address, String(c), String(seconds * 1000), '1000'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...(rate ? { RATE: String(rate) } : {}) } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`client exited ${code}`))));
@@ -133,6 +133,21 @@ async function main(): Promise<void> {
         console.log(`${r} | ${h.req_per_s.toFixed(0)} | ${h.p50_ms.toFixed(2)} | ${h.client_cpu_share.toFixed(2)} | ${hCpu.toFixed(1)} | ${g.req_per_s.toFixed(0)} | ${g.p50_ms.toFixed(2)} | ${g.client_cpu_share.toFixed(2)} | ${gCpu.toFixed(1)} | ${(g.req_per_s / h.req_per_s).toFixed(2)} | ${h.errors + g.errors}`);
       }
       console.log(`gRPC raw / HTTP binary (Node client processes, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+      // The same offered load for both (so the same batch sizes): the server's own CPU per request.
+      const rate = Number(arg('--rate', '1000'));
+      const cpuRatios: number[] = [];
+      console.log(`\nround | open loop ${rate}/s: HTTP req/s | server CPU µs/req | gRPC req/s | server CPU µs/req | gRPC / HTTP CPU`);
+      for (let r = 1; r <= rounds; r++) {
+        let cpu0 = process.cpuUsage();
+        const h = await clientProcess('http', inferUrl, rate);
+        const hCpu = cpuPer(process.cpuUsage(cpu0), h.req_per_s);
+        cpu0 = process.cpuUsage();
+        const g = await clientProcess('grpc', grpcAddress!, rate);
+        const gCpu = cpuPer(process.cpuUsage(cpu0), g.req_per_s);
+        cpuRatios.push(gCpu / hCpu);
+        console.log(`${r} | ${h.req_per_s.toFixed(0)} | ${hCpu.toFixed(1)} | ${g.req_per_s.toFixed(0)} | ${gCpu.toFixed(1)} | ${(gCpu / hCpu).toFixed(2)}`);
+      }
+      console.log(`server CPU per request, gRPC raw / HTTP binary at ${rate}/s: median ${median(cpuRatios).toFixed(2)}`);
     }
   } finally {
     rmSync(bodyFile, { force: true });
