@@ -7,13 +7,15 @@
  *   With them the model is loaded from a private folder (mkdtemp, mode 0700) holding only these files and
  *   the `config` (required then, as in Triton); paths are relative, their segments plain names, and every
  *   file lands inside that folder. The folder is removed when the model is loaded again or unloaded.
- * - Unloading a model that is not loaded succeeds and changes nothing (Triton's qa/L0_lifecycle).
+ * - Unloading a model that is not loaded succeeds and changes nothing (Triton's qa/L0_lifecycle); the
+ *   manager itself refuses it, for the dashboard's control.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { printModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
+import { ManagerError, messages } from '../models/errors';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
 import { invalid } from './errors';
 
@@ -108,7 +110,15 @@ export async function loadModel(manager: Pick<ModelManager, 'load'>, name: strin
   if (folder) privateFolders.set(name, folder);
 }
 
+/**
+ * Triton's repository API: unloading a model that is not loaded succeeds and changes nothing. The
+ * manager refuses it (the dashboard's control wants that answer), so that one refusal becomes success here.
+ */
 export async function unloadModel(manager: Pick<ModelManager, 'unload'>, name: string): Promise<void> {
-  await manager.unload(name);
+  try {
+    await manager.unload(name);
+  } catch (err) {
+    if (!(err instanceof ManagerError && err.message === messages.unloadNotServed())) throw err;
+  }
   await dropPrivateFolder(name);
 }

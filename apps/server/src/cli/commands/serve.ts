@@ -99,7 +99,9 @@ const command: Command = {
       for (const row of server.manager.index()) {
         log(`model ${row.name}${row.version ? ':' + row.version : ''} ${row.state ?? 'not loaded'}${row.reason ? ` (${row.reason})` : ''}`);
       }
-      log(`serving KServe v2 and the dashboard on ${url}${grpcAddress ? `, gRPC on ${grpcAddress}` : ''}${metricsUrl ? `, metrics on ${metricsUrl}` : ''}`);
+      log(`serving KServe v2 and the dashboard on ${url}${metricsUrl ? `, metrics on ${metricsUrl}` : ''}`);
+      // its own line: launchers (fleet) parse the line above
+      if (grpcAddress) log(`serving gRPC (inference.GRPCInferenceService) on ${grpcAddress}`);
     } catch (err) {
       console.error(`inferscope serve: cannot listen: ${(err as Error).message}`);
       await server.close();
