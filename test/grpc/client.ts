@@ -6,11 +6,11 @@
 import { credentials, type Client, type ServiceError } from '@grpc/grpc-js';
 import { inferenceService } from '../../apps/server/src/grpc/proto';
 
-export type Rpc = (req: object, options?: { deadline?: number }) => Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Rpc = (req: object, options?: { deadline?: number }) => Promise<any>;  
 
 export interface TestGrpcClient {
-  raw: Client & Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  call(method: string, req?: object): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  raw: Client & Record<string, any>;  
+  call(method: string, req?: object): Promise<any>;  
   close(): void;
 }
 

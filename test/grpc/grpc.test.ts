@@ -5,6 +5,8 @@
 // protocol stamped on the live events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import type { SchedulerEvent } from '@inferscope/core';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
@@ -18,6 +20,14 @@ let repo: { dir: string; remove(): Promise<void> };
 
 before(async () => {
   repo = await tempRepository(['mlp_classifier', 'text_encoder']);
+  // mlp_slow: the same model holding a request in its queue for 30 s (nothing reaches a preferred size
+  // of 64), so a cancellation finds it queued
+  await cp(join(repo.dir, 'mlp_classifier'), join(repo.dir, 'mlp_slow'), { recursive: true });
+  const cfg = await readFile(join(repo.dir, 'mlp_slow', 'config.pbtxt'), 'utf8');
+  await writeFile(join(repo.dir, 'mlp_slow', 'config.pbtxt'), cfg
+    .replace('name: "mlp_classifier"', 'name: "mlp_slow"')
+    .replace('preferred_batch_size: [ 8, 16, 32 ]', 'preferred_batch_size: [ 64 ]')
+    .replace('max_queue_delay_microseconds: 2000', 'max_queue_delay_microseconds: 30000000'));
   server = await startTestServer({
     modelRepositories: [repo.dir], modelControlMode: 'explicit', loadModels: ['*'], grpcPort: 0, inferBodyLimit: BODY_LIMIT, live: false,
   });
@@ -199,7 +209,7 @@ test('statistics: gRPC and HTTP requests count alike and both protocols report t
   assert.equal(String(h.inference_count), g.inference_count);
   assert.equal(String(h.execution_count), g.execution_count);
   const all = await client.call('ModelStatistics', {});
-  assert.deepEqual(all.model_stats.map((m: { name: string; version: string }) => `${m.name}/${m.version}`), ['mlp_classifier/1', 'mlp_classifier/2', 'text_encoder/1']);
+  assert.deepEqual(all.model_stats.map((m: { name: string; version: string }) => `${m.name}/${m.version}`), ['mlp_classifier/1', 'mlp_classifier/2', 'mlp_slow/1', 'mlp_slow/2', 'text_encoder/1']);
   const unknown = await grpcFails('ModelStatistics', { name: 'nope' });
   assert.equal(unknown.code, status.INVALID_ARGUMENT);
 });
@@ -245,8 +255,9 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
   assert.equal(new Set(terminal.map((e) => (e as { request_id: string }).request_id)).size, terminal.length, 'no request answered twice');
   assert.ok(queued.length <= 16);
 
-  // Cancelled once queued: the client sees CANCELLED at once; the scheduler still answers the request
-  // (one request.completed), and its answer is dropped without harm.
+  // Cancelled once queued: the client sees CANCELLED at once; the server either takes the request out of
+  // the queue (request.rejected, cancelled) or, if a batch already holds it, completes it and drops the
+  // answer: exactly one terminal event either way.
   const mark = server.events.length;
   const queuedNow = new Promise<string>((resolve) => {
     const off = server.built.bus.on((e) => {
@@ -262,12 +273,40 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
   });
   const id = await queuedNow;
   assert.equal(await cancelledCode, status.CANCELLED);
+  const terminalOf = () => server.events.slice(mark).filter((e) => (e.type === 'request.completed' || e.type === 'request.rejected') && e.request_id === id);
   await new Promise<void>((resolve) => {
-    const check = () => (server.events.slice(mark).some((e) => e.type === 'request.completed' && e.request_id === id) ? resolve() : void setTimeout(check, 20));
+    const check = () => (terminalOf().length > 0 ? resolve() : void setTimeout(check, 20));
     check();
   });
+  const [end] = terminalOf();
+  assert.ok(end.type === 'request.completed' || (end.type === 'request.rejected' && end.reason === 'cancelled'), JSON.stringify(end));
   const ok = await client.call('ModelInfer', mlpRaw(data.subarray(0, 784), 1));
   assert.equal(ok.raw_output_contents.length, 1);
+});
+
+test('a cancelled call whose request waits in the queue is taken out of it (request.rejected, cancelled)', async () => {
+  const mark = server.events.length;
+  const queuedNow = new Promise<string>((resolve) => {
+    const off = server.built.bus.on((e) => {
+      if (e.type === 'request.queued' && e.model === 'mlp_slow') {
+        off();
+        resolve(e.request_id);
+      }
+    });
+  });
+  const code = new Promise<number>((resolve) => {
+    const call = client.raw.ModelInfer({ ...mlpRaw(seeded(784, 4), 1), model_name: 'mlp_slow', model_version: '' }, (err: { code: number } | null) => resolve(err ? err.code : status.OK));
+    void queuedNow.then(() => call.cancel());
+  });
+  const id = await queuedNow;
+  assert.equal(await code, status.CANCELLED);
+  await new Promise<void>((resolve) => {
+    const check = () => (server.events.slice(mark).some((e) => e.type === 'request.rejected' && e.request_id === id) ? resolve() : void setTimeout(check, 20));
+    check();
+  });
+  const ends = server.events.slice(mark).filter((e) => (e.type === 'request.rejected' || e.type === 'request.completed') && e.request_id === id);
+  assert.equal(ends.length, 1);
+  assert.equal((ends[0] as { reason?: string }).reason, 'cancelled');
 });
 
 test('live events say which protocol a request came in on', async () => {
@@ -292,6 +331,7 @@ test('repository RPCs: unload and load as over HTTP; statistics restart after a 
   assert.equal((await grpcFails('ModelStatistics', { name: 'text_encoder' })).code, status.INVALID_ARGUMENT);
   assert.equal((await grpcFails('ModelInfer', { model_name: 'text_encoder', inputs: [] })).code, status.NOT_FOUND);
   assert.deepEqual(await client.call('RepositoryModelUnload', { model_name: 'never_there' }), {}, 'unloading what is not loaded succeeds (Triton)');
+  assert.equal((await http('/v2/repository/models/never_there/unload', { method: 'POST' })).status, 200);
   const unknownLoad = await grpcFails('RepositoryModelLoad', { model_name: 'never_there' });
   assert.equal(unknownLoad.code, status.INTERNAL);
   assert.match(unknownLoad.details, /failed to poll from model repository/);
