@@ -62,6 +62,26 @@ async function grpcFails(method: string, req: object): Promise<{ code: number; d
   throw new Error(`${method} succeeded`);
 }
 
+/** The id of the next request.queued event that matches. */
+function nextQueued(match: (e: SchedulerEvent & { type: 'request.queued' }) => boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const off = server.built.bus.on((e) => {
+      if (e.type === 'request.queued' && match(e)) {
+        off();
+        resolve(e.request_id);
+      }
+    });
+  });
+}
+
+/** Resolves once `done()` holds, checked every 20 ms (conditions on the events the harness keeps). */
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (done() ? resolve() : void setTimeout(check, 20));
+    check();
+  });
+}
+
 /** Resolves once every request queued so far on the bus has its one terminal event. */
 function settled(events: SchedulerEvent[]): boolean {
   const open = new Set<string>();
@@ -245,10 +265,7 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
   assert.ok(codes.every((c) => c === status.CANCELLED || c === status.OK), `codes ${codes}`);
   assert.ok(codes.includes(status.CANCELLED));
   // Requests the scheduler accepted run to completion; each has exactly one terminal event.
-  await new Promise<void>((resolve) => {
-    const check = () => (settled(server.events.slice(first)) ? resolve() : void setTimeout(check, 20));
-    check();
-  });
+  await until(() => settled(server.events.slice(first)));
   const later = server.events.slice(first);
   const terminal = later.filter((e) => (e.type === 'request.completed' || e.type === 'request.rejected') && e.model === 'mlp_classifier');
   const queued = later.filter((e) => e.type === 'request.queued');
@@ -259,14 +276,7 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
   // the queue (request.rejected, cancelled) or, if a batch already holds it, completes it and drops the
   // answer: exactly one terminal event either way.
   const mark = server.events.length;
-  const queuedNow = new Promise<string>((resolve) => {
-    const off = server.built.bus.on((e) => {
-      if (e.type === 'request.queued' && e.protocol === 'grpc') {
-        off();
-        resolve(e.request_id);
-      }
-    });
-  });
+  const queuedNow = nextQueued((e) => e.protocol === 'grpc');
   const cancelledCode = new Promise<number>((resolve) => {
     const call = client.raw.ModelInfer(mlpRaw(data, 8), (err: { code: number } | null) => resolve(err ? err.code : status.OK));
     void queuedNow.then(() => call.cancel());
@@ -274,10 +284,7 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
   const id = await queuedNow;
   assert.equal(await cancelledCode, status.CANCELLED);
   const terminalOf = () => server.events.slice(mark).filter((e) => (e.type === 'request.completed' || e.type === 'request.rejected') && e.request_id === id);
-  await new Promise<void>((resolve) => {
-    const check = () => (terminalOf().length > 0 ? resolve() : void setTimeout(check, 20));
-    check();
-  });
+  await until(() => terminalOf().length > 0);
   const [end] = terminalOf();
   assert.ok(end.type === 'request.completed' || (end.type === 'request.rejected' && end.reason === 'cancelled'), JSON.stringify(end));
   const ok = await client.call('ModelInfer', mlpRaw(data.subarray(0, 784), 1));
@@ -286,24 +293,14 @@ test('client cancellation: cancelled calls end CANCELLED, every queued request s
 
 test('a cancelled call whose request waits in the queue is taken out of it (request.rejected, cancelled)', async () => {
   const mark = server.events.length;
-  const queuedNow = new Promise<string>((resolve) => {
-    const off = server.built.bus.on((e) => {
-      if (e.type === 'request.queued' && e.model === 'mlp_slow') {
-        off();
-        resolve(e.request_id);
-      }
-    });
-  });
+  const queuedNow = nextQueued((e) => e.model === 'mlp_slow');
   const code = new Promise<number>((resolve) => {
     const call = client.raw.ModelInfer({ ...mlpRaw(seeded(784, 4), 1), model_name: 'mlp_slow', model_version: '' }, (err: { code: number } | null) => resolve(err ? err.code : status.OK));
     void queuedNow.then(() => call.cancel());
   });
   const id = await queuedNow;
   assert.equal(await code, status.CANCELLED);
-  await new Promise<void>((resolve) => {
-    const check = () => (server.events.slice(mark).some((e) => e.type === 'request.rejected' && e.request_id === id) ? resolve() : void setTimeout(check, 20));
-    check();
-  });
+  await until(() => server.events.slice(mark).some((e) => e.type === 'request.rejected' && e.request_id === id));
   const ends = server.events.slice(mark).filter((e) => (e.type === 'request.rejected' || e.type === 'request.completed') && e.request_id === id);
   assert.equal(ends.length, 1);
   assert.equal((ends[0] as { reason?: string }).reason, 'cancelled');
