@@ -21,7 +21,7 @@ const alive = (pid: number) => {
 
 test('SIGKILL of the launcher stops the server it started (no orphan holding the port)', { timeout: 120_000 }, async () => {
   const launcher = spawn(process.execPath, [join(ROOT, 'apps/server/bin/inferscope.mjs'), 'serve', '--model-repository', join(ROOT, 'model_repository'),
-    '--model-control-mode', 'explicit', '--http-port', '0', '--no-metrics'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--model-control-mode', 'explicit', '--http-port', '0', '--grpc-port', '0', '--no-metrics'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: launcher.stdout! }).on('line', (l) => {
       const m = l.match(/on (http:\/\/\S+?)(,|$)/);

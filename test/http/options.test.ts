@@ -8,6 +8,10 @@ test('serve flags: defaults, lists, =value form, memory budget, token from the e
   assert.equal(o.modelControlMode, 'none');
   assert.equal(o.httpPort, 8000);
   assert.equal(o.metricsPort, 8002);
+  assert.equal(o.grpcPort, 8001, "Triton's gRPC port by default on the command line");
+  assert.equal(parseServeArgs(['--model-repository', 'r', '--grpc-port', '0'], {}).grpcPort, 0);
+  assert.equal(parseServeArgs(['--model-repository', 'r', '--no-grpc'], {}).grpcPort, null);
+  assert.equal(validateServerOptions({ modelRepositories: ['r'] }).grpcPort, null, 'buildApp without a port serves no gRPC (never a fixed port in tests)');
   assert.equal(o.host, '127.0.0.1');
   assert.equal(o.controlToken, undefined);
   const e = parseServeArgs(['--model-repository', 'r', '--model-control-mode', 'explicit', '--load-model', 'x', '--load-model=y,z',
@@ -28,6 +32,8 @@ test('serve flags: every mistake is refused with the flag named', () => {
   refuses(['--model-repository', 'r', '--load-model', 'm'], /--load-model can only be used with --model-control-mode explicit/);
   refuses(['--model-repository', 'r', '--model-control-mode', 'explicit', '--load-model', '*', '--load-model', 'a'], /must be the only --load-model/);
   refuses(['--model-repository', 'r', '--http-port', '70000'], /--http-port must be a port number/);
+  refuses(['--model-repository', 'r', '--grpc-port=-1'], /--grpc-port must be a port number/);
+  refuses(['--model-repository', 'r', '--grpc-port', '65536'], /--grpc-port must be a port number/);
   refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port expects a number/);
   refuses(['--model-repository', 'r', '--memory-budget', 'lots'], /--memory-budget/);
   refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);

@@ -88,11 +88,19 @@ test('readiness of a model version', async () => {
   const { get } = await start('none', { 'ok/config.pbtxt': BATCHING, 'ok/1/model.onnx': 'x', 'bad/config.pbtxt': FAILS, 'bad/1/model.onnx': 'x' });
   assert.equal((await get('/v2/models/ok/ready')).statusCode, 200);
   assert.equal((await get('/v2/models/ok/versions/1/ready')).statusCode, 200);
-  for (const url of ['/v2/models/bad/ready', '/v2/models/ok/versions/2/ready', '/v2/models/unknown/ready']) {
+  // Triton looks the model up first and answers that lookup's error, as every other model route does.
+  const cases: Array<[string, number, string]> = [
+    ['/v2/models/unknown/ready', 404, "Request for unknown model: 'unknown' is not found"],
+    ['/v2/models/ok/versions/2/ready', 404, "Request for unknown model: 'ok' version 2 is not found"],
+  ];
+  for (const [url, status, error] of cases) {
     const r = await get(url);
-    assert.equal(r.statusCode, 400, url);
-    assert.deepEqual(r.json(), { error: 'Model version not ready' });
+    assert.equal(r.statusCode, status, url);
+    assert.deepEqual(r.json(), { error }, url);
   }
+  const bad = await get('/v2/models/bad/ready');
+  assert.ok(bad.statusCode === 404 || bad.statusCode === 503, `a model that failed to load: ${bad.statusCode}`);
+  assert.match(bad.json().error, /^Request for unknown model: 'bad'/);
 });
 
 test('model config is the normalised config as JSON', async () => {
@@ -123,14 +131,24 @@ test('repository index: rows, ready filter, bad bodies', async () => {
 
 test('explicit mode load/unload; refused outside explicit mode and for path tricks', async () => {
   const { post, get } = await start('explicit', { 'a/config.pbtxt': BATCHING, 'a/1/model.onnx': 'x' });
-  assert.equal((await get('/v2/models/a/ready')).statusCode, 400);
+  // Readiness answers the model lookup's error, with Triton's words (404: not loaded / no available version).
+  assert.deepEqual((await get('/v2/models/a/ready')).json(), { error: "Request for unknown model: 'a' is not found" });
+  assert.equal((await get('/v2/models/a/ready')).statusCode, 404);
   const load = await post('/v2/repository/models/a/load', '');
   assert.equal(load.statusCode, 200);
   assert.equal((await get('/v2/models/a/ready')).statusCode, 200);
+  assert.equal((await get('/v2/models/a/versions/7/ready')).statusCode, 404);
   assert.equal((await post('/v2/repository/models/a/unload')).statusCode, 200);
-  assert.equal((await get('/v2/models/a/ready')).statusCode, 400);
+  const gone = await get('/v2/models/a/ready');
+  assert.equal(gone.statusCode, 404);
+  assert.deepEqual(gone.json(), { error: "Request for unknown model: 'a' has no available versions" });
+  assert.equal((await get('/v2/models/a/versions/1/ready')).statusCode, 503, 'a known version that is not READY');
+  // Triton: unloading a model that is not loaded succeeds and changes nothing.
+  assert.equal((await post('/v2/repository/models/never_loaded/unload')).statusCode, 200);
   assert.deepEqual((await post('/v2/repository/index', '{}')).json(), [{ name: 'a', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' }]);
-  assert.deepEqual((await post('/v2/repository/models/zz/load')).json(), { error: "failed to load 'zz', failed to poll from model repository" });
+  const unknownLoad = await post('/v2/repository/models/zz/load');
+  assert.equal(unknownLoad.statusCode, 500, 'Triton: INTERNAL');
+  assert.deepEqual(unknownLoad.json(), { error: "failed to load 'zz', failed to poll from model repository" });
   const trick = await post('/v2/repository/models/..%2Fa/load');
   assert.equal(trick.statusCode, 400);
   assert.match(trick.json().error, /path separators/);
@@ -153,7 +171,7 @@ test('body limit: 413 with a JSON error', async () => {
   assert.match(r.json().error, /exceeds the maximum size of 2048 bytes/);
 });
 
-test('dashboard: placeholder without a build, files with content types, no traversal, SPA fallback', async () => {
+test('dashboard: placeholder without a build, files with content types, no traversal, unknown paths 404', async () => {
   const { get, repo, s } = await start();
   const placeholder = await get('/');
   assert.equal(placeholder.statusCode, 200);
@@ -174,8 +192,17 @@ test('dashboard: placeholder without a build, files with content types, no trave
   assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
   assert.match(js.headers['cache-control'] as string, /immutable/);
   assert.equal((await withDist.get('/assets/style.css')).headers['content-type'], 'text/css; charset=utf-8');
-  assert.equal((await withDist.get('/models/mlp')).body, '<!doctype html><title>dash</title>', 'client-side route');
+  assert.equal((await withDist.get('/?view=flow&model=mlp')).body, '<!doctype html><title>dash</title>', 'the one client-side route, with its state');
+  assert.equal((await withDist.get('/index.html')).statusCode, 200);
   assert.equal((await withDist.get('/assets/missing.js')).statusCode, 404);
+  // Unknown paths are 404 with and without a build: a health probe never passes on the dashboard page.
+  for (const server of [withDist, await start()]) {
+    for (const url of ['/healthz', '/models/mlp', '/v1/models', '/api', '/favicon.ico']) {
+      const r = await server.get(url);
+      assert.equal(r.statusCode, 404, `${url} -> ${r.statusCode}`);
+      assert.match(r.json().error, /not found/i);
+    }
+  }
   for (const url of ['/..%2Fsecret.txt', '/assets/..%2F..%2Fsecret.txt', '/%2e%2e/%2e%2e/package.json', '/..%5c..%5cpackage.json', '/%00']) {
     const r = await withDist.get(url);
     assert.ok(r.statusCode === 404 || r.statusCode === 400, `${url} -> ${r.statusCode}`);

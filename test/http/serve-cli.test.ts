@@ -12,7 +12,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 test('serve starts, answers, and exits 0 on SIGTERM after unloading', async () => {
   const repo = await mkdtemp(join(tmpdir(), 'inferscope-cli-'));
   await cp(join(ROOT, 'model_repository/cnn_classifier'), join(repo, 'cnn_classifier'), { recursive: true });
-  const child = spawn(process.execPath, [join(ROOT, 'apps/server/bin/inferscope.mjs'), 'serve', '--model-repository', repo, '--http-port', '0', '--no-metrics', '--recordings-dir', join(repo, 'rec')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'apps/server/bin/inferscope.mjs'), 'serve', '--model-repository', repo, '--http-port', '0', '--grpc-port', '0', '--no-metrics', '--recordings-dir', join(repo, 'rec')], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
@@ -27,6 +27,7 @@ test('serve starts, answers, and exits 0 on SIGTERM after unloading', async () =
       void exited.then((code) => reject(new Error(`exited early (${code}):\n${out}`)));
     });
     assert.equal((await fetch(`${url}/v2/models/cnn_classifier/ready`)).status, 200);
+    assert.match(out, /serving gRPC \(inference\.GRPCInferenceService\) on 127\.0\.0\.1:\d+/, 'the gRPC endpoint listens on a free port');
     child.kill('SIGTERM');
     assert.equal(await exited, 0, out);
     assert.match(out, /SIGTERM: draining in-flight requests and unloading models/);

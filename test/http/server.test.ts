@@ -81,7 +81,7 @@ test('listening server: inference runs, unload drains and refuses, load brings i
   const unload = await post('/v2/repository/models/cnn_classifier/unload');
   assert.equal(unload.status, 200);
   for (const r of await inflight) assert.ok(r.status === 200 || r.status === 404 || r.status === 503, `answered: ${r.status}`);
-  assert.equal((await get('/v2/models/cnn_classifier/ready')).status, 400);
+  assert.equal((await get('/v2/models/cnn_classifier/ready')).status, 404, 'no available version');
   const refused = await infer();
   assert.ok(refused.status === 404 || refused.status === 503);
   assert.match(((await refused.json()) as { error: string }).error, /cnn_classifier/);

@@ -8,6 +8,8 @@ import { buildModelSpec } from '../../apps/server/src/kserve/model-spec';
 import { parseHeaderLength, parseInferRequest } from '../../apps/server/src/kserve/parse-request';
 import { toSchedulerRequest, validateInferRequest } from '../../apps/server/src/kserve/validate-request';
 import { encodeInferResponse } from '../../apps/server/src/kserve/encode-response';
+import { selectOutputs } from '../../apps/server/src/kserve/infer-service';
+import { classify } from '../../apps/server/src/kserve/classification';
 import { floatToHalf, halfToFloat } from '../../apps/server/src/kserve/datatypes';
 import { binaryRequest, jsonRequest, jsonValues, parseResponse } from './wire';
 
@@ -187,10 +189,12 @@ test('requested outputs and their binary flags are honoured', () => {
   assert.deepEqual(d.outputs, ['LOGITS', 'OUTPUT0']);
   assert.equal(d.binaryOutputs.get('LOGITS'), true);
   assert.equal(d.binaryOutputs.get('OUTPUT0'), false);
-  const res = encodeInferResponse('mlp', '1', d, [
+  const served = { name: 'mlp', version: '1', state: 'READY' as const, config: MLP };
+  const selected = selectOutputs(served, buildModelSpec('mlp', '1', MLP), d, [
     { name: 'OUTPUT0', datatype: 'FP32', shape: [1, 10], data: fp32(10, 1) },
     { name: 'LOGITS', datatype: 'FP32', shape: [1, 10], data: fp32(10, 2) },
   ]);
+  const res = encodeInferResponse('mlp', '1', d, selected);
   const parsed = parseResponse(res.body as Buffer, res.headerLength);
   assert.deepEqual(parsed.outputs.map((o) => [o.name, o.binary]), [['LOGITS', true], ['OUTPUT0', false]]);
   assert.deepEqual(parsed.outputs[0].values, new Array(10).fill(2));
@@ -280,4 +284,57 @@ test('binary framing errors', () => {
   const fewer: Tensor = { name: 'x', datatype: 'BYTES', shape: [2, 3], data: SAMPLES.BYTES.slice(0, 5) };
   const f = binaryRequest([fewer]);
   rejects(() => decode(f.body, f.headerLength, cfg), "expected 6 string elements for inference input 'x' for model 'ident', got 5");
+});
+
+// ------------------------------------------------------------ Triton's rules added with the gRPC work
+
+test('a duplicate requested output is refused as Triton does', () => {
+  rejects(() => mlp(jsonRequest([mlpInput(1)], { outputs: [{ name: 'LOGITS' }, { name: 'LOGITS' }] })), "output 'LOGITS' already exists in request");
+});
+
+test('request parameters: sequence flags must be booleans, custom values scalars', () => {
+  const withParams = (parameters: Record<string, unknown>) => () => mlp(jsonRequest([mlpInput(1)], { parameters }));
+  rejects(withParams({ sequence_start: 1 }), "Unable to parse 'sequence_start'");
+  rejects(withParams({ sequence_end: 'yes' }), "Unable to parse 'sequence_end'");
+  rejects(withParams({ sequence_id: { a: 1 } }), "Unable to parse 'sequence_id'");
+  for (const v of [{ nested: true }, [1, 2], null]) {
+    rejects(withParams({ custom: v }), "parameter 'custom' has invalid type. It should be either 'int', 'bool', or 'string'.");
+  }
+  for (const v of ['text', 3, 2.5, false]) assert.doesNotThrow(withParams({ custom: v, sequence_start: true, sequence_id: 'abc' }));
+});
+
+test('raw binary request: Inference-Header-Content-Length 0, the body is the only input', () => {
+  const data = fp32(784, 0.25);
+  const body = Buffer.from(data.buffer);
+  const d = mlp(body, 0);
+  assert.deepEqual(d.inputs[0].shape, [1, 784], 'batch dim 1 prepended for a batching model');
+  assert.equal(d.inputs[0].name, 'INPUT0');
+  assert.deepEqual(Array.from(d.inputs[0].data as Float32Array).slice(0, 3), [0.25, 0.25, 0.25]);
+  rejects(() => mlp(body.subarray(0, 100), 0), "input byte size mismatch for input 'INPUT0' for model 'mlp'. Expected 3136, got 100");
+  // one variable dim is sized from the byte count; BYTES only for a single element
+  const varLen: ModelConfig = { name: 'v', max_batch_size: 0, input: [{ name: 'ids', data_type: 'TYPE_INT64', dims: [-1] }], output: [{ name: 'y', data_type: 'TYPE_FP32', dims: [1] }] };
+  assert.deepEqual(decode(Buffer.from(new BigInt64Array([1n, 2n, 3n]).buffer), 0, varLen, 'v').inputs[0].shape, [3]);
+  const two: ModelConfig = { ...varLen, input: [varLen.input![0], { name: 'b', data_type: 'TYPE_FP32', dims: [1] }] };
+  rejects(() => decode(Buffer.alloc(8), 0, two, 'v'), "Raw request must only have 1 input (found 1) to be deduced but got 2 inputs in 'v' model configuration");
+  const str: ModelConfig = { ...varLen, input: [{ name: 's', data_type: 'TYPE_STRING', dims: [1] }] };
+  const s = decode(Buffer.from('hello'), 0, str, 'v');
+  assert.equal(Buffer.from((s.inputs[0].data as Uint8Array[])[0]).toString(), 'hello');
+  rejects(() => decode(Buffer.from('x'), 0, { ...str, input: [{ name: 's', data_type: 'TYPE_STRING', dims: [2] }] }, 'v'), 'the model must have input shape [1]');
+});
+
+test('classification: top K as "score:index[:label]" per batch item, ties by index', () => {
+  const t: Tensor = { name: 'p', datatype: 'FP32', shape: [2, 4], data: new Float32Array([0.1, 0.7, 0.2, 0.7, 0.9, 0, 0.05, 0.05]) };
+  const c = classify(t, 2, true, ['cat', 'dog']);
+  assert.equal(c.datatype, 'BYTES');
+  assert.deepEqual(c.shape, [2, 2]);
+  const strings = (c.data as Uint8Array[]).map((b) => Buffer.from(b).toString());
+  assert.deepEqual(strings, ['0.700000:1:dog', '0.700000:3', '0.900000:0:cat', '0.050000:2']);
+  const ints = classify({ name: 'i', datatype: 'INT32', shape: [3], data: new Int32Array([5, 9, 1]) }, 5, false, undefined);
+  assert.deepEqual(ints.shape, [3]);
+  assert.deepEqual((ints.data as Uint8Array[]).map((b) => Buffer.from(b).toString()), ['9:1', '5:0', '1:2']);
+  rejects(() => classify({ name: 'b', datatype: 'BYTES', shape: [1], data: [new Uint8Array(1)] }, 1, false, undefined), "class result not available for output due to unsupported type 'BYTES'");
+  // the request side: classification is a non-negative integer
+  rejects(() => mlp(jsonRequest([mlpInput(1)], { outputs: [{ name: 'LOGITS', parameters: { classification: 'two' } }] })), "Unable to set 'classification'");
+  const d = mlp(jsonRequest([mlpInput(1)], { outputs: [{ name: 'LOGITS', parameters: { classification: 3 } }] }));
+  assert.equal(d.classification?.get('LOGITS'), 3);
 });

@@ -207,8 +207,11 @@ test('gzip and deflate request bodies are accepted (header length counts decompr
   const garbage = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'gzip' }, payload: Buffer.from('not gzip') });
   assert.equal(garbage.statusCode, 400);
   assert.match(JSON.parse(garbage.body).error, /unable to decompress the gzip request body/);
+  // Triton: UNSUPPORTED -> 501 "Unsupported compression type", naming what it takes in Accept-Encoding.
   const br = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'br' }, payload: Buffer.from('x') });
-  assert.equal(br.statusCode, 400);
+  assert.equal(br.statusCode, 501);
+  assert.deepEqual(JSON.parse(br.body), { error: 'Unsupported compression type' });
+  assert.equal(br.headers['accept-encoding'], 'gzip, deflate');
   await a.close();
 });
 

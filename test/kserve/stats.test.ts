@@ -22,7 +22,8 @@ test('statistics from a synthetic event stream', () => {
   assert.equal(m.inference_count, 4); // 2 + 1 + 1 samples
   assert.equal(m.execution_count, 2); // the failed batch is not an execution
   assert.deepEqual(m.inference_stats.success, { count: 3, ns: (300 + 290 + 340) * 1000 });
-  assert.deepEqual(m.inference_stats.fail, { count: 3, ns: 370 * 1000 + 500 * 1000 + 0 });
+  // the failed request and the timed-out one count; the queue-full refusal at the door does not (Triton)
+  assert.deepEqual(m.inference_stats.fail, { count: 2, ns: 370 * 1000 + 500 * 1000 });
   assert.deepEqual(m.inference_stats.queue, { count: 3, ns: (100 + 90 + 290) * 1000 });
   assert.deepEqual(m.inference_stats.compute_infer, { count: 3, ns: (200 + 200 + 50) * 1000 });
   assert.deepEqual(m.inference_stats.compute_input, { count: 3, ns: 0 });
@@ -35,8 +36,9 @@ test('statistics from a synthetic event stream', () => {
   assert.equal(idle.inference_count, 0);
   assert.deepEqual(idle.batch_stats, []);
   assert.equal(stats.modelStats('mlp').length, 2);
-  assert.throws(() => stats.modelStats('nope'), /Request for unknown model: 'nope' is not found/);
-  assert.throws(() => stats.modelStats('mlp', '9'), /'mlp' version 9 is not found/);
+  // Triton: only READY versions have statistics; any other name or version is INVALID_ARG (400)
+  assert.throws(() => stats.modelStats('nope'), (e: { status: number; message: string }) => e.status === 400 && e.message === "requested model 'nope' is not available");
+  assert.throws(() => stats.modelStats('mlp', '9'), (e: { message: string }) => e.message === "requested model version is not available for model 'mlp'");
   stats.close();
   assert.equal(bus.size, 0);
 });
@@ -61,10 +63,40 @@ test('stats routes: Triton JSON shape and error bodies', async () => {
     assert.equal(s.version, '1');
   }
   const bad = await app.inject({ method: 'GET', url: '/v2/models/nope/stats' });
-  assert.equal(bad.statusCode, 404);
-  assert.deepEqual(JSON.parse(bad.body), { error: "Request for unknown model: 'nope' is not found" });
+  assert.equal(bad.statusCode, 400);
+  assert.deepEqual(JSON.parse(bad.body), { error: "requested model 'nope' is not available" });
   const badV = await app.inject({ method: 'GET', url: '/v2/models/mlp/versions/3/stats' });
-  assert.equal(badV.statusCode, 404);
+  assert.equal(badV.statusCode, 400);
   await app.close();
+  stats.close();
+});
+
+test('durations are integer nanoseconds; an unloaded version disappears and a reload starts from zero', () => {
+  const bus = new EventBus();
+  let ready = [{ name: 'mlp', version: '1' }];
+  const stats = new StatsCollector(bus, { models: () => ready });
+  const M = { model: 'mlp', version: '1' };
+  // fractional microseconds, as the real clock gives them
+  bus.emit({ type: 'request.completed', t: 10, ...M, request_id: 'a', batch_id: 'b', priority: 1, batch_size: 1, queue_us: 1.2345678, compute_us: 2.0000004, total_us: 3.3333333, ok: true });
+  bus.emit({ type: 'batch.completed', t: 10, ...M, batch_id: 'b', instance: 'i', size: 1, compute_us: 2.0000004, ok: true });
+  const [m] = stats.modelStats('mlp');
+  for (const d of [m.inference_stats.success, m.inference_stats.queue, m.inference_stats.compute_infer, m.batch_stats[0].compute_infer]) {
+    assert.ok(Number.isInteger(d.ns), `ns ${d.ns} is an integer`);
+  }
+  assert.equal(m.inference_stats.queue.ns, 1235);
+  assert.match(JSON.stringify(m), /"ns":3333[,}]/);
+  // unload: gone from the list and refused by name (Triton: 400)
+  bus.emit({ type: 'model.state', t: 20, ...M, state: 'UNLOADING' });
+  bus.emit({ type: 'model.state', t: 21, ...M, state: 'UNAVAILABLE', reason: 'unloaded' });
+  ready = [];
+  assert.deepEqual(stats.modelStats(), []);
+  assert.throws(() => stats.modelStats('mlp'), /requested model 'mlp' is not available/);
+  // reload: counters restart from zero
+  bus.emit({ type: 'model.state', t: 30, ...M, state: 'LOADING' });
+  bus.emit({ type: 'model.state', t: 31, ...M, state: 'READY' });
+  ready = [{ name: 'mlp', version: '1' }];
+  const [again] = stats.modelStats('mlp');
+  assert.equal(again.inference_stats.success.count, 0);
+  assert.equal(again.execution_count, 0);
   stats.close();
 });

@@ -50,7 +50,7 @@ export function halfBitsToNumber(bits: number): number {
 
 export interface RequestOptions {
   id?: string;
-  outputs?: Array<{ name: string; binary?: boolean }>;
+  outputs?: Array<{ name: string; binary?: boolean; parameters?: Record<string, unknown> }>;
   binaryOutput?: boolean;
   parameters?: Record<string, unknown>;
 }
@@ -62,9 +62,10 @@ function header(inputs: object[], opts: RequestOptions): Record<string, unknown>
   if (opts.binaryOutput !== undefined) params.binary_data_output = opts.binaryOutput;
   if (Object.keys(params).length) h.parameters = params;
   if (opts.outputs) {
-    h.outputs = opts.outputs.map((o) =>
-      o.binary === undefined ? { name: o.name } : { name: o.name, parameters: { binary_data: o.binary } },
-    );
+    h.outputs = opts.outputs.map((o) => {
+      const parameters = { ...(o.parameters ?? {}), ...(o.binary === undefined ? {} : { binary_data: o.binary }) };
+      return Object.keys(parameters).length ? { name: o.name, parameters } : { name: o.name };
+    });
   }
   return h;
 }

@@ -23,7 +23,9 @@ test('inference counters, pending gauge and failure reasons follow the event str
   assert.equal(value(samples, 'nv_inference_request_success', L), 3);
   assert.equal(value(samples, 'nv_inference_count', L), 4);
   assert.equal(value(samples, 'nv_inference_exec_count', L), 2);
-  assert.equal(value(samples, 'nv_inference_request_failure', { ...L, reason: 'REJECTED' }), 2);
+  // the timeout counts; the queue-full refusal at the door never reached the model (Triton counts neither
+  // it nor invalid requests)
+  assert.equal(value(samples, 'nv_inference_request_failure', { ...L, reason: 'REJECTED' }), 1);
   assert.equal(value(samples, 'nv_inference_request_failure', { ...L, reason: 'BACKEND' }), 1);
   assert.equal(value(samples, 'nv_inference_request_failure', { ...L, reason: 'OTHER' }), 0);
   assert.equal(value(samples, 'nv_inference_request_duration_us', L), 300 + 290 + 340);
@@ -42,6 +44,32 @@ test('inference counters, pending gauge and failure reasons follow the event str
   assert.equal(value(samples, 'nv_pinned_memory_pool_used_bytes', {}), 0);
   metrics.close();
   assert.equal(bus.size, 0);
+});
+
+test('series belong to a loaded version: gone after unload, from zero after reload; load duration', () => {
+  const bus = new EventBus();
+  let served = [{ name: 'mlp', version: '1' }];
+  const metrics = createMetrics(bus, { cpu: false, models: () => served });
+  bus.emit({ type: 'model.state', t: 1_000_000, ...L, state: 'LOADING' });
+  bus.emit({ type: 'model.state', t: 3_500_000, ...L, state: 'READY' });
+  syntheticStream().forEach((e) => bus.emit(e));
+  let { samples } = checkExposition(metrics.render());
+  assert.equal(value(samples, 'nv_model_load_duration_secs', L), 2.5);
+  assert.equal(value(samples, 'nv_inference_request_success', L), 3);
+  bus.emit({ type: 'request.rejected', t: 9, ...L, request_id: 'x', reason: 'invalid', message: 'bad' });
+  assert.equal(value(checkExposition(metrics.render()).samples, 'nv_inference_request_failure', { ...L, reason: 'OTHER' }), 0, 'invalid: not a failure');
+  bus.emit({ type: 'model.state', t: 4_000_000, ...L, state: 'UNLOADING' });
+  bus.emit({ type: 'model.state', t: 4_100_000, ...L, state: 'UNAVAILABLE', reason: 'unloaded' });
+  served = [];
+  ({ samples } = checkExposition(metrics.render()));
+  assert.equal(samples.filter((s) => s.labels.model === 'mlp').length, 0, 'no mlp series after unload');
+  bus.emit({ type: 'model.state', t: 5_000_000, ...L, state: 'LOADING' });
+  bus.emit({ type: 'model.state', t: 5_250_000, ...L, state: 'READY' });
+  served = [{ name: 'mlp', version: '1' }];
+  ({ samples } = checkExposition(metrics.render()));
+  assert.equal(value(samples, 'nv_inference_request_success', L), 0, 'counters restart');
+  assert.equal(value(samples, 'nv_model_load_duration_secs', L), 0.25);
+  metrics.close();
 });
 
 test('memory gauges from memory events, GPU devices also as nv_gpu_memory_used_bytes', () => {

@@ -82,7 +82,7 @@ export function buildBadCorpus(seed = 1): BadCase[] {
   add('wrong-type', 'extra input', json({ inputs: [mlpInput(1), { ...mlpInput(1), name: 'extra' }] }));
   add('wrong-type', 'no input at all', json({ inputs: [] }));
   add('wrong-type', 'unknown output', json({ ...validMlpRequest(), outputs: [{ name: 'nope' }] }));
-  add('wrong-type', 'classification output', json({ ...validMlpRequest(), outputs: [{ name: 'probabilities', parameters: { classification: 3 } }] }));
+  add('wrong-type', 'classification count not an integer', json({ ...validMlpRequest(), outputs: [{ name: 'probabilities', parameters: { classification: 'three' } }] }));
 
   // ---- datatypes that are not the model's, or not datatypes
   for (const dt of ['INT32', 'FP16', 'FP64', 'UINT8', 'BOOL', 'BYTES', 'INT64', 'fp32', 'FLOAT', 'TYPE_FP32', '', 'FP32 ', 'BF16X']) {

@@ -163,8 +163,8 @@ test('explicit mode: --load-model, load/unload with drain, refusal outside expli
   assert.deepEqual(runtime.unloaded, ['a:1']);
 
   await assert.rejects(m.load('../etc'), (e: ManagerError) => e.httpStatus === 400 && /path separators/.test(e.message));
-  await assert.rejects(m.load('missing'), (e: ManagerError) => e.message === "failed to load 'missing', failed to poll from model repository");
-  await assert.rejects(m.unload('missing'), /has not been served/);
+  await assert.rejects(m.load('missing'), (e: ManagerError) => e.httpStatus === 500 && e.message === "failed to load 'missing', failed to poll from model repository");
+  await assert.rejects(m.unload('missing'), /has not been served/); // the repository API turns this into Triton's no-op
   await m.close();
 
   const none = manager([repo], 'none').m;

@@ -29,6 +29,8 @@ export interface TestServer {
   built: InferScopeApp;
   url: string;
   port: number;
+  /** host:port of the gRPC endpoint, when started with grpcPort (0 = any free port) */
+  grpcAddress?: string;
   recordingsDir: string;
   /** every event on the bus since start, up to eventCap */
   events: SchedulerEvent[];
@@ -53,10 +55,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (events.length < eventCap) events.push(e);
   });
   try {
-    const { url } = await built.listen();
+    const { url, grpcAddress } = await built.listen();
     return {
       built,
       url,
+      grpcAddress,
       port: Number(new URL(url).port),
       recordingsDir,
       events,

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { EventBus } from '@inferscope/core';
+import { ProtocolTaggingBus } from './kserve/protocol-bus';
 import { ModelManager } from './models/model-manager';
 import { defaultRuntime } from './models/default-runtime';
 import type { ModelRuntime } from './models/runtime';
@@ -27,6 +27,7 @@ import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
 import { EventLoopDelay } from './metrics/event-loop';
+import { startGrpcEndpoint, type GrpcEndpoint } from './grpc/server';
 import { checkBindSecurity } from './live/security';
 import { ServerLogger } from './logging/server-logger';
 import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
@@ -52,14 +53,14 @@ export interface InferScopeApp {
   logger: ServerLogger;
   tracer: Tracer;
   shm: SystemSharedMemory;
-  bus: EventBus;
+  bus: ProtocolTaggingBus;
   memory: MemoryLedger;
   stats: StatsCollector;
   metrics: Metrics;
   live?: LiveParts;
   options: ServerOptions;
-  /** listens on options.host:httpPort (and the metrics port unless null); returns the URLs */
-  listen(): Promise<{ url: string; metricsUrl?: string }>;
+  /** listens on options.host:httpPort (and the metrics and gRPC ports unless null); returns the addresses */
+  listen(): Promise<{ url: string; metricsUrl?: string; grpcAddress?: string }>;
   /** graceful: stop accepting, answer what was accepted (drain), unload models, close servers */
   close(): Promise<void>;
 }
@@ -70,7 +71,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const logger = new ServerLogger(input.log ?? (() => {}), { log_file: options.logFile ?? '', log_format: options.logFormat });
   const log = logger.info;
   const gpuCount = options.gpuCount ?? detectGpus();
-  const bus = new EventBus();
+  const bus = new ProtocolTaggingBus();
   const now = () => Math.round(performance.now() * 1000);
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
   const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python });
@@ -103,8 +104,10 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   installControlAuth(app, options.controlToken);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
   registerModelRoutes(app, manager);
-  registerRepositoryRoutes(app, manager);
-  const stats = new StatsCollector(bus, { models: () => manager.list().filter((m) => m.version !== '') });
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit });
+  // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
+  const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
+  const stats = new StatsCollector(bus, { models: servedVersions });
   registerStatsRoutes(app, stats);
   const inflight = new InflightBytes(options.maxInflightBytes);
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight });
@@ -115,7 +118,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
-  const metrics = createMetrics(bus, { models: () => manager.list().filter((m) => m.version !== ''), memory: memory.snapshot(), collectors: [() => eventLoop.families()] });
+  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families()] });
 
   const serverInfo = () => ({
     name: SERVER_NAME,
@@ -134,6 +137,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   await manager.start();
 
   let metricsServer: MetricsServer | undefined;
+  let grpc: GrpcEndpoint | undefined;
   let closing: Promise<void> | undefined;
   return {
     app, manager, bus, memory, stats, metrics, live, options, logger, tracer, shm,
@@ -145,7 +149,13 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       if (options.metricsPort !== null) {
         metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics });
       }
-      return { url: `http://${host}:${addr.port}`, metricsUrl: metricsServer?.url };
+      if (options.grpcPort !== null) {
+        grpc = await startGrpcEndpoint(
+          { manager, stats, events: { bus, now }, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
+        );
+      }
+      return { url: `http://${host}:${addr.port}`, metricsUrl: metricsServer?.url, grpcAddress: grpc?.address };
     },
     close() {
       closing ??= (async () => {
@@ -153,7 +163,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         // app.close stops new connections and waits for in-flight HTTP requests: the schedulers are still
         // running, so each is answered (with `connection: close`, see onSend). Then the models drain and
         // unload.
-        await app.close();
+        await Promise.all([app.close(), grpc?.close()]);
         await manager.close();
         await tracer.close();
         shm.close();

@@ -22,6 +22,11 @@ export interface ServerOptions {
   httpPort: number;
   /** Prometheus port; null = no metrics server */
   metricsPort: number | null;
+  /**
+   * gRPC port (Triton's --grpc-port); 0 = any free port; null = no gRPC endpoint. The CLI defaults to
+   * 8001; buildApp without it serves no gRPC, so tests and embedders never collide on a fixed port.
+   */
+  grpcPort: number | null;
   /** device -> bytes; {} = no budget */
   memoryBudget: Record<string, number>;
   controlToken?: string;
@@ -65,6 +70,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   httpPort: 8000,
   metricsPort: 8002,
+  grpcPort: 8001,
   bodyLimit: 1024 * 1024,
   inferBodyLimit: 64 * 1024 * 1024,
   recordingsDir: 'recordings',
@@ -118,6 +124,7 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     host: o.host ?? DEFAULTS.host,
     httpPort: port('--http-port', o.httpPort ?? DEFAULTS.httpPort),
     metricsPort: o.metricsPort === null ? null : port('--metrics-port', o.metricsPort ?? DEFAULTS.metricsPort),
+    grpcPort: o.grpcPort === null || o.grpcPort === undefined ? null : port('--grpc-port', o.grpcPort),
     memoryBudget: o.memoryBudget ?? {},
     controlToken: o.controlToken,
     allowOpenControl: o.allowOpenControl ?? false,
@@ -149,11 +156,11 @@ function loadLimits(o: Partial<LoadLimits> = {}): LoadLimits {
 
 const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
-  '--metrics-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
+  '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
   '--load-max-rate', '--load-max-requests', '--load-max-in-flight',
 ]);
-const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--log-requests']);
+const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 
 function numberFlag(flag: string, text: string): number {
   const v = Number(text);
@@ -226,6 +233,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     repositoryPollSecs: num('--repository-poll-secs'),
     httpPort: num('--http-port'),
     metricsPort: bools.has('--no-metrics') ? null : num('--metrics-port'),
+    grpcPort: bools.has('--no-grpc') ? null : (num('--grpc-port') ?? DEFAULTS.grpcPort),
     host: one('--host'),
     memoryBudget,
     controlToken: resolveControlToken(one('--control-token'), env),

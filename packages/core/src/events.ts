@@ -16,6 +16,8 @@
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
+/** The front end a request came in on (absent: an in-process source, e.g. the load generator). */
+export type RequestProtocol = 'http' | 'grpc';
 export type RejectReason = 'queue_full' | 'timeout' | 'invalid' | 'unavailable' | 'failed' | 'cancelled';
 /** Why a batch left the queue, following Triton's dynamic batcher. */
 export type BatchTrigger =
@@ -59,6 +61,7 @@ export interface RequestQueuedEvent extends Base {
   queue_depth: number;
   /** key of the non-batch shapes; requests with different keys never share a batch */
   shape_key?: string;
+  protocol?: RequestProtocol;
 }
 
 export interface RequestRejectedEvent extends Base {
@@ -69,6 +72,8 @@ export interface RequestRejectedEvent extends Base {
   priority?: number;
   /** how long it had been queued, for a request refused after it was accepted (timeout, unload, ...) */
   queued_us?: number;
+  /** set on refusals by a front end (reason 'invalid'): the protocol the request came in on */
+  protocol?: RequestProtocol;
 }
 
 /** A DELAY timeout action moved the request behind fresh requests of its level. */

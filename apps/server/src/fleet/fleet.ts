@@ -88,7 +88,8 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
 
   const startReplica = async (name: string, httpPort: number, metricsPort: number) => {
     const args = ['--import', tsx, CLI, 'serve', '--model-repository', o.modelRepositories.join(','), '--host', host,
-      '--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--recordings-dir', join(dir, name, 'recordings'),
+      // each replica its own free gRPC port (the CLI's default, 8001, would collide)
+      '--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--grpc-port', '0', '--recordings-dir', join(dir, name, 'recordings'),
       ...(o.serveArgs ?? [])];
     const p = new SupervisedProcess({ name, command: process.execPath, args, env: { ...process.env, [PARENT_PID_ENV]: String(process.pid) }, log });
     const m = await p.waitForLine(SERVING, 120_000);

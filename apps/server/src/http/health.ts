@@ -15,6 +15,7 @@ export const EXTENSIONS = [
   'binary_tensor_data',
   'parameters',
   'statistics',
+  'classification',
   'trace',
   'logging',
 ] as const;

@@ -1,13 +1,14 @@
 /**
  * Per-model read-only routes: metadata, readiness, configuration. Messages and codes follow Triton's
  * http_server.cc: unknown model/version -> 404 "Request for unknown model: ...", a known version that is
- * not READY -> 503, readiness of anything not READY -> 400 "Model version not ready".
+ * not READY -> 503; readiness answers the same lookup (see `ready` below).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository/index.ts';
 import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from './errors';
+import { resolveModel } from '../kserve/resolve-model';
 
 type Params = { model: string; version?: string };
 
@@ -52,9 +53,12 @@ export function registerModelRoutes(app: FastifyInstance, manager: ModelManager)
   app.get<{ Params: Params }>('/v2/models/:model', metadata);
   app.get<{ Params: Params }>('/v2/models/:model/versions/:version', metadata);
 
+  // Triton (TRITONSERVER_ServerModelIsReady) looks the model up first, so readiness of an unknown model
+  // or version answers that lookup's error (404 unknown / no available version, 503 version not READY)
+  // with "Request for unknown model: ..."; a READY version answers 200 with an empty body.
   const ready = async (req: FastifyRequest<{ Params: Params }>, reply: import('fastify').FastifyReply) => {
     const { model, version } = modelParams(req);
-    if (!manager.isReady(model, version)) throw errors.MODEL_NOT_READY();
+    resolveModel(manager, model, version === undefined ? undefined : String(version));
     return reply.code(200).send();
   };
   app.get<{ Params: Params }>('/v2/models/:model/ready', ready);

@@ -8,10 +8,16 @@ import { checkModelName } from '@inferscope/core/repository/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from './errors';
 import { objectBody } from './json-body';
+import { loadModel, unloadModel } from '../kserve/repository-control';
 
 type Params = { model: string };
 
-export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelManager): void {
+export interface RepositoryRoutesOptions {
+  /** largest load request body: `file:` contents carry whole model files (default: the app's limit) */
+  loadBodyLimit?: number;
+}
+
+export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelManager, options: RepositoryRoutesOptions = {}): void {
   app.post('/v2/repository/index', async (req) => {
     const body = objectBody(req.body, 'repository index');
     const ready = body.ready ?? false;
@@ -28,14 +34,12 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     if (body.parameters !== undefined && (typeof body.parameters !== 'object' || body.parameters === null || Array.isArray(body.parameters))) {
       throw errors.BAD_FIELD('parameters', 'a JSON object');
     }
-    // Triton's load "config"/"file:" parameters override files on disk; InferScope loads from disk only.
+    // Triton's load parameters ("config", "file:<path>") are read by the shared repository control.
     const params = (body.parameters ?? {}) as Record<string, unknown>;
-    const unsupported = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
-    if (unsupported.length > 0) throw errors.BAD_FIELD(unsupported[0], 'no override: InferScope loads models from the repository on disk only');
-    if (action === 'load') await manager.load(model);
-    else await manager.unload(model);
+    if (action === 'load') await loadModel(manager, model, params);
+    else await unloadModel(manager, model);
     return reply.code(200).header('content-type', 'application/json').send();
   };
-  app.post<{ Params: Params }>('/v2/repository/models/:model/load', control('load'));
+  app.post<{ Params: Params }>('/v2/repository/models/:model/load', options.loadBodyLimit ? { bodyLimit: options.loadBodyLimit } : {}, control('load'));
   app.post<{ Params: Params }>('/v2/repository/models/:model/unload', control('unload'));
 }

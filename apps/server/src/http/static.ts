@@ -1,8 +1,10 @@
 /**
  * Serves the built dashboard (apps/web/dist) at `/`. @fastify/static is not a dependency and the
  * dashboard is a handful of files, so this is a small file server: content types by extension, no path
- * traversal (the resolved path must stay inside the dist folder), index.html for client-side routes, and a
- * placeholder page when the dashboard has not been built yet.
+ * traversal (the resolved path must stay inside the dist folder), and a placeholder page when the
+ * dashboard has not been built yet. Only the dashboard's own paths answer: `/` (and the client-side routes
+ * listed in CLIENT_ROUTES) and the files of the build. Anything else is 404, so a probe such as `/healthz`
+ * never "passes" on the dashboard page (Triton answers 404 there too).
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -35,6 +37,12 @@ const TYPES: Record<string, string> = {
 
 /** Paths owned by the API and the live gateway: never answered with the dashboard. */
 const RESERVED = ['/v2', '/socket.io', '/metrics'];
+
+/**
+ * The dashboard's client-side routes, answered with index.html. The dashboard keeps its state in the query
+ * string (?view=&model=...), so its only route is `/`; a new route must be added here explicitly.
+ */
+export const CLIENT_ROUTES: readonly string[] = ['/'];
 
 export function placeholderPage(): string {
   return `<!doctype html>
@@ -79,18 +87,17 @@ export function registerStaticRoutes(app: FastifyInstance, distDir: string = DEF
     const path = req.url.split('?')[0];
     // API paths never fall through to the dashboard: the not-found handler answers them (404 or 405).
     if (RESERVED.some((p) => path === p || path.startsWith(p + '/'))) return reply.callNotFound();
+    const route = CLIENT_ROUTES.includes(path);
     const index = join(root, 'index.html');
     const indexStat = await stat(index).catch(() => undefined);
-    if (!indexStat) {
+    if (!indexStat && route) {
       return reply.code(200).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(placeholderPage());
     }
-    const file = resolveInside(root, path === '/' ? '/index.html' : path);
-    if (!file) throw errors.NOT_FOUND(req.method, path.slice(0, 200));
-    const s = await stat(file).catch(() => undefined);
-    if (s?.isFile()) return sendFile(reply, file, s.size);
-    // A path with an extension is a missing asset (404); anything else is a client-side route.
-    if (extname(path)) throw errors.NOT_FOUND(req.method, path.slice(0, 200));
-    return sendFile(reply, index, indexStat.size);
+    if (indexStat && route) return sendFile(reply, index, indexStat.size);
+    const file = resolveInside(root, path);
+    const s = file ? await stat(file).catch(() => undefined) : undefined;
+    if (file && s?.isFile()) return sendFile(reply, file, s.size);
+    throw errors.NOT_FOUND(req.method, path.slice(0, 200));
   };
   app.get('/', handler);
   app.get('/*', handler);

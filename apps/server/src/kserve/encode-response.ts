@@ -3,8 +3,7 @@
  * binary layout (JSON header, then each binary output's bytes in output order; `Inference-Header-Content-Length`
  * gives the header's size and each output's `parameters.binary_data_size` its bytes).
  */
-import type { InferResult, Tensor } from '@inferscope/core';
-import { KServeError } from './errors';
+import type { Tensor } from '@inferscope/core';
 import { encodeBinaryData } from './binary-data';
 import { encodeJsonData } from './json-data';
 import type { DecodedInferRequest } from './validate-request';
@@ -20,21 +19,8 @@ export function encodeInferResponse(
   modelName: string,
   modelVersion: string,
   req: DecodedInferRequest,
-  result: InferResult,
+  tensors: readonly Tensor[],
 ): EncodedResponse {
-  const byName = new Map<string, Tensor>();
-  for (const t of result) byName.set(t.name, t);
-  let tensors: Tensor[];
-  if (req.outputs) {
-    tensors = req.outputs.map((name) => {
-      const t = byName.get(name);
-      if (!t) throw new KServeError(500, `backend returned no output '${name}' for model '${modelName}'`);
-      return t;
-    });
-  } else {
-    tensors = result;
-  }
-
   let json = `{"model_name":${JSON.stringify(modelName)},"model_version":${JSON.stringify(modelVersion)}`;
   if (req.id !== undefined) json += `,"id":${JSON.stringify(req.id)}`;
   json += ',"outputs":[';

@@ -14,6 +14,11 @@ export class KServeError extends Error {
     super(message);
     this.name = 'KServeError';
   }
+
+  /** the field the app-wide error handler reads (as on ManagerError) */
+  get httpStatus(): number {
+    return this.status;
+  }
 }
 
 export const invalid = (message: string): KServeError => new KServeError(400, message);

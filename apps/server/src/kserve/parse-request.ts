@@ -22,6 +22,8 @@ export interface ParsedInput {
 export interface ParsedOutput {
   name: string;
   binary?: boolean;
+  /** classification extension: return the top N classes of this output instead of its values */
+  classification?: number;
 }
 
 export interface ParsedRequest {
@@ -33,6 +35,11 @@ export interface ParsedRequest {
   binaryOutput: boolean;
   priority?: number;
   timeoutUs?: number;
+  /**
+   * Binary extension, `Inference-Header-Content-Length: 0`: the whole body is the raw data of the model's
+   * only input (name, datatype and shape come from the config; see validate-request).
+   */
+  raw?: Uint8Array;
 }
 
 /** Largest element count we accept for one tensor: keeps shape arithmetic exact and allocations sane. */
@@ -62,6 +69,7 @@ export function parseHeaderLength(raw: string | string[] | undefined, bodyLength
 }
 
 export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {
+  if (headerLength === 0) return { inputs: [], binaryOutput: false, raw: body };
   const jsonEnd = headerLength ?? body.byteLength;
   let doc: unknown;
   try {
@@ -121,6 +129,15 @@ export function parseInferRequest(body: Uint8Array, headerLength: number | undef
 function parseParameters(params: unknown, req: ParsedRequest): void {
   if (params === undefined) return;
   if (!isObject(params)) throw invalid('failed to get request params.');
+  applyRequestParameters(params, req);
+}
+
+/**
+ * Request-level parameters, the same for every protocol (gRPC hands its InferParameter values in as
+ * plain numbers, strings and booleans). Follows Triton's ParseJsonTritonParams: the known keys have fixed
+ * types; any other parameter must be a string, an integer, a boolean or a number.
+ */
+export function applyRequestParameters(params: Record<string, unknown>, req: ParsedRequest): void {
   for (const [key, value] of Object.entries(params)) {
     if (key === 'priority') {
       if (!isUint(value)) throw invalid("Unable to parse 'priority'");
@@ -131,10 +148,16 @@ function parseParameters(params: unknown, req: ParsedRequest): void {
     } else if (key === 'binary_data_output') {
       if (typeof value !== 'boolean') throw invalid("Unable to parse 'binary_data_output'");
       req.binaryOutput = value;
+    } else if (key === 'sequence_start' || key === 'sequence_end') {
+      // Accepted and checked; without a sequence batcher they change nothing.
+      if (typeof value !== 'boolean') throw invalid(`Unable to parse '${key}'`);
+    } else if (key === 'sequence_id') {
+      if (!isUint(value) && typeof value !== 'string') throw invalid("Unable to parse 'sequence_id'");
     } else if (key.startsWith('triton_')) {
       throw invalid("parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.");
+    } else if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') {
+      throw invalid(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
     }
-    // Other parameters (sequence_id ...) are accepted and ignored: we have no sequence batcher.
   }
 }
 
@@ -194,7 +217,8 @@ function parseOutput(raw: unknown): ParsedOutput {
     throw invalid(`shared memory outputs are not supported by this server (output '${name}')`);
   }
   if (params.classification !== undefined) {
-    throw invalid(`the classification extension is not supported by this server (output '${name}')`);
+    if (!isUint(params.classification)) throw invalid("Unable to set 'classification'");
+    out.classification = params.classification;
   }
   if (params.binary_data !== undefined) {
     if (typeof params.binary_data !== 'boolean') throw invalid("Unable to parse 'binary_data'");

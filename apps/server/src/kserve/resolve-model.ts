@@ -19,6 +19,8 @@ export interface ServedModelView {
   state: ModelState;
   reason?: string;
   config: ModelConfig;
+  /** the repository folder holding the model folder (label files are read from there) */
+  repository?: string;
 }
 
 /** What the infer routes need from the ModelManager. */

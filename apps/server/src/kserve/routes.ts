@@ -16,11 +16,10 @@ const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { describeError, KServeError } from './errors';
-import { modelSpecFor } from './model-spec';
 import { parseHeaderLength, parseInferRequest } from './parse-request';
-import { resolveModel, type InferModelSource } from './resolve-model';
+import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { toSchedulerRequest, validateInferRequest } from './validate-request';
+import { runInference } from './infer-service';
 import { InflightBytes, defaultInflightLimit, installInflightBytes } from '../http/inflight-bytes';
 
 export interface InferRoutesOptions {
@@ -52,9 +51,8 @@ export function registerInferRoutes(
   options: InferRoutesOptions = {},
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
-  const events = options.events;
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
-  let invalidSeq = 0;
+  const deps = { manager, events: options.events };
   const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
   let hold: (req: FastifyRequest) => () => void = () => () => {};
 
@@ -70,38 +68,30 @@ export function registerInferRoutes(
 
   const answer = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     const { model, version } = request.params;
-    if (version !== undefined && !/^[0-9]+$/.test(version)) {
-      throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
-    }
-    const served = resolveModel(manager, model, version);
-    let decoded;
-    try {
-      const spec = modelSpecFor(served.name, served.version, served.config);
-      const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
-      const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
-      decoded = validateInferRequest(parseInferRequest(body, headerLength, served.name), spec);
-    } catch (err) {
-      if (events) {
-        events.bus.emit({
-          type: 'request.rejected', t: events.now(), model: served.name, version: served.version,
-          request_id: `http-invalid-${++invalidSeq}`, reason: 'invalid', message: describeError(err).message,
-        });
-      }
-      throw err;
-    }
     // A client that closes its connection before the answer cancels its request if it is still queued.
     const clientGone = new AbortController();
     const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort(); };
     reply.raw.once('close', onClose);
-    let result;
+    let outcome;
     try {
-      result = await manager.infer(served.name, served.version, toSchedulerRequest(decoded), clientGone.signal);
+      outcome = await runInference(deps, {
+        protocol: 'http',
+        model,
+        version,
+        decode: async () => {
+          const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
+          const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
+          return parseInferRequest(body, headerLength, model);
+        },
+        signal: clientGone.signal,
+      });
     } finally {
       reply.raw.off('close', onClose);
     }
     // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
     // closed connection and is dropped.
-    const encoded = encodeInferResponse(served.name, served.version, decoded, result);
+    const { served, request: decoded, outputs } = outcome;
+    const encoded = encodeInferResponse(served.name, served.version, decoded, outputs);
     reply.header('content-type', encoded.contentType);
     if (encoded.headerLength !== undefined) {
       // Counts bytes of the uncompressed body, also when the response is compressed (as Triton).
@@ -124,12 +114,19 @@ export function registerInferRoutes(
         status = 413;
         message = `request body exceeds the maximum size of ${bodyLimit} bytes`;
       }
-      if (status >= 500) request.log.error({ err }, 'inference failed');
+      if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
+      if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
     });
     scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
     scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
   });
+}
+
+class UnsupportedEncoding extends KServeError {
+  constructor() {
+    super(501, 'Unsupported compression type');
+  }
 }
 
 /**
@@ -139,7 +136,8 @@ export function registerInferRoutes(
 async function decompress(body: Buffer, encoding: string | string[] | undefined, limit: number): Promise<Buffer> {
   const enc = (Array.isArray(encoding) ? encoding[0] : encoding)?.trim().toLowerCase();
   if (!enc || enc === 'identity' || body.byteLength === 0) return body;
-  if (enc !== 'gzip' && enc !== 'deflate') throw new KServeError(400, `unsupported Content-Encoding '${enc}': use gzip, deflate or identity`);
+  // Triton: UNSUPPORTED (501) "Unsupported compression type", and the reply names what it accepts.
+  if (enc !== 'gzip' && enc !== 'deflate') throw new UnsupportedEncoding();
   try {
     return await (enc === 'gzip' ? gunzipAsync : inflateAsync)(body, { maxOutputLength: limit });
   } catch (err) {

@@ -9,7 +9,8 @@ import { invalid } from './errors';
 import { decodeBinaryData } from './binary-data';
 import { decodeJsonData } from './json-data';
 import { dimsToString, type IOSpec, type ModelSpec } from './model-spec';
-import type { ParsedRequest } from './parse-request';
+import type { ParsedInput, ParsedRequest } from './parse-request';
+import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
 
 export interface DecodedInferRequest {
   id?: string;
@@ -20,6 +21,8 @@ export interface DecodedInferRequest {
   binaryOutputs: Map<string, boolean>;
   /** request-level binary_data_output: default for outputs not named */
   binaryDefault: boolean;
+  /** requested outputs to answer with Triton's classification extension: name -> class count */
+  classification?: Map<string, number>;
   priority?: number;
   timeoutUs?: number;
   /** samples carried (dim 0 when max_batch_size > 0, else 1) */
@@ -38,16 +41,20 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
 
   const binaryOutputs = new Map<string, boolean>();
   let outputs: string[] | undefined;
+  let classification: Map<string, number> | undefined;
   if (req.outputs && req.outputs.length > 0) {
     outputs = [];
     for (const o of req.outputs) {
+      // Triton's InferenceRequest::AddOriginalRequestedOutput refuses a name given twice.
+      if (binaryOutputs.has(o.name)) throw invalid(`output '${o.name}' already exists in request`);
       if (!spec.outputs.has(o.name)) throw invalid(`unexpected inference output '${o.name}' for model '${model}'`);
       outputs.push(o.name);
       binaryOutputs.set(o.name, o.binary ?? req.binaryOutput);
+      if (o.classification !== undefined && o.classification > 0) (classification ??= new Map()).set(o.name, o.classification);
     }
   }
 
-  const given = req.inputs;
+  const given = req.raw !== undefined ? [rawInput(req.raw, spec)] : req.inputs;
   if (given.length > spec.inputList.length || given.length < spec.requiredInputCount) {
     const present = new Set(given.map((i) => i.name));
     const missing = spec.inputList.filter((i) => !i.optional && !present.has(i.name)).map((i) => i.name);
@@ -137,11 +144,52 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
     outputs,
     binaryOutputs,
     binaryDefault: req.binaryOutput,
+    ...(classification ? { classification } : {}),
     priority: req.priority,
     timeoutUs: req.timeoutUs,
     batchSize: spec.maxBatchSize > 0 ? batch : 1,
     shapeKey: spec.variableShapes ? keyParts.join(';') : '',
   };
+}
+
+/**
+ * A raw binary request (the body is the only input's data): Triton deduces the input from the config,
+ * shape = [1 (batch, when the model batches), ...dims], one variable dim sized from the byte count; BYTES
+ * only for a single-element input, whose length prefix Triton adds itself.
+ */
+function rawInput(bytes: Uint8Array, spec: ModelSpec): ParsedInput {
+  if (spec.inputList.length !== 1) {
+    throw invalid(
+      `Raw request must only have 1 input (found 1) to be deduced but got ${spec.inputList.length} inputs in '${spec.name}' model configuration`,
+    );
+  }
+  const cfg = spec.inputList[0];
+  if (cfg.datatype === undefined) throw invalid(`inference input '${cfg.name}' data-type '${cfg.datatypeName}' is not supported`);
+  const shape: number[] = spec.maxBatchSize > 0 ? [1] : [];
+  let dynamicAxis = -1;
+  let elements = 1;
+  for (const d of cfg.dims) {
+    if (d === -1) {
+      if (dynamicAxis !== -1) {
+        throw invalid(`The shape of the raw input '${cfg.name}' can not be deduced because there are more than one variable-sized dimension`);
+      }
+      dynamicAxis = shape.length;
+    } else {
+      elements *= d;
+    }
+    shape.push(d);
+  }
+  if (cfg.datatype === 'BYTES') {
+    if (dynamicAxis !== -1 || elements !== 1) {
+      throw invalid(`For BYTE datatype raw input '${cfg.name}', the model must have input shape [1]`);
+    }
+    const framed = new Uint8Array(4 + bytes.byteLength);
+    new DataView(framed.buffer).setUint32(0, bytes.byteLength, true);
+    framed.set(bytes, 4);
+    return { name: cfg.name, datatype: 'BYTES', shape, binary: framed };
+  }
+  if (dynamicAxis !== -1) shape[dynamicAxis] = elements === 0 ? 0 : Math.floor(bytes.byteLength / elements / elementByteSize(cfg.datatype));
+  return { name: cfg.name, datatype: cfg.datatype, shape, binary: bytes };
 }
 
 function shapeMatches(dims: readonly number[], config: readonly number[]): boolean {

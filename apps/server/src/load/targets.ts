@@ -6,6 +6,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
+import { RemoteInputs } from './remote-inputs';
 
 export interface InferCall {
   model: string;
@@ -31,7 +32,7 @@ export interface InferOutcome {
 }
 
 export interface InferTarget {
-  readonly kind: 'http' | 'inprocess';
+  readonly kind: 'http' | 'inprocess' | 'grpc';
   /** rejects with a clear message when the model (version) cannot take requests from this target */
   check(model: string, version?: string): Promise<void>;
   infer(call: InferCall): Promise<InferOutcome>;
@@ -102,12 +103,16 @@ export class HttpTarget implements InferTarget {
   readonly kind = 'http' as const;
   private agent: Agent;
   private base: URL;
-  private generators = new Map<string, Promise<InputGenerator>>();
-  private bodies = new Map<string, { body: Buffer; headers: Record<string, string> }>();
+  private readonly inputs: RemoteInputs<{ body: Buffer; headers: Record<string, string> }>;
 
   constructor(private readonly opts: HttpTargetOptions) {
     this.base = new URL(opts.url);
     this.agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
+    this.inputs = new RemoteInputs(
+      (model, version) => this.getJson(`/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/config`) as Promise<Record<string, unknown>>,
+      (call, payload) => encodeInferBody(payload, { binary: opts.binary ?? false, priority: call.priority, timeoutUs: call.timeoutUs }),
+      opts.seed ?? 1,
+    );
   }
 
   /** GET a JSON document from the server (config, statistics). */
@@ -118,36 +123,17 @@ export class HttpTarget implements InferTarget {
   }
 
   generator(model: string, version?: string): Promise<InputGenerator> {
-    const key = `${model}/${version ?? ''}`;
-    let g = this.generators.get(key);
-    if (!g) {
-      const path = `/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/config`;
-      g = this.getJson(path).then((cfg) => new InputGenerator(modelIOFromConfig(cfg as Record<string, unknown>), this.opts.seed ?? 1));
-      g.catch(() => this.generators.delete(key));
-      this.generators.set(key, g);
-    }
-    return g;
+    return this.inputs.generator(model, version);
   }
 
-  async check(model: string, version?: string): Promise<void> {
-    try {
-      await this.generator(model, version);
-    } catch (err) {
-      throw new Error(`model '${model}'${version ? ` version ${version}` : ''} cannot take load: ${(err as Error).message}`);
-    }
+  check(model: string, version?: string): Promise<void> {
+    return this.inputs.check(model, version);
   }
 
   async infer(call: InferCall): Promise<InferOutcome> {
     let body: { body: Buffer; headers: Record<string, string> };
     try {
-      const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
-      const cached = this.bodies.get(key);
-      if (cached) body = cached;
-      else {
-        const gen = await this.generator(call.model, call.version);
-        body = encodeInferBody(gen.payload(call.batchSize, call.shape), { binary: this.opts.binary ?? false, priority: call.priority, timeoutUs: call.timeoutUs });
-        if (this.bodies.size < 1024) this.bodies.set(key, body);
-      }
+      body = await this.inputs.request(call);
     } catch (err) {
       return { ok: false, status: 0, error: err instanceof Error ? err.message : String(err) };
     }

@@ -1,8 +1,11 @@
 /**
  * Triton's per-model inference metrics (names and labels as Triton's /metrics), folded from the EventBus.
  * Counters are cumulative; durations are microseconds like Triton's `_duration_us` counters.
- * Failure reasons follow Triton: REJECTED (queue full, timeout), CANCELED, BACKEND (execution failed),
- * OTHER (invalid, unavailable).
+ * Failure reasons follow Triton: REJECTED (timeout), CANCELED, BACKEND (execution failed), OTHER (drained
+ * by an unload). Only requests that were queued count: a request refused at the door (invalid, queue full)
+ * never reached the model, and Triton reports no metric for it. Series belong to a loaded model version:
+ * they go when it unloads and restart from zero when it loads again (as Triton's per-model reporter).
+ * nv_model_load_duration_secs: from the version's LOADING to its READY event.
  */
 import type { EventBus, RejectReason, SchedulerEvent } from '@inferscope/core';
 import type { MetricFamily } from './exposition';
@@ -22,6 +25,9 @@ interface Counters {
   computeOutputUs: number;
   /** requests queued and not yet taken into a batch (Triton's pending = awaiting execution) */
   pending: number;
+  /** scheduler-clock µs of the LOADING event, until READY */
+  loadingSinceUs?: number;
+  loadSecs?: number;
 }
 
 type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -72,11 +78,24 @@ export class InferenceMetrics {
         break;
       }
       case 'request.rejected': {
+        if (e.queued_us === undefined) break; // refused at the door: not a failure in Triton's metrics
         const c = this.counters(e.model, e.version);
-        if (e.queued_us !== undefined) c.pending--; // it was waiting in the queue (refused later, e.g. timeout)
+        c.pending--; // it was waiting in the queue (refused later, e.g. timeout)
         c.failure[failureReason(e.reason)]++;
         break;
       }
+      case 'model.state':
+        if (e.state === 'LOADING') {
+          this.byModel.delete(e.model, e.version);
+          this.counters(e.model, e.version).loadingSinceUs = e.t;
+        } else if (e.state === 'READY') {
+          const c = this.counters(e.model, e.version);
+          if (c.loadingSinceUs !== undefined) c.loadSecs = Math.max(0, e.t - c.loadingSinceUs) / 1e6;
+          c.loadingSinceUs = undefined;
+        } else if (e.state === 'UNAVAILABLE') {
+          this.byModel.delete(e.model, e.version);
+        }
+        break;
       case 'request.completed': {
         const c = this.counters(e.model, e.version); // it left `pending` when its batch formed
         if (e.steps !== undefined) {
@@ -87,9 +106,10 @@ export class InferenceMetrics {
         if (e.ok) {
           c.success++;
           c.inferences += e.batch_size;
-          c.requestUs += e.total_us;
-          c.queueUs += e.queue_us;
-          c.computeInferUs += e.compute_us;
+          // whole microseconds, as Triton's counters
+          c.requestUs += Math.round(e.total_us);
+          c.queueUs += Math.round(e.queue_us);
+          c.computeInferUs += Math.round(e.compute_us);
         } else {
           c.failure.BACKEND++;
         }
@@ -104,8 +124,11 @@ export class InferenceMetrics {
   }
 
   families(): MetricFamily[] {
-    for (const m of this.models?.() ?? []) if (m.version !== '') this.counters(m.name, m.version);
-    const rows = [...this.byModel.values()].sort((a, b) =>
+    const served = this.models?.();
+    for (const m of served ?? []) if (m.version !== '') this.counters(m.name, m.version);
+    // With a model list, only its versions have series (a version still loading has none yet).
+    const listed = served ? new Set(served.map((m) => PerVersion.key(m.name, m.version))) : undefined;
+    const rows = [...this.byModel.values()].filter((c) => !listed || listed.has(PerVersion.key(c.model, c.version))).sort((a, b) =>
       a.model === b.model ? Number(a.version) - Number(b.version) : a.model < b.model ? -1 : 1,
     );
     const fam = (name: string, help: string, type: 'counter' | 'gauge', pick: (c: Counters) => number): MetricFamily => ({
@@ -131,6 +154,12 @@ export class InferenceMetrics {
       fam('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeInputUs),
       fam('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds', 'counter', (c) => c.computeInferUs),
       fam('nv_inference_compute_output_duration_us', 'Cumulative compute output duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeOutputUs),
+      {
+        name: 'nv_model_load_duration_secs',
+        help: 'Model load time in seconds',
+        type: 'gauge',
+        samples: rows.filter((c) => c.loadSecs !== undefined).map((c) => ({ labels: { model: c.model, version: c.version }, value: c.loadSecs! })),
+      },
       fam('nv_inference_pending_request_count', 'Instantaneous number of pending requests awaiting execution per-model', 'gauge', (c) => c.pending),
     ];
   }

@@ -183,8 +183,14 @@ export class ModelManager {
       const slot = entry.versions.get(v);
       return slot ? servedView(entry, slot) : undefined;
     }
-    const slots = [...entry.versions.values()].sort((a, b) => b.version - a.version);
-    const slot = slots.find((s) => s.state === 'READY') ?? slots[0];
+    // the highest READY version, else the highest of all; a plain scan (this runs on every inference)
+    let ready: VersionSlot | undefined;
+    let highest: VersionSlot | undefined;
+    for (const s of entry.versions.values()) {
+      if (!highest || s.version > highest.version) highest = s;
+      if (s.state === 'READY' && (!ready || s.version > ready.version)) ready = s;
+    }
+    const slot = ready ?? highest;
     return slot ? servedView(entry, slot) : undefined;
   }
 
@@ -235,12 +241,19 @@ export class ModelManager {
   /**
    * Explicit mode: (re)load one model from the repositories. Rejects with the load failure, if any.
    * Loading an ensemble first loads the composing models that are not READY (Triton does the same).
+   * `override` (Triton's load parameters `config` / `file:`) replaces what the scan found: a new config
+   * text, or a whole model folder written elsewhere; it is always loaded afresh.
    */
-  async load(name: string, loading: Set<string> = new Set()): Promise<void> {
+  async load(
+    name: string,
+    override?: (found: ScannedModel | undefined) => Promise<ScannedModel | undefined>,
+    loading: Set<string> = new Set(),
+  ): Promise<void> {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
-    const scanned = scan.models.get(name);
-    if (!scanned) throw new ManagerError('INVALID_ARG', messages.loadNotFound(name));
+    const scanned = override ? await override(scan.models.get(name)) : scan.models.get(name);
+    // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
+    if (!scanned) throw new ManagerError('INTERNAL', messages.loadNotFound(name));
     this.known.set(name, scanned);
     loading.add(name);
     if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
@@ -264,7 +277,7 @@ export class ModelManager {
     if (!isEnsembleConfig(config)) return;
     for (const model of composingModels(config)) {
       if (loading.has(model) || this.isReady(model)) continue;
-      await this.load(model, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
+      await this.load(model, undefined, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
     }
   }
 

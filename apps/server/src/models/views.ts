@@ -85,7 +85,10 @@ export function servedView(entry: ModelEntry, slot: VersionSlot): ServedModel {
     ...(slot.reason ? { reason: slot.reason } : {}),
     config: slot.config ?? entry.resolved.config ?? entry.resolved.raw,
     repository: entry.scanned.repository,
-    readyVersions: [...entry.versions.values()].filter((s) => s.state === 'READY').sort(byVersion).map((s) => String(s.version)),
+    // computed only when read (metadata): the request path builds this view on every inference
+    get readyVersions() {
+      return [...entry.versions.values()].filter((s) => s.state === 'READY').sort(byVersion).map((s) => String(s.version));
+    },
   };
 }
 

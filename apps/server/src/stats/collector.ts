@@ -5,11 +5,17 @@
  * Mapping (events.ts -> Triton):
  * - request.completed ok   -> success (total time), queue, compute_*; inference_count += its batch size
  * - request.completed !ok  -> fail (total time)
- * - request.rejected       -> fail (time since it was queued, 0 when refused at the door)
+ * - request.rejected after it was queued (timeout, drained by an unload) -> fail (time it was queued).
+ *   A request refused at the door (invalid: 400, queue full: 503) is not counted, as in Triton, where
+ *   only requests that were enqueued report statistics (InferenceRequest::Run returns the enqueue error
+ *   to the front end without any).
  * - batch.completed ok     -> execution_count, batch_stats[size]
  * - an ensemble's own request.completed ok (`steps` set) -> also one execution of its batch size, timed
  *   by the sum of its steps' compute (Triton's ensemble scheduler reports it so); its composing models
  *   report their step requests like any other requests
+ * - model.state LOADING / UNAVAILABLE -> the version's figures are dropped: Triton's statistics belong to
+ *   a loaded model, so a reload starts from zero and an unloaded model is not listed.
+ * Durations are accumulated as integer nanoseconds (Triton's are uint64).
  * Our backends time a batch as one span, so compute_infer carries it and compute_input/compute_output
  * count the same executions with 0 ns (honest zeros rather than invented splits). No response cache:
  * cache_hit/cache_miss stay 0.
@@ -68,11 +74,12 @@ interface Acc {
 export interface StatsCollectorOptions {
   /** wall clock in ms for last_inference; default Date.now */
   now?: () => number;
-  /** every model version the server knows, so idle models report zeros and unknown names are refused */
+  /** the READY model versions: idle ones report zeros, the others are refused as Triton does */
   models?: () => Array<{ name: string; version: string }>;
 }
 
 const zero = (): Duration => ({ count: 0, ns: 0 });
+const ns = (us: number): number => Math.round(us * 1000);
 
 export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
@@ -105,28 +112,31 @@ export class StatsCollector {
         const a = this.acc(e.model, e.version);
         if (e.ok) {
           a.success.count++;
-          a.success.ns += e.total_us * 1000;
+          a.success.ns += ns(e.total_us);
           a.queue.count++;
-          a.queue.ns += e.queue_us * 1000;
+          a.queue.ns += ns(e.queue_us);
           a.infer.count++;
-          a.infer.ns += e.compute_us * 1000;
+          a.infer.ns += ns(e.compute_us);
           a.inferences += e.batch_size;
           a.last = this.now();
           // An ensemble request is one execution of its batch size, timed by its steps' compute (Triton).
           if (e.steps !== undefined) this.execution(a, e.batch_size, e.compute_us);
         } else {
           a.fail.count++;
-          a.fail.ns += e.total_us * 1000;
+          a.fail.ns += ns(e.total_us);
         }
         break;
       }
       case 'request.rejected': {
+        if (e.queued_us === undefined) break; // refused at the door: never reached the model
         const a = this.acc(e.model, e.version);
         a.fail.count++;
-        // the event says how long it waited (refused after being queued); a refusal at the door waited 0
-        if (e.queued_us !== undefined) a.fail.ns += Math.max(0, e.queued_us) * 1000;
+        a.fail.ns += ns(Math.max(0, e.queued_us));
         break;
       }
+      case 'model.state':
+        if (e.state === 'LOADING' || e.state === 'UNAVAILABLE') this.accs.delete(e.model, e.version);
+        break;
       case 'batch.completed': {
         if (!e.ok) break;
         this.execution(this.acc(e.model, e.version), e.size, e.compute_us);
@@ -142,7 +152,7 @@ export class StatsCollector {
     let b = a.batches.get(size);
     if (!b) a.batches.set(size, (b = zero()));
     b.count++;
-    b.ns += computeUs * 1000;
+    b.ns += ns(computeUs);
   }
 
   /**
@@ -155,12 +165,14 @@ export class StatsCollector {
     for (const m of this.models?.() ?? []) if (m.version !== '') keys.set(PerVersion.key(m.name, m.version), m);
     for (const [k, a] of this.accs.entries()) if (!this.models) keys.set(k, a);
     let rows = [...keys.values()];
+    // Triton (TRITONSERVER_ServerModelStatistics): only READY versions have statistics; asking for any
+    // other model or version is INVALID_ARG (400).
     if (name !== undefined) {
       rows = rows.filter((m) => m.name === name);
-      if (rows.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' is not found`);
+      if (rows.length === 0) throw new KServeError(400, `requested model '${name}' is not available`);
       if (version !== undefined) {
         rows = rows.filter((m) => m.version === version);
-        if (rows.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' version ${version} is not found`);
+        if (rows.length === 0) throw new KServeError(400, `requested model version is not available for model '${name}'`);
       }
     }
     rows.sort((a, b) => (a.name === b.name ? Number(a.version) - Number(b.version) : a.name < b.name ? -1 : 1));

@@ -35,6 +35,12 @@ export class PerVersion<T> {
     return this.byKey.get(PerVersion.key(model, version));
   }
 
+  /** Forget one model version (unloaded, or loading afresh: Triton's counters belong to a loaded model). */
+  delete(model: string, version: string): void {
+    this.byKey.delete(PerVersion.key(model, version));
+    if (this.lastModel === model && this.lastVersion === version) this.last = undefined;
+  }
+
   entries(): IterableIterator<[string, T]> {
     return this.byKey.entries();
   }

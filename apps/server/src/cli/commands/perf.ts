@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
+import { GrpcTarget } from '../../load/perf/grpc-target';
 import { runPerfStep, parseRange, type StepResult } from '../../load/perf/perf-step';
 import { composingModelsOf, readModelStats } from '../../load/perf/server-stats';
 import { closingTable, stepSummary, toCsv } from '../../load/perf/perf-report';
@@ -17,7 +18,9 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
 
   -m, --model MODEL              model name (required)
   -x, --model-version V          model version (default: the server's choice)
-  -u, --url URL                  server (default http://127.0.0.1:8000; host:port works too)
+  -i, --protocol P               http (default) or grpc (Triton's GRPCInferenceService, raw tensors)
+  -u, --url URL                  server (default http://127.0.0.1:8000, or 127.0.0.1:8001 for grpc;
+                                 host:port works too)
   -b, --batch-size N             samples per request (default 1)
   --shape DIMS                   non-batch dims for variable inputs, e.g. 32 or 3,64,64
   --concurrency-range A:B:S      closed-loop clients, from A to B in steps of S (default 1:1:1)
@@ -37,6 +40,7 @@ const specs = [
   { names: ['-m', '--model'], key: 'model' },
   { names: ['-x', '--model-version'], key: 'version' },
   { names: ['-u', '--url'], key: 'url' },
+  { names: ['-i', '--protocol'], key: 'protocol' },
   { names: ['-b', '--batch-size'], key: 'batch' },
   { names: ['--shape'], key: 'shape' },
   { names: ['--concurrency-range'], key: 'concurrency' },
@@ -70,25 +74,40 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
   const maxTrials = numberArg(a.values.trials, '--max-trials', 10, { integer: true, min: 3, max: 1000 });
   const batch = numberArg(a.values.batch, '--batch-size', 1, { integer: true, min: 1 });
   const shape = a.values.shape?.split(',').map((d) => numberArg(d, '--shape', 0, { integer: true, min: 1 }));
-  const url = normaliseUrl(a.values.url);
+  const protocol = (a.values.protocol ?? 'http').toLowerCase();
+  if (protocol !== 'http' && protocol !== 'grpc') throw new Error(`-i/--protocol must be http or grpc, got '${a.values.protocol}'`);
   const maxConcurrency = Math.max(...modes.map((m) => (m.kind === 'concurrency' ? m.concurrency : 64)));
-  const target = new HttpTarget({ url, binary: a.flags.has('binary'), seed, maxSockets: maxConcurrency + 16 });
   const version = a.values.version;
+  const modelPath = (m: string, v?: string) => `/v2/models/${encodeURIComponent(m)}${v ? `/versions/${encodeURIComponent(v)}` : ''}`;
+  let target: HttpTarget | GrpcTarget;
+  // the statistics and config documents (Triton's JSON shape either way) over the chosen protocol
+  let statsDoc: (m: string, v?: string) => Promise<unknown>;
+  let configDoc: (m: string, v?: string) => Promise<unknown>;
+  if (protocol === 'grpc') {
+    const grpc = new GrpcTarget(grpcAddress(a.values.url), seed);
+    statsDoc = (m, v) => grpc.statistics(m, v);
+    configDoc = (m, v) => grpc.config(m, v);
+    target = grpc;
+  } else {
+    const http = new HttpTarget({ url: normaliseUrl(a.values.url), binary: a.flags.has('binary'), seed, maxSockets: maxConcurrency + 16 });
+    statsDoc = (m, v) => http.getJson(`${modelPath(m, v)}/stats`);
+    configDoc = (m, v) => http.getJson(`${modelPath(m, v)}/config`);
+    target = http;
+  }
   try {
     // Fail early with the server's words if the model is not there.
-    await target.generator(model, version);
-    const statsPath = `/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/stats`;
+    await target.check(model, version);
     let statsAvailable = true;
     // an ensemble: its composing models' statistics too (perf_analyzer's "Composing models" section)
-    const composing = composingModelsOf(await target.getJson(`/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/config`).catch(() => undefined));
+    const composing = composingModelsOf(await configDoc(model, version).catch(() => undefined));
     const serverStats = async () => {
       if (!statsAvailable) return undefined;
       try {
-        const own = readModelStats(await target.getJson(statsPath), model, version);
+        const own = readModelStats(await statsDoc(model, version), model, version);
         if (composing.length > 0) {
           own.composing = {};
           for (const m of composing) {
-            const doc = await target.getJson(`/v2/models/${encodeURIComponent(m.name)}${m.version ? `/versions/${m.version}` : ''}/stats`);
+            const doc = await statsDoc(m.name, m.version);
             // the latest version a step runs: the versions the server reports for that model
             const versions = m.version ?? ((doc as { model_stats?: Array<{ name?: string; version?: string }> }).model_stats ?? [])
               .filter((row) => row.name === m.name).map((row) => row.version).join(',');
@@ -103,7 +122,9 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     };
     out('*** Measurement Settings ***');
     out(`  Batch size: ${batch}`);
-    out(`  Service Kind: Triton (KServe v2 over HTTP${a.flags.has('binary') ? ', binary tensors' : ''})`);
+    out(protocol === 'grpc'
+      ? '  Service Kind: Triton (KServe v2 over gRPC, raw tensors)'
+      : `  Service Kind: Triton (KServe v2 over HTTP${a.flags.has('binary') ? ', binary tensors' : ''})`);
     out(`  Using "time_windows" mode for stabilization`);
     out(`  Measurement window: ${interval} msec`);
     out(modes[0].kind === 'concurrency' ? '  Using synchronous calls for inference' : `  Using ${distribution} request distribution`);
@@ -138,6 +159,13 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
   } finally {
     target.close();
   }
+}
+
+/** -u for gRPC: host:port (a URL's scheme and path are dropped); default 127.0.0.1:8001. */
+function grpcAddress(url: string | undefined): string {
+  if (!url) return '127.0.0.1:8001';
+  const bare = url.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '');
+  return /:\d+$/.test(bare) ? bare : `${bare}:8001`;
 }
 
 const command: Command = {

@@ -23,6 +23,8 @@ Options:
   --repository-poll-secs N      poll mode: seconds between scans (default ${DEFAULTS.repositoryPollSecs})
   --http-port N                 HTTP port (default ${DEFAULTS.httpPort}; 0 = any free port)
   --metrics-port N              Prometheus port (default ${DEFAULTS.metricsPort}); --no-metrics to disable
+  --grpc-port N                 gRPC port, Triton's GRPCInferenceService (default ${DEFAULTS.grpcPort}; 0 = any free
+                                port); --no-grpc to disable
   --host H                      address to bind (default ${DEFAULTS.host}); any other address needs a
                                 control token or --allow-open-control
   --memory-budget SIZE          per-device budget, e.g. 4GiB (cpu) or cpu:4GiB,gpu0:8GiB; loads that
@@ -93,11 +95,13 @@ const command: Command = {
       watchParent(() => stop('parent process gone'));
     });
     try {
-      const { url, metricsUrl } = await server.listen();
+      const { url, metricsUrl, grpcAddress } = await server.listen();
       for (const row of server.manager.index()) {
         log(`model ${row.name}${row.version ? ':' + row.version : ''} ${row.state ?? 'not loaded'}${row.reason ? ` (${row.reason})` : ''}`);
       }
       log(`serving KServe v2 and the dashboard on ${url}${metricsUrl ? `, metrics on ${metricsUrl}` : ''}`);
+      // its own line: launchers (fleet) parse the line above
+      if (grpcAddress) log(`serving gRPC (inference.GRPCInferenceService) on ${grpcAddress}`);
     } catch (err) {
       console.error(`inferscope serve: cannot listen: ${(err as Error).message}`);
       await server.close();

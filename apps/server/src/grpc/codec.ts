@@ -1,0 +1,149 @@
+/**
+ * ModelInferRequest <-> the protocol-neutral request (kserve/parse-request's ParsedRequest) and
+ * ModelInferResponse, following Triton's gRPC front end (infer_handler.cc): each input's data is either
+ * its typed `contents` (the repeated field matching its datatype) or the entry of `raw_input_contents`
+ * at its position, never both; outputs always leave as `raw_output_contents`, as Triton's do (tritonclient
+ * reads them with as_numpy). Validation against the model is the shared validate-request step.
+ */
+import type { KServeDatatype, Tensor } from '@inferscope/core';
+import { invalid } from '../kserve/errors';
+import { isKServeDatatype } from '../kserve/datatypes';
+import { applyRequestParameters, MAX_ELEMENTS, type ParsedInput, type ParsedRequest } from '../kserve/parse-request';
+import { encodeBinaryData } from '../kserve/binary-data';
+
+type Param = { parameter_choice?: string } & Record<string, unknown>;
+type Params = Record<string, Param> | undefined;
+
+interface Contents {
+  bool_contents: boolean[];
+  int_contents: number[];
+  int64_contents: string[];
+  uint_contents: number[];
+  uint64_contents: string[];
+  fp32_contents: number[];
+  fp64_contents: number[];
+  bytes_contents: Uint8Array[];
+}
+
+export interface GrpcInferRequest {
+  model_name: string;
+  model_version: string;
+  id: string;
+  parameters: Params;
+  inputs: Array<{ name: string; datatype: string; shape: string[]; parameters: Params; contents: Contents | null }>;
+  outputs: Array<{ name: string; parameters: Params }>;
+  raw_input_contents: Uint8Array[];
+}
+
+/** The contents field each datatype travels in; FP16/BF16 have none (raw only). */
+const CONTENTS_FIELD: Partial<Record<KServeDatatype, keyof Contents>> = {
+  BOOL: 'bool_contents',
+  INT8: 'int_contents', INT16: 'int_contents', INT32: 'int_contents',
+  INT64: 'int64_contents',
+  UINT8: 'uint_contents', UINT16: 'uint_contents', UINT32: 'uint_contents',
+  UINT64: 'uint64_contents',
+  FP32: 'fp32_contents',
+  FP64: 'fp64_contents',
+  BYTES: 'bytes_contents',
+};
+const FIELDS = Object.keys({
+  bool_contents: 0, int_contents: 0, int64_contents: 0, uint_contents: 0, uint64_contents: 0, fp32_contents: 0, fp64_contents: 0, bytes_contents: 0,
+} satisfies Record<keyof Contents, 0>) as Array<keyof Contents>;
+
+/** An InferParameter as a plain value (int64 strings become numbers when exact). */
+function paramValue(p: Param): unknown {
+  const which = p.parameter_choice;
+  if (!which) return undefined;
+  const v = p[which];
+  if (which === 'int64_param' || which === 'uint64_param') {
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : v;
+  }
+  return v;
+}
+
+function plainParams(params: Params): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(params ?? {})) out[k] = paramValue(p);
+  return out;
+}
+
+function shapeOf(name: string, raw: string[]): number[] {
+  const shape = raw.map(Number);
+  let elements = 1;
+  for (const d of shape) {
+    if (!Number.isSafeInteger(d) || d < 0) {
+      throw invalid(`Unable to parse 'shape': dimensions of input '${name}' must be non-negative integers, got ${JSON.stringify(raw)}`);
+    }
+    elements *= d;
+  }
+  if (elements > MAX_ELEMENTS) throw invalid(`Unable to parse 'shape': input '${name}' has ${elements} elements, more than the ${MAX_ELEMENTS} allowed`);
+  return shape;
+}
+
+export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
+  const model = msg.model_name;
+  const req: ParsedRequest = { inputs: [], binaryOutput: true };
+  if (msg.id) req.id = msg.id;
+  applyRequestParameters(plainParams(msg.parameters), req);
+  const raw = msg.raw_input_contents ?? [];
+  if (raw.length > 0 && raw.length !== msg.inputs.length) {
+    throw invalid(`expected ${msg.inputs.length} raw_input_contents (one per input) for model '${model}', got ${raw.length}`);
+  }
+  const seen = new Set<string>();
+  msg.inputs.forEach((io, index) => {
+    if (!isKServeDatatype(io.datatype)) throw invalid(`invalid datatype for input ${io.name}`);
+    if (seen.has(io.name)) throw invalid(`input '${io.name}' already exists in request`);
+    seen.add(io.name);
+    const input: ParsedInput = { name: io.name, datatype: io.datatype, shape: shapeOf(io.name, io.shape) };
+    const given = io.contents ? FIELDS.filter((f) => (io.contents![f] as unknown[]).length > 0) : [];
+    if (given.length > 0 && raw.length > 0) {
+      throw invalid(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
+    }
+    if (given.length > 0) {
+      const field = CONTENTS_FIELD[io.datatype];
+      if (given.length > 1 || given[0] !== field) {
+        throw invalid(`unexpected explicit tensor data for input tensor '${io.name}' for model '${model}' of type '${io.datatype}': use ${field ?? 'raw_input_contents'}`);
+      }
+      const values = io.contents![field];
+      // Typed contents are flat JS values: the JSON decoder checks count, type and range.
+      if (io.datatype === 'BYTES') input.binary = encodeBinaryData('BYTES', values as Uint8Array[]); // length-prefixed, as raw BYTES
+      else input.json = values;
+    } else if (raw.length > 0) {
+      input.binary = raw[index];
+    } else if (input.shape.includes(0)) {
+      input.binary = new Uint8Array(0); // an empty tensor needs no data
+    } else {
+      throw invalid(`unable to find data for input tensor '${io.name}' for model '${model}' in request.`);
+    }
+    req.inputs.push(input);
+  });
+  if (msg.outputs.length > 0) {
+    req.outputs = msg.outputs.map((o) => {
+      const params = plainParams(o.parameters);
+      const out: { name: string; classification?: number } = { name: o.name };
+      if (params.classification !== undefined) {
+        const k = params.classification;
+        if (typeof k !== 'number') throw invalid("invalid value type for 'classification' parameter, expected int64_param");
+        if (k < 0) throw invalid("invalid value for 'classification' parameter, expected >= 0");
+        out.classification = k;
+      }
+      return out;
+    });
+  }
+  return req;
+}
+
+export function grpcInferResponse(model: string, version: string, id: string | undefined, outputs: readonly Tensor[]) {
+  return {
+    model_name: model,
+    model_version: version,
+    id: id ?? '',
+    parameters: {},
+    outputs: outputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, parameters: {} })),
+    raw_output_contents: outputs.map((t) => {
+      const bytes = encodeBinaryData(t.datatype, t.data);
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The gRPC endpoint (Triton's --grpc-port, default 8001): a grpc-js server carrying
+ * inference.GRPCInferenceService, on the same host as HTTP. Message size: requests up to `maxMessageBytes`
+ * (the same limit as HTTP inference bodies; a bigger one is refused by grpc-js with RESOURCE_EXHAUSTED
+ * before it is decoded), answers unlimited, as Triton's.
+ */
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { inferenceServiceDefinition } from './proto';
+import { grpcHandlers, type GrpcServiceDeps } from './service';
+
+export interface GrpcEndpoint {
+  port: number;
+  /** host:port, as grpc clients take it */
+  address: string;
+  /** stop accepting, let calls in flight finish (they are answered: the schedulers still run) */
+  close(): Promise<void>;
+}
+
+export interface GrpcEndpointOptions {
+  host: string;
+  /** 0 = any free port */
+  port: number;
+  maxMessageBytes: number;
+}
+
+export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndpointOptions): Promise<GrpcEndpoint> {
+  const server = new Server({
+    'grpc.max_receive_message_length': options.maxMessageBytes,
+    'grpc.max_send_message_length': -1,
+  });
+  server.addService(inferenceServiceDefinition(), grpcHandlers(deps));
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+  );
+  disableNagle(server);
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    address: `${host}:${port}`,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        // tryShutdown waits for calls in flight; a stuck client cannot hold shutdown for ever.
+        const force = setTimeout(() => server.forceShutdown(), 10_000);
+        force.unref();
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * grpc-js's client sets TCP_NODELAY but its server does not, so a unary answer (HEADERS, DATA, trailers:
+ * separate writes) waits on Nagle for the client's delayed ACK: measured here, tens of ms per call and a
+ * fraction of HTTP's throughput. grpc-js offers no option for it; its http2 servers are reachable through
+ * a private field, so each accepted socket gets setNoDelay. Without that field (another grpc-js version)
+ * nothing happens and the endpoint is only slower.
+ */
+function disableNagle(server: Server): void {
+  const servers = (server as unknown as { http2Servers?: Map<import('node:net').Server, unknown> }).http2Servers;
+  if (!(servers instanceof Map)) return;
+  for (const http2Server of servers.keys()) {
+    http2Server.on('connection', (socket: import('node:net').Socket) => socket.setNoDelay(true));
+  }
+}

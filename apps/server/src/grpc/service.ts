@@ -1,0 +1,145 @@
+/**
+ * The handlers of `inference.GRPCInferenceService`. Every RPC answers from the same objects as the HTTP
+ * routes (ModelManager, StatsCollector, the shared inference pipeline), so a gRPC and an HTTP client see
+ * the same models, outputs, errors and statistics; errors leave with Triton's gRPC status codes.
+ *
+ * Cancellation: a call the client cancels (or whose deadline passes) aborts its request: not queued if
+ * it was not yet, taken out of the queue if it waits there (the scheduler answers it as cancelled); a
+ * request already in a running batch completes and its answer is dropped (grpc-js ignores a callback or
+ * write on a cancelled call).
+ */
+import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
+import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import type { ModelManager } from '../models/model-manager';
+import type { StatsCollector } from '../stats/collector';
+import { runInference, checkVersion, type InferServiceDeps } from '../kserve/infer-service';
+import { resolveModel } from '../kserve/resolve-model';
+import { describeError, KServeError } from '../kserve/errors';
+import { loadModel, unloadModel } from '../kserve/repository-control';
+import { modelMetadata } from '../http/models';
+import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
+import { grpcError } from './status';
+
+export interface GrpcServiceDeps extends InferServiceDeps {
+  manager: ModelManager;
+  stats: Pick<StatsCollector, 'modelStats'>;
+  serverInfo(): { name: string; version: string; extensions: string[] };
+  /** false once shutdown started */
+  accepting(): boolean;
+}
+
+type Req = {
+  name?: string;
+  version?: string;
+  ready?: boolean;
+  model_name?: string;
+  repository_name?: string;
+  parameters?: Record<string, Record<string, unknown>>;
+};
+
+/** Triton's load/unload refuse a repository name: models are found by name in every repository. */
+function noRepositoryName(req: Req): void {
+  if (req.repository_name) throw new KServeError(501, "'repository_name' specification is not supported");
+}
+
+/** A unary handler from an async function: result or Triton-mapped error, exactly one callback. */
+function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | T) {
+  return (call: ServerUnaryCall<Req, T>, callback: sendUnaryData<T>) => {
+    Promise.resolve()
+      .then(() => fn(call.request, call))
+      .then((res) => callback(null, res), (err) => callback(grpcError(err)));
+  };
+}
+
+/** Aborted when grpc-js reports the call cancelled (client cancel, deadline, connection lost). */
+function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown }): AbortSignal {
+  const controller = new AbortController();
+  if (call.cancelled) controller.abort();
+  else call.once('cancelled', () => controller.abort());
+  return controller.signal;
+}
+
+function repositoryParams(params: Req['parameters']): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries(params ?? {})) {
+    const which = p.parameter_choice as string | undefined;
+    out[k] = which ? p[which] : undefined;
+  }
+  return out;
+}
+
+export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementation {
+  const { manager } = deps;
+
+  const infer = (msg: GrpcInferRequest, signal: AbortSignal) =>
+    runInference(deps, {
+      protocol: 'grpc',
+      model: msg.model_name,
+      version: msg.model_version,
+      decode: () => parseGrpcRequest(msg),
+      signal,
+    }).then(({ served, request, outputs }) => grpcInferResponse(served.name, served.version, request.id, outputs));
+
+  return {
+    ServerLive: unary(() => ({ live: true })),
+    ServerReady: unary(() => ({ ready: deps.accepting() && manager.allReady() })),
+    ModelReady: unary((req) => {
+      resolveModel(manager, req.name ?? '', checkVersion(req.name ?? '', req.version));
+      return { ready: true };
+    }),
+    ServerMetadata: unary(() => deps.serverInfo()),
+    ModelMetadata: unary((req) => {
+      const version = checkVersion(req.name ?? '', req.version);
+      const served = manager.require(req.name ?? '', version);
+      return modelMetadata(served.name, version === undefined ? served.readyVersions : [served.version], served.config);
+    }),
+    ModelConfig: unary((req) => ({ config: modelConfigToJson(manager.require(req.name ?? '', checkVersion(req.name ?? '', req.version)).config) })),
+    ModelStatistics: unary((req) => ({ model_stats: deps.stats.modelStats(req.name || undefined, req.version || undefined) })),
+    RepositoryIndex: unary(async (req) => {
+      // repository_name is ignored here, as Triton answers the index for any repository name
+      await manager.refreshIndex();
+      return { models: manager.index(req.ready === true) };
+    }),
+    RepositoryModelLoad: unary(async (req) => {
+      noRepositoryName(req);
+      await loadModel(manager, req.model_name ?? '', repositoryParams(req.parameters));
+      return {};
+    }),
+    RepositoryModelUnload: unary(async (req) => {
+      noRepositoryName(req);
+      await unloadModel(manager, req.model_name ?? '');
+      return {};
+    }),
+    ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
+      infer(call.request, cancelSignal(call)).then((res) => callback(null, res), (err) => callback(grpcError(err)));
+    },
+    // Non-decoupled streaming: one ModelStreamInferResponse per request, an error travels in
+    // error_message (the stream goes on); the stream ends once every request has its answer.
+    ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
+      const signal = cancelSignal(call);
+      let open = 0;
+      let ended = false;
+      const finish = () => {
+        if (ended && open === 0) call.end();
+      };
+      call.on('data', (msg: GrpcInferRequest) => {
+        open++;
+        infer(msg, signal)
+          .then(
+            (res) => ({ error_message: '', infer_response: res }),
+            (err) => ({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } }),
+          )
+          .then((out) => {
+            open--;
+            if (!call.cancelled) call.write(out);
+            finish();
+          });
+      });
+      call.on('end', () => {
+        ended = true;
+        finish();
+      });
+      call.on('error', () => {}); // a cancelled stream: answers still in flight are dropped
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * One inference, whatever protocol it came in on: HTTP (routes.ts) and gRPC (grpc/infer.ts) both call
+ * `runInference` with a decoder for their framing, so model resolution, validation, the refusal event,
+ * the scheduler hand-off, output selection and classification exist once. The caller only frames the
+ * answer (JSON/binary HTTP body, or a ModelInferResponse).
+ */
+import type { EventBus, RequestProtocol, Tensor } from '@inferscope/core';
+import { join } from 'node:path';
+import { describeError, KServeError } from './errors';
+import { modelSpecFor, type ModelSpec } from './model-spec';
+import type { ParsedRequest } from './parse-request';
+import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
+import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
+import { classify, outputLabels } from './classification';
+import type { ProtocolTaggingBus } from './protocol-bus';
+
+export interface InferServiceDeps {
+  manager: InferModelSource;
+  /**
+   * When given, a request refused by the codec (malformed, wrong inputs/shape/datatype) for a known model
+   * is published as `request.rejected` with reason 'invalid', so the dashboard sees it. `now` is the
+   * schedulers' clock in µs. A ProtocolTaggingBus also stamps the protocol onto `request.queued`.
+   */
+  events?: { bus: EventBus; now: () => number };
+}
+
+export interface InferCall {
+  protocol: RequestProtocol;
+  model: string;
+  /** undefined or '' = the highest READY version */
+  version?: string;
+  /** the protocol's framing -> the protocol-neutral request (may throw KServeError 400) */
+  decode(spec: ModelSpec): ParsedRequest | Promise<ParsedRequest>;
+  /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
+  signal?: AbortSignal;
+}
+
+export interface InferOutcome {
+  served: ServedModelView;
+  request: DecodedInferRequest;
+  /** the answer's outputs in order (requested order, or the model's), classification applied */
+  outputs: Tensor[];
+}
+
+let invalidSeq = 0;
+
+export function checkVersion(model: string, version: string | undefined): string | undefined {
+  if (version === undefined || version === '') return undefined;
+  if (!/^[0-9]+$/.test(version)) {
+    throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
+  }
+  return version;
+}
+
+export async function runInference(deps: InferServiceDeps, call: InferCall): Promise<InferOutcome> {
+  const served = resolveModel(deps.manager, call.model, checkVersion(call.model, call.version));
+  let request: DecodedInferRequest;
+  const spec = modelSpecFor(served.name, served.version, served.config);
+  try {
+    request = validateInferRequest(await call.decode(spec), spec);
+  } catch (err) {
+    deps.events?.bus.emit({
+      type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,
+      request_id: `${call.protocol}-invalid-${++invalidSeq}`, reason: 'invalid', message: describeError(err).message,
+      protocol: call.protocol,
+    });
+    throw err;
+  }
+  if (call.signal?.aborted) throw new KServeError(499, 'the client cancelled the request');
+  const schedulerRequest = toSchedulerRequest(request);
+  const bus = deps.events?.bus as ProtocolTaggingBus | undefined;
+  const enqueue = () => deps.manager.infer(served.name, served.version, schedulerRequest, call.signal);
+  const pending = bus && typeof bus.within === 'function' ? bus.within(call.protocol, enqueue) : enqueue();
+  const result = await pending;
+  return { served, request, outputs: selectOutputs(served, spec, request, result) };
+}
+
+/** The requested outputs in request order (all of the model's otherwise), classification applied. */
+export function selectOutputs(served: ServedModelView, spec: ModelSpec, req: DecodedInferRequest, result: Tensor[]): Tensor[] {
+  let tensors = result;
+  if (req.outputs) {
+    const byName = new Map<string, Tensor>();
+    for (const t of result) byName.set(t.name, t);
+    tensors = req.outputs.map((name) => {
+      const t = byName.get(name);
+      if (!t) throw new KServeError(500, `backend returned no output '${name}' for model '${served.name}'`);
+      return t;
+    });
+  }
+  const classes = req.classification;
+  if (!classes) return tensors;
+  const dir = served.repository ? join(served.repository, served.name) : undefined;
+  return tensors.map((t) => {
+    const k = classes.get(t.name);
+    if (k === undefined) return t;
+    const labelFile = served.config.output?.find((o) => o.name === t.name)?.label_filename;
+    return classify(t, k, spec.maxBatchSize > 0, outputLabels(dir, labelFile));
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * The server's EventBus, which also says which protocol each request came in on. The scheduler (core)
+ * builds `request.queued` and knows nothing of front ends; it emits that event synchronously inside
+ * `enqueue()`. A front end runs its enqueue inside `within(protocol, ...)`, and the bus stamps the
+ * protocol onto the `request.queued` events emitted during that call. One comparison per event on the hot
+ * path; no per-request maps. Requests from in-process sources (load generator) carry no protocol.
+ */
+import { EventBus, type RequestProtocol, type SchedulerEvent } from '@inferscope/core';
+
+export class ProtocolTaggingBus extends EventBus {
+  private current: RequestProtocol | undefined;
+
+  /** Runs `fn` (which enqueues one request) with `protocol` stamped on the events it queues. */
+  within<T>(protocol: RequestProtocol, fn: () => T): T {
+    const previous = this.current;
+    this.current = protocol;
+    try {
+      return fn();
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  override emit(event: SchedulerEvent): void {
+    if (this.current !== undefined && event.type === 'request.queued') event.protocol = this.current;
+    super.emit(event);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Triton's repository load / unload, shared by HTTP (http/repository.ts) and gRPC (grpc/service.ts):
+ * the request's parameters (plain values: JSON, or ModelRepositoryParameter oneofs) are read once here.
+ *
+ * - `config`: a JSON ModelConfig that replaces the model's config.pbtxt for this load.
+ * - `file:<path>`: the model folder's files (base64 over HTTP, bytes over gRPC), e.g. `file:1/model.onnx`.
+ *   With them the model is loaded from a private folder (mkdtemp, mode 0700) holding only these files and
+ *   the `config` (required then, as in Triton); paths are relative, their segments plain names, and every
+ *   file lands inside that folder. The folder is removed when the model is loaded again or unloaded.
+ * - Unloading a model that is not loaded succeeds and changes nothing (Triton's qa/L0_lifecycle); the
+ *   manager itself refuses it, for the dashboard's control.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
+import { printModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelManager } from '../models/model-manager';
+import { ManagerError, messages } from '../models/errors';
+import { scanModelFolder, type ScannedModel } from '../repository/scan';
+import { invalid } from './errors';
+
+export type LoadParameters = Record<string, unknown>;
+
+/** Private folders of models loaded from `file:` contents, by model name. */
+const privateFolders = new Map<string, string>();
+let overrideSeq = 0;
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+const MAX_FILES = 1000;
+
+/** `file:` path -> its segments, or a refusal: relative, no '.'/'..', no separators but '/', plain names. */
+export function checkOverridePath(path: string): string[] {
+  const segments = path.split('/');
+  if (path === '' || path.length > 1024 || segments.some((s) => !SEGMENT.test(s) || s === '.' || s === '..')) {
+    throw invalid(`invalid file override path '${path.slice(0, 200)}': use a relative path of plain names (letters, digits, '.', '_', '-') separated by '/'`);
+  }
+  return segments;
+}
+
+function configText(raw: unknown, name: string): string {
+  if (typeof raw !== 'string') throw invalid("Unable to parse 'config': expected a JSON string");
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw);
+  } catch (err) {
+    throw invalid(`failed to parse the model config override: ${(err as Error).message}`);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid('the model config override must be a JSON object');
+  // The printed text goes through the same parser, validation and auto-complete as a config.pbtxt.
+  return printModelConfig({ ...(doc as ModelConfig), name: (doc as ModelConfig).name ?? name });
+}
+
+function fileBytes(key: string, value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value)) return Buffer.from(value, 'base64');
+  throw invalid(`Unable to parse '${key}': expected base64 file contents`);
+}
+
+async function writePrivateFolder(name: string, config: string, files: Array<[string[], Uint8Array]>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'inferscope-load-'));
+  const modelDir = join(root, name);
+  try {
+    await mkdir(modelDir, { mode: 0o700 });
+    for (const [segments, bytes] of files) {
+      const target = resolve(modelDir, ...segments);
+      if (!target.startsWith(modelDir + sep)) throw invalid(`invalid file override path '${segments.join('/')}'`);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      await writeFile(target, bytes, { mode: 0o600, flag: 'wx' });
+    }
+    await writeFile(join(modelDir, 'config.pbtxt'), config, { mode: 0o600, flag: 'wx' });
+    return root;
+  } catch (err) {
+    await rm(root, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function dropPrivateFolder(name: string, keep?: string): Promise<void> {
+  const dir = privateFolders.get(name);
+  if (dir && dir !== keep) {
+    privateFolders.delete(name);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function loadModel(manager: Pick<ModelManager, 'load'>, name: string, params: LoadParameters): Promise<void> {
+  const fileKeys = Object.keys(params).filter((k) => k.startsWith('file:'));
+  if (fileKeys.length > MAX_FILES) throw invalid(`at most ${MAX_FILES} file overrides in one load`);
+  const hasConfig = params.config !== undefined;
+  if (!hasConfig && fileKeys.length === 0) {
+    await manager.load(name);
+    await dropPrivateFolder(name);
+    return;
+  }
+  const config = hasConfig ? configText(params.config, name) : undefined;
+  if (fileKeys.length > 0 && config === undefined) throw invalid("file overrides need the model's 'config' parameter too");
+  const files = fileKeys.map((k) => [checkOverridePath(k.slice('file:'.length)), fileBytes(k, params[k])] as [string[], Uint8Array]);
+  let folder: string | undefined;
+  const fresh = `override-${++overrideSeq}`; // never "unchanged": an override always loads
+  await manager.load(name, async (found): Promise<ScannedModel | undefined> => {
+    if (files.length === 0) return found && { ...found, configText: config, fingerprint: `${found.fingerprint}:${fresh}` };
+    folder = await writePrivateFolder(name, config!, files);
+    const scanned = await scanModelFolder(folder, name);
+    return { ...scanned, fingerprint: `${scanned.fingerprint}:${fresh}` };
+  }).catch(async (err) => {
+    if (folder) await rm(folder, { recursive: true, force: true });
+    throw err;
+  });
+  await dropPrivateFolder(name);
+  if (folder) privateFolders.set(name, folder);
+}
+
+/**
+ * Triton's repository API: unloading a model that is not loaded succeeds and changes nothing. The
+ * manager refuses it (the dashboard's control wants that answer), so that one refusal becomes success here.
+ */
+export async function unloadModel(manager: Pick<ModelManager, 'unload'>, name: string): Promise<void> {
+  try {
+    await manager.unload(name);
+  } catch (err) {
+    if (!(err instanceof ManagerError && err.message === messages.unloadNotServed())) throw err;
+  }
+  await dropPrivateFolder(name);
+}
