@@ -110,11 +110,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const stats = new StatsCollector(bus, { models: servedVersions });
   registerStatsRoutes(app, stats);
   const inflight = new InflightBytes(options.maxInflightBytes);
-  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight });
+  const shm = new SystemSharedMemory();
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
-  const shm = new SystemSharedMemory();
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
@@ -151,7 +151,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, stats, events: { bus, now }, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, stats, events: { bus, now }, shm, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }

@@ -8,7 +8,7 @@
 import type { KServeDatatype, Tensor } from '@inferscope/core';
 import { invalid } from '../kserve/errors';
 import { isKServeDatatype } from '../kserve/datatypes';
-import { applyRequestParameters, MAX_ELEMENTS, type ParsedInput, type ParsedRequest } from '../kserve/parse-request';
+import { applyRequestParameters, MAX_ELEMENTS, shmRef, type ParsedInput, type ParsedRequest, type ShmRef } from '../kserve/parse-request';
 import { encodeBinaryData } from '../kserve/binary-data';
 
 type Param = { parameter_choice?: string } & Record<string, unknown>;
@@ -96,6 +96,13 @@ export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
     if (seen.has(io.name)) throw invalid(`input '${io.name}' already exists in request`);
     seen.add(io.name);
     const input: ParsedInput = { name: io.name, datatype: io.datatype, shape: shapeOf(io.name, io.shape) };
+    const inputParams = plainParams(io.parameters);
+    if (inputParams.shared_memory_region !== undefined) {
+      // The data is in a registered system shared-memory region: read (bounds-checked) before validation.
+      input.shm = shmRef(inputParams, `input '${io.name}'`);
+      req.inputs.push(input);
+      return;
+    }
     const given = io.contents ? FIELDS.filter((f) => (io.contents![f] as unknown[]).length > 0) : [];
     if (given.length > 0 && raw.length > 0) {
       throw invalid(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
@@ -121,7 +128,8 @@ export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
   if (msg.outputs.length > 0) {
     req.outputs = msg.outputs.map((o) => {
       const params = plainParams(o.parameters);
-      const out: { name: string; classification?: number } = { name: o.name };
+      const out: { name: string; classification?: number; shm?: ShmRef } = { name: o.name };
+      if (params.shared_memory_region !== undefined) out.shm = shmRef(params, `output '${o.name}'`);
       if (params.classification !== undefined) {
         const k = params.classification;
         if (typeof k !== 'number') throw invalid("invalid value type for 'classification' parameter, expected int64_param");
@@ -134,14 +142,22 @@ export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
   return req;
 }
 
-export function grpcInferResponse(model: string, version: string, id: string | undefined, outputs: readonly Tensor[]) {
+export function grpcInferResponse(model: string, version: string, id: string | undefined, outputs: readonly Tensor[], shmWritten?: ReadonlyMap<string, number>, shmOutputs?: ReadonlyMap<string, ShmRef>) {
+  // An output written into shared memory is described by its parameters, with an empty raw entry (so the
+  // raw contents stay aligned with the outputs list).
+  const shmParams = (name: string) => {
+    const n = shmWritten?.get(name);
+    const ref = shmOutputs?.get(name);
+    return n === undefined || !ref ? {} : { shared_memory_region: { string_param: ref.region }, shared_memory_byte_size: { int64_param: n } };
+  };
   return {
     model_name: model,
     model_version: version,
     id: id ?? '',
     parameters: {},
-    outputs: outputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, parameters: {} })),
+    outputs: outputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, parameters: shmParams(t.name) })),
     raw_output_contents: outputs.map((t) => {
+      if (shmWritten?.has(t.name)) return Buffer.alloc(0);
       const bytes = encodeBinaryData(t.datatype, t.data);
       return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     }),

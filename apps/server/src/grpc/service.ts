@@ -78,7 +78,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
       version: msg.model_version,
       decode: () => parseGrpcRequest(msg),
       signal,
-    }).then(({ served, request, outputs }) => grpcInferResponse(served.name, served.version, request.id, outputs));
+    }).then(({ served, request, outputs, shmWritten }) => grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs));
 
   return {
     ServerLive: unary(() => ({ live: true })),

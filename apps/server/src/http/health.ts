@@ -18,6 +18,7 @@ export const EXTENSIONS = [
   'classification',
   'trace',
   'logging',
+  'system_shared_memory',
 ] as const;
 
 export interface HealthState {

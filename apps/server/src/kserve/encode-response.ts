@@ -20,6 +20,8 @@ export function encodeInferResponse(
   modelVersion: string,
   req: DecodedInferRequest,
   tensors: readonly Tensor[],
+  /** outputs already written into shared memory (name -> bytes): described, their data not sent */
+  shmWritten?: ReadonlyMap<string, number>,
 ): EncodedResponse {
   let json = `{"model_name":${JSON.stringify(modelName)},"model_version":${JSON.stringify(modelVersion)}`;
   if (req.id !== undefined) json += `,"id":${JSON.stringify(req.id)}`;
@@ -28,7 +30,11 @@ export function encodeInferResponse(
   tensors.forEach((t, i) => {
     const binary = req.binaryOutputs.get(t.name) ?? req.binaryDefault;
     json += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
-    if (binary) {
+    const shm = shmWritten?.get(t.name);
+    if (shm !== undefined) {
+      const ref = req.shmOutputs!.get(t.name)!;
+      json += `,"parameters":{"shared_memory_region":${JSON.stringify(ref.region)},"shared_memory_byte_size":${shm}${ref.offset ? `,"shared_memory_offset":${ref.offset}` : ''}}}`;
+    } else if (binary) {
       const bytes = encodeBinaryData(t.datatype, t.data);
       chunks.push(bytes);
       json += `,"parameters":{"binary_data_size":${bytes.byteLength}}}`;

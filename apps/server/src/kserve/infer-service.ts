@@ -8,7 +8,8 @@ import type { EventBus, RequestProtocol, Tensor } from '@inferscope/core';
 import { join } from 'node:path';
 import { describeError, KServeError } from './errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
-import type { ParsedRequest } from './parse-request';
+import type { ParsedRequest, ShmRef } from './parse-request';
+import { encodeBinaryData } from './binary-data';
 import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';
@@ -22,6 +23,14 @@ export interface InferServiceDeps {
    * schedulers' clock in µs. A ProtocolTaggingBus also stamps the protocol onto `request.queued`.
    */
   events?: { bus: EventBus; now: () => number };
+  /** registered system shared-memory regions (Triton's extension); absent = shared memory refused */
+  shm?: SharedMemoryAccess;
+}
+
+/** What inference needs of the shared-memory registry (apps/server/src/shm/system-shm.ts). */
+export interface SharedMemoryAccess {
+  read(region: string, offset: number, byteSize: number): Buffer;
+  write(region: string, offset: number, data: Uint8Array, capacity: number): void;
 }
 
 export interface InferCall {
@@ -40,6 +49,8 @@ export interface InferOutcome {
   request: DecodedInferRequest;
   /** the answer's outputs in order (requested order, or the model's), classification applied */
   outputs: Tensor[];
+  /** outputs written into shared memory: name -> bytes written (the encoders send no data for them) */
+  shmWritten?: Map<string, number>;
 }
 
 let invalidSeq = 0;
@@ -57,7 +68,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   let request: DecodedInferRequest;
   const spec = modelSpecFor(served.name, served.version, served.config);
   try {
-    request = validateInferRequest(await call.decode(spec), spec);
+    request = validateInferRequest(readSharedInputs(await call.decode(spec), deps.shm), spec);
   } catch (err) {
     deps.events?.bus.emit({
       type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,
@@ -72,7 +83,44 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   const enqueue = () => deps.manager.infer(served.name, served.version, schedulerRequest, call.signal);
   const pending = bus && typeof bus.within === 'function' ? bus.within(call.protocol, enqueue) : enqueue();
   const result = await pending;
-  return { served, request, outputs: selectOutputs(served, spec, request, result) };
+  const outputs = selectOutputs(served, spec, request, result);
+  const shmWritten = request.shmOutputs ? writeSharedOutputs(outputs, request.shmOutputs, deps.shm) : undefined;
+  return { served, request, outputs, ...(shmWritten ? { shmWritten } : {}) };
+}
+
+/** Inputs given by shared-memory region: their bytes, bounds-checked against the registered window. */
+function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined): ParsedRequest {
+  for (const input of req.inputs) {
+    if (!input.shm) continue;
+    if (!shm) throw new KServeError(400, `shared memory inputs are not supported by this server (input '${input.name}')`);
+    input.binary = shmCall(() => shm.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
+  }
+  return req;
+}
+
+function writeSharedOutputs(outputs: Tensor[], refs: Map<string, ShmRef>, shm: SharedMemoryAccess | undefined): Map<string, number> {
+  const written = new Map<string, number>();
+  for (const t of outputs) {
+    const ref = refs.get(t.name);
+    if (!ref) continue;
+    if (!shm) throw new KServeError(400, `shared memory outputs are not supported by this server (output '${t.name}')`);
+    const bytes = encodeBinaryData(t.datatype, t.data);
+    if (bytes.byteLength > ref.byteSize) {
+      throw new KServeError(400, `shared memory size specified with the request for output '${t.name}' (${ref.byteSize} bytes) should be at least ${bytes.byteLength} bytes to hold the results`);
+    }
+    shmCall(() => shm.write(ref.region, ref.offset, bytes, ref.byteSize));
+    written.set(t.name, bytes.byteLength);
+  }
+  return written;
+}
+
+/** Registry refusals (unknown region, window out of bounds) are the client's error: 400 with its words. */
+function shmCall<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new KServeError((err as { status?: number }).status ?? 400, (err as Error).message);
+  }
 }
 
 /** The requested outputs in request order (all of the model's otherwise), classification applied. */

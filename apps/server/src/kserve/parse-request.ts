@@ -9,6 +9,13 @@ import { invalid } from './errors';
 import { isKServeDatatype } from './datatypes';
 import type { KServeDatatype } from '@inferscope/core';
 
+/** Triton's shared-memory parameters of an input or output: a window of a registered region. */
+export interface ShmRef {
+  region: string;
+  offset: number;
+  byteSize: number;
+}
+
 export interface ParsedInput {
   name: string;
   datatype: KServeDatatype;
@@ -17,6 +24,8 @@ export interface ParsedInput {
   json?: unknown;
   /** raw bytes when the input came through the binary extension (a view into the body) */
   binary?: Uint8Array;
+  /** where the data is when it came through system shared memory (read before validation) */
+  shm?: ShmRef;
 }
 
 export interface ParsedOutput {
@@ -24,6 +33,8 @@ export interface ParsedOutput {
   binary?: boolean;
   /** classification extension: return the top N classes of this output instead of its values */
   classification?: number;
+  /** write this output into a registered shared-memory region instead of the response body */
+  shm?: ShmRef;
 }
 
 export interface ParsedRequest {
@@ -193,8 +204,7 @@ function parseInputHeader(raw: Json): ParsedInput {
     else msg += ' set' + (hasData ? " 'data'" : '') + (hasBinary ? " 'binary_data_size'" : '') + (hasShm ? " 'shared_memory_region'" : '');
     throw invalid(msg);
   }
-  if (hasShm) throw invalid(`shared memory inputs are not supported by this server (input '${name}')`);
-  return { name, datatype, shape: shape as number[] };
+  return { name, datatype, shape: shape as number[], ...(hasShm ? { shm: shmRef(params!, `input '${name}'`) } : {}) };
 }
 
 function binaryDataSize(raw: Json): number | undefined {
@@ -213,9 +223,7 @@ function parseOutput(raw: unknown): ParsedOutput {
   const params = raw.parameters;
   if (params === undefined) return out;
   if (!isObject(params)) throw invalid(`Unable to parse 'parameters' of output '${name}'`);
-  if (params.shared_memory_region !== undefined) {
-    throw invalid(`shared memory outputs are not supported by this server (output '${name}')`);
-  }
+  if (params.shared_memory_region !== undefined) out.shm = shmRef(params, `output '${name}'`);
   if (params.classification !== undefined) {
     if (!isUint(params.classification)) throw invalid("Unable to set 'classification'");
     out.classification = params.classification;
@@ -225,4 +233,16 @@ function parseOutput(raw: unknown): ParsedOutput {
     out.binary = params.binary_data;
   }
   return out;
+}
+
+/** `shared_memory_region` / `_offset` / `_byte_size` of an input's or output's parameters (Triton's names). */
+export function shmRef(params: Record<string, unknown>, what: string): ShmRef {
+  const region = params.shared_memory_region;
+  if (typeof region !== 'string' || region === '') throw invalid(`Unable to parse 'shared_memory_region' of ${what}`);
+  const size = params.shared_memory_byte_size;
+  if (size === undefined) throw invalid(`'shared_memory_byte_size' is missing for ${what}`);
+  if (!isUint(size)) throw invalid(`Unable to parse 'shared_memory_byte_size' of ${what}`);
+  const offset = params.shared_memory_offset ?? 0;
+  if (!isUint(offset)) throw invalid(`Unable to parse 'shared_memory_offset' of ${what}`);
+  return { region, offset, byteSize: size };
 }

@@ -19,7 +19,7 @@ import { describeError, KServeError } from './errors';
 import { parseHeaderLength, parseInferRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { runInference } from './infer-service';
+import { runInference, type SharedMemoryAccess } from './infer-service';
 import { InflightBytes, defaultInflightLimit, installInflightBytes } from '../http/inflight-bytes';
 
 export interface InferRoutesOptions {
@@ -31,6 +31,8 @@ export interface InferRoutesOptions {
    * OTHER) and the dashboard see it like any other refusal. `now` is the schedulers' clock in µs.
    */
   events?: { bus: EventBus; now: () => number };
+  /** system shared-memory regions for inputs and outputs named by region (Triton's extension) */
+  shm?: SharedMemoryAccess;
   /**
    * Responses smaller than this are never compressed, even when the client accepts gzip/deflate: fetch()
    * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
@@ -52,7 +54,7 @@ export function registerInferRoutes(
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
-  const deps = { manager, events: options.events };
+  const deps = { manager, events: options.events, shm: options.shm };
   const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
   let hold: (req: FastifyRequest) => () => void = () => () => {};
 
@@ -90,8 +92,8 @@ export function registerInferRoutes(
     }
     // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
     // closed connection and is dropped.
-    const { served, request: decoded, outputs } = outcome;
-    const encoded = encodeInferResponse(served.name, served.version, decoded, outputs);
+    const { served, request: decoded, outputs, shmWritten } = outcome;
+    const encoded = encodeInferResponse(served.name, served.version, decoded, outputs, shmWritten);
     reply.header('content-type', encoded.contentType);
     if (encoded.headerLength !== undefined) {
       // Counts bytes of the uncompressed body, also when the response is compressed (as Triton).

@@ -9,7 +9,7 @@ import { invalid } from './errors';
 import { decodeBinaryData } from './binary-data';
 import { decodeJsonData } from './json-data';
 import { dimsToString, type IOSpec, type ModelSpec } from './model-spec';
-import type { ParsedInput, ParsedRequest } from './parse-request';
+import type { ParsedInput, ParsedRequest, ShmRef } from './parse-request';
 import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
 
 export interface DecodedInferRequest {
@@ -23,6 +23,8 @@ export interface DecodedInferRequest {
   binaryDefault: boolean;
   /** requested outputs to answer with Triton's classification extension: name -> class count */
   classification?: Map<string, number>;
+  /** requested outputs to write into system shared memory instead of the response body */
+  shmOutputs?: Map<string, ShmRef>;
   priority?: number;
   timeoutUs?: number;
   /** samples carried (dim 0 when max_batch_size > 0, else 1) */
@@ -42,6 +44,7 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
   const binaryOutputs = new Map<string, boolean>();
   let outputs: string[] | undefined;
   let classification: Map<string, number> | undefined;
+  let shmOutputs: Map<string, ShmRef> | undefined;
   if (req.outputs && req.outputs.length > 0) {
     outputs = [];
     for (const o of req.outputs) {
@@ -51,6 +54,7 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
       outputs.push(o.name);
       binaryOutputs.set(o.name, o.binary ?? req.binaryOutput);
       if (o.classification !== undefined && o.classification > 0) (classification ??= new Map()).set(o.name, o.classification);
+      if (o.shm) (shmOutputs ??= new Map()).set(o.name, o.shm);
     }
   }
 
@@ -145,6 +149,7 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
     binaryOutputs,
     binaryDefault: req.binaryOutput,
     ...(classification ? { classification } : {}),
+    ...(shmOutputs ? { shmOutputs } : {}),
     priority: req.priority,
     timeoutUs: req.timeoutUs,
     batchSize: spec.maxBatchSize > 0 ? batch : 1,
