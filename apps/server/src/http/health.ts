@@ -28,7 +28,9 @@ export interface HealthState {
 }
 
 export function registerHealthRoutes(app: FastifyInstance, manager: ModelManager, state: HealthState): void {
-  app.get('/v2', async () => ({ name: SERVER_NAME, version: state.version, extensions: [...EXTENSIONS] }));
+  const metadata = async () => ({ name: SERVER_NAME, version: state.version, extensions: [...EXTENSIONS] });
+  app.get('/v2', metadata);
+  app.get('/v2/', metadata); // Triton's server-metadata route takes the trailing slash too
   app.get('/v2/health/live', async (_req, reply) => reply.code(200).send());
   // Triton is ready when every model it was asked to serve is READY (strict readiness).
   app.get('/v2/health/ready', async (_req, reply) => reply.code(state.accepting() && manager.allReady() ? 200 : 400).send());

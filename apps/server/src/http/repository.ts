@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkModelName } from '@inferscope/core/repository/index.ts';
 import type { ModelManager } from '../models/model-manager';
-import { errors } from './errors';
+import { errors, HttpError } from './errors';
 import { objectBody } from './json-body';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 
@@ -18,13 +18,22 @@ export interface RepositoryRoutesOptions {
 }
 
 export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelManager, options: RepositoryRoutesOptions = {}): void {
-  app.post('/v2/repository/index', async (req) => {
+  const index = async (req: FastifyRequest) => {
     const body = objectBody(req.body, 'repository index');
     const ready = body.ready ?? false;
     if (typeof ready !== 'boolean') throw errors.BAD_FIELD('ready', 'a boolean');
     await manager.refreshIndex();
     return manager.index(ready);
-  });
+  };
+  app.post('/v2/repository/index', index);
+  // Triton's repository-scoped URLs: the index of a named repository answers as the index (one merged
+  // view, as Triton), while loading or unloading "from" a named repository is refused as Triton does.
+  app.post('/v2/repository/:repository/index', index);
+  const scoped = async () => {
+    throw new HttpError('INFERSCOPE_REPOSITORY_NAME', 501, "'repository_name' specification is not supported");
+  };
+  app.post('/v2/repository/:repository/models/:model/load', scoped);
+  app.post('/v2/repository/:repository/models/:model/unload', scoped);
 
   const control = (action: 'load' | 'unload') => async (req: FastifyRequest<{ Params: Params }>, reply: import('fastify').FastifyReply) => {
     const { model } = req.params;

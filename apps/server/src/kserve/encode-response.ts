@@ -24,7 +24,8 @@ export function encodeInferResponse(
   shmWritten?: ReadonlyMap<string, number>,
 ): EncodedResponse {
   let json = `{"model_name":${JSON.stringify(modelName)},"model_version":${JSON.stringify(modelVersion)}`;
-  if (req.id !== undefined) json += `,"id":${JSON.stringify(req.id)}`;
+  // Triton leaves an empty request id out of the response
+  if (req.id) json += `,"id":${JSON.stringify(req.id)}`;
   json += ',"outputs":[';
   const chunks: Uint8Array[] = [];
   tensors.forEach((t, i) => {

@@ -71,6 +71,8 @@ function member(obj: Json, key: string, what: string): unknown {
 export function parseHeaderLength(raw: string | string[] | undefined, bodyLength: number): number | undefined {
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
+  // A negative size is out of range, in Triton's words; anything else that is not a number cannot be parsed.
+  if (/^\s*-\d+\s*$/.test(text)) throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
   if (!/^\s*\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
   const n = Number(text);
   if (n > bodyLength) {

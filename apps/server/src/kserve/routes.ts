@@ -114,7 +114,9 @@ export function registerInferRoutes(
       let { status, message } = describeError(err);
       if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         status = 413;
-        message = `request body exceeds the maximum size of ${bodyLimit} bytes`;
+        // Triton answers 400 with this hint; we keep HTTP's 413 (the body is refused before it is read)
+        // and give the same hint.
+        message = `request body exceeds the maximum size of ${bodyLimit} bytes. Use --http-max-input-size to increase the limit`;
       }
       if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
