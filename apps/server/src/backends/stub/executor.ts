@@ -6,13 +6,14 @@
  * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
  * figure for the stub's pid, else torch's).
  */
-import type { Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
+import type { Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { warmupBatches } from '../onnxruntime/warmup';
+import { WholeBatchFailure } from '../isolate-failures';
 import { NotStartedError, StubProcess, type StubRequest, type StubRunResult } from './stub-process';
 import { processGpuBytes, processRssBytes } from './proc-memory';
 import type { StubInit } from './protocol';
@@ -22,7 +23,14 @@ type Batch = readonly SchedulerRequest<InferPayload>[];
 /** How one backend turns a batch into stub requests and the stub's answer back into per-request results. */
 export interface StubBatchCodec {
   encode(batch: Batch): { requests: StubRequest[]; rows: number[] };
-  decode(batch: Batch, rows: number[], result: StubRunResult): InferResult[];
+  /** one result per request; a RequestFailure in place of one fails that request alone */
+  decode(batch: Batch, rows: number[], result: StubRunResult): (InferResult | RequestFailure)[];
+  /**
+   * Whether a failed batch may be run again in parts to find the request that failed it (isolate-failures):
+   * true for a pure function of the batch (a TorchScript forward()), false for a python model's execute(),
+   * whose failures then reach every request of the batch as one WholeBatchFailure (why: isolate-failures.ts).
+   */
+  rerunSafe: boolean;
 }
 
 export interface StubModelPlan {
@@ -111,7 +119,8 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
   }
 
   /** Sends the batch synchronously when the stub is up (see OrtExecutor.executeWithCallback for why). */
-  executeWithCallback(info: InstanceInfo, batch: Batch, done: (error: unknown, results?: InferResult[]) => void): void {
+  executeWithCallback(info: InstanceInfo, batch: Batch, answer: (error: unknown, results?: InferResult[]) => void): void {
+    const done = this.plan.codec.rerunSafe ? answer : (err: unknown, results?: InferResult[]) => answer(err ? asWholeBatchFailure(err) : null, results);
     const rt = this.instances.get(info.name);
     if (!rt) {
       done(new Error(`instance ${info.name} of model '${this.plan.model}' is not started`));
@@ -139,7 +148,8 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
         }
         let results: InferResult[];
         try {
-          results = this.plan.codec.decode(batch, encoded.rows, result!);
+          // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
+          results = this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[];
         } catch (e) {
           done(e);
           return;
@@ -269,4 +279,8 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
+}
+
+function asWholeBatchFailure(err: unknown): WholeBatchFailure {
+  return err instanceof WholeBatchFailure ? err : new WholeBatchFailure(err instanceof Error ? err.message : String(err));
 }
