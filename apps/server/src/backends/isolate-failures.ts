@@ -34,15 +34,12 @@ import { RequestFailure, type Executor, type InstanceInfo, type SchedulerRequest
 
 type Done<R> = (error: unknown, results?: R[]) => void;
 
-/** A batch's failure that goes to every request of the batch as it is: the batch must not be re-run in parts (see above). */
-export class WholeBatchFailure extends Error {
-  constructor(
-    message: string,
-    readonly httpStatus = 500,
-  ) {
-    super(message);
-    this.name = 'WholeBatchFailure';
-  }
+/**
+ * A batch's failure that goes to every request of the batch as it is: the batch must not be re-run in
+ * parts (see above). It is each request's own failure too, hence a RequestFailure.
+ */
+export class WholeBatchFailure extends RequestFailure {
+  readonly wholeBatch = true;
 }
 
 export interface IsolationStats {
