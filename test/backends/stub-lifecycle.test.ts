@@ -96,9 +96,9 @@ test('through the server: killing the stub under load answers every request exac
     const ok = done.filter((r) => r.status === 200);
     const failed = done.filter((r) => r.status !== 200);
     assert.equal(ok.length + failed.length, 40);
-    // The batch that was running when the stub died fails, and isolate-failures re-runs it split on the
-    // restarted stub: its requests are then answered too. So at most that batch (max_batch_size 8) fails.
-    assert.ok(failed.length <= 8, `only the running batch may fail (max_batch_size 8): ${failed.length} failed`);
+    // The batch that was running when the stub died fails, and only it: a python batch is never re-run in
+    // parts on the restarted stub (execute() may already have acted on its requests; isolate-failures.ts).
+    assert.ok(failed.length >= 1 && failed.length <= 8, `only the running batch fails (max_batch_size 8): ${failed.length} failed`);
     for (const f of failed) assert.match(f.body.error, /was killed by SIGKILL/);
     for (const r of ok) assert.deepEqual(r.body.outputs[0].data, [2, 2, 2, 2]);
     // each request id answered once: one request.completed per accepted request

@@ -14,7 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)  # inferscope_stub and triton_python_backend_utils
 
 from inferscope_stub.wire import Channel  # noqa: E402  (numpy-free: errors can be reported without it)
-from inferscope_stub.errors import StubInitError, describe  # noqa: E402
+from inferscope_stub.errors import RequestError, StubInitError, describe  # noqa: E402
 
 CHANNEL_FD = 3
 
@@ -85,8 +85,9 @@ def main():
             answers = runner.run(requests)
             responses, chunks, end = [], [], 0
             for a in answers:
-                if isinstance(a, str):
-                    responses.append({"error": a})
+                if isinstance(a, RequestError):
+                    # fails this request alone (Triton's per-response error); the batch's others are answered
+                    responses.append({"error": a.message, "code": a.code})
                     continue
                 metas, parts, end = layout(a, end)
                 responses.append({"outputs": metas})

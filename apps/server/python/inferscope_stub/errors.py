@@ -9,6 +9,17 @@ class StubRunError(Exception):
     """A batch failed for a reason the server should show as it is (wrong response count, ...)."""
 
 
+class RequestError:
+    """One request's answer when its InferenceResponse carries a TritonError: that request fails with this
+    message (and the HTTP status Triton gives the code), the other requests of the batch are answered."""
+
+    __slots__ = ("message", "code")
+
+    def __init__(self, message, code):
+        self.message = message
+        self.code = code
+
+
 def describe(e):
     """'ValueError: message' (the message alone for our own errors)."""
     if isinstance(e, (StubInitError, StubRunError)):

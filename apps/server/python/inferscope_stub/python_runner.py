@@ -10,9 +10,22 @@ import numpy as np
 
 import triton_python_backend_utils as pb_utils
 
-from .errors import StubInitError, StubRunError
+from .errors import RequestError, StubInitError, StubRunError
 
 KIND = {"KIND_CPU": "CPU", "KIND_GPU": "GPU", "KIND_MODEL": "MODEL"}
+
+# TritonError's codes by value, named as on the wire (protocol.ts WireErrorCode)
+ERROR_CODES = {
+    getattr(pb_utils.TritonError, name): name
+    for name in ("UNKNOWN", "INTERNAL", "NOT_FOUND", "INVALID_ARG", "UNAVAILABLE", "UNSUPPORTED", "ALREADY_EXISTS", "CANCELLED")
+}
+
+
+def _request_error(err):
+    """The wire form of a response's error (a TritonError, or whatever a model put there)."""
+    message = err.message() if hasattr(err, "message") else str(err)
+    code = ERROR_CODES.get(err.code() if hasattr(err, "code") else pb_utils.TritonError.INTERNAL, "INTERNAL")
+    return RequestError(str(message), code)
 
 
 def load_model_module(path):
@@ -105,8 +118,7 @@ class PythonRunner:
             if not isinstance(r, pb_utils.InferenceResponse):
                 raise StubRunError("response %d of model '%s' is a %s, not an InferenceResponse" % (i, self.model_name, type(r).__name__))
             if r.has_error():
-                err = r.error()
-                answers.append(err.message() if hasattr(err, "message") else str(err))
+                answers.append(_request_error(r.error()))
                 continue
             out = []
             for t in r.output_tensors():

@@ -16,10 +16,31 @@
  *
  * The success path is untouched: executeWithCallback is passed straight through (the ORT executor posts
  * the batch synchronously inside the scheduler's dispatch, see executor.ts).
+ *
+ * What is never split:
+ * - a batch answered with results, some of them RequestFailure: the executor already told the requests
+ *   apart (a python model's per-request error), so each result goes to its request as it is, no re-run;
+ * - a WholeBatchFailure: the executor says that running parts of the batch again would be wrong, not
+ *   just wasteful. A Triton python model is the case: execute() is the user's code and may act on each
+ *   request (count it, log it, call out, keep state across calls), so running it again on a request it
+ *   has already seen is a second execution, not a lookup; Triton runs a batch once and, when execute()
+ *   raises, fails every request of it with the exception's message, which is what happens here. The model
+ *   author wrote that message (Triton shows it the same way), and a model that wants to fail one request
+ *   alone says so with an error response, which arrives here as a RequestFailure (first case).
+ *   A TorchScript forward() or an onnxruntime run is a pure function of the batch: splitting it costs
+ *   only time, so those failures are still split.
  */
 import { RequestFailure, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
 
 type Done<R> = (error: unknown, results?: R[]) => void;
+
+/**
+ * A batch's failure that goes to every request of the batch as it is: the batch must not be re-run in
+ * parts (see above). It is each request's own failure too, hence a RequestFailure.
+ */
+export class WholeBatchFailure extends RequestFailure {
+  readonly wholeBatch = true;
+}
 
 export interface IsolationStats {
   /** batches that failed as a whole and were split */
@@ -50,6 +71,7 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
     run(instance, batch, (err, results) => {
       if (!err && Array.isArray(results) && results.length === batch.length) return done(results);
       if (batch.length === 1) return done([leafFailure(err, results)]);
+      if (err instanceof WholeBatchFailure) return done(batch.map(() => leafFailure(err, results)));
       split(instance, batch, done);
     });
   };
@@ -69,7 +91,7 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
 
   const executeWithCallback = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
     run(instance, batch, (err, results) => {
-      if (!err || batch.length < 2) return done(err, results);
+      if (!err || batch.length < 2 || err instanceof WholeBatchFailure) return done(err, results);
       stats.isolatedBatches++;
       // The scheduler's contract allows a RequestFailure in place of a result (core scheduler/types.ts).
       split(instance, batch, (r) => done(null, r as R[]));

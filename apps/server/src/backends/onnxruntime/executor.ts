@@ -9,7 +9,8 @@ import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { gpuMemoryUsedBytes } from '../../memory/gpu';
-import { InstanceWorker, NotStartedError, type WorkerFeed } from './instance-worker';
+import { InstanceWorker } from './instance-worker';
+import { InstanceSupervisor, noteOnce, type Supervised } from '../instance-supervisor';
 import { executionProviders, lazyLoad, sessionOptions } from './session-options';
 import { warmupBatches } from './warmup';
 import { gatherFeeds, outputsToFetch, scatterOutputs } from './batch-io';
@@ -44,15 +45,12 @@ export interface OrtModelPlan {
   notes: string[];
 }
 
-interface InstanceRuntime {
-  info: InstanceInfo;
-  worker: InstanceWorker | null;
-  starting: Promise<InstanceWorker> | null;
+/** What an onnxruntime instance holds beside its worker (the handle). */
+interface OrtInstance {
   reservation: MemoryReservation | null;
-  stopped: boolean;
   provider: string;
-  restarts: number;
 }
+type InstanceRuntime = Supervised<InstanceWorker> & OrtInstance;
 
 // Session creation is serialised across the process: resident-memory growth is process-wide, so only
 // one session may be loading while we measure it. It also keeps start-up from fighting for the 2 cores.
@@ -70,42 +68,34 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
    * thread (about 30-60 µs each way on a busy 2-core machine, against ~100-400 µs of compute per batch).
    */
   readonly prefetch = 1;
-  private readonly instances = new Map<string, InstanceRuntime>();
+  private readonly supervisor: InstanceSupervisor<InstanceWorker, OrtInstance>;
   /** batches posted to a worker and not answered yet, by the array the scheduler gave (see reclaim) */
   private readonly posted = new Map<readonly SchedulerRequest<InferPayload>[], { worker: InstanceWorker; id: number }>();
 
-  constructor(private readonly plan: OrtModelPlan) {}
+  constructor(private readonly plan: OrtModelPlan) {
+    this.supervisor = new InstanceSupervisor<InstanceWorker, OrtInstance>({
+      model: plan.model,
+      log: (msg) => plan.log(msg),
+      bringUp: (rt) => this.bringUp(rt),
+      release: (rt) => {
+        rt.reservation?.release();
+        rt.reservation = null;
+      },
+    });
+  }
 
   async startInstance(info: InstanceInfo): Promise<void> {
-    if (this.instances.has(info.name)) throw new Error(`instance ${info.name} is already started`);
-    const rt: InstanceRuntime = { info, worker: null, starting: null, reservation: null, stopped: false, provider: '', restarts: 0 };
-    this.instances.set(info.name, rt);
-    if (lazyLoad(this.plan.config)) {
-      this.plan.log(`instance ${info.name}: lazy_load is on, the session loads on the first batch`);
-      return;
-    }
-    try {
-      await this.ensureWorker(rt);
-    } catch (err) {
-      this.instances.delete(info.name);
-      throw err;
-    }
+    const lazy = lazyLoad(this.plan.config);
+    await this.supervisor.start(info, { reservation: null, provider: '' }, lazy);
+    if (lazy) this.plan.log(`instance ${info.name}: lazy_load is on, the session loads on the first batch`);
   }
 
-  async stopInstance(info: InstanceInfo): Promise<void> {
-    const rt = this.instances.get(info.name);
-    if (!rt) return;
-    rt.stopped = true;
-    await rt.starting?.catch(() => undefined);
-    await rt.worker?.close();
-    rt.worker = null;
-    rt.reservation?.release();
-    rt.reservation = null;
-    this.instances.delete(info.name);
+  stopInstance(info: InstanceInfo): Promise<void> {
+    return this.supervisor.stop(info);
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.instances.values()].map((rt) => this.stopInstance(rt.info)));
+  stopAll(): Promise<void> {
+    return this.supervisor.stopAll();
   }
 
   execute(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[]): Promise<InferResult[]> {
@@ -119,59 +109,25 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
    * batch, leaving onnxruntime idle meanwhile.
    */
   executeWithCallback(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[], done: (error: unknown, results?: InferResult[]) => void): void {
-    const rt = this.instances.get(info.name);
-    if (!rt) {
-      done(new Error(`instance ${info.name} of model '${this.plan.model}' is not started`));
-      return;
-    }
     const config = this.plan.config;
-    let feeds: WorkerFeed[], rows: number[], fetches: string[];
-    try {
+    this.supervisor.dispatch(info, done, () => {
       // Build the feeds before waiting for the worker: bad input fails fast, without touching the instance.
-      ({ feeds, rows } = gatherFeeds(config, batch));
-      fetches = outputsToFetch(config, batch);
-    } catch (err) {
-      done(err);
-      return;
-    }
-    let resent = false;
-    const send = (worker: InstanceWorker): void => {
-      let answered = false;
-      const id = worker.runWithCallback(feeds, fetches, (err, result) => {
-        answered = true;
-        this.posted.delete(batch);
-        if (err instanceof NotStartedError && !resent && !rt.stopped) {
-          // A prefetched batch queued behind one that crashed its worker: it never ran, so it goes to the
-          // replacement (its feeds were transferred to the dead thread: gather them again).
-          resent = true;
-          const resend = (w: InstanceWorker): void => {
-            try {
-              feeds = gatherFeeds(config, batch).feeds;
-              send(w);
-            } catch (e) {
-              done(e); // never leave the batch unanswered
-            }
-          };
-          this.ensureWorker(rt).then(resend, (e: unknown) => done(e));
-          return;
-        }
-        if (err) {
-          done(err);
-          return;
-        }
-        let results: InferResult[];
-        try {
-          results = scatterOutputs(config, batch, rows, result!.outputs);
-        } catch (e) {
-          done(e);
-          return;
-        }
-        done(null, results);
-      });
-      if (!answered && id > 0) this.posted.set(batch, { worker, id });
-    };
-    if (rt.worker && !rt.stopped) send(rt.worker);
-    else this.ensureWorker(rt).then(send, (err: unknown) => done(err));
+      const gathered = gatherFeeds(config, batch);
+      const { rows } = gathered;
+      let { feeds } = gathered;
+      const fetches = outputsToFetch(config, batch);
+      return (worker, again, finish) => {
+        // Sent again to the replacement: the feeds were transferred to the dead thread, gather them again.
+        if (again) feeds = gatherFeeds(config, batch).feeds;
+        let answered = false;
+        const id = worker.runWithCallback(feeds, fetches, (err, result) => {
+          answered = true;
+          this.posted.delete(batch);
+          finish(err, () => scatterOutputs(config, batch, rows, result!.outputs));
+        });
+        if (!answered && id > 0) this.posted.set(batch, { worker, id });
+      };
+    });
   }
 
   /**
@@ -188,35 +144,21 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
 
   /** Test and diagnostics hook: the live worker of an instance, if it has one. */
   workerOf(instance: string): InstanceWorker | null {
-    return this.instances.get(instance)?.worker ?? null;
+    return this.supervisor.get(instance)?.handle ?? null;
   }
 
   /** Which provider each instance's session runs on ('cpu', 'cuda', ...), and how often it was restarted. */
   describe(): { instance: string; provider: string; restarts: number; loaded: boolean }[] {
-    return [...this.instances.values()].map((rt) => ({
+    return this.supervisor.list().map((rt) => ({
       instance: rt.info.name,
       provider: rt.provider,
       restarts: rt.restarts,
-      loaded: rt.worker !== null,
+      loaded: rt.handle !== null,
     }));
   }
 
-  private ensureWorker(rt: InstanceRuntime): Promise<InstanceWorker> {
-    if (rt.stopped) return Promise.reject(new Error(`instance ${rt.info.name} of model '${this.plan.model}' is stopping`));
-    if (rt.worker) return Promise.resolve(rt.worker);
-    if (!rt.starting) {
-      rt.starting = this.bringUp(rt).finally(() => {
-        rt.starting = null;
-      });
-    }
-    return rt.starting;
-  }
-
   private addNote(note: string): void {
-    if (!this.plan.notes.includes(note)) {
-      this.plan.notes.push(note);
-      this.plan.log(note);
-    }
+    noteOnce(this.plan.notes, (m) => this.plan.log(m), note);
   }
 
   private async bringUp(rt: InstanceRuntime): Promise<InstanceWorker> {
@@ -241,7 +183,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       const rssBefore = process.memoryUsage.rss();
       let worker: InstanceWorker | null = null;
       try {
-        const w = new InstanceWorker(`${info.name} of model '${plan.model}'`, (error) => this.onWorkerDeath(rt, w, error));
+        const w = new InstanceWorker(`${info.name} of model '${plan.model}'`, (error) => this.supervisor.died(rt, w, error));
         worker = w;
         const ready = await w.init({
           modelFile: plan.modelFile,
@@ -271,29 +213,13 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       } catch (err) {
         // close(), not terminate(): a terminate inside onnxruntime native code aborts the process.
         await worker?.close().catch(() => undefined);
-        if (!rt.worker) {
+        if (!rt.handle) {
           rt.reservation?.release();
           rt.reservation = null;
         }
         throw new Error(`instance ${info.name} of model '${plan.model}' failed to start: ${(err as Error).message}`);
       }
-      if (rt.stopped) {
-        await worker.close();
-        throw new Error(`instance ${info.name} was stopped while starting`);
-      }
-      rt.worker = worker;
-      return worker;
+      return this.supervisor.adopt(rt, worker);
     });
-  }
-
-  private onWorkerDeath(rt: InstanceRuntime, worker: InstanceWorker, error: Error): void {
-    if (rt.worker !== worker) return; // died during start-up: bringUp reports that itself
-    rt.worker = null;
-    if (rt.stopped) return;
-    rt.restarts++;
-    this.plan.log(`${error.message}; restarting instance ${rt.info.name} (restart ${rt.restarts})`);
-    // Start the replacement now so the next batch does not pay for it. A failed restart is retried by
-    // the next execute(), which then reports the error to that batch.
-    this.ensureWorker(rt).catch((err: Error) => this.plan.log(err.message));
   }
 }

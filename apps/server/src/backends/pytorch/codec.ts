@@ -14,6 +14,8 @@ export function torchCodec(config: ModelConfig): StubBatchCodec {
   const batching = (config.max_batch_size ?? 0) > 0;
   const who = `TorchScript model '${config.name}'`;
   return {
+    // forward() is a pure function of the merged batch: a failed one may be split to find the bad request
+    rerunSafe: true,
     encode(batch) {
       const { feeds, rows } = gatherFeeds(config, batch);
       const inputs: Tensor[] = feeds.map((f) => ({ name: f.name, datatype: fromOrtType(f.type), shape: f.dims, data: f.data as Float32Array }));

@@ -6,14 +6,16 @@
  * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
  * figure for the stub's pid, else torch's).
  */
-import type { Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
+import type { Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { warmupBatches } from '../onnxruntime/warmup';
-import { NotStartedError, StubProcess, type StubRequest, type StubRunResult } from './stub-process';
+import { WholeBatchFailure } from '../isolate-failures';
+import { StubProcess, type StubRequest, type StubRunResult } from './stub-process';
+import { InstanceSupervisor, noteOnce, type Supervised } from '../instance-supervisor';
 import { processGpuBytes, processRssBytes } from './proc-memory';
 import type { StubInit } from './protocol';
 
@@ -22,7 +24,14 @@ type Batch = readonly SchedulerRequest<InferPayload>[];
 /** How one backend turns a batch into stub requests and the stub's answer back into per-request results. */
 export interface StubBatchCodec {
   encode(batch: Batch): { requests: StubRequest[]; rows: number[] };
-  decode(batch: Batch, rows: number[], result: StubRunResult): InferResult[];
+  /** one result per request; a RequestFailure in place of one fails that request alone */
+  decode(batch: Batch, rows: number[], result: StubRunResult): (InferResult | RequestFailure)[];
+  /**
+   * Whether a failed batch may be run again in parts to find the request that failed it (isolate-failures):
+   * true for a pure function of the batch (a TorchScript forward()), false for a python model's execute(),
+   * whose failures then reach every request of the batch as one WholeBatchFailure (why: isolate-failures.ts).
+   */
+  rerunSafe: boolean;
 }
 
 export interface StubModelPlan {
@@ -48,16 +57,13 @@ export interface StubModelPlan {
   notes: string[];
 }
 
-interface InstanceRuntime {
-  info: InstanceInfo;
-  stub: StubProcess | null;
-  starting: Promise<StubProcess> | null;
+/** What a stub instance holds beside its process (the handle). */
+interface StubInstance {
   host: MemoryReservation | null;
   gpu: MemoryReservation | null;
-  stopped: boolean;
   device: string;
-  restarts: number;
 }
+type InstanceRuntime = Supervised<StubProcess> & StubInstance;
 
 /**
  * Resident memory of a freshly loaded stub, by interpreter and backend, as last measured: the interpreter
@@ -75,35 +81,27 @@ const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
   readonly prefetch = 1;
-  private readonly instances = new Map<string, InstanceRuntime>();
+  private readonly supervisor: InstanceSupervisor<StubProcess, StubInstance>;
 
-  constructor(private readonly plan: StubModelPlan) {}
-
-  async startInstance(info: InstanceInfo): Promise<void> {
-    if (this.instances.has(info.name)) throw new Error(`instance ${info.name} is already started`);
-    const rt: InstanceRuntime = { info, stub: null, starting: null, host: null, gpu: null, stopped: false, device: 'cpu', restarts: 0 };
-    this.instances.set(info.name, rt);
-    try {
-      await this.ensureStub(rt);
-    } catch (err) {
-      this.instances.delete(info.name);
-      throw err;
-    }
+  constructor(private readonly plan: StubModelPlan) {
+    this.supervisor = new InstanceSupervisor<StubProcess, StubInstance>({
+      model: plan.model,
+      log: (msg) => plan.log(msg),
+      bringUp: (rt) => this.bringUp(rt),
+      release: (rt) => this.release(rt),
+    });
   }
 
-  async stopInstance(info: InstanceInfo): Promise<void> {
-    const rt = this.instances.get(info.name);
-    if (!rt) return;
-    rt.stopped = true;
-    await rt.starting?.catch(() => undefined);
-    await rt.stub?.close();
-    rt.stub = null;
-    this.release(rt);
-    this.instances.delete(info.name);
+  startInstance(info: InstanceInfo): Promise<void> {
+    return this.supervisor.start(info, { host: null, gpu: null, device: 'cpu' });
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.instances.values()].map((rt) => this.stopInstance(rt.info)));
+  stopInstance(info: InstanceInfo): Promise<void> {
+    return this.supervisor.stop(info);
+  }
+
+  stopAll(): Promise<void> {
+    return this.supervisor.stopAll();
   }
 
   execute(info: InstanceInfo, batch: Batch): Promise<InferResult[]> {
@@ -111,65 +109,27 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
   }
 
   /** Sends the batch synchronously when the stub is up (see OrtExecutor.executeWithCallback for why). */
-  executeWithCallback(info: InstanceInfo, batch: Batch, done: (error: unknown, results?: InferResult[]) => void): void {
-    const rt = this.instances.get(info.name);
-    if (!rt) {
-      done(new Error(`instance ${info.name} of model '${this.plan.model}' is not started`));
-      return;
-    }
-    let encoded: { requests: StubRequest[]; rows: number[] };
-    try {
-      encoded = this.plan.codec.encode(batch);
-    } catch (err) {
-      done(err);
-      return;
-    }
-    let resent = false;
-    const send = (stub: StubProcess): void =>
-      stub.run(encoded.requests, (err, result) => {
-        if (err instanceof NotStartedError && !resent && !rt.stopped) {
-          // Queued behind a batch that killed its stub: it never ran, so it goes to the replacement.
-          resent = true;
-          this.ensureStub(rt).then(send, (e: unknown) => done(e));
-          return;
-        }
-        if (err) {
-          done(err);
-          return;
-        }
-        let results: InferResult[];
-        try {
-          results = this.plan.codec.decode(batch, encoded.rows, result!);
-        } catch (e) {
-          done(e);
-          return;
-        }
-        done(null, results);
-      });
-    if (rt.stub && !rt.stopped) send(rt.stub);
-    else this.ensureStub(rt).then(send, (err: unknown) => done(err));
+  executeWithCallback(info: InstanceInfo, batch: Batch, answer: (error: unknown, results?: InferResult[]) => void): void {
+    const done = this.plan.codec.rerunSafe ? answer : (err: unknown, results?: InferResult[]) => answer(err ? asWholeBatchFailure(err) : null, results);
+    this.supervisor.dispatch(info, done, () => {
+      const encoded = this.plan.codec.encode(batch);
+      // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
+      return (stub, _again, finish) =>
+        stub.run(encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[]));
+    });
   }
 
   /** Test and diagnostics hook: the live stub of an instance. */
   stubOf(instance: string): StubProcess | null {
-    return this.instances.get(instance)?.stub ?? null;
+    return this.supervisor.get(instance)?.handle ?? null;
   }
 
   describe(): { instance: string; device: string; restarts: number; pid?: number }[] {
-    return [...this.instances.values()].map((rt) => ({ instance: rt.info.name, device: rt.device, restarts: rt.restarts, pid: rt.stub?.pid }));
-  }
-
-  private ensureStub(rt: InstanceRuntime): Promise<StubProcess> {
-    if (rt.stopped) return Promise.reject(new Error(`instance ${rt.info.name} of model '${this.plan.model}' is stopping`));
-    if (rt.stub) return Promise.resolve(rt.stub);
-    if (!rt.starting) rt.starting = this.bringUp(rt).finally(() => (rt.starting = null));
-    return rt.starting;
+    return this.supervisor.list().map((rt) => ({ instance: rt.info.name, device: rt.device, restarts: rt.restarts, pid: rt.handle?.pid }));
   }
 
   private addNote(note: string): void {
-    if (this.plan.notes.includes(note)) return;
-    this.plan.notes.push(note);
-    this.plan.log(note);
+    noteOnce(this.plan.notes, (m) => this.plan.log(m), note);
   }
 
   private release(rt: InstanceRuntime): void {
@@ -194,7 +154,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const gpuKey = `${plan.python}\0${plan.backend}\0gpu`;
     if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, measuredStubGpu.get(gpuKey) ?? FIRST_GPU_GUESS + estimate);
     const label = `${info.name} of model '${plan.model}'`;
-    const stub = new StubProcess(label, (error) => this.onStubDeath(rt, stub, error));
+    const stub = new StubProcess(label, (error) => this.supervisor.died(rt, stub, error));
     try {
       const ready = await stub.start({
         python: plan.python,
@@ -240,25 +200,12 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       }
     } catch (err) {
       await stub.close(1000).catch(() => undefined);
-      if (!rt.stub) this.release(rt);
+      if (!rt.handle) this.release(rt);
       throw new Error(`instance ${label} failed to start: ${(err as Error).message}`);
     }
-    if (rt.stopped) {
-      await stub.close();
-      throw new Error(`instance ${info.name} was stopped while starting`);
-    }
-    rt.stub = stub;
-    return stub;
+    return this.supervisor.adopt(rt, stub);
   }
 
-  private onStubDeath(rt: InstanceRuntime, stub: StubProcess, error: Error): void {
-    if (rt.stub !== stub) return; // died while starting: bringUp reports that itself
-    rt.stub = null;
-    if (rt.stopped) return;
-    rt.restarts++;
-    this.plan.log(`${error.message}; restarting instance ${rt.info.name} (restart ${rt.restarts})`);
-    this.ensureStub(rt).catch((err: Error) => this.plan.log(err.message));
-  }
 }
 
 function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void> {
@@ -269,4 +216,8 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
+}
+
+function asWholeBatchFailure(err: unknown): WholeBatchFailure {
+  return err instanceof WholeBatchFailure ? err : new WholeBatchFailure(err instanceof Error ? err.message : String(err));
 }

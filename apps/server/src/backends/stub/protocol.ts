@@ -34,8 +34,14 @@ export interface WireRequest {
   id?: string;
 }
 
-/** One request's answer: its output tensors, or the error the model gave for it. */
-export type WireResponse = { outputs: WireTensor[]; error?: undefined } | { error: string; outputs?: undefined };
+/** TritonError's codes (triton_python_backend_utils.TritonError), by name. */
+export type WireErrorCode = 'UNKNOWN' | 'INTERNAL' | 'NOT_FOUND' | 'INVALID_ARG' | 'UNAVAILABLE' | 'UNSUPPORTED' | 'ALREADY_EXISTS' | 'CANCELLED';
+
+/**
+ * One request's answer: its output tensors, or the error the model gave for that request alone (a python
+ * model's `InferenceResponse(error=TritonError(...))`), which fails that request and no other.
+ */
+export type WireResponse = { outputs: WireTensor[]; error?: undefined } | { error: string; code?: WireErrorCode; outputs?: undefined };
 
 /** What the stub needs to load its model (sent once, first). */
 export interface StubInit {
