@@ -43,7 +43,7 @@ test('a composing model missing from the repository: the ensemble is UNAVAILABLE
   });
   assert.equal(res.status, 404);
   assert.match((await res.json()).error, /'ghost_pipe' has no available versions/);
-  assert.equal((await fetch(`${server.url}/v2/models/ghost_pipe/ready`)).status, 400);
+  assert.equal((await fetch(`${server.url}/v2/models/ghost_pipe/ready`)).status, 404, 'ready answers the lookup error: the model has no available version');
   assert.equal((await indexRow(server, 'pipe'))?.state, 'READY');
   assert.equal((await infer(server, 'pipe', [1, 2, 3, 4, 5, 6, 7, 8])).status, 200);
 });

@@ -54,7 +54,7 @@ test('with the token the repository API works; inference needs no token', { time
   assert.equal(infer.statusCode, 200, infer.body);
   assert.equal((await server.app.inject({ method: 'POST', url: CONTROL[0], payload: {}, headers: auth })).statusCode, 200);
   assert.equal((await server.app.inject({ method: 'POST', url: CONTROL[1], payload: {}, headers: auth })).statusCode, 200);
-  assert.equal((await server.app.inject({ method: 'GET', url: '/v2/models/mlp_classifier/ready' })).statusCode, 400);
+  assert.equal((await server.app.inject({ method: 'GET', url: '/v2/models/mlp_classifier/ready' })).statusCode, 404, 'unloaded: ready answers the lookup error, as Triton');
   assert.equal((await server.app.inject({ method: 'POST', url: CONTROL[2], payload: {}, headers: auth })).statusCode, 200);
   assert.equal((await server.app.inject({ method: 'GET', url: '/v2/models/mlp_classifier/ready' })).statusCode, 200);
 });
