@@ -10,6 +10,7 @@ import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
 import { LoadController } from '../load/load-controller';
 import { InProcessTarget, type InProcessManager } from '../load/targets';
+import { CpuMetrics } from '../metrics/system-metrics';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &
@@ -55,6 +56,8 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     return `http://${host}:${addr.port}`;
   };
   const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
+  // Its own reader: CpuMetrics measures between successive reads, and /metrics scrapes read theirs.
+  const cpu = new CpuMetrics();
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: o.serverInfo,
@@ -67,6 +70,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     bus: o.bus,
     load,
     eventLoop: o.eventLoop,
+    cpu: () => cpu.utilization(),
     token: o.token,
     log: o.log,
     frameIntervalMs: o.frameIntervalMs,

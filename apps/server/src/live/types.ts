@@ -63,6 +63,10 @@ export interface LiveGatewayDeps {
   load?: LoadControl;
   /** the server's event-loop delay, published with the stats (metrics/event-loop.ts) */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
+  /** host CPU utilisation 0..1, read once per stats message */
+  cpu?: () => number;
+  /** bounds of the history sent in snapshots */
+  history?: Partial<import('./stats-history').StatsHistoryOptions>;
   /** when set, control needs it (socket auth `token` or the message's `token`) */
   token?: string;
   frameIntervalMs?: number;

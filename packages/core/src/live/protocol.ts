@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry } from '../events';
+import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 
 export const WIRE = {
@@ -82,7 +82,28 @@ export interface ModelAggregate {
   queue_depth: Record<string, number>;
   in_flight: number;
   totals: { completed: number; rejected: number; failed: number; batches: number };
+  /** running count of failed requests by Triton's nv_inference_request_failure reason */
+  failures?: Record<FailureReason, number>;
   memory_bytes: number;
+}
+
+/** Triton's failure reasons (the `reason` label of nv_inference_request_failure). */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/** Our reject reasons in Triton's terms: queue full and timeout are REJECTED, execution errors BACKEND. */
+export function failureReason(r: RejectReason): FailureReason {
+  switch (r) {
+    case 'queue_full':
+    case 'timeout':
+      return 'REJECTED';
+    case 'cancelled':
+      return 'CANCELED';
+    case 'failed':
+      return 'BACKEND';
+    default:
+      return 'OTHER';
+  }
 }
 
 export interface StatsMessage {
@@ -90,6 +111,8 @@ export interface StatsMessage {
   wall_ms: number;
   models: ModelAggregate[];
   load?: LoadProgress[];
+  /** host CPU utilisation over the last interval, 0..1 (Triton's nv_cpu_utilization) */
+  cpu?: { utilization: number };
   /** the server's own main event loop: how late its timers ran (a stall delays every batch) */
   event_loop?: EventLoopFigures;
 }
@@ -100,6 +123,16 @@ export interface EventLoopFigures {
   p99_ms: number;
   max_ms: number;
   window_s: number;
+}
+
+/**
+ * The last minutes the server kept for a client that connects now, so its charts do not start empty:
+ * per-second stats (oldest first, without load progress) and the recent config changes (chart markers).
+ * Bounded by count and by bytes on the server.
+ */
+export interface LiveHistory {
+  stats: StatsMessage[];
+  config_changes: ConfigChangedEvent[];
 }
 
 export interface LoadProgress {
@@ -146,6 +179,8 @@ export interface Snapshot {
   models: ModelSnapshot[];
   memory: DeviceMemory[];
   stats: StatsMessage | null;
+  /** recent per-second stats and config changes (absent from servers that keep none) */
+  history?: LiveHistory;
   /** scheduler clock now, microseconds, so the client can align event times */
   t: number;
   wall_ms: number;
