@@ -127,17 +127,23 @@ export function drawArea<T>(p: Plot, data: T[], xOf: (d: T) => number, y0: (d: T
   ctx.restore();
 }
 
-export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, items: { label: string; colour: string }[], x: number, y: number): void {
+/** Swatch + label entries left to right; past `maxX` (when given) they wrap onto the next line. */
+export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, items: { label: string; colour: string }[], x: number, y: number, maxX?: number): void {
   ctx.font = `${theme.fontSize}px ${theme.font}`;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
   let cx = x;
   for (const it of items) {
+    const width = 22 + ctx.measureText(it.label).width;
+    if (maxX !== undefined && cx > x && cx + width - 8 > maxX) {
+      cx = x;
+      y += theme.fontSize + 4;
+    }
     ctx.fillStyle = it.colour;
     ctx.fillRect(cx, y - 4, 10, 8);
     ctx.fillStyle = theme.fg;
     ctx.fillText(it.label, cx + 14, y);
-    cx += 22 + ctx.measureText(it.label).width;
+    cx += width;
   }
 }
 

@@ -14,6 +14,8 @@ export interface LineSpec {
   dash?: number[];
   /** fill under the line */
   fill?: boolean;
+  /** false: a companion line (dashed p50 of a version) the legend names through the chart's note */
+  inLegend?: boolean;
 }
 
 export interface Marker {
@@ -28,6 +30,8 @@ export interface ChartInfo {
   markers?: number;
   clipped?: number;
   scale?: 'robust' | 'log' | 'fixed';
+  /** seconds between the oldest and the newest point drawn (how much history the chart holds) */
+  spanS?: number;
 }
 
 export interface TimeChartOptions {
@@ -75,8 +79,9 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     drawLine(p, l.points, (d) => d.t, (d) => d.v, l.colour, 2, l.dash);
   }
   if (clipped > 0) drawClipMarks(p, o.lines, domain[1]);
-  const legend = o.lines.map((l) => l.label);
-  drawLegend(ctx, th, o.lines.map((l) => ({ label: l.label, colour: l.colour })), p.left + 6, p.top + 6);
+  const named = o.lines.filter((l) => l.inLegend !== false);
+  const legend = named.map((l) => l.label);
+  drawLegend(ctx, th, named.map((l) => ({ label: l.label, colour: l.colour })), p.left + 6, p.top + 6, p.right);
   if (o.note || clipped > 0) {
     ctx.font = `${th.fontSize - 1}px ${th.font}`;
     ctx.fillStyle = th.muted;
@@ -85,7 +90,9 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     const text = [o.note, clipped > 0 ? `▲ ${clipped} clipped` : ''].filter(Boolean).join(' · ');
     ctx.fillText(text, p.right, 1);
   }
-  return { legend, markers, clipped, scale };
+  const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
+  const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
+  return { legend, markers, clipped, scale, spanS };
 }
 
 function fillUnder(p: Plot, l: LineSpec): void {

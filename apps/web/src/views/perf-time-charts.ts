@@ -44,7 +44,11 @@ export function configMarkers(key: string, from: number): Marker[] {
   return live.configLog
     .since(from, (e) => e.t)
     .filter((e) => key === 'all' || e.modelKey === key)
-    .map((e) => ({ t: e.t, label: e.changes.map((c) => changeText(c.path, c.new)).join(' ') || e.by }));
+    .map((e) => {
+      const what = e.changes.map((c) => changeText(c.path, c.new)).join(' ') || e.by;
+      // with every model on the chart, say whose config changed
+      return { t: e.t, label: key === 'all' ? `${labelOf(e.modelKey)}: ${what}` : what };
+    });
 }
 
 function currentWindow(): Window {
@@ -67,8 +71,11 @@ function labelOf(key: string): string {
   return versionLabel({ name, version: version ?? '' });
 }
 
+/** One line per version in its colour; dashed companions (p50, queue) share the colour and stay out of the legend. */
 function versionLines(series: Series[], dash?: number[], suffix = ''): LineSpec[] {
-  return series.map((s, i) => ({ label: labelOf(s.key) + suffix, colour: colourOf(s.key, i), points: s.points, dash, fill: series.length === 1 && !dash }));
+  return series.map((s, i) => ({
+    label: labelOf(s.key) + suffix, colour: colourOf(s.key, i), points: s.points, dash, fill: series.length === 1 && !dash, inLegend: !dash,
+  }));
 }
 
 function perVersionChart(pick: (a: ModelAggregate) => number, yFormat: (v: number) => string, yTitle: string, floor: number) {
@@ -106,6 +113,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
     lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
+    note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
 };
 
