@@ -66,6 +66,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       load: deps.load?.progress(),
       event_loop: deps.eventLoop?.figures(),
       cpu: deps.cpu ? { utilization: deps.cpu() } : undefined,
+      sweep: deps.sweep?.progress(),
     };
   }
 
@@ -113,7 +114,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         reply({ ok: false, error: v.error });
         return;
       }
-      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load).then(reply, (err: unknown) =>
+      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load, deps.sweep).then(reply, (err: unknown) =>
         reply({ ok: false, error: err instanceof Error ? err.message : String(err) }),
       );
     });

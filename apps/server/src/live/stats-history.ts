@@ -24,9 +24,9 @@ export class StatsHistory {
     this.options = { ...DEFAULT_HISTORY, ...options };
   }
 
-  /** Keeps one stats message (without its load progress: only the latest progress matters). */
+  /** Keeps one stats message (without load and sweep progress: only the latest progress matters). */
   push(s: StatsMessage): void {
-    const { load: _load, ...kept } = s;
+    const { load: _load, sweep: _sweep, ...kept } = s;
     const bytes = JSON.stringify(kept).length;
     this.entries.push({ stats: kept, bytes });
     this.bytes += bytes;

@@ -115,6 +115,8 @@ export interface StatsMessage {
   cpu?: { utilization: number };
   /** the server's own main event loop: how late its timers ran (a stall delays every batch) */
   event_loop?: EventLoopFigures;
+  /** the latest config sweep started from the dashboard (running or finished) */
+  sweep?: SweepProgress;
 }
 
 /** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
@@ -123,6 +125,55 @@ export interface EventLoopFigures {
   p99_ms: number;
   max_ms: number;
   window_s: number;
+}
+
+/** One configuration a sweep tries (apps/server/src/analyze). */
+export interface SweepConfig {
+  instances: number;
+  max_batch_size: number;
+  max_queue_delay_microseconds: number;
+  /** [] = no preferred sizes (send at max_batch_size or at the delay) */
+  preferred_batch_size: number[];
+}
+
+/** What a sweep measured for one config (client-side throughput and latency, server-side queue/compute). */
+export interface SweepResult {
+  config: SweepConfig;
+  /** inferences per second (client side, stable windows) */
+  throughput_per_s: number;
+  latency_us: { p50: number; p95: number; p99: number };
+  avg_batch: number;
+  queue_us: number;
+  compute_us: number;
+  memory_bytes: number;
+  errors: number;
+  stable: boolean;
+}
+
+/** A result placed against the budgets: rank 1 is the best within them; null = excluded (why). */
+export interface RankedResult extends SweepResult {
+  rank: number | null;
+  pareto: boolean;
+  excluded?: string;
+}
+
+export interface SweepProgress {
+  id: string;
+  model: string;
+  version?: string;
+  state: 'running' | 'done' | 'failed' | 'stopped';
+  /** configs measured or skipped so far, of `total` */
+  done: number;
+  total: number;
+  /** the config being measured now */
+  current?: SweepConfig;
+  error?: string;
+  latency_budget_us?: number;
+  /** ranked results so far (final ranking when done) */
+  results: RankedResult[];
+  skipped: number;
+  /** the config in force before the sweep (restored at the end) */
+  original?: SweepConfig;
 }
 
 /**
@@ -204,6 +255,9 @@ export type StartReplayRequest = Omit<ControlMessageOf<'startReplay'>, 'action'>
 // types are re-exported, so the dashboard's bundle does not carry the schema library; the server imports
 // the schemas from '@inferscope/core/live/control-schema.ts'.
 export type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
+
+/** A sweep run on the server, as the dashboard asks for it (lists are the axes of the grid). */
+export type StartSweepRequest = Omit<ControlMessageOf<'startSweep'>, 'action'>;
 
 // The live-patch vocabulary is the live-config module's (a domain concept, not a wire detail); the
 // protocol re-exports it because control messages carry it.
