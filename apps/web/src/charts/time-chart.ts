@@ -135,6 +135,7 @@ function drawClipMarks(p: Plot, lines: LineSpec[], max: number): void {
 export function drawMarkers(p: Plot, markers: Marker[], from: number, now: number): number {
   const { ctx, theme } = p;
   let n = 0;
+  let labelEnd = -Infinity;
   ctx.save();
   ctx.font = `${theme.fontSize - 2}px ${theme.font}`;
   ctx.textAlign = 'left';
@@ -149,8 +150,14 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
     ctx.moveTo(x, p.top);
     ctx.lineTo(x, p.bottom);
     ctx.stroke();
-    ctx.fillStyle = theme.warn;
-    ctx.fillText(m.label, Math.min(x + 3, p.right - ctx.measureText(m.label).width), p.bottom - 2);
+    // Labels that would overlap the previous one are left out (a sweep changes the config every second);
+    // the line still marks the change.
+    const lx = Math.min(x + 3, p.right - ctx.measureText(m.label).width);
+    if (lx > labelEnd) {
+      ctx.fillStyle = theme.warn;
+      ctx.fillText(m.label, lx, p.bottom - 2);
+      labelEnd = lx + ctx.measureText(m.label).width + 4;
+    }
     n++;
   }
   ctx.restore();

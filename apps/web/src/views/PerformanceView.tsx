@@ -5,7 +5,8 @@
  * configuration changes. Everything is drawn from the per-second aggregates (never sampled), so it is
  * exact under load; the time charts live in perf-time-charts.ts.
  */
-import { appStore, live } from '../store/app-store';
+import { appStore, live, useApp } from '../store/app-store';
+import { SweepPanel } from '../sweep/SweepPanel';
 import { statsKey } from '../store/select';
 import { ChartCard } from './ChartCard';
 import { chartTheme, modelColour } from '../charts/theme';
@@ -113,6 +114,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
 const H = 220;
 
 export function PerformanceView() {
+  const mode = useApp((s) => s.mode);
   return (
     <div className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" data-testid="view-performance">
       <ChartCard title={S.throughput} draw={drawThroughput} height={H} testId="chart-throughput" logToggle />
@@ -129,6 +131,11 @@ export function PerformanceView() {
       <div className="md:col-span-2 xl:col-span-3">
         <LittleCard />
       </div>
+      {mode === 'live' && (
+        <div className="md:col-span-2 xl:col-span-3">
+          <SweepPanel />
+        </div>
+      )}
     </div>
   );
 }
