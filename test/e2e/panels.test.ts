@@ -79,3 +79,37 @@ test('per-version series with a legend, config markers on every time chart, back
     await server.close();
   }
 });
+
+test('A/B takes any patch, plots both runs and warns when other traffic hits the model', { skip: missing, timeout: 240_000 }, async () => {
+  ensureWebBuilt();
+  const server = await startTestServer({ webDist: WEB_DIST, modelControlMode: 'explicit', loadModels: ['mlp_classifier'] });
+  const browser = await launchBrowser();
+  let other: ReturnType<typeof traffic> | undefined;
+  try {
+    const page = await browser.newPage();
+    const errors = watchConsole(page);
+    await page.goto(`${server.url}/?view=performance&model=mlp_classifier:2`);
+    await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 30_000 });
+    await page.fill('[data-testid=load-panel] input[type=number] >> nth=0', '50'); // rate
+    await page.fill('[data-testid=load-panel] input[type=number] >> nth=2', '2'); // duration, s
+    await page.getByTestId('ab-a').fill('delay=0 instances=1');
+    await page.getByTestId('ab-b').fill('delay=2000 preferred=8 max_batch=16');
+    other = traffic(server.url); // v1 and v2: v2 is the compared model, so the warning must show
+    await page.getByRole('button', { name: /Run A then B/ }).click();
+    await page.getByTestId('ab-table').waitFor({ timeout: 120_000 });
+    await other.stop();
+    const legend = (await page.locator('[data-testid=ab-chart] canvas').getAttribute('data-legend')) ?? '';
+    assert.match(legend, /A \(delay=0 instances=1\) \| B \(delay=2000 preferred=8 max_batch=16\)/);
+    assert.match((await page.getByTestId('ab-warning').first().textContent()) ?? '', /requests from other clients/);
+    // restored: the touched fields are back at v2's loaded values
+    const v2 = server.built.manager.list().find((m) => m.name === 'mlp_classifier' && m.version === '2')!;
+    const cfg = v2.config as { max_batch_size: number; dynamic_batching: { max_queue_delay_microseconds: number; preferred_batch_size: number[] } };
+    assert.deepEqual([cfg.max_batch_size, cfg.dynamic_batching.max_queue_delay_microseconds, cfg.dynamic_batching.preferred_batch_size, v2.instances.length], [64, 2000, [8, 16, 32], 2]);
+    await screenshot(page, 'ab-patch');
+    assert.deepEqual(errors, []);
+  } finally {
+    await other?.stop();
+    await browser.close();
+    await server.close();
+  }
+});
