@@ -16,6 +16,8 @@ test('startSweep measures every config live, ranks them by the numbers and resto
     const refused = await socket.timeout(10_000).emitWithAck('control', { action: 'startSweep', model: 'mlp_classifier', version: '1', delay_us: [0], max_batch: [100_000] });
     assert.equal(refused.ok, false);
     assert.match(refused.error, /can only be lowered live/);
+    const huge = await socket.timeout(10_000).emitWithAck('control', { action: 'startSweep', model: 'mlp_classifier', version: '1', delay_us: Array.from({ length: 30 }, (_, i) => i), instances: [1, 2, 3, 4] });
+    assert.match(huge.error, /240 configs; at most 200/);
     const ack = await socket.timeout(10_000).emitWithAck('control', {
       action: 'startSweep', model: 'mlp_classifier', version: '1', delay_us: [0, 2000], preferred: ['none'], max_batch: [8, 32],
       concurrency: 4, measurement_interval_ms: 200, search: 'grid', confirm: 1, latency_budget_ms: 10_000,
