@@ -198,7 +198,7 @@ export const zh: Strings = {
   stopRecording: '停止录制',
   tracePath: '轨迹文件',
   abCompare: 'A/B 对比',
-  abA: 'A：delay=µs preferred=8,16 max_batch= instances=',
+  abA: 'A：字段 delay=µs preferred=8,16 max_batch= instances=',
   abB: 'B（同样的字段）',
   abRuns: 'A 与 B 每秒（实线：吞吐量，虚线：p99）',
   abRun: '在相同流量上先跑 A 再跑 B',
