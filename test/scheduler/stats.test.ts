@@ -64,3 +64,13 @@ test('queue depth per level and in-flight follow the events; AggregatorSet split
   assert.equal(a.memory_bytes, 10);
   assert.deepEqual(set.snapshot(10).map((m) => m.model), ['a', 'b']);
 });
+
+test('failures are counted by Triton reason, with the same mapping as nv_inference_request_failure', () => {
+  const a = new ModelAggregator(1_000_000, 'm', '1');
+  const base = { model: 'm', version: '1' } as const;
+  const reasons = ['queue_full', 'timeout', 'cancelled', 'failed', 'invalid', 'unavailable'] as const;
+  reasons.forEach((reason, i) => a.add({ type: 'request.rejected', ...base, t: i, request_id: `r${i}`, reason, message: reason }));
+  a.add({ type: 'request.queued', ...base, t: 10, request_id: 'x', priority: 1, batch_size: 1, queue_depth: 1 });
+  a.add({ type: 'request.completed', ...base, t: 20, request_id: 'x', batch_id: 'b', priority: 1, batch_size: 1, ok: false, queue_us: 1, compute_us: 1, total_us: 2 });
+  assert.deepEqual(a.snapshot(30).failures, { REJECTED: 2, CANCELED: 1, BACKEND: 2, OTHER: 2 });
+});

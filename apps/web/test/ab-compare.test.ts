@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
-import { runAbCompare, summarise } from '../src/controls/ab-compare';
+import { otherLoadWarning, parsePatch, restoreFor, runAbCompare, summarise } from '../src/controls/ab-compare';
 
 const stat = (t: number, delay: number, completed: number): StatsMessage => ({
   t, wall_ms: t, models: [{
@@ -44,7 +44,7 @@ test('A/B runs A then B on the same seed and restores the original delay, even w
   const realNow = Date.now;
   Date.now = () => clock;
   try {
-    await assert.rejects(runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, delayA: 0, delayB: 5000, restoreDelay: 777 }), /B: no such scenario/);
+    await assert.rejects(runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { max_queue_delay_microseconds: 0 }, b: { max_queue_delay_microseconds: 5000 }, restore: { max_queue_delay_microseconds: 777 } }), /B: no such scenario/);
   } finally {
     Date.now = realNow;
   }
@@ -67,4 +67,28 @@ test('the load panel aims startLoad at the picked version (open loop at a rate, 
   assert.equal(closed.action === 'startLoad' && closed.version, '3');
   assert.equal(closed.action === 'startLoad' && closed.concurrency, 4);
   assert.equal('rate' in closed, false);
+});
+
+test('A/B patches take any live field, restore exactly what they touched, and flag other traffic', async () => {
+  assert.deepEqual(parsePatch('delay=2000 preferred=8,16 instances=2'), { max_queue_delay_microseconds: 2000, preferred_batch_size: [8, 16], instances: 2 });
+  assert.deepEqual(parsePatch('500'), { max_queue_delay_microseconds: 500 });
+  assert.throws(() => parsePatch('colour=red'), /write delay=/);
+  assert.throws(() => parsePatch('max_batch=-1'), /non-negative/);
+  const live = { max_queue_delay_microseconds: 100, preferred_batch_size: [4], max_batch_size: 32, instances: 1 };
+  assert.deepEqual(restoreFor([{ instances: 2 }, { max_batch_size: 16 }], live), { instances: 1, max_batch_size: 32 });
+  const sent: ControlMessage[] = [];
+  const deps = {
+    async send(msg: ControlMessage) {
+      sent.push(msg);
+      return msg.action === 'startLoad' ? { ok: true as const, id: 'L' } : { ok: true as const };
+    },
+    progress: (id: string): LoadProgress => ({ id, model: 'm', scenario: 's', state: 'done', sent: 10, answered: 10, errors: 0, elapsed_s: 1, duration_s: 1 }),
+    statsSince: () => [stat(1, 0, 0), stat(2, 0, 100)],
+    sleep: async () => {},
+  };
+  const [a] = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { instances: 2 }, b: { max_batch_size: 16 }, restore: { instances: 1, max_batch_size: 32 } });
+  assert.deepEqual(sent.map((m) => m.action), ['setInstanceCount', 'startLoad', 'setDynamicBatching', 'startLoad', 'setDynamicBatching', 'setInstanceCount']);
+  assert.equal(a.otherRequests, 90, '100 served, 10 were ours');
+  assert.match(otherLoadWarning(a) ?? '', /90 requests from other clients/);
+  assert.equal(a.series?.length, 2);
 });

@@ -12,6 +12,7 @@ import type { StepMode } from '../load/perf/step-load';
 import { readModelStats } from '../load/perf/server-stats';
 import type { SweepConfig } from './search-space';
 import type { SweepDeps } from './sweep';
+import type { SweepResult } from './ranking';
 
 export interface LiveTargetOptions {
   url: string;
@@ -57,7 +58,6 @@ export async function connectLiveTarget(target: HttpTarget, o: LiveTargetOptions
     waiting.push(resolve);
     socket.emit(WIRE.resync);
   });
-  const statsPath = `/v2/models/${encodeURIComponent(o.model)}${o.version ? `/versions/${encodeURIComponent(o.version)}` : ''}/stats`;
   const memoryOf = (s: Snapshot) =>
     s.memory.flatMap((d) => d.entries).filter((e) => e.model === o.model && (!o.version || e.version === o.version)).reduce((n, e) => n + e.bytes, 0);
 
@@ -73,24 +73,34 @@ export async function connectLiveTarget(target: HttpTarget, o: LiveTargetOptions
       });
       await send({ action: 'setInstanceCount', model: o.model, version: o.version, count: c.instances });
     },
-    async measure() {
-      const step = await runPerfStep(target, { model: o.model, version: o.version, batchSize: o.batchSize }, o.mode, {
-        measurementIntervalMs: o.measurementIntervalMs,
-        stabilityPercent: o.stabilityPercent,
-        maxTrials: o.maxTrials,
-        serverStats: async () => readModelStats(await target.getJson(statsPath), o.model, o.version),
-      });
-      const s = step.server;
-      return {
-        throughput_per_s: step.throughput_per_s,
-        latency_us: { p50: step.latency_us.p50, p95: step.latency_us.p95, p99: step.latency_us.p99 },
-        avg_batch: s && s.executions > 0 ? s.inferences / s.executions : 0,
-        queue_us: s?.queue_us ?? 0,
-        compute_us: s ? s.compute_input_us + s.compute_infer_us + s.compute_output_us : 0,
-        memory_bytes: memoryOf(await snapshot()),
-        errors: step.error_count,
-        stable: step.stable,
-      };
-    },
+    measure: async () => measureConfig(target, o, async () => memoryOf(await snapshot())),
+  };
+}
+
+export type MeasureOptions = Pick<LiveTargetOptions, 'model' | 'version' | 'mode' | 'batchSize' | 'measurementIntervalMs' | 'stabilityPercent' | 'maxTrials'>;
+
+/**
+ * Drives the traffic through the server's HTTP endpoint until three windows agree (perf_analyzer's rule)
+ * and reads queue/compute from the statistics API: the same measurement for the CLI and the server-side
+ * sweep, so their figures compare.
+ */
+export async function measureConfig(target: HttpTarget, o: MeasureOptions, memoryBytes: () => Promise<number>): Promise<Omit<SweepResult, 'config'>> {
+  const statsPath = `/v2/models/${encodeURIComponent(o.model)}${o.version ? `/versions/${encodeURIComponent(o.version)}` : ''}/stats`;
+  const step = await runPerfStep(target, { model: o.model, version: o.version, batchSize: o.batchSize }, o.mode, {
+    measurementIntervalMs: o.measurementIntervalMs,
+    stabilityPercent: o.stabilityPercent,
+    maxTrials: o.maxTrials,
+    serverStats: async () => readModelStats(await target.getJson(statsPath), o.model, o.version),
+  });
+  const s = step.server;
+  return {
+    throughput_per_s: step.throughput_per_s,
+    latency_us: { p50: step.latency_us.p50, p95: step.latency_us.p95, p99: step.latency_us.p99 },
+    avg_batch: s && s.executions > 0 ? s.inferences / s.executions : 0,
+    queue_us: s?.queue_us ?? 0,
+    compute_us: s ? s.compute_input_us + s.compute_infer_us + s.compute_output_us : 0,
+    memory_bytes: await memoryBytes(),
+    errors: step.error_count,
+    stable: step.stable,
   };
 }

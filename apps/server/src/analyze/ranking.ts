@@ -2,20 +2,11 @@
  * What a sweep concludes: the throughput-vs-p99 Pareto set and a ranking against the latency budget and
  * the memory budget. Pure and deterministic (ties broken by the config key).
  */
-import { configKey, type SweepConfig } from './search-space';
+import type { RankedResult, SweepResult } from '@inferscope/core';
+import { configKey } from './search-space';
 
-export interface SweepResult {
-  config: SweepConfig;
-  /** inferences per second (client side, stable windows) */
-  throughput_per_s: number;
-  latency_us: { p50: number; p95: number; p99: number };
-  avg_batch: number;
-  queue_us: number;
-  compute_us: number;
-  memory_bytes: number;
-  errors: number;
-  stable: boolean;
-}
+/** Declared once in the live protocol (the dashboard's Sweep panel reads the same shape). */
+export type { SweepResult };
 
 /** Results no other result beats on both throughput (higher) and p99 (lower). */
 export function paretoSet(results: readonly SweepResult[]): Set<string> {
@@ -29,12 +20,7 @@ export function paretoSet(results: readonly SweepResult[]): Set<string> {
   return front;
 }
 
-export interface Ranked extends SweepResult {
-  rank: number | null;
-  pareto: boolean;
-  /** why it is out of the ranking, if it is */
-  excluded?: string;
-}
+export type Ranked = RankedResult;
 
 export interface Budgets {
   latencyBudgetUs?: number;

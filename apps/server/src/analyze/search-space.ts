@@ -2,13 +2,10 @@
  * The configurations a sweep tries: instance count x max_batch_size x max_queue_delay x preferred sizes.
  * Pure: the order of the grid and the pruning rule are tested without a server.
  */
-export interface SweepConfig {
-  instances: number;
-  max_batch_size: number;
-  max_queue_delay_microseconds: number;
-  /** [] = no preferred sizes (send at max_batch_size or at the delay) */
-  preferred_batch_size: number[];
-}
+import type { SweepConfig } from '@inferscope/core';
+
+/** Declared once in the live protocol (the dashboard's Sweep panel reads the same shape). */
+export type { SweepConfig };
 
 export interface SearchSpace {
   instances: number[];

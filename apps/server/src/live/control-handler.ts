@@ -4,13 +4,14 @@
  * whole change before applying it.
  */
 import type { ControlAck, ControlMessage } from '@inferscope/core';
-import type { ControlTarget, LoadControl } from './types';
+import type { ControlTarget, LoadControl, SweepControl } from './types';
 
 export async function handleControl(
   msg: ControlMessage,
   by: string,
   control: ControlTarget,
   load: LoadControl | undefined,
+  sweep?: SweepControl,
 ): Promise<ControlAck> {
   try {
     switch (msg.action) {
@@ -60,6 +61,14 @@ export async function handleControl(
         }
         return { ok: true, stopped };
       }
+      case 'startSweep': {
+        if (!sweep) return { ok: false, error: 'this server cannot run sweeps' };
+        const { action: _a, ...req } = msg;
+        return { ok: true, ...sweep.start(req, by) };
+      }
+      case 'stopSweep':
+        if (!sweep?.stop()) return { ok: false, error: 'no sweep is running' };
+        return { ok: true };
       case 'startReplay': {
         if (!load) return { ok: false, error: 'this server has no load generator' };
         const r = await load.startReplay({ trace: msg.trace, speed: msg.speed, model: msg.model }, by);

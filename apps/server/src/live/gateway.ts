@@ -17,6 +17,7 @@ import { handleControl } from './control-handler';
 import { tokenMatches } from './security';
 import { capMessage } from '../http/json-guard';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
+import { StatsHistory } from './stats-history';
 import { AggregatorSet } from '@inferscope/core/stats/index.ts';
 import type { AggregateSource, LiveGatewayDeps } from './types';
 
@@ -49,10 +50,12 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   const controllers = new Set<string>();
   const flow = new FlowControl({ ...deps.flow, log });
   let lastStats: StatsMessage | null = null;
+  const history = new StatsHistory(deps.history);
 
   const offBus = deps.bus.on((e) => {
     coalescer.push(e);
     stats.add(e);
+    if (e.type === 'config.changed') history.pushConfigChange(e);
   });
 
   function buildStats(): StatsMessage {
@@ -62,6 +65,8 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       models: stats.models(deps.source.now()),
       load: deps.load?.progress(),
       event_loop: deps.eventLoop?.figures(),
+      cpu: deps.cpu ? { utilization: deps.cpu() } : undefined,
+      sweep: deps.sweep?.progress(),
     };
   }
 
@@ -72,6 +77,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       models: deps.source.models(),
       memory: deps.source.memory(),
       stats: lastStats,
+      history: history.snapshot(),
       t: deps.source.now(),
       wall_ms: Date.now(),
     };
@@ -108,7 +114,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         reply({ ok: false, error: v.error });
         return;
       }
-      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load).then(reply, (err: unknown) =>
+      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load, deps.sweep).then(reply, (err: unknown) =>
         reply({ ok: false, error: err instanceof Error ? err.message : String(err) }),
       );
     });
@@ -138,6 +144,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   const statsTimer = setInterval(() => {
     try {
       lastStats = buildStats();
+      history.push(lastStats);
       // Never sampled for a client that keeps up: aggregates are small and complete. A client whose socket
       // has stalled skips ticks instead of queueing them without bound; the next message it gets carries
       // the running totals, so nothing is lost from its picture but the stale intermediate seconds.

@@ -10,6 +10,8 @@ import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
 import { LoadController } from '../load/load-controller';
 import { InProcessTarget, type InProcessManager } from '../load/targets';
+import { CpuMetrics } from '../metrics/system-metrics';
+import { SweepController } from '../analyze/server-sweep';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &
@@ -55,6 +57,11 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     return `http://${host}:${addr.port}`;
   };
   const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
+  const sweep = new SweepController({
+    control: o.manager, models: () => o.manager.list(), memory: () => o.memory?.snapshot() ?? [], url, log: o.log,
+  });
+  // Its own reader: CpuMetrics measures between successive reads, and /metrics scrapes read theirs.
+  const cpu = new CpuMetrics();
   const gateway = attachLiveGateway(app.server, {
     source: {
       serverInfo: o.serverInfo,
@@ -67,6 +74,8 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     bus: o.bus,
     load,
     eventLoop: o.eventLoop,
+    cpu: () => cpu.utilization(),
+    sweep,
     token: o.token,
     log: o.log,
     frameIntervalMs: o.frameIntervalMs,
@@ -74,7 +83,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
   });
   app.addHook('preClose', async () => {
     gateway.io.local.disconnectSockets(true);
-    await load.close();
+    await Promise.all([load.close(), sweep.close()]);
   });
   app.addHook('onClose', async () => {
     await gateway.close();

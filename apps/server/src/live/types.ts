@@ -48,6 +48,13 @@ export interface LoadControl {
   progress(): LoadProgress[];
 }
 
+/** The server-side config sweep (apps/server/src/analyze/server-sweep.ts). */
+export interface SweepControl {
+  start(req: import('@inferscope/core').StartSweepRequest, by: string): { id: string; total: number };
+  stop(): boolean;
+  progress(): import('@inferscope/core').SweepProgress | undefined;
+}
+
 /** Per-model aggregates over the last window; core's stats module behind it. */
 export interface AggregateSource {
   add(event: import('@inferscope/core').SchedulerEvent): void;
@@ -63,6 +70,11 @@ export interface LiveGatewayDeps {
   load?: LoadControl;
   /** the server's event-loop delay, published with the stats (metrics/event-loop.ts) */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
+  sweep?: SweepControl;
+  /** host CPU utilisation 0..1, read once per stats message */
+  cpu?: () => number;
+  /** bounds of the history sent in snapshots */
+  history?: Partial<import('./stats-history').StatsHistoryOptions>;
   /** when set, control needs it (socket auth `token` or the message's `token`) */
   token?: string;
   frameIntervalMs?: number;

@@ -7,7 +7,7 @@
  * they go when it unloads and restart from zero when it loads again (as Triton's per-model reporter).
  * nv_model_load_duration_secs: from the version's LOADING to its READY event.
  */
-import type { EventBus, RejectReason, SchedulerEvent } from '@inferscope/core';
+import { FAILURE_REASONS, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
 import type { MetricFamily } from './exposition';
 import { PerVersion } from '../stats/per-version';
 
@@ -30,22 +30,9 @@ interface Counters {
   loadSecs?: number;
 }
 
-type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
-const REASONS: FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
-
-export function failureReason(r: RejectReason): FailureReason {
-  switch (r) {
-    case 'queue_full':
-    case 'timeout':
-      return 'REJECTED';
-    case 'cancelled':
-      return 'CANCELED';
-    case 'failed':
-      return 'BACKEND';
-    default:
-      return 'OTHER';
-  }
-}
+/** One mapping for the metrics and the dashboard's failure panel: core's failureReason. */
+export { failureReason };
+const REASONS = FAILURE_REASONS;
 
 export class InferenceMetrics {
   private readonly byModel = new PerVersion<Counters>((model, version) => ({

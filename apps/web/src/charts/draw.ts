@@ -1,5 +1,5 @@
 /** Small canvas drawing primitives shared by the charts: plot frame, axes, lines, areas, bars, dots. */
-import { line, area, type ScaleLinear } from 'd3';
+import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
 import type { ChartTheme } from './theme';
 import { linear } from './scales';
 import { formatUs } from './format';
@@ -7,7 +7,9 @@ import { formatUs } from './format';
 export interface Plot {
   ctx: CanvasRenderingContext2D;
   x: ScaleLinear<number, number>;
-  y: ScaleLinear<number, number>;
+  y: ScaleContinuousNumeric<number, number>;
+  /** the y axis is logarithmic (ticks at powers of ten) */
+  yLog?: boolean;
   left: number;
   top: number;
   right: number;
@@ -17,13 +19,14 @@ export interface Plot {
 
 export function makePlot(
   ctx: CanvasRenderingContext2D, width: number, height: number, theme: ChartTheme,
-  xDomain: [number, number], yDomain: [number, number], m?: { l: number; r: number; t: number; b: number },
+  xDomain: [number, number], yDomain: [number, number], m?: { l: number; r: number; t: number; b: number }, yLog = false,
 ): Plot {
   // Margins follow the label size, so large type (projector mode) does not clip the axis labels.
   const f = theme.fontSize;
   const margin = m ?? { l: Math.max(44, f * 4.4), r: 10, t: f + 6, b: f + 10 };
   const left = margin.l, top = margin.t, right = width - margin.r, bottom = height - margin.b;
-  return { ctx, theme, left, top, right, bottom, x: linear(xDomain, [left, right]), y: linear(yDomain, [bottom, top]) };
+  const y = yLog ? scaleLog().domain(yDomain).range([bottom, top]).clamp(true) : linear(yDomain, [bottom, top]);
+  return { ctx, theme, left, top, right, bottom, yLog, x: linear(xDomain, [left, right]), y };
 }
 
 export function drawAxes(
@@ -37,7 +40,8 @@ export function drawAxes(
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  for (const v of p.y.ticks(opts.yTicks ?? 4)) {
+  const yTicks = p.yLog ? p.y.ticks().filter((v) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9) : p.y.ticks(opts.yTicks ?? 4);
+  for (const v of yTicks) {
     const y = Math.round(p.y(v)) + 0.5;
     ctx.beginPath();
     ctx.moveTo(p.left, y);
@@ -123,17 +127,23 @@ export function drawArea<T>(p: Plot, data: T[], xOf: (d: T) => number, y0: (d: T
   ctx.restore();
 }
 
-export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, items: { label: string; colour: string }[], x: number, y: number): void {
+/** Swatch + label entries left to right; past `maxX` (when given) they wrap onto the next line. */
+export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, items: { label: string; colour: string }[], x: number, y: number, maxX?: number): void {
   ctx.font = `${theme.fontSize}px ${theme.font}`;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'middle';
   let cx = x;
   for (const it of items) {
+    const width = 22 + ctx.measureText(it.label).width;
+    if (maxX !== undefined && cx > x && cx + width - 8 > maxX) {
+      cx = x;
+      y += theme.fontSize + 4;
+    }
     ctx.fillStyle = it.colour;
     ctx.fillRect(cx, y - 4, 10, 8);
     ctx.fillStyle = theme.fg;
     ctx.fillText(it.label, cx + 14, y);
-    cx += 22 + ctx.measureText(it.label).width;
+    cx += width;
   }
 }
 

@@ -3,12 +3,36 @@ import { useEffect, useRef } from 'react';
 import { registerDrawer } from './frame-loop';
 import { live } from '../store/app-store';
 
-export type DrawFn = (ctx: CanvasRenderingContext2D, width: number, height: number) => void;
+import type { ChartInfo } from './time-chart';
 
-export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean } = {}) {
+/** Options a card passes to its chart (the log toggle). */
+export interface DrawOptions {
+  log: boolean;
+}
+
+/** Draws one frame; may say what it drew (legend, markers), which lands on the canvas's data-* attributes. */
+export type DrawFn = (ctx: CanvasRenderingContext2D, width: number, height: number, opts: DrawOptions) => void | ChartInfo;
+
+/** Mirrors what the chart drew into the DOM: tests and assistive tools cannot read a canvas. */
+function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
+  if (!info) return;
+  const set = (k: string, v: string | undefined) => {
+    if (v === undefined) delete canvas.dataset[k];
+    else if (canvas.dataset[k] !== v) canvas.dataset[k] = v;
+  };
+  set('legend', info.legend?.join(' | '));
+  set('markers', info.markers === undefined ? undefined : String(info.markers));
+  set('clipped', info.clipped === undefined ? undefined : String(info.clipped));
+  set('scale', info.scale);
+  set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
+}
+
+export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean } = {}) {
   const ref = useRef<HTMLCanvasElement | null>(null);
   const drawRef = useRef(draw);
   drawRef.current = draw;
+  const logRef = useRef(false);
+  logRef.current = opts.log ?? false;
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
@@ -20,11 +44,13 @@ export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDi
     });
     ro.observe(canvas);
     let seenRev = -1;
+    let seenLog = logRef.current;
     const unregister = registerDrawer({
       minIntervalMs: opts.minIntervalMs ?? 100,
-      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev,
+      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev || seenLog !== logRef.current,
       draw: () => {
         seenRev = live.rev;
+        seenLog = logRef.current;
         const dpr = window.devicePixelRatio || 1;
         if (resized) {
           const r = canvas.getBoundingClientRect();
@@ -38,7 +64,7 @@ export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDi
         if (!ctx) return;
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         ctx.clearRect(0, 0, width, height);
-        drawRef.current(ctx, width, height);
+        publish(canvas, drawRef.current(ctx, width, height, { log: logRef.current }));
       },
     });
     return () => {

@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { appStore, live, useApp } from '../store/app-store';
 import { sendControl } from '../live/control';
 import { controlTarget } from './target';
-import { batchingOf } from '../store/config-paths';
 import { runAbCompare, type AbSide } from './ab-compare';
+import { abRequest } from './ab-request';
 import { startLoadMessage } from './load-message';
 import { AbTable } from './AbTable';
 import { LoadRunFigures } from './LoadRunFigures';
@@ -23,7 +23,7 @@ export function LoadPanel(props: { canControl: boolean }) {
   const [record, setRecord] = useState(false);
   const [trace, setTrace] = useState('');
   const [speed, setSpeed] = useState(1);
-  const [ab, setAb] = useState({ a: 0, b: 5000 });
+  const [ab, setAb] = useState({ a: 'delay=0', b: 'delay=5000' });
   const [abPhase, setAbPhase] = useState<string | null>(null);
   const [abResult, setAbResult] = useState<[AbSide, AbSide] | null>(null);
   const [abError, setAbError] = useState<string | null>(null);
@@ -47,7 +47,7 @@ export function LoadPanel(props: { canControl: boolean }) {
           sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
           onPhase: setAbPhase,
         },
-        { model: m.name, version: m.version, scenario, rate, duration: Math.min(duration, 10), seed, delayA: ab.a, delayB: ab.b, restoreDelay: batchingOf(m.config, 0).maxQueueDelayUs },
+        abRequest(m, { scenario, rate, duration: Math.min(duration, 10), seed }, ab.a, ab.b),
       );
       setAbResult(result);
     } catch (err) {
@@ -99,8 +99,8 @@ export function LoadPanel(props: { canControl: boolean }) {
         <fieldset className="border-t pt-2 border-line">
           <legend className="text-xs uppercase tracking-wide text-muted">{S.abCompare}</legend>
           <div className="grid grid-cols-2 gap-2">
-            <label className="field"><span>{S.abA}</span><input type="number" className="input" min={0} value={ab.a} onChange={(e) => setAb({ ...ab, a: Number(e.target.value) })} /></label>
-            <label className="field"><span>{S.abB}</span><input type="number" className="input" min={0} value={ab.b} onChange={(e) => setAb({ ...ab, b: Number(e.target.value) })} /></label>
+            <label className="field"><span>{S.abA}</span><input className="input" value={ab.a} onChange={(e) => setAb({ ...ab, a: e.target.value })} data-testid="ab-a" /></label>
+            <label className="field"><span>{S.abB}</span><input className="input" value={ab.b} onChange={(e) => setAb({ ...ab, b: e.target.value })} data-testid="ab-b" /></label>
           </div>
           <button type="button" className="btn w-full mt-2" disabled={disabled || abPhase !== null} onClick={() => void runAb()}>{abPhase ? S.abRunning(abPhase) : S.abRun}</button>
           {abError && <p className="text-danger text-sm" role="alert">{abError}</p>}

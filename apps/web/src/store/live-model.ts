@@ -5,7 +5,7 @@
  * frame when it moved. `structureRev` moves only on rare changes (models, states, configs, instance set)
  * and is what React re-renders on.
  */
-import type { DeviceMemory, Frame, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
+import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
 import { Ring } from './ring';
 import { applyConfigChanges, configLabel } from './config-paths';
 import type {
@@ -83,6 +83,7 @@ export class LiveModel {
     this.devices = new Map(s.memory.map((d) => [d.device, d]));
     this.now = Math.max(this.now, s.t);
     this.lastSeq = -1;
+    if (s.history) this.applyHistory(s.history);
     if (s.stats) this.applyStats(s.stats);
     this.rev++;
     this.structureRev++;
@@ -97,8 +98,29 @@ export class LiveModel {
     this.rev++;
   }
 
+  /**
+   * Backfills the rings from the server's recent history, so a reload starts with minutes of charts.
+   * Only entries newer than what is held are added (a resync must not duplicate); a history that ends
+   * before what is held comes from another server process (a restart: its clock started again) and
+   * replaces it.
+   */
+  applyHistory(h: LiveHistory): void {
+    const newest = h.stats.at(-1)?.t ?? -Infinity;
+    if (newest < (this.stats.last()?.t ?? -Infinity)) {
+      this.stats.clear();
+      this.perfPoints.clear();
+      this.configLog.clear();
+    }
+    const lastConfigT = this.configLog.last()?.t ?? -Infinity;
+    for (const e of h.config_changes) {
+      if (e.t > lastConfigT) this.configLog.push({ t: e.t, modelKey: modelKey(e.model, e.version), by: e.by, changes: e.changes });
+    }
+    const lastT = this.stats.last()?.t ?? -Infinity;
+    for (const s of h.stats) if (s.t > lastT) this.applyStats(s);
+  }
+
   applyStats(s: StatsMessage): void {
-    if (this.stats.last()?.t === s.t) return;
+    if ((this.stats.last()?.t ?? -Infinity) >= s.t) return;
     this.stats.push(s);
     for (const a of s.models) {
       const m = this.models.get(modelKey(a.model, a.version));

@@ -1,12 +1,21 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useCanvas, type DrawFn } from '../charts/use-canvas';
+import { S } from '../strings';
 
-/** A titled panel holding one canvas chart. */
-export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; children?: ReactNode }) {
-  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate });
+/** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
+export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; children?: ReactNode }) {
+  const [log, setLog] = useState(false);
+  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log });
   return (
     <section className="card flex flex-col" data-testid={props.testId}>
-      <h3 className="card-title">{props.title}</h3>
+      <div className="flex items-center justify-between gap-2">
+        <h3 className="card-title">{props.title}</h3>
+        {props.logToggle && (
+          <button type="button" className="text-xs underline opacity-70" aria-pressed={log} title={S.panels.logTitle} onClick={() => setLog(!log)}>
+            {log ? S.panels.linear : S.panels.log}
+          </button>
+        )}
+      </div>
       <canvas ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title} />
       {props.children}
     </section>

@@ -1,63 +1,23 @@
 /**
- * Performance: throughput and latency percentiles over time, queue vs compute stacked, batch-size
- * histogram, throughput vs p99 per configuration (A/B and sweeps), memory over time, Little's law.
- * Everything is drawn from the per-second aggregates (never sampled), so it is exact under load.
+ * Performance: the panels Triton users look for, per model version with a legend (throughput, latency,
+ * queue vs compute, average batch size, pending requests, failures by reason, CPU), the batch-size
+ * histogram, throughput vs p99 per configuration, memory over time, Little's law. Every time chart marks
+ * configuration changes. Everything is drawn from the per-second aggregates (never sampled), so it is
+ * exact under load; the time charts live in perf-time-charts.ts.
  */
-import { appStore, live } from '../store/app-store';
+import { appStore, live, useApp } from '../store/app-store';
+import { SweepPanel } from '../sweep/SweepPanel';
 import { statsKey } from '../store/select';
 import { ChartCard } from './ChartCard';
 import { chartTheme, modelColour } from '../charts/theme';
-import { combine, groupByConfig, littlesLaw, mergeHistograms, aggregatesFor, niceMax, timeDomain, type CombinedPoint } from '../charts/scales';
-import { drawArea, drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
+import { groupByConfig, mergeHistograms, aggregatesFor, niceMax, timeDomain } from '../charts/scales';
+import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
+import { drawMarkers } from '../charts/time-chart';
+import { configMarkers, drawAvgBatch, drawCpu, drawFailures, drawLatency, drawPending, drawQueueCompute, drawThroughput } from './perf-time-charts';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
 import { LittleCard } from './LittleCard';
-
-function windowPoints(): { pts: CombinedPoint[]; now: number; from: number } {
-  const { window: win, model } = appStore.getState();
-  const now = dataNowUs();
-  const [from] = timeDomain(now, windowUs(win));
-  const key = statsKey(live, model);
-  const pts: CombinedPoint[] = [];
-  for (const s of live.stats.since(from, (m) => m.t)) {
-    const p = combine(s, key);
-    if (p) pts.push(p);
-  }
-  return { pts, now, from };
-}
-
-const drawThroughput = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
-  const th = chartTheme();
-  const { pts, now, from } = windowPoints();
-  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
-  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.throughput), 10)]);
-  drawAxes(p, { yFormat: formatRate, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.inferencesPerS });
-  drawArea(p, pts, (d) => d.t, () => 0, (d) => d.throughput, withAlpha(th.accent, 0.15));
-  drawLine(p, pts, (d) => d.t, (d) => d.throughput, th.accent);
-};
-
-const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
-  const th = chartTheme();
-  const { pts, now, from } = windowPoints();
-  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
-  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.p99), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.latency });
-  const lines: [keyof CombinedPoint, string, string][] = [['p50', '#10b981', 'p50'], ['p90', '#f59e0b', 'p90'], ['p99', '#e11d48', 'p99']];
-  for (const [k, c] of lines) drawLine(p, pts, (d) => d.t, (d) => d[k] as number, c);
-  drawLegend(ctx, th, lines.map(([, c, l]) => ({ label: l, colour: c })), p.left + 6, p.top + 6);
-};
-
-const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
-  const th = chartTheme();
-  const { pts, now, from } = windowPoints();
-  if (pts.length === 0) return drawEmpty(ctx, th, w, h, S.waitingForStats);
-  const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax(pts.map((d) => d.queueUs + d.computeUs), 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.meanTime });
-  drawArea(p, pts, (d) => d.t, () => 0, (d) => d.queueUs, withAlpha('#f59e0b', 0.55));
-  drawArea(p, pts, (d) => d.t, (d) => d.queueUs, (d) => d.queueUs + d.computeUs, withAlpha('#6366f1', 0.55));
-  drawLegend(ctx, th, [{ label: 'queue', colour: '#f59e0b' }, { label: 'compute', colour: '#6366f1' }], p.left + 6, p.top + 6);
-};
 
 const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
@@ -128,6 +88,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
   const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: th.fontSize + 6, b: th.fontSize + 10 });
   drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.bytesUsed });
+  const markers = drawMarkers(p, configMarkers(statsKey(live, appStore.getState().model), from), from, now);
   let anyBudget = false;
   series.forEach((s, i) => {
     const c = modelColour(i + 3);
@@ -146,26 +107,36 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
     ctx.textAlign = 'right';
     ctx.fillText(S.noBudgetSet, p.right - 4, p.top + 6);
   }
+  return { legend: items.map((i) => i.label), markers };
 };
 
 /** Chart height: tall enough that the grid fills the space beside the side panel on a laptop screen. */
 const H = 220;
 
 export function PerformanceView() {
+  const mode = useApp((s) => s.mode);
   return (
     <div className="grid gap-3 md:grid-cols-2 xl:grid-cols-3" data-testid="view-performance">
-      <ChartCard title={S.throughput} draw={drawThroughput} height={H} testId="chart-throughput" />
-      <ChartCard title={S.latency} draw={drawLatency} height={H} testId="chart-latency" />
-      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} height={H} testId="chart-queue-compute" />
+      <ChartCard title={S.throughput} draw={drawThroughput} height={H} testId="chart-throughput" logToggle />
+      <ChartCard title={S.panels.latencyByVersion} draw={drawLatency} height={H} testId="chart-latency" logToggle />
+      <ChartCard title={S.queueVsCompute} draw={drawQueueCompute} height={H} testId="chart-queue-compute" logToggle />
+      <ChartCard title={S.panels.avgBatch} draw={drawAvgBatch} height={H} testId="chart-avg-batch" />
+      <ChartCard title={S.panels.pending} draw={drawPending} height={H} testId="chart-pending" logToggle />
+      <ChartCard title={S.panels.failures} draw={drawFailures} height={H} testId="chart-failures" logToggle />
+      <ChartCard title={S.panels.cpu} draw={drawCpu} height={H} testId="chart-cpu" />
       <ChartCard title={S.batchHistogram} draw={drawHistogram} height={H} testId="chart-histogram" />
       <ChartCard title={S.tputVsP99} draw={drawScatter} height={H} />
-      <ChartCard title={S.memoryOverTime} draw={drawMemory} height={H} />
+      <ChartCard title={S.memoryOverTime} draw={drawMemory} height={H} testId="chart-memory" />
       {/* Full width: alone in a grid cell it left a wide empty hole beside it. */}
       <div className="md:col-span-2 xl:col-span-3">
         <LittleCard />
       </div>
+      {mode === 'live' && (
+        <div className="md:col-span-2 xl:col-span-3">
+          <SweepPanel />
+        </div>
+      )}
     </div>
   );
 }
 
-export { windowPoints, littlesLaw };

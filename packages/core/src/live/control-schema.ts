@@ -98,6 +98,24 @@ export const CONTROL_SCHEMAS = {
     models: Type.Optional(Type.Array(ModelNameSchema, { minItems: 1, maxItems: 100, errorMessage: 'must be a non-empty list of model names' })),
   }, closed),
   stopRecording: Type.Object({ action: Type.Literal('stopRecording'), id: Type.Optional(IdSchema('recording')) }, closed),
+  /** runs a config sweep in the server (apps/server/src/analyze): lists are the grid's axes; progress in stats.sweep */
+  startSweep: Type.Object({
+    action: Type.Literal('startSweep'), model: ModelNameSchema, version: Type.Optional(VersionSchema),
+    instances: Type.Optional(Type.Array(limited('instance_count'), { minItems: 1, maxItems: 32 })),
+    max_batch: Type.Optional(Type.Array(limited('max_batch_size'), { minItems: 1, maxItems: 32 })),
+    delay_us: Type.Array(limited('max_queue_delay_microseconds'), { minItems: 1, maxItems: 32 }),
+    preferred: Type.Optional(Type.Array(
+      Type.Union([Type.Literal('none'), Type.Literal('max'), Type.Array(limited('preferred_batch_size'), { minItems: 1, maxItems: LIVE_LIMITS.preferred_batch_sizes.max })],
+        { errorMessage: "must be 'none', 'max' or a list of sizes" }),
+      { minItems: 1, maxItems: 16 },
+    )),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    latency_budget_ms: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3_600_000 })),
+    measurement_interval_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 60_000 })),
+    search: Type.Optional(Type.Union([Type.Literal('grid'), Type.Literal('prune')], { errorMessage: 'must be grid or prune' })),
+    confirm: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+  }, closed),
+  stopSweep: Type.Object({ action: Type.Literal('stopSweep') }, closed),
 } satisfies Record<string, TObject>;
 
 export type ControlAction = keyof typeof CONTROL_SCHEMAS;

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry } from '../events';
+import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 
 export const WIRE = {
@@ -82,7 +82,28 @@ export interface ModelAggregate {
   queue_depth: Record<string, number>;
   in_flight: number;
   totals: { completed: number; rejected: number; failed: number; batches: number };
+  /** running count of failed requests by Triton's nv_inference_request_failure reason */
+  failures?: Record<FailureReason, number>;
   memory_bytes: number;
+}
+
+/** Triton's failure reasons (the `reason` label of nv_inference_request_failure). */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/** Our reject reasons in Triton's terms: queue full and timeout are REJECTED, execution errors BACKEND. */
+export function failureReason(r: RejectReason): FailureReason {
+  switch (r) {
+    case 'queue_full':
+    case 'timeout':
+      return 'REJECTED';
+    case 'cancelled':
+      return 'CANCELED';
+    case 'failed':
+      return 'BACKEND';
+    default:
+      return 'OTHER';
+  }
 }
 
 export interface StatsMessage {
@@ -90,8 +111,12 @@ export interface StatsMessage {
   wall_ms: number;
   models: ModelAggregate[];
   load?: LoadProgress[];
+  /** host CPU utilisation over the last interval, 0..1 (Triton's nv_cpu_utilization) */
+  cpu?: { utilization: number };
   /** the server's own main event loop: how late its timers ran (a stall delays every batch) */
   event_loop?: EventLoopFigures;
+  /** the latest config sweep started from the dashboard (running or finished) */
+  sweep?: SweepProgress;
 }
 
 /** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
@@ -100,6 +125,65 @@ export interface EventLoopFigures {
   p99_ms: number;
   max_ms: number;
   window_s: number;
+}
+
+/** One configuration a sweep tries (apps/server/src/analyze). */
+export interface SweepConfig {
+  instances: number;
+  max_batch_size: number;
+  max_queue_delay_microseconds: number;
+  /** [] = no preferred sizes (send at max_batch_size or at the delay) */
+  preferred_batch_size: number[];
+}
+
+/** What a sweep measured for one config (client-side throughput and latency, server-side queue/compute). */
+export interface SweepResult {
+  config: SweepConfig;
+  /** inferences per second (client side, stable windows) */
+  throughput_per_s: number;
+  latency_us: { p50: number; p95: number; p99: number };
+  avg_batch: number;
+  queue_us: number;
+  compute_us: number;
+  memory_bytes: number;
+  errors: number;
+  stable: boolean;
+}
+
+/** A result placed against the budgets: rank 1 is the best within them; null = excluded (why). */
+export interface RankedResult extends SweepResult {
+  rank: number | null;
+  pareto: boolean;
+  excluded?: string;
+}
+
+export interface SweepProgress {
+  id: string;
+  model: string;
+  version?: string;
+  state: 'running' | 'done' | 'failed' | 'stopped';
+  /** configs measured or skipped so far, of `total` */
+  done: number;
+  total: number;
+  /** the config being measured now */
+  current?: SweepConfig;
+  error?: string;
+  latency_budget_us?: number;
+  /** ranked results so far (final ranking when done) */
+  results: RankedResult[];
+  skipped: number;
+  /** the config in force before the sweep (restored at the end) */
+  original?: SweepConfig;
+}
+
+/**
+ * The last minutes the server kept for a client that connects now, so its charts do not start empty:
+ * per-second stats (oldest first, without load progress) and the recent config changes (chart markers).
+ * Bounded by count and by bytes on the server.
+ */
+export interface LiveHistory {
+  stats: StatsMessage[];
+  config_changes: ConfigChangedEvent[];
 }
 
 export interface LoadProgress {
@@ -146,6 +230,8 @@ export interface Snapshot {
   models: ModelSnapshot[];
   memory: DeviceMemory[];
   stats: StatsMessage | null;
+  /** recent per-second stats and config changes (absent from servers that keep none) */
+  history?: LiveHistory;
   /** scheduler clock now, microseconds, so the client can align event times */
   t: number;
   wall_ms: number;
@@ -169,6 +255,9 @@ export type StartReplayRequest = Omit<ControlMessageOf<'startReplay'>, 'action'>
 // types are re-exported, so the dashboard's bundle does not carry the schema library; the server imports
 // the schemas from '@inferscope/core/live/control-schema.ts'.
 export type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
+
+/** A sweep run on the server, as the dashboard asks for it (lists are the axes of the grid). */
+export type StartSweepRequest = Omit<ControlMessageOf<'startSweep'>, 'action'>;
 
 // The live-patch vocabulary is the live-config module's (a domain concept, not a wire detail); the
 // protocol re-exports it because control messages carry it.

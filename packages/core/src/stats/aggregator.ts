@@ -4,7 +4,7 @@
  * Windowed figures cover the last `windowUs`; totals run from the start.
  */
 import type { SchedulerEvent } from '../events';
-import type { ModelAggregate } from '../live/protocol';
+import { failureReason, type FailureReason, type ModelAggregate } from '../live/protocol';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -36,6 +36,7 @@ export class ModelAggregator {
   private inFlight = 0;
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
+  readonly failures: Record<FailureReason, number> = { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
 
   constructor(readonly windowUs = 1_000_000, model = '', version = '') {
     this.model = model;
@@ -62,6 +63,7 @@ export class ModelAggregator {
         return;
       case 'request.rejected':
         this.totals.rejected++;
+        this.failures[failureReason(e.reason)]++;
         if (this.waiting.leave(e.request_id)) this.inFlight--;
         return;
       case 'batch.formed':
@@ -82,6 +84,7 @@ export class ModelAggregator {
         if (e.steps !== undefined) this.waiting.leave(e.request_id);
         if (!e.ok) {
           this.totals.failed++;
+          this.failures.BACKEND++;
           return;
         }
         this.totals.completed++;
@@ -131,6 +134,7 @@ export class ModelAggregator {
       queue_depth: depth,
       in_flight: this.inFlight,
       totals: { ...this.totals },
+      failures: { ...this.failures },
       memory_bytes: this.memoryBytes,
     };
   }

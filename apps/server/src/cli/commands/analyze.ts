@@ -11,9 +11,8 @@ import { normaliseUrl } from '../../load/cli-args';
 import { parseBytes } from '../../memory/ledger';
 import { CONTROL_TOKEN_ENV } from '../../live/security';
 import { connectLiveTarget } from '../../analyze/live-target';
-import { describeConfig, gridConfigs, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
-import { rankResults } from '../../analyze/ranking';
-import { confirmLeaders, runSweep } from '../../analyze/sweep';
+import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
+import { originalConfig, planConfigs, runAnalysis } from '../../analyze/analysis';
 import { toCsv, toHtml, toText } from '../../analyze/report';
 
 const help = `Usage: inferscope analyze -m MODEL [options]
@@ -97,32 +96,17 @@ async function analyze(argv: string[]): Promise<number> {
     const snap = await live.snapshot();
     const rows = snap.models.filter((m) => m.name === model && (!version || m.version === version));
     if (rows.length === 0) throw new Error(`model '${model}'${version ? ` version ${version}` : ''} is not loaded on ${url}`);
-    const cfg = rows[rows.length - 1].config as { max_batch_size?: number; dynamic_batching?: Record<string, unknown> };
-    const loadedMax = Number(cfg.max_batch_size ?? 0);
-    if (!(loadedMax > 0) || !cfg.dynamic_batching) throw new Error(`model '${model}' has no dynamic batching to tune (max_batch_size ${loadedMax})`);
-    const db = cfg.dynamic_batching;
-    const original: SweepConfig = {
-      instances: rows[rows.length - 1].instances.length,
-      max_batch_size: loadedMax,
-      max_queue_delay_microseconds: Number(db.max_queue_delay_microseconds ?? 0),
-      preferred_batch_size: ((db.preferred_batch_size as number[] | undefined) ?? []).map(Number),
-    };
-    const maxBatch = v['max-batch'] ? parseList(v['max-batch'], '--max-batch', 1) : [loadedMax];
-    const tooBig = maxBatch.filter((b) => b > loadedMax);
-    if (tooBig.length) throw new Error(`--max-batch ${tooBig.join(',')}: max_batch_size can only be lowered live (loaded: ${loadedMax})`);
-    const configs = gridConfigs({
-      instances: v.instances ? parseList(v.instances, '--instances', 1) : [original.instances],
-      maxBatch, delayUs: parseList(v.delay!, '--delay', 0), preferred: parsePreferred(v.preferred!),
+    const original = originalConfig(rows[rows.length - 1]);
+    const configs = planConfigs(original, {
+      instances: v.instances ? parseList(v.instances, '--instances', 1) : undefined,
+      maxBatch: v['max-batch'] ? parseList(v['max-batch'], '--max-batch', 1) : undefined,
+      delayUs: parseList(v.delay!, '--delay', 0), preferred: parsePreferred(v.preferred!),
     });
     const traffic = mode.kind === 'concurrency' ? `concurrency ${mode.concurrency}` : `${mode.distribution} ${mode.rate} req/s, seed ${mode.seed}`;
     console.log(`sweeping ${configs.length} configs of ${model} on ${url} (${traffic}, search ${v.search})`);
     const t0 = performance.now();
-    const run = await runSweep(configs, { apply: (c) => live.apply(c), measure: (c) => live.measure(c), log: (l) => console.log(l) }, { search: v.search, latencyBudgetUs });
-    const budgets = { latencyBudgetUs, memoryBudgetBytes };
-    const confirm = num(v.confirm!, '--confirm', 0);
     const deps = { apply: (c: SweepConfig) => live.apply(c), measure: (c: SweepConfig) => live.measure(c), log: (l: string) => console.log(l) };
-    const results = confirm > 0 ? await confirmLeaders(run, deps, confirm, (rs) => rankResults(rs, budgets).filter((r) => r.rank !== null)) : run.results;
-    const ranked = rankResults(results, budgets);
+    const { run, ranked } = await runAnalysis(configs, deps, { search: v.search, latencyBudgetUs, memoryBudgetBytes, confirm: num(v.confirm!, '--confirm', 0) });
     console.log(`\nmeasured ${run.results.length}, skipped ${run.skipped.length}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
     console.log(toText(ranked));
     if (v.csv) writeFileSync(v.csv, toCsv(ranked));
