@@ -43,3 +43,12 @@ test('an instance count names its group, counts the delta, and stays inside the 
   assert.throws(() => planInstanceCount('m', config, 'nope', 2), /no instance group 'nope'/);
   assert.deepEqual(planInstanceCount('m', config, 'g0', 1).changes, []);
 });
+
+test('no preferred sizes live means [max_batch_size], as Triton normalises a file (so the change can be saved)', () => {
+  const config = { max_batch_size: 32, dynamic_batching: { preferred_batch_size: [8, 16], max_queue_delay_microseconds: 100 } };
+  const r = planBatchingChange('m', config, { preferred_batch_size: [], max_batch_size: 16 }, 32);
+  assert.deepEqual(r.config.dynamic_batching?.preferred_batch_size, [16]);
+  assert.deepEqual(r.changes.find((c) => c.path === 'dynamic_batching.preferred_batch_size')?.new, [16]);
+  const same = planBatchingChange('m', { max_batch_size: 16, dynamic_batching: { preferred_batch_size: [16] } }, { preferred_batch_size: [] }, 16);
+  assert.equal(same.changes.length, 0, '[] on a config already at [max] changes nothing');
+});

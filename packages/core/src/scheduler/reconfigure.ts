@@ -62,6 +62,17 @@ export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, p
     if (old !== patch.max_batch_size) changes.push({ path: 'max_batch_size', old, new: patch.max_batch_size });
     next.max_batch_size = patch.max_batch_size;
   }
+  // Triton's NormalizeModelConfig makes max_batch_size the preferred size when none is given; a config read
+  // from a file already has it, so a live "no preferred sizes" must mean the same, or the live config
+  // could not be saved (the file would read back as [max_batch_size]).
+  const max = next.max_batch_size ?? 0;
+  const preferred = db.preferred_batch_size as number[] | undefined;
+  if (patch.preferred_batch_size !== undefined && (preferred ?? []).length === 0 && max > 0) {
+    db.preferred_batch_size = [max];
+    const entry = changes.find((c) => c.path === 'dynamic_batching.preferred_batch_size');
+    if (entry) entry.new = [max];
+    if (entry && same(entry.old, entry.new)) changes.splice(changes.indexOf(entry), 1);
+  }
   if (current.dynamic_batching == null && changes.length > 0) {
     changes.unshift({ path: 'dynamic_batching', old: null, new: {} });
   }
