@@ -53,7 +53,10 @@ export async function englishWords(page: Page): Promise<string[]> {
     // innerText of a detached node has no layout: use textContent of the visible page's elements instead
     return clone.textContent ?? '';
   });
-  const words = text.match(/\/?[A-Za-z][A-Za-z0-9_./:<>-]*/g) ?? [];
+  // Input syntax shown as an example is what the user types, not prose: `key=value` pairs (the A/B patch
+  // fields) and value lists that contain numbers (`none,max,8+16`).
+  const prose = text.replace(/\b[a-z_]+=\S*/g, ' ').replace(/[A-Za-z0-9+]*(?:,[A-Za-z0-9+]+)+/g, (m) => (/\d/.test(m) ? ' ' : m));
+  const words = prose.match(/\/?[A-Za-z][A-Za-z0-9_./:<>-]*/g) ?? [];
   return [...new Set(words.filter((w) => {
     const bare = w.replace(/[.:]+$/, '');
     if (bare.length < 3) return false;
