@@ -123,9 +123,20 @@ export function parseTraceConfig(args: readonly string[]): TraceSetting {
 export class TraceSettings {
   private global: TraceSetting;
   private readonly overrides = new Map<string, Partial<TraceSetting>>();
+  /**
+   * Whether any model may be traced at all, kept up to date by every change: the tracer looks at it for
+   * every event, so with tracing off (the usual case) an event costs one boolean read, no lookup.
+   */
+  anyOn = false;
 
   constructor(initial: TraceSetting = DEFAULT_TRACE) {
     this.global = { ...initial };
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const on = (s: Partial<TraceSetting>) => s.trace_level !== undefined && s.trace_level[0] !== 'OFF';
+    this.anyOn = on(this.global) || [...this.overrides.values()].some(on);
   }
 
   get(model?: string): TraceSetting {
@@ -137,6 +148,7 @@ export class TraceSettings {
       const next = { ...this.global };
       for (const [k, v] of Object.entries(u) as Array<[keyof TraceSetting, unknown]>) (next as Record<string, unknown>)[k] = v === null ? DEFAULT_TRACE[k] : v;
       this.global = next;
+      this.refresh();
       return this.get();
     }
     const o = { ...this.overrides.get(model) } as Record<string, unknown>;
@@ -145,6 +157,7 @@ export class TraceSettings {
       else o[k] = v;
     }
     this.overrides.set(model, o as Partial<TraceSetting>);
+    this.refresh();
     return this.get(model);
   }
 

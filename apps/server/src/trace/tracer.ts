@@ -65,6 +65,8 @@ export class Tracer {
   }
 
   private onEvent(e: SchedulerEvent): void {
+    // Tracing off and nothing in flight: the hot path pays one check per event.
+    if (!this.settings.anyOn && this.open.size === 0) return;
     switch (e.type) {
       case 'ensemble.step': {
         // As Triton: the composing requests of a traced ensemble request are traced too, as its children.
