@@ -69,9 +69,10 @@ for (const dt of Object.keys(SAMPLES) as KServeDatatype[]) {
       assert.deepEqual(got.shape, [2, 3]);
       assert.deepEqual(plain(got.data), plain(SAMPLES[dt]));
       if (!Array.isArray(got.data)) {
-        // Decoded tensors own their buffer exactly, so backends may transfer them to workers.
-        assert.equal(got.data.byteOffset, 0);
-        assert.equal(got.data.buffer.byteLength, got.data.byteLength);
+        // Decoded without a buffer of their own (a view on the body, or a pooled copy when the body's
+        // offset is misaligned for the type): aligned, and never the whole buffer, so no backend can
+        // mistake it for one it may transfer (tested for onnxruntime's gather in ort-batch-io.test.ts).
+        assert.equal(got.data.byteOffset % got.data.BYTES_PER_ELEMENT, 0);
       }
 
       // And back out as the response, in the same encoding.

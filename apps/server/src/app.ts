@@ -95,8 +95,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (!accepting) reply.header('connection', 'close');
+    done(null, payload);
   });
   installErrorHandlers(app, options.bodyLimit);
   installJsonParser(app, options.bodyLimit);

@@ -69,6 +69,17 @@ function clientProcess(mode: 'http' | 'grpc', address: string, rate?: number): P
   });
 }
 
+/**
+ * CPU time of this process's main thread (the server's event loop) so far, µs: utime + stime of its task
+ * in /proc (clock ticks of 10 ms: over a multi-second window that is well under 1%). process.cpuUsage()
+ * counts every thread (onnxruntime's worker, libuv, GC helpers); this is the loop alone, which is what
+ * a faster HTTP path must make cheaper.
+ */
+function mainThreadCpuUs(): number {
+  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+}
+
 /** server process CPU (all threads) per answered request over a client run (1 s warm-up + the window) */
 const cpuPer = (cpu: NodeJS.CpuUsage, reqPerS: number) => (cpu.user + cpu.system) / (reqPerS * (seconds + 1));
 
@@ -96,22 +107,31 @@ async function main(): Promise<void> {
     if (only !== 'grpc-alone') await wrk(inferUrl, bodyFile, headerLength);
     if (only === 'all' || only === 'inferscope') {
       const ratios: number[] = [];
-      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | bare Fastify req/s | p50 ms | ratio | avg batch | non-2xx');
+      const mainCosts: [number, number][] = [];
+      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | main thread µs/req | bare Fastify req/s | p50 ms | main thread µs/req | ratio | avg batch | non-2xx');
       for (let r = 1; r <= rounds; r++) {
         const formed: number[] = [];
         const off = server.bus.on((e) => { if (e.type === 'batch.formed') formed.push(e.size); });
         const cpu0 = process.cpuUsage();
+        let main0 = mainThreadCpuUs();
         const ours = await wrk(inferUrl, bodyFile, headerLength);
         const cpu = process.cpuUsage(cpu0);
+        const mainPerReq = (mainThreadCpuUs() - main0) / (ours.req_per_s * seconds);
         off();
         const cpuPerReq = (cpu.user + cpu.system) / (ours.req_per_s * seconds);
+        main0 = mainThreadCpuUs();
         const base = only === 'all' ? await wrk(`${bareUrl}/bare`, bodyFile, headerLength) : undefined;
+        const bareMainPerReq = base ? (mainThreadCpuUs() - main0) / (base.req_per_s * seconds) : NaN;
         const ratio = base ? ours.req_per_s / base.req_per_s : NaN;
         if (base) ratios.push(ratio);
+        if (base) mainCosts.push([mainPerReq, bareMainPerReq]);
         const avg = formed.reduce((a, b) => a + b, 0) / Math.max(1, formed.length);
-        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${ratio.toFixed(2)} | ${avg.toFixed(1)} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
+        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${mainPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${bareMainPerReq.toFixed(1)} | ${ratio.toFixed(2)} | ${avg.toFixed(1)} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
       }
-      if (ratios.length) console.log(`InferScope / bare Fastify (wrk, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+      if (ratios.length) {
+        console.log(`InferScope / bare Fastify (wrk, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+        console.log(`main-thread CPU per request: InferScope median ${median(mainCosts.map((m) => m[0])).toFixed(1)} µs, bare Fastify ${median(mainCosts.map((m) => m[1])).toFixed(1)} µs; bare / ours ${median(mainCosts.map((m) => m[1] / m[0])).toFixed(2)}`);
+      }
     }
     if (only === 'grpc-alone') {
       // profiling aid: the gRPC client alone

@@ -11,6 +11,7 @@
 import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
+import { ClientGone, type CancelSignal } from '../models/cancellable';
 import type { StatsCollector } from '../stats/collector';
 import { runInference, checkVersion, type InferServiceDeps } from '../kserve/infer-service';
 import { resolveModel } from '../kserve/resolve-model';
@@ -52,11 +53,11 @@ function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | 
 }
 
 /** Aborted when grpc-js reports the call cancelled (client cancel, deadline, connection lost). */
-function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown }): AbortSignal {
-  const controller = new AbortController();
-  if (call.cancelled) controller.abort();
-  else call.once('cancelled', () => controller.abort());
-  return controller.signal;
+function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown }): CancelSignal {
+  const gone = new ClientGone();
+  if (call.cancelled) gone.abort();
+  else call.once('cancelled', () => gone.abort());
+  return gone;
 }
 
 function repositoryParams(params: Req['parameters']): Record<string, unknown> {
@@ -71,7 +72,7 @@ function repositoryParams(params: Req['parameters']): Record<string, unknown> {
 export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementation {
   const { manager } = deps;
 
-  const infer = (msg: GrpcInferRequest, signal: AbortSignal) =>
+  const infer = (msg: GrpcInferRequest, signal: CancelSignal) =>
     runInference(deps, {
       protocol: 'grpc',
       model: msg.model_name,

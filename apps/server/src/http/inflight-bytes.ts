@@ -19,6 +19,7 @@
  */
 import { totalmem } from 'node:os';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ClientGone, type CancelSignal } from '../models/cancellable';
 
 export const JSON_COST_FACTOR = 6;
 export const BINARY_COST_FACTOR = 2;
@@ -69,6 +70,8 @@ interface Charge {
   /** the handler has taken over the release (it releases when the scheduler answered) */
   owned: boolean;
   released: boolean;
+  /** fires when the connection closes before the response was sent (the client went away) */
+  gone: ClientGone;
 }
 
 const charges = new WeakMap<FastifyRequest, Charge>();
@@ -84,43 +87,52 @@ function release(budget: InflightBytes, charge: Charge | undefined): void {
   budget.give(charge.bytes);
 }
 
+/** What the handler gets from `hold(request)`. */
+export interface Held {
+  /** gives the request's bytes back: call once the scheduler has answered */
+  release(): void;
+  /** fires if the client goes away before its answer is sent */
+  gone: CancelSignal;
+}
+
 /**
- * Installs the charge on the infer scope's routes: onRequest refuses or charges; preHandler re-charges a
- * chunked body at its real size; onResponse or an early close releases. Returns `hold(request)`, which
- * the handler calls first: it then owns the release (call the returned function once it has its answer).
+ * Installs the charge on the infer scope's routes. One hook and one listener per request, both without a
+ * promise (this is the hot path: Fastify's async hooks cost a promise and a microtask each): onRequest
+ * refuses or charges, and the response's 'close' (sent, or the connection went away) releases a charge
+ * the handler has not taken over and tells a waiting handler that its client is gone. Returns
+ * `hold(request)`, which the handler calls first: it then owns the release, and a chunked body is
+ * re-charged at its real size.
  */
-export function installInflightBytes(scope: FastifyInstance, budget: InflightBytes, bodyLimit: number): (req: FastifyRequest) => () => void {
-  scope.addHook('onRequest', async (req, reply) => {
+export function installInflightBytes(scope: FastifyInstance, budget: InflightBytes, bodyLimit: number): (req: FastifyRequest) => Held {
+  scope.addHook('onRequest', (req, reply, done) => {
     const length = Number(req.headers['content-length']);
     const known = Number.isFinite(length) && length >= 0;
     const bytes = (known ? Math.min(length, bodyLimit) : bodyLimit) * costFactor(req);
     if (!budget.tryTake(bytes)) {
-      await reply.code(503).header('content-type', 'application/json').header('connection', 'close').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
-      return reply;
+      void reply.code(503).header('content-type', 'application/json').header('connection', 'close').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+      return;
     }
-    const charge: Charge = { bytes, owned: false, released: false };
+    const charge: Charge = { bytes, owned: false, released: false, gone: new ClientGone() };
     charges.set(req, charge);
-    // The response's 'close' (sent, or the connection went away), not the request's: an IncomingMessage
-    // closes as soon as its body has been read, before the handler has taken the charge over.
-    reply.raw.once('close', () => {
+    // The response's 'close', not the request's: an IncomingMessage closes as soon as its body has been
+    // read, before the handler has taken the charge over.
+    const res = reply.raw;
+    res.on('close', () => {
       if (!charge.owned) release(budget, charge);
+      if (!res.writableFinished) charge.gone.abort();
     });
-  });
-  scope.addHook('preHandler', async (req) => {
-    const charge = charges.get(req);
-    if (!charge || req.headers['content-length'] !== undefined || !Buffer.isBuffer(req.body)) return;
-    // a chunked body: now that it is read, charge what it really is
-    const real = req.body.byteLength * costFactor(req);
-    budget.resize(charge.bytes, real);
-    charge.bytes = real;
-  });
-  scope.addHook('onResponse', async (req) => {
-    const charge = charges.get(req);
-    if (charge && !charge.owned) release(budget, charge);
+    done();
   });
   return (req) => {
     const charge = charges.get(req);
-    if (charge) charge.owned = true;
-    return () => release(budget, charge);
+    if (!charge) return { release: () => {}, gone: new ClientGone() };
+    charge.owned = true;
+    if (req.headers['content-length'] === undefined && Buffer.isBuffer(req.body)) {
+      // a chunked body: now that it is read, charge what it really is
+      const real = req.body.byteLength * costFactor(req);
+      budget.resize(charge.bytes, real);
+      charge.bytes = real;
+    }
+    return { release: () => release(budget, charge), gone: charge.gone };
   };
 }

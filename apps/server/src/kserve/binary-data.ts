@@ -5,12 +5,15 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { allocateData, elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
+import { elementByteSize, viewData } from '@inferscope/core/tensor/dtypes.ts';
 
 /**
- * Decode one input's bytes. The result always owns its own ArrayBuffer (offset 0, exact length): the
- * request body may live in Node's shared Buffer pool, and backends are allowed to transfer tensor
- * buffers to worker threads, which would detach the whole pool.
+ * Decode one input's bytes, without a new ArrayBuffer per request (this is the hot path: allocating one
+ * took ~3% of the main thread at 14k req/s). When the bytes sit at an offset aligned for the element type
+ * the result is a view on them (the request body, which lives until the request is answered); otherwise
+ * they are copied once into Node's pooled allocation (8-byte aligned slices). So the result never owns a
+ * whole ArrayBuffer: a backend that transfers buffers to a worker thread must copy first (onnxruntime's
+ * gather concatenates into a fresh buffer), as it would anyway to batch.
  */
 export function decodeBinaryData(
   input: string,
@@ -20,15 +23,19 @@ export function decodeBinaryData(
   count: number,
 ): TensorData {
   if (dt === 'BYTES') return decodeBytesElements(input, model, bytes, count);
-  const expected = count * elementByteSize(dt);
+  const size = elementByteSize(dt);
+  const expected = count * size;
   if (bytes.byteLength !== expected) {
     throw invalid(
       `input byte size mismatch for input '${input}' for model '${model}'. Expected ${expected}, got ${bytes.byteLength}`,
     );
   }
-  const out = allocateData(dt, count);
-  new Uint8Array(out.buffer).set(bytes);
-  return out;
+  let source = bytes;
+  if (bytes.byteOffset % size !== 0) {
+    source = Buffer.allocUnsafe(expected);
+    source.set(bytes);
+  }
+  return viewData(dt, source.buffer as ArrayBuffer, source.byteOffset, count);
 }
 
 function decodeBytesElements(input: string, model: string, bytes: Uint8Array, count: number): Uint8Array[] {

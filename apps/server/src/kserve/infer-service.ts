@@ -14,6 +14,7 @@ import { resolveModel, type InferModelSource, type ServedModelView } from './res
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
+import type { CancelSignal } from '../models/cancellable';
 
 export interface InferServiceDeps {
   manager: InferModelSource;
@@ -41,7 +42,7 @@ export interface InferCall {
   /** the protocol's framing -> the protocol-neutral request (may throw KServeError 400) */
   decode(spec: ModelSpec): ParsedRequest | Promise<ParsedRequest>;
   /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 export interface InferOutcome {

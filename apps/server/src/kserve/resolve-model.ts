@@ -11,6 +11,7 @@
 import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { KServeError } from './errors';
+import type { CancelSignal } from '../models/cancellable';
 
 /** The part of a served model version the KServe routes read (the ModelManager's ServedModel fits). */
 export interface ServedModelView {
@@ -28,7 +29,7 @@ export interface InferModelSource {
   /** version undefined = the highest READY version */
   get(name: string, version?: string): ServedModelView | undefined;
   /** `signal` aborts when the client went away (a still-queued request is then cancelled) */
-  infer(name: string, version: string, req: SchedulerRequest<InferPayload>, signal?: AbortSignal): Promise<InferResult>;
+  infer(name: string, version: string, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult>;
   /** every known model version; used to tell an unknown name from an unknown/unready version */
   list?(): Array<{ name: string; version: string; state: ModelState; reason?: string }>;
 }

@@ -20,7 +20,8 @@ import { parseHeaderLength, parseInferRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
 import { runInference, type SharedMemoryAccess } from './infer-service';
-import { InflightBytes, defaultInflightLimit, installInflightBytes } from '../http/inflight-bytes';
+import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
+import type { CancelSignal } from '../models/cancellable';
 
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
@@ -56,40 +57,32 @@ export function registerInferRoutes(
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
   const deps = { manager, events: options.events, shm: options.shm };
   const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
-  let hold: (req: FastifyRequest) => () => void = () => () => {};
+  let hold: (req: FastifyRequest) => Held;
 
   const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
-    // the request's bytes stay charged until the scheduler has answered it, also if the client left
-    const release = hold(request);
+    // The request's bytes stay charged until the scheduler has answered it, also if the client left; a
+    // client that closes its connection before the answer cancels its request if it is still queued.
+    const held = hold(request);
     try {
-      return await answer(request, reply);
+      return await answer(request, reply, held.gone);
     } finally {
-      release();
+      held.release();
     }
   };
 
-  const answer = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
+  const answer = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, gone: CancelSignal) => {
     const { model, version } = request.params;
-    // A client that closes its connection before the answer cancels its request if it is still queued.
-    const clientGone = new AbortController();
-    const onClose = () => { if (!reply.raw.writableFinished) clientGone.abort(); };
-    reply.raw.once('close', onClose);
-    let outcome;
-    try {
-      outcome = await runInference(deps, {
-        protocol: 'http',
-        model,
-        version,
-        decode: async () => {
-          const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
-          const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
-          return parseInferRequest(body, headerLength, model);
-        },
-        signal: clientGone.signal,
-      });
-    } finally {
-      reply.raw.off('close', onClose);
-    }
+    const outcome = await runInference(deps, {
+      protocol: 'http',
+      model,
+      version,
+      decode: async () => {
+        const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
+        const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
+        return parseInferRequest(body, headerLength, model);
+      },
+      signal: gone,
+    });
     // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
     // closed connection and is dropped.
     const { served, request: decoded, outputs, shmWritten } = outcome;

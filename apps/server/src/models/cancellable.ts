@@ -6,23 +6,69 @@
 import type { InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { SchedulerLike } from './runtime';
 
+/** What cancellation needs of a signal: whether it fired, and one listener for when it does. */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  /** Calls `fn` once when the signal fires (never if it already has); returns a function that stops it. */
+  onAbort(fn: () => void): () => void;
+}
+
+/**
+ * "The client went away", made once per request on the hot path. An AbortController with its EventTarget
+ * signal cost ~4 µs per request there (creating the signal, adding and removing a listener: ~5% of the
+ * main thread at 14k req/s, measured with --cpu-prof); this is a plain object with a listener slot.
+ */
+export class ClientGone implements CancelSignal {
+  aborted = false;
+  /** the common case, one request per signal, needs no array; a gRPC stream's requests share one */
+  private first: (() => void) | undefined;
+  private more: (() => void)[] | undefined;
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const first = this.first;
+    const more = this.more;
+    this.first = undefined;
+    this.more = undefined;
+    first?.();
+    if (more) for (const fn of more) fn();
+  }
+
+  onAbort(fn: () => void): () => void {
+    if (this.aborted) return noop;
+    if (this.first === undefined) {
+      this.first = fn;
+      return () => {
+        if (this.first === fn) this.first = undefined;
+      };
+    }
+    (this.more ??= []).push(fn);
+    return () => {
+      const i = this.more?.indexOf(fn) ?? -1;
+      if (i >= 0) this.more!.splice(i, 1);
+    };
+  }
+}
+
+const noop = () => {};
+
 export function enqueueCancellable(
-  scheduler: Pick<SchedulerLike, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: AbortSignal,
+  scheduler: Pick<SchedulerLike, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: CancelSignal,
 ): Promise<InferResult> {
   return new Promise<InferResult>((resolve, reject) => {
-    let id: string | undefined;
     let answered = false;
-    const onAbort = () => {
-      if (id !== undefined && !answered) scheduler.cancel(id);
-    };
-    id = scheduler.submit(req, (err, result) => {
+    let stop = noop;
+    const id = scheduler.submit(req, (err, result) => {
       answered = true;
-      signal.removeEventListener('abort', onAbort);
+      stop();
       if (err) reject(err);
       else resolve(result!);
     });
     if (answered) return;
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) scheduler.cancel(id);
+    else stop = signal.onAbort(() => {
+      if (!answered) scheduler.cancel(id);
+    });
   });
 }

@@ -16,7 +16,7 @@ import { ManagerError, messages } from './errors';
 import { KeyedLock } from './keyed-lock';
 import { loadModel, type ModelEntry } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable } from './cancellable';
+import { enqueueCancellable, type CancelSignal } from './cancellable';
 import { saveModelConfig, type SaveResult } from './save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -219,7 +219,7 @@ export class ModelManager {
    * cancelled (answered 'cancelled', no batch slot taken); one already in a running batch completes and
    * its answer is discarded by the caller.
    */
-  infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>, signal?: AbortSignal): Promise<InferResult> {
+  infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult> {
     let slot: VersionSlot;
     try {
       slot = this.slotOf(name, toVersion(version)).slot;

@@ -69,6 +69,12 @@ export function allocateData(d: KServeDatatype, count: number): Exclude<TensorDa
   return new INFO[d].array(count);
 }
 
+/** A typed array of datatype `d` over `count` elements of `buffer` from `byteOffset` (aligned for `d`): no copy. */
+export function viewData(d: KServeDatatype, buffer: ArrayBuffer, byteOffset: number, count: number): Exclude<TensorData, Uint8Array[]> {
+  if (!isNumericDatatype(d)) throw new Error(`cannot view a ${d} tensor as a typed array`);
+  return new INFO[d].array(buffer, byteOffset, count);
+}
+
 /** Whether `data` is the typed array kind that carries datatype `d`. */
 export function dataMatchesDatatype(d: KServeDatatype, data: TensorData): boolean {
   if (d === 'BYTES') return Array.isArray(data);
