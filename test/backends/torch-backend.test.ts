@@ -9,6 +9,7 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ComputePhases } from '@inferscope/core';
 import { torchSettings } from '../../apps/server/src/backends/pytorch/settings';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { generateTorchModel } from '../../apps/server/src/models-gen/torch-models';
@@ -68,6 +69,12 @@ test('mlp_classifier_torch (committed and regenerated) answers as mlp_classifier
         assert.deepEqual(b[0].shape, [3, 10]);
         const got = new Float32Array([...(a[0].data as Float32Array), ...(b[0].data as Float32Array)]);
         assert.ok(maxDiff(got, expected) < 1e-5, `max difference ${maxDiff(got, expected)} (${repo})`);
+        // compute_input / compute_output: both sides of the pipe measured (encode here + decode in the stub;
+        // layout in the stub + split here)
+        const phases = await new Promise<ComputePhases | undefined>((resolve, reject) => loaded.executor.executeWithCallback!(inst, [
+          request([{ name: 'input', datatype: 'FP32', shape: [1, 784], data: x.slice(0, 784) }]),
+        ], (err, _r, p) => (err ? reject(err) : resolve(p))));
+        assert.ok(phases && phases.inputUs > 0 && phases.outputUs > 0, `phases ${JSON.stringify(phases)}`);
         assert.ok(logs.some((l) => /ready on cpu \(torch .*1 intra-op \/ 1 inter-op threads, cpu\)/.test(l)), logs.join('\n'));
         // BLAS threads follow the intra-op count (OpenBLAS would otherwise start one per core)
         const pid = (loaded.executor as StubExecutor).describe()[0].pid!;

@@ -110,12 +110,25 @@ test('under concurrent load batches form; stats and metrics agree', async () => 
   assert.equal(executions, s.execution_count);
   assert.ok(s.batch_stats.some((b: any) => b.batch_size > 1), `no batch above 1: ${JSON.stringify(s.batch_stats)}`);
   assert.ok(s.execution_count < s.inference_count);
+  // compute_input / compute_output are measured (tensors gathered and made for onnxruntime, outputs copied
+  // out and split), each a real part of the batch's span: none is zero, and each is counted per request
+  const delta = (k: 'compute_input' | 'compute_infer' | 'compute_output') => ({
+    count: s.inference_stats[k].count - start.inference_stats[k].count, ns: s.inference_stats[k].ns - start.inference_stats[k].ns,
+  });
+  for (const k of ['compute_input', 'compute_infer', 'compute_output'] as const) {
+    assert.equal(delta(k).count, N, `${k} counts every request`);
+    assert.ok(delta(k).ns > 0, `${k} measured: ${JSON.stringify(delta(k))}`);
+    assert.ok(Number.isSafeInteger(s.inference_stats[k].ns), `${k} is integer ns`);
+  }
+  for (const b of s.batch_stats) assert.ok(b.compute_input.ns > 0 && b.compute_output.ns > 0 && b.compute_infer.ns > 0, JSON.stringify(b));
 
   const { samples: m } = checkExposition(server.metrics.render());
   const L = { model: 'mlp_classifier', version: '1' };
   assert.equal(value(m, 'nv_inference_count', L), s.inference_count);
   assert.equal(value(m, 'nv_inference_exec_count', L), s.execution_count);
   assert.equal(value(m, 'nv_inference_request_success', L), s.inference_stats.success.count);
+  assert.ok(value(m, 'nv_inference_compute_input_duration_us', L)! > 0);
+  assert.ok(value(m, 'nv_inference_compute_output_duration_us', L)! > 0);
   const avg = value(m, 'nv_inference_count', L)! / value(m, 'nv_inference_exec_count', L)!;
   assert.ok(avg > 1, `average batch ${avg}`);
 });

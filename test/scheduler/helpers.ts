@@ -3,12 +3,12 @@ import { EventBus, type SchedulerEvent } from '@inferscope/core/events.ts';
 import { VirtualClock } from '@inferscope/core/clock/index.ts';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
-import type { Executor, InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';
+import type { ComputePhases, Executor, InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';
 
 export interface RunningBatch {
   instance: InstanceInfo;
   requests: readonly SchedulerRequest<string>[];
-  done: (error: unknown, results?: string[]) => void;
+  done: (error: unknown, results?: string[], phases?: ComputePhases) => void;
 }
 
 /** Batches stay running until the test completes them; results echo the payloads. */

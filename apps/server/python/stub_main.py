@@ -82,7 +82,9 @@ def main():
                 ([(t["name"], decode_tensor(t, body)) for t in r["inputs"]], r.get("outputs") or [], r.get("id"))
                 for r in msg["requests"]
             ]
+            decoded = time.perf_counter()
             answers = runner.run(requests)
+            ran = time.perf_counter()
             responses, chunks, end = [], [], 0
             for a in answers:
                 if isinstance(a, RequestError):
@@ -98,8 +100,11 @@ def main():
             traceback.print_exc()
             channel.write({"type": "runError", "id": msg["id"], "message": describe(e)})
             continue
-        compute_us = int((time.perf_counter() - started) * 1e6)
-        channel.write({"type": "result", "id": msg["id"], "responses": responses, "computeUs": compute_us}, chunks, end)
+        finished = time.perf_counter()
+        compute_us = int((finished - started) * 1e6)
+        # this process's side of compute_input / compute_output: decoding the tensors, laying the outputs out
+        phases = {"inputUs": int((decoded - started) * 1e6), "outputUs": int((finished - ran) * 1e6)}
+        channel.write({"type": "result", "id": msg["id"], "responses": responses, "computeUs": compute_us, **phases}, chunks, end)
     try:
         runner.finalize()
     except BaseException:  # noqa: BLE001

@@ -112,6 +112,13 @@ export interface BatchCompletedEvent extends Base {
   instance: string;
   size: number;
   compute_us: number;
+  /**
+   * Parts of compute_us the executor measured (Triton's compute_input / compute_output): preparing the
+   * framework's input tensors, and taking its outputs back apart per request. The rest of compute_us is
+   * the framework's run (compute_infer). Absent when the executor does not measure them.
+   */
+  compute_input_us?: number;
+  compute_output_us?: number;
   ok: boolean;
   error?: string;
 }
@@ -124,6 +131,9 @@ export interface RequestCompletedEvent extends Base {
   batch_size: number;
   queue_us: number;
   compute_us: number;
+  /** its batch's compute_input_us / compute_output_us (each request of a batch shares them, as in Triton) */
+  compute_input_us?: number;
+  compute_output_us?: number;
   total_us: number;
   ok: boolean;
   error?: string;
@@ -234,4 +244,14 @@ export class EventBus {
   get size(): number {
     return this.listeners.length;
   }
+}
+
+/**
+ * A completed request's or batch's compute span in Triton's three parts (µs): compute_input and
+ * compute_output as the executor measured them (0 when it did not), compute_infer the rest.
+ */
+export function computeSplit(e: Pick<RequestCompletedEvent, 'compute_us' | 'compute_input_us' | 'compute_output_us'>): { inputUs: number; inferUs: number; outputUs: number } {
+  const inputUs = e.compute_input_us ?? 0;
+  const outputUs = e.compute_output_us ?? 0;
+  return { inputUs, inferUs: Math.max(0, e.compute_us - inputUs - outputUs), outputUs };
 }

@@ -5,7 +5,7 @@
  * the exactly-once rule allows (owed-batches.ts: a batch its dead handle never began goes to the
  * replacement, once). What a handle is, how it is brought up and what it reserves stay with the executor.
  */
-import type { InstanceInfo } from '@inferscope/core';
+import type { ComputePhases, InstanceInfo } from '@inferscope/core';
 import { NotStartedError } from './owed-batches';
 
 /** A running instance's worker or process. */
@@ -37,9 +37,13 @@ export interface SupervisorHooks<S> {
  * its dispatch, see OrtExecutor.executeWithCallback). `again` is true for the resend to a replacement.
  * The handle's answer goes to `finish(err, results)`: a batch the dead handle never began is sent to the
  * replacement (once); otherwise the batch is answered with the error, or with `results()` (a throw there
- * answers the batch with that error).
+ * answers the batch with that error). `remote` is what the handle measured on its side of the hand-off
+ * (a worker thread's or stub process's tensor conversions): dispatch adds its own side (preparing the
+ * batch here, and `results()`) and reports the sum as the batch's compute_input / compute_output.
  */
-export type SendBatch<H, R> = (handle: H, again: boolean, finish: (err: unknown, results: () => R[]) => void) => void;
+export type SendBatch<H, R> = (handle: H, again: boolean, finish: (err: unknown, results: () => R[], remote?: ComputePhases) => void) => void;
+
+const elapsedUs = (since: number) => (performance.now() - since) * 1000;
 
 export class InstanceSupervisor<H extends InstanceHandle, X extends object> {
   private readonly instances = new Map<string, Supervised<H> & X>();
@@ -122,21 +126,23 @@ export class InstanceSupervisor<H extends InstanceHandle, X extends object> {
    * touching the instance) returns how to post it; it is posted at once when the handle is up, else when
    * the start-up ends. `done` gets every failure that happens here.
    */
-  dispatch<R>(info: InstanceInfo, done: (error: unknown, results?: R[]) => void, prepare: () => SendBatch<H, R>): void {
+  dispatch<R>(info: InstanceInfo, done: (error: unknown, results?: R[], phases?: ComputePhases) => void, prepare: () => SendBatch<H, R>): void {
     const rt = this.instances.get(info.name);
     if (!rt) {
       done(new Error(`instance ${info.name} of model '${this.hooks.model}' is not started`));
       return;
     }
     let send: SendBatch<H, R>;
+    const prepared = performance.now();
     try {
       send = prepare();
     } catch (err) {
       done(err);
       return;
     }
+    const prepareUs = elapsedUs(prepared);
     let resent = false;
-    const finish = (err: unknown, results: () => R[]): void => {
+    const finish = (err: unknown, results: () => R[], remote?: ComputePhases): void => {
       if (err instanceof NotStartedError && !resent && !rt.stopped) {
         // Queued behind a batch that killed its handle: it never ran, so it goes to the replacement.
         resent = true;
@@ -155,13 +161,14 @@ export class InstanceSupervisor<H extends InstanceHandle, X extends object> {
         return;
       }
       let answers: R[];
+      const split = performance.now();
       try {
         answers = results();
       } catch (e) {
         done(e);
         return;
       }
-      done(null, answers);
+      done(null, answers, { inputUs: prepareUs + (remote?.inputUs ?? 0), outputUs: elapsedUs(split) + (remote?.outputUs ?? 0) });
     };
     if (rt.handle && !rt.stopped) send(rt.handle, false, finish);
     else this.ensure(rt).then((h) => send(h, false, finish), (err: unknown) => done(err));

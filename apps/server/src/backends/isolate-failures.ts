@@ -30,9 +30,9 @@
  *   A TorchScript forward() or an onnxruntime run is a pure function of the batch: splitting it costs
  *   only time, so those failures are still split.
  */
-import { RequestFailure, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
+import { RequestFailure, type ComputePhases, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
 
-type Done<R> = (error: unknown, results?: R[]) => void;
+type Done<R> = (error: unknown, results?: R[], phases?: ComputePhases) => void;
 
 /**
  * A batch's failure that goes to every request of the batch as it is: the batch must not be re-run in
@@ -52,10 +52,10 @@ export interface IsolationStats {
 export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationStats = { isolatedBatches: 0, reruns: 0 }): Executor<P, R> & { isolation: IsolationStats } {
   const run = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
     let called = false;
-    const once: Done<R> = (e, r) => {
+    const once: Done<R> = (e, r, phases) => {
       if (called) return;
       called = true;
-      done(e, r);
+      done(e, r, phases);
     };
     try {
       if (inner.executeWithCallback) inner.executeWithCallback(instance, batch, once);
@@ -90,8 +90,8 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
   };
 
   const executeWithCallback = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
-    run(instance, batch, (err, results) => {
-      if (!err || batch.length < 2 || err instanceof WholeBatchFailure) return done(err, results);
+    run(instance, batch, (err, results, phases) => {
+      if (!err || batch.length < 2 || err instanceof WholeBatchFailure) return done(err, results, phases);
       stats.isolatedBatches++;
       // The scheduler's contract allows a RequestFailure in place of a result (core scheduler/types.ts).
       split(instance, batch, (r) => done(null, r as R[]));

@@ -7,7 +7,7 @@
  * they go when it unloads and restart from zero when it loads again (as Triton's per-model reporter).
  * nv_model_load_duration_secs: from the version's LOADING to its READY event.
  */
-import { FAILURE_REASONS, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
+import { FAILURE_REASONS, computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
 import type { MetricFamily } from './exposition';
 import { PerVersion } from '../stats/per-version';
 
@@ -96,7 +96,10 @@ export class InferenceMetrics {
           // whole microseconds, as Triton's counters
           c.requestUs += Math.round(e.total_us);
           c.queueUs += Math.round(e.queue_us);
-          c.computeInferUs += Math.round(e.compute_us);
+          const split = computeSplit(e);
+          c.computeInputUs += Math.round(split.inputUs);
+          c.computeInferUs += Math.round(split.inferUs);
+          c.computeOutputUs += Math.round(split.outputUs);
         } else {
           c.failure.BACKEND++;
         }
@@ -138,9 +141,9 @@ export class InferenceMetrics {
       fam('nv_inference_exec_count', 'Number of model executions performed (batches)', 'counter', (c) => c.executions),
       fam('nv_inference_request_duration_us', 'Cumulative inference request duration in microseconds', 'counter', (c) => c.requestUs),
       fam('nv_inference_queue_duration_us', 'Cumulative inference queuing duration in microseconds', 'counter', (c) => c.queueUs),
-      fam('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeInputUs),
+      fam('nv_inference_compute_input_duration_us', 'Cumulative compute input duration in microseconds', 'counter', (c) => c.computeInputUs),
       fam('nv_inference_compute_infer_duration_us', 'Cumulative compute inference duration in microseconds', 'counter', (c) => c.computeInferUs),
-      fam('nv_inference_compute_output_duration_us', 'Cumulative compute output duration in microseconds (our backends time a batch as one span: 0)', 'counter', (c) => c.computeOutputUs),
+      fam('nv_inference_compute_output_duration_us', 'Cumulative compute output duration in microseconds', 'counter', (c) => c.computeOutputUs),
       {
         name: 'nv_model_load_duration_secs',
         help: 'Model load time in seconds',

@@ -16,11 +16,13 @@
  * - model.state LOADING / UNAVAILABLE -> the version's figures are dropped: Triton's statistics belong to
  *   a loaded model, so a reload starts from zero and an unloaded model is not listed.
  * Durations are accumulated as integer nanoseconds (Triton's are uint64).
- * Our backends time a batch as one span, so compute_infer carries it and compute_input/compute_output
- * count the same executions with 0 ns (honest zeros rather than invented splits). No response cache:
- * cache_hit/cache_miss stay 0.
+ * compute_input / compute_output are what the executor measured (core's ComputePhases: the backend's
+ * tensor conversions on both sides of the hand-off to its worker thread or stub process) and
+ * compute_infer is the rest of the batch's span (events.ts computeSplit); each request of a batch
+ * reports its batch's figures, as in Triton. An ensemble's own request reports its steps' compute as
+ * compute_infer. No response cache: cache_hit/cache_miss stay 0.
  */
-import type { EventBus, SchedulerEvent } from '@inferscope/core';
+import { computeSplit, type EventBus, type SchedulerEvent } from '@inferscope/core';
 import { KServeError } from '../kserve/errors';
 import { PerVersion } from './per-version';
 
@@ -67,8 +69,16 @@ interface Acc {
   success: Duration;
   fail: Duration;
   queue: Duration;
+  input: Duration;
   infer: Duration;
-  batches: Map<number, Duration>;
+  output: Duration;
+  batches: Map<number, BatchAcc>;
+}
+
+interface BatchAcc {
+  input: Duration;
+  infer: Duration;
+  output: Duration;
 }
 
 export interface StatsCollectorOptions {
@@ -80,11 +90,16 @@ export interface StatsCollectorOptions {
 
 const zero = (): Duration => ({ count: 0, ns: 0 });
 const ns = (us: number): number => Math.round(us * 1000);
+/** one more of `d`, lasting `us` */
+const add = (d: Duration, us: number): void => {
+  d.count++;
+  d.ns += ns(us);
+};
 
 export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
     name, version, last: 0, inferences: 0, executions: 0,
-    success: zero(), fail: zero(), queue: zero(), infer: zero(),
+    success: zero(), fail: zero(), queue: zero(), input: zero(), infer: zero(), output: zero(),
     batches: new Map(),
   }));
   private readonly now: () => number;
@@ -115,12 +130,14 @@ export class StatsCollector {
           a.success.ns += ns(e.total_us);
           a.queue.count++;
           a.queue.ns += ns(e.queue_us);
-          a.infer.count++;
-          a.infer.ns += ns(e.compute_us);
+          const split = computeSplit(e);
+          add(a.input, split.inputUs);
+          add(a.infer, split.inferUs);
+          add(a.output, split.outputUs);
           a.inferences += e.batch_size;
           a.last = this.now();
           // An ensemble request is one execution of its batch size, timed by its steps' compute (Triton).
-          if (e.steps !== undefined) this.execution(a, e.batch_size, e.compute_us);
+          if (e.steps !== undefined) this.execution(a, e.batch_size, split);
         } else {
           a.fail.count++;
           a.fail.ns += ns(e.total_us);
@@ -139,7 +156,7 @@ export class StatsCollector {
         break;
       case 'batch.completed': {
         if (!e.ok) break;
-        this.execution(this.acc(e.model, e.version), e.size, e.compute_us);
+        this.execution(this.acc(e.model, e.version), e.size, computeSplit(e));
         break;
       }
       default:
@@ -147,12 +164,13 @@ export class StatsCollector {
     }
   }
 
-  private execution(a: Acc, size: number, computeUs: number): void {
+  private execution(a: Acc, size: number, split: ReturnType<typeof computeSplit>): void {
     a.executions++;
     let b = a.batches.get(size);
-    if (!b) a.batches.set(size, (b = zero()));
-    b.count++;
-    b.ns += ns(computeUs);
+    if (!b) a.batches.set(size, (b = { input: zero(), infer: zero(), output: zero() }));
+    add(b.input, split.inputUs);
+    add(b.infer, split.inferUs);
+    add(b.output, split.outputUs);
   }
 
   /**
@@ -181,7 +199,7 @@ export class StatsCollector {
 
   private render(name: string, version: string): ModelStat {
     const a = this.accs.find(name, version);
-    const same = (d: Duration | undefined): Duration => ({ count: d?.count ?? 0, ns: 0 });
+    const copy = (d: Duration | undefined): Duration => ({ ...(d ?? zero()) });
     return {
       name,
       version,
@@ -192,20 +210,20 @@ export class StatsCollector {
         success: { ...(a?.success ?? zero()) },
         fail: { ...(a?.fail ?? zero()) },
         queue: { ...(a?.queue ?? zero()) },
-        compute_input: same(a?.infer),
-        compute_infer: { ...(a?.infer ?? zero()) },
-        compute_output: same(a?.infer),
+        compute_input: copy(a?.input),
+        compute_infer: copy(a?.infer),
+        compute_output: copy(a?.output),
         cache_hit: zero(),
         cache_miss: zero(),
       },
       response_stats: {},
-      batch_stats: [...(a?.batches ?? new Map<number, Duration>())]
+      batch_stats: [...(a?.batches ?? new Map<number, BatchAcc>())]
         .sort(([x], [y]) => x - y)
         .map(([size, d]) => ({
           batch_size: size,
-          compute_input: same(d),
-          compute_infer: { ...d },
-          compute_output: same(d),
+          compute_input: copy(d.input),
+          compute_infer: copy(d.infer),
+          compute_output: copy(d.output),
         })),
       memory_usage: [],
     };

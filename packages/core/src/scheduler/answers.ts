@@ -9,7 +9,7 @@ import type { RejectReason } from '../events';
 import type { Emitter } from './emitter';
 import type { QueueEntry, Settle } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
-import { SchedulerError, type SchedulerRequest } from './types';
+import { SchedulerError, type ComputePhases, type SchedulerRequest } from './types';
 
 /** One request's outcome from its batch, waiting (under preserve_ordering) until it may leave. */
 export interface Answer<P, R> {
@@ -19,6 +19,8 @@ export interface Answer<P, R> {
   batchId: string;
   startedUs: number;
   computeUs: number;
+  /** the executor's measured input/output phases of the batch, when it measures them */
+  phases?: ComputePhases;
 }
 
 export class Answers<P, R> {
@@ -41,7 +43,7 @@ export class Answers<P, R> {
     // only read the clock when someone listens: total_us exists for the events alone
     if (this.emit.active) {
       const t = this.releaseTimeUs >= 0 ? this.releaseTimeUs : this.clock.now();
-      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error?.message);
+      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error?.message, a.phases);
     }
     callSafely(e.settle, a.error, a.result);
   }

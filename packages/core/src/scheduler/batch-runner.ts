@@ -13,7 +13,7 @@ import type { InstanceLifecycle } from './instance-lifecycle';
 import type { OrderedRelease } from './ordering';
 import type { QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
-import { RequestFailure, SchedulerError, type Executor, type SchedulerRequest } from './types';
+import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from './types';
 
 export interface RunnerHooks {
   /** form the next batches (false: leave busy instances' prefetch room for a same-time timer) */
@@ -92,11 +92,11 @@ export class BatchRunner<P, R> {
     }
     let finished = false;
     const handOff = (run.handOffs = (run.handOffs ?? 0) + 1);
-    const done = (error: unknown, results?: R[]): void => {
+    const done = (error: unknown, results?: R[], phases?: ComputePhases): void => {
       // an executor calling back twice, or for a hand-off it gave back (reclaim), must not answer twice
       if (finished || run.handOffs !== handOff) return;
       finished = true;
-      this.complete(inst, run, error, results);
+      this.complete(inst, run, error, results, phases);
     };
     const reqs = run.requests as readonly SchedulerRequest<P>[];
     try {
@@ -116,7 +116,7 @@ export class BatchRunner<P, R> {
     this.emit.batchStarted(run.batchId, inst.info.name, run.size, nowUs);
   }
 
-  private complete(inst: PoolInstance, run: InstanceBatch, error: unknown, results?: R[]): void {
+  private complete(inst: PoolInstance, run: InstanceBatch, error: unknown, results?: R[], measured?: ComputePhases): void {
     const entries = run.entries as QueueEntry<P, R>[];
     if (!run.started) {
       // Ended before the batch ahead of it (an executor failing a held batch at once): it never ran.
@@ -135,7 +135,8 @@ export class BatchRunner<P, R> {
     else if (!Array.isArray(results) || results.length !== entries.length) {
       failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 500);
     }
-    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message);
+    const phases = measured && !failure ? withinSpan(measured, computeUs) : undefined;
+    this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message, phases);
     if (failure) this.stats.failedBatches++;
     if (inst.batchId === batchId) {
       inst.batchId = undefined;
@@ -159,7 +160,7 @@ export class BatchRunner<P, R> {
       const own = failure ? undefined : results![i];
       // a RequestFailure in place of a result fails that request alone (an executor that isolated it)
       const error = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.httpStatus) : null);
-      this.ordering.settle(e.seq, { entry: e, error, result: error ? undefined : own, batchId, startedUs, computeUs });
+      this.ordering.settle(e.seq, { entry: e, error, result: error ? undefined : own, batchId, startedUs, computeUs, phases });
     }
     this.answers.releaseTimeUs = -1;
     this.hooks.answered();
@@ -173,4 +174,15 @@ export class BatchRunner<P, R> {
       else this.held.set(e.level, n);
     }
   }
+}
+
+/**
+ * An executor's phases clipped to the span the scheduler measured: they are timed on other clocks (a
+ * worker thread's, the main thread's around the hand-off), so rounding or a prefetched batch whose input
+ * was prepared before its span began could make them exceed it; compute_infer must never come out negative.
+ */
+function withinSpan(p: ComputePhases, computeUs: number): ComputePhases {
+  const inputUs = Math.max(0, Math.min(Math.round(p.inputUs), computeUs));
+  const outputUs = Math.max(0, Math.min(Math.round(p.outputUs), computeUs - inputUs));
+  return { inputUs, outputUs };
 }

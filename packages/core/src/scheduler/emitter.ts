@@ -6,6 +6,7 @@ import type { Clock } from '../clock/clock';
 import type { BatchCompletedEvent, BatchTrigger, ConfigChange, EventBus, InstanceState, RejectReason, RequestCompletedEvent } from '../events';
 import type { PoolInstance } from './instance-pool';
 import type { AnyEntry as QueueEntry } from './queue-entry';
+import type { ComputePhases } from './types';
 
 export class Emitter {
   constructor(
@@ -56,18 +57,22 @@ export class Emitter {
     this.bus.emit({ type: 'batch.started', t, model: this.model, version: this.version, batch_id: batchId, instance, size });
   }
 
-  batchCompleted(batchId: string, instance: string, size: number, computeUs: number, t: number, error: string | undefined): void {
+  batchCompleted(batchId: string, instance: string, size: number, computeUs: number, t: number, error: string | undefined, phases?: ComputePhases): void {
     if (this.bus.size === 0) return;
     const ev: BatchCompletedEvent = {
       type: 'batch.completed', t, model: this.model, version: this.version, batch_id: batchId,
       instance, size, compute_us: computeUs, ok: error === undefined,
     };
     if (error !== undefined) ev.error = error; // set afterwards: a conditional spread allocates on the hot path
+    if (phases) {
+      ev.compute_input_us = phases.inputUs;
+      ev.compute_output_us = phases.outputUs;
+    }
     this.bus.emit(ev);
   }
 
   /** `t`: when the answer left (the caller reads the clock once per batch) */
-  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, t: number, error: string | undefined): void {
+  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, t: number, error: string | undefined, phases?: ComputePhases): void {
     if (this.bus.size === 0) return;
     const ev: RequestCompletedEvent = {
       type: 'request.completed', t, model: this.model, version: this.version, request_id: e.id,
@@ -75,6 +80,10 @@ export class Emitter {
       total_us: totalUs, ok: error === undefined,
     };
     if (error !== undefined) ev.error = error;
+    if (phases) {
+      ev.compute_input_us = phases.inputUs;
+      ev.compute_output_us = phases.outputUs;
+    }
     this.bus.emit(ev);
   }
 

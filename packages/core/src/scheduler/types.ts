@@ -73,8 +73,18 @@ export interface Executor<P = unknown, R = unknown> {
   executeWithCallback?(
     instance: InstanceInfo,
     batch: readonly SchedulerRequest<P>[],
-    done: (error: unknown, results?: R[]) => void,
+    done: (error: unknown, results?: R[], phases?: ComputePhases) => void,
   ): void;
+}
+
+/**
+ * What an executor measured inside a batch's compute span, in µs (Triton's compute_input and
+ * compute_output): building the framework's input tensors from the requests, and splitting its outputs
+ * back per request. The scheduler reports the rest of the span as the framework's run (compute_infer).
+ */
+export interface ComputePhases {
+  inputUs: number;
+  outputUs: number;
 }
 
 /**

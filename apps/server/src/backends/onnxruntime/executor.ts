@@ -4,7 +4,7 @@
  * back to CPU when a GPU provider cannot load), runs the warmup samples and then records the measured
  * memory. A worker that dies fails its batch and is started again at once; the model keeps serving.
  */
-import type { Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
+import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
@@ -108,7 +108,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
    * answer of the previous batch (and the callers' follow-up work) run before the worker gets its next
    * batch, leaving onnxruntime idle meanwhile.
    */
-  executeWithCallback(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[], done: (error: unknown, results?: InferResult[]) => void): void {
+  executeWithCallback(info: InstanceInfo, batch: readonly SchedulerRequest<InferPayload>[], done: (error: unknown, results?: InferResult[], phases?: ComputePhases) => void): void {
     const config = this.plan.config;
     this.supervisor.dispatch(info, done, () => {
       // Build the feeds before waiting for the worker: bad input fails fast, without touching the instance.
@@ -123,7 +123,7 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
         const id = worker.runWithCallback(feeds, fetches, (err, result) => {
           answered = true;
           this.posted.delete(batch);
-          finish(err, () => scatterOutputs(config, batch, rows, result!.outputs));
+          finish(err, () => scatterOutputs(config, batch, rows, result!.outputs), result?.phases);
         });
         if (!answered && id > 0) this.posted.set(batch, { worker, id });
       };

@@ -4,6 +4,7 @@
  * was running with an error; the owner (OrtExecutor) then starts a fresh one for the next batch.
  */
 import { Worker } from 'node:worker_threads';
+import type { ComputePhases } from '@inferscope/core';
 import { NotStartedError, failOwed } from '../owed-batches';
 
 export interface WorkerFeed {
@@ -25,6 +26,8 @@ export interface WorkerOutput {
 export interface WorkerRunResult {
   outputs: WorkerOutput[];
   computeUs: number;
+  /** the worker's side of compute_input / compute_output: making onnxruntime tensors, copying outputs out */
+  phases?: ComputePhases;
 }
 
 export interface SessionSetup {
@@ -241,7 +244,7 @@ export class InstanceWorker {
         const p = this.pending.get(m.id as number);
         if (!p) return;
         this.pending.delete(m.id as number);
-        if (m.type === 'result') p(null, { outputs: m.outputs as WorkerOutput[], computeUs: m.computeUs as number });
+        if (m.type === 'result') p(null, { outputs: m.outputs as WorkerOutput[], computeUs: m.computeUs as number, phases: { inputUs: m.inputUs as number, outputUs: m.outputUs as number } });
         else p(new Error(String(m.message)));
         return;
       }

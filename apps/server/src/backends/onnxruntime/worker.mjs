@@ -141,11 +141,13 @@ async function onMessage(msg) {
       if (crashArmed) crashNow(crashArmed); // outside the try: the thread must die, not report a runError
       try {
         if (!session) throw new Error('instance has no session (init failed or not done)');
+        const received = performance.now();
         const feeds = {};
         for (const f of msg.feeds) feeds[f.name] = toOrtTensor(f);
         const t0 = performance.now();
         const results = await session.run(feeds, msg.fetches);
-        const computeUs = Math.round((performance.now() - t0) * 1000);
+        const t1 = performance.now();
+        const computeUs = Math.round((t1 - t0) * 1000);
         const outputs = [];
         const transfer = [];
         for (const name of msg.fetches) {
@@ -155,7 +157,10 @@ async function onMessage(msg) {
           outputs.push({ name, type: t.type, dims: [...t.dims], data });
           if (!Array.isArray(data)) transfer.push(data.buffer);
         }
-        parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs }, transfer);
+        // compute_input / compute_output, this thread's side: tensors made for onnxruntime, outputs copied out
+        const inputUs = (t0 - received) * 1000;
+        const outputUs = (performance.now() - t1) * 1000;
+        parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs, inputUs, outputUs }, transfer);
       } catch (err) {
         parentPort.postMessage({ type: 'runError', id: msg.id, message: String(err?.message ?? err) });
       }

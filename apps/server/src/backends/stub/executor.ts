@@ -6,7 +6,7 @@
  * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
  * figure for the stub's pid, else torch's).
  */
-import type { Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
+import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
@@ -109,13 +109,13 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
   }
 
   /** Sends the batch synchronously when the stub is up (see OrtExecutor.executeWithCallback for why). */
-  executeWithCallback(info: InstanceInfo, batch: Batch, answer: (error: unknown, results?: InferResult[]) => void): void {
-    const done = this.plan.codec.rerunSafe ? answer : (err: unknown, results?: InferResult[]) => answer(err ? asWholeBatchFailure(err) : null, results);
+  executeWithCallback(info: InstanceInfo, batch: Batch, answer: (error: unknown, results?: InferResult[], phases?: ComputePhases) => void): void {
+    const done = this.plan.codec.rerunSafe ? answer : (err: unknown, results?: InferResult[], phases?: ComputePhases) => answer(err ? asWholeBatchFailure(err) : null, results, phases);
     this.supervisor.dispatch(info, done, () => {
       const encoded = this.plan.codec.encode(batch);
       // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
       return (stub, _again, finish) =>
-        stub.run(encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[]));
+        stub.run(encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases));
     });
   }
 

@@ -81,7 +81,8 @@ export type StubMessage =
       runtime: string;
     }
   | { type: 'initError'; message: string }
-  | { type: 'result'; id: number; responses: WireResponse[]; computeUs: number }
+  /** inputUs / outputUs: the stub's side of compute_input / compute_output (decoding tensors, laying them out) */
+  | { type: 'result'; id: number; responses: WireResponse[]; computeUs: number; inputUs?: number; outputUs?: number }
   | { type: 'runError'; id: number; message: string };
 
 export type ToStub = Extract<StubMessage, { type: 'init' | 'run' | 'close' }>;

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Tensor } from '@inferscope/core';
+import type { ComputePhases, Tensor } from '@inferscope/core';
 import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
 import { tensorBytes } from './tensors';
@@ -35,6 +35,8 @@ export interface StubRunResult {
   /** the frame body the responses' tensors point into */
   body: Uint8Array;
   computeUs: number;
+  /** the stub's side of compute_input / compute_output */
+  phases?: ComputePhases;
 }
 
 type Pending = (error: Error | null, result?: StubRunResult) => void;
@@ -207,7 +209,7 @@ export class StubProcess {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
-        if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs });
+        if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs, phases: { inputUs: m.inputUs ?? 0, outputUs: m.outputUs ?? 0 } });
         else p(new Error(m.message));
         return;
       }
