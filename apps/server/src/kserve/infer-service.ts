@@ -69,7 +69,9 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   let request: DecodedInferRequest;
   const spec = modelSpecFor(served.name, served.version, served.config);
   try {
-    request = validateInferRequest(readSharedInputs(await call.decode(spec), deps.shm), spec);
+    const parsed = call.decode(spec);
+    // a synchronous decoder (an uncompressed HTTP body, a gRPC message) costs no extra turn of the loop
+    request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm), spec);
   } catch (err) {
     deps.events?.bus.emit({
       type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,

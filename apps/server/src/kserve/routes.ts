@@ -19,7 +19,7 @@ import { describeError, KServeError } from './errors';
 import { parseHeaderLength, parseInferRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { runInference, type SharedMemoryAccess } from './infer-service';
+import { runInference, type InferOutcome, type SharedMemoryAccess } from './infer-service';
 import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
@@ -63,26 +63,33 @@ export function registerInferRoutes(
     // The request's bytes stay charged until the scheduler has answered it, also if the client left; a
     // client that closes its connection before the answer cancels its request if it is still queued.
     const held = hold(request);
+    let outcome: InferOutcome;
     try {
-      return await answer(request, reply, held.gone);
+      outcome = await infer(request, held.gone);
     } finally {
       held.release();
     }
+    return answer(request, reply, outcome);
   };
 
-  const answer = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, gone: CancelSignal) => {
+  const infer = (request: FastifyRequest<{ Params: Params }>, gone: CancelSignal): Promise<InferOutcome> => {
     const { model, version } = request.params;
-    const outcome = await runInference(deps, {
+    return runInference(deps, {
       protocol: 'http',
       model,
       version,
-      decode: async () => {
-        const body = await decompress(Buffer.isBuffer(request.body) ? request.body : EMPTY, request.headers['content-encoding'], bodyLimit);
-        const headerLength = parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength);
-        return parseInferRequest(body, headerLength, model);
+      decode: () => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+        const encoding = request.headers['content-encoding'];
+        // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
+        if (encoding === undefined) return parseBody(raw, request.headers['inference-header-content-length'], model);
+        return decompress(raw, encoding, bodyLimit).then((body) => parseBody(body, request.headers['inference-header-content-length'], model));
       },
       signal: gone,
     });
+  };
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply, outcome: InferOutcome) => {
     // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
     // closed connection and is dropped.
     const { served, request: decoded, outputs, shmWritten } = outcome;
@@ -124,6 +131,10 @@ class UnsupportedEncoding extends KServeError {
   constructor() {
     super(501, 'Unsupported compression type');
   }
+}
+
+function parseBody(body: Buffer, headerLengthHeader: string | string[] | undefined, model: string) {
+  return parseInferRequest(body, parseHeaderLength(headerLengthHeader, body.byteLength), model);
 }
 
 /**
