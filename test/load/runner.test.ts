@@ -102,6 +102,7 @@ test('a plan with a closed-loop phase keeps exactly `concurrency` requests in fl
   assert.ok(target.calls.every((c) => c.call.model === 'mlp'));
   assert.equal(r.summary.errors, 45);
   assert.deepEqual(Object.keys(r.summary.errors_by_status), ['503']);
+  assert.deepEqual(r.summary.first_error_by_status, { 503: 'queue full' }, 'what the errors were, once per status');
 });
 
 test('bounded: past max_in_flight arrivals are skipped and counted; at max_requests_per_run the run stops', async () => {

@@ -27,6 +27,8 @@ export interface LatencySummary {
   /** how fast errors came back (a refusal at the door is answered at once; a timeout only after waiting), µs */
   error_latency_us: { p50: number; p99: number };
   errors_by_status: Record<string, number>;
+  /** the first error message seen for each status (cut to 300 characters): what the errors were, not just how many */
+  first_error_by_status: Record<string, string>;
 }
 
 export class ClientStats {
@@ -34,18 +36,20 @@ export class ClientStats {
   readonly lag = new LogHistogram();
   readonly errorLatency = new LogHistogram();
   readonly errorsByStatus: Record<string, number> = {};
+  readonly firstErrorByStatus: Record<string, string> = {};
   sent = 0;
   answered = 0;
   errors = 0;
   skipped = 0;
 
-  answer(ok: boolean, status: number, latencyUs: number): void {
+  answer(ok: boolean, status: number, latencyUs: number, message?: string): void {
     this.answered++;
     if (ok) this.latency.add(latencyUs);
     else {
       this.errors++;
       this.errorLatency.add(latencyUs);
       this.errorsByStatus[status] = (this.errorsByStatus[status] ?? 0) + 1;
+      if (this.firstErrorByStatus[status] === undefined) this.firstErrorByStatus[status] = (message ?? '').slice(0, 300);
     }
   }
 
@@ -73,6 +77,7 @@ export class ClientStats {
       send_lag_us: this.figures().send_lag_us,
       error_latency_us: { p50: this.errorLatency.percentile(0.5), p99: this.errorLatency.percentile(0.99) },
       errors_by_status: { ...this.errorsByStatus },
+      first_error_by_status: { ...this.firstErrorByStatus },
     };
   }
 }

@@ -117,15 +117,15 @@ class RunState {
     this.stats.sent++;
     this.stats.lag.add(Math.max(0, sentAt - this.start - scheduledUs));
     this.inFlight++;
-    const done = (ok: boolean, status: number) => {
-      this.stats.answer(ok, status, clock.now() - sentAt);
+    const done = (ok: boolean, status: number, error?: string) => {
+      this.stats.answer(ok, status, clock.now() - sentAt, error);
       if (--this.inFlight === 0) this.drained?.();
       this.progress();
       onAnswer?.();
     };
     this.target.infer(call).then(
-      (o) => done(o.ok, o.status),
-      () => done(false, 0),
+      (o) => done(o.ok, o.status, o.error),
+      (err: unknown) => done(false, 0, `the target failed: ${err instanceof Error ? err.message : String(err)}`),
     );
     this.progress();
     return true;

@@ -70,7 +70,7 @@ export async function replay(argv: string[], out: (s: string) => void = console.
       out(`  Throughput: ${s.throughput_per_s.toFixed(1)} req/sec (${s.ok} ok, ${s.errors} errors${result.skipped ? `, ${result.skipped} skipped: too many in flight` : ''})`);
       out(`  Latency: p50 ${Math.round(s.latency_us.p50)} usec, p90 ${Math.round(s.latency_us.p90)} usec, p95 ${Math.round(s.latency_us.p95)} usec, p99 ${Math.round(s.latency_us.p99)} usec, avg ${Math.round(s.latency_us.mean)} usec`);
       out(`  Send lag behind the schedule: p50 ${Math.round(s.send_lag_us.p50)} usec, p99 ${Math.round(s.send_lag_us.p99)} usec`);
-      for (const [status, n] of Object.entries(s.errors_by_status)) out(`  HTTP ${status}: ${n}`);
+      for (const [status, n] of Object.entries(s.errors_by_status)) out(`  HTTP ${status}: ${n}${s.first_error_by_status[status] ? ` (first: ${s.first_error_by_status[status]})` : ''}`);
     }
     return s.errors === 0 && result.skipped === 0 ? 0 : 1;
   } finally {
