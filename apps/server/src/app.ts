@@ -19,6 +19,7 @@ import { installJsonParser } from './http/json-body';
 import { installControlAuth } from './http/control-auth';
 import { InflightBytes } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
+import { serverReadiness } from './http/server-readiness';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
 import { registerStaticRoutes } from './http/static';
@@ -103,7 +104,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   installJsonParser(app, options.bodyLimit);
   // before any route: every state-changing route registered after this needs the token (when set)
   installControlAuth(app, options.controlToken);
-  registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
+  const ready = serverReadiness(manager, () => accepting, options.strictReadiness);
+  registerHealthRoutes(app, manager, { version: SERVER_VERSION, ready });
   registerModelRoutes(app, manager);
   registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
@@ -152,7 +154,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, stats, events: { bus, now }, shm, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, stats, events: { bus, now }, shm, ready, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }

@@ -45,6 +45,11 @@ export interface ServerOptions {
   recordingsDir: string;
   /** fastify request logging */
   logRequests: boolean;
+  /**
+   * Triton's --strict-readiness (default true): ready only while every model the server was asked to
+   * serve is READY; false = ready whenever the server accepts requests, whatever its models' states.
+   */
+  strictReadiness: boolean;
   /** Triton's --trace-config values (e.g. 'level=TIMESTAMPS', 'triton,file=/tmp/trace.json') */
   traceConfig: string[];
   /** write the server log to this file instead of the console (Triton's --log-file) */
@@ -135,6 +140,7 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     webDist: o.webDist,
     recordingsDir: o.recordingsDir ?? DEFAULTS.recordingsDir,
     logRequests: o.logRequests ?? false,
+    strictReadiness: o.strictReadiness ?? true,
     traceConfig: traceConfig(o.traceConfig ?? []),
     logFile: o.logFile,
     logFormat: logFormat(o.logFormat ?? 'default'),
@@ -158,7 +164,7 @@ const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
-  '--load-max-rate', '--load-max-requests', '--load-max-in-flight',
+  '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 
@@ -186,6 +192,15 @@ function optionsError(err: Error & { code?: string }): OptionsError {
     return new OptionsError(`${flag} needs a value`);
   }
   return new OptionsError(`unknown option '${quoted || flag}' (see inferscope serve --help)`);
+}
+
+/** A boolean given as a value (Triton's --flag=<boolean>): true/false, 1/0, yes/no, on/off. */
+function boolFlag(flag: string, text: string | undefined): boolean | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(t)) return true;
+  if (['false', '0', 'no', 'off'].includes(t)) return false;
+  throw new OptionsError(`${flag} expects true or false, got '${text}'`);
 }
 
 function bytesFlag(flag: string, text: string | undefined): number | undefined {
@@ -244,6 +259,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     webDist: one('--web-dist'),
     recordingsDir: one('--recordings-dir'),
     logRequests: bools.has('--log-requests'),
+    strictReadiness: boolFlag('--strict-readiness', one('--strict-readiness')),
     traceConfig: values.get('--trace-config') ?? [],
     logFile: one('--log-file'),
     logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,

@@ -25,8 +25,8 @@ export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
   stats: Pick<StatsCollector, 'modelStats'>;
   serverInfo(): { name: string; version: string; extensions: string[] };
-  /** false once shutdown started */
-  accepting(): boolean;
+  /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
+  ready(): boolean;
 }
 
 type Req = {
@@ -83,7 +83,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
 
   return {
     ServerLive: unary(() => ({ live: true })),
-    ServerReady: unary(() => ({ ready: deps.accepting() && manager.allReady() })),
+    ServerReady: unary(() => ({ ready: deps.ready() })),
     ModelReady: unary((req) => {
       resolveModel(manager, req.name ?? '', checkVersion(req.name ?? '', req.version));
       return { ready: true };

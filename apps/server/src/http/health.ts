@@ -23,8 +23,8 @@ export const EXTENSIONS = [
 
 export interface HealthState {
   version: string;
-  /** false once shutdown started: live stays true until the process exits, ready goes false at once */
-  accepting(): boolean;
+  /** the server's readiness (server-readiness.ts): live stays true until the process exits */
+  ready(): boolean;
 }
 
 export function registerHealthRoutes(app: FastifyInstance, manager: ModelManager, state: HealthState): void {
@@ -32,6 +32,5 @@ export function registerHealthRoutes(app: FastifyInstance, manager: ModelManager
   app.get('/v2', metadata);
   app.get('/v2/', metadata); // Triton's server-metadata route takes the trailing slash too
   app.get('/v2/health/live', async (_req, reply) => reply.code(200).send());
-  // Triton is ready when every model it was asked to serve is READY (strict readiness).
-  app.get('/v2/health/ready', async (_req, reply) => reply.code(state.accepting() && manager.allReady() ? 200 : 400).send());
+  app.get('/v2/health/ready', async (_req, reply) => reply.code(state.ready() ? 200 : 400).send());
 }

@@ -39,6 +39,8 @@ Options:
   --web-dist DIR                built dashboard to serve (default apps/web/dist)
   --recordings-dir DIR          where load recordings are written (default ./recordings)
   --log-requests                log every HTTP request
+  --strict-readiness BOOL       ready only while every model is READY (default true, as Triton); false:
+                                ready whenever the server accepts requests
   --log-file PATH               write the server log to PATH (not changeable over the network)
   --log-format default|ISO8601  log line format (changeable live: POST /v2/logging)
   --trace-config SETTING        Triton's trace settings, repeatable: level=TIMESTAMPS, rate=N, count=N,
