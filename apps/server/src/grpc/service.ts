@@ -64,7 +64,8 @@ function repositoryParams(params: Req['parameters']): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, p] of Object.entries(params ?? {})) {
     const which = p.parameter_choice as string | undefined;
-    out[k] = which ? p[which] : undefined;
+    // int64 arrives as a decimal string (loader option longs: String); a number names its type INT
+    out[k] = which === 'int64_param' ? Number(p[which]) : which ? p[which] : undefined;
   }
   return out;
 }

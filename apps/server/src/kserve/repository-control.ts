@@ -13,7 +13,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { printModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { ManagerError, messages } from '../models/errors';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
@@ -46,8 +46,16 @@ function configText(raw: unknown, name: string): string {
     throw invalid(`failed to parse the model config override: ${(err as Error).message}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid('the model config override must be a JSON object');
-  // The printed text goes through the same parser, validation and auto-complete as a config.pbtxt.
-  return printModelConfig({ ...(doc as ModelConfig), name: (doc as ModelConfig).name ?? name });
+  // Read strictly as Triton's JsonToModelConfig does (unknown fields and wrong types refused at every
+  // level); the printed text then goes through the same parser, validation and auto-complete as a file.
+  let config;
+  try {
+    config = modelConfigFromJson(doc);
+  } catch (err) {
+    if (err instanceof ConfigJsonError) throw invalid(`Invalid config override: ${err.message}`);
+    throw err;
+  }
+  return printModelConfig({ ...config, name: config.name || name });
 }
 
 function fileBytes(key: string, value: unknown): Uint8Array {
@@ -83,7 +91,21 @@ async function dropPrivateFolder(name: string, keep?: string): Promise<void> {
   }
 }
 
+/** Triton's name for a parameter's type, as its refusal of an unknown load parameter words it. */
+function parameterType(value: unknown): string {
+  if (typeof value === 'string') return 'STRING';
+  if (typeof value === 'boolean') return 'BOOL';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'INT' : 'DOUBLE';
+  if (value instanceof Uint8Array) return 'BYTES';
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
 export async function loadModel(manager: Pick<ModelManager, 'load'>, name: string, params: LoadParameters): Promise<void> {
+  // Triton refuses a load parameter it does not know instead of ignoring it (a misspelt "config" would
+  // otherwise load the files on disk and look like success).
+  for (const [key, value] of Object.entries(params)) {
+    if (key !== 'config' && !key.startsWith('file:')) throw invalid(`Unrecognized load parameter '${key}' with type '${parameterType(value)}'`);
+  }
   const fileKeys = Object.keys(params).filter((k) => k.startsWith('file:'));
   if (fileKeys.length > MAX_FILES) throw invalid(`at most ${MAX_FILES} file overrides in one load`);
   const hasConfig = params.config !== undefined;
