@@ -21,6 +21,7 @@ import { InflightBytes } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
+import { PrivateFolders, removeStaleFolders } from './repository/private-folders';
 import { registerStaticRoutes } from './http/static';
 import { registerInferRoutes } from './kserve/index';
 import { StatsCollector, registerStatsRoutes } from './stats/index';
@@ -105,7 +106,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   installControlAuth(app, options.controlToken);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, accepting: () => accepting });
   registerModelRoutes(app, manager);
-  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit });
+  // Load folders of servers that died without closing (SIGKILL, crash); a live server's are kept.
+  const stale = await removeStaleFolders();
+  if (stale.length > 0) log(`removed ${stale.length} load folder(s) left by stopped servers: ${stale.join(', ')}`);
+  const loadFolders = new PrivateFolders();
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
@@ -152,7 +157,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, stats, events: { bus, now }, shm, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, loadFolders, stats, events: { bus, now }, shm, accepting: () => accepting, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }
@@ -166,6 +171,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         // unload.
         await Promise.all([app.close(), grpc?.close()]);
         await manager.close();
+        await loadFolders.removeAll();
         await tracer.close();
         shm.close();
         await metricsServer?.close();

@@ -20,9 +20,12 @@ import { loadModel, unloadModel } from '../kserve/repository-control';
 import { modelMetadata } from '../http/models';
 import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
 import { grpcError } from './status';
+import type { PrivateFolders } from '../repository/private-folders';
 
 export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
+  /** the server's private folders for loads with `file:` contents (shared with HTTP) */
+  loadFolders: PrivateFolders;
   stats: Pick<StatsCollector, 'modelStats'>;
   serverInfo(): { name: string; version: string; extensions: string[] };
   /** false once shutdown started */
@@ -104,12 +107,12 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     }),
     RepositoryModelLoad: unary(async (req) => {
       noRepositoryName(req);
-      await loadModel(manager, req.model_name ?? '', repositoryParams(req.parameters));
+      await loadModel(manager, deps.loadFolders, req.model_name ?? '', repositoryParams(req.parameters));
       return {};
     }),
     RepositoryModelUnload: unary(async (req) => {
       noRepositoryName(req);
-      await unloadModel(manager, req.model_name ?? '');
+      await unloadModel(manager, deps.loadFolders, req.model_name ?? '');
       return {};
     }),
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
