@@ -1,0 +1,178 @@
+/**
+ * gRPC ModelInfer (raw_input_contents) vs HTTP binary with ONE external C load generator for both:
+ * h2load (nghttp2-client), so neither side measures a Node client (grpc-js needs ~250 µs of CPU per call
+ * and set the pace in wrk.ts's closed-loop comparison).
+ *   - gRPC: h2load over HTTP/2 (h2c) POSTs a fixed body to /inference.GRPCInferenceService/ModelInfer: the
+ *     gRPC length-prefixed frame (flag 0, 4-byte big-endian length) of a serialized ModelInferRequest,
+ *     with `content-type: application/grpc` and `te: trailers`.
+ *   - HTTP binary: `h2load --h1` POSTs the KServe binary body (FP32 [1,784]) to /v2/models/mlp_batched/infer,
+ *     and wrk as in wrk.ts, against the same server.
+ * Same model (mlp_batched of makeBenchRepository), same concurrency (-c32, one request in flight per
+ * connection), alternating rounds, median ratios, server CPU (this process, all threads) per request.
+ * h2load only sees HTTP status 200 for gRPC (an error travels in the grpc-status trailer), so every round
+ * checks the server's own statistics: success count grew by exactly the requests sent, failures by none.
+ *
+ *   node --import tsx test/bench/serve/h2load.ts [--rounds 5] [--requests 30000] [--seconds 4] [--c 32] [--live true]
+ *   node --cpu-prof --cpu-prof-dir=prof --import tsx test/bench/serve/h2load.ts --rounds 1 --only grpc   # profile
+ *
+ * h2load comes from Debian's nghttp2-client; when absent this script installs it (apt-get, as root).
+ * Never in CI or tests: this is a benchmark.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../../../apps/server/src/app';
+import { inferenceService } from '../../../apps/server/src/grpc/proto';
+import { benchInput, makeBenchRepository } from './bench-models';
+import { binaryRequest } from '../../kserve/wire';
+import { arg } from '../args';
+import { runWrk } from './wrk-client';
+
+const rounds = Number(arg('--rounds', '5'));
+const requests = Number(arg('--requests', '30000'));
+const seconds = Number(arg('--seconds', '4'));
+const c = Number(arg('--c', '32'));
+const live = arg('--live', 'true') !== 'false';
+const only = arg('--only', 'all'); // all | grpc | http
+const MODEL = 'mlp_batched';
+
+function ensureH2load(): void {
+  if (spawnSync('h2load', ['--version']).status === 0) return;
+  console.log('h2load missing: apt-get install -y nghttp2-client');
+  const r = spawnSync('apt-get', ['install', '-y', 'nghttp2-client'], { stdio: 'inherit' });
+  if (r.status !== 0 || spawnSync('h2load', ['--version']).status !== 0) throw new Error('could not install nghttp2-client (h2load); run: apt-get install -y nghttp2-client');
+}
+
+interface H2Result { req_per_s: number; done: number; succeeded: number; failed: number; errored: number; status2xx: number; mean_ms: number; max_ms: number }
+
+/** h2load as a child process (asynchronously: the server under test runs on this event loop). */
+async function h2load(args: string[]): Promise<H2Result> {
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn('h2load', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`h2load exited ${code}:\n${text}`))));
+  });
+  if (process.env.H2LOAD_VERBOSE) console.log(out);
+  const num = (re: RegExp) => Number(out.match(re)?.[1] ?? NaN);
+  const ms = (v: string | undefined, unit: string | undefined) => (v === undefined ? NaN : Number(v) * (unit === 'us' ? 1e-3 : unit === 's' ? 1e3 : 1));
+  const t = out.match(/time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)/);
+  return {
+    req_per_s: num(/finished in [\d.]+(?:us|ms|s), ([\d.]+) req\/s/),
+    done: num(/requests: \d+ total, \d+ started, (\d+) done/),
+    succeeded: num(/(\d+) succeeded/),
+    failed: num(/(\d+) failed/),
+    errored: num(/(\d+) errored/),
+    status2xx: num(/status codes: (\d+) 2xx/),
+    mean_ms: ms(t?.[5], t?.[6]),
+    max_ms: ms(t?.[3], t?.[4]),
+  };
+}
+
+/** The gRPC body h2load sends: one length-prefixed message (compressed flag 0, big-endian length). */
+function grpcBody(): Buffer {
+  const method = inferenceService().service.ModelInfer!;
+  const data = benchInput.data as Float32Array;
+  const message = method.requestSerialize({
+    model_name: MODEL,
+    inputs: [{ name: benchInput.name, datatype: benchInput.datatype, shape: benchInput.shape.map(String) }],
+    raw_input_contents: [Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
+  });
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt8(0, 0);
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  return frame;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  ensureH2load();
+  const repo = makeBenchRepository(1, [MODEL]);
+  const server = await buildApp({ modelRepositories: [repo], httpPort: 0, metricsPort: null, grpcPort: 0, host: '127.0.0.1', live });
+  const { url, grpcAddress } = await server.listen();
+  const { body, headerLength } = binaryRequest([benchInput], { binaryOutput: true });
+  const httpBodyFile = join(tmpdir(), `inferscope-h2load-http-${process.pid}.bin`);
+  const grpcBodyFile = join(tmpdir(), `inferscope-h2load-grpc-${process.pid}.bin`);
+  writeFileSync(httpBodyFile, body);
+  writeFileSync(grpcBodyFile, grpcBody());
+  const inferUrl = `${url}/v2/models/${MODEL}/infer`;
+  const grpcUrl = `http://${grpcAddress}/inference.GRPCInferenceService/ModelInfer`;
+  const common = (n: number) => ['-n', String(n), '-c', String(c), '-m', '1', '-t', '1'];
+  const grpcArgs = (n: number) => [...common(n), '-d', grpcBodyFile, '-H', 'content-type: application/grpc', '-H', 'te: trailers', grpcUrl];
+  const httpArgs = (n: number) => [...common(n), '--h1', '-d', httpBodyFile, '-H', 'content-type: application/octet-stream', '-H', `inference-header-content-length: ${headerLength}`, inferUrl];
+
+  /** the server's own count of this model's successful and failed requests (Triton's statistics) */
+  const counts = async () => {
+    const s = await (await fetch(`${url}/v2/models/${MODEL}/stats`)).json() as { model_stats: Array<{ inference_stats: { success: { count: number }; fail: { count: number } } }> };
+    const i = s.model_stats[0]!.inference_stats;
+    return { success: i.success.count, fail: i.fail.count };
+  };
+  /** one h2load run with the server's CPU and the statistics check around it */
+  const measured = async (what: string, args: string[], n: number) => {
+    const before = await counts();
+    const cpu0 = process.cpuUsage();
+    const r = await h2load(args);
+    const cpu = process.cpuUsage(cpu0);
+    const after = await counts();
+    const ok = after.success - before.success;
+    const failed = after.fail - before.fail;
+    if (r.succeeded !== n || ok !== n || failed !== 0) {
+      throw new Error(`${what}: h2load ${r.succeeded}/${n} succeeded (${r.failed} failed, ${r.errored} errored), server statistics: +${ok} success, +${failed} fail`);
+    }
+    return { ...r, cpu_us_per_req: (cpu.user + cpu.system) / n };
+  };
+
+  console.log(`h2load -c${c} -m1, ${requests} requests per run, ${rounds} rounds, ${MODEL}, live gateway ${live ? 'on' : 'off'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  try {
+    // warm-up (session warm-up, JIT, connections): not measured
+    await measured('warm-up gRPC', grpcArgs(3000), 3000);
+    await measured('warm-up HTTP', httpArgs(3000), 3000);
+    const rate: number[] = [];
+    const rateWrk: number[] = [];
+    const cpuRatio: number[] = [];
+    console.log('round | gRPC req/s | mean ms | server CPU µs/req | HTTP h1 req/s | mean ms | server CPU µs/req | wrk HTTP req/s | p99 ms | server CPU µs/req | gRPC/HTTP(h2load) | gRPC/HTTP(wrk) | CPU gRPC/HTTP');
+    for (let round = 1; round <= rounds; round++) {
+      // alternate which protocol goes first, so a drift in machine load does not favour one of them
+      const order = round % 2 ? ['grpc', 'http'] : ['http', 'grpc'];
+      const res: Record<string, Awaited<ReturnType<typeof measured>>> = {};
+      for (const p of order) {
+        if (only !== 'all' && only !== p) continue;
+        res[p] = await measured(p, p === 'grpc' ? grpcArgs(requests) : httpArgs(requests), requests);
+      }
+      let w: { req_per_s: number; p99_ms: number; cpu: number } | undefined;
+      if (only === 'all' || only === 'http') {
+        const cpu0 = process.cpuUsage();
+        const before = await counts();
+        const r = await runWrk(inferUrl, httpBodyFile, headerLength, { c, seconds });
+        const cpu = process.cpuUsage(cpu0);
+        const after = await counts();
+        if (r.non2xx > 0 || after.fail !== before.fail) throw new Error(`wrk: ${r.non2xx} non-2xx, +${after.fail - before.fail} failures`);
+        w = { req_per_s: r.req_per_s, p99_ms: r.p99_ms, cpu: (cpu.user + cpu.system) / (after.success - before.success) };
+      }
+      const g = res.grpc, h = res.http;
+      if (g && h) {
+        rate.push(g.req_per_s / h.req_per_s);
+        cpuRatio.push(g.cpu_us_per_req / h.cpu_us_per_req);
+      }
+      if (g && w) rateWrk.push(g.req_per_s / w.req_per_s);
+      const f = (x: number | undefined, d = 0) => (x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
+      console.log(`${round} | ${f(g?.req_per_s)} | ${f(g?.mean_ms, 2)} | ${f(g?.cpu_us_per_req, 1)} | ${f(h?.req_per_s)} | ${f(h?.mean_ms, 2)} | ${f(h?.cpu_us_per_req, 1)} | ${f(w?.req_per_s)} | ${f(w?.p99_ms, 2)} | ${f(w?.cpu, 1)} | ${f(rate.at(-1), 2)} | ${f(rateWrk.at(-1), 2)} | ${f(cpuRatio.at(-1), 2)}`);
+    }
+    if (rate.length) {
+      console.log(`gRPC raw / HTTP binary, both h2load, c=${c}: req/s median ${median(rate).toFixed(2)} (rounds ${rate.map((x) => x.toFixed(2)).join(', ')}); server CPU per request median ${median(cpuRatio).toFixed(2)}`);
+    }
+    if (rateWrk.length) console.log(`gRPC raw (h2load) / HTTP binary (wrk), c=${c}: req/s median ${median(rateWrk).toFixed(2)}`);
+    console.log('every request answered with success (server statistics: success count grew by the requests sent, no failures)');
+  } finally {
+    rmSync(httpBodyFile, { force: true });
+    rmSync(grpcBodyFile, { force: true });
+    await server.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+await main();
