@@ -18,16 +18,15 @@
  * h2load comes from Debian's nghttp2-client; when absent this script installs it (apt-get, as root).
  * Never in CI or tests: this is a benchmark.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../../apps/server/src/app';
-import { inferenceService } from '../../../apps/server/src/grpc/proto';
 import { benchInput, makeBenchRepository } from './bench-models';
 import { binaryRequest } from '../../kserve/wire';
 import { arg } from '../args';
 import { runWrk } from './wrk-client';
+import { ensureH2load, grpcInferBody, h2load } from './h2load-client';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -40,56 +39,6 @@ const only = arg('--only', 'all'); // all | grpc | http
 const streams = Number(arg('--streams', '1'));
 const MODEL = 'mlp_batched';
 
-function ensureH2load(): void {
-  if (spawnSync('h2load', ['--version']).status === 0) return;
-  console.log('h2load missing: apt-get install -y nghttp2-client');
-  const r = spawnSync('apt-get', ['install', '-y', 'nghttp2-client'], { stdio: 'inherit' });
-  if (r.status !== 0 || spawnSync('h2load', ['--version']).status !== 0) throw new Error('could not install nghttp2-client (h2load); run: apt-get install -y nghttp2-client');
-}
-
-interface H2Result { req_per_s: number; done: number; succeeded: number; failed: number; errored: number; status2xx: number; mean_ms: number; max_ms: number }
-
-/** h2load as a child process (asynchronously: the server under test runs on this event loop). */
-async function h2load(args: string[]): Promise<H2Result> {
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn('h2load', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let text = '';
-    child.stdout.on('data', (d) => (text += d));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`h2load exited ${code}:\n${text}`))));
-  });
-  if (process.env.H2LOAD_VERBOSE) console.log(out);
-  const num = (re: RegExp) => Number(out.match(re)?.[1] ?? NaN);
-  const ms = (v: string | undefined, unit: string | undefined) => (v === undefined ? NaN : Number(v) * (unit === 'us' ? 1e-3 : unit === 's' ? 1e3 : 1));
-  const t = out.match(/time for request:\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)\s+([\d.]+)(us|ms|s)/);
-  return {
-    req_per_s: num(/finished in [\d.]+(?:us|ms|s), ([\d.]+) req\/s/),
-    done: num(/requests: \d+ total, \d+ started, (\d+) done/),
-    succeeded: num(/(\d+) succeeded/),
-    failed: num(/(\d+) failed/),
-    errored: num(/(\d+) errored/),
-    status2xx: num(/status codes: (\d+) 2xx/),
-    mean_ms: ms(t?.[5], t?.[6]),
-    max_ms: ms(t?.[3], t?.[4]),
-  };
-}
-
-/** The gRPC body h2load sends: one length-prefixed message (compressed flag 0, big-endian length). */
-function grpcBody(): Buffer {
-  const method = inferenceService().service.ModelInfer!;
-  const data = benchInput.data as Float32Array;
-  const message = method.requestSerialize({
-    model_name: MODEL,
-    inputs: [{ name: benchInput.name, datatype: benchInput.datatype, shape: benchInput.shape.map(String) }],
-    raw_input_contents: [Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
-  });
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt8(0, 0);
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
-}
-
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -101,7 +50,7 @@ async function main(): Promise<void> {
   const httpBodyFile = join(tmpdir(), `inferscope-h2load-http-${process.pid}.bin`);
   const grpcBodyFile = join(tmpdir(), `inferscope-h2load-grpc-${process.pid}.bin`);
   writeFileSync(httpBodyFile, body);
-  writeFileSync(grpcBodyFile, grpcBody());
+  writeFileSync(grpcBodyFile, grpcInferBody(MODEL, benchInput));
   const inferUrl = `${url}/v2/models/${MODEL}/infer`;
   const grpcUrl = `http://${grpcAddress}/inference.GRPCInferenceService/ModelInfer`;
   const common = (n: number) => ['-n', String(n), '-c', String(c), '-m', '1', '-t', '1'];
