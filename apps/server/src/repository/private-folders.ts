@@ -14,6 +14,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive } from '../process-alive';
 
 const PREFIX = 'inferscope-load-';
 const OWNED = /^inferscope-load-(\d+)-[A-Za-z0-9]{6}$/;
@@ -82,22 +83,11 @@ export class PrivateFolders {
   }
 }
 
-/** True while a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the load folders left by dead servers (SIGKILL, crash) under `root`; returns their names.
  * Folders without an owner pid in their name are not ours to judge and stay.
  */
-export async function removeStaleFolders(root: string = tmpdir(), alive: (pid: number) => boolean = pidAlive): Promise<string[]> {
+export async function removeStaleFolders(root: string = tmpdir(), alive: (pid: number) => boolean = processAlive): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(root);
