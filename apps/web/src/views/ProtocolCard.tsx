@@ -34,7 +34,8 @@ export function ProtocolCard() {
         <thead>
           <tr className="text-muted text-left">
             <th className="pr-6 font-normal">{S.protocols.modelColumn}</th>
-            {REQUEST_SOURCES.map((src) => <th key={src} className="pr-6 font-normal">{S.protocols.names[src]}</th>)}
+            {/* HTTP and gRPC are protocol names in every language (data-verbatim: not prose to translate) */}
+            {REQUEST_SOURCES.map((src) => <th key={src} className="pr-6 font-normal" data-verbatim={src === 'in_process' ? undefined : ''}>{S.protocols.names[src]}</th>)}
           </tr>
         </thead>
         <tbody>
