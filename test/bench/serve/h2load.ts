@@ -63,9 +63,19 @@ async function main(): Promise<void> {
     const m = s.model_stats[0]!;
     return { success: m.inference_stats.success.count, fail: m.inference_stats.fail.count, inferences: m.inference_count, executions: m.execution_count };
   };
+  /** the counts once the previous run's stragglers are answered (wrk leaves requests in running batches) */
+  const settled = async () => {
+    let last = await counts();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = await counts();
+      if (now.success === last.success && now.fail === last.fail) return now;
+      last = now;
+    }
+  };
   /** one h2load run with the server's CPU and the statistics check around it */
   const measured = async (what: string, args: string[], n: number) => {
-    const before = await counts();
+    const before = await settled();
     const cpu0 = process.cpuUsage();
     const r = await h2load(args);
     const cpu = process.cpuUsage(cpu0);
@@ -97,11 +107,11 @@ async function main(): Promise<void> {
       }
       let w: { req_per_s: number; p99_ms: number; cpu: number } | undefined;
       if (only === 'all' || only === 'http') {
+        const before = await settled();
         const cpu0 = process.cpuUsage();
-        const before = await counts();
         const r = await runWrk(inferUrl, httpBodyFile, headerLength, { c, seconds });
         const cpu = process.cpuUsage(cpu0);
-        const after = await counts();
+        const after = await settled();
         // wrk stops on a timer and closes its connections with requests in flight: those (at most one per
         // connection) are cancelled by the server, so up to c failures are the harness, more are not
         if (r.non2xx > 0 || after.fail - before.fail > c) throw new Error(`wrk: ${r.non2xx} non-2xx, +${after.fail - before.fail} failures`);
