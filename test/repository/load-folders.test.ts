@@ -79,6 +79,19 @@ test("a start removes folders of dead servers, never a live one's (same process 
   for (const n of [otherLive, notOurs]) await rm(join(scratch, n), { recursive: true });
 });
 
+test('a process that exits without closing (process.exit) removes its folders in the exit hook', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/repository/exit-hook.script.ts')], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: scratch }, cwd: ROOT });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  assert.equal(code, 0, out);
+  const { folder, pending } = JSON.parse(out) as { folder: string; pending: string };
+  assert.match(folder, /inferscope-load-\d+-/);
+  const left = await readdir(scratch);
+  assert.equal(left.includes(folder.split('/').pop()!), false, 'the attached folder is gone');
+  assert.equal(left.includes(pending.split('/').pop()!), false, 'the folder still being written is gone');
+});
+
 /** `inferscope serve` in a child process with TMPDIR = scratch; resolves its URL once it listens. */
 async function serveChild() {
   const repo = await emptyRepo();

@@ -170,7 +170,7 @@ const en = {
     cell: (total: string, rate: string) => `${total} · ${rate}/s`,
     rate: (name: string, rate: string) => `${name} ${rate}/s`,
     legend: '● HTTP or in process   ■ gRPC',
-    caption: 'Requests that reached each model version since it loaded (refusals before queueing included) and their rate over the last second. In process: the load generator and the steps of an ensemble.',
+    caption: 'Requests that reached each model version since the server started (refusals before queueing included) and their rate over the last second. In process: the load generator and the steps of an ensemble.',
   },
   // performance view
   panels: {

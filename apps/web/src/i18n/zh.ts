@@ -147,7 +147,7 @@ export const zh: Strings = {
     cell: (total, rate) => `${total} · ${rate}/秒`,
     rate: (name, rate) => `${name} ${rate}/秒`,
     legend: '● HTTP 或进程内   ■ gRPC',
-    caption: '各模型版本自加载以来收到的请求数（含排队前就被拒绝的请求），以及最近一秒的速率。进程内：负载生成器发出的请求和集成模型（ensemble）各步骤的请求。',
+    caption: '自服务启动以来各模型版本收到的请求数（含排队前就被拒绝的请求），以及最近一秒的速率。进程内：负载生成器发出的请求和集成模型（ensemble）各步骤的请求。',
   },
   panels: {
     log: '对数',

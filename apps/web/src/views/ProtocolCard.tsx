@@ -1,7 +1,7 @@
 /**
  * Which protocol requests came in on, per model version: HTTP, gRPC, or in process (load generator,
  * ensemble steps). Figures come from the server's per-second aggregates (`arrivals`, never sampled), so
- * they are exact under load. `ProtocolCard` is the Performance panel (totals since load and rates);
+ * they are exact under load. `ProtocolCard` is the Performance panel (totals since the server started, and rates);
  * `ProtocolLine` is the Data view's one-line form beside the shape legend of the request dots.
  */
 import { useEffect, useState } from 'react';

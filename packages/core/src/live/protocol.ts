@@ -87,7 +87,7 @@ export interface ModelAggregate {
   memory_bytes: number;
   /**
    * requests that reached this version, by how they came in (refusals before queueing included): the
-   * total since it loaded and the rate over the window
+   * total since the server started (a reload does not reset it) and the rate over the window
    */
   arrivals?: Record<RequestSource, { total: number; per_s: number }>;
 }
