@@ -97,3 +97,51 @@ test('gRPC RepositoryModelLoad takes the same parameters (bytes for files)', asy
     client.close();
   }
 });
+
+// Triton parses `config` into the ModelConfig protobuf with unknown fields refused (JsonToModelConfig):
+// a misspelt field at any depth is an error, not a silently different model. Same words over both protocols.
+const strictCases: Array<[string, Record<string, unknown>, RegExp]> = [
+  ['root', { max_batch_sise: 4 }, /Invalid config override: max_batch_sise: Cannot find field\./],
+  ['dynamic_batching', { dynamic_batching: { max_queue_delay_micros: 100 } }, /Invalid config override: \(dynamic_batching\) max_queue_delay_micros: Cannot find field\./],
+  ['instance_group[0]', { instance_group: [{ count: 1, knid: 'KIND_CPU' }] }, /\(instance_group\[0\]\) knid: Cannot find field\./],
+  ['input[0].reshape', { input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [784], reshape: { shap: [784] } }] }, /\(input\[0\]\.reshape\) shap: Cannot find field\./],
+  ['string for a number', { max_batch_size: 'four' }, /\(max_batch_size\): invalid value "four" for type TYPE_INT32/],
+  ['fraction for an integer', { dynamic_batching: { max_queue_delay_microseconds: 1.5 } }, /invalid value 1\.5 for type TYPE_UINT64/],
+  ['number for a string', { backend: 7 }, /\(backend\): invalid value 7 for type TYPE_STRING/],
+  ['string for a bool', { dynamic_batching: { preserve_ordering: 'yes' } }, /invalid value "yes" for type TYPE_BOOL/],
+  ['object for a list', { instance_group: { count: 1 } }, /\(instance_group\): invalid value a JSON object for type repeated field/],
+  ['unknown enum name', { instance_group: [{ kind: 'KIND_TPU' }] }, /invalid value "KIND_TPU" for type inference\.ModelInstanceGroup\.Kind/],
+];
+
+test('parameters.config: unknown fields at any level and wrong JSON types are refused with 400, the model keeps its config', async () => {
+  const config = await (await http('/v2/models/mlp_classifier/versions/1/config')).json();
+  for (const [what, patch, message] of strictCases) {
+    const r = await load('mlp_classifier', { config: JSON.stringify({ ...config, model_warmup: [], ...patch }) });
+    assert.equal(r.status, 400, `${what}: ${r.status}`);
+    assert.match((await r.json()).error, message, what);
+  }
+  const misspelt = await load('mlp_classifier', { confg: JSON.stringify(config) });
+  assert.equal(misspelt.status, 400);
+  assert.match((await misspelt.json()).error, /Unrecognized load parameter 'confg' with type 'STRING'/);
+  const now = await (await http('/v2/models/mlp_classifier/versions/1/config')).json();
+  assert.equal(now.max_batch_size, config.max_batch_size);
+  assert.equal((await http('/v2/models/mlp_classifier/ready')).status, 200);
+});
+
+test('gRPC RepositoryModelLoad refuses the same configs with INVALID_ARGUMENT and the same words', async () => {
+  const client = grpcClient(server.grpcAddress!);
+  try {
+    const config = await (await http('/v2/models/mlp_classifier/versions/1/config')).json();
+    for (const [what, patch, message] of strictCases) {
+      await assert.rejects(
+        client.call('RepositoryModelLoad', { model_name: 'mlp_classifier', parameters: { config: { string_param: JSON.stringify({ ...config, model_warmup: [], ...patch }) } } }),
+        (err: { code: number; details: string }) => err.code === 3 && message.test(err.details),
+        what,
+      );
+    }
+    await assert.rejects(client.call('RepositoryModelLoad', { model_name: 'mlp_classifier', parameters: { confg: { int64_param: 3 } } }),
+      (err: { code: number; details: string }) => err.code === 3 && /Unrecognized load parameter 'confg' with type 'INT'/.test(err.details));
+  } finally {
+    client.close();
+  }
+});

@@ -22,6 +22,7 @@ import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { serverReadiness } from './http/server-readiness';
 import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
+import { PrivateFolders, removeStaleFolders } from './repository/private-folders';
 import { registerStaticRoutes } from './http/static';
 import { registerInferRoutes } from './kserve/index';
 import { StatsCollector, registerStatsRoutes } from './stats/index';
@@ -107,7 +108,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const ready = serverReadiness(manager, () => accepting, options.strictReadiness);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, ready });
   registerModelRoutes(app, manager);
-  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit });
+  // Load folders of servers that died without closing (SIGKILL, crash); a live server's are kept.
+  const stale = await removeStaleFolders();
+  if (stale.length > 0) log(`removed ${stale.length} load folder(s) left by stopped servers: ${stale.join(', ')}`);
+  const loadFolders = new PrivateFolders();
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
@@ -154,7 +159,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, stats, events: { bus, now }, shm, ready, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, loadFolders, stats, events: { bus, now }, shm, ready, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }
@@ -168,6 +173,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         // unload.
         await Promise.all([app.close(), grpc?.close()]);
         await manager.close();
+        await loadFolders.removeAll();
         await tracer.close();
         shm.close();
         await metricsServer?.close();

@@ -163,6 +163,15 @@ const en = {
     applyBest: (c: string) => `Apply best (${c})`,
     applied: (c: string) => `Applied ${c}. Save it to config.pbtxt:`,
   },
+  protocols: {
+    title: 'Requests by protocol',
+    modelColumn: 'model version',
+    names: { http: 'HTTP', grpc: 'gRPC', in_process: 'in process' },
+    cell: (total: string, rate: string) => `${total} · ${rate}/s`,
+    rate: (name: string, rate: string) => `${name} ${rate}/s`,
+    legend: '● HTTP or in process   ■ gRPC',
+    caption: 'Requests that reached each model version since the server started (refusals before queueing included) and their rate over the last second. In process: the load generator and the steps of an ensemble.',
+  },
   // performance view
   panels: {
     log: 'log',

@@ -72,7 +72,7 @@ export interface RequestRejectedEvent extends Base {
   priority?: number;
   /** how long it had been queued, for a request refused after it was accepted (timeout, unload, ...) */
   queued_us?: number;
-  /** set on refusals by a front end (reason 'invalid'): the protocol the request came in on */
+  /** the protocol a refused-before-queueing request came in on (invalid, queue full, unavailable); unset in process */
   protocol?: RequestProtocol;
 }
 

@@ -21,6 +21,7 @@ import { buildApp } from '../../../apps/server/src/app';
 import { benchInput, makeBenchRepository } from './bench-models';
 import { binaryRequest } from '../../kserve/wire';
 import { arg } from '../args';
+import { runWrk, type WrkResult } from './wrk-client';
 
 const rounds = Number(arg('--rounds', '5'));
 const seconds = Number(arg('--seconds', '5'));
@@ -32,33 +33,8 @@ const only = arg('--only', 'all'); // all | inferscope | grpc | grpc-alone
 const delayUs = Number(arg('--delay-us', '2000'));
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-interface WrkResult { req_per_s: number; p50_ms: number; p99_ms: number; non2xx: number }
-
-/** wrk as a child process (asynchronously: the server under test runs on this process's event loop). */
-async function wrk(url: string, bodyFile: string, headerLength: number): Promise<WrkResult> {
-  const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${c}`, `-d${seconds}s`, '--latency', '-s', join(here, 'wrk-post.lua'), url], {
-      env: { ...process.env, BODY_FILE: bodyFile, HEADER_LENGTH: String(headerLength) }, stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let text = '';
-    child.stdout.on('data', (d) => (text += d));
-    child.on('error', (err) => reject(new Error(`wrk did not run (${err.message}); install it with: apt-get install -y wrk`)));
-    child.on('exit', () => resolve(text));
-  });
-  const num = (re: RegExp) => Number(out.match(re)?.[1] ?? NaN);
-  const ms = (re: RegExp) => {
-    const m = out.match(re);
-    if (!m) return NaN;
-    const v = Number(m[1]);
-    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
-  };
-  return {
-    req_per_s: num(/Requests\/sec:\s+([\d.]+)/),
-    p50_ms: ms(/50%\s+([\d.]+)(us|ms|s)/),
-    p99_ms: ms(/99%\s+([\d.]+)(us|ms|s)/),
-    non2xx: num(/Non-2xx or 3xx responses:\s+(\d+)/) || 0,
-  };
-}
+/** wrk against this process's server (asynchronously: the server runs on this process's event loop). */
+const wrk = (url: string, bodyFile: string, headerLength: number): Promise<WrkResult> => runWrk(url, bodyFile, headerLength, { c, seconds });
 
 function clientProcess(mode: 'http' | 'grpc', address: string, rate?: number): Promise<{ req_per_s: number; p50_ms: number; p99_ms: number; errors: number; client_cpu_share: number }> {
   return new Promise((resolve, reject) => {

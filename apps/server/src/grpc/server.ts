@@ -27,6 +27,9 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
   const server = new Server({
     'grpc.max_receive_message_length': options.maxMessageBytes,
     'grpc.max_send_message_length': -1,
+    // channelz (grpc-js's call and socket tracking for the channelz debug service, which this server does
+    // not offer) costs a tracker update per call and per stream: ~2% of the server's CPU under load
+    'grpc.enable_channelz': 0,
   });
   server.addService(inferenceServiceDefinition(), grpcHandlers(deps));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;

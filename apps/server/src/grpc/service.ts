@@ -20,9 +20,12 @@ import { loadModel, unloadModel } from '../kserve/repository-control';
 import { modelMetadata } from '../http/models';
 import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
 import { grpcError } from './status';
+import type { PrivateFolders } from '../repository/private-folders';
 
 export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
+  /** the server's private folders for loads with `file:` contents (shared with HTTP) */
+  loadFolders: PrivateFolders;
   stats: Pick<StatsCollector, 'modelStats'>;
   serverInfo(): { name: string; version: string; extensions: string[] };
   /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
@@ -52,19 +55,26 @@ function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | 
   };
 }
 
-/** Aborted when grpc-js reports the call cancelled (client cancel, deadline, connection lost). */
-function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown }): CancelSignal {
+/**
+ * A signal that fires when grpc-js reports the call cancelled (client cancel, deadline, connection lost),
+ * and `settled()` to call once the answer is sent. grpc-js reports a call "cancelled" when its stream
+ * closes, also after a normal answer; a settled call stops listening, so that late report costs nothing
+ * (with an AbortController it built a DOMException per call: GC 11% -> 4% of the main thread under load).
+ */
+function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown }): { signal: CancelSignal; settled(): void } {
   const gone = new ClientGone();
+  const onCancel = () => gone.abort();
   if (call.cancelled) gone.abort();
-  else call.once('cancelled', () => gone.abort());
-  return gone;
+  else call.once('cancelled', onCancel);
+  return { signal: gone, settled: () => call.removeListener('cancelled', onCancel) };
 }
 
 function repositoryParams(params: Req['parameters']): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, p] of Object.entries(params ?? {})) {
     const which = p.parameter_choice as string | undefined;
-    out[k] = which ? p[which] : undefined;
+    // int64 arrives as a decimal string (loader option longs: String); a number names its type INT
+    out[k] = which === 'int64_param' ? Number(p[which]) : which ? p[which] : undefined;
   }
   return out;
 }
@@ -103,25 +113,38 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     }),
     RepositoryModelLoad: unary(async (req) => {
       noRepositoryName(req);
-      await loadModel(manager, req.model_name ?? '', repositoryParams(req.parameters));
+      await loadModel(manager, deps.loadFolders, req.model_name ?? '', repositoryParams(req.parameters));
       return {};
     }),
     RepositoryModelUnload: unary(async (req) => {
       noRepositoryName(req);
-      await unloadModel(manager, req.model_name ?? '');
+      await unloadModel(manager, deps.loadFolders, req.model_name ?? '');
       return {};
     }),
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      infer(call.request, cancelSignal(call)).then((res) => callback(null, res), (err) => callback(grpcError(err)));
+      const cancel = cancelSignal(call);
+      infer(call.request, cancel.signal).then(
+        (res) => {
+          cancel.settled();
+          callback(null, res);
+        },
+        (err) => {
+          cancel.settled();
+          callback(grpcError(err));
+        },
+      );
     },
     // Non-decoupled streaming: one ModelStreamInferResponse per request, an error travels in
     // error_message (the stream goes on); the stream ends once every request has its answer.
     ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
-      const signal = cancelSignal(call);
+      const { signal, settled } = cancelSignal(call);
       let open = 0;
       let ended = false;
       const finish = () => {
-        if (ended && open === 0) call.end();
+        if (ended && open === 0) {
+          settled();
+          call.end();
+        }
       };
       call.on('data', (msg: GrpcInferRequest) => {
         open++;

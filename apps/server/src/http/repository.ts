@@ -9,15 +9,18 @@ import type { ModelManager } from '../models/model-manager';
 import { errors, HttpError } from './errors';
 import { objectBody } from './json-body';
 import { loadModel, unloadModel } from '../kserve/repository-control';
+import type { PrivateFolders } from '../repository/private-folders';
 
 type Params = { model: string };
 
 export interface RepositoryRoutesOptions {
+  /** the server's private folders for loads with `file:` contents */
+  folders: PrivateFolders;
   /** largest load request body: `file:` contents carry whole model files (default: the app's limit) */
   loadBodyLimit?: number;
 }
 
-export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelManager, options: RepositoryRoutesOptions = {}): void {
+export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelManager, options: RepositoryRoutesOptions): void {
   const index = async (req: FastifyRequest) => {
     const body = objectBody(req.body, 'repository index');
     const ready = body.ready ?? false;
@@ -45,8 +48,8 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     }
     // Triton's load parameters ("config", "file:<path>") are read by the shared repository control.
     const params = (body.parameters ?? {}) as Record<string, unknown>;
-    if (action === 'load') await loadModel(manager, model, params);
-    else await unloadModel(manager, model);
+    if (action === 'load') await loadModel(manager, options.folders, model, params);
+    else await unloadModel(manager, options.folders, model);
     return reply.code(200).header('content-type', 'application/json').send();
   };
   app.post<{ Params: Params }>('/v2/repository/models/:model/load', options.loadBodyLimit ? { bodyLimit: options.loadBodyLimit } : {}, control('load'));

@@ -2,7 +2,7 @@
  * The server's EventBus, which also says which protocol each request came in on. The scheduler (core)
  * builds `request.queued` and knows nothing of front ends; it emits that event synchronously inside
  * `enqueue()`. A front end runs its enqueue inside `within(protocol, ...)`, and the bus stamps the
- * protocol onto the `request.queued` events emitted during that call. One comparison per event on the hot
+ * protocol onto the `request.queued` (and `request.rejected`) events emitted during that call. One comparison per event on the hot
  * path; no per-request maps. Requests from in-process sources (load generator) carry no protocol.
  */
 import { EventBus, type RequestProtocol, type SchedulerEvent } from '@inferscope/core';
@@ -22,7 +22,13 @@ export class ProtocolTaggingBus extends EventBus {
   }
 
   override emit(event: SchedulerEvent): void {
-    if (this.current !== undefined && event.type === 'request.queued') event.protocol = this.current;
+    if (this.current === undefined) {
+      super.emit(event);
+      return;
+    }
+    // A refusal of this request before it was queued (queue full, unavailable) says where it came from too;
+    // a refusal with queued_us belongs to another request that expired during this enqueue.
+    if (event.type === 'request.queued' || (event.type === 'request.rejected' && event.queued_us === undefined)) event.protocol = this.current;
     super.emit(event);
   }
 }

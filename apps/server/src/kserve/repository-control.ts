@@ -6,23 +6,22 @@
  * - `file:<path>`: the model folder's files (base64 over HTTP, bytes over gRPC), e.g. `file:1/model.onnx`.
  *   With them the model is loaded from a private folder (mkdtemp, mode 0700) holding only these files and
  *   the `config` (required then, as in Triton); paths are relative, their segments plain names, and every
- *   file lands inside that folder. The folder is removed when the model is loaded again or unloaded.
+ *   file lands inside that folder. The folder is removed when the model is loaded again or unloaded, and
+ *   with the server (repository/private-folders.ts owns their lifetime).
  * - Unloading a model that is not loaded succeeds and changes nothing (Triton's qa/L0_lifecycle); the
  *   manager itself refuses it, for the dashboard's control.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { printModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { ManagerError, messages } from '../models/errors';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
+import type { PrivateFolders } from '../repository/private-folders';
 import { invalid } from './errors';
 
 export type LoadParameters = Record<string, unknown>;
 
-/** Private folders of models loaded from `file:` contents, by model name. */
-const privateFolders = new Map<string, string>();
 let overrideSeq = 0;
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -46,8 +45,16 @@ function configText(raw: unknown, name: string): string {
     throw invalid(`failed to parse the model config override: ${(err as Error).message}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw invalid('the model config override must be a JSON object');
-  // The printed text goes through the same parser, validation and auto-complete as a config.pbtxt.
-  return printModelConfig({ ...(doc as ModelConfig), name: (doc as ModelConfig).name ?? name });
+  // Read strictly as Triton's JsonToModelConfig does (unknown fields and wrong types refused at every
+  // level); the printed text then goes through the same parser, validation and auto-complete as a file.
+  let config;
+  try {
+    config = modelConfigFromJson(doc);
+  } catch (err) {
+    if (err instanceof ConfigJsonError) throw invalid(`Invalid config override: ${err.message}`);
+    throw err;
+  }
+  return printModelConfig({ ...config, name: config.name || name });
 }
 
 function fileBytes(key: string, value: unknown): Uint8Array {
@@ -56,8 +63,8 @@ function fileBytes(key: string, value: unknown): Uint8Array {
   throw invalid(`Unable to parse '${key}': expected base64 file contents`);
 }
 
-async function writePrivateFolder(name: string, config: string, files: Array<[string[], Uint8Array]>): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'inferscope-load-'));
+async function writePrivateFolder(folders: PrivateFolders, name: string, config: string, files: Array<[string[], Uint8Array]>): Promise<string> {
+  const root = await folders.create();
   const modelDir = join(root, name);
   try {
     await mkdir(modelDir, { mode: 0o700 });
@@ -70,26 +77,32 @@ async function writePrivateFolder(name: string, config: string, files: Array<[st
     await writeFile(join(modelDir, 'config.pbtxt'), config, { mode: 0o600, flag: 'wx' });
     return root;
   } catch (err) {
-    await rm(root, { recursive: true, force: true });
+    await folders.discard(root);
     throw err;
   }
 }
 
-async function dropPrivateFolder(name: string, keep?: string): Promise<void> {
-  const dir = privateFolders.get(name);
-  if (dir && dir !== keep) {
-    privateFolders.delete(name);
-    await rm(dir, { recursive: true, force: true });
-  }
+/** Triton's name for a parameter's type, as its refusal of an unknown load parameter words it. */
+function parameterType(value: unknown): string {
+  if (typeof value === 'string') return 'STRING';
+  if (typeof value === 'boolean') return 'BOOL';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'INT' : 'DOUBLE';
+  if (value instanceof Uint8Array) return 'BYTES';
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 }
 
-export async function loadModel(manager: Pick<ModelManager, 'load'>, name: string, params: LoadParameters): Promise<void> {
+export async function loadModel(manager: Pick<ModelManager, 'load'>, folders: PrivateFolders, name: string, params: LoadParameters): Promise<void> {
+  // Triton refuses a load parameter it does not know instead of ignoring it (a misspelt "config" would
+  // otherwise load the files on disk and look like success).
+  for (const [key, value] of Object.entries(params)) {
+    if (key !== 'config' && !key.startsWith('file:')) throw invalid(`Unrecognized load parameter '${key}' with type '${parameterType(value)}'`);
+  }
   const fileKeys = Object.keys(params).filter((k) => k.startsWith('file:'));
   if (fileKeys.length > MAX_FILES) throw invalid(`at most ${MAX_FILES} file overrides in one load`);
   const hasConfig = params.config !== undefined;
   if (!hasConfig && fileKeys.length === 0) {
     await manager.load(name);
-    await dropPrivateFolder(name);
+    await folders.release(name);
     return;
   }
   const config = hasConfig ? configText(params.config, name) : undefined;
@@ -99,26 +112,26 @@ export async function loadModel(manager: Pick<ModelManager, 'load'>, name: strin
   const fresh = `override-${++overrideSeq}`; // never "unchanged": an override always loads
   await manager.load(name, async (found): Promise<ScannedModel | undefined> => {
     if (files.length === 0) return found && { ...found, configText: config, fingerprint: `${found.fingerprint}:${fresh}` };
-    folder = await writePrivateFolder(name, config!, files);
+    folder = await writePrivateFolder(folders, name, config!, files);
     const scanned = await scanModelFolder(folder, name);
     return { ...scanned, fingerprint: `${scanned.fingerprint}:${fresh}` };
   }).catch(async (err) => {
-    if (folder) await rm(folder, { recursive: true, force: true });
+    if (folder) await folders.discard(folder);
     throw err;
   });
-  await dropPrivateFolder(name);
-  if (folder) privateFolders.set(name, folder);
+  if (folder) await folders.attach(name, folder);
+  else await folders.release(name);
 }
 
 /**
  * Triton's repository API: unloading a model that is not loaded succeeds and changes nothing. The
  * manager refuses it (the dashboard's control wants that answer), so that one refusal becomes success here.
  */
-export async function unloadModel(manager: Pick<ModelManager, 'unload'>, name: string): Promise<void> {
+export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders: PrivateFolders, name: string): Promise<void> {
   try {
     await manager.unload(name);
   } catch (err) {
     if (!(err instanceof ManagerError && err.message === messages.unloadNotServed())) throw err;
   }
-  await dropPrivateFolder(name);
+  await folders.release(name);
 }

@@ -17,6 +17,7 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
+import { processAlive } from '../process-alive';
 
 /** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */
 const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-([0-9a-f]+)$/;
@@ -32,17 +33,6 @@ export function tempNameFor(file: string): string {
 }
 
 const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else, so it is alive.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Writes `data` to `file` atomically (temp + fsync + rename + fsync of the folder). */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {

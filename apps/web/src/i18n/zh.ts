@@ -140,6 +140,15 @@ export const zh: Strings = {
     applyBest: (c) => `应用最佳（${c}）`,
     applied: (c) => `已应用 ${c}。保存到 config.pbtxt：`,
   },
+  protocols: {
+    title: '按协议统计的请求',
+    modelColumn: '模型版本',
+    names: { http: 'HTTP', grpc: 'gRPC', in_process: '进程内' },
+    cell: (total, rate) => `${total} · ${rate}/秒`,
+    rate: (name, rate) => `${name} ${rate}/秒`,
+    legend: '● HTTP 或进程内   ■ gRPC',
+    caption: '自服务启动以来各模型版本收到的请求数（含排队前就被拒绝的请求），以及最近一秒的速率。进程内：负载生成器发出的请求和集成模型（ensemble）各步骤的请求。',
+  },
   panels: {
     log: '对数',
     linear: '线性',

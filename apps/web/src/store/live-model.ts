@@ -150,7 +150,7 @@ export class LiveModel {
         const id = `${key}/${e.request_id}`;
         const link = this.stepLinks.size > 0 ? this.stepLinks.get(id) : undefined;
         if (link) this.stepLinks.delete(id);
-        this.track({ id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t, phase: 'queued', ...link });
+        this.track({ id, modelKey: key, priority: e.priority, size: e.batch_size, tQueued: e.t, phase: 'queued', protocol: e.protocol, ...link });
         break;
       }
       case 'ensemble.step': {
@@ -254,7 +254,7 @@ export class LiveModel {
       case 'request.rejected': {
         const key = modelKey(e.model, e.version);
         const id = `${key}/${e.request_id}`;
-        const r = this.requests.get(id) ?? { id, modelKey: key, priority: e.priority ?? 1, size: 1, tQueued: e.t, phase: 'rejected' as const };
+        const r = this.requests.get(id) ?? { id, modelKey: key, priority: e.priority ?? 1, size: 1, tQueued: e.t, phase: 'rejected' as const, protocol: e.protocol };
         const m = this.models.get(key);
         if (m && r.phase === 'queued' && this.requests.has(id)) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
         this.requests.delete(id);

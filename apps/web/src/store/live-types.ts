@@ -1,5 +1,5 @@
 /** Shapes the dashboard keeps about the server's live state. All times are µs on the scheduler clock. */
-import type { BatchTrigger, InstanceSnapshot, ModelSnapshot, RejectReason } from '@inferscope/core';
+import type { BatchTrigger, InstanceSnapshot, ModelSnapshot, RejectReason, RequestProtocol } from '@inferscope/core';
 
 /** An instance as the snapshot describes it, plus the batch it runs now (kept from the event stream). */
 export interface InstanceLive extends Omit<InstanceSnapshot, 'batch_id'> {
@@ -45,6 +45,8 @@ export interface RequestLive {
   reason?: RejectReason;
   message?: string;
   totalUs?: number;
+  /** the front end it came in on; absent for in-process requests (load generator, ensemble steps) */
+  protocol?: RequestProtocol;
   /** a step request of an ensemble: `ensemble:version/request_id` of its ensemble request, and its step */
   parent?: string;
   step?: number;

@@ -15,6 +15,7 @@ import { animUs, dataNowUs } from '../live/clock';
 import { S } from '../strings';
 import { TRIGGER_COLOUR } from '../charts/theme';
 import { pipelineOf } from '../store/pipeline';
+import { ProtocolLine } from './ProtocolCard';
 
 /** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
 export function DataView() {
@@ -39,6 +40,7 @@ export function DataView() {
           </span>
         ))}
       </div>
+      <ProtocolLine />
     </div>
   );
 }

@@ -18,6 +18,7 @@ import { formatBytes, formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
 import { LittleCard } from './LittleCard';
+import { ProtocolCard } from './ProtocolCard';
 
 const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
@@ -130,6 +131,9 @@ export function PerformanceView() {
       {/* Full width: alone in a grid cell it left a wide empty hole beside it. */}
       <div className="md:col-span-2 xl:col-span-3">
         <LittleCard />
+      </div>
+      <div className="md:col-span-2 xl:col-span-3">
+        <ProtocolCard />
       </div>
       {mode === 'live' && (
         <div className="md:col-span-2 xl:col-span-3">

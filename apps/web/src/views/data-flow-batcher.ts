@@ -63,7 +63,7 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
       const req = pending[Math.min(pending.length - 1, Math.floor(i * perCell))];
       // A request that just reached the head pops in instead of appearing at full size.
       const grow = Math.min(1, (now - req.tQueued) / (anim * 0.4));
-      c.dots.add(c.colourOf(req), cx, cy, r * (0.4 + 0.6 * grow));
+      c.dots.add(c.colourOf(req), cx, cy, r * (0.4 + 0.6 * grow), 1, req.protocol === 'grpc');
     } else {
       ctx.moveTo(cx + r, cy);
       ctx.arc(cx, cy, r, 0, Math.PI * 2);

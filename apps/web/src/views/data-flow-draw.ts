@@ -142,7 +142,7 @@ function drawLane(c: RowCtx, level: number, list: RequestLive[], y0: number, lh:
     const ty = gridTop + (i % rows) * DOT_STEP;
     // Entering is quick (40% of a move): under load a request often waits less than a full move.
     const k = ease((now - r.tQueued) / (anim * 0.4));
-    c.dots.add(c.colourOf(r), lerp(X.arrive, tx, k), lerp(c.mid, ty, k), r.delayed ? 3 : 4);
+    c.dots.add(c.colourOf(r), lerp(X.arrive, tx, k), lerp(c.mid, ty, k), r.delayed ? 3 : 4, 1, r.protocol === 'grpc');
   }
   if (list.length > fit) text(ctx, th, `+${list.length - fit}`, X.qStart + 6, y0 + lh / 2, { weight: 700, size: th.fontSize - 1 });
   if (list.length === 0) text(ctx, th, S.flow.emptyQueue, (X.qStart + X.qEnd) / 2, y0 + lh / 2, { align: 'center', colour: withAlpha(th.muted, 0.7), size: th.fontSize - 1 });
@@ -181,7 +181,7 @@ function drawOutcomes(c: RowCtx, cards: Map<string, { x: number; y: number; w: n
       const k = age / (anim * 3);
       const spread = (hash(r.id) % 121) - 60;
       const failed = r.ok === false;
-      c.dots.add(failed ? th.danger : c.colourOf(r), lerp(sx + 4, X.out - 6, k), lerp(sy, c.mid + spread, k), failed ? 4 : 3.5, failed ? 1 - k * 0.5 : 1 - k * k);
+      c.dots.add(failed ? th.danger : c.colourOf(r), lerp(sx + 4, X.out - 6, k), lerp(sy, c.mid + spread, k), failed ? 4 : 3.5, failed ? 1 - k * 0.5 : 1 - k * k, r.protocol === 'grpc');
     }
   }
   if (lastReject) {

@@ -98,7 +98,7 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
       const k2 = ease((now - (r.tStarted ?? now)) / anim);
       const tx = card.x + 12 + (i % cols) * 8;
       const ty = dotsTop + Math.floor(i / cols) * 8;
-      c.dots.add(c.colourOf(r), lerp(src.x, tx, k2), lerp(src.y, ty, k2), 3);
+      c.dots.add(c.colourOf(r), lerp(src.x, tx, k2), lerp(src.y, ty, k2), 3, 1, r.protocol === 'grpc');
     });
   });
   const shown = cards.size;

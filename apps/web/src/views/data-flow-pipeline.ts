@@ -77,7 +77,7 @@ export function drawPipelineRow(c: RowCtx, p: Pipeline): void {
       const tx = b.x + 12 + (i % cols) * DOT;
       const ty = b.y + f * 3.1 + Math.floor(i / cols) * DOT;
       const k = ease((now - r.tQueued) / (anim * 0.4));
-      c.dots.add(c.colourOf(r), lerp(b.x - 14, tx, k), ty, 3.5, r.phase === 'queued' ? 0.45 : 1);
+      c.dots.add(c.colourOf(r), lerp(b.x - 14, tx, k), ty, 3.5, r.phase === 'queued' ? 0.45 : 1, r.protocol === 'grpc');
     }
     if (list.length > shown) text(ctx, th, `+${list.length - shown}`, b.x + b.w - 8, b.y + b.h - 8, { align: 'right', weight: 700, size: f - 1 });
   }

@@ -65,13 +65,16 @@ export function dot(ctx: CanvasRenderingContext2D, x: number, y: number, colour:
  */
 export class DotBatch {
   private paths = new Map<string, number[]>();
-  add(colour: string, x: number, y: number, radius = 4, alpha = 1): void {
+  private squares = new Map<string, number[]>();
+  /** `square`: a request that came in over gRPC (circles: HTTP or in process), so the protocol reads at a glance */
+  add(colour: string, x: number, y: number, radius = 4, alpha = 1, square = false): void {
     const a = Math.round(Math.max(0, Math.min(1, alpha)) * 10);
     if (a === 0) return;
     const key = a === 10 ? colour : withAlpha(colour, a / 10);
-    const list = this.paths.get(key);
+    const into = square ? this.squares : this.paths;
+    const list = into.get(key);
     if (list) list.push(x, y, radius);
-    else this.paths.set(key, [x, y, radius]);
+    else into.set(key, [x, y, radius]);
   }
   flush(ctx: CanvasRenderingContext2D): void {
     for (const [colour, xs] of this.paths) {
@@ -83,7 +86,18 @@ export class DotBatch {
       }
       ctx.fill();
     }
+    for (const [colour, xs] of this.squares) {
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      // the same area as the circle, so a square does not look like a bigger request
+      for (let i = 0; i < xs.length; i += 3) {
+        const half = xs[i + 2] * 0.886;
+        ctx.rect(xs[i] - half, xs[i + 1] - half, half * 2, half * 2);
+      }
+      ctx.fill();
+    }
     this.paths.clear();
+    this.squares.clear();
   }
 }
 

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason } from '../events';
+import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 
 export const WIRE = {
@@ -85,7 +85,16 @@ export interface ModelAggregate {
   /** running count of failed requests by Triton's nv_inference_request_failure reason */
   failures?: Record<FailureReason, number>;
   memory_bytes: number;
+  /**
+   * requests that reached this version, by how they came in (refusals before queueing included): the
+   * total since the server started (a reload does not reset it) and the rate over the window
+   */
+  arrivals?: Record<RequestSource, { total: number; per_s: number }>;
 }
+
+/** How a request reached a model: a front end's protocol, or in process (load generator, ensemble steps). */
+export type RequestSource = RequestProtocol | 'in_process';
+export const REQUEST_SOURCES: readonly RequestSource[] = ['http', 'grpc', 'in_process'];
 
 /** Triton's failure reasons (the `reason` label of nv_inference_request_failure). */
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';

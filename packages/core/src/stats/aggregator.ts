@@ -4,7 +4,7 @@
  * Windowed figures cover the last `windowUs`; totals run from the start.
  */
 import type { SchedulerEvent } from '../events';
-import { failureReason, type FailureReason, type ModelAggregate } from '../live/protocol';
+import { failureReason, REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -18,13 +18,17 @@ interface Slot {
   batches: number;
   batchSamples: number;
   batchSizes: Map<number, number>;
+  arrivals: Record<RequestSource, number>;
 }
 
-const newSlot = (): Slot => ({ latency: new LogHistogram(), requests: 0, samples: 0, queueSum: 0, computeSum: 0, batches: 0, batchSamples: 0, batchSizes: new Map() });
+const noArrivals = (): Record<RequestSource, number> => ({ http: 0, grpc: 0, in_process: 0 });
+
+const newSlot = (): Slot => ({ latency: new LogHistogram(), requests: 0, samples: 0, queueSum: 0, computeSum: 0, batches: 0, batchSamples: 0, batchSizes: new Map(), arrivals: noArrivals() });
 const resetSlot = (s: Slot): void => {
   s.latency.clear();
   s.requests = s.samples = s.queueSum = s.computeSum = s.batches = s.batchSamples = 0;
   s.batchSizes.clear();
+  s.arrivals.http = s.arrivals.grpc = s.arrivals.in_process = 0;
 };
 
 export class ModelAggregator {
@@ -37,6 +41,8 @@ export class ModelAggregator {
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
   readonly failures: Record<FailureReason, number> = { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
+  /** requests that reached the version by source since the start (queued, or refused before queueing) */
+  readonly arrivals = noArrivals();
 
   constructor(readonly windowUs = 1_000_000, model = '', version = '') {
     this.model = model;
@@ -60,8 +66,11 @@ export class ModelAggregator {
       case 'request.queued':
         this.waiting.add(e.request_id, e.priority);
         this.inFlight++;
+        this.arrived(e.protocol ?? 'in_process', e.t);
         return;
       case 'request.rejected':
+        // refused before it was queued (invalid, queue full, unavailable): it arrived all the same
+        if (e.queued_us === undefined) this.arrived(e.protocol ?? 'in_process', e.t);
         this.totals.rejected++;
         this.failures[failureReason(e.reason)]++;
         if (this.waiting.leave(e.request_id)) this.inFlight--;
@@ -100,8 +109,15 @@ export class ModelAggregator {
     }
   }
 
+  private arrived(source: RequestSource, t: number): void {
+    this.arrivals[source]++;
+    const s = this.window.at(t);
+    if (s) s.arrivals[source]++;
+  }
+
   snapshot(nowUs: number): ModelAggregate {
     const lat = new LogHistogram();
+    const arrivalsInWindow = noArrivals();
     let requests = 0, samples = 0, queueSum = 0, computeSum = 0, batches = 0, batchSamples = 0;
     const sizes = new Map<number, number>();
     for (const s of this.window.live(nowUs)) {
@@ -113,6 +129,7 @@ export class ModelAggregator {
       batches += s.batches;
       batchSamples += s.batchSamples;
       for (const [k, v] of s.batchSizes) sizes.set(k, (sizes.get(k) ?? 0) + v);
+      for (const src of REQUEST_SOURCES) arrivalsInWindow[src] += s.arrivals[src];
     }
     // right after start the window is not full yet: rates over the time actually observed
     const covered = this.window.spanUs(nowUs);
@@ -136,6 +153,11 @@ export class ModelAggregator {
       totals: { ...this.totals },
       failures: { ...this.failures },
       memory_bytes: this.memoryBytes,
+      arrivals: {
+        http: { total: this.arrivals.http, per_s: arrivalsInWindow.http / windowS },
+        grpc: { total: this.arrivals.grpc, per_s: arrivalsInWindow.grpc / windowS },
+        in_process: { total: this.arrivals.in_process, per_s: arrivalsInWindow.in_process / windowS },
+      },
     };
   }
 }
