@@ -5,6 +5,8 @@
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
 import type { CostModel } from './cost-model';
+import { validateQuantiles, type Quantiles } from './distribution';
+import { validateTimerProfile, type TimerProfile } from './real-clock-model';
 
 export interface Calibration {
   format: 'inferscope-calibration';
@@ -14,7 +16,10 @@ export interface Calibration {
   kind: string;
   /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
   method: string;
-  host: { cpus: number; platform: string; runtime: string };
+  /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
+  host: { cpus: number; platform: string; runtime: string; effective_cores?: number };
+  /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
+  main_thread_us_per_request?: number;
   measured_at: string;
   /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
   table_us: Record<string, number>;
@@ -25,6 +30,17 @@ export interface Calibration {
    * shows whether it is memory-bound (flat) or compute-bound (linear).
    */
   session_us?: Record<string, number>;
+  /**
+   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled):
+   * the simulator draws each batch's time from it (fitBatchRecords).
+   */
+  spread?: Quantiles;
+  /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
+  timer?: TimerProfile;
+  /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
+  source?: 'calibrate' | 'live';
+  /** size -> batches behind each table entry (live calibrations) */
+  counts?: Record<string, number>;
 }
 
 export class CalibrationError extends Error {
@@ -58,19 +74,36 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
     if (!/^[1-9]\d*$/.test(k)) problems.push(`table_us.${k}: keys must be batch sizes >= 1`);
     if (!(typeof v === 'number' && Number.isFinite(v) && v > 0)) problems.push(`table_us.${k}: must be a number of µs > 0`);
   }
+  if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
+  if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
+  if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
+  if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
   if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);
   return o as Calibration;
 }
 
-/** The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU instances). */
-export function costFromCalibration(cal: Calibration, jitter = 0): CostModel {
-  return { table: { ...cal.table_us }, kind: cal.kind, ...(jitter > 0 ? { jitter } : {}) };
+/**
+ * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
+ * instances): the table, the fitted slope beyond it, and the measured spread of batch times unless a
+ * hand-set jitter is asked for (jitter 0 and `spread: false`: every batch takes exactly its median).
+ */
+export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
+  const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise };
 }
 
 /**
  * Samples per second at batch b over samples per second at batch 1: how much batching pays, through the
  * server (`table_us`) or in the backend alone (`session_us`).
  */
+/**
+ * The host a calibration describes, for a simulation: its cores (the measured effective figure when
+ * there is one) and the main thread's work per request.
+ */
+export function hostFromCalibration(cal: Calibration): { cores: number; mainThreadUsPerRequest: number } {
+  return { cores: cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
+}
+
 export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {
   const t = cal[which] ?? {};
   const t1 = t['1'];

@@ -7,3 +7,6 @@ export { CpuHost, isCpuKind } from './cpu-host';
 export { BUNDLED_CALIBRATIONS, bundledCalibration, calibratedCost } from './calibration/index';
 export { runNaiveBatcher, type NaiveBatch, type NaiveBatcherOptions, type RequestTiming } from './naive-batcher';
 export { runCourseDemo, courseArrivals, COURSE_DEFAULTS, type CourseDemoOptions, type CourseDemoResult, type TritonBatch } from './course-demo';
+export * from './distribution';
+export { fitBatchRecords, FitError, type BatchRecord, type BatchFit } from './fit-batches';
+export { RealClockModel, realClockFireUs, REAL_CLOCK_COARSE_US, validateTimerProfile, type TimerProfile } from './real-clock-model';

@@ -1,0 +1,113 @@
+/**
+ * One model's calibration: its real backend with one instance, batches of each size sent one after the
+ * other through the executor (measure-batches.ts), fitted by core's fitBatchRecords; for onnxruntime also
+ * the session alone in this thread. `inferscope calibrate` writes the result; the fidelity benchmark
+ * measures a same-run baseline with it.
+ */
+import { cpus, platform } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { InstanceInfo } from '@inferscope/core';
+import { loadModelConfig, formatIssue, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { fitBatchRecords, type Calibration, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import * as ort from 'onnxruntime-node';
+import { getBackend } from '../backends/registry';
+import { MemoryLedger } from '../memory/ledger';
+import { CALIBRATION_SIZES, measureBatchRecords, requestOf, timeRuns } from './measure-batches';
+import { measureMainThreadUsPerRequest } from './main-thread-probe';
+import { buildApp } from '../app';
+
+export interface CalibrateOptions {
+  seqLen: number;
+  minMs: number;
+  timer: TimerProfile;
+  /** the cores probe's figure for this host, measured once per run */
+  effectiveCores?: number;
+  sizes?: readonly number[];
+  /** also measure the server's main-thread work per request (loads the model in a server; default true) */
+  mainThread?: boolean;
+  /** progress lines (stderr in the command) */
+  log?: (line: string) => void;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const medianUs = (xs: number[]) => Math.round(median(xs) * 10) / 10;
+
+const ORT_TYPE: Record<string, ort.Tensor.Type> = { FP32: 'float32', INT64: 'int64' };
+
+/** The same batch on a session in this thread: the backend's own compute, without the hand-off to a worker. */
+async function sessionTable(file: string, config: ModelConfig, seqLen: number, minMs: number, sizes: readonly number[]): Promise<Record<string, number>> {
+  ort.env.logLevel = 'fatal';
+  const threads = Number(config.parameters?.intra_op_thread_count?.string_value ?? 1) || 1;
+  const session = await ort.InferenceSession.create(file, { intraOpNumThreads: threads, interOpNumThreads: 1 });
+  const out: Record<string, number> = {};
+  try {
+    for (const b of sizes) {
+      const feeds = Object.fromEntries(requestOf(config, b, seqLen, 'direct').payload.inputs.map((t) => [t.name, new ort.Tensor(ORT_TYPE[t.datatype], t.data as Float32Array, t.shape)]));
+      out[String(b)] = medianUs(await timeRuns(() => session.run(feeds), minMs));
+    }
+  } finally {
+    await session.release();
+  }
+  return out;
+}
+
+export async function calibrateModel(repo: string, name: string, o: CalibrateOptions): Promise<Calibration> {
+  const { seqLen, minMs, timer } = o;
+  const sizes = o.sizes ?? CALIBRATION_SIZES;
+  const dir = join(repo, name);
+  const loaded = loadModelConfig(readFileSync(join(dir, 'config.pbtxt'), 'utf8'), { modelName: name, gpuCount: 0 });
+  if (!loaded.config) throw new Error(`${name}: ${formatIssue(loaded.error!)}`);
+  // one instance, batches up to the largest size measured
+  const config: ModelConfig = { ...loaded.config, max_batch_size: Math.max(loaded.config.max_batch_size ?? 0, sizes[sizes.length - 1]), instance_group: [{ name: `${name}_0`, kind: 'KIND_CPU', count: 1 }] };
+  const backend = getBackend(config);
+  const versionDir = join(dir, '1');
+  const model = await backend.load({
+    model: name, version: '1', versionDir, modelFile: join(versionDir, backend.defaultModelFilename), config, gpuCount: 0,
+    log: () => undefined, memory: new MemoryLedger({}),
+  });
+  const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
+  let records;
+  try {
+    await model.executor.startInstance?.(info);
+    records = await measureBatchRecords(model.executor, info, config, {
+      minMs, seqLen, sizes,
+      onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length})`),
+    });
+  } finally {
+    await model.unload();
+  }
+  const session = backend.name === 'onnxruntime' ? await sessionTable(join(versionDir, backend.defaultModelFilename), config, seqLen, minMs, sizes) : undefined;
+  const fitted = fitBatchRecords(records, 1);
+  const mainUs = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
+  const p = config.parameters ?? {};
+  const threads = (p.intra_op_thread_count ?? p.INTRA_OP_THREAD_COUNT)?.string_value ?? 'default';
+  const variable = (config.input ?? []).some((i) => (i.dims ?? []).some((d) => d < 0));
+  return {
+    format: 'inferscope-calibration', model: name, backend: config.backend ?? backend.name, kind: 'KIND_CPU',
+    method: `one instance, intra_op_thread_count ${threads}, batches sent one after the other through the executor, median wall time${variable ? `, variable dims = ${seqLen}` : ''}`,
+    host: {
+      cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}`,
+      ...(o.effectiveCores !== undefined ? { effective_cores: o.effectiveCores } : {}),
+    },
+    ...(mainUs !== undefined ? { main_thread_us_per_request: mainUs } : {}),
+    measured_at: new Date().toISOString().slice(0, 10),
+    table_us: fitted.table_us,
+    fit: fitted.fit,
+    ...(session ? { session_us: session } : {}),
+    spread: fitted.spread,
+    timer,
+    source: 'calibrate',
+  };
+}
+
+
+/** The model alone in an in-process server, driven by the load generator's in-process target. */
+async function mainThreadCost(repo: string, name: string): Promise<number> {
+  const server = await buildApp({ modelRepositories: [repo], modelControlMode: 'explicit', loadModels: [name], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
+  try {
+    return await measureMainThreadUsPerRequest(server.manager, name);
+  } finally {
+    await server.close();
+  }
+}

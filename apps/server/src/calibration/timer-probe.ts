@@ -1,0 +1,28 @@
+/**
+ * Measures this host's timer lateness as the server's RealClock sees it, for the simulator's
+ * RealClockModel: coarse waits (1-3 ms, setTimeout rounded up to whole ms) give how late the wake-up comes
+ * beyond the rounded-up sleep; fine waits (< 1 ms, checked per event-loop turn) how late they fire.
+ * Run on an otherwise idle event loop, so it is the host's own figure (scheduler wake-ups, other
+ * processes taking the cores), not the load's.
+ */
+import { RealClock } from '@inferscope/core/clock/index.ts';
+import { quantilesOf, REAL_CLOCK_COARSE_US, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { mulberry32 } from '@inferscope/core/load/index.ts';
+
+export async function measureTimerProfile(samples = 400, seed = 1): Promise<TimerProfile> {
+  const clock = new RealClock();
+  const rnd = mulberry32(seed);
+  const lateAfter = (waitUs: number) =>
+    new Promise<number>((resolve) => {
+      const at = clock.now() + waitUs;
+      clock.setTimer(at, () => resolve(clock.now() - at));
+    });
+  const coarse: number[] = [];
+  const fine: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const w = REAL_CLOCK_COARSE_US + 50 + rnd() * 1900; // clear of the switch-over, where rounding decides
+    coarse.push((await lateAfter(w)) - (Math.ceil(w / 1000) * 1000 - w));
+    fine.push(await lateAfter(50 + rnd() * 850));
+  }
+  return { coarse_late_us: quantilesOf(coarse, 1), fine_late_us: quantilesOf(fine, 1) };
+}
