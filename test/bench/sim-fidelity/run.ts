@@ -23,12 +23,13 @@ import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import type { SchedulerEvent } from '@inferscope/core';
 import { scenarioToArrivals, serializeTrace, parseTrace, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, hostFromCalibration, simulate, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import { calibrateModel } from '../../../apps/server/src/calibration/calibrate-model';
 import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-probe';
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
 import { arg } from '../args';
-import { CASES, REPO, configOf, realRun, type Case } from './real-run';
+import { CASES, REPO, realRun, type Case } from './real-run';
+import { simulateCase } from './sim-side';
 
 const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
@@ -84,18 +85,12 @@ for (let r = 0; r < repeat; r++) {
     const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}.ndjson`);
     writeFileSync(file, serializeTrace({ source: 'sim-fidelity', scenario: c.name, seed: 7 }, plan.arrivals));
     const trace = parseTrace(readFileSync(file, 'utf8'));
-    const cores = without.has('host') ? calibration0(cal, c).host.cpus : source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).cores : await measureEffectiveCores();
+    const cores = source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).cores : await measureEffectiveCores();
     const real = await realRun(c, trace.arrivals);
-    const mainUs = without.has('host') ? 0 : source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).mainThreadUsPerRequest : real.mainUsPerRequest;
+    const mainUs = source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).mainThreadUsPerRequest : real.mainUsPerRequest;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
     const calibration = cal.get(c.model)!;
-    const sim = simulate({
-      scenario: traceToScenario(trace), configs: [configOf(c)], seed: 7, record: false,
-      cost: { [c.model]: costFromCalibration(calibration, 0, !without.has('spread')) },
-      cores, mainThreadUsPerRequest: mainUs,
-      prefetch: without.has('prefetch') ? 0 : 1,
-      ...(without.has('timers') ? {} : { timers: timer }),
-    }).summary;
+    const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer }, without).summary;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary });
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
     console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req`);

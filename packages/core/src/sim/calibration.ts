@@ -11,6 +11,8 @@ import { validateTimerProfile, type TimerProfile } from './real-clock-model';
 export interface Calibration {
   format: 'inferscope-calibration';
   model: string;
+  /** the model version the figures are for (live calibrations; shipped ones are version 1) */
+  version?: string;
   backend: string;
   /** instance_group kind the figures are for, e.g. KIND_CPU */
   kind: string;

@@ -10,3 +10,4 @@ export { runCourseDemo, courseArrivals, COURSE_DEFAULTS, type CourseDemoOptions,
 export * from './distribution';
 export { fitBatchRecords, FitError, type BatchRecord, type BatchFit } from './fit-batches';
 export { RealClockModel, realClockFireUs, REAL_CLOCK_COARSE_US, validateTimerProfile, type TimerProfile } from './real-clock-model';
+export { BatchLog, calibrationFromBatches, LIVE_CAPACITY, LIVE_MIN_PER_SIZE, type LiveCalibrationMeta } from './live-calibration';
