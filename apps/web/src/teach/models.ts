@@ -5,19 +5,23 @@
  */
 import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim/index.ts';
 import type { SimModel } from './sim-types';
+import { calibrationFor } from './calibrations';
 
 /** The jitter of the live lessons: measured medians, +-5% so batches do not all take the same time. */
 const JITTER = 0.05;
 
 /**
  * The calibrated cost of a bundled model: through the server (`server`, hand-off to the worker included,
- * what a request really waits for) or the backend's compute alone (`session`, onnxruntime's session.run).
+ * what a request really waits for) or the backend's compute alone (`session`, onnxruntime's session.run;
+ * a live calibration has no session table, so the shipped one stands in there).
  */
 export function measuredCost(model: string, which: 'server' | 'session' = 'server', jitter = JITTER): CostModel {
-  const cal = bundledCalibration(model);
+  // the live server's own calibration when this page has one (calibrations.ts), else the shipped one
+  const cal = calibrationFor(model)?.cal;
   if (!cal) throw new Error(`no calibration for ${model}`);
   const c = costFromCalibration(cal, jitter);
-  return which === 'session' && cal.session_us ? { ...c, table: { ...cal.session_us } } : c;
+  const session = cal.session_us ?? bundledCalibration(model)?.session_us;
+  return which === 'session' && session ? { ...c, table: { ...session } } : c;
 }
 
 /** The host the calibrations were measured on: the lessons simulate it. */
