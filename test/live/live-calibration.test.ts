@@ -26,6 +26,9 @@ test('a live calibration from real traffic is positive and lets the simulator re
     assert.match(((await before.json()) as { error: string }).error, /no batches yet/);
     assert.equal((await fetch(`${s.url}/v2/models/nope/calibration`)).status, 404);
     assert.equal((await fetch(`${s.url}/v2/models/${MODEL}/calibration?kind=KIND_TPU`)).status, 400);
+    const none = (await (await fetch(`${s.url}/v2/calibration`)).json()) as { calibrations: unknown[]; unavailable: { model: string; reason: string }[] };
+    assert.deepEqual(none.calibrations, []);
+    assert.equal(none.unavailable[0].model, MODEL);
 
     // a quiet phase (batches of 1-2) then a busy one (batches up to the preferred sizes): a range of sizes
     const scenario: Scenario = { name: 'live-cal', seed: 5, phases: [{ type: 'poisson', rate: 300, duration_s: 1.5 }, { type: 'poisson', rate: 2500, duration_s: 1.5 }] };
@@ -48,6 +51,9 @@ test('a live calibration from real traffic is positive and lets the simulator re
     assert.ok(Object.keys(cal.table_us).length >= 3, `sizes fitted: ${Object.keys(cal.table_us)}`);
     const versioned = await fetch(`${s.url}/v2/models/${MODEL}/versions/${served.version}/calibration`);
     assert.equal(versioned.status, 200);
+    const all = (await (await fetch(`${s.url}/v2/calibration`)).json()) as { calibrations: { model: string; table_us: object }[]; unavailable: unknown[] };
+    assert.deepEqual(all.calibrations.map((c) => c.model), [MODEL], 'the list route has the same calibration');
+    assert.deepEqual(all.calibrations[0].table_us, cal.table_us);
 
     let batches = 0;
     let samples = 0;

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { calibrationFromBatches, baseLatencyUs } from '@inferscope/core/sim/index.ts';
-import { calibrationFor, calibrationStore, dropLiveCalibrations, loadLiveCalibrations } from '../src/teach/calibrations';
+import { calibrationFor, calibrationStore, dropLiveCalibrations, hasLiveServer, loadLiveCalibrations } from '../src/teach/calibrations';
 import { measuredCost } from '../src/teach/models';
 
 const live = calibrationFromBatches(
@@ -12,27 +12,28 @@ const live = calibrationFromBatches(
 
 test('a live calibration replaces the shipped one for its model only, and dropping it restores the shipped one', async () => {
   const asked: string[] = [];
-  const got = await loadLiveCalibrations(['mlp_classifier', 'cnn_classifier', 'missing'], async (url) => {
+  const other = { ...live, model: 'text_encoder' };
+  const v2 = { ...live, version: '2', table_us: { '1': 1 } };
+  const got = await loadLiveCalibrations(['mlp_classifier', 'cnn_classifier'], async (url) => {
     asked.push(url);
-    if (url.includes('/mlp_classifier/')) return { status: 200, json: async () => live };
-    if (url.includes('/cnn_classifier/')) return { status: 409, json: async () => ({ error: 'no batches yet' }) };
-    throw new Error('connection refused');
+    return { status: 200, json: async () => ({ calibrations: [v2, live, other, { format: 'bad' }], unavailable: [{ model: 'cnn_classifier', version: '1', reason: 'no batches yet' }] }) };
   });
-  assert.deepEqual(got, ['mlp_classifier']);
-  assert.ok(asked.every((u) => /^\/v2\/models\/[a-z_]+\/versions\/1\/calibration$/.test(u)));
+  assert.deepEqual(got, ['mlp_classifier'], 'only the models asked for, and only fitted ones');
+  assert.deepEqual(asked, ['/v2/calibration']);
   assert.equal(calibrationFor('mlp_classifier')?.source, 'live');
   assert.equal(calibrationFor('cnn_classifier')?.source, 'bundled');
   assert.equal(baseLatencyUs(measuredCost('mlp_classifier', 'server', 0), 2), 1200, 'the simulator now uses the live table');
   const v = calibrationStore.getState().version;
-  await loadLiveCalibrations(['mlp_classifier'], async () => ({ status: 200, json: async () => live }));
+  await loadLiveCalibrations(['mlp_classifier'], async () => ({ status: 200, json: async () => ({ calibrations: [live] }) }));
   assert.equal(calibrationStore.getState().version, v, 'the same calibration again changes nothing');
   dropLiveCalibrations();
   assert.equal(calibrationFor('mlp_classifier')?.source, 'bundled');
   assert.notEqual(baseLatencyUs(measuredCost('mlp_classifier', 'server', 0), 2), 1200);
 });
 
-test('a reply that is not a calibration keeps the shipped figures', async () => {
-  const got = await loadLiveCalibrations(['mlp_classifier'], async () => ({ status: 200, json: async () => ({ format: 'something else' }) }));
-  assert.deepEqual(got, []);
+test('a reply that is not a calibration, or no server, keeps the shipped figures', async () => {
+  assert.deepEqual(await loadLiveCalibrations(['mlp_classifier'], async () => ({ status: 200, json: async () => ({ calibrations: [{ format: 'something else' }] }) })), []);
+  assert.deepEqual(await loadLiveCalibrations(['mlp_classifier'], async () => { throw new Error('connection refused'); }), []);
   assert.equal(calibrationFor('mlp_classifier')?.source, 'bundled');
+  assert.equal(hasLiveServer(), false, 'this page never saw a live server');
 });

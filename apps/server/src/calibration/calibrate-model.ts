@@ -16,6 +16,7 @@ import { MemoryLedger } from '../memory/ledger';
 import { CALIBRATION_SIZES, measureBatchRecords, requestOf, timeRuns } from './measure-batches';
 import { measureMainThreadUsPerRequest } from './main-thread-probe';
 import { buildApp } from '../app';
+import { torchSessionTable } from './torch-session';
 
 export interface CalibrateOptions {
   seqLen: number;
@@ -77,7 +78,9 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   } finally {
     await model.unload();
   }
-  const session = backend.name === 'onnxruntime' ? await sessionTable(join(versionDir, backend.defaultModelFilename), config, seqLen, minMs, sizes) : undefined;
+  const file = join(versionDir, backend.defaultModelFilename);
+  const session = backend.name === 'onnxruntime' ? await sessionTable(file, config, seqLen, minMs, sizes)
+    : backend.name === 'pytorch' ? await torchSessionTable(file, config, sizes, minMs) : undefined;
   const fitted = fitBatchRecords(records, 1);
   const mainUs = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
   const p = config.parameters ?? {};

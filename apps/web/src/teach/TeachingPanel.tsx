@@ -16,7 +16,7 @@ import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
-import { calibrationStore, loadLiveCalibrations } from './calibrations';
+import { calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
 import { bundledCalibration } from '@inferscope/core/sim/index.ts';
 
 /** the models whose costs the lessons take from a calibration */
@@ -48,7 +48,7 @@ export function TeachingPanel() {
   const calVersion = useStore(calibrationStore, (c) => c.version);
   // a page served by a live server that has run traffic simulates with that server's own calibration
   useEffect(() => {
-    void loadLiveCalibrations(CALIBRATED);
+    if (hasLiveServer()) void loadLiveCalibrations(CALIBRATED);
   }, [lesson.id]);
 
   useEffect(() => {

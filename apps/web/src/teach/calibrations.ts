@@ -2,10 +2,12 @@
  * Which calibration the lessons' simulator uses per model: the live one of the server this page came from
  * (GET /v2/models/{m}/calibration: the server's own batches, fitted like `inferscope calibrate`), when
  * it has run enough batches, else the one shipped with the bundle (core's sim/calibration). A page
- * opened without a server (a static build, tests offline) simply keeps the shipped ones.
+ * that never reached a live server (a static build, a link straight into teaching mode) keeps the
+ * shipped ones.
  */
 import { createStore } from 'zustand/vanilla';
 import { bundledCalibration, validateCalibration, type Calibration } from '@inferscope/core/sim/index.ts';
+import { appStore } from '../store/app-store';
 
 export interface CalibrationSources {
   /** bumps whenever a live calibration arrives or is dropped: what depends on costs re-runs */
@@ -27,22 +29,41 @@ export function calibrationFor(model: string): { cal: Calibration; source: 'live
 type Fetch = (url: string) => Promise<{ status: number; json(): Promise<unknown> }>;
 
 /**
- * Asks this page's server for live calibrations of `models` (version 1, the shipped calibrations' version).
- * A model without one (409: too few batches; 404: not served; no server at all) keeps its shipped one.
- * Returns the models now on a live calibration.
+ * Whether this page has talked to a live InferScope server (a snapshot came over the socket): only then
+ * is there a server to ask. A lesson opened from a static build, or straight into teaching mode, never
+ * asks, so it makes no failing request.
+ */
+let liveServerSeen = false;
+appStore.subscribe((s) => {
+  if (s.server && s.connection.status === 'connected') liveServerSeen = true;
+});
+export const hasLiveServer = (): boolean => liveServerSeen;
+
+/**
+ * Asks this page's server for its live calibrations (GET /v2/calibration: every READY version that has
+ * run enough batches) and uses those of `models` (version 1, the shipped calibrations' version, else the
+ * newest). A model without one keeps its shipped calibration. Returns the models now on a live one.
  */
 export async function loadLiveCalibrations(models: readonly string[], get: Fetch = (u) => fetch(u)): Promise<string[]> {
   const found: Record<string, Calibration> = {};
-  await Promise.all(models.map(async (m) => {
-    try {
-      const r = await get(`/v2/models/${encodeURIComponent(m)}/versions/1/calibration`);
-      if (r.status !== 200) return;
-      const cal = validateCalibration(await r.json(), `live calibration of ${m}`);
-      if (cal.model === m && cal.source === 'live') found[m] = cal;
-    } catch {
-      // no server behind this page, or a reply that is not a calibration: the shipped figures stay
+  try {
+    const r = await get('/v2/calibration');
+    if (r.status !== 200) return Object.keys(calibrationStore.getState().live);
+    const body = (await r.json()) as { calibrations?: unknown[] };
+    for (const raw of body.calibrations ?? []) {
+      let cal: Calibration;
+      try {
+        cal = validateCalibration(raw, 'live calibration');
+      } catch {
+        continue; // one bad entry does not hide the others
+      }
+      if (!models.includes(cal.model) || cal.source !== 'live') continue;
+      const have = found[cal.model];
+      if (!have || cal.version === '1' || (have.version !== '1' && Number(cal.version) > Number(have.version))) found[cal.model] = cal;
     }
-  }));
+  } catch {
+    return Object.keys(calibrationStore.getState().live); // the server went away: keep what we have
+  }
   const before = calibrationStore.getState().live;
   const same = Object.keys(found).length === Object.keys(before).length && Object.keys(found).every((m) => before[m]?.measured_at === found[m].measured_at);
   if (!same) calibrationStore.setState((s) => ({ version: s.version + 1, live: found }));

@@ -27,7 +27,7 @@ export interface Calibration {
   table_us: Record<string, number>;
   fit: { fixed_us: number; per_item_us: number };
   /**
-   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread),
+   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread, torch's forward() in Python),
    * without the server's hand-off to the instance's worker: the model's compute alone, the figure that
    * shows whether it is memory-bound (flat) or compute-bound (linear).
    */
