@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RealClock } from '@inferscope/core/clock/index.ts';
-import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
+import { scenarioToArrivals, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
 import { costFromCalibration, hostFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim/index.ts';
 import { HttpTarget } from '../../apps/server/src/load/targets';
 import { runLoad } from '../../apps/server/src/load/runner';
@@ -30,8 +30,8 @@ test('a live calibration from real traffic is positive and lets the simulator re
     assert.deepEqual(none.calibrations, []);
     assert.equal(none.unavailable[0].model, MODEL);
 
-    // a quiet phase (batches of 1-2) then a busy one (batches up to the preferred sizes): a range of sizes
-    const scenario: Scenario = { name: 'live-cal', seed: 5, phases: [{ type: 'poisson', rate: 300, duration_s: 1.5 }, { type: 'poisson', rate: 2500, duration_s: 1.5 }] };
+    // a quiet phase (batches of 1-2) then a busier one (bigger batches): a range of sizes
+    const scenario: Scenario = { name: 'live-cal', seed: 5, phases: [{ type: 'poisson', rate: 300, duration_s: 1.5 }, { type: 'poisson', rate: 1500, duration_s: 1.5 }] };
     const plan = scenarioToArrivals(scenario, { model: MODEL });
     const from = s.events.length;
     const target = new HttpTarget({ url: s.url, binary: true });
@@ -57,10 +57,17 @@ test('a live calibration from real traffic is positive and lets the simulator re
 
     let batches = 0;
     let samples = 0;
-    for (const e of s.events.slice(from)) if (e.type === 'batch.formed' && e.model === MODEL) (batches++, (samples += e.size));
+    const arrived: number[] = [];
+    for (const e of s.events.slice(from)) {
+      if (!('model' in e) || e.model !== MODEL) continue;
+      if (e.type === 'batch.formed') (batches++, (samples += e.size));
+      else if (e.type === 'request.queued') arrived.push(e.t);
+    }
     const realMean = samples / batches;
+    // the same trace as the server received it (an HTTP client on the same cores sends some requests late)
+    const received = traceToScenario({ header: { format: 'inferscope-trace', version: 1, scenario: 'received' }, arrivals: arrived.map((t, i) => ({ t_us: t - arrived[0], model: MODEL, batch_size: 1, id: `r${i}` })) });
     const sim = simulate({
-      scenario, configs: { ...(s.manager.get(MODEL)!.config as object), name: MODEL }, cost: costFromCalibration(cal),
+      scenario: received, configs: { ...(s.manager.get(MODEL)!.config as object), name: MODEL }, cost: costFromCalibration(cal),
       cores: hostFromCalibration(cal).cores, seed: 5, record: false,
     }).summary;
     const ratio = sim.avg_batch_size / realMean;

@@ -38,8 +38,23 @@ const medianOf = (sorted: Float64Array) => {
   return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 };
 
-/** Fits batch records; throws FitError when no size has `minPerSize` valid records. */
-export function fitBatchRecords(records: Iterable<BatchRecord>, minPerSize = 5): BatchFit {
+export interface FitOptions {
+  /** a size needs at least this many batches for a table entry (default 5) */
+  minPerSize?: number;
+  /**
+   * ...and at least this share of all batches (default 0). For live traffic: sizes the traffic rarely
+   * forms are formed under unusual conditions (a burst after a stall) and their times carry the stall;
+   * the fitted slope covers them instead.
+   */
+  minShare?: number;
+  /** weight the line by the batches behind each size (live traffic: well-measured sizes count more) */
+  weighted?: boolean;
+}
+
+/** Fits batch records; throws FitError when no size has enough valid records. */
+export function fitBatchRecords(records: Iterable<BatchRecord>, options: number | FitOptions = {}): BatchFit {
+  const o = typeof options === 'number' ? { minPerSize: options } : options;
+  const minPerSize = o.minPerSize ?? 5;
   const bySize = new Map<number, number[]>();
   for (const r of records) {
     if (!(Number.isInteger(r.size) && r.size >= 1 && Number.isFinite(r.us) && r.us > 0)) continue;
@@ -50,14 +65,17 @@ export function fitBatchRecords(records: Iterable<BatchRecord>, minPerSize = 5):
   const table_us: Record<string, number> = {};
   const counts: Record<string, number> = {};
   const ratios: number[] = [];
+  let total = 0;
+  for (const xs of bySize.values()) total += xs.length;
+  const least = Math.max(minPerSize, (o.minShare ?? 0) * total);
   for (const [size, xs] of [...bySize.entries()].sort((a, b) => a[0] - b[0])) {
-    if (xs.length < minPerSize) continue;
+    if (xs.length < least) continue;
     const sorted = Float64Array.from(xs).sort();
     const med = medianOf(sorted);
     table_us[String(size)] = Math.round(med * 10) / 10;
     counts[String(size)] = xs.length;
     for (const x of xs) ratios.push(x / med);
   }
-  if (ratios.length === 0) throw new FitError(`no batch size has ${minPerSize} or more batches to fit (sizes seen: ${[...bySize.keys()].join(', ') || 'none'})`);
-  return { table_us, fit: fitLinear(table_us), spread: quantilesOf(ratios), counts, batches: ratios.length };
+  if (ratios.length === 0) throw new FitError(`no batch size has ${Math.ceil(least)} or more batches to fit (sizes seen: ${[...bySize.keys()].join(', ') || 'none'})`);
+  return { table_us, fit: fitLinear(table_us, o.weighted ? counts : undefined), spread: quantilesOf(ratios), counts, batches: ratios.length };
 }

@@ -66,6 +66,16 @@ test('a live calibration is a valid calibration whose cost model reproduces the 
   assert.throws(() => calibrationFromBatches([], { model: 'm', version: '1', backend: 'x', kind: 'KIND_CPU', host: { cpus: 1, platform: '', runtime: '' }, measured_at: '' }), CalibrationError);
 });
 
+test('a live calibration leaves out sizes the traffic rarely formed (a burst after a stall carries the stall)', () => {
+  const common = synthetic(200, 10, [1, 2, 3, 4], 200);
+  const stalled = Array.from({ length: 8 }, () => ({ size: 30, us: 20_000 }));
+  const meta = { model: 'm', version: '1', backend: 'b', kind: 'KIND_CPU', host: { cpus: 2, platform: '', runtime: '' }, measured_at: '' };
+  const cal = calibrationFromBatches([...common, ...stalled], meta);
+  assert.deepEqual(Object.keys(cal.table_us), ['1', '2', '3', '4'], '8 of 808 batches is under the 2% share');
+  assert.ok(Math.abs(baseLatencyUs(costFromCalibration(cal), 30) - (cal.table_us['4'] + 26 * cal.fit.per_item_us)) < 1e-9, 'the fitted slope covers size 30');
+  assert.ok(cal.fit.per_item_us > 5 && cal.fit.per_item_us < 15, `per item ${cal.fit.per_item_us}`);
+});
+
 test('BatchLog keeps batches per version and instance kind from the event stream, bounded', () => {
   const log = new BatchLog(100);
   const base = { t: 0, model: 'm', version: '1' };

@@ -12,6 +12,8 @@ import { fitBatchRecords, FitError, type BatchRecord } from './fit-batches';
 
 export const LIVE_CAPACITY = 4096;
 export const LIVE_MIN_PER_SIZE = 5;
+/** a live table entry needs this share of the batches too (see FitOptions.minShare) */
+export const LIVE_MIN_SHARE = 0.02;
 
 /** What a live calibration says about where it was measured; the rest comes from the batches. */
 export interface LiveCalibrationMeta {
@@ -30,7 +32,7 @@ export interface LiveCalibrationMeta {
 export function calibrationFromBatches(records: Iterable<BatchRecord>, meta: LiveCalibrationMeta, minPerSize = LIVE_MIN_PER_SIZE): Calibration {
   let fitted;
   try {
-    fitted = fitBatchRecords(records, minPerSize);
+    fitted = fitBatchRecords(records, { minPerSize, minShare: LIVE_MIN_SHARE, weighted: true });
   } catch (err) {
     if (err instanceof FitError) throw new CalibrationError(`${meta.model} version ${meta.version} (${meta.kind}): ${err.message}; send it some traffic first`);
     throw err;
@@ -42,7 +44,7 @@ export function calibrationFromBatches(records: Iterable<BatchRecord>, meta: Liv
     version: meta.version,
     backend: meta.backend,
     kind: meta.kind,
-    method: `live: the last ${fitted.batches} batches this server ran (batch.completed compute_us per size, sizes with >= ${minPerSize} batches), median per size${shared}`,
+    method: `live: the last ${fitted.batches} batches this server ran (batch.completed compute_us per size, sizes with >= ${minPerSize} batches and >= ${LIVE_MIN_SHARE * 100}% of them), median per size, line weighted by batches${shared}`,
     host: meta.host,
     measured_at: meta.measured_at,
     table_us: fitted.table_us,
