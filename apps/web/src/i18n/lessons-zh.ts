@@ -36,11 +36,11 @@ export const LESSONS_ZH: Record<LessonId, LessonText> = {
     title: '多后端',
     claim: '同一个网络、同一份权重，换一个后端，开销就不一样：在这台机器上，PyTorch（TorchScript）每个请求占用的实例时间比 ONNX Runtime 多，多出多少取决于批大小。',
     intro: [
-      'mlp_classifier 和 mlp_classifier_torch 用的是同一份权重：前者跑在 ONNX Runtime 的工作线程里，后者每个实例是一个 PyTorch stub 进程，和 Triton 运行 python 后端的方式一样。两者的开销都用 inferscope calibrate 在本机实测。',
-      '批大小为 1 时，两者算一遍网络的时间差不多，PyTorch 慢在请求要发到 stub 进程再传回来；批变大以后，ONNX Runtime 的算子优势显现，计算本身也拉开了差距。',
+      'mlp_classifier 和 mlp_classifier_torch 用的是同一份权重：前者跑在 ONNX Runtime 的工作线程里，后者每个实例是一个独立的 PyTorch 子进程，和 Triton 运行 python 后端的方式一样。两者的开销都用 inferscope calibrate 在本机实测。',
+      '批大小为 1 时，两者算一遍网络的时间差不多，PyTorch 慢在请求要先发到子进程、结果再传回来；批变大以后，ONNX Runtime 的算子优势显现，计算本身也拉开了差距。',
     ],
     watch: ['并排比较两个模型的时延和计算时间（在模型菜单中分别选择）。', '看表格：经过服务器和只看后端计算时，每个请求占用的实例时间；分别对应批大小约为 1 和较大的批。'],
-    caption: '每一行使用完全相同的请求到达序列。“经过本服务”是请求实际要等的时间（含交接开销）；“仅后端计算”是 onnxruntime 的 session.run 或 torch 的 forward。',
+    caption: '每一行使用完全相同的请求到达序列。“经过本服务”是请求实际要等的时间（含交接开销）；“仅后端计算”是 onnxruntime 的 session.run 或 torch 模型的前向计算。',
   },
   concurrency: {
     title: '并发调度与显存预算',
