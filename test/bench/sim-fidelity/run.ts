@@ -4,10 +4,12 @@
  * HTTP, so the client does not eat the 2 cores) and once through `simulate`. Both sides are summarised by
  * core's SummaryCollector from the scheduler's own events, so the figures mean the same thing.
  *
- * The simulator gets what it would get from `inferscope calibrate` on this machine, measured at the start
- * of this run (a shared machine's speed drifts by 2x within an hour; the shipped tables describe the
- * machine when they were written): each model's batch-time table and spread (one instance, batches one
- * after the other) and the host's timer lateness. Nothing is taken from the real replay itself.
+ * The simulator gets what it would get from `inferscope calibrate` on this machine, measured in this run
+ * (a shared machine's speed moves by 2x within a minute; the shipped tables describe the machine when
+ * they were written): the host's timer lateness at the start, and just before each case its model's
+ * batch-time table and spread (one instance, batches one after the other) and the effective cores; the
+ * main thread's work per request on the case's server before its replay. Nothing is taken from the
+ * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
  *        [--without prefetch,timers,spread] [--out DIR]
@@ -28,7 +30,8 @@ import { calibrateModel } from '../../../apps/server/src/calibration/calibrate-m
 import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-probe';
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
 import { arg } from '../args';
-import { CASES, REPO, realRun, type Case } from './real-run';
+import { CASES, REPO, configOf, realRun, type Case } from './real-run';
+import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
 import { simulateCase } from './sim-side';
 
 const seconds = Number(arg('--seconds', '3'));
@@ -61,35 +64,34 @@ mkdirSync(outDir, { recursive: true });
 const cases = CASES.filter((_, i) => only === '' || only.split(',').map(Number).includes(i));
 console.log(`sim fidelity: ${seconds} s per case, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}, calibration ${source}${without.size ? `, without ${[...without].join(', ')}` : ''}`);
 
-/** The calibrations the simulator gets: measured now on this machine, or the shipped ones. */
-async function calibrations(): Promise<{ cal: Map<string, Calibration>; timer: TimerProfile }> {
-  const cal = new Map<string, Calibration>();
-  if (source === 'bundled') {
-    for (const c of cases) cal.set(c.model, bundledCalibration(c.model)!);
-    return { cal, timer: cal.values().next().value!.timer! };
-  }
-  const timer = await measureTimerProfile();
-  for (const model of new Set(cases.map((c) => c.model))) {
-    cal.set(model, await calibrateModel(REPO, model, { seqLen: 16, minMs: 150, timer, mainThread: false }));
-  }
-  return { cal, timer };
+/** The shipped calibrations, when asked for instead of measuring. */
+const shipped = new Map(cases.map((c) => [c.model, bundledCalibration(c.model)!]));
+
+/**
+ * What the simulator gets for a case: measured just before it on this machine (a shared VM's speed moves
+ * within a minute: the case's batch table at the sizes it can form, the host's effective cores), or the
+ * shipped calibration.
+ */
+async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Calibration; cores: number }> {
+  if (source === 'bundled') return { cal: shipped.get(c.model)!, cores: hostFromCalibration(shipped.get(c.model)!).cores };
+  const maxBatch = configOf(c).max_batch_size ?? 64;
+  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
+  return { cal, cores: await measureEffectiveCores() };
 }
 
-const calibration0 = (cal: Map<string, Calibration>, c: Case) => cal.get(c.model)!;
 const rows = new Map<string, { sim: SimSummary; real: SimSummary }[]>();
 for (let r = 0; r < repeat; r++) {
-  const { cal, timer } = await calibrations();
+  const timer = (source === 'bundled' ? [...shipped.values()].find((c) => c.timer)?.timer : undefined) ?? await measureTimerProfile();
   for (const c of cases) {
     const scenario: Scenario = { name: c.name, seed: 7, phases: [{ type: 'poisson', rate: c.rate, duration_s: seconds }] };
     const plan = scenarioToArrivals(scenario, { model: c.model });
     const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}.ndjson`);
     writeFileSync(file, serializeTrace({ source: 'sim-fidelity', scenario: c.name, seed: 7 }, plan.arrivals));
     const trace = parseTrace(readFileSync(file, 'utf8'));
-    const cores = source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).cores : await measureEffectiveCores();
+    const { cal: calibration, cores } = await calibrationFor(c, timer);
     const real = await realRun(c, trace.arrivals);
-    const mainUs = source === 'bundled' ? hostFromCalibration(calibration0(cal, c)).mainThreadUsPerRequest : real.mainUsPerRequest;
+    const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.mainUsPerRequest;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
-    const calibration = cal.get(c.model)!;
     const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer }, without).summary;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary });
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;

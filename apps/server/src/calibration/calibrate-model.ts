@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceInfo } from '@inferscope/core';
 import { loadModelConfig, formatIssue, type ModelConfig } from '@inferscope/core/config/index.ts';
-import { fitBatchRecords, type Calibration, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { fitBatchRecords, type BatchRecord, type Calibration, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
@@ -27,6 +27,14 @@ export interface CalibrateOptions {
   sizes?: readonly number[];
   /** also measure the server's main-thread work per request (loads the model in a server; default true) */
   mainThread?: boolean;
+  /** also time the backend's own run alone (session_us; default true) */
+  session?: boolean;
+  /**
+   * Measure every size this many times, one round over all sizes after the other, and fit the records of
+   * all rounds together (default 1): on a shared machine a burst of other work then spoils a third of a
+   * size's runs, not all of them, and the median stays put.
+   */
+  rounds?: number;
   /** progress lines (stderr in the command) */
   log?: (line: string) => void;
 }
@@ -37,24 +45,34 @@ const medianUs = (xs: number[]) => Math.round(median(xs) * 10) / 10;
 const ORT_TYPE: Record<string, ort.Tensor.Type> = { FP32: 'float32', INT64: 'int64' };
 
 /** The same batch on a session in this thread: the backend's own compute, without the hand-off to a worker. */
-async function sessionTable(file: string, config: ModelConfig, seqLen: number, minMs: number, sizes: readonly number[]): Promise<Record<string, number>> {
+async function sessionTable(file: string, config: ModelConfig, seqLen: number, minMs: number, sizes: readonly number[], rounds: number): Promise<Record<string, number>> {
   ort.env.logLevel = 'fatal';
   const threads = Number(config.parameters?.intra_op_thread_count?.string_value ?? 1) || 1;
   const session = await ort.InferenceSession.create(file, { intraOpNumThreads: threads, interOpNumThreads: 1 });
-  const out: Record<string, number> = {};
+  const records: BatchRecord[] = [];
   try {
-    for (const b of sizes) {
-      const feeds = Object.fromEntries(requestOf(config, b, seqLen, 'direct').payload.inputs.map((t) => [t.name, new ort.Tensor(ORT_TYPE[t.datatype], t.data as Float32Array, t.shape)]));
-      out[String(b)] = medianUs(await timeRuns(() => session.run(feeds), minMs));
+    for (let r = 0; r < rounds; r++) {
+      for (const b of sizes) {
+        const feeds = Object.fromEntries(requestOf(config, b, seqLen, 'direct').payload.inputs.map((t) => [t.name, new ort.Tensor(ORT_TYPE[t.datatype], t.data as Float32Array, t.shape)]));
+        for (const us of await timeRuns(() => session.run(feeds), minMs)) records.push({ size: b, us });
+      }
     }
   } finally {
     await session.release();
   }
-  return out;
+  return fitBatchRecords(records, 1).table_us;
+}
+
+/** torch's table, `rounds` times: the median of each size's medians */
+async function torchTable(file: string, config: ModelConfig, sizes: readonly number[], minMs: number, rounds: number): Promise<Record<string, number>> {
+  const runs: Record<string, number>[] = [];
+  for (let r = 0; r < rounds; r++) runs.push(await torchSessionTable(file, config, sizes, minMs));
+  return Object.fromEntries(sizes.map((b) => [String(b), medianUs(runs.map((t) => t[String(b)]))]));
 }
 
 export async function calibrateModel(repo: string, name: string, o: CalibrateOptions): Promise<Calibration> {
   const { seqLen, minMs, timer } = o;
+  const rounds = Math.max(1, Math.floor(o.rounds ?? 1));
   const sizes = o.sizes ?? CALIBRATION_SIZES;
   const dir = join(repo, name);
   const loaded = loadModelConfig(readFileSync(join(dir, 'config.pbtxt'), 'utf8'), { modelName: name, gpuCount: 0 });
@@ -68,27 +86,31 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     log: () => undefined, memory: new MemoryLedger({}),
   });
   const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
-  let records;
+  let records: BatchRecord[];
   try {
     await model.executor.startInstance?.(info);
-    records = await measureBatchRecords(model.executor, info, config, {
-      minMs, seqLen, sizes,
-      onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length})`),
-    });
+    records = [];
+    for (let r = 0; r < rounds; r++) {
+      records.push(...await measureBatchRecords(model.executor, info, config, {
+        minMs, seqLen, sizes,
+        onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length}${rounds > 1 ? `, round ${r + 1} of ${rounds}` : ''})`),
+      }));
+    }
   } finally {
     await model.unload();
   }
   const file = join(versionDir, backend.defaultModelFilename);
-  const session = backend.name === 'onnxruntime' ? await sessionTable(file, config, seqLen, minMs, sizes)
-    : backend.name === 'pytorch' ? await torchSessionTable(file, config, sizes, minMs) : undefined;
+  const session = o.session === false ? undefined : backend.name === 'onnxruntime' ? await sessionTable(file, config, seqLen, minMs, sizes, rounds)
+    : backend.name === 'pytorch' ? await torchTable(file, config, sizes, minMs, rounds) : undefined;
   const fitted = fitBatchRecords(records, 1);
   const mainUs = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
   const p = config.parameters ?? {};
   const threads = (p.intra_op_thread_count ?? p.INTRA_OP_THREAD_COUNT)?.string_value ?? 'default';
   const variable = (config.input ?? []).some((i) => (i.dims ?? []).some((d) => d < 0));
+  const how = `${rounds > 1 ? `${rounds} rounds over the sizes, ` : ''}median wall time`;
   return {
     format: 'inferscope-calibration', model: name, backend: config.backend ?? backend.name, kind: 'KIND_CPU',
-    method: `one instance, intra_op_thread_count ${threads}, batches sent one after the other through the executor, median wall time${variable ? `, variable dims = ${seqLen}` : ''}`,
+    method: `one instance, intra_op_thread_count ${threads}, batches sent one after the other through the executor, ${how}${variable ? `, variable dims = ${seqLen}` : ''}`,
     host: {
       cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}`,
       ...(o.effectiveCores !== undefined ? { effective_cores: o.effectiveCores } : {}),

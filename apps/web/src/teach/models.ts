@@ -19,7 +19,9 @@ export function measuredCost(model: string, which: 'server' | 'session' = 'serve
   // the live server's own calibration when this page has one (calibrations.ts), else the shipped one
   const cal = calibrationFor(model)?.cal;
   if (!cal) throw new Error(`no calibration for ${model}`);
-  const c = costFromCalibration(cal, jitter);
+  // the lessons simulate the medians (with the small jitter above for the playback): a shared machine's
+  // measured spread has tails that would make every lesson's p99 a story about the machine
+  const c = costFromCalibration(cal, jitter, false);
   const session = cal.session_us ?? bundledCalibration(model)?.session_us;
   return which === 'session' && session ? { ...c, table: { ...session } } : c;
 }

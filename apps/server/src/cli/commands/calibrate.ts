@@ -21,7 +21,7 @@ import { measureEffectiveCores } from '../../calibration/cores-probe';
 const DEFAULT_OUT = fileURLToPath(new URL('../../../../../packages/core/src/sim/calibration/', import.meta.url));
 const BUNDLED = ['mlp_classifier', 'cnn_classifier', 'text_encoder', 'mlp_classifier_torch'];
 
-const help = `Usage: inferscope calibrate [--model-repository DIR] [--model NAME]... [--out DIR] [--seq-len N] [--min-ms MS]
+const help = `Usage: inferscope calibrate [--model-repository DIR] [--model NAME]... [--out DIR] [--seq-len N] [--min-ms MS] [--rounds N]
 
 Runs each model (default: ${BUNDLED.join(', ')}) on its real backend with one instance at batch sizes
 ${SIZES.join(', ')} and writes the median time per batch to DIR/<model>.json (default:
@@ -32,7 +32,9 @@ Options:
   --model NAME            calibrate only this model (repeatable)
   --out DIR               where to write the tables
   --seq-len N             length used for variable dimensions (-1), e.g. text_encoder's tokens (default 16)
-  --min-ms MS             measure each batch size for at least this long (default 300)`;
+  --min-ms MS             measure each batch size for at least this long (default 300)
+  --rounds N              measure all sizes N times over and fit them together (default 3: on a shared
+                          machine a burst of other work then spoils one round, not the median)`;
 
 const command: Command = {
   name: ['calibrate'],
@@ -43,11 +45,12 @@ const command: Command = {
     let out = DEFAULT_OUT;
     let seqLen = 16;
     let minMs = 300;
+    let rounds = 3;
     const only: string[] = [];
     for (let i = 0; i < argv.length; i++) {
       const a = argv[i];
       const v = argv[i + 1];
-      if (!['--model-repository', '--model', '--out', '--seq-len', '--min-ms'].includes(a)) return usageError(`unknown option: ${a}`, help);
+      if (!['--model-repository', '--model', '--out', '--seq-len', '--min-ms', '--rounds'].includes(a)) return usageError(`unknown option: ${a}`, help);
       if (v === undefined || v.startsWith('--')) return usageError(`${a} needs a value`, help);
       i++;
       if (a === '--model-repository') repo = v;
@@ -57,6 +60,7 @@ const command: Command = {
         const n = Number(v);
         if (!Number.isInteger(n) || n < 1) return usageError(`${a} must be an integer >= 1, got "${v}"`, help);
         if (a === '--seq-len') seqLen = n;
+        else if (a === '--rounds') rounds = n;
         else minMs = n;
       }
     }
@@ -67,7 +71,7 @@ const command: Command = {
     console.error(`  timers: coarse wake-up ${timer.coarse_late_us['0.5']} µs late (p50), turn-checked ${timer.fine_late_us['0.5']} µs`);
     for (const name of only.length ? only : BUNDLED) {
       try {
-        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, effectiveCores, log: (line) => console.error(line) });
+        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, effectiveCores, rounds, log: (line) => console.error(line) });
         const file = join(out, `${name}.json`);
         writeFileSync(file, JSON.stringify(cal, null, 2) + '\n');
         console.log(`${file}: fixed ${cal.fit.fixed_us} µs + ${cal.fit.per_item_us} µs per sample (batch 1 ${cal.table_us['1']} µs, batch 64 ${cal.table_us['64']} µs)`);
