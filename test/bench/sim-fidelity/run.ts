@@ -17,7 +17,8 @@
  * `--without` switches mechanisms off in the simulator (ablation; all four off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
  * lateness), spread (measured batch-time distribution), host (effective cores and main-thread work, per
- * case: the cores probe just before, the main-thread probe on the case's server before its replay). Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
+ * case: the cores probe just before, the main-thread probe on the case's server before its replay),
+ * stalls (main-thread stalls, the stall probe just before the case). Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,10 +26,11 @@ import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import type { SchedulerEvent } from '@inferscope/core';
 import { scenarioToArrivals, serializeTrace, parseTrace, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import { calibrateModel } from '../../../apps/server/src/calibration/calibrate-model';
 import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-probe';
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
+import { measureStallProfile } from '../../../apps/server/src/calibration/stall-probe';
 import { arg } from '../args';
 import { CASES, REPO, configOf, realRun, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
@@ -38,7 +40,7 @@ const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
 const source = arg('--calibration', 'same-run');
 const without = new Set(arg('--without', '').split(',').filter(Boolean));
-const MECHANISMS = ['prefetch', 'timers', 'spread', 'host'];
+const MECHANISMS = ['prefetch', 'timers', 'spread', 'host', 'stalls'];
 for (const w of without) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
 const outDir = arg('--out', fileURLToPath(new URL('./out/', import.meta.url)));
 const only = arg('--case', '');
@@ -72,11 +74,14 @@ const shipped = new Map(cases.map((c) => [c.model, bundledCalibration(c.model)!]
  * within a minute: the case's batch table at the sizes it can form, the host's effective cores), or the
  * shipped calibration.
  */
-async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Calibration; cores: number }> {
-  if (source === 'bundled') return { cal: shipped.get(c.model)!, cores: hostFromCalibration(shipped.get(c.model)!).cores };
+async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Calibration; cores: number; stalls?: StallProfile }> {
+  if (source === 'bundled') {
+    const cal = shipped.get(c.model)!;
+    return { cal, cores: hostFromCalibration(cal).cores, stalls: cal.stalls };
+  }
   const maxBatch = configOf(c).max_batch_size ?? 64;
   const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
-  return { cal, cores: await measureEffectiveCores() };
+  return { cal, cores: await measureEffectiveCores(), stalls: await measureStallProfile() };
 }
 
 const rows = new Map<string, { sim: SimSummary; real: SimSummary }[]>();
@@ -88,14 +93,14 @@ for (let r = 0; r < repeat; r++) {
     const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}.ndjson`);
     writeFileSync(file, serializeTrace({ source: 'sim-fidelity', scenario: c.name, seed: 7 }, plan.arrivals));
     const trace = parseTrace(readFileSync(file, 'utf8'));
-    const { cal: calibration, cores } = await calibrationFor(c, timer);
+    const { cal: calibration, cores, stalls } = await calibrationFor(c, timer);
     const real = await realRun(c, trace.arrivals);
     const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.mainUsPerRequest;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
-    const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer }, without).summary;
+    const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer, stalls }, without).summary;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary });
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs`);
   }
 }
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceInfo } from '@inferscope/core';
 import { loadModelConfig, formatIssue, type ModelConfig } from '@inferscope/core/config/index.ts';
-import { fitBatchRecords, type BatchRecord, type Calibration, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
@@ -22,6 +22,8 @@ export interface CalibrateOptions {
   seqLen: number;
   minMs: number;
   timer: TimerProfile;
+  /** the stall probe's figure for this host, measured once per run */
+  stalls?: StallProfile;
   /** the cores probe's figure for this host, measured once per run */
   effectiveCores?: number;
   sizes?: readonly number[];
@@ -122,6 +124,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     ...(session ? { session_us: session } : {}),
     spread: fitted.spread,
     timer,
+    ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',
   };
 }

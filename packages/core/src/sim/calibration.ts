@@ -7,6 +7,7 @@
 import type { CostModel } from './cost-model';
 import { validateQuantiles, type Quantiles } from './distribution';
 import { validateTimerProfile, type TimerProfile } from './real-clock-model';
+import { validateStallProfile, type StallProfile } from './stalls';
 
 export interface Calibration {
   format: 'inferscope-calibration';
@@ -39,6 +40,8 @@ export interface Calibration {
   spread?: Quantiles;
   /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
   timer?: TimerProfile;
+  /** the host's main-thread stalls when measured (StallSchedule) */
+  stalls?: StallProfile;
   /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
   source?: 'calibrate' | 'live';
   /** size -> batches behind each table entry (live calibrations) */
@@ -82,6 +85,7 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
   }
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
+  if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
   if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
   if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
   if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);

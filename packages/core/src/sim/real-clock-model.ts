@@ -7,12 +7,17 @@
  * - a shorter wait is re-checked once per event-loop turn: it fires at the first turn after its time.
  * A TimerProfile holds the two measured residuals (see `measureTimerProfile` in the server's calibration
  * code): how late a coarse timer fires beyond its rounded-up sleep, and how late a turn-checked one fires.
- * This clock applies them, drawing from the profile with a seeded Rng, so the simulation stays reproducible.
+ * This clock applies them, drawing from the profile with a seeded Rng, so the simulation stays reproducible,
+ * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end.
  */
 import type { Clock, TimerHandle } from '../clock/clock';
 import type { VirtualClock } from '../clock/virtual-clock';
 import type { Rng } from '../load/rng';
 import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import type { StallSchedule } from './stalls';
+
+/** Timers that fire exactly on time: what a stall model alone runs on. */
+export const ON_TIME: TimerProfile = { coarse_late_us: { '0': -1000, '1': -1000 }, fine_late_us: { '0': 0, '1': 0 } };
 
 /** Where RealClock switches from per-turn checks to setTimeout (its COARSE_MARGIN_US). */
 export const REAL_CLOCK_COARSE_US = 1000;
@@ -48,6 +53,8 @@ export class RealClockModel implements Clock {
     private readonly inner: VirtualClock,
     profile: TimerProfile,
     private readonly rng: Rng,
+    /** main-thread stalls: a timer due inside one fires at its end */
+    private readonly stalls?: StallSchedule,
   ) {
     this.coarse = new EmpiricalDistribution(profile.coarse_late_us);
     this.fine = new EmpiricalDistribution(profile.fine_late_us);
@@ -60,7 +67,8 @@ export class RealClockModel implements Clock {
   setTimer(atUs: number, fn: () => void): TimerHandle {
     const now = this.inner.now();
     const coarse = atUs - now >= REAL_CLOCK_COARSE_US ? this.coarse.sample(this.rng) : 0;
-    return this.inner.setTimer(realClockFireUs(now, atUs, coarse, this.fine.sample(this.rng)), fn);
+    const fire = realClockFireUs(now, atUs, coarse, this.fine.sample(this.rng));
+    return this.inner.setTimer(this.stalls ? this.stalls.releaseAt(fire) : fire, fn);
   }
 
   clearTimer(handle: TimerHandle): void {

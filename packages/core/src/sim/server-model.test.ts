@@ -5,6 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { realClockFireUs, type TimerProfile } from './real-clock-model';
+import { StallSchedule } from './stalls';
+import { Rng } from '../load/rng';
 import { CpuHost, MAIN_LOAD_WINDOW_US } from './cpu-host';
 import { simulate } from './simulation';
 import type { Scenario } from '../load/scenario';
@@ -57,4 +59,29 @@ test('the main thread\'s load follows the request rate and slows CPU batches on 
   // the load decays once requests stop
   assert.ok(host.begin(50_000 + 10 * MAIN_LOAD_WINDOW_US) < 1.01);
   assert.equal(new CpuHost(2, 50).begin(0), 1, 'no requests, no main-thread load');
+});
+
+test('main-thread stalls: what falls in one happens at its end; none without a rate', () => {
+  const s = new StallSchedule({ rate_per_s: 100, duration_us: fixed(2000) }, new Rng(4));
+  let inside = 0;
+  for (let t = 0; t < 1_000_000; t += 97) {
+    const r = s.releaseAt(t);
+    assert.ok(r >= t && r - t <= 2000, 'never early, never beyond the stall');
+    if (r > t) inside++;
+  }
+  // 100 stalls/s of 2 ms: ~20% of the time stalled (a little less: a stall starts only after the last one ends)
+  const share = inside / (1_000_000 / 97);
+  assert.ok(share > 0.12 && share < 0.25, `stalled share ${share}`);
+  const none = new StallSchedule({ rate_per_s: 0, duration_us: fixed(0) }, new Rng(1));
+  assert.equal(none.releaseAt(123), 123);
+});
+
+test('stalls delay arrivals and completions together: bursts form bigger batches and a latency tail', () => {
+  const run = (stalls?: { rate_per_s: number; duration_us: Record<string, number> }) =>
+    simulate({ scenario: poisson(2000, 1), configs: mlp(0), cost: { fixed_us: 150, per_item_us: 5 }, seed: 5, record: false, ...(stalls ? { stalls } : {}) }).summary;
+  const calm = run();
+  const stalled = run({ rate_per_s: 50, duration_us: { '0': 500, '0.5': 2000, '1': 8000 } });
+  assert.ok(stalled.avg_batch_size > 1.1 * calm.avg_batch_size, `${calm.avg_batch_size} -> ${stalled.avg_batch_size}`);
+  assert.ok(stalled.latency_us.p99 > 5 * calm.latency_us.p99, `p99 ${calm.latency_us.p99} -> ${stalled.latency_us.p99}`);
+  assert.equal(stalled.requests.completed, stalled.requests.sent);
 });

@@ -29,6 +29,8 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     private readonly rng: Rng,
     private readonly host: CpuHost = new CpuHost(),
     prefetch = 0,
+    /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
+    private readonly noticeAt: (tUs: number) => number = (t) => t,
   ) {
     this.prefetch = prefetch;
   }
@@ -68,7 +70,10 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
       // the instance goes straight on to the batch it holds, before the scheduler hears of this one
       const next = this.held.get(instance)?.shift();
       if (next) this.begin(instance, next.batch, next.done);
-      done(null, batch.map((r) => r.id ?? ''));
+      const answer = () => done(null, batch.map((r) => r.id ?? ''));
+      const seen = this.noticeAt(this.clock.now());
+      if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
+      else answer();
     });
   }
 }

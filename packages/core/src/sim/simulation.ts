@@ -19,7 +19,8 @@ import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
-import { RealClockModel, type TimerProfile } from './real-clock-model';
+import { ON_TIME, RealClockModel, type TimerProfile } from './real-clock-model';
+import { StallSchedule, type StallProfile } from './stalls';
 
 export interface SimulationOptions {
   scenario: Scenario;
@@ -49,6 +50,11 @@ export interface SimulationOptions {
    * event loop in the server. Absent: ideal timers that fire exactly on time.
    */
   timers?: TimerProfile;
+  /**
+   * Main-thread stalls of the real server's host (measured by the stall probe): while one lasts no
+   * request is taken in, no timer fires and no finished batch is noticed. Absent: none.
+   */
+  stalls?: StallProfile;
 }
 
 export interface Simulation {
@@ -84,7 +90,9 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
   // the scheduler and the load driver wait on the (modelled) real clock; compute ends on the virtual one
-  const timerClock = opts.timers ? new RealClockModel(clock, opts.timers, new Rng(seed ^ 0x5bd1e995)) : clock;
+  const stalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
+  const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
+  const noticeAt = stalls ? (t: number) => stalls.releaseAt(t) : undefined;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();
@@ -97,7 +105,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1);
+    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt);
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start

@@ -17,6 +17,7 @@ import { CALIBRATION_SIZES as SIZES } from '../../calibration/measure-batches';
 import { calibrateModel } from '../../calibration/calibrate-model';
 import { measureTimerProfile } from '../../calibration/timer-probe';
 import { measureEffectiveCores } from '../../calibration/cores-probe';
+import { measureStallProfile } from '../../calibration/stall-probe';
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../../../../packages/core/src/sim/calibration/', import.meta.url));
 const BUNDLED = ['mlp_classifier', 'cnn_classifier', 'text_encoder', 'mlp_classifier_torch'];
@@ -68,10 +69,12 @@ const command: Command = {
     const timer = await measureTimerProfile();
     const effectiveCores = await measureEffectiveCores();
     console.error(`  cores: ${effectiveCores} effective`);
+    const stalls = await measureStallProfile();
+    console.error(`  main-thread stalls: ${stalls.rate_per_s}/s, p50 ${stalls.duration_us['0.5']} µs`);
     console.error(`  timers: coarse wake-up ${timer.coarse_late_us['0.5']} µs late (p50), turn-checked ${timer.fine_late_us['0.5']} µs`);
     for (const name of only.length ? only : BUNDLED) {
       try {
-        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, effectiveCores, rounds, log: (line) => console.error(line) });
+        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, stalls, effectiveCores, rounds, log: (line) => console.error(line) });
         const file = join(out, `${name}.json`);
         writeFileSync(file, JSON.stringify(cal, null, 2) + '\n');
         console.log(`${file}: fixed ${cal.fit.fixed_us} µs + ${cal.fit.per_item_us} µs per sample (batch 1 ${cal.table_us['1']} µs, batch 64 ${cal.table_us['64']} µs)`);
