@@ -68,7 +68,7 @@ export class RealClockModel implements Clock {
     const now = this.inner.now();
     const coarse = atUs - now >= REAL_CLOCK_COARSE_US ? this.coarse.sample(this.rng) : 0;
     const fire = realClockFireUs(now, atUs, coarse, this.fine.sample(this.rng));
-    return this.inner.setTimer(this.stalls ? this.stalls.releaseAt(fire) : fire, fn);
+    return this.inner.setTimer(this.stalls ? this.stalls.releaseAt(fire, now) : fire, fn);
   }
 
   clearTimer(handle: TimerHandle): void {

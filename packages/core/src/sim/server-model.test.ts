@@ -82,6 +82,8 @@ test('stalls delay arrivals and completions together: bursts form bigger batches
   const calm = run();
   const stalled = run({ rate_per_s: 50, duration_us: { '0': 500, '0.5': 2000, '1': 8000 } });
   assert.ok(stalled.avg_batch_size > 1.1 * calm.avg_batch_size, `${calm.avg_batch_size} -> ${stalled.avg_batch_size}`);
-  assert.ok(stalled.latency_us.p99 > 5 * calm.latency_us.p99, `p99 ${calm.latency_us.p99} -> ${stalled.latency_us.p99}`);
+  // a request arriving in a stall is queued at its end (it waits outside the server); one already queued
+  // or computing waits it out: the tail
+  assert.ok(stalled.latency_us.p99 > calm.latency_us.p99 && stalled.latency_us.max > 3000, `p99 ${calm.latency_us.p99} -> ${stalled.latency_us.p99}, max ${stalled.latency_us.max}`);
   assert.equal(stalled.requests.completed, stalled.requests.sent);
 });

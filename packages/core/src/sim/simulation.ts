@@ -92,7 +92,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   // the scheduler and the load driver wait on the (modelled) real clock; compute ends on the virtual one
   const stalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
   const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
-  const noticeAt = stalls ? (t: number) => stalls.releaseAt(t) : undefined;
+  const noticeAt = stalls ? (t: number) => stalls.releaseAt(t, clock.now()) : undefined;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();

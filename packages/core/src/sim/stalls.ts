@@ -37,30 +37,42 @@ export function validateStallProfile(s: unknown, what = 'stalls'): string[] {
 
 export class StallSchedule {
   private readonly duration: EmpiricalDistribution;
-  private start = 0;
-  private end = 0;
+  /** stalls drawn so far, in time order: [start, end) pairs; those that ended before `now` are dropped */
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  private head = 0;
+  private lastEnd = 0;
 
   constructor(
     private readonly profile: StallProfile,
     private readonly rng: Rng,
   ) {
     this.duration = new EmpiricalDistribution(profile.duration_us);
-    this.advance();
   }
 
-  /** When something due at `tUs` on the main thread really happens: at once, or at the end of the stall it falls in. */
-  releaseAt(tUs: number): number {
-    while (this.end <= tUs && this.profile.rate_per_s > 0) this.advance();
-    return tUs >= this.start && tUs < this.end ? this.end : tUs;
-  }
-
-  private advance(): void {
-    if (this.profile.rate_per_s <= 0) {
-      this.start = this.end = Infinity;
-      return;
+  /**
+   * When something due at `tUs` on the main thread really happens: at once, or at the end of the stall it
+   * falls in. `nowUs` (<= tUs, never decreasing): the simulation's present; stalls over by then are dropped.
+   */
+  releaseAt(tUs: number, nowUs = tUs): number {
+    if (this.profile.rate_per_s <= 0) return tUs;
+    while (this.lastEnd <= tUs) this.draw();
+    while (this.head < this.ends.length && this.ends[this.head] <= nowUs) this.head++;
+    if (this.head > 1024) {
+      this.starts.splice(0, this.head);
+      this.ends.splice(0, this.head);
+      this.head = 0;
     }
+    for (let i = this.head; i < this.starts.length && this.starts[i] <= tUs; i++) if (tUs < this.ends[i]) return this.ends[i];
+    return tUs;
+  }
+
+  private draw(): void {
     const gap = (-Math.log(1 - this.rng.next()) / this.profile.rate_per_s) * 1e6;
-    this.start = this.end + gap;
-    this.end = this.start + Math.max(0, this.duration.sample(this.rng));
+    const start = this.lastEnd + gap;
+    const end = start + Math.max(0, this.duration.sample(this.rng));
+    this.starts.push(start);
+    this.ends.push(end);
+    this.lastEnd = end;
   }
 }
