@@ -38,7 +38,7 @@ export async function column(page: Page, table: string, col: 'throughput' | 'bat
  * product names, and units.
  */
 const ALLOWED = new Set([
-  'InferScope', 'English', 'Triton', 'ONNX', 'gRPC', 'Runtime', 'TensorRT', 'Prometheus', 'KServe', 'GPU', 'CPU', 'MLP', 'CNN',
+  'InferScope', 'English', 'Triton', 'ONNX', 'gRPC', 'Runtime', 'TensorRT', 'PyTorch', 'TorchScript', 'torch', 'Prometheus', 'KServe', 'GPU', 'CPU', 'MLP', 'CNN',
   'onnxruntime', 'tensorrt', 'pytorch', 'python', 'Python', 'pbtxt', 'dims', 'name', 'platform', 'backend', 'npx', 'inferscope', 'perf',
   'calibrate', 'protobuf', 'cpu', 'ensemble', 'KiB', 'MiB', 'GiB', 'now', 'plan', 'config', 'max_queue_delay', 'input', 'output', 'logits', 'image', 'data_type', 'dim',
 ]);

@@ -19,7 +19,19 @@ test('every bundled model has a calibration measured at batch 1..64, increasing 
     assert.ok(c.table_us['1'] > 0 && c.table_us['64'] > c.table_us['1'], `${m}: batch 64 costs more than batch 1`);
     assert.ok(c.host.cpus >= 1);
   }
-  assert.equal(BUNDLED_CALIBRATIONS.length, 3);
+  assert.equal(BUNDLED_CALIBRATIONS.length, 4);
+});
+
+test('the same MLP weights on PyTorch (TorchScript) are calibrated too: close to onnxruntime at batch 1, slower in large batches', () => {
+  const ort = bundledCalibration('mlp_classifier')!;
+  const torch = bundledCalibration('mlp_classifier_torch')!;
+  assert.equal(torch.backend, 'pytorch');
+  assert.equal(bundledCalibration('mlp_classifier_torch', 'onnxruntime'), undefined);
+  const ratio = (b: number) => torch.session_us![String(b)] / ort.session_us![String(b)];
+  assert.ok(ratio(1) > 0.6 && ratio(1) < 1.6, `batch 1: torch/ort ${ratio(1)}`);
+  assert.ok(ratio(32) > 1.3, `batch 32: torch/ort ${ratio(32)}`);
+  // through the server the stub's process hop comes on top: torch costs more per batch at every size
+  for (const b of ['1', '8', '32']) assert.ok(torch.table_us[b] > ort.table_us[b], `batch ${b}`);
 });
 
 test('the backend alone: the MLP is memory-bound (batching gain >= 3x), the CNN compute-bound (<= 1.3x)', () => {

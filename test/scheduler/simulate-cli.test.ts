@@ -67,3 +67,24 @@ test('simulate: priority_levels 4294967296 (valid in Triton) runs like any other
   assert.ok(s.requests.sent > 200, JSON.stringify(s.requests));
   assert.ok(s.avg_batch_size >= 1);
 });
+
+test('simulate --calibration: a calibration file (e.g. a live server\'s) replaces the model\'s cost', async () => {
+  const cal = join(dir, 'toy-calibration.json');
+  const write = (us: number) => writeFileSync(cal, JSON.stringify({
+    format: 'inferscope-calibration', model: 'toy', backend: 'onnxruntime', kind: 'KIND_CPU', method: 'test', source: 'live',
+    host: { cpus: 2, platform: 'test', runtime: 'test' }, measured_at: '2026-12-01', table_us: { '1': us, '8': us * 2 }, fit: { fixed_us: us, per_item_us: us / 7 },
+  }));
+  const run = async (us: number) => {
+    write(us);
+    const r = await cli('--scenario', 'poisson', '--model-config', pbtxt, '--rate', '500', '--duration', '1', '--seed', '2', '--json', '--calibration', cal);
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout).compute_us.mean as number;
+  };
+  const cheap = await run(100);
+  const dear = await run(1000);
+  assert.ok(dear > 5 * cheap, `compute follows the calibration: ${cheap} -> ${dear}`);
+  writeFileSync(cal, JSON.stringify({ format: 'inferscope-calibration', model: 'other', backend: 'x', kind: 'KIND_CPU', table_us: { '1': 5 } }));
+  const wrong = await cli('--scenario', 'poisson', '--model-config', pbtxt, '--calibration', cal);
+  assert.equal(wrong.status, 1);
+  assert.match(wrong.stderr, /other is not one of the models simulated/);
+});

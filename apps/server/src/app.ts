@@ -35,6 +35,7 @@ import { ServerLogger } from './logging/server-logger';
 import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
 import { Tracer } from './trace/tracer';
 import { registerSettingsRoutes } from './http/settings-routes';
+import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 
@@ -117,6 +118,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
   registerStatsRoutes(app, stats);
+  const calibration = registerCalibrationRoutes(app, { bus, manager });
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm });
@@ -180,6 +182,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
         metrics.close();
         eventLoop.close();
         stats.close();
+        calibration.close();
       })();
       return closing;
     },

@@ -304,6 +304,8 @@ const en = {
   narrationEmpty: 'Press Step: each step says what the scheduler did.',
   measuredHere: 'measured',
   modelledCost: 'modelled',
+  calibrationLive: (models: string, batches: number) => `Costs: live calibration from this server's own batches (${models}; ${batches} batches)`,
+  calibrationBundled: (date: string) => `Costs: calibration shipped with InferScope (measured ${date}); a live server that has run traffic gives its own`,
   ...TEACH_EN,
   abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
   abSide: (side: string, patch: string) => `${side} (${patch})`,

@@ -33,8 +33,18 @@ test('lesson 5: instances help up to the 2 cores, then stop', () => {
   assert.ok(f.four < 1.1, `4 vs 2 instances ${f.four}`);
 });
 
-test('lessons 4 and 6: a backend speedup, and a sweep that finds the throughput limit', () => {
-  assert.ok(fig(runExperiment('backends', 1), 'backends').speedup > 1);
+test('lesson 4: PyTorch costs more than onnxruntime through the server; the compute gap grows with the batch', () => {
+  const t = runExperiment('backends', 1);
+  const light = fig(t, 'backends-light');
+  const heavy = fig(t, 'backends-heavy');
+  assert.ok(light.batch < 1.5 && heavy.batch > 3, `batches ${light.batch} and ${heavy.batch}`);
+  assert.ok(light.server > 1 && heavy.server > 1, `through the server: ${light.server}, ${heavy.server}`);
+  assert.ok(light.compute > 0.6 && light.compute < 1.6, `compute alone at batch ~1: ${light.compute}`);
+  assert.ok(heavy.compute > light.compute * 1.3, `compute gap grows with the batch: ${light.compute} -> ${heavy.compute}`);
+  for (const table of t) for (const r of table.rows) assert.equal(r.source, 'measured');
+});
+
+test('lesson 6: a sweep that finds the throughput limit', () => {
   const s = fig(runExperiment('operations', 1), 'sweep');
   assert.ok(s.lastP99 > 10 * s.firstP99, `p99 climbs past the limit (${s.firstP99} -> ${s.lastP99})`);
 });

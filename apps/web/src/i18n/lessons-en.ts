@@ -47,13 +47,13 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
   },
   backends: {
     title: 'Multiple backends',
-    claim: 'The same network runs at different speeds on different backends; the speedup is the ratio of their compute time per sample on the same traffic.',
+    claim: 'The same network with the same weights does not cost the same on every backend: on this machine PyTorch (TorchScript) needs more instance time per request than ONNX Runtime, and how much more depends on the batch size.',
     intro: [
-      'The same network can be served by different backends: ONNX Runtime on this CPU (measured with inferscope calibrate) and a TensorRT plan on a GPU (modelled from typical numbers, labelled as such).',
-      'Each backend has its own cost per batch; the speedup is the ratio of their costs for the same work.',
+      'mlp_classifier and mlp_classifier_torch hold the same weights: one runs in ONNX Runtime worker threads, the other in a PyTorch stub process per instance, the way Triton runs its python backend. Both costs are measured here with inferscope calibrate.',
+      'At batch 1 the two compute the network in about the same time; the request to the stub process and back is what makes PyTorch slower. In bigger batches ONNX Runtime\'s kernels pull ahead and the compute itself differs.',
     ],
-    watch: ['Latency and compute time of the two models side by side (pick each in the model menu).', 'The table: instance time per request of each backend, and their ratio.'],
-    caption: 'Both rows get the same arrivals. "measured" figures come from this machine, "modelled" ones from a cost model.',
+    watch: ['Latency and compute time of the two models side by side (pick each in the model menu).', 'The tables: instance time per request through the server and for the compute alone, at batches of about 1 and at bigger batches.'],
+    caption: 'Every row gets the same arrivals. "through this server" is what a request waits for (hand-off included); "backend compute alone" is onnxruntime\'s session.run or torch\'s forward.',
   },
   concurrency: {
     title: 'Concurrent scheduling and the memory budget',

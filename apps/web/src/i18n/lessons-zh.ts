@@ -34,13 +34,13 @@ export const LESSONS_ZH: Record<LessonId, LessonText> = {
   },
   backends: {
     title: '多后端',
-    claim: '同一个网络在不同后端上的速度不同；加速比就是相同流量下两者每个样本计算时间之比。',
+    claim: '同一个网络、同一份权重，换一个后端，开销就不一样：在这台机器上，PyTorch（TorchScript）每个请求占用的实例时间比 ONNX Runtime 多，多出多少取决于批大小。',
     intro: [
-      '同一个网络可以由不同后端提供服务：本机 CPU 上的 ONNX Runtime（用 inferscope calibrate 实测），以及 GPU 上的 TensorRT plan（按典型数据建模，并标注为建模值）。',
-      '每个后端每批的开销不同；加速比就是完成同样工作时两者开销之比。',
+      'mlp_classifier 和 mlp_classifier_torch 用的是同一份权重：前者跑在 ONNX Runtime 的工作线程里，后者每个实例是一个独立的 PyTorch 子进程，和 Triton 运行 python 后端的方式一样。两者的开销都用 inferscope calibrate 在本机实测。',
+      '批大小为 1 时，两者算一遍网络的时间差不多，PyTorch 慢在请求要先发到子进程、结果再传回来；批变大以后，ONNX Runtime 的算子优势显现，计算本身也拉开了差距。',
     ],
-    watch: ['并排比较两个模型的时延和计算时间（在模型菜单中分别选择）。', '看表格：每个后端的单请求实例时间，以及两者之比。'],
-    caption: '两行使用完全相同的请求到达序列。“实测”数据来自本机，“建模”数据来自成本模型。',
+    watch: ['并排比较两个模型的时延和计算时间（在模型菜单中分别选择）。', '看表格：经过服务器和只看后端计算时，每个请求占用的实例时间；分别对应批大小约为 1 和较大的批。'],
+    caption: '每一行使用完全相同的请求到达序列。“经过本服务”是请求实际要等的时间（含交接开销）；“仅后端计算”是 onnxruntime 的 session.run 或 torch 模型的前向计算。',
   },
   concurrency: {
     title: '并发调度与显存预算',

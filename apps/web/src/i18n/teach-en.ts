@@ -28,8 +28,9 @@ export const TEACH_EN = {
     instancesRow: (n: number) => `${n} instance${n === 1 ? '' : 's'}`,
     instancesVerdict: (two: string, four: string, cores: number) =>
       `2 instances give ${two}× the throughput of 1; 4 instances give ${four}× of 2: past ${cores} cores the instances only share them.`,
-    backendsTitle: (rate: string) => `Two backends, the same ${rate} req/s`,
-    backendsVerdict: (speedup: string, fast: string, slow: string) => `${fast} spends ${speedup}× less instance time per request than ${slow} on the same traffic.`,
+    backendsTitle: (rate: string, batch: string) => `The same weights on two backends, ${rate} req/s (mean batch ${batch})`,
+    backendsVerdict: (slow: string, fast: string, server: string, compute: string, batch: string) =>
+      `In batches of ${batch}, ${slow} takes ${server}× the instance time per request of ${fast} through the server, and ${compute}× in compute alone.`,
     sweepTitle: 'Load sweep (same config, rising offered rate)',
     sweepRow: (rate: string) => `offered ${rate}/s`,
     sweepVerdict: (limit: string, p99: string) => `Throughput stops at about ${limit}/s; past it p99 climbs to ${p99} while throughput stays flat.`,

@@ -25,8 +25,9 @@ export const TEACH_ZH: typeof TEACH_EN = {
     instancesTitle: (rate, cores) => `${cores} 核主机上的实例数，${rate} 请求/秒`,
     instancesRow: (n) => `${n} 个实例`,
     instancesVerdict: (two, four, cores) => `2 个实例的吞吐量是 1 个的 ${two} 倍；4 个实例是 2 个的 ${four} 倍：超过 ${cores} 个核心后，实例只是在分享同样的核心。`,
-    backendsTitle: (rate) => `两个后端，相同的 ${rate} 请求/秒`,
-    backendsVerdict: (speedup, fast, slow) => `相同流量下，${fast} 的单请求实例时间是 ${slow} 的 1/${speedup}。`,
+    backendsTitle: (rate, batch) => `同一份权重跑在两个后端上，${rate} 请求/秒（平均批大小 ${batch}）`,
+    backendsVerdict: (slow, fast, server, compute, batch) =>
+      `批大小约为 ${batch} 时，经过服务器，${slow} 每个请求占用的实例时间是 ${fast} 的 ${server} 倍；只看后端计算本身，是 ${fast} 的 ${compute} 倍。`,
     sweepTitle: '负载扫描（配置不变，请求速率逐步提高）',
     sweepRow: (rate) => `请求速率 ${rate}/秒`,
     sweepVerdict: (limit, p99) => `吞吐量停在约 ${limit}/秒；超过它之后 p99 升到 ${p99}，吞吐量却不再增长。`,

@@ -290,6 +290,8 @@ export const zh: Strings = {
   narrationEmpty: '点击“单步”：每一步都会说明调度器做了什么。',
   measuredHere: '实测',
   modelledCost: '建模',
+  calibrationLive: (models, batches) => `开销数据：来自本服务器自己跑过的批次的实时标定（${models}；共 ${batches} 个批次）`,
+  calibrationBundled: (date) => `开销数据：InferScope 自带的标定（${date} 测得）；连上跑过流量的服务器后会改用它自己的实时标定`,
   ...TEACH_ZH,
   abRows: { throughput: '吞吐量/秒', p50: 'p50', p99: 'p99', avgBatch: '平均批大小', rejected: '被拒绝' },
   abSide: (side, patch) => `${side}（${patch}）`,

@@ -16,6 +16,23 @@ import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
+import { calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import { bundledCalibration } from '@inferscope/core/sim/index.ts';
+
+/** the models whose costs the lessons take from a calibration */
+const CALIBRATED = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'];
+
+/** One line saying where the lessons' costs come from: this server's own batches, or the shipped tables. */
+function CalibrationSource() {
+  const { live } = useStore(calibrationStore);
+  const models = Object.keys(live);
+  const batches = models.reduce((n, m) => n + Object.values(live[m].counts ?? {}).reduce((a, b) => a + b, 0), 0);
+  return (
+    <p className="text-xs text-muted" data-testid="calibration-source" data-source={models.length ? 'live' : 'bundled'}>
+      {models.length ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
+    </p>
+  );
+}
 
 /** Whether the page was opened with an explicit ?view= (read once, before the app rewrites the URL). */
 let linkNamesView = typeof location !== 'undefined' && new URLSearchParams(location.search).has('view');
@@ -28,6 +45,11 @@ export function TeachingPanel() {
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
   const ex = useApp((s) => s.ex);
+  const calVersion = useStore(calibrationStore, (c) => c.version);
+  // a page served by a live server that has run traffic simulates with that server's own calibration
+  useEffect(() => {
+    if (hasLiveServer()) void loadLiveCalibrations(CALIBRATED);
+  }, [lesson.id]);
 
   useEffect(() => {
     if (playback.isLoaded(lesson, seed)) return; // re-rendered (e.g. the language changed): keep the run
@@ -86,7 +108,8 @@ export function TeachingPanel() {
           </ol>
         </div>
         {lesson.id === 'config' && <MistakeChecker key={ex ?? 0} />}
-        {lesson.experiment && <ExperimentPanel id={lesson.experiment} seed={seed} caption={text.caption} />}
+        <CalibrationSource />
+        {lesson.experiment && <ExperimentPanel key={calVersion} id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
         <Misconceptions />
         <Interview />

@@ -10,7 +10,7 @@ import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import type { Scenario } from '@inferscope/core/load/scenario.ts';
 import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
-import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTensorRT } from './models';
+import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';
 import type { SimModel } from './sim-types';
 
 export type ExperimentId = 'batching' | 'backends' | 'concurrency' | 'operations';
@@ -98,15 +98,32 @@ function batching(seed: number): ExperimentTable[] {
   ];
 }
 
-/** Lesson 4: the same network on two backends, the same traffic. */
+/**
+ * Lesson 4: the same weights on onnxruntime and on PyTorch (TorchScript), both measured here, on the same
+ * traffic at two loads: a light one (batches of ~1) and a heavier one with a delay (bigger batches). Each
+ * backend through the server (instance time per request, the stub's process hop included for PyTorch)
+ * and its compute alone (onnxruntime's session.run, torch's forward), so the table shows where the
+ * difference comes from and how it changes with the batch size.
+ */
 function backends(seed: number): ExperimentTable[] {
-  const rate = 3000;
-  const a = mlp({}, { max_queue_delay_microseconds: 200 });
-  const b = mlpTensorRT();
-  const ra = run({ label: `${a.name} (${a.backend}, ${S.measuredHere})`, model: a, config: a.config }, rate, 1, seed);
-  const rb = run({ label: `${b.name} (${b.backend}, ${S.modelledCost})`, model: b, config: b.config }, rate, 1, seed);
-  const speedup = ratio(ra.summary.busy_us_per_request, rb.summary.busy_us_per_request);
-  return [{ id: 'backends', title: S.exp.backendsTitle(formatRate(rate)), rows: [ra, rb], verdict: S.exp.backendsVerdict(x(speedup), b.backend, a.backend), figures: { speedup } }];
+  const a = mlp();
+  const b = mlpTorch();
+  const load = (rate: number, delayUs: number) => {
+    const db = { max_queue_delay_microseconds: delayUs };
+    const row = (m: SimModel, which: 'server' | 'session') =>
+      run({ label: `${m.name} (${m.backend}, ${which === 'session' ? S.exp.whereSession : S.exp.whereServer})`, model: m, config: { ...m.config, dynamic_batching: db }, cost: measuredCost(m.name, which, 0) }, rate, 1, seed);
+    const rows = [row(a, 'server'), row(b, 'server'), row(a, 'session'), row(b, 'session')];
+    const busy = (i: number) => rows[i].summary.busy_us_per_request;
+    return { rows, server: ratio(busy(1), busy(0)), compute: ratio(busy(3), busy(2)), batch: rows[0].summary.avg_batch_size };
+  };
+  const light = load(300, 0);
+  const heavy = load(4000, 2000);
+  const table = (id: string, l: typeof light, rate: number) => ({
+    id, title: S.exp.backendsTitle(formatRate(rate), l.batch.toFixed(1)), rows: l.rows,
+    verdict: S.exp.backendsVerdict(b.backend, a.backend, l.server.toFixed(1), l.compute.toFixed(1), l.batch.toFixed(1)),
+    figures: { server: l.server, compute: l.compute, batch: l.batch },
+  });
+  return [table('backends-light', light, 300), table('backends-heavy', heavy, 4000)];
 }
 
 /** Lesson 5: instances on a 2-core host at an overload. */

@@ -8,7 +8,7 @@ import type { ViewName } from '../url-state';
 import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
-import { cnn, courseModel, mlp, mlpTensorRT, MiB } from './models';
+import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
 import { S } from '../strings';
 
@@ -54,7 +54,7 @@ export const LESSONS: Lesson[] = [
   },
   {
     id: 'backends', chapter: 4, view: 'performance', speed: 100, experiment: 'backends',
-    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 200 }), mlpTensorRT()], traffic: { rate: 3000, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 200 }), mlpTorch()], traffic: { rate: 3000, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['speedup', 'capacity'],
   },
   {

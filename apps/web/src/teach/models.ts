@@ -1,23 +1,29 @@
 /**
  * Simulated models for the lessons. The ONNX models' costs are the tables `inferscope calibrate` measured
- * (core's sim/calibration: the MLP memory-bound, the CNN compute-bound); the "GPU" TensorRT variant is
- * modelled, and labelled so (`measured: false`).
+ * (core's sim/calibration: the MLP memory-bound, the CNN compute-bound, the MLP's TorchScript twin on
+ * the pytorch backend); the course demo's model is modelled, and labelled so (`measured: false`).
  */
 import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim/index.ts';
 import type { SimModel } from './sim-types';
+import { calibrationFor } from './calibrations';
 
 /** The jitter of the live lessons: measured medians, +-5% so batches do not all take the same time. */
 const JITTER = 0.05;
 
 /**
  * The calibrated cost of a bundled model: through the server (`server`, hand-off to the worker included,
- * what a request really waits for) or the backend's compute alone (`session`, onnxruntime's session.run).
+ * what a request really waits for) or the backend's compute alone (`session`, onnxruntime's session.run;
+ * a live calibration has no session table, so the shipped one stands in there).
  */
 export function measuredCost(model: string, which: 'server' | 'session' = 'server', jitter = JITTER): CostModel {
-  const cal = bundledCalibration(model);
+  // the live server's own calibration when this page has one (calibrations.ts), else the shipped one
+  const cal = calibrationFor(model)?.cal;
   if (!cal) throw new Error(`no calibration for ${model}`);
-  const c = costFromCalibration(cal, jitter);
-  return which === 'session' && cal.session_us ? { ...c, table: { ...cal.session_us } } : c;
+  // the lessons simulate the medians (with the small jitter above for the playback): a shared machine's
+  // measured spread has tails that would make every lesson's p99 a story about the machine
+  const c = costFromCalibration(cal, jitter, false);
+  const session = cal.session_us ?? bundledCalibration(model)?.session_us;
+  return which === 'session' && session ? { ...c, table: { ...session } } : c;
 }
 
 /** The host the calibrations were measured on: the lessons simulate it. */
@@ -61,17 +67,22 @@ export function cnn(over: Partial<SimModel> = {}, count = 1): SimModel {
   };
 }
 
-export function mlpTensorRT(): SimModel {
-  const base = mlp({}, { max_queue_delay_microseconds: 200 });
+/**
+ * mlp_classifier_torch: the same weights as mlp_classifier as TorchScript, served by the pytorch backend (a
+ * stub process per instance, like Triton's python backend stub). Its cost is measured too
+ * (`inferscope calibrate`): torch's forward alone, and through the server with the process hop.
+ */
+export function mlpTorch(db: Record<string, unknown> = { max_queue_delay_microseconds: 200 }): SimModel {
+  const base = mlp({}, db);
   return {
     ...base,
-    name: 'mlp_tensorrt', backend: 'tensorrt', platform: 'tensorrt_plan',
-    config: { ...base.config, instance_group: [{ name: 'mlp_tensorrt_0', kind: 'KIND_GPU', count: 1 }] },
-    cost: { fixed_us: 60, per_item_us: 0.8, jitter: JITTER },
-    measured: false,
-    memory: { weights: 1.4 * MiB, workspace: 64 * MiB, activationsPerItem: 0.05 * MiB },
-    files: [{ path: 'mlp_tensorrt/config.pbtxt', bytes: 398 }, { path: 'mlp_tensorrt/1/model.plan', bytes: 1_510_000 }],
-    device: 'gpu0 (modelled)',
+    name: 'mlp_classifier_torch', backend: 'pytorch', platform: 'pytorch_libtorch',
+    config: { ...base.config, instance_group: [{ name: 'mlp_classifier_torch_0', kind: 'KIND_CPU', count: 1 }] },
+    cost: measuredCost('mlp_classifier_torch'),
+    measured: true,
+    // the stub process holds its own interpreter and torch (~230 MiB resident, see the model's config.pbtxt)
+    memory: { weights: 2.7 * MiB, workspace: 230 * MiB, activationsPerItem: 0.05 * MiB },
+    files: [{ path: 'mlp_classifier_torch/config.pbtxt', bytes: 1794 }, { path: 'mlp_classifier_torch/1/model.pt', bytes: 2_686_074 }],
   };
 }
 

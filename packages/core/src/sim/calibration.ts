@@ -5,42 +5,67 @@
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
 import type { CostModel } from './cost-model';
+import { validateQuantiles, type Quantiles } from './distribution';
+import { validateTimerProfile, type TimerProfile } from './real-clock-model';
+import { validateStallProfile, type StallProfile } from './stalls';
 
 export interface Calibration {
   format: 'inferscope-calibration';
   model: string;
+  /** the model version the figures are for (live calibrations; shipped ones are version 1) */
+  version?: string;
   backend: string;
   /** instance_group kind the figures are for, e.g. KIND_CPU */
   kind: string;
   /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
   method: string;
-  host: { cpus: number; platform: string; runtime: string };
+  /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
+  host: { cpus: number; platform: string; runtime: string; effective_cores?: number };
+  /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
+  main_thread_us_per_request?: number;
   measured_at: string;
   /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
   table_us: Record<string, number>;
   fit: { fixed_us: number; per_item_us: number };
   /**
-   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread),
+   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread, torch's forward() in Python),
    * without the server's hand-off to the instance's worker: the model's compute alone, the figure that
    * shows whether it is memory-bound (flat) or compute-bound (linear).
    */
   session_us?: Record<string, number>;
+  /**
+   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled):
+   * the simulator draws each batch's time from it (fitBatchRecords).
+   */
+  spread?: Quantiles;
+  /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
+  timer?: TimerProfile;
+  /** the host's main-thread stalls when measured (StallSchedule) */
+  stalls?: StallProfile;
+  /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
+  source?: 'calibrate' | 'live';
+  /** size -> batches behind each table entry (live calibrations) */
+  counts?: Record<string, number>;
 }
 
 export class CalibrationError extends Error {
   override name = 'CalibrationError';
 }
 
-/** Least-squares line through (batch, µs): the fixed cost of a run and the cost of one more sample. */
-export function fitLinear(table: Record<string, number>): { fixed_us: number; per_item_us: number } {
-  const pts = Object.entries(table).map(([k, v]) => [Number(k), v] as const);
+/**
+ * Least-squares line through (batch, µs): the fixed cost of a run and the cost of one more sample.
+ * `weights` (size -> weight, e.g. how many batches stand behind each entry) weights the fit; default equal.
+ */
+export function fitLinear(table: Record<string, number>, weights?: Record<string, number>): { fixed_us: number; per_item_us: number } {
+  const pts = Object.entries(table).map(([k, v]) => [Number(k), v, weights?.[k] ?? 1] as const);
   const n = pts.length;
   if (n === 0) throw new CalibrationError('cannot fit an empty table');
   if (n === 1) return { fixed_us: 0, per_item_us: pts[0][1] / pts[0][0] };
-  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
-  const my = pts.reduce((s, p) => s + p[1], 0) / n;
-  const sxx = pts.reduce((s, p) => s + (p[0] - mx) ** 2, 0);
-  const sxy = pts.reduce((s, p) => s + (p[0] - mx) * (p[1] - my), 0);
+  const w = pts.reduce((s, p) => s + p[2], 0);
+  const mx = pts.reduce((s, p) => s + p[2] * p[0], 0) / w;
+  const my = pts.reduce((s, p) => s + p[2] * p[1], 0) / w;
+  const sxx = pts.reduce((s, p) => s + p[2] * (p[0] - mx) ** 2, 0);
+  const sxy = pts.reduce((s, p) => s + p[2] * (p[0] - mx) * (p[1] - my), 0);
   const slope = sxx > 0 ? sxy / sxx : 0;
   const round = (v: number) => Math.round(v * 100) / 100;
   return { fixed_us: round(Math.max(0, my - slope * mx)), per_item_us: round(Math.max(0, slope)) };
@@ -58,19 +83,37 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
     if (!/^[1-9]\d*$/.test(k)) problems.push(`table_us.${k}: keys must be batch sizes >= 1`);
     if (!(typeof v === 'number' && Number.isFinite(v) && v > 0)) problems.push(`table_us.${k}: must be a number of µs > 0`);
   }
+  if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
+  if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
+  if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
+  if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
+  if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
   if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);
   return o as Calibration;
 }
 
-/** The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU instances). */
-export function costFromCalibration(cal: Calibration, jitter = 0): CostModel {
-  return { table: { ...cal.table_us }, kind: cal.kind, ...(jitter > 0 ? { jitter } : {}) };
+/**
+ * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
+ * instances): the table, the fitted slope beyond it, and the measured spread of batch times unless a
+ * hand-set jitter is asked for (jitter 0 and `spread: false`: every batch takes exactly its median).
+ */
+export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
+  const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise };
 }
 
 /**
  * Samples per second at batch b over samples per second at batch 1: how much batching pays, through the
  * server (`table_us`) or in the backend alone (`session_us`).
  */
+/**
+ * The host a calibration describes, for a simulation: its cores (the measured effective figure when
+ * there is one) and the main thread's work per request.
+ */
+export function hostFromCalibration(cal: Calibration): { cores: number; mainThreadUsPerRequest: number } {
+  return { cores: cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
+}
+
 export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {
   const t = cal[which] ?? {};
   const t1 = t['1'];

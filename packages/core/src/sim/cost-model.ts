@@ -5,14 +5,20 @@
  * +-jitter) comes from the simulation's seeded Rng, so it is reproducible.
  */
 import type { Rng } from '../load/rng';
+import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
 
 export interface CostModel {
   fixed_us?: number;
   per_item_us?: number;
   /** batch size -> µs; when present it wins over fixed/per_item */
   table?: Record<string, number>;
-  /** 0.1 = +-10% uniform noise */
+  /** 0.1 = +-10% uniform noise (a hand-set spread; `spread` is the measured one and wins) */
   jitter?: number;
+  /**
+   * Measured spread of a batch's time around the table's median at its size: quantiles of (time / median),
+   * from a calibration's runs (see fitBatchRecords). Each batch draws its factor from it.
+   */
+  spread?: Quantiles;
   /**
    * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
    * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
@@ -31,11 +37,12 @@ export function validateCost(input: unknown, what = 'cost model'): CostModel {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
   const o = input as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, kind)`);
+  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, kind)`);
   for (const k of ['fixed_us', 'per_item_us'] as const) {
     if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
   }
   if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
+  if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.kind !== undefined && typeof o.kind !== 'string') problems.push('kind: must be a string such as KIND_CPU');
   if (o.table !== undefined) {
     const t = o.table as Record<string, unknown>;
@@ -50,10 +57,20 @@ export function validateCost(input: unknown, what = 'cost model'): CostModel {
   return o as CostModel;
 }
 
-/** deterministic part of the latency of a batch of `size` samples, µs */
+/**
+ * Deterministic part of the latency of a batch of `size` samples, µs. Outside a table's sizes the cost
+ * continues from the nearest entry with `per_item_us` when given (a calibration's fitted slope: a live
+ * table only has the sizes the traffic formed), else with the slope of the table's end segment.
+ */
 export function baseLatencyUs(cost: CostModel, size: number): number {
   if (cost.table) {
     const pts = Object.entries(cost.table).map(([k, v]) => [Number(k), v] as const).sort((a, b) => a[0] - b[0]);
+    const slope = cost.per_item_us;
+    if (slope !== undefined) {
+      const [lo, hi] = [pts[0], pts[pts.length - 1]];
+      if (size >= hi[0]) return hi[1] + slope * (size - hi[0]);
+      if (size <= lo[0]) return Math.max(cost.fixed_us ?? 0, lo[1] - slope * (lo[0] - size));
+    }
     if (pts.length === 1) return (pts[0][1] * size) / pts[0][0];
     let i = pts.findIndex((p) => p[0] >= size);
     if (i === 0) i = 1;
@@ -65,10 +82,16 @@ export function baseLatencyUs(cost: CostModel, size: number): number {
   return (cost.fixed_us ?? 0) + (cost.per_item_us ?? 0) * size;
 }
 
+const spreads = new WeakMap<Quantiles, EmpiricalDistribution>();
+
 /** `slowdown` >= 1: how much slower than alone the instance runs (CPU contention, see CpuHost). */
 export function latencyUs(cost: CostModel, size: number, rng: Rng, slowdown = 1): number {
   const base = baseLatencyUs(cost, size) * slowdown;
-  const j = cost.jitter ?? 0;
-  const v = j > 0 ? base * (1 + j * (2 * rng.next() - 1)) : base;
+  let v = base;
+  if (cost.spread) {
+    let d = spreads.get(cost.spread);
+    if (!d) spreads.set(cost.spread, (d = new EmpiricalDistribution(cost.spread)));
+    v = base * d.sample(rng);
+  } else if ((cost.jitter ?? 0) > 0) v = base * (1 + cost.jitter! * (2 * rng.next() - 1));
   return Math.max(1, Math.round(v));
 }

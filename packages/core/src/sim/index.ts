@@ -7,3 +7,8 @@ export { CpuHost, isCpuKind } from './cpu-host';
 export { BUNDLED_CALIBRATIONS, bundledCalibration, calibratedCost } from './calibration/index';
 export { runNaiveBatcher, type NaiveBatch, type NaiveBatcherOptions, type RequestTiming } from './naive-batcher';
 export { runCourseDemo, courseArrivals, COURSE_DEFAULTS, type CourseDemoOptions, type CourseDemoResult, type TritonBatch } from './course-demo';
+export * from './distribution';
+export { fitBatchRecords, FitError, type BatchRecord, type BatchFit } from './fit-batches';
+export { RealClockModel, realClockFireUs, REAL_CLOCK_COARSE_US, ON_TIME, validateTimerProfile, type TimerProfile } from './real-clock-model';
+export { BatchLog, calibrationFromBatches, LIVE_CAPACITY, LIVE_MIN_PER_SIZE, type LiveCalibrationMeta } from './live-calibration';
+export { StallSchedule, STALL_THRESHOLD_US, validateStallProfile, type StallProfile } from './stalls';

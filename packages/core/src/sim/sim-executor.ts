@@ -2,6 +2,11 @@
  * An executor whose batches take the cost model's time on a (virtual) clock. It uses the scheduler's
  * callback form so a batch completes inside the clock's timer, keeping the whole simulation synchronous
  * and deterministic. Results are the request ids. CPU-kind cost models share the simulation's CpuHost.
+ *
+ * Prefetch, as the server's worker-thread executor declares it (OrtExecutor.prefetch = 1): an instance
+ * may be handed its next batch while it computes; it begins that batch the moment the running one ends,
+ * and the scheduler may take it back (reclaim) while it has not begun. This is what the real server
+ * does, and it matters: a batch handed over early can no longer grow.
  */
 import type { Clock } from '../clock/clock';
 import type { Rng } from '../load/rng';
@@ -9,27 +14,66 @@ import type { Executor, InstanceInfo, SchedulerRequest } from '../scheduler/type
 import { latencyUs, type CostModel } from './cost-model';
 import { CpuHost, isCpuKind } from './cpu-host';
 
+type Done = (error: unknown, results?: string[]) => void;
+interface Held<P> { batch: readonly SchedulerRequest<P>[]; done: Done }
+
 export class SimExecutor<P = unknown> implements Executor<P, string> {
+  readonly prefetch: number;
+  /** instance name -> batches handed to it behind its running one */
+  private readonly held = new Map<string, Held<P>[]>();
+  private readonly running = new Set<string>();
+
   constructor(
     private readonly clock: Clock,
     private readonly cost: CostModel,
     private readonly rng: Rng,
     private readonly host: CpuHost = new CpuHost(),
-  ) {}
+    prefetch = 0,
+    /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
+    private readonly noticeAt: (tUs: number) => number = (t) => t,
+  ) {
+    this.prefetch = prefetch;
+  }
 
   execute(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): Promise<string[]> {
     return new Promise((resolve, reject) => this.executeWithCallback(instance, batch, (err, r) => (err ? reject(err) : resolve(r!))));
   }
 
-  executeWithCallback(_instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: (error: unknown, results?: string[]) => void): void {
+  executeWithCallback(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done): void {
+    if (this.running.has(instance.name)) {
+      const q = this.held.get(instance.name) ?? [];
+      q.push({ batch, done });
+      this.held.set(instance.name, q);
+      return;
+    }
+    this.begin(instance.name, batch, done);
+  }
+
+  reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): boolean {
+    const q = this.held.get(instance.name);
+    const i = q ? q.findIndex((h) => h.batch === batch) : -1;
+    if (i < 0) return false;
+    q!.splice(i, 1);
+    return true;
+  }
+
+  private begin(instance: string, batch: readonly SchedulerRequest<P>[], done: Done): void {
     let size = 0;
     for (const r of batch) size += r.batchSize;
     const shares = isCpuKind(this.cost.kind);
-    const slowdown = shares ? this.host.begin() : 1;
+    const slowdown = shares ? this.host.begin(this.clock.now()) : 1;
     const took = latencyUs(this.cost, size, this.rng, slowdown);
+    this.running.add(instance);
     this.clock.setTimer(this.clock.now() + took, () => {
       if (shares) this.host.end();
-      done(null, batch.map((r) => r.id ?? ''));
+      this.running.delete(instance);
+      // the instance goes straight on to the batch it holds, before the scheduler hears of this one
+      const next = this.held.get(instance)?.shift();
+      if (next) this.begin(instance, next.batch, next.done);
+      const answer = () => done(null, batch.map((r) => r.id ?? ''));
+      const seen = this.noticeAt(this.clock.now());
+      if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
+      else answer();
     });
   }
 }

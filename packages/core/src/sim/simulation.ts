@@ -19,6 +19,8 @@ import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
+import { ON_TIME, RealClockModel, type TimerProfile } from './real-clock-model';
+import { StallSchedule, type StallProfile } from './stalls';
 
 export interface SimulationOptions {
   scenario: Scenario;
@@ -26,12 +28,33 @@ export interface SimulationOptions {
   configs: SchedulerConfigInput | readonly SchedulerConfigInput[];
   /** one cost model for every model, or per model name */
   cost?: CostModel | Record<string, CostModel>;
-  /** CPU cores the simulated host has: CPU-kind cost models share them (default: no contention) */
+  /** CPU cores the simulated host has (may be a measured effective figure): CPU-kind cost models share them (default: no contention) */
   cores?: number;
+  /**
+   * The server's main-thread work per request, µs (a calibration's main_thread_us_per_request): it takes
+   * CPU beside the instances (CpuHost). Default 0.
+   */
+  mainThreadUsPerRequest?: number;
   seed?: number;
   overrides?: ScenarioOverrides;
   /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
   record?: boolean;
+  /**
+   * Batches an instance may hold behind its running one (the executor's prefetch; default 1, what the
+   * server's onnxruntime and stub executors declare). 0: an instance takes a batch only when idle.
+   */
+  prefetch?: number;
+  /**
+   * The real server's timer behaviour (RealClock: whole-millisecond sleeps, per-turn checks) with its
+   * measured lateness, applied to the scheduler's timers and to the load driver's sends, which share one
+   * event loop in the server. Absent: ideal timers that fire exactly on time.
+   */
+  timers?: TimerProfile;
+  /**
+   * Main-thread stalls of the real server's host (measured by the stall probe): while one lasts no
+   * request is taken in, no timer fires and no finished batch is noticed. Absent: none.
+   */
+  stalls?: StallProfile;
 }
 
 export interface Simulation {
@@ -66,6 +89,10 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const seed = opts.seed ?? opts.overrides?.seed ?? opts.scenario.seed ?? 42;
   const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
+  // the scheduler and the load driver wait on the (modelled) real clock; compute ends on the virtual one
+  const stalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
+  const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
+  const noticeAt = stalls ? (t: number) => stalls.releaseAt(t, clock.now()) : undefined;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();
@@ -73,12 +100,13 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   if (opts.record !== false) bus.on((e) => events.push(e));
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
-  const host = new CpuHost(opts.cores ?? Infinity);
+  const host = new CpuHost(opts.cores ?? Infinity, opts.mainThreadUsPerRequest ?? 0);
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock, bus, executor: new SimExecutor(clock, cost, costRng, host) });
+    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt);
+    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
   });
@@ -86,6 +114,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   let seq = 0;
   const send = (a: Arrival, onAnswer?: () => void): void => {
     collector.sent++;
+    host.request(clock.now());
     const model = a.model || target;
     const id = a.id ?? `r${++seq}`;
     const s = schedulers.get(model);
@@ -103,9 +132,9 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const fireArrivals = (): void => {
     const now = clock.now();
     while (next < arrivals.length && arrivals[next].t_us <= now) send(arrivals[next++]);
-    if (next < arrivals.length) clock.setTimer(arrivals[next].t_us, fireArrivals);
+    if (next < arrivals.length) timerClock.setTimer(arrivals[next].t_us, fireArrivals);
   };
-  if (arrivals.length > 0) clock.setTimer(arrivals[0].t_us, fireArrivals);
+  if (arrivals.length > 0) timerClock.setTimer(arrivals[0].t_us, fireArrivals);
 
   // closed loop: each client sends its next request think_us after its previous answer, until the phase ends
   for (const phase of plan.closed) {
@@ -114,10 +143,10 @@ export function createSimulation(opts: SimulationOptions): Simulation {
       if (t >= phase.end_us) return;
       send(plan.sampler.sample(t), () => {
         const at = clock.now() + phase.think_us;
-        if (at < phase.end_us) clock.setTimer(at, client);
+        if (at < phase.end_us) timerClock.setTimer(at, client);
       });
     };
-    for (let c = 0; c < phase.concurrency; c++) clock.setTimer(phase.start_us, client);
+    for (let c = 0; c < phase.concurrency; c++) timerClock.setTimer(phase.start_us, client);
   }
 
   const sim: Simulation = {

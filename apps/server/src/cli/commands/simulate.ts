@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from '../command';
 import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
 import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import { parseSetArgs } from './simulate-args';
 
@@ -27,6 +27,8 @@ Options:
   --concurrency N          clients of closed-loop phases
   --cost FILE              JSON cost model {fixed_us, per_item_us, table?, jitter?, kind?} or {model: cost}
                            (default: the model's calibration, else fixed_us 2000, per_item_us 250)
+  --calibration FILE       a calibration JSON for the model it names (from \`inferscope calibrate\`, or a live
+                           server's GET /v2/models/{m}/calibration), in place of the shipped one; repeatable
   --cores N                CPU cores of the simulated host; CPU instances beyond them share them
                            (default: the cores of the machine the calibration was measured on)
   --seed N                 random seed (default: the scenario's, else 42)
@@ -87,6 +89,7 @@ const command: Command = {
     const opts: Record<string, string> = {};
     const configs: string[] = [];
     const sets: string[] = [];
+    const calibrationFiles: string[] = [];
     let json = false;
     for (let i = 0; i < argv.length; i++) {
       const a = argv[i];
@@ -94,7 +97,7 @@ const command: Command = {
       else if (a === '--list-presets') {
         for (const p of PRESETS) console.log(`${p.name.padEnd(18)} ${p.description ?? ''}`);
         return 0;
-      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores'].includes(a)) {
+      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores', '--calibration'].includes(a)) {
         const v = argv[i + 1];
         if (v === undefined || v.startsWith('--')) {
           console.error(`${a} needs a value (see --help)`);
@@ -103,6 +106,7 @@ const command: Command = {
         i++;
         if (a === '--model-config') configs.push(v);
         else if (a === '--set') sets.push(v);
+        else if (a === '--calibration') calibrationFiles.push(v);
         else opts[a.slice(2)] = v;
       } else {
         console.error(`unknown option: ${a} (see --help)`);
@@ -126,13 +130,17 @@ const command: Command = {
       const patched = models.map((m) => parseSetArgs(sets, m));
       let cost: CostModel | Record<string, CostModel>;
       let cores = num('cores');
+      if (opts.cost && calibrationFiles.length) throw new Error('give --cost or --calibration, not both');
       if (opts.cost) {
         const raw = JSON.parse(readFileSync(opts.cost, 'utf8')) as Record<string, unknown>;
         const single = ['fixed_us', 'per_item_us', 'table'].some((k) => k in raw);
         cost = single ? validateCost(raw, opts.cost) : Object.fromEntries(Object.entries(raw).map(([m, c]) => [m, validateCost(c, `${opts.cost} (${m})`)]));
       } else {
-        // each model its own calibration (the simulated host has the calibration machine's cores)
-        const cals = patched.map((m, i) => bundledCalibration(m.name ?? '', loaded[i].backend || undefined));
+        // each model its own calibration (the simulated host has the calibration machine's cores): a file
+        // given for it, else the shipped one
+        const given = calibrationFiles.map((f) => validateCalibration(JSON.parse(readRegularFileSync(f, READ_LIMITS.config).toString('utf8')), f));
+        for (const c of given) if (!patched.some((m) => m.name === c.model)) throw new Error(`--calibration: ${c.model} is not one of the models simulated (${patched.map((m) => m.name).join(', ')})`);
+        const cals = patched.map((m, i) => given.find((c) => c.model === m.name) ?? bundledCalibration(m.name ?? '', loaded[i].backend || undefined));
         cost = Object.fromEntries(patched.map((m, i) => [m.name ?? 'model', cals[i] ? costFromCalibration(cals[i]) : DEFAULT_COST]));
         const missing = patched.filter((_, i) => !cals[i]).map((m) => m.name);
         if (missing.length) console.error(`simulate: no calibration for ${missing.join(', ')}: using fixed_us ${DEFAULT_COST.fixed_us} + per_item_us ${DEFAULT_COST.per_item_us} (give --cost FILE)`);

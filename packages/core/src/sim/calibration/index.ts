@@ -8,8 +8,9 @@ import type { CostModel } from '../cost-model';
 import mlp from './mlp_classifier.json';
 import cnn from './cnn_classifier.json';
 import text from './text_encoder.json';
+import mlpTorch from './mlp_classifier_torch.json';
 
-export const BUNDLED_CALIBRATIONS: readonly Calibration[] = [mlp, cnn, text].map((c, i) => validateCalibration(c, `bundled calibration #${i + 1}`));
+export const BUNDLED_CALIBRATIONS: readonly Calibration[] = [mlp, cnn, text, mlpTorch].map((c, i) => validateCalibration(c, `bundled calibration #${i + 1}`));
 
 export function bundledCalibration(model: string, backend?: string, kind = 'KIND_CPU'): Calibration | undefined {
   return BUNDLED_CALIBRATIONS.find((c) => c.model === model && (backend === undefined || c.backend === backend) && c.kind === kind);

@@ -1,0 +1,60 @@
+/**
+ * Times a model's batches on its real backend, the way the scheduler sends them: one instance, batches
+ * sent one after the other through the executor, every run recorded (after a short warm-up) as a
+ * BatchRecord for core's fitBatchRecords. Used by `inferscope calibrate` and by the fidelity benchmark's
+ * same-run baseline.
+ */
+import type { InferPayload, SchedulerRequest, Tensor, Executor, InferResult, InstanceInfo } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { BatchRecord } from '@inferscope/core/sim/index.ts';
+
+export const CALIBRATION_SIZES = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64];
+
+/** One request of `rows` samples with deterministic contents. */
+export function requestOf(config: ModelConfig, rows: number, seqLen: number, id: string): SchedulerRequest<InferPayload> {
+  const inputs: Tensor[] = (config.input ?? []).map((inp) => {
+    const dims = (inp.dims ?? []).map((d) => (d < 0 ? seqLen : d));
+    const n = rows * dims.reduce((a, b) => a * b, 1);
+    const shape = [rows, ...dims];
+    if (inp.data_type === 'TYPE_INT64') return { name: inp.name ?? '', datatype: 'INT64', shape, data: BigInt64Array.from({ length: n }, (_, i) => BigInt((i * 7919) % 1000)) };
+    if (inp.data_type === 'TYPE_FP32') return { name: inp.name ?? '', datatype: 'FP32', shape, data: Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) * 0.5 + 0.5) };
+    throw new Error(`${config.name}: input ${inp.name} has ${inp.data_type}; calibrate knows FP32 and INT64`);
+  });
+  return { id, batchSize: rows, shapeKey: '', payload: { inputs } };
+}
+
+/**
+ * Every run's µs of `run` after a warm-up (at least three calls and 30 ms: caches, allocator, and a worker
+ * thread that was asleep): at least 15 runs and `minMs` of measuring, at most 400 runs.
+ */
+export async function timeRuns(run: () => Promise<unknown>, minMs: number): Promise<number[]> {
+  const warm = performance.now();
+  for (let i = 0; i < 3 || (performance.now() - warm < 30 && i < 400); i++) await run();
+  const times: number[] = [];
+  const start = performance.now();
+  while (times.length < 15 || (performance.now() - start < minMs && times.length < 400)) {
+    const t0 = performance.now();
+    await run();
+    times.push((performance.now() - t0) * 1000);
+  }
+  return times;
+}
+
+export interface MeasureOptions {
+  sizes?: readonly number[];
+  minMs: number;
+  seqLen: number;
+  onSize?: (size: number, runs: number[]) => void;
+}
+
+/** Batch records of an executor's started instance at each size. */
+export async function measureBatchRecords(executor: Executor<InferPayload, InferResult>, info: InstanceInfo, config: ModelConfig, o: MeasureOptions): Promise<BatchRecord[]> {
+  const records: BatchRecord[] = [];
+  for (const b of o.sizes ?? CALIBRATION_SIZES) {
+    const req = requestOf(config, b, o.seqLen, `cal-${b}`);
+    const runs = await timeRuns(() => executor.execute(info, [req]), o.minMs);
+    for (const us of runs) records.push({ size: b, us });
+    o.onSize?.(b, runs);
+  }
+  return records;
+}

@@ -1,0 +1,76 @@
+/**
+ * Which calibration the lessons' simulator uses per model: the live one of the server this page came from
+ * (GET /v2/models/{m}/calibration: the server's own batches, fitted like `inferscope calibrate`), when
+ * it has run enough batches, else the one shipped with the bundle (core's sim/calibration). A page
+ * that never reached a live server (a static build, a link straight into teaching mode) keeps the
+ * shipped ones.
+ */
+import { createStore } from 'zustand/vanilla';
+import { bundledCalibration, validateCalibration, type Calibration } from '@inferscope/core/sim/index.ts';
+import { appStore } from '../store/app-store';
+
+export interface CalibrationSources {
+  /** bumps whenever a live calibration arrives or is dropped: what depends on costs re-runs */
+  version: number;
+  /** model -> the live calibration in use */
+  live: Record<string, Calibration>;
+}
+
+export const calibrationStore = createStore<CalibrationSources>(() => ({ version: 0, live: {} }));
+
+/** The calibration the simulator uses for `model` now, and where it comes from. */
+export function calibrationFor(model: string): { cal: Calibration; source: 'live' | 'bundled' } | undefined {
+  const live = calibrationStore.getState().live[model];
+  if (live) return { cal: live, source: 'live' };
+  const cal = bundledCalibration(model);
+  return cal ? { cal, source: 'bundled' } : undefined;
+}
+
+type Fetch = (url: string) => Promise<{ status: number; json(): Promise<unknown> }>;
+
+/**
+ * Whether this page has talked to a live InferScope server (a snapshot came over the socket): only then
+ * is there a server to ask. A lesson opened from a static build, or straight into teaching mode, never
+ * asks, so it makes no failing request.
+ */
+let liveServerSeen = false;
+appStore.subscribe((s) => {
+  if (s.server && s.connection.status === 'connected') liveServerSeen = true;
+});
+export const hasLiveServer = (): boolean => liveServerSeen;
+
+/**
+ * Asks this page's server for its live calibrations (GET /v2/calibration: every READY version that has
+ * run enough batches) and uses those of `models` (version 1, the shipped calibrations' version, else the
+ * newest). A model without one keeps its shipped calibration. Returns the models now on a live one.
+ */
+export async function loadLiveCalibrations(models: readonly string[], get: Fetch = (u) => fetch(u)): Promise<string[]> {
+  const found: Record<string, Calibration> = {};
+  try {
+    const r = await get('/v2/calibration');
+    if (r.status !== 200) return Object.keys(calibrationStore.getState().live);
+    const body = (await r.json()) as { calibrations?: unknown[] };
+    for (const raw of body.calibrations ?? []) {
+      let cal: Calibration;
+      try {
+        cal = validateCalibration(raw, 'live calibration');
+      } catch {
+        continue; // one bad entry does not hide the others
+      }
+      if (!models.includes(cal.model) || cal.source !== 'live') continue;
+      const have = found[cal.model];
+      if (!have || cal.version === '1' || (have.version !== '1' && Number(cal.version) > Number(have.version))) found[cal.model] = cal;
+    }
+  } catch {
+    return Object.keys(calibrationStore.getState().live); // the server went away: keep what we have
+  }
+  const before = calibrationStore.getState().live;
+  const same = Object.keys(found).length === Object.keys(before).length && Object.keys(found).every((m) => before[m]?.measured_at === found[m].measured_at);
+  if (!same) calibrationStore.setState((s) => ({ version: s.version + 1, live: found }));
+  return Object.keys(found);
+}
+
+/** Back to the shipped calibrations (the lesson's "use shipped figures" choice, tests). */
+export function dropLiveCalibrations(): void {
+  if (Object.keys(calibrationStore.getState().live).length > 0) calibrationStore.setState((s) => ({ version: s.version + 1, live: {} }));
+}

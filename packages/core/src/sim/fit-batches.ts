@@ -1,0 +1,81 @@
+/**
+ * The cost model from batch records: each record one batch's size and how long it took. `inferscope
+ * calibrate` feeds it the batches it timed one after the other; a live server feeds it its own
+ * batch.completed events (compute_us, size). One fit for both, so a live calibration and a shipped one
+ * mean the same thing:
+ * - table_us: the median time at every size with enough batches (the simulator interpolates between them);
+ * - fit: the least-squares line through that table (fixed + per item), which a teacher explains and the
+ *   simulator uses beyond the table's sizes;
+ * - spread: how times scatter around their size's median (quantiles of time / median, pooled over sizes),
+ *   which the simulator draws each batch's time from, so tails come from measurement.
+ */
+import { fitLinear } from './calibration';
+import { quantilesOf, type Quantiles } from './distribution';
+
+export interface BatchRecord {
+  /** samples in the batch */
+  size: number;
+  /** how long it took, µs */
+  us: number;
+}
+
+export interface BatchFit {
+  table_us: Record<string, number>;
+  fit: { fixed_us: number; per_item_us: number };
+  spread: Quantiles;
+  /** size -> batches behind its table entry */
+  counts: Record<string, number>;
+  /** records used (sizes with fewer than minPerSize batches are left out) */
+  batches: number;
+}
+
+export class FitError extends Error {
+  override name = 'FitError';
+}
+
+const medianOf = (sorted: Float64Array) => {
+  const n = sorted.length;
+  return n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+};
+
+export interface FitOptions {
+  /** a size needs at least this many batches for a table entry (default 5) */
+  minPerSize?: number;
+  /**
+   * ...and at least this share of all batches (default 0). For live traffic: sizes the traffic rarely
+   * forms are formed under unusual conditions (a burst after a stall) and their times carry the stall;
+   * the fitted slope covers them instead.
+   */
+  minShare?: number;
+  /** weight the line by the batches behind each size (live traffic: well-measured sizes count more) */
+  weighted?: boolean;
+}
+
+/** Fits batch records; throws FitError when no size has enough valid records. */
+export function fitBatchRecords(records: Iterable<BatchRecord>, options: number | FitOptions = {}): BatchFit {
+  const o = typeof options === 'number' ? { minPerSize: options } : options;
+  const minPerSize = o.minPerSize ?? 5;
+  const bySize = new Map<number, number[]>();
+  for (const r of records) {
+    if (!(Number.isInteger(r.size) && r.size >= 1 && Number.isFinite(r.us) && r.us > 0)) continue;
+    const xs = bySize.get(r.size);
+    if (xs) xs.push(r.us);
+    else bySize.set(r.size, [r.us]);
+  }
+  const table_us: Record<string, number> = {};
+  const counts: Record<string, number> = {};
+  const ratios: number[] = [];
+  let total = 0;
+  for (const xs of bySize.values()) total += xs.length;
+  const least = Math.max(minPerSize, (o.minShare ?? 0) * total);
+  for (const [size, xs] of [...bySize.entries()].sort((a, b) => a[0] - b[0])) {
+    if (xs.length < least) continue;
+    const sorted = Float64Array.from(xs).sort();
+    const med = medianOf(sorted);
+    table_us[String(size)] = Math.round(med * 10) / 10;
+    counts[String(size)] = xs.length;
+    for (const x of xs) ratios.push(x / med);
+  }
+  if (ratios.length === 0) throw new FitError(`no batch size has ${Math.ceil(least)} or more batches to fit (sizes seen: ${[...bySize.keys()].join(', ') || 'none'})`);
+  return { table_us, fit: fitLinear(table_us, o.weighted ? counts : undefined), spread: quantilesOf(ratios), counts, batches: ratios.length };
+}

@@ -1,0 +1,77 @@
+/**
+ * The real server's timers, on the simulator's virtual clock. The server's RealClock (clock/real-clock.ts)
+ * has two documented behaviours that move when a timer really fires, and so when a delay batch leaves
+ * and when the load generator's next request goes out:
+ * - a wait of 1 ms or more sleeps in setTimeout, rounded UP to whole milliseconds: a 1.5 ms wait wakes
+ *   after ~2 ms; then the event loop's own wake-up latency comes on top;
+ * - a shorter wait is re-checked once per event-loop turn: it fires at the first turn after its time.
+ * A TimerProfile holds the two measured residuals (see `measureTimerProfile` in the server's calibration
+ * code): how late a coarse timer fires beyond its rounded-up sleep, and how late a turn-checked one fires.
+ * This clock applies them, drawing from the profile with a seeded Rng, so the simulation stays reproducible,
+ * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end.
+ */
+import type { Clock, TimerHandle } from '../clock/clock';
+import type { VirtualClock } from '../clock/virtual-clock';
+import type { Rng } from '../load/rng';
+import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import type { StallSchedule } from './stalls';
+
+/** Timers that fire exactly on time: what a stall model alone runs on. */
+export const ON_TIME: TimerProfile = { coarse_late_us: { '0': -1000, '1': -1000 }, fine_late_us: { '0': 0, '1': 0 } };
+
+/** Where RealClock switches from per-turn checks to setTimeout (its COARSE_MARGIN_US). */
+export const REAL_CLOCK_COARSE_US = 1000;
+
+export interface TimerProfile {
+  /** µs a setTimeout wake-up comes after the rounded-up sleep (can be < 0: libuv measures from its cached loop time) */
+  coarse_late_us: Quantiles;
+  /** µs a turn-checked (< 1 ms) timer fires after its time */
+  fine_late_us: Quantiles;
+}
+
+export function validateTimerProfile(t: unknown, what = 'timer'): string[] {
+  if (typeof t !== 'object' || t === null) return [`${what}: must be an object {coarse_late_us, fine_late_us}`];
+  const o = t as Record<string, unknown>;
+  return [...validateQuantiles(o.coarse_late_us, `${what}.coarse_late_us`), ...validateQuantiles(o.fine_late_us, `${what}.fine_late_us`)];
+}
+
+/** When a RealClock timer armed at `nowUs` for `atUs` fires, given the two residual draws. */
+export function realClockFireUs(nowUs: number, atUs: number, coarseLateUs: number, fineLateUs: number): number {
+  const remaining = atUs - nowUs;
+  const fine = Math.max(atUs, nowUs) + Math.max(0, fineLateUs);
+  if (remaining < REAL_CLOCK_COARSE_US) return fine;
+  // setTimeout(ceil(ms)); a wake-up before the time is finished turn by turn (never early)
+  const woke = nowUs + Math.ceil(remaining / 1000) * 1000 + coarseLateUs;
+  return Math.max(fine, woke);
+}
+
+export class RealClockModel implements Clock {
+  private readonly coarse: EmpiricalDistribution;
+  private readonly fine: EmpiricalDistribution;
+
+  constructor(
+    private readonly inner: VirtualClock,
+    profile: TimerProfile,
+    private readonly rng: Rng,
+    /** main-thread stalls: a timer due inside one fires at its end */
+    private readonly stalls?: StallSchedule,
+  ) {
+    this.coarse = new EmpiricalDistribution(profile.coarse_late_us);
+    this.fine = new EmpiricalDistribution(profile.fine_late_us);
+  }
+
+  now(): number {
+    return this.inner.now();
+  }
+
+  setTimer(atUs: number, fn: () => void): TimerHandle {
+    const now = this.inner.now();
+    const coarse = atUs - now >= REAL_CLOCK_COARSE_US ? this.coarse.sample(this.rng) : 0;
+    const fire = realClockFireUs(now, atUs, coarse, this.fine.sample(this.rng));
+    return this.inner.setTimer(this.stalls ? this.stalls.releaseAt(fire, now) : fire, fn);
+  }
+
+  clearTimer(handle: TimerHandle): void {
+    this.inner.clearTimer(handle);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The real server's mechanisms the simulator models: RealClock's timer semantics, executor prefetch and
+ * the main thread's CPU load. Virtual clock only.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { realClockFireUs, type TimerProfile } from './real-clock-model';
+import { StallSchedule } from './stalls';
+import { Rng } from '../load/rng';
+import { CpuHost, MAIN_LOAD_WINDOW_US } from './cpu-host';
+import { simulate } from './simulation';
+import type { Scenario } from '../load/scenario';
+
+const fixed = (v: number) => ({ '0': v, '1': v });
+
+test('RealClock: waits of 1 ms or more sleep whole milliseconds, shorter ones fire on the next turn, never early', () => {
+  assert.equal(realClockFireUs(0, 1500, 130, 1), 2130, '1.5 ms sleeps 2 ms, then the wake-up latency');
+  assert.equal(realClockFireUs(0, 2000, 130, 1), 2130);
+  assert.equal(realClockFireUs(0, 500, 130, 2), 502, 'sub-millisecond: checked per turn');
+  assert.equal(realClockFireUs(0, 2000, -300, 1), 2001, 'a wake-up before the time is finished turn by turn');
+  assert.equal(realClockFireUs(100, 50, 0, 3), 103, 'a past deadline fires on the next turn');
+});
+
+const poisson = (rate: number, seconds: number): Scenario => ({ name: 't', seed: 1, phases: [{ type: 'poisson', rate, duration_s: seconds }] });
+const mlp = (delay: number, preferred: number[] = []) => ({
+  name: 'm', max_batch_size: 32, dynamic_batching: { max_queue_delay_microseconds: delay, preferred_batch_size: preferred }, instance_group: [{ count: 1, kind: 'KIND_CPU' }],
+});
+
+test('modelled timers make delay batches leave late by the profile, and the batches grow for it', () => {
+  const profile: TimerProfile = { coarse_late_us: fixed(300), fine_late_us: fixed(0) };
+  const run = (timers?: TimerProfile) => simulate({ scenario: poisson(1000, 1), configs: mlp(2000), cost: { fixed_us: 100, per_item_us: 5 }, seed: 2, ...(timers ? { timers } : {}) });
+  const ideal = run();
+  const real = run(profile);
+  const waits = (r: ReturnType<typeof run>) => r.events.flatMap((e) => (e.type === 'batch.formed' && e.trigger === 'delay' ? [e.oldest_wait_us] : []));
+  assert.ok(Math.max(...waits(ideal)) - 2000 < 1, 'ideal timers fire on time');
+  const w = waits(real);
+  assert.ok(Math.min(...w) >= 2000, 'never early');
+  // armed at the first arrival (2 ms left) it sleeps 2 ms + 300 µs; armed later with < 1 ms left it is on time
+  assert.ok(w.filter((x) => x >= 2300).length > w.length / 2, 'most delay batches leave 300 µs late');
+  assert.ok(real.summary.avg_batch_size > ideal.summary.avg_batch_size);
+});
+
+test('prefetch: with room behind the running batch, full batches are handed over while it computes', () => {
+  const run = (prefetch: number) => simulate({ scenario: poisson(20000, 0.3), configs: mlp(0, [8]), cost: { fixed_us: 300, per_item_us: 10 }, seed: 3, prefetch });
+  const held = (r: ReturnType<typeof run>) => r.events.filter((e) => e.type === 'batch.formed' && e.next_on !== undefined).length;
+  assert.ok(held(run(1)) > 10, 'batches held behind a running one');
+  assert.equal(held(run(0)), 0);
+  const r = run(1).summary;
+  assert.equal(r.requests.completed, r.requests.sent, 'every request answered once');
+});
+
+test('the main thread\'s load follows the request rate and slows CPU batches on a full host', () => {
+  const host = new CpuHost(1, 50);
+  // 10k requests/s for 50 ms: the load settles at 10k/s x 50 µs = half a core
+  for (let t = 0; t <= 50_000; t += 100) host.request(t);
+  const slow = host.begin(50_000);
+  assert.ok(Math.abs(slow - 1.5) < 0.05, `one instance + half a core of main thread on one core: ${slow}`);
+  host.end();
+  // the load decays once requests stop
+  assert.ok(host.begin(50_000 + 10 * MAIN_LOAD_WINDOW_US) < 1.01);
+  assert.equal(new CpuHost(2, 50).begin(0), 1, 'no requests, no main-thread load');
+});
+
+test('main-thread stalls: what falls in one happens at its end; none without a rate', () => {
+  const s = new StallSchedule({ rate_per_s: 100, duration_us: fixed(2000) }, new Rng(4));
+  let inside = 0;
+  for (let t = 0; t < 1_000_000; t += 97) {
+    const r = s.releaseAt(t);
+    assert.ok(r >= t && r - t <= 2000, 'never early, never beyond the stall');
+    if (r > t) inside++;
+  }
+  // 100 stalls/s of 2 ms: ~20% of the time stalled (a little less: a stall starts only after the last one ends)
+  const share = inside / (1_000_000 / 97);
+  assert.ok(share > 0.12 && share < 0.25, `stalled share ${share}`);
+  const none = new StallSchedule({ rate_per_s: 0, duration_us: fixed(0) }, new Rng(1));
+  assert.equal(none.releaseAt(123), 123);
+});
+
+test('stalls delay arrivals and completions together: bursts form bigger batches and a latency tail', () => {
+  const run = (stalls?: { rate_per_s: number; duration_us: Record<string, number> }) =>
+    simulate({ scenario: poisson(2000, 1), configs: mlp(0), cost: { fixed_us: 150, per_item_us: 5 }, seed: 5, record: false, ...(stalls ? { stalls } : {}) }).summary;
+  const calm = run();
+  const stalled = run({ rate_per_s: 50, duration_us: { '0': 500, '0.5': 2000, '1': 8000 } });
+  assert.ok(stalled.avg_batch_size > 1.1 * calm.avg_batch_size, `${calm.avg_batch_size} -> ${stalled.avg_batch_size}`);
+  // a request arriving in a stall is queued at its end (it waits outside the server); one already queued
+  // or computing waits it out: the tail
+  assert.ok(stalled.latency_us.p99 > calm.latency_us.p99 && stalled.latency_us.max > 3000, `p99 ${calm.latency_us.p99} -> ${stalled.latency_us.p99}, max ${stalled.latency_us.max}`);
+  assert.equal(stalled.requests.completed, stalled.requests.sent);
+});

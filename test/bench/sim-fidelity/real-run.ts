@@ -1,0 +1,66 @@
+/**
+ * The real side of the fidelity benchmark: one case's trace replayed through the real server in process
+ * (ModelManager.infer, onnxruntime workers, no HTTP), returning the scheduler's own events for the model.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SchedulerEvent } from '@inferscope/core';
+import { loadModelConfig } from '@inferscope/core/config/index.ts';
+import type { Arrival } from '@inferscope/core/load/index.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import { RealClock } from '@inferscope/core/clock/index.ts';
+import { buildApp } from '../../../apps/server/src/app';
+import { InProcessTarget } from '../../../apps/server/src/load/targets';
+import { runLoad } from '../../../apps/server/src/load/runner';
+import { measureMainThreadUsPerRequest } from '../../../apps/server/src/calibration/main-thread-probe';
+
+export const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
+
+export interface Case { name: string; model: string; rate: number; delayUs: number; instances: number }
+
+export const CASES: Case[] = [
+  { name: 'mlp moderate, delay 2 ms', model: 'mlp_classifier', rate: 2000, delayUs: 2000, instances: 1 },
+  { name: 'mlp moderate, delay 0', model: 'mlp_classifier', rate: 2000, delayUs: 0, instances: 1 },
+  { name: 'mlp busy, delay 500 µs, 2 instances', model: 'mlp_classifier', rate: 6000, delayUs: 500, instances: 2 },
+  { name: 'cnn busy, delay 1 ms', model: 'cnn_classifier', rate: 2500, delayUs: 1000, instances: 1 },
+  { name: 'cnn overload, delay 1 ms', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 1 },
+  { name: 'cnn overload, 2 instances', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 2 },
+];
+
+export function configOf(c: Case): SchedulerConfigInput {
+  const r = loadModelConfig(readFileSync(join(REPO, c.model, 'config.pbtxt'), 'utf8'), { modelName: c.model, gpuCount: 0 });
+  const cfg = structuredClone(r.config!) as SchedulerConfigInput & { instance_group?: { count?: number }[] };
+  cfg.dynamic_batching = { ...cfg.dynamic_batching, max_queue_delay_microseconds: c.delayUs };
+  cfg.instance_group = [{ ...cfg.instance_group![0], count: c.instances }];
+  return { ...cfg, name: c.model };
+}
+
+/**
+ * Replays `arrivals` on the real server for case `c`; events are the model's, from the measured replay
+ * only. Before the replay the same server's main-thread work per request is probed (closed loop, not
+ * the trace), for the simulator's host.
+ */
+export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; mainUsPerRequest: number }> {
+  const server = await buildApp({ modelRepositories: [REPO], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
+  try {
+    const m = server.manager;
+    const served = m.get(c.model)!;
+    await m.updateDynamicBatching(c.model, served.version, { max_queue_delay_microseconds: c.delayUs }, 'bench');
+    await m.setInstanceCount(c.model, served.version, undefined, c.instances, 'bench');
+    const target = new InProcessTarget(m);
+    // warm the instances on a short copy of the traffic, then measure on the trace
+    const replay = (a: Arrival[]) => runLoad(target, { open: a[Symbol.iterator]() }, { model: c.model, clock: new RealClock() });
+    await replay(arrivals.slice(0, 200));
+    const mainUsPerRequest = await measureMainThreadUsPerRequest(m, c.model);
+    const events: SchedulerEvent[] = [];
+    const off = server.bus.on((e) => {
+      if ('model' in e && e.model === c.model) events.push(e);
+    });
+    const res = await replay(arrivals);
+    off();
+    return { events, sent: res.sent, mainUsPerRequest };
+  } finally {
+    await server.close();
+  }
+}

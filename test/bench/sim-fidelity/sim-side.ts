@@ -1,0 +1,18 @@
+/** The simulated side of a fidelity case: the calibration's cost and the host measured for this run. */
+import type { Scenario } from '@inferscope/core/load/index.ts';
+import { costFromCalibration, simulate, type Calibration, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { configOf, type Case } from './real-run';
+
+export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile }
+
+export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
+  return simulate({
+    scenario, configs: [configOf(c)], seed: 7, record,
+    cost: { [c.model]: costFromCalibration(cal, 0, !without.has('spread')) },
+    cores: without.has('host') ? cal.host.cpus : host.cores,
+    mainThreadUsPerRequest: without.has('host') ? 0 : host.mainUsPerRequest,
+    prefetch: without.has('prefetch') ? 0 : 1,
+    ...(without.has('timers') ? {} : { timers: host.timer }),
+    ...(without.has('stalls') || !host.stalls ? {} : { stalls: host.stalls }),
+  });
+}
