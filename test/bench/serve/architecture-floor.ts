@@ -1,0 +1,66 @@
+/**
+ * The floor of InferScope's serving architecture, without InferScope: a Fastify route that reads the
+ * binary body, decodes the one input, queues it, and hands batches (up to 16, whatever is queued when the
+ * thread is free) to ONE worker thread by postMessage with the batch's buffer transferred; the worker
+ * touches the inputs and answers 10 floats per request, which the route sends back as a KServe binary
+ * response. No scheduler, statistics, events, validation or onnxruntime. What InferScope adds on top of
+ * this (wrk.ts prints both) is the cost of the product; what this costs against a bare route is the cost
+ * of Fastify + a worker thread per instance on this host, which no code of ours can remove.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Worker } from 'node:worker_threads';
+
+const WORKER = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (m) => {
+  const x = new Float32Array(m.data);
+  let s = 0;
+  for (let i = 0; i < x.length; i += 7) s += x[i];
+  const out = new Float32Array(m.n * 10).fill(s);
+  parentPort.postMessage({ id: m.id, out: out.buffer }, [out.buffer]);
+});`;
+
+interface Waiting { x: Float32Array; send(bytes: Buffer): void }
+
+export async function startArchitectureFloor(): Promise<{ url: string; close(): Promise<void> }> {
+  const worker = new Worker(WORKER, { eval: true });
+  const queue: Waiting[] = [];
+  const running = new Map<number, Waiting[]>();
+  let busy = false;
+  let nextId = 0;
+  const pump = () => {
+    if (busy || queue.length === 0) return;
+    const batch = queue.splice(0, 16);
+    busy = true;
+    const data = new Float32Array(batch.length * 784);
+    batch.forEach((b, i) => data.set(b.x, i * 784));
+    const id = nextId++;
+    running.set(id, batch);
+    worker.postMessage({ id, n: batch.length, data: data.buffer }, [data.buffer]);
+  };
+  worker.on('message', (m: { id: number; out: ArrayBuffer }) => {
+    const batch = running.get(m.id)!;
+    running.delete(m.id);
+    busy = false;
+    pump();
+    batch.forEach((b, i) => b.send(Buffer.from(m.out, i * 40, 40)));
+  });
+  const header = Buffer.from(JSON.stringify({ model_name: 'floor', model_version: '1', outputs: [{ name: 'probabilities', datatype: 'FP32', shape: [1, 10], parameters: { binary_data_size: 40 } }] }));
+  const app: FastifyInstance = Fastify();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 64 << 20 }, (_r, body, done) => done(null, body));
+  app.post('/floor', (req, reply) => {
+    const body = req.body as Buffer;
+    const headerLength = Number(req.headers['inference-header-content-length']);
+    JSON.parse(body.subarray(0, headerLength).toString('utf8'));
+    const x = new Float32Array(784);
+    new Uint8Array(x.buffer).set(body.subarray(headerLength, headerLength + 784 * 4));
+    queue.push({
+      x,
+      send: (bytes) => void reply.header('content-type', 'application/octet-stream').header('inference-header-content-length', String(header.byteLength)).send(Buffer.concat([header, bytes])),
+    });
+    setImmediate(pump);
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { url: `${url}/floor`, close: async () => { await app.close(); await worker.terminate(); } };
+}
