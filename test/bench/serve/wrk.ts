@@ -23,6 +23,7 @@ import { binaryRequest } from '../../kserve/wire';
 import { arg } from '../args';
 import { runWrk, type WrkResult } from './wrk-client';
 import { startArchitectureFloor } from './architecture-floor';
+import { mainThreadCpuUs } from './thread-cpu';
 
 const rounds = Number(arg('--rounds', '5'));
 const seconds = Number(arg('--seconds', '5'));
@@ -44,17 +45,6 @@ function clientProcess(mode: 'http' | 'grpc', address: string, rate?: number): P
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`client exited ${code}`))));
   });
-}
-
-/**
- * CPU time of this process's main thread (the server's event loop) so far, µs: utime + stime of its task
- * in /proc (clock ticks of 10 ms: over a multi-second window that is well under 1%). process.cpuUsage()
- * counts every thread (onnxruntime's worker, libuv, GC helpers); this is the loop alone, which is what
- * a faster HTTP path must make cheaper.
- */
-function mainThreadCpuUs(): number {
-  const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
 }
 
 /** server process CPU (all threads) per answered request over a client run (1 s warm-up + the window) */
