@@ -151,8 +151,9 @@ class EnsembleRun {
 /**
  * The step's request: the ensemble tensors it reads, renamed to its inputs and checked against its config
  * by the KServe codec (datatype, shape, batch size, shape key), exactly as if a client had sent them.
- * Decoding copies the bytes: each step owns its buffers (backends may transfer them to a worker thread,
- * and one tensor can feed several steps).
+ * Decoding does not copy aligned bytes (kserve/binary-data.ts): steps may share one tensor's buffer, read
+ * only. No backend transfers or writes a request's buffers (onnxruntime's gather copies into its own
+ * feeds: test/backends/ort-batch-io.test.ts), so one tensor can feed several steps.
  */
 function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Tensor>, used: ReadonlySet<string>, host: StepHost, onStep: StepListener): Promise<InferResult> {
   const served = host.served(step.model, step.version);
