@@ -68,6 +68,19 @@ function nextBatchStart(): Promise<BatchStartedEvent> {
   });
 }
 
+/** The first event since index `from` that matches (already seen, or the next one to come). */
+function eventSince(from: number, match: (e: SchedulerEvent) => boolean): Promise<SchedulerEvent> {
+  const seen = server.events.slice(from).find(match);
+  if (seen) return Promise.resolve(seen);
+  return new Promise((resolve) => {
+    const off = server.bus.on((e: SchedulerEvent) => {
+      if (!match(e)) return;
+      off();
+      resolve(e);
+    });
+  });
+}
+
 /** Every batch that started since `from` completed, successfully, on the instance it started on. */
 function assertStartedBatchesCompleted(from: number): void {
   const events = server.events.slice(from);
@@ -93,10 +106,11 @@ test('lowering the instance count while both instances run batches: the batches 
   const results = await outcomes;
   assert.equal(results.length, 60);
   assert.deepEqual(results.filter((r) => !r.ok), [], 'a lower instance count fails no request');
-  // the removed instance was running a batch when the change was asked for, and that batch finished
+  // the removed instance was running a batch when the change was asked for, and that batch finished. It
+  // stops once its worker has closed, which may come after the last answer on a slow host: wait for it.
+  const removed = await eventSince(mark, (e) => e.type === 'instance.state' && e.model === M && e.state === 'stopped');
+  assert.ok(removed.type === 'instance.state');
   const events = server.events;
-  const removed = events.slice(mark).find((e) => e.type === 'instance.state' && e.model === M && e.state === 'stopped');
-  assert.ok(removed && removed.type === 'instance.state');
   const runningThen = events.slice(from, mark).filter((e): e is BatchStartedEvent => e.type === 'batch.started' && e.instance === removed.instance)
     .filter((s) => !events.slice(from, mark).some((c) => c.type === 'batch.completed' && c.batch_id === s.batch_id));
   assert.ok(runningThen.length > 0, `${removed.instance} had no batch in flight when it was removed`);
