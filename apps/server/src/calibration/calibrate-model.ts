@@ -13,7 +13,7 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, requestOf, timeRuns } from './measure-batches';
+import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, requestOf, timeRuns } from './measure-batches';
 import { measureMainThreadUsPerRequest } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
@@ -89,6 +89,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   });
   const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
   let records: BatchRecord[];
+  let idle: Record<string, number>;
   try {
     await model.executor.startInstance?.(info);
     records = [];
@@ -98,6 +99,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
         onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length}${rounds > 1 ? `, round ${r + 1} of ${rounds}` : ''})`),
       }));
     }
+    idle = await measureIdlePenalty(model.executor, info, config, seqLen);
+    o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
   } finally {
     await model.unload();
   }
@@ -123,6 +126,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     fit: fitted.fit,
     ...(session ? { session_us: session } : {}),
     spread: fitted.spread,
+    idle_penalty_us: idle,
     timer,
     ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',

@@ -4,7 +4,7 @@
  * into a CostModel here. The table is what the simulator uses (interpolated between measured sizes); the
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
-import type { CostModel } from './cost-model';
+import { validateIdlePenalty, type CostModel } from './cost-model';
 import { validateQuantiles, type Quantiles } from './distribution';
 import { validateTimerProfile, type TimerProfile } from './real-clock-model';
 import { validateStallProfile, type StallProfile } from './stalls';
@@ -38,6 +38,11 @@ export interface Calibration {
    * the simulator draws each batch's time from it (fitBatchRecords).
    */
   spread?: Quantiles;
+  /**
+   * idle µs before a batch -> extra µs it costs over table_us (its worker asleep, caches cold): the table
+   * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
+   */
+  idle_penalty_us?: Record<string, number>;
   /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
   timer?: TimerProfile;
   /** the host's main-thread stalls when measured (StallSchedule) */
@@ -85,6 +90,7 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
   }
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
+  if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
   if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
   if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
   if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
@@ -94,12 +100,13 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
 
 /**
  * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
- * instances): the table, the fitted slope beyond it, and the measured spread of batch times unless a
- * hand-set jitter is asked for (jitter 0 and `spread: false`: every batch takes exactly its median).
+ * instances): the table, the fitted slope beyond it, and the measured spread of batch times and cost
+ * after idle unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
-  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise };
+  const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle };
 }
 
 /**
