@@ -81,8 +81,9 @@ async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Cali
     return { cal, cores: hostFromCalibration(cal).cores, stalls: cal.stalls };
   }
   const maxBatch = configOf(c).max_batch_size ?? 64;
-  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
-  return { cal, cores: await measureEffectiveCores(), stalls: await measureStallProfile() };
+  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, parallel: c.instances > 1, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
+  // the cores two of this model really get (hyperthreads share one core's arithmetic), else the generic probe
+  return { cal, cores: cal.parallel_cores ?? (await measureEffectiveCores()), stalls: await measureStallProfile() };
 }
 
 const rows = new Map<string, { sim: SimSummary; real: SimSummary }[]>();

@@ -100,3 +100,18 @@ export async function measureIdlePenalty(executor: Executor<InferPayload, InferR
   const hot = med(byGap[0].us);
   return Object.fromEntries(byGap.map((b) => [String(Math.round(med(b.idle))), Math.max(0, Math.round(med(b.us) - hot))]));
 }
+
+/**
+ * How many instances' worth of throughput this host gives the model when `instances` of it compute at
+ * once: `instances` x (alone / together) at batch `size`. Two vCPUs that are hyperthreads of one core give
+ * a scalar loop ~1.9 but a compute-bound convolution far less; so the figure is the model's own, not a
+ * generic core count. `infos`: started instances of the executor, the first one the solo instance.
+ */
+export async function measureParallelCores(executor: Executor<InferPayload, InferResult>, infos: readonly InstanceInfo[], config: ModelConfig, seqLen: number, size: number, minMs: number): Promise<number> {
+  const req = requestOf(config, size, seqLen, 'cal-parallel');
+  const alone = await timeRuns(() => executor.execute(infos[0], [req]), minMs);
+  const together = await Promise.all(infos.map((info) => timeRuns(() => executor.execute(info, [req]), minMs)));
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const each = med(together.flat());
+  return Math.round(Math.min(infos.length, Math.max(0.5, (infos.length * med(alone)) / each)) * 100) / 100;
+}

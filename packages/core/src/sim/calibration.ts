@@ -21,6 +21,8 @@ export interface Calibration {
   method: string;
   /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
   host: { cpus: number; platform: string; runtime: string; effective_cores?: number };
+  /** two instances of this model computing at once give this many instances' worth of throughput (the model's own cores figure) */
+  parallel_cores?: number;
   /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
   main_thread_us_per_request?: number;
   measured_at: string;
@@ -114,11 +116,11 @@ export function costFromCalibration(cal: Calibration, jitter = 0, spread = true)
  * server (`table_us`) or in the backend alone (`session_us`).
  */
 /**
- * The host a calibration describes, for a simulation: its cores (the measured effective figure when
- * there is one) and the main thread's work per request.
+ * The host a calibration describes, for a simulation: its cores (the model's own two-instance figure, else
+ * the cores probe's, else the count) and the main thread's work per request.
  */
 export function hostFromCalibration(cal: Calibration): { cores: number; mainThreadUsPerRequest: number } {
-  return { cores: cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
+  return { cores: cal.parallel_cores ?? cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
 }
 
 export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {
