@@ -30,8 +30,12 @@ test('a live calibration from real traffic is positive and lets the simulator re
     assert.deepEqual(none.calibrations, []);
     assert.equal(none.unavailable[0].model, MODEL);
 
-    // a quiet phase (batches of 1-2) then a busier one (bigger batches): a range of sizes
-    const scenario: Scenario = { name: 'live-cal', seed: 5, phases: [{ type: 'poisson', rate: 300, duration_s: 1.5 }, { type: 'poisson', rate: 1500, duration_s: 1.5 }] };
+    // requests of 1, 4 and 16 samples, a quiet phase then a busier one: batches over a range of sizes wide
+    // enough that the per-item cost stands out of a loaded machine's noise
+    const scenario: Scenario = {
+      name: 'live-cal', seed: 5, batch_sizes: [{ value: 1, weight: 3 }, { value: 4, weight: 1 }, { value: 16, weight: 1 }],
+      phases: [{ type: 'poisson', rate: 300, duration_s: 1.5 }, { type: 'poisson', rate: 1000, duration_s: 1.5 }],
+    };
     const plan = scenarioToArrivals(scenario, { model: MODEL });
     const from = s.events.length;
     const target = new HttpTarget({ url: s.url, binary: true });
@@ -57,15 +61,15 @@ test('a live calibration from real traffic is positive and lets the simulator re
 
     let batches = 0;
     let samples = 0;
-    const arrived: number[] = [];
+    const arrived: { t: number; size: number }[] = [];
     for (const e of s.events.slice(from)) {
       if (!('model' in e) || e.model !== MODEL) continue;
       if (e.type === 'batch.formed') (batches++, (samples += e.size));
-      else if (e.type === 'request.queued') arrived.push(e.t);
+      else if (e.type === 'request.queued') arrived.push({ t: e.t, size: e.batch_size });
     }
     const realMean = samples / batches;
     // the same trace as the server received it (an HTTP client on the same cores sends some requests late)
-    const received = traceToScenario({ header: { format: 'inferscope-trace', version: 1, scenario: 'received' }, arrivals: arrived.map((t, i) => ({ t_us: t - arrived[0], model: MODEL, batch_size: 1, id: `r${i}` })) });
+    const received = traceToScenario({ header: { format: 'inferscope-trace', version: 1, scenario: 'received' }, arrivals: arrived.map((a, i) => ({ t_us: a.t - arrived[0].t, model: MODEL, batch_size: a.size, id: `r${i}` })) });
     const sim = simulate({
       scenario: received, configs: { ...(s.manager.get(MODEL)!.config as object), name: MODEL }, cost: costFromCalibration(cal),
       cores: hostFromCalibration(cal).cores, seed: 5, record: false,

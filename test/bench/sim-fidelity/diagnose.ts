@@ -11,6 +11,7 @@ import { bundledCalibration, percentile } from '@inferscope/core/sim/index.ts';
 import { calibrateModel } from '../../../apps/server/src/calibration/calibrate-model';
 import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-probe';
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
+import { measureStallProfile } from '../../../apps/server/src/calibration/stall-probe';
 import { simulateCase } from './sim-side';
 import { arg } from '../args';
 import { CASES, REPO, realRun, type Case } from './real-run';
@@ -32,6 +33,8 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
   const triggers = new Map<string, number>();
   const queued: number[] = [];
   const split: number[] = [];
+  const queueUs: number[] = [];
+  const totalUs: number[] = [];
   const gaps: number[] = [];
   const lastDone = new Map<string, number>();
   let prefetched = 0;
@@ -48,7 +51,11 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
       if (e.trigger === 'delay') lateDelay.push(e.oldest_wait_us - c.delayUs);
       if (e.trigger === 'immediate') immediateWait.push(e.oldest_wait_us);
     } else if (e.type === 'request.queued') queued.push(e.t);
-    else if (e.type === 'request.completed') split.push(e.total_us - e.queue_us - e.compute_us);
+    else if (e.type === 'request.completed') {
+      split.push(e.total_us - e.queue_us - e.compute_us);
+      queueUs.push(e.queue_us);
+      totalUs.push(e.total_us);
+    }
   }
   const t0 = queued[0] ?? 0;
   const lag = queued.map((t, i) => t - t0 - (arrivalsUs[i] - arrivalsUs[0]));
@@ -63,6 +70,8 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
   console.log(`    idle gap completed->next started: ${q(gaps)}`);
   console.log(`    arrival lag: ${q(lag)}`);
   console.log(`    total - queue - compute: ${q(split)}`);
+  console.log(`    queue: ${q(queueUs)}`);
+  console.log(`    total: ${q(totalUs)}`);
 }
 
 for (const [i, c] of CASES.entries()) {
@@ -71,11 +80,12 @@ for (const [i, c] of CASES.entries()) {
   const plan = scenarioToArrivals(scenario, { model: c.model });
   const arrivalsUs = plan.arrivals.map((a) => a.t_us);
   console.log(`case ${i}: ${c.name} (${c.rate}/s)`);
-  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false });
+  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false });
   const cores = await measureEffectiveCores();
+  const stalls = await measureStallProfile();
   const real = await realRun(c, plan.arrivals);
-  console.log(`  cores ${cores}, main ${real.mainUsPerRequest} µs/req, table ${JSON.stringify(cal.table_us)}`);
+  console.log(`  cores ${cores}, main ${real.mainUsPerRequest} µs/req, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}`);
   describe('real', c, real.events, arrivalsUs);
-  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.mainUsPerRequest, timer }, without, true);
+  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.mainUsPerRequest, timer, stalls }, without, true);
   describe('sim ', c, sim.events, arrivalsUs);
 }

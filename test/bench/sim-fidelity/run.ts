@@ -12,13 +12,14 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread] [--out DIR]
+ *        [--without prefetch,timers,spread,idle,host,stalls] [--case 0,1] [--out DIR]
  *
- * `--without` switches mechanisms off in the simulator (ablation; all four off = the simulator before they
+ * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
- * lateness), spread (measured batch-time distribution), host (effective cores and main-thread work, per
- * case: the cores probe just before, the main-thread probe on the case's server before its replay),
- * stalls (main-thread stalls, the stall probe just before the case). Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
+ * lateness), spread (measured batch-time distribution), idle (the cost of a batch after idle), host
+ * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
+ * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case).
+ * Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
 const source = arg('--calibration', 'same-run');
 const without = new Set(arg('--without', '').split(',').filter(Boolean));
-const MECHANISMS = ['prefetch', 'timers', 'spread', 'host', 'stalls'];
+const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'host', 'stalls'];
 for (const w of without) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
 const outDir = arg('--out', fileURLToPath(new URL('./out/', import.meta.url)));
 const only = arg('--case', '');
@@ -80,8 +81,9 @@ async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Cali
     return { cal, cores: hostFromCalibration(cal).cores, stalls: cal.stalls };
   }
   const maxBatch = configOf(c).max_batch_size ?? 64;
-  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
-  return { cal, cores: await measureEffectiveCores(), stalls: await measureStallProfile() };
+  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, parallel: c.instances > 1, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
+  // the cores two of this model really get (hyperthreads share one core's arithmetic), else the generic probe
+  return { cal, cores: cal.parallel_cores ?? (await measureEffectiveCores()), stalls: await measureStallProfile() };
 }
 
 const rows = new Map<string, { sim: SimSummary; real: SimSummary }[]>();

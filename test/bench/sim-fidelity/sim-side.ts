@@ -6,9 +6,11 @@ import { configOf, type Case } from './real-run';
 export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile }
 
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
+  const cost = costFromCalibration(cal, 0, !without.has('spread'));
+  if (without.has('idle')) delete cost.idle_penalty_us;
   return simulate({
     scenario, configs: [configOf(c)], seed: 7, record,
-    cost: { [c.model]: costFromCalibration(cal, 0, !without.has('spread')) },
+    cost: { [c.model]: cost },
     cores: without.has('host') ? cal.host.cpus : host.cores,
     mainThreadUsPerRequest: without.has('host') ? 0 : host.mainUsPerRequest,
     prefetch: without.has('prefetch') ? 0 : 1,

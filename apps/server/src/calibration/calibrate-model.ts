@@ -13,7 +13,7 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, requestOf, timeRuns } from './measure-batches';
+import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, requestOf, timeRuns } from './measure-batches';
 import { measureMainThreadUsPerRequest } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
@@ -29,6 +29,8 @@ export interface CalibrateOptions {
   sizes?: readonly number[];
   /** also measure the server's main-thread work per request (loads the model in a server; default true) */
   mainThread?: boolean;
+  /** also measure what two instances of the model get from the cores (parallel_cores; default false) */
+  parallel?: boolean;
   /** also time the backend's own run alone (session_us; default true) */
   session?: boolean;
   /**
@@ -89,6 +91,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   });
   const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
   let records: BatchRecord[];
+  let idle: Record<string, number>;
+  let parallel: number | undefined;
   try {
     await model.executor.startInstance?.(info);
     records = [];
@@ -97,6 +101,16 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
         minMs, seqLen, sizes,
         onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length}${rounds > 1 ? `, round ${r + 1} of ${rounds}` : ''})`),
       }));
+    }
+    idle = await measureIdlePenalty(model.executor, info, config, seqLen);
+    o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
+    if (o.parallel) {
+      // a second instance beside the first: what two of this model really get from the host's cores
+      const second: InstanceInfo = { ...info, name: `${name}_0_1`, index: 1 };
+      await model.executor.startInstance?.(second);
+      const mid = sizes[Math.floor(sizes.length / 2)];
+      parallel = await measureParallelCores(model.executor, [info, second], config, seqLen, mid, minMs);
+      o.log?.(`  ${name} two instances at batch ${mid}: ${parallel} instances' worth`);
     }
   } finally {
     await model.unload();
@@ -118,11 +132,13 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
       ...(o.effectiveCores !== undefined ? { effective_cores: o.effectiveCores } : {}),
     },
     ...(mainUs !== undefined ? { main_thread_us_per_request: mainUs } : {}),
+    ...(parallel !== undefined ? { parallel_cores: parallel } : {}),
     measured_at: new Date().toISOString().slice(0, 10),
     table_us: fitted.table_us,
     fit: fitted.fit,
     ...(session ? { session_us: session } : {}),
     spread: fitted.spread,
+    idle_penalty_us: idle,
     timer,
     ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',

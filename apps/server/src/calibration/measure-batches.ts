@@ -58,3 +58,60 @@ export async function measureBatchRecords(executor: Executor<InferPayload, Infer
   }
   return records;
 }
+
+/** Idle gaps before a batch the wake-up measurement uses, µs (back to back, then moderate traffic's gaps). */
+export const IDLE_GAPS_US = [0, 300, 1000, 3000, 10000];
+
+/**
+ * What a batch costs on top of its back-to-back time when its instance sat idle before it: the worker
+ * thread asleep (woken through the OS), its caches refilled with the weights. Moderate traffic runs every
+ * batch that way; `inferscope calibrate`'s table is back to back. Batches of `size` after each gap in
+ * IDLE_GAPS_US (`runs` each): idle µs -> median extra µs over the gap-0 median (never below 0).
+ */
+export async function measureIdlePenalty(executor: Executor<InferPayload, InferResult>, info: InstanceInfo, config: ModelConfig, seqLen: number, size = 1, runs = 40): Promise<Record<string, number>> {
+  const req = requestOf(config, size, seqLen, 'cal-idle');
+  // sub-millisecond gaps turn the event loop (setImmediate) until they are over, longer ones sleep
+  const sleepUs = (us: number) => new Promise<void>((resolve) => {
+    const until = performance.now() + us / 1000;
+    const check = () => (performance.now() >= until ? resolve() : us < 1000 ? setImmediate(check) : setTimeout(check, Math.max(1, Math.floor((until - performance.now())))));
+    check();
+  });
+  const byGap: { idle: number[]; us: number[] }[] = IDLE_GAPS_US.map(() => ({ idle: [], us: [] }));
+  for (let i = 0; i < 3; i++) await executor.execute(info, [req]);
+  let lastEnd = performance.now();
+  const run = async () => {
+    const t0 = performance.now();
+    await executor.execute(info, [req]);
+    const t1 = performance.now();
+    const idle = (t0 - lastEnd) * 1000;
+    lastEnd = t1;
+    return { idle, us: (t1 - t0) * 1000 };
+  };
+  for (let r = 0; r < runs; r++) {
+    for (const [g, gap] of IDLE_GAPS_US.entries()) {
+      if (gap > 0) await sleepUs(gap);
+      else await run(); // back to back: right after another batch
+      const m = await run();
+      byGap[g].idle.push(m.idle);
+      byGap[g].us.push(m.us);
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const hot = med(byGap[0].us);
+  return Object.fromEntries(byGap.map((b) => [String(Math.round(med(b.idle))), Math.max(0, Math.round(med(b.us) - hot))]));
+}
+
+/**
+ * How many instances' worth of throughput this host gives the model when `instances` of it compute at
+ * once: `instances` x (alone / together) at batch `size`. Two vCPUs that are hyperthreads of one core give
+ * a scalar loop ~1.9 but a compute-bound convolution far less; so the figure is the model's own, not a
+ * generic core count. `infos`: started instances of the executor, the first one the solo instance.
+ */
+export async function measureParallelCores(executor: Executor<InferPayload, InferResult>, infos: readonly InstanceInfo[], config: ModelConfig, seqLen: number, size: number, minMs: number): Promise<number> {
+  const req = requestOf(config, size, seqLen, 'cal-parallel');
+  const alone = await timeRuns(() => executor.execute(infos[0], [req]), minMs);
+  const together = await Promise.all(infos.map((info) => timeRuns(() => executor.execute(info, [req]), minMs)));
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const each = med(together.flat());
+  return Math.round(Math.min(infos.length, Math.max(0.5, (infos.length * med(alone)) / each)) * 100) / 100;
+}

@@ -2,9 +2,11 @@
  * Measures this host's timer lateness as the server's RealClock sees it, for the simulator's
  * RealClockModel: coarse waits (1-3 ms, setTimeout rounded up to whole ms) give how late the wake-up comes
  * beyond the rounded-up sleep; fine waits (< 1 ms, checked per event-loop turn) how late they fire.
- * Run on an otherwise idle event loop, so it is the host's own figure, not the load's. Samples more than
- * STALL_THRESHOLD_US later than the typical one are the thread not running at all: those are the stall
- * probe's (stall-probe.ts), modelled apart, and left out here so they are not counted twice.
+ * Run on an otherwise idle event loop, so it is the host's own figure, not the load's. A coarse wait
+ * sleeps (epoll): its tail is how long a sleeping thread takes to get a core back on a busy host, and it
+ * stays. A fine wait keeps the loop turning, so a fine sample more than STALL_THRESHOLD_US late is the
+ * running thread descheduled: the stall probe's (stall-probe.ts), modelled apart, left out here so it is
+ * not counted twice.
  */
 import { RealClock } from '@inferscope/core/clock/index.ts';
 import { quantilesOf, REAL_CLOCK_COARSE_US, STALL_THRESHOLD_US, type TimerProfile } from '@inferscope/core/sim/index.ts';
@@ -29,5 +31,5 @@ export async function measureTimerProfile(samples = 400, seed = 1): Promise<Time
     const typical = [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     return xs.filter((x) => x <= typical + STALL_THRESHOLD_US);
   };
-  return { coarse_late_us: quantilesOf(withoutStalls(coarse), 1), fine_late_us: quantilesOf(withoutStalls(fine), 1) };
+  return { coarse_late_us: quantilesOf(coarse, 1), fine_late_us: quantilesOf(withoutStalls(fine), 1) };
 }

@@ -4,7 +4,7 @@
  * into a CostModel here. The table is what the simulator uses (interpolated between measured sizes); the
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
-import type { CostModel } from './cost-model';
+import { validateIdlePenalty, type CostModel } from './cost-model';
 import { validateQuantiles, type Quantiles } from './distribution';
 import { validateTimerProfile, type TimerProfile } from './real-clock-model';
 import { validateStallProfile, type StallProfile } from './stalls';
@@ -21,6 +21,8 @@ export interface Calibration {
   method: string;
   /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
   host: { cpus: number; platform: string; runtime: string; effective_cores?: number };
+  /** two instances of this model computing at once give this many instances' worth of throughput (the model's own cores figure) */
+  parallel_cores?: number;
   /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
   main_thread_us_per_request?: number;
   measured_at: string;
@@ -38,6 +40,11 @@ export interface Calibration {
    * the simulator draws each batch's time from it (fitBatchRecords).
    */
   spread?: Quantiles;
+  /**
+   * idle µs before a batch -> extra µs it costs over table_us (its worker asleep, caches cold): the table
+   * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
+   */
+  idle_penalty_us?: Record<string, number>;
   /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
   timer?: TimerProfile;
   /** the host's main-thread stalls when measured (StallSchedule) */
@@ -85,6 +92,7 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
   }
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
+  if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
   if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
   if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
   if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
@@ -94,12 +102,13 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
 
 /**
  * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
- * instances): the table, the fitted slope beyond it, and the measured spread of batch times unless a
- * hand-set jitter is asked for (jitter 0 and `spread: false`: every batch takes exactly its median).
+ * instances): the table, the fitted slope beyond it, and the measured spread of batch times and cost
+ * after idle unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
-  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise };
+  const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle };
 }
 
 /**
@@ -107,11 +116,11 @@ export function costFromCalibration(cal: Calibration, jitter = 0, spread = true)
  * server (`table_us`) or in the backend alone (`session_us`).
  */
 /**
- * The host a calibration describes, for a simulation: its cores (the measured effective figure when
- * there is one) and the main thread's work per request.
+ * The host a calibration describes, for a simulation: its cores (the model's own two-instance figure, else
+ * the cores probe's, else the count) and the main thread's work per request.
  */
 export function hostFromCalibration(cal: Calibration): { cores: number; mainThreadUsPerRequest: number } {
-  return { cores: cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
+  return { cores: cal.parallel_cores ?? cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
 }
 
 export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {

@@ -20,6 +20,11 @@ export interface CostModel {
    */
   spread?: Quantiles;
   /**
+   * idle µs before a batch -> extra µs (a calibration's idle_penalty_us): an instance that sat idle wakes
+   * and refills its caches first. Linear between entries, flat beyond the last.
+   */
+  idle_penalty_us?: Record<string, number>;
+  /**
    * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
    * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
    * instance has a device of its own (a GPU, or a figure that already includes contention).
@@ -37,12 +42,13 @@ export function validateCost(input: unknown, what = 'cost model'): CostModel {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
   const o = input as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, kind)`);
+  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'idle_penalty_us', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, idle_penalty_us, kind)`);
   for (const k of ['fixed_us', 'per_item_us'] as const) {
     if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
   }
   if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
+  if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
   if (o.kind !== undefined && typeof o.kind !== 'string') problems.push('kind: must be a string such as KIND_CPU');
   if (o.table !== undefined) {
     const t = o.table as Record<string, unknown>;
@@ -94,4 +100,22 @@ export function latencyUs(cost: CostModel, size: number, rng: Rng, slowdown = 1)
     v = base * d.sample(rng);
   } else if ((cost.jitter ?? 0) > 0) v = base * (1 + cost.jitter! * (2 * rng.next() - 1));
   return Math.max(1, Math.round(v));
+}
+
+export function validateIdlePenalty(t: unknown, what = 'idle_penalty_us'): string[] {
+  if (typeof t !== 'object' || t === null || Array.isArray(t) || Object.keys(t).length === 0) return [`${what}: must be a non-empty object {idle µs: extra µs}`];
+  return Object.entries(t as Record<string, unknown>).flatMap(([k, v]) =>
+    !(Number(k) >= 0) ? [`${what}.${k}: keys are idle µs >= 0`] : !(typeof v === 'number' && v >= 0 && Number.isFinite(v)) ? [`${what}.${k}: must be a number of µs >= 0`] : []);
+}
+
+/** Extra µs a batch costs after its instance sat idle for `idleUs` (0 without an idle table). */
+export function idlePenaltyUs(cost: CostModel, idleUs: number): number {
+  const t = cost.idle_penalty_us;
+  if (!t) return 0;
+  const pts = Object.entries(t).map(([k, v]) => [Number(k), v] as const).sort((a, b) => a[0] - b[0]);
+  if (idleUs <= pts[0][0]) return pts[0][1];
+  for (let i = 1; i < pts.length; i++) {
+    if (idleUs <= pts[i][0]) return pts[i - 1][1] + ((pts[i][1] - pts[i - 1][1]) * (idleUs - pts[i - 1][0])) / (pts[i][0] - pts[i - 1][0]);
+  }
+  return pts[pts.length - 1][1];
 }

@@ -8,6 +8,7 @@ import { realClockFireUs, type TimerProfile } from './real-clock-model';
 import { StallSchedule } from './stalls';
 import { Rng } from '../load/rng';
 import { CpuHost, MAIN_LOAD_WINDOW_US } from './cpu-host';
+import { idlePenaltyUs } from './cost-model';
 import { simulate } from './simulation';
 import type { Scenario } from '../load/scenario';
 
@@ -86,4 +87,16 @@ test('stalls delay arrivals and completions together: bursts form bigger batches
   // or computing waits it out: the tail
   assert.ok(stalled.latency_us.p99 > calm.latency_us.p99 && stalled.latency_us.max > 3000, `p99 ${calm.latency_us.p99} -> ${stalled.latency_us.p99}, max ${stalled.latency_us.max}`);
   assert.equal(stalled.requests.completed, stalled.requests.sent);
+});
+
+test('cost after idle: a batch after its instance sat idle pays the measured wake-up, back-to-back ones do not', () => {
+  const cost = { table: { '1': 100 }, per_item_us: 0, idle_penalty_us: { '0': 0, '1000': 50, '10000': 200 } };
+  assert.equal(idlePenaltyUs(cost, 0), 0);
+  assert.equal(idlePenaltyUs(cost, 500), 25);
+  assert.equal(idlePenaltyUs(cost, 1e9), 200, 'flat beyond the last entry');
+  assert.equal(idlePenaltyUs({ fixed_us: 1 }, 5000), 0);
+  // 20 req/s: every batch runs after ~50 ms idle; at an overload they run back to back
+  const mean = (rate: number) => simulate({ scenario: poisson(rate, 1), configs: mlp(0), cost, seed: 1, record: false }).summary.compute_us.mean;
+  assert.ok(mean(20) > 250 && mean(20) <= 300, `sparse: ${mean(20)}`);
+  assert.ok(mean(50_000) < 110, `back to back: ${mean(50_000)}`);
 });

@@ -11,7 +11,7 @@
 import type { Clock } from '../clock/clock';
 import type { Rng } from '../load/rng';
 import type { Executor, InstanceInfo, SchedulerRequest } from '../scheduler/types';
-import { latencyUs, type CostModel } from './cost-model';
+import { idlePenaltyUs, latencyUs, type CostModel } from './cost-model';
 import { CpuHost, isCpuKind } from './cpu-host';
 
 type Done = (error: unknown, results?: string[]) => void;
@@ -22,6 +22,8 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
   /** instance name -> batches handed to it behind its running one */
   private readonly held = new Map<string, Held<P>[]>();
   private readonly running = new Set<string>();
+  /** instance name -> when its last batch ended (for the cost after idle) */
+  private readonly lastEnd = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -62,11 +64,14 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     for (const r of batch) size += r.batchSize;
     const shares = isCpuKind(this.cost.kind);
     const slowdown = shares ? this.host.begin(this.clock.now()) : 1;
-    const took = latencyUs(this.cost, size, this.rng, slowdown);
+    const now = this.clock.now();
+    const idle = now - (this.lastEnd.get(instance) ?? -Infinity);
+    const took = latencyUs(this.cost, size, this.rng, slowdown) + Math.round(idlePenaltyUs(this.cost, idle));
     this.running.add(instance);
     this.clock.setTimer(this.clock.now() + took, () => {
       if (shares) this.host.end();
       this.running.delete(instance);
+      this.lastEnd.set(instance, this.clock.now());
       // the instance goes straight on to the batch it holds, before the scheduler hears of this one
       const next = this.held.get(instance)?.shift();
       if (next) this.begin(instance, next.batch, next.done);

@@ -74,7 +74,7 @@ const command: Command = {
     console.error(`  timers: coarse wake-up ${timer.coarse_late_us['0.5']} µs late (p50), turn-checked ${timer.fine_late_us['0.5']} µs`);
     for (const name of only.length ? only : BUNDLED) {
       try {
-        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, stalls, effectiveCores, rounds, log: (line) => console.error(line) });
+        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, stalls, effectiveCores, rounds, parallel: true, log: (line) => console.error(line) });
         const file = join(out, `${name}.json`);
         writeFileSync(file, JSON.stringify(cal, null, 2) + '\n');
         console.log(`${file}: fixed ${cal.fit.fixed_us} µs + ${cal.fit.per_item_us} µs per sample (batch 1 ${cal.table_us['1']} µs, batch 64 ${cal.table_us['64']} µs)`);
