@@ -12,6 +12,8 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SchedulerEvent } from '@inferscope/core';
+import { defaultInflightLimit, requestCharge } from '../../apps/server/src/http/inflight-bytes.ts';
+import { DEFAULT_INFER_BODY_LIMIT } from '../../apps/server/src/kserve/routes.ts';
 import { threadId } from 'node:worker_threads';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -193,7 +195,11 @@ test('no max_queue_size: the server stays up, answers everything it accepts, mem
       `slowest ${maxLatency.toFixed(0)} ms; rss idle ${(idle.rss / MiB).toFixed(0)} MiB, peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, heap after drain ${((after.heapUsed - idle.heapUsed) / MiB).toFixed(1)} MiB vs idle`,
   );
   assert.equal(ok + overMemory, over.outcomes.length, 'every request answered 200, or refused over the in-flight bytes limit');
-  assert.ok(ok > over.outcomes.length / 2, `only ${ok} of ${over.outcomes.length} accepted`);
+  // Refused only once the budget is full: at least as many are accepted as fit in it at once (how many more
+  // depends on how fast the host lets the server drain during the flood: 47-59% of all were seen).
+  const b = body('cnn_unbounded')();
+  const fitAtOnce = Math.floor(defaultInflightLimit() / requestCharge({ headers: { ...b.headers, 'content-length': String(b.body.byteLength) } }, DEFAULT_INFER_BODY_LIMIT));
+  assert.ok(ok >= Math.min(over.outcomes.length, fitAtOnce), `only ${ok} of ${over.outcomes.length} accepted, though ${fitAtOnce} fit in the in-flight budget at once`);
   const bound = over.outcomes.length * RSS_PER_REQUEST_BOUND;
   assert.ok(peakRss - idle.rss < bound, `rss peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, bound ${(bound / MiB).toFixed(0)} MiB for ${over.outcomes.length} requests`);
   assert.ok(after.heapUsed - idle.heapUsed < 16 * MiB, 'the queue is released once drained');

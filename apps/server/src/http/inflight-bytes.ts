@@ -76,9 +76,16 @@ interface Charge {
 
 const charges = new WeakMap<FastifyRequest, Charge>();
 
-function costFactor(req: FastifyRequest): number {
+function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
   // The binary tensor extension announces its JSON header length; everything else is JSON text.
   return req.headers['inference-header-content-length'] !== undefined ? BINARY_COST_FACTOR : JSON_COST_FACTOR;
+}
+
+/** What a request is charged when its headers arrive: Content-Length (or the body limit) x its decoding cost. */
+export function requestCharge(req: Pick<FastifyRequest, 'headers'>, bodyLimit: number): number {
+  const length = Number(req.headers['content-length']);
+  const known = Number.isFinite(length) && length >= 0;
+  return (known ? Math.min(length, bodyLimit) : bodyLimit) * costFactor(req);
 }
 
 function release(budget: InflightBytes, charge: Charge | undefined): void {
@@ -105,9 +112,7 @@ export interface Held {
  */
 export function installInflightBytes(scope: FastifyInstance, budget: InflightBytes, bodyLimit: number): (req: FastifyRequest) => Held {
   scope.addHook('onRequest', (req, reply, done) => {
-    const length = Number(req.headers['content-length']);
-    const known = Number.isFinite(length) && length >= 0;
-    const bytes = (known ? Math.min(length, bodyLimit) : bodyLimit) * costFactor(req);
+    const bytes = requestCharge(req, bodyLimit);
     if (!budget.tryTake(bytes)) {
       void reply.code(503).header('content-type', 'application/json').header('connection', 'close').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
       return;
