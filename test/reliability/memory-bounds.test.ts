@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer } from '../support/server.ts';
@@ -51,6 +52,33 @@ test('requests past --max-inflight-bytes are refused at once with 503; the budge
     assert.notEqual(admitted.status, 503, 'the charge of a closed request was never released');
     const after = await server.built.app.inject({ method: 'POST', url: INFER, payload: validMlpRequest() });
     assert.equal(after.statusCode, 200);
+  } finally {
+    await server.close();
+  }
+});
+
+test('clients refused over the in-flight limit while still uploading get the 503, never a reset', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ maxInflightBytes: 8 * MiB, gpuCount: 0 });
+  try {
+    const held = await openHeldRequest(server.port, 2 * MiB); // charged 12 MiB: the budget is full
+    const body = Buffer.alloc(4 * MiB, 32);
+    // Each request's answer and, separately, whether its upload was cut (EPIPE / ECONNRESET from a closed
+    // connection, even after the answer: many clients fail on that before they read the answer).
+    const outcomes = await Promise.all(Array.from({ length: 40 }, () => new Promise<string>((resolve) => {
+      let status = 'no answer';
+      let cut = '';
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, method: 'POST', path: INFER, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (res) => {
+        res.resume();
+        res.on('end', () => (status = String(res.statusCode)));
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => (cut = ` + ${e.code ?? e.message}`));
+      req.on('close', () => setImmediate(() => resolve(status + cut)));
+      req.end(body);
+    })));
+    held.close();
+    const counts: Record<string, number> = {};
+    for (const o of outcomes) counts[o] = (counts[o] ?? 0) + 1;
+    assert.deepEqual(counts, { 503: 40 }, `outcomes ${JSON.stringify(counts)} (with 'connection: close' on the refusal every upload was cut by EPIPE after the 503)`);
   } finally {
     await server.close();
   }

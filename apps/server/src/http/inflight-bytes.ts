@@ -114,7 +114,11 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
   scope.addHook('onRequest', (req, reply, done) => {
     const bytes = requestCharge(req, bodyLimit);
     if (!budget.tryTake(bytes)) {
-      void reply.code(503).header('content-type', 'application/json').header('connection', 'close').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+      // No `connection: close`: closing a socket whose request body is still arriving makes the kernel reset
+      // it (unread data), and a client still uploading may then see EPIPE/ECONNRESET instead of this 503
+      // (measured: 40 of 40 clients uploading 4 MiB got EPIPE after the answer). Node reads the rest of the
+      // body and discards it (nothing is buffered), and the connection stays usable for the retry.
+      void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
       return;
     }
     const charge: Charge = { bytes, owned: false, released: false, gone: new ClientGone() };
