@@ -65,16 +65,32 @@ export function overLimitMessage(limit: number): string {
   return `Server is over its limit of ${limit} bytes of requests in flight (--max-inflight-bytes); retry later`;
 }
 
-interface Charge {
-  bytes: number;
+/**
+ * One request's charge, and what the handler gets from `hold(request)` (the Held interface). A class with
+ * methods, not a literal with closures: one is made per request on the hot path.
+ */
+class Charge implements Held {
   /** the handler has taken over the release (it releases when the scheduler answered) */
-  owned: boolean;
-  released: boolean;
+  owned = false;
+  released = false;
   /** fires when the connection closes before the response was sent (the client went away) */
-  gone: ClientGone;
+  readonly gone = new ClientGone();
+
+  constructor(
+    private readonly budget: InflightBytes,
+    public bytes: number,
+  ) {}
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.budget.give(this.bytes);
+  }
 }
 
-const charges = new WeakMap<FastifyRequest, Charge>();
+/** The request's charge, on a property Fastify knows of (decorateRequest): a stable object shape, no WeakMap. */
+const CHARGE = 'inferscopeCharge';
+type Charged = FastifyRequest & { [CHARGE]: Charge | null };
 
 function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
   // The binary tensor extension announces its JSON header length; everything else is JSON text.
@@ -86,12 +102,6 @@ export function requestCharge(req: Pick<FastifyRequest, 'headers'>, bodyLimit: n
   const length = Number(req.headers['content-length']);
   const known = Number.isFinite(length) && length >= 0;
   return (known ? Math.min(length, bodyLimit) : bodyLimit) * costFactor(req);
-}
-
-function release(budget: InflightBytes, charge: Charge | undefined): void {
-  if (!charge || charge.released) return;
-  charge.released = true;
-  budget.give(charge.bytes);
 }
 
 /** What the handler gets from `hold(request)`. */
@@ -111,6 +121,7 @@ export interface Held {
  * re-charged at its real size.
  */
 export function installInflightBytes(scope: FastifyInstance, budget: InflightBytes, bodyLimit: number): (req: FastifyRequest) => Held {
+  scope.decorateRequest(CHARGE, null);
   scope.addHook('onRequest', (req, reply, done) => {
     const bytes = requestCharge(req, bodyLimit);
     if (!budget.tryTake(bytes)) {
@@ -121,20 +132,20 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
       void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
       return;
     }
-    const charge: Charge = { bytes, owned: false, released: false, gone: new ClientGone() };
-    charges.set(req, charge);
+    const charge = new Charge(budget, bytes);
+    (req as Charged)[CHARGE] = charge;
     // The response's 'close', not the request's: an IncomingMessage closes as soon as its body has been
     // read, before the handler has taken the charge over.
     const res = reply.raw;
     res.on('close', () => {
-      if (!charge.owned) release(budget, charge);
+      if (!charge.owned) charge.release();
       if (!res.writableFinished) charge.gone.abort();
     });
     done();
   });
   return (req) => {
-    const charge = charges.get(req);
-    if (!charge) return { release: () => {}, gone: new ClientGone() };
+    const charge = (req as Charged)[CHARGE];
+    if (!charge) return { release() {}, gone: new ClientGone() };
     charge.owned = true;
     if (req.headers['content-length'] === undefined && Buffer.isBuffer(req.body)) {
       // a chunked body: now that it is read, charge what it really is
@@ -142,6 +153,6 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
       budget.resize(charge.bytes, real);
       charge.bytes = real;
     }
-    return { release: () => release(budget, charge), gone: charge.gone };
+    return charge;
   };
 }

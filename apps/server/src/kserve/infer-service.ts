@@ -4,7 +4,7 @@
  * the scheduler hand-off, output selection and classification exist once. The caller only frames the
  * answer (JSON/binary HTTP body, or a ModelInferResponse).
  */
-import type { EventBus, RequestProtocol, Tensor } from '@inferscope/core';
+import type { EventBus, InferResult, RequestProtocol, Tensor } from '@inferscope/core';
 import { join } from 'node:path';
 import { describeError, KServeError } from './errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
@@ -83,8 +83,15 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   if (call.signal?.aborted) throw new KServeError(499, 'the client cancelled the request');
   const schedulerRequest = toSchedulerRequest(request);
   const bus = deps.events?.bus as ProtocolTaggingBus | undefined;
-  const enqueue = () => deps.manager.infer(served.name, served.version, schedulerRequest, call.signal);
-  const pending = bus && typeof bus.within === 'function' ? bus.within(call.protocol, enqueue) : enqueue();
+  // enter/leave rather than within(fn): a closure per request is what this path avoids (see routes.ts)
+  const tagging = bus !== undefined && typeof bus.enter === 'function';
+  const previous = tagging ? bus.enter(call.protocol) : undefined;
+  let pending: Promise<InferResult>;
+  try {
+    pending = deps.manager.infer(served.name, served.version, schedulerRequest, call.signal);
+  } finally {
+    if (tagging) bus.leave(previous);
+  }
   const result = await pending;
   const outputs = selectOutputs(served, spec, request, result);
   const shmWritten = request.shmOutputs ? writeSharedOutputs(outputs, request.shmOutputs, deps.shm) : undefined;

@@ -12,13 +12,26 @@ export class ProtocolTaggingBus extends EventBus {
 
   /** Runs `fn` (which enqueues one request) with `protocol` stamped on the events it queues. */
   within<T>(protocol: RequestProtocol, fn: () => T): T {
-    const previous = this.current;
-    this.current = protocol;
+    const previous = this.enter(protocol);
     try {
       return fn();
     } finally {
-      this.current = previous;
+      this.leave(previous);
     }
+  }
+
+  /**
+   * `within` without a closure, for the per-request path: stamps `protocol` from now on and returns what
+   * was stamped before, which the caller hands to `leave` (in a finally) when its enqueue is done.
+   */
+  enter(protocol: RequestProtocol): RequestProtocol | undefined {
+    const previous = this.current;
+    this.current = protocol;
+    return previous;
+  }
+
+  leave(previous: RequestProtocol | undefined): void {
+    this.current = previous;
   }
 
   override emit(event: SchedulerEvent): void {

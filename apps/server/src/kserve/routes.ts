@@ -16,10 +16,10 @@ const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { describeError, KServeError } from './errors';
-import { parseHeaderLength, parseInferRequest } from './parse-request';
+import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { runInference, type InferOutcome, type SharedMemoryAccess } from './infer-service';
+import { runInference, type InferCall, type InferOutcome, type SharedMemoryAccess } from './infer-service';
 import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
@@ -72,22 +72,8 @@ export function registerInferRoutes(
     return answer(request, reply, outcome);
   };
 
-  const infer = (request: FastifyRequest<{ Params: Params }>, gone: CancelSignal): Promise<InferOutcome> => {
-    const { model, version } = request.params;
-    return runInference(deps, {
-      protocol: 'http',
-      model,
-      version,
-      decode: () => {
-        const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
-        const encoding = request.headers['content-encoding'];
-        // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
-        if (encoding === undefined) return parseBody(raw, request.headers['inference-header-content-length'], model);
-        return decompress(raw, encoding, bodyLimit).then((body) => parseBody(body, request.headers['inference-header-content-length'], model));
-      },
-      signal: gone,
-    });
-  };
+  const infer = (request: FastifyRequest<{ Params: Params }>, gone: CancelSignal): Promise<InferOutcome> =>
+    runInference(deps, new HttpInferCall(request, gone, bodyLimit));
 
   const answer = async (request: FastifyRequest, reply: FastifyReply, outcome: InferOutcome) => {
     // When the client has gone but its request ran (it was already in a batch), the answer below goes to a
@@ -125,6 +111,36 @@ export function registerInferRoutes(
     scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
     scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
   });
+}
+
+/**
+ * One HTTP request as runInference sees it. A class with a `decode` method rather than an object literal
+ * with an arrow: the sources run through tsx, whose esbuild `keepNames` wraps every named closure in a
+ * defineProperty call when it is created (~0.6 µs each, measured with perf on this path).
+ */
+class HttpInferCall implements InferCall {
+  readonly protocol = 'http' as const;
+  readonly model: string;
+  readonly version: string | undefined;
+
+  constructor(
+    private readonly request: FastifyRequest<{ Params: Params }>,
+    readonly signal: CancelSignal,
+    private readonly bodyLimit: number,
+  ) {
+    this.model = request.params.model;
+    this.version = request.params.version;
+  }
+
+  decode(): ParsedRequest | Promise<ParsedRequest> {
+    const { request, model } = this;
+    const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
+    const encoding = request.headers['content-encoding'];
+    const headerLength = request.headers['inference-header-content-length'];
+    // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
+    if (encoding === undefined) return parseBody(raw, headerLength, model);
+    return decompress(raw, encoding, this.bodyLimit).then((body) => parseBody(body, headerLength, model));
+  }
 }
 
 class UnsupportedEncoding extends KServeError {
