@@ -28,7 +28,9 @@ export function encodeInferResponse(
   if (req.id) json += `,"id":${JSON.stringify(req.id)}`;
   json += ',"outputs":[';
   const chunks: Uint8Array[] = [];
-  tensors.forEach((t, i) => {
+  let binaryBytes = 0;
+  for (let i = 0; i < tensors.length; i++) {
+    const t = tensors[i];
     const binary = req.binaryOutputs.get(t.name) ?? req.binaryDefault;
     json += `${i ? ',' : ''}{"name":${JSON.stringify(t.name)},"datatype":"${t.datatype}","shape":[${t.shape.join(',')}]`;
     const shm = shmWritten?.get(t.name);
@@ -38,18 +40,23 @@ export function encodeInferResponse(
     } else if (binary) {
       const bytes = encodeBinaryData(t.datatype, t.data);
       chunks.push(bytes);
+      binaryBytes += bytes.byteLength;
       json += `,"parameters":{"binary_data_size":${bytes.byteLength}}}`;
     } else {
       json += `,"data":${encodeJsonData(t.datatype, t.data)}}`;
     }
-  });
+  }
   json += ']}';
 
   if (chunks.length === 0) return { body: json, contentType: 'application/json' };
-  const header = Buffer.from(json, 'utf8');
-  return {
-    body: Buffer.concat([header, ...chunks]),
-    contentType: 'application/octet-stream',
-    headerLength: header.byteLength,
-  };
+  // One buffer, the header written straight into it: no separate header Buffer and no concat copy.
+  const headerLength = Buffer.byteLength(json, 'utf8');
+  const body = Buffer.allocUnsafe(headerLength + binaryBytes);
+  body.write(json, 0, 'utf8');
+  let offset = headerLength;
+  for (const c of chunks) {
+    body.set(c, offset);
+    offset += c.byteLength;
+  }
+  return { body, contentType: 'application/octet-stream', headerLength };
 }

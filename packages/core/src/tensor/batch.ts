@@ -16,13 +16,12 @@ export function concatBatch(parts: readonly Tensor[]): Tensor {
   if (parts.length === 0) throw new Error('concatBatch needs at least one tensor');
   const first = parts[0];
   const inner = first.shape.slice(1);
-  const innerKey = inner.join(',');
   let rows = 0;
   for (const p of parts) {
     if (p.datatype !== first.datatype) {
       throw new Error(`cannot batch input '${first.name}': datatypes ${first.datatype} and ${p.datatype} differ`);
     }
-    if (p.shape.length !== first.shape.length || p.shape.slice(1).join(',') !== innerKey) {
+    if (!sameInnerDims(p.shape, first.shape)) {
       throw new Error(
         `cannot batch input '${first.name}': shapes [${first.shape.join(',')}] and [${p.shape.join(',')}] differ beyond the batch dimension`,
       );
@@ -49,6 +48,13 @@ export function concatBatch(parts: readonly Tensor[]): Tensor {
     offset += d.length;
   }
   return { name: first.name, datatype: first.datatype, shape, data: out };
+}
+
+/** whether two shapes agree beyond dim 0 (per request of every batch: no slices, no strings) */
+function sameInnerDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

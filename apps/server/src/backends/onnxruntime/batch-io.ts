@@ -150,8 +150,14 @@ export function scatterOutputs(config: ModelConfig, batch: Batch, rows: number[]
     return { name: o.name, datatype: fromOrtType(o.type), shape, data: tensorData(o) };
   });
   const perOutput = tensors.map((t) => (batching ? splitBatch(t, rows) : [t]));
-  return batch.map((r, i) => {
-    const asked = r.payload.outputs && r.payload.outputs.length > 0 ? new Set(r.payload.outputs) : null;
-    return tensors.flatMap((t, k) => (asked === null || asked.has(t.name) ? [perOutput[k][i]] : []));
-  });
+  const results: InferResult[] = new Array(batch.length);
+  for (let i = 0; i < batch.length; i++) {
+    const asked = batch[i].payload.outputs;
+    const mine: Tensor[] = [];
+    for (let k = 0; k < tensors.length; k++) {
+      if (!asked || asked.length === 0 || asked.includes(tensors[k].name)) mine.push(perOutput[k][i]);
+    }
+    results[i] = mine;
+  }
+  return results;
 }
