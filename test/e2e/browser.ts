@@ -40,6 +40,17 @@ export async function launchBrowser(viewport = { width: 1440, height: 900 }): Pr
   };
 }
 
+/**
+ * What most browser tests open in `before`: a fresh browser, one page with a default timeout, and its
+ * console errors collected (asserted empty at the end of each test).
+ */
+export async function openWatchedPage(o: { viewport?: { width: number; height: number }; timeoutMs?: number } = {}): Promise<{ browser: LaunchedBrowser; page: Page; errors: string[] }> {
+  const browser = await launchBrowser(o.viewport);
+  const page = await browser.newPage();
+  if (o.timeoutMs !== undefined) page.setDefaultTimeout(o.timeoutMs);
+  return { browser, page, errors: watchConsole(page) };
+}
+
 /** Collects console errors and page errors; `errors` is asserted empty at the end of a test. */
 export function watchConsole(page: Page): string[] {
   const errors: string[] = [];

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { io, type Socket } from 'socket.io-client';
 import type { Page } from 'playwright-core';
 import type { BatchFormedEvent, Frame } from '@inferscope/core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { startServer, type RunningServer } from './server-under-test';
 
 const missing = chromiumMissing();
@@ -49,11 +49,8 @@ before(async () => {
   watcher.on('frame', (f: Frame) => {
     for (const e of f.events) if (e.type === 'batch.formed' && e.model === MODEL && e.version === VERSION) formed.push({ at: Date.now(), e });
   });
-  browser = await launchBrowser();
-  page = await browser.newPage();
   // Every page action fails after 30 s rather than waiting on a starved renderer for ever.
-  page.setDefaultTimeout(30_000);
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage({ timeoutMs: 30_000 }));
   await page.goto(`${server.url}/?model=${MODEL}:${VERSION}`);
   await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
 });

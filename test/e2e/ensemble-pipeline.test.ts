@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ensembleRepository, type Fixture } from '../ensemble/fixtures.ts';
@@ -23,9 +23,7 @@ before(async () => {
   ensureWebBuilt();
   fx = await ensembleRepository(['scale', 'project', 'negate', 'pipe']);
   server = await startTestServer({ modelRepositories: [fx.dir], webDist: WEB_DIST });
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage());
   await page.goto(`${server.url}/?view=architecture&model=pipe:1`);
   await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
 });

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { startTestServer, type TestServer } from '../support/server';
 import { grpcClient, rawFp32, type TestGrpcClient } from '../grpc/client';
@@ -29,10 +29,7 @@ before(async () => {
   ensureWebBuilt();
   server = await startTestServer({ webDist: WEB_DIST, grpcPort: 0, loadModels: [MODEL], modelControlMode: 'explicit' });
   grpc = grpcClient(server.grpcAddress!);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage({ timeoutMs: 30_000 }));
 });
 
 after(async () => {

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { serveStatic } from './static-server';
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { column, englishWords, openLesson } from './teaching-page';
@@ -22,10 +22,7 @@ before(async () => {
   if (missing) return;
   ensureWebBuilt();
   web = await serveStatic(WEB_DIST);
-  browser = await launchBrowser({ width: 1440, height: 900 });
-  page = await browser.newPage();
-  page.setDefaultTimeout(60_000);
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage({ viewport: { width: 1440, height: 900 }, timeoutMs: 60_000 }));
 });
 
 after(async () => {

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { startServer, type RunningServer } from './server-under-test';
 
 const missing = chromiumMissing();
@@ -18,9 +18,7 @@ let errors: string[];
 before(async () => {
   if (missing) return;
   server = await startServer({ controlToken: TOKEN });
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage());
   await page.goto(`${server.url}/?model=mlp_classifier:2`);
   await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
 });

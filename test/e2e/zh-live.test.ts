@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { chromiumMissing, launchBrowser, screenshot, watchConsole, type LaunchedBrowser } from './browser';
+import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
 import { startServer, type RunningServer } from './server-under-test';
 import { englishWords } from './teaching-page';
 
@@ -19,10 +19,7 @@ let errors: string[];
 before(async () => {
   if (missing) return;
   server = await startServer();
-  browser = await launchBrowser({ width: 1440, height: 900 });
-  page = await browser.newPage();
-  page.setDefaultTimeout(30_000);
-  errors = watchConsole(page);
+  ({ browser, page, errors } = await openWatchedPage({ viewport: { width: 1440, height: 900 }, timeoutMs: 30_000 }));
 });
 
 after(async () => {
