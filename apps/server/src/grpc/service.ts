@@ -13,7 +13,8 @@ import { modelConfigToJson } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { ClientGone, type CancelSignal } from '../models/cancellable';
 import type { StatsCollector } from '../stats/collector';
-import { runInference, checkVersion, type InferServiceDeps } from '../kserve/infer-service';
+import { runInference, checkVersion, type InferCall, type InferServiceDeps } from '../kserve/infer-service';
+import type { ParsedRequest } from '../kserve/parse-request';
 import { resolveModel } from '../kserve/resolve-model';
 import { describeError, KServeError } from '../kserve/errors';
 import { loadModel, unloadModel } from '../kserve/repository-control';
@@ -30,6 +31,28 @@ export interface GrpcServiceDeps extends InferServiceDeps {
   serverInfo(): { name: string; version: string; extensions: string[] };
   /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
   ready(): boolean;
+}
+
+/**
+ * One ModelInfer message as runInference sees it: a class with a `decode` method, not a literal with an
+ * arrow (per request, tsx's keepNames turns a named closure into a defineProperty; see kserve/routes.ts).
+ */
+class GrpcInferCall implements InferCall {
+  readonly protocol = 'grpc' as const;
+  readonly model: string;
+  readonly version: string | undefined;
+
+  constructor(
+    private readonly msg: GrpcInferRequest,
+    readonly signal: CancelSignal,
+  ) {
+    this.model = msg.model_name;
+    this.version = msg.model_version;
+  }
+
+  decode(): ParsedRequest {
+    return parseGrpcRequest(this.msg);
+  }
 }
 
 type Req = {
@@ -83,13 +106,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
   const { manager } = deps;
 
   const infer = (msg: GrpcInferRequest, signal: CancelSignal) =>
-    runInference(deps, {
-      protocol: 'grpc',
-      model: msg.model_name,
-      version: msg.model_version,
-      decode: () => parseGrpcRequest(msg),
-      signal,
-    }).then(({ served, request, outputs, shmWritten }) => grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs));
+    runInference(deps, new GrpcInferCall(msg, signal)).then(({ served, request, outputs, shmWritten }) => grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs));
 
   return {
     ServerLive: unary(() => ({ live: true })),
