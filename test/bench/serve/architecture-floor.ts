@@ -22,8 +22,16 @@ parentPort.on('message', (m) => {
 
 interface Waiting { x: Float32Array; send(bytes: Buffer): void }
 
-export async function startArchitectureFloor(): Promise<{ url: string; close(): Promise<void> }> {
-  const worker = new Worker(WORKER, { eval: true });
+/**
+ * `withModel` (a .onnx file of the bundled MLP's signature): the worker runs it with onnxruntime
+ * (floor-ort-worker.mjs) instead of touching the inputs, so the floor pays the model's real compute too:
+ * what no server of this architecture can go below on this host with this model.
+ */
+export async function startArchitectureFloor(withModel?: string): Promise<{ url: string; close(): Promise<void> }> {
+  const worker = withModel
+    ? new Worker(new URL('./floor-ort-worker.mjs', import.meta.url), { workerData: { modelFile: withModel }, execArgv: [] })
+    : new Worker(WORKER, { eval: true });
+  if (withModel) await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
   const queue: Waiting[] = [];
   const running = new Map<number, Waiting[]>();
   let busy = false;

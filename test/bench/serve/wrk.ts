@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { buildApp } from '../../../apps/server/src/app';
 import { benchInput, makeBenchRepository } from './bench-models';
+import { DEFAULT_MODEL } from './direct-ort';
 import { binaryRequest } from '../../kserve/wire';
 import { arg } from '../args';
 import { runWrk, type WrkResult } from './wrk-client';
@@ -30,7 +31,8 @@ const seconds = Number(arg('--seconds', '5'));
 const c = Number(arg('--c', '32'));
 const live = arg('--live', 'true') !== 'false';
 const instances = Number(arg('--instances', '1'));
-const only = arg('--only', 'all'); // all | inferscope | grpc | grpc-alone
+const only = arg('--only', 'all'); // all | http (InferScope and its baselines) | inferscope | grpc | grpc-alone
+const baselines = only === 'all' || only === 'http';
 // max_queue_delay_microseconds of mlp_batched (the other serve benchmarks use 2000)
 const delayUs = Number(arg('--delay-us', '2000'));
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
   bare.post('/bare', async (req) => ({ ok: true, bytes: (req.body as Buffer).byteLength }));
   const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
   const floor = await startArchitectureFloor();
+  const floorModel = await startArchitectureFloor(DEFAULT_MODEL);
 
   const { body, headerLength } = binaryRequest([benchInput], { binaryOutput: true });
   const bodyFile = join(tmpdir(), `inferscope-wrk-body-${process.pid}.bin`);
@@ -73,11 +76,12 @@ async function main(): Promise<void> {
   try {
     // warm-up: the first batches (session warm-up, JIT) are not measured
     if (only !== 'grpc-alone') await wrk(inferUrl, bodyFile, headerLength);
-    if (only === 'all' || only === 'inferscope') {
+    if (baselines || only === 'inferscope') {
       const ratios: number[] = [];
       const mainCosts: [number, number][] = [];
       const floorRatios: number[] = [];
-      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | main thread µs/req | bare Fastify req/s | p50 ms | main thread µs/req | ratio | architecture floor req/s | main thread µs/req | floor / bare | avg batch | non-2xx');
+      const floorModelRatios: number[] = [];
+      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | main thread µs/req | bare Fastify req/s | p50 ms | main thread µs/req | ratio | architecture floor req/s | main thread µs/req | floor / bare | floor with model req/s | main thread µs/req | floor with model / bare | avg batch | non-2xx');
       for (let r = 1; r <= rounds; r++) {
         const formed: number[] = [];
         const off = server.bus.on((e) => { if (e.type === 'batch.formed') formed.push(e.size); });
@@ -89,21 +93,26 @@ async function main(): Promise<void> {
         off();
         const cpuPerReq = (cpu.user + cpu.system) / (ours.req_per_s * seconds);
         main0 = mainThreadCpuUs();
-        const base = only === 'all' ? await wrk(`${bareUrl}/bare`, bodyFile, headerLength) : undefined;
+        const base = baselines ? await wrk(`${bareUrl}/bare`, bodyFile, headerLength) : undefined;
         const bareMainPerReq = base ? (mainThreadCpuUs() - main0) / (base.req_per_s * seconds) : NaN;
         main0 = mainThreadCpuUs();
-        const fl = only === 'all' ? await wrk(floor.url, bodyFile, headerLength) : undefined;
+        const fl = baselines ? await wrk(floor.url, bodyFile, headerLength) : undefined;
         const floorMainPerReq = fl ? (mainThreadCpuUs() - main0) / (fl.req_per_s * seconds) : NaN;
         if (fl && base) floorRatios.push(fl.req_per_s / base.req_per_s);
+        main0 = mainThreadCpuUs();
+        const fm = baselines ? await wrk(floorModel.url, bodyFile, headerLength) : undefined;
+        const floorModelMainPerReq = fm ? (mainThreadCpuUs() - main0) / (fm.req_per_s * seconds) : NaN;
+        if (fm && base) floorModelRatios.push(fm.req_per_s / base.req_per_s);
         const ratio = base ? ours.req_per_s / base.req_per_s : NaN;
         if (base) ratios.push(ratio);
         if (base) mainCosts.push([mainPerReq, bareMainPerReq]);
         const avg = formed.reduce((a, b) => a + b, 0) / Math.max(1, formed.length);
-        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${mainPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${bareMainPerReq.toFixed(1)} | ${ratio.toFixed(2)} | ${fl?.req_per_s.toFixed(0) ?? '-'} | ${floorMainPerReq.toFixed(1)} | ${fl && base ? (fl.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${avg.toFixed(1)} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
+        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${mainPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${bareMainPerReq.toFixed(1)} | ${ratio.toFixed(2)} | ${fl?.req_per_s.toFixed(0) ?? '-'} | ${floorMainPerReq.toFixed(1)} | ${fl && base ? (fl.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${fm?.req_per_s.toFixed(0) ?? '-'} | ${floorModelMainPerReq.toFixed(1)} | ${fm && base ? (fm.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${avg.toFixed(1)} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
       }
       if (ratios.length) {
         console.log(`InferScope / bare Fastify (wrk, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
         console.log(`architecture floor (Fastify + one worker thread, no InferScope; architecture-floor.ts) / bare Fastify: median ${median(floorRatios).toFixed(2)} (rounds ${floorRatios.map((x) => x.toFixed(2)).join(', ')}); InferScope / floor ${(median(ratios) / median(floorRatios)).toFixed(2)}`);
+        console.log(`architecture floor with the model (the same, its worker running mlp_classifier with onnxruntime; floor-ort-worker.mjs) / bare Fastify: median ${median(floorModelRatios).toFixed(2)} (rounds ${floorModelRatios.map((x) => x.toFixed(2)).join(', ')}); InferScope / floor with model ${(median(ratios) / median(floorModelRatios)).toFixed(2)}`);
         console.log(`main-thread CPU per request: InferScope median ${median(mainCosts.map((m) => m[0])).toFixed(1)} µs, bare Fastify ${median(mainCosts.map((m) => m[1])).toFixed(1)} µs; bare / ours ${median(mainCosts.map((m) => m[1] / m[0])).toFixed(2)}`);
       }
     }
@@ -147,6 +156,7 @@ async function main(): Promise<void> {
     rmSync(bodyFile, { force: true });
     await bare.close();
     await floor.close();
+    await floorModel.close();
     await server.close();
     rmSync(repo, { recursive: true, force: true });
   }
