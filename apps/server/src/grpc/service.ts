@@ -84,12 +84,26 @@ function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | 
  * closes, also after a normal answer; a settled call stops listening, so that late report costs nothing
  * (with an AbortController it built a DOMException per call: GC 11% -> 4% of the main thread under load).
  */
-function cancelSignal(call: { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown }): { signal: CancelSignal; settled(): void } {
-  const gone = new ClientGone();
-  const onCancel = () => gone.abort();
-  if (call.cancelled) gone.abort();
-  else call.once('cancelled', onCancel);
-  return { signal: gone, settled: () => call.removeListener('cancelled', onCancel) };
+type CancellableCall = { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown };
+
+/**
+ * A call's "the client cancelled" as the scheduler's CancelSignal, and `settled()` to stop listening once
+ * the call is answered. A class, made per call: named arrows would each cost a defineProperty under tsx's
+ * keepNames (see kserve/routes.ts); the listener is a bound method.
+ */
+class CallCancel {
+  readonly signal = new ClientGone();
+  private readonly onCancel: () => void;
+
+  constructor(private readonly call: CancellableCall) {
+    this.onCancel = this.signal.abort.bind(this.signal);
+    if (call.cancelled) this.signal.abort();
+    else call.once('cancelled', this.onCancel);
+  }
+
+  settled(): void {
+    this.call.removeListener('cancelled', this.onCancel);
+  }
 }
 
 function repositoryParams(params: Req['parameters']): Record<string, unknown> {
@@ -139,7 +153,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
       return {};
     }),
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      const cancel = cancelSignal(call);
+      const cancel = new CallCancel(call);
       infer(call.request, cancel.signal).then(
         (res) => {
           cancel.settled();
@@ -154,18 +168,18 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     // Non-decoupled streaming: one ModelStreamInferResponse per request, an error travels in
     // error_message (the stream goes on); the stream ends once every request has its answer.
     ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
-      const { signal, settled } = cancelSignal(call);
+      const cancel = new CallCancel(call);
       let open = 0;
       let ended = false;
       const finish = () => {
         if (ended && open === 0) {
-          settled();
+          cancel.settled();
           call.end();
         }
       };
       call.on('data', (msg: GrpcInferRequest) => {
         open++;
-        infer(msg, signal)
+        infer(msg, cancel.signal)
           .then(
             (res) => ({ error_message: '', infer_response: res }),
             (err) => ({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } }),
