@@ -84,8 +84,8 @@ for (const [i, c] of CASES.entries()) {
   const cores = await measureEffectiveCores();
   const stalls = await measureStallProfile();
   const real = await realRun(c, plan.arrivals);
-  console.log(`  cores ${cores}, main ${real.mainUsPerRequest} µs/req, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}`);
+  console.log(`  cores ${cores}, main ${real.main.us_per_request} µs/req, gc ${JSON.stringify(real.main.gc)}, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}, spin wake ${JSON.stringify(cal.spin_wake_us)}`);
   describe('real', c, real.events, arrivalsUs);
-  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.mainUsPerRequest, timer, stalls }, without, true);
+  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.main.us_per_request, timer, stalls, gc: real.main.gc }, without, true);
   describe('sim ', c, sim.events, arrivalsUs);
 }

@@ -13,7 +13,7 @@ import { RealClock } from '@inferscope/core/clock/index.ts';
 import { buildApp } from '../../../apps/server/src/app';
 import { InProcessTarget } from '../../../apps/server/src/load/targets';
 import { runLoad } from '../../../apps/server/src/load/runner';
-import { measureMainThreadUsPerRequest } from '../../../apps/server/src/calibration/main-thread-probe';
+import { measureMainThread, type MainThreadCost } from '../../../apps/server/src/calibration/main-thread-probe';
 
 export const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
 
@@ -38,10 +38,10 @@ export function configOf(c: Case): SchedulerConfigInput {
 
 /**
  * Replays `arrivals` on the real server for case `c`; events are the model's, from the measured replay
- * only. Before the replay the same server's main-thread work per request is probed (closed loop, not
- * the trace), for the simulator's host.
+ * only. Before the replay the same server's main-thread work per request and its garbage collections are
+ * probed (closed loop, not the trace), for the simulator's host.
  */
-export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; mainUsPerRequest: number }> {
+export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; main: MainThreadCost }> {
   const server = await buildApp({ modelRepositories: [REPO], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
   try {
     const m = server.manager;
@@ -52,14 +52,14 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
     // warm the instances on a short copy of the traffic, then measure on the trace
     const replay = (a: Arrival[]) => runLoad(target, { open: a[Symbol.iterator]() }, { model: c.model, clock: new RealClock() });
     await replay(arrivals.slice(0, 200));
-    const mainUsPerRequest = await measureMainThreadUsPerRequest(m, c.model);
+    const main = await measureMainThread(m, c.model);
     const events: SchedulerEvent[] = [];
     const off = server.bus.on((e) => {
       if ('model' in e && e.model === c.model) events.push(e);
     });
     const res = await replay(arrivals);
     off();
-    return { events, sent: res.sent, mainUsPerRequest };
+    return { events, sent: res.sent, main };
   } finally {
     await server.close();
   }

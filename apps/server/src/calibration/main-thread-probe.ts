@@ -4,11 +4,23 @@
  * the result message, splitting outputs, answering. Measured as event-loop active time (ELU) over a run
  * of `requests` requests from `concurrency` closed-loop clients, divided by the requests. On a 2-core
  * host this work takes CPU from the instances (the simulator's CpuHost counts it as load).
+ *
+ * The same run also counts the garbage collections it caused (perf_hooks 'gc' entries): how many requests
+ * it takes to fill the young generation, and how long each collection stopped the main thread. The stall
+ * probe cannot see these (its idle loop allocates nothing); a server pays them in proportion to its
+ * request rate (the simulator's GcPauses).
  */
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
+import { quantilesOf, type GcProfile } from '@inferscope/core/sim/index.ts';
 import { InProcessTarget, type InProcessManager } from '../load/targets';
 
-export async function measureMainThreadUsPerRequest(manager: InProcessManager, model: string, requests = 2000, concurrency = 16): Promise<number> {
+export interface MainThreadCost {
+  us_per_request: number;
+  /** absent when the run collected no garbage */
+  gc?: GcProfile;
+}
+
+export async function measureMainThread(manager: InProcessManager, model: string, requests = 2000, concurrency = 16): Promise<MainThreadCost> {
   const target = new InProcessTarget(manager);
   const drive = async (n: number) => {
     let sent = 0;
@@ -20,8 +32,21 @@ export async function measureMainThreadUsPerRequest(manager: InProcessManager, m
     }));
   };
   await drive(200); // warm-up
+  const gcs: PerformanceEntry[] = [];
+  const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
+  observer.observe({ entryTypes: ['gc'] });
+  const from = performance.now();
   const before = performance.eventLoopUtilization();
   await drive(requests);
   const used = performance.eventLoopUtilization(before);
-  return Math.round(((used.active * 1000) / requests) * 10) / 10;
+  const to = performance.now();
+  await new Promise((r) => setImmediate(r)); // the observer's entries arrive on a later turn
+  observer.disconnect();
+  const pauses = gcs.filter((g) => g.startTime >= from && g.startTime <= to).map((g) => g.duration * 1000);
+  const us_per_request = Math.round(((used.active * 1000) / requests) * 10) / 10;
+  return pauses.length === 0 ? { us_per_request } : { us_per_request, gc: { requests_per_gc: Math.round((requests / pauses.length) * 10) / 10, pause_us: quantilesOf(pauses, 0) } };
+}
+
+export async function measureMainThreadUsPerRequest(manager: InProcessManager, model: string, requests = 2000, concurrency = 16): Promise<number> {
+  return (await measureMainThread(manager, model, requests, concurrency)).us_per_request;
 }

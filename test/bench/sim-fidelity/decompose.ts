@@ -1,0 +1,101 @@
+/**
+ * Where the real server's latency goes, for one case: the trace replayed as the fidelity bench does, with
+ * each onnxruntime run timed on both sides of the worker boundary (a bench-only wrapper around
+ * InstanceWorker.runWithCallback), so a batch's compute_us splits into the worker's own work (tensors,
+ * session.run, outputs) and the round trip around it (posting, the worker waking, the answer waiting for
+ * the main thread). Also the send lag of every arrival against its schedule.
+ *
+ *   node --import tsx test/bench/sim-fidelity/decompose.ts [--seconds 3] [--case N]
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
+import { percentile } from '@inferscope/core/sim/index.ts';
+import { InstanceWorker } from '../../../apps/server/src/backends/onnxruntime/instance-worker';
+import { arg } from '../args';
+import { CASES, realRun } from './real-run';
+
+const seconds = Number(arg('--seconds', '3'));
+const c = CASES[Number(arg('--case', '0'))];
+
+interface Run { posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number }
+const abs = new Map<number, { rx: number; tx: number }>();
+const proto = InstanceWorker.prototype as unknown as { onMessage(m: Record<string, unknown>): void };
+const onMessage = proto.onMessage;
+proto.onMessage = function (m) {
+  if (m.type === 'result' && typeof m.rxAbs === 'number') abs.set(m.id as number, { rx: m.rxAbs - performance.timeOrigin, tx: (m.txAbs as number) - performance.timeOrigin });
+  onMessage.call(this, m);
+};
+const runs: Run[] = [];
+let recording = false;
+const inFlight = new WeakMap<InstanceWorker, number>();
+const original = InstanceWorker.prototype.runWithCallback;
+InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds, fetches, done) {
+  const posted = performance.now();
+  const behind = inFlight.get(this) ?? 0;
+  inFlight.set(this, behind + 1);
+  let id = 0;
+  id = original.call(this, feeds, fetches, (err, r) => {
+    inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+    if (recording && r) {
+      const w = r.computeUs + (r.phases?.inputUs ?? 0) + (r.phases?.outputUs ?? 0);
+      runs.push({ posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, ...abs.get(id) });
+    }
+    abs.delete(id);
+    done(err, r);
+  });
+  return id;
+};
+
+const q = (xs: number[]) => {
+  const s = Float64Array.from(xs).sort();
+  return `n=${s.length} p10 ${percentile(s, 0.1).toFixed(0)} p50 ${percentile(s, 0.5).toFixed(0)} p90 ${percentile(s, 0.9).toFixed(0)} p99 ${percentile(s, 0.99).toFixed(0)} max ${(s[s.length - 1] ?? 0).toFixed(0)}`;
+};
+
+const gc: PerformanceEntry[] = [];
+new PerformanceObserver((l) => gc.push(...l.getEntries())).observe({ entryTypes: ['gc'] });
+/** per-thread CPU ticks (utime + stime, 1/100 s) from /proc: who used the cores during the replay */
+const threadTicks = (): Map<string, number> => {
+  const m = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      m.set(`${tid === String(process.pid) ? 'main' : comm}#${tid}`, Number(f[11]) + Number(f[12]));
+    } catch { /* thread ended */ }
+  }
+  return m;
+};
+const samples: { t: number; ticks: Map<string, number> }[] = [];
+const sampler = setInterval(() => samples.push({ t: performance.now(), ticks: threadTicks() }), 250);
+const scenario: Scenario = { name: c.name, seed: 7, phases: [{ type: 'poisson', rate: c.rate, duration_s: seconds }] };
+const plan = scenarioToArrivals(scenario, { model: c.model });
+recording = true;
+const real = await realRun(c, plan.arrivals);
+recording = false;
+clearInterval(sampler);
+const from = real.events[0].t / 1000;
+const to = real.events[real.events.length - 1].t / 1000;
+const alone = runs.filter((r) => r.behind === 0 && r.posted >= from && r.posted <= to);
+console.log(`case ${c.name} (${c.rate}/s): ${runs.length} runs, ${alone.length} posted to an idle worker`);
+console.log(`  worker's session.run:            ${q(alone.map((r) => r.session_us))}`);
+console.log(`  worker's own work (in+run+out):  ${q(alone.map((r) => r.worker_us))}`);
+console.log(`  main thread post -> answer:      ${q(alone.map((r) => (r.answered - r.posted) * 1000))}`);
+console.log(`  round trip beyond the worker:    ${q(alone.map((r) => (r.answered - r.posted) * 1000 - r.worker_us))}`);
+const timed = alone.filter((r) => r.rx !== undefined);
+if (timed.length) {
+  console.log(`  posted -> worker began:          ${q(timed.map((r) => (r.rx! - r.posted) * 1000))}`);
+  console.log(`  worker answered -> main got it:  ${q(timed.map((r) => (r.answered - r.tx!) * 1000))}`);
+}
+const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
+console.log(`  GC pauses in the replay: ${gcs.length} (${(gcs.length / seconds).toFixed(0)}/s): ${q(gcs.map((g) => g.duration * 1000))}`);
+const a = samples.find((x) => x.t >= from)!;
+const b = [...samples].reverse().find((x) => x.t <= to)!;
+const span = (b.t - a.t) / 1000;
+const busy = [...b.ticks].map(([k, v]) => [k, (v - (a.ticks.get(k) ?? v)) / 100 / span] as const).filter(([, f]) => f > 0.005).sort((x, y) => y[1] - x[1]);
+console.log(`  CPU per thread over ${span.toFixed(1)} s of the replay (cores): ${busy.map(([k, f]) => `${k} ${f.toFixed(2)}`).join(', ')}`);
+const queued = real.events.filter((e) => e.type === 'request.queued').map((e) => e.t);
+const t0 = queued[0];
+const lag = queued.map((t, i) => t - t0 - (plan.arrivals[i].t_us - plan.arrivals[0].t_us));
+console.log(`  send lag (queued - scheduled):   ${q(lag)}`);
