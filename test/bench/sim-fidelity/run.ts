@@ -12,13 +12,17 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread,idle,host,stalls] [--case 0,1] [--out DIR]
+ *        [--without prefetch,timers,spread,idle,spin,host,stalls,gc] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
  * lateness), spread (measured batch-time distribution), idle (the cost of a batch after idle), host
  * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
- * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case).
+ * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
+ * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
+ * measurement), gc (the server's garbage collections per request, the main-thread probe).
+ * With --repeat > 1 the real runs of each case are also compared with each other (the same trace, back
+ * to back): the real server's own repeatability, next to the simulator's distance from it.
  * Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -103,7 +107,7 @@ for (let r = 0; r < repeat; r++) {
     const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer, stalls, gc }, without).summary;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary });
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.['0.95'] ?? '-'} µs, load ${loadavg()[0].toFixed(1)}`);
   }
 }
 
@@ -119,4 +123,20 @@ for (const c of cases) {
     return `${s.toFixed(m[2])} / ${re.toFixed(m[2])} (${d >= 0 ? '+' : ''}${d.toFixed(0)}%)`;
   });
   console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+}
+
+if (repeat > 1) {
+  // The real server against itself: the same trace and config, run after run. A simulation cannot be
+  // expected to match the real server more closely than the real server matches itself.
+  console.log(`\nreal run to real run, same trace (${repeat} runs): largest minus smallest, % of their median:`);
+  console.log(`| case | ${METRICS.map((m) => m[0]).join(' | ')} |\n|---|${METRICS.map(() => '---').join('|')}|`);
+  for (const c of cases) {
+    const runs = rows.get(c.name)!;
+    const cells = METRICS.map((m) => {
+      const xs = runs.map((x) => m[1](x.real));
+      const mid = median(xs);
+      return `${Math.min(...xs).toFixed(m[2])}..${Math.max(...xs).toFixed(m[2])} (${mid === 0 ? 0 : (((Math.max(...xs) - Math.min(...xs)) / mid) * 100).toFixed(0)}%)`;
+    });
+    console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+  }
 }
