@@ -64,3 +64,14 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
     await server.close();
   }
 }
+
+/**
+ * Silences longer than `overUs` in a model's event stream: the main thread emits every event, so in a busy
+ * stream (at 2000/s a Poisson gap of 3 ms between arrivals has odds e^-6 per arrival) a long silence is the
+ * main thread not running. Shows the stalls a replay really met, beside what the stall probe saw before it.
+ */
+export function silencesUs(events: readonly SchedulerEvent[], overUs = 3000): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < events.length; i++) if (events[i].t - events[i - 1].t > overUs) out.push(events[i].t - events[i - 1].t);
+  return out;
+}
