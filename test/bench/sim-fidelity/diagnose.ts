@@ -70,7 +70,7 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
   if (immediateWait.length) console.log(`    immediate batches, oldest wait: ${q(immediateWait)}`);
   console.log(`    idle gap completed->next started: ${q(gaps)}`);
   console.log(`    arrival lag: ${q(lag)}`);
-  console.log(`    silences over 3 ms between events: ${silences.length ? q(silences) : 'none'}, ${(silences.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms in all`);
+  console.log(`    silences over 5 ms between events: ${silences.length ? q(silences) : 'none'}, ${(silences.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms in all`);
   console.log(`    total - queue - compute: ${q(split)}`);
   console.log(`    queue: ${q(queueUs)}`);
   console.log(`    total: ${q(totalUs)}`);

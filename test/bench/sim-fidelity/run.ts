@@ -109,12 +109,14 @@ for (let r = 0; r < repeat; r++) {
     const gc = source === 'bundled' ? calibration.gc : real.main.gc;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
     const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc };
-    const sim = simulateCase(c, traceToScenario(trace), calibration, host, without).summary;
+    const simmed = simulateCase(c, traceToScenario(trace), calibration, host, without, true);
+    const sim = simmed.summary;
+    const simSilent = silencesUs(simmed.events);
     const ablated = alsoWithout.size ? simulateCase(c, traceToScenario(trace), calibration, host, new Set([...without, ...alsoWithout])).summary : undefined;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary, ablated });
     const silent = silencesUs(real.events);
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.['0.95'] ?? '-'} µs; the replay's main-thread silences > 3 ms: ${silent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.['0.95'] ?? '-'} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 

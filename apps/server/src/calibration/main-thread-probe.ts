@@ -5,14 +5,15 @@
  * of `requests` requests from `concurrency` closed-loop clients, divided by the requests. On a 2-core
  * host this work takes CPU from the instances (the simulator's CpuHost counts it as load).
  *
- * The same run also counts the garbage collections it caused (perf_hooks 'gc' entries): how many requests
- * it takes to fill the young generation, and how long each collection stopped the main thread. The stall
- * probe cannot see these (its idle loop allocates nothing); a server pays them in proportion to its
- * request rate (the simulator's GcPauses).
+ * The same run also counts the garbage collections it caused (gc-probe.ts): how many requests it takes to
+ * fill the young generation, and how long each collection stopped the main thread. The stall probe cannot
+ * see these (its idle loop allocates nothing); a server pays them in proportion to its request rate (the
+ * simulator's GcPauses). Closed-loop clients allocate least; a run driven otherwise measures its own.
  */
-import { PerformanceObserver, performance, type PerformanceEntry } from 'node:perf_hooks';
-import { quantilesOf, type GcProfile } from '@inferscope/core/sim/index.ts';
+import { performance } from 'node:perf_hooks';
+import type { GcProfile } from '@inferscope/core/sim/index.ts';
 import { InProcessTarget, type InProcessManager } from '../load/targets';
+import { measureGcProfile } from './gc-probe';
 
 export interface MainThreadCost {
   us_per_request: number;
@@ -32,19 +33,15 @@ export async function measureMainThread(manager: InProcessManager, model: string
     }));
   };
   await drive(200); // warm-up
-  const gcs: PerformanceEntry[] = [];
-  const observer = new PerformanceObserver((list) => gcs.push(...list.getEntries()));
-  observer.observe({ entryTypes: ['gc'] });
-  const from = performance.now();
-  const before = performance.eventLoopUtilization();
-  await drive(requests);
-  const used = performance.eventLoopUtilization(before);
-  const to = performance.now();
-  await new Promise((r) => setImmediate(r)); // the observer's entries arrive on a later turn
-  observer.disconnect();
-  const pauses = gcs.filter((g) => g.startTime >= from && g.startTime <= to).map((g) => g.duration * 1000);
+  let used = performance.eventLoopUtilization();
+  const gc = await measureGcProfile(async () => {
+    const before = performance.eventLoopUtilization();
+    await drive(requests);
+    used = performance.eventLoopUtilization(before);
+    return requests;
+  });
   const us_per_request = Math.round(((used.active * 1000) / requests) * 10) / 10;
-  return pauses.length === 0 ? { us_per_request } : { us_per_request, gc: { requests_per_gc: Math.round((requests / pauses.length) * 10) / 10, pause_us: quantilesOf(pauses, 0) } };
+  return gc ? { us_per_request, gc } : { us_per_request };
 }
 
 export async function measureMainThreadUsPerRequest(manager: InProcessManager, model: string, requests = 2000, concurrency = 16): Promise<number> {
