@@ -89,6 +89,12 @@ if (timed.length) {
   console.log(`  worker answered -> main got it:  ${q(timed.map((r) => (r.answered - r.tx!) * 1000))}`);
 }
 const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
+// a slow start of a woken instance: did a collection of the main thread overlap it?
+const slow = timed.filter((r) => (r.rx! - r.posted) * 1000 > 500);
+const overlaps = (a: number, b: number) => gcs.some((g) => g.startTime < b && g.startTime + g.duration > a);
+const slowInGc = slow.filter((r) => overlaps(r.posted, r.rx!)).length;
+const allInGc = timed.filter((r) => overlaps(r.posted, r.rx!)).length;
+console.log(`  starts slower than 0.5 ms: ${slow.length} of ${timed.length}, ${slowInGc} of them during a main-thread collection (of all starts: ${allInGc})`);
 console.log(`  GC pauses in the replay: ${gcs.length} (${(gcs.length / seconds).toFixed(0)}/s): ${q(gcs.map((g) => g.duration * 1000))}`);
 const a = samples.find((x) => x.t >= from)!;
 const b = [...samples].reverse().find((x) => x.t <= to)!;
