@@ -26,7 +26,8 @@ export interface CostModel {
   idle_penalty_us?: Record<string, number>;
   /**
    * Measured extra µs of a batch after idle when the server's main thread spun meanwhile (quantiles; a
-   * calibration's spin_wake_us): the woken instance waiting for a core the spinning main thread holds.
+   * calibration's spin_wake_us, over the median after a sleeping main thread: negative at the median,
+   * milliseconds in the tail): the woken instance waiting for a core the spinning main thread holds.
    * Drawn for a batch handed to an instance idle for at least SPIN_WAKE_MIN_IDLE_US while the modelled
    * RealClock turns its loop (see SimExecutor).
    */
@@ -106,9 +107,13 @@ const distributionOf = (q: Quantiles): EmpiricalDistribution => {
 /** The shortest idle the spin-wake measurement covers (its gaps are 0.3-3 ms): a batch after less pays none. */
 export const SPIN_WAKE_MIN_IDLE_US = 300;
 
-/** Extra µs of a batch after idle while the main thread spins: a draw from spin_wake_us, never below 0. */
+/**
+ * Extra µs of a batch after idle while the main thread spins: a draw from spin_wake_us. It can be below 0:
+ * a spinning main thread keeps the host's cores awake, so the usual hand-off is a little quicker than after
+ * a sleep (the median here is 30-90 µs below it), while a few wait a millisecond or more for a core.
+ */
 export function spinWakeUs(cost: CostModel, rng: Rng): number {
-  return cost.spin_wake_us ? Math.max(0, Math.round(distributionOf(cost.spin_wake_us).sample(rng))) : 0;
+  return cost.spin_wake_us ? Math.round(distributionOf(cost.spin_wake_us).sample(rng)) : 0;
 }
 
 /** `slowdown` >= 1: how much slower than alone the instance runs (CPU contention, see CpuHost). */

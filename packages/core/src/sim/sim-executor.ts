@@ -93,6 +93,6 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     // A woken instance waits for a core while the main thread spins. Whether it spins is known once the
     // work of this instant is done (the load driver arms its next send after the request that started
     // this batch), so it is looked at in a timer of the same instant, after them.
-    this.clock.setTimer(now, () => this.clock.setTimer(now + took + (this.mainSpinning() ? spinWakeUs(this.cost, this.rng) : 0), end));
+    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, took + (this.mainSpinning() ? spinWakeUs(this.cost, this.rng) : 0)), end));
   }
 }
