@@ -92,6 +92,21 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   const right = run('b'); // held behind the running batch: the worker goes straight on, no wake
   clock.advanceTo(31_000);
   assert.equal(right(), 100 + 700 + 100, 'behind one that waited 700: starts straight after it');
+  // the spin-wake draw is the batch's whole scatter: it replaces the spread, it does not come on top
+  const spreadClock = new VirtualClock();
+  const spreadRc = new RealClockModel(spreadClock, ON_TIME, new Rng(2));
+  const both = new SimExecutor<null>(spreadClock, { table: { '1': 100 }, spread: fixed(2), spin_wake_us: fixed(50) }, new Rng(1), undefined, 1, undefined, () => spreadRc.spinning());
+  const timeOne = (name: string) => {
+    const t = spreadClock.now();
+    let took = -1;
+    both.executeWithCallback(info(name), [{ id: 's', batchSize: 1, shapeKey: '', payload: null }], () => (took = spreadClock.now() - t));
+    spreadClock.advanceTo(t + 5000);
+    return took;
+  };
+  spreadClock.advanceTo(5000);
+  assert.equal(timeOne('x'), 200, 'main asleep: the median x the spread');
+  spreadRc.setTimer(spreadClock.now() + 500, () => undefined);
+  assert.equal(timeOne('y'), 150, 'main spinning: the median + the spin-wake draw');
   const quick = spinWakeUs({ table: { '1': 1 }, spin_wake_us: { '0': -50, '1': -10 } }, new Rng(1));
   assert.ok(quick >= -50 && quick <= -10, `a spinning main thread keeps the cores awake: a quicker hand-off (${quick})`);
   // a draw below 0 never makes a batch take less than 1 µs

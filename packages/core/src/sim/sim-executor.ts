@@ -9,13 +9,13 @@
  * does, and it matters: a batch handed over early can no longer grow.
  *
  * A batch handed to an instance that sat idle pays the measured cost after idle and, when the server's
- * main thread is spinning (RealClock's sub-millisecond waits), the measured wait of a woken instance for a
- * core (cost model's spin_wake_us).
+ * main thread is spinning (RealClock's sub-millisecond waits), the measured scatter of a woken instance's
+ * batch with the main thread spinning (cost model's spin_wake_us) in place of the spread.
  */
 import type { Clock } from '../clock/clock';
 import type { Rng } from '../load/rng';
 import type { Executor, InstanceInfo, SchedulerRequest } from '../scheduler/types';
-import { idlePenaltyUs, latencyUs, SPIN_WAKE_MIN_IDLE_US, spinWakeUs, type CostModel } from './cost-model';
+import { baseLatencyUs, idlePenaltyUs, latencyUs, SPIN_WAKE_MIN_IDLE_US, spinWakeUs, type CostModel } from './cost-model';
 import { CpuHost, isCpuKind } from './cpu-host';
 
 type Done = (error: unknown, results?: string[]) => void;
@@ -92,7 +92,10 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     }
     // A woken instance waits for a core while the main thread spins. Whether it spins is known once the
     // work of this instant is done (the load driver arms its next send after the request that started
-    // this batch), so it is looked at in a timer of the same instant, after them.
-    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, took + (this.mainSpinning() ? spinWakeUs(this.cost, this.rng) : 0)), end));
+    // this batch), so it is looked at in a timer of the same instant, after them. The spin-wake draw is a
+    // whole batch's scatter around the median after a sleeping main thread (its own noise included), so it
+    // stands in for the spread: the batch costs its median, the cost after idle and the draw.
+    const median = Math.round(baseLatencyUs(this.cost, size) * slowdown + idlePenaltyUs(this.cost, idle));
+    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, this.mainSpinning() ? median + spinWakeUs(this.cost, this.rng) : took), end));
   }
 }
