@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
 import { percentile } from '@inferscope/core/sim/index.ts';
+import { RealClock } from '@inferscope/core/clock/index.ts';
 import { InstanceWorker } from '../../../apps/server/src/backends/onnxruntime/instance-worker';
 import { arg } from '../args';
 import { CASES, realRun } from './real-run';
@@ -18,7 +19,30 @@ import { CASES, realRun } from './real-run';
 const seconds = Number(arg('--seconds', '3'));
 const c = CASES[Number(arg('--case', '0'))];
 
-interface Run { posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number }
+interface Run { worker: InstanceWorker; posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number; spinning?: boolean }
+
+// Which RealClock waits are turn-checked (under 1 ms when armed): while one is pending the main thread spins.
+const turning = new Set<object>();
+const rcProto = RealClock.prototype as unknown as { setTimer(at: number, fn: () => void): object; clearTimer(h: object): void };
+const setTimer = rcProto.setTimer;
+const clearTimer = rcProto.clearTimer;
+rcProto.setTimer = function (this: RealClock, at: number, fn: () => void) {
+  const fine = at - this.now() < 1000;
+  const token = {};
+  if (fine) turning.add(token);
+  const h = setTimer.call(this, at, () => {
+    turning.delete(token);
+    fn();
+  });
+  if (fine) tokens.set(h, token);
+  return h;
+};
+const tokens = new WeakMap<object, object>();
+rcProto.clearTimer = function (this: RealClock, h: object) {
+  const t = tokens.get(h);
+  if (t) turning.delete(t);
+  clearTimer.call(this, h);
+};
 const abs = new Map<number, { rx: number; tx: number }>();
 const proto = InstanceWorker.prototype as unknown as { onMessage(m: Record<string, unknown>): void };
 const onMessage = proto.onMessage;
@@ -35,11 +59,14 @@ InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds
   const behind = inFlight.get(this) ?? 0;
   inFlight.set(this, behind + 1);
   let id = 0;
+  let spinning: boolean | undefined;
+  // after this turn's work: the load driver arms its next send a few microtasks after the post
+  setImmediate(() => (spinning = turning.size > 0));
   id = original.call(this, feeds, fetches, (err, r) => {
     inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
     if (recording && r) {
       const w = r.computeUs + (r.phases?.inputUs ?? 0) + (r.phases?.outputUs ?? 0);
-      runs.push({ posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, ...abs.get(id) });
+      runs.push({ worker: this, posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, spinning, ...abs.get(id) });
     }
     abs.delete(id);
     done(err, r);
@@ -87,6 +114,18 @@ const timed = alone.filter((r) => r.rx !== undefined);
 if (timed.length) {
   console.log(`  posted -> worker began:          ${q(timed.map((r) => (r.rx! - r.posted) * 1000))}`);
   console.log(`  worker answered -> main got it:  ${q(timed.map((r) => (r.answered - r.tx!) * 1000))}`);
+  // how long each worker had slept before the post: since it answered its previous run
+  const lastTx = new Map<InstanceWorker, number>();
+  const slept = new Map<Run, number>();
+  for (const r of [...runs].sort((a, b) => a.posted - b.posted)) {
+    const prev = lastTx.get(r.worker);
+    if (prev !== undefined) slept.set(r, (r.posted - prev) * 1000);
+    if (r.tx !== undefined) lastTx.set(r.worker, r.tx);
+  }
+  for (const spin of [false, true]) {
+    const xs = timed.filter((r) => r.spinning === spin && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
+    if (xs.length) console.log(`  post -> answer after >= 300 µs asleep, main ${spin ? 'spinning' : 'asleep  '} after it: ${q(xs)}`);
+  }
 }
 const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
 // a slow start of a woken instance: did a collection of the main thread overlap it?
