@@ -37,8 +37,8 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     prefetch = 0,
     /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
     private readonly noticeAt: (tUs: number) => number = (t) => t,
-    /** whether the server's main thread spins now (RealClockModel.spinning; default never) */
-    private readonly mainSpinning: () => boolean = () => false,
+    /** whether the server's main thread spins now (RealClockModel.spinning; absent: not modelled) */
+    private readonly mainSpinning?: () => boolean,
   ) {
     this.prefetch = prefetch;
   }
@@ -86,7 +86,8 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
       if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
       else answer();
     };
-    if (!(this.cost.spin_wake_us && idle >= SPIN_WAKE_MIN_IDLE_US)) {
+    const spinning = this.mainSpinning;
+    if (!(spinning && this.cost.spin_wake_us && idle >= SPIN_WAKE_MIN_IDLE_US)) {
       this.clock.setTimer(now + took, end);
       return;
     }
@@ -96,6 +97,6 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     // whole batch's scatter around the median after a sleeping main thread (its own noise included), so it
     // stands in for the spread: the batch costs its median, the cost after idle and the draw.
     const median = Math.round(baseLatencyUs(this.cost, size) * slowdown + idlePenaltyUs(this.cost, idle));
-    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, this.mainSpinning() ? median + spinWakeUs(this.cost, this.rng) : took), end));
+    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, spinning() ? median + spinWakeUs(this.cost, this.rng) : took), end));
   }
 }
