@@ -19,7 +19,7 @@ import { CASES, realRun } from './real-run';
 const seconds = Number(arg('--seconds', '3'));
 const c = CASES[Number(arg('--case', '0'))];
 
-interface Run { worker: InstanceWorker; posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number; spinning?: boolean }
+interface Run { worker: InstanceWorker; spunBefore: boolean; posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number; spinning?: boolean }
 
 // Which RealClock waits are turn-checked (under 1 ms when armed): while one is pending the main thread spins.
 const turning = new Set<object>();
@@ -32,12 +32,15 @@ rcProto.setTimer = function (this: RealClock, at: number, fn: () => void) {
   if (fine) turning.add(token);
   const h = setTimer.call(this, at, () => {
     turning.delete(token);
+    if (fine) lastFineFired = performance.now();
     fn();
   });
   if (fine) tokens.set(h, token);
   return h;
 };
 const tokens = new WeakMap<object, object>();
+/** when a turn-checked wait last fired: a post within 50 µs of it (its callback, or the promise it resolved) followed a spin */
+let lastFineFired = -Infinity;
 rcProto.clearTimer = function (this: RealClock, h: object) {
   const t = tokens.get(h);
   if (t) turning.delete(t);
@@ -56,6 +59,7 @@ const inFlight = new WeakMap<InstanceWorker, number>();
 const original = InstanceWorker.prototype.runWithCallback;
 InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds, fetches, done) {
   const posted = performance.now();
+  const spunBefore = posted - lastFineFired < 0.05 || turning.size > 0;
   const behind = inFlight.get(this) ?? 0;
   inFlight.set(this, behind + 1);
   let id = 0;
@@ -66,7 +70,7 @@ InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds
     inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
     if (recording && r) {
       const w = r.computeUs + (r.phases?.inputUs ?? 0) + (r.phases?.outputUs ?? 0);
-      runs.push({ worker: this, posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, spinning, ...abs.get(id) });
+      runs.push({ worker: this, spunBefore, posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, spinning, ...abs.get(id) });
     }
     abs.delete(id);
     done(err, r);
@@ -122,9 +126,15 @@ if (timed.length) {
     if (prev !== undefined) slept.set(r, (r.posted - prev) * 1000);
     if (r.tx !== undefined) lastTx.set(r.worker, r.tx);
   }
+  for (const [lo, hi] of [[300, 1000], [1000, Infinity]]) {
+    for (const spin of [false, true]) {
+      const xs = timed.filter((r) => r.spinning === spin && (slept.get(r) ?? 0) >= lo && (slept.get(r) ?? 0) < hi).map((r) => (r.answered - r.posted) * 1000);
+      if (xs.length) console.log(`  post -> answer, worker slept ${lo}-${hi} µs, main ${spin ? 'spinning' : 'asleep  '} after the post: ${q(xs)}`);
+    }
+  }
   for (const spin of [false, true]) {
-    const xs = timed.filter((r) => r.spinning === spin && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
-    if (xs.length) console.log(`  post -> answer after >= 300 µs asleep, main ${spin ? 'spinning' : 'asleep  '} after it: ${q(xs)}`);
+    const xs = timed.filter((r) => r.spunBefore === spin && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
+    if (xs.length) console.log(`  post -> answer, worker slept >= 300 µs, main ${spin ? 'spinning' : 'asleep  '} before the post: ${q(xs)}`);
   }
 }
 const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
