@@ -19,7 +19,7 @@ import { CASES, realRun } from './real-run';
 const seconds = Number(arg('--seconds', '3'));
 const c = CASES[Number(arg('--case', '0'))];
 
-interface Run { worker: InstanceWorker; spunBefore: boolean; posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number; spinning?: boolean }
+interface Run { worker: InstanceWorker; spunBefore: boolean; fromTimeout: boolean; posted: number; answered: number; worker_us: number; session_us: number; behind: number; rx?: number; tx?: number; spinning?: boolean }
 
 // Which RealClock waits are turn-checked (under 1 ms when armed): while one is pending the main thread spins.
 const turning = new Set<object>();
@@ -33,6 +33,7 @@ rcProto.setTimer = function (this: RealClock, at: number, fn: () => void) {
   const h = setTimer.call(this, at, () => {
     turning.delete(token);
     if (fine) lastFineFired = performance.now();
+    else lastCoarseFired = performance.now();
     fn();
   });
   if (fine) tokens.set(h, token);
@@ -41,6 +42,8 @@ rcProto.setTimer = function (this: RealClock, at: number, fn: () => void) {
 const tokens = new WeakMap<object, object>();
 /** when a turn-checked wait last fired: a post within 50 µs of it (its callback, or the promise it resolved) followed a spin */
 let lastFineFired = -Infinity;
+/** when a sleeping (setTimeout) wait last fired */
+let lastCoarseFired = -Infinity;
 rcProto.clearTimer = function (this: RealClock, h: object) {
   const t = tokens.get(h);
   if (t) turning.delete(t);
@@ -60,6 +63,7 @@ const original = InstanceWorker.prototype.runWithCallback;
 InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds, fetches, done) {
   const posted = performance.now();
   const spunBefore = posted - lastFineFired < 0.05 || turning.size > 0;
+  const fromTimeout = posted - lastCoarseFired < 0.05;
   const behind = inFlight.get(this) ?? 0;
   inFlight.set(this, behind + 1);
   let id = 0;
@@ -70,7 +74,7 @@ InstanceWorker.prototype.runWithCallback = function (this: InstanceWorker, feeds
     inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
     if (recording && r) {
       const w = r.computeUs + (r.phases?.inputUs ?? 0) + (r.phases?.outputUs ?? 0);
-      runs.push({ worker: this, spunBefore, posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, spinning, ...abs.get(id) });
+      runs.push({ worker: this, spunBefore, fromTimeout, posted, answered: performance.now(), worker_us: w, session_us: r.computeUs, behind, spinning, ...abs.get(id) });
     }
     abs.delete(id);
     done(err, r);
@@ -135,6 +139,10 @@ if (timed.length) {
   for (const spin of [false, true]) {
     const xs = timed.filter((r) => r.spunBefore === spin && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
     if (xs.length) console.log(`  post -> answer, worker slept >= 300 µs, main ${spin ? 'spinning' : 'asleep  '} before the post: ${q(xs)}`);
+  }
+  for (const fromTimeout of [false, true]) {
+    const xs = timed.filter((r) => r.fromTimeout === fromTimeout && r.spinning && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
+    if (xs.length) console.log(`  post -> answer, worker slept >= 300 µs, spinning after, posted ${fromTimeout ? 'from a setTimeout wake' : 'otherwise            '}: ${q(xs)}`);
   }
 }
 const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
