@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import calibrate from '../../apps/server/src/cli/commands/calibrate';
 import { validateCalibration, costFromCalibration, baseLatencyUs } from '@inferscope/core/sim/index.ts';
 import { REPO } from './fixtures';
+import { measureGcProfile } from '../../apps/server/src/calibration/gc-probe';
 
 test('calibrate measures text_encoder at batch 1..64 on onnxruntime and writes its table', async () => {
   const out = mkdtempSync(join(tmpdir(), 'calibrate-'));
@@ -26,7 +27,27 @@ test('calibrate measures text_encoder at batch 1..64 on onnxruntime and writes i
   assert.deepEqual(Object.keys(cal.session_us ?? {}).length, 10);
   assert.match(cal.method, /variable dims = 16/);
   assert.equal(baseLatencyUs(costFromCalibration(cal), 64), cal.table_us['64']);
+  // the wake of an idle instance while the main thread spins: measured, and what the simulator draws from
+  assert.ok(cal.spin_wake_us && Object.keys(cal.spin_wake_us).length >= 2, 'spin_wake_us measured');
+  assert.deepEqual(costFromCalibration(cal).spin_wake_us, cal.spin_wake_us);
+  assert.equal(costFromCalibration(cal, 0, false).spin_wake_us, undefined, 'spread off: the median table alone');
   rmSync(out, { recursive: true, force: true });
+});
+
+test('the GC probe counts the collections a drive causes, per request', async () => {
+  let keep: number[][] = [];
+  const gc = await measureGcProfile(async () => {
+    for (let i = 0; i < 2000; i++) {
+      keep.push(Array.from({ length: 2000 }, (_, j) => j)); // ~16 KB a request, a young generation's worth many times over
+      if (keep.length > 50) keep = [];
+      if (i % 100 === 0) await new Promise((r) => setImmediate(r));
+    }
+    return 2000;
+  });
+  assert.ok(gc, 'collections seen');
+  assert.ok(gc.requests_per_gc >= 1 && gc.requests_per_gc < 2000, `requests per collection: ${gc.requests_per_gc}`);
+  assert.ok(gc.pause_us['0.5'] >= 0);
+  assert.equal(await measureGcProfile(async () => 0), undefined, 'no requests: no profile');
 });
 
 test('calibrate refuses bad options with the help text', async () => {

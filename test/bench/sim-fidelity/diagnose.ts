@@ -14,7 +14,7 @@ import { measureEffectiveCores } from '../../../apps/server/src/calibration/core
 import { measureStallProfile } from '../../../apps/server/src/calibration/stall-probe';
 import { simulateCase } from './sim-side';
 import { arg } from '../args';
-import { CASES, REPO, realRun, type Case } from './real-run';
+import { CASES, REPO, realRun, silencesUs, type Case } from './real-run';
 
 const seconds = Number(arg('--seconds', '3'));
 const only = arg('--case', '');
@@ -57,6 +57,7 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
       totalUs.push(e.total_us);
     }
   }
+  const silences = silencesUs(events);
   const t0 = queued[0] ?? 0;
   const lag = queued.map((t, i) => t - t0 - (arrivalsUs[i] - arrivalsUs[0]));
   console.log(`  ${label}: triggers ${JSON.stringify(Object.fromEntries(triggers))}, prefetched ${prefetched}`);
@@ -69,6 +70,7 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
   if (immediateWait.length) console.log(`    immediate batches, oldest wait: ${q(immediateWait)}`);
   console.log(`    idle gap completed->next started: ${q(gaps)}`);
   console.log(`    arrival lag: ${q(lag)}`);
+  console.log(`    silences over 5 ms between events: ${silences.length ? q(silences) : 'none'}, ${(silences.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms in all`);
   console.log(`    total - queue - compute: ${q(split)}`);
   console.log(`    queue: ${q(queueUs)}`);
   console.log(`    total: ${q(totalUs)}`);
@@ -84,8 +86,8 @@ for (const [i, c] of CASES.entries()) {
   const cores = await measureEffectiveCores();
   const stalls = await measureStallProfile();
   const real = await realRun(c, plan.arrivals);
-  console.log(`  cores ${cores}, main ${real.mainUsPerRequest} µs/req, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}`);
+  console.log(`  cores ${cores}, main ${real.main.us_per_request} µs/req, gc ${JSON.stringify(real.main.gc)}, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}, spin wake ${JSON.stringify(cal.spin_wake_us)}`);
   describe('real', c, real.events, arrivalsUs);
-  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.mainUsPerRequest, timer, stalls }, without, true);
+  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.main.us_per_request, timer, stalls, gc: real.main.gc }, without, true);
   describe('sim ', c, sim.events, arrivalsUs);
 }

@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SchedulerEvent } from '@inferscope/core';
 import { loadModelConfig } from '@inferscope/core/config/index.ts';
-import type { Arrival } from '@inferscope/core/load/index.ts';
+import { scenarioToArrivals, type Arrival } from '@inferscope/core/load/index.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import { RealClock } from '@inferscope/core/clock/index.ts';
 import { buildApp } from '../../../apps/server/src/app';
 import { InProcessTarget } from '../../../apps/server/src/load/targets';
 import { runLoad } from '../../../apps/server/src/load/runner';
-import { measureMainThreadUsPerRequest } from '../../../apps/server/src/calibration/main-thread-probe';
+import { measureMainThread, type MainThreadCost } from '../../../apps/server/src/calibration/main-thread-probe';
+import { measureGcProfile } from '../../../apps/server/src/calibration/gc-probe';
 
 export const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
 
@@ -38,10 +39,11 @@ export function configOf(c: Case): SchedulerConfigInput {
 
 /**
  * Replays `arrivals` on the real server for case `c`; events are the model's, from the measured replay
- * only. Before the replay the same server's main-thread work per request is probed (closed loop, not
- * the trace), for the simulator's host.
+ * only. Before the replay the same server's main-thread work per request is probed (closed loop, not the
+ * trace) and its garbage collections (the replay's open loop and event listener on one second of other
+ * traffic at the case's rate), for the simulator's host.
  */
-export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; mainUsPerRequest: number }> {
+export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; main: MainThreadCost }> {
   const server = await buildApp({ modelRepositories: [REPO], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
   try {
     const m = server.manager;
@@ -52,15 +54,35 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
     // warm the instances on a short copy of the traffic, then measure on the trace
     const replay = (a: Arrival[]) => runLoad(target, { open: a[Symbol.iterator]() }, { model: c.model, clock: new RealClock() });
     await replay(arrivals.slice(0, 200));
-    const mainUsPerRequest = await measureMainThreadUsPerRequest(m, c.model);
-    const events: SchedulerEvent[] = [];
-    const off = server.bus.on((e) => {
-      if ('model' in e && e.model === c.model) events.push(e);
+    const cost = await measureMainThread(m, c.model);
+    const keep = (into: SchedulerEvent[]) => server.bus.on((e) => {
+      if ('model' in e && e.model === c.model) into.push(e);
     });
+    // the collections as the replay will cause them: the same open loop and event listener, on another
+    // second of the case's traffic (another seed), not on the trace
+    const probe = scenarioToArrivals({ name: 'gc probe', seed: 99, phases: [{ type: 'poisson', rate: c.rate, duration_s: 1 }] }, { model: c.model }).arrivals;
+    const offProbe = keep([]);
+    const gc = await measureGcProfile(async () => (await replay(probe)).sent);
+    offProbe();
+    const main: MainThreadCost = gc ? { us_per_request: cost.us_per_request, gc } : { us_per_request: cost.us_per_request };
+    const events: SchedulerEvent[] = [];
+    const off = keep(events);
     const res = await replay(arrivals);
     off();
-    return { events, sent: res.sent, mainUsPerRequest };
+    return { events, sent: res.sent, main };
   } finally {
     await server.close();
   }
+}
+
+/**
+ * Silences longer than `overUs` in a model's event stream: the main thread emits every event, so in a busy
+ * stream (at 2000/s a Poisson gap of 5 ms between arrivals has odds e^-10 per arrival: one in ~4 runs of
+ * 3 s) a long silence is the main thread not running. Shows the stalls a replay really met, beside what
+ * the stall probe saw before it; the simulated side of the same trace has the same arrival gaps.
+ */
+export function silencesUs(events: readonly SchedulerEvent[], overUs = 5000): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < events.length; i++) if (events[i].t - events[i - 1].t > overUs) out.push(events[i].t - events[i - 1].t);
+  return out;
 }

@@ -12,13 +12,19 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread,idle,host,stalls] [--case 0,1] [--out DIR]
+ *        [--without prefetch,timers,spread,idle,spin,host,stalls,gc] [--also-without LIST] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
  * lateness), spread (measured batch-time distribution), idle (the cost of a batch after idle), host
  * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
- * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case).
+ * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
+ * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
+ * measurement), gc (the server's garbage collections per request, the main-thread probe).
+ * `--also-without` simulates every round a second time with those switched off as well, against the same
+ * real run: what a mechanism is worth, free of the host's drift from one round to the next.
+ * With --repeat > 1 the real runs of each case are also compared with each other (the same trace, back
+ * to back): the real server's own repeatability, next to the simulator's distance from it.
  * Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +39,7 @@ import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
 import { measureStallProfile } from '../../../apps/server/src/calibration/stall-probe';
 import { arg } from '../args';
-import { CASES, REPO, configOf, realRun, type Case } from './real-run';
+import { CASES, REPO, configOf, realRun, silencesUs, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
 import { simulateCase } from './sim-side';
 
@@ -41,8 +47,10 @@ const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
 const source = arg('--calibration', 'same-run');
 const without = new Set(arg('--without', '').split(',').filter(Boolean));
-const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'host', 'stalls'];
-for (const w of without) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
+/** a second simulation of every round without these too, against the same real run (an ablation free of the host's drift) */
+const alsoWithout = new Set(arg('--also-without', '').split(',').filter(Boolean));
+const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'spin', 'host', 'stalls', 'gc'];
+for (const w of [...without, ...alsoWithout]) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
 const outDir = arg('--out', fileURLToPath(new URL('./out/', import.meta.url)));
 const only = arg('--case', '');
 
@@ -86,7 +94,7 @@ async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Cali
   return { cal, cores: cal.parallel_cores ?? (await measureEffectiveCores()), stalls: await measureStallProfile() };
 }
 
-const rows = new Map<string, { sim: SimSummary; real: SimSummary }[]>();
+const rows = new Map<string, { sim: SimSummary; real: SimSummary; ablated?: SimSummary }[]>();
 for (let r = 0; r < repeat; r++) {
   const timer = (source === 'bundled' ? [...shipped.values()].find((c) => c.timer)?.timer : undefined) ?? await measureTimerProfile();
   for (const c of cases) {
@@ -97,25 +105,51 @@ for (let r = 0; r < repeat; r++) {
     const trace = parseTrace(readFileSync(file, 'utf8'));
     const { cal: calibration, cores, stalls } = await calibrationFor(c, timer);
     const real = await realRun(c, trace.arrivals);
-    const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.mainUsPerRequest;
+    const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.main.us_per_request;
+    const gc = source === 'bundled' ? calibration.gc : real.main.gc;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
-    const sim = simulateCase(c, traceToScenario(trace), calibration, { cores, mainUsPerRequest: mainUs, timer, stalls }, without).summary;
-    (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary });
+    const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc };
+    const simmed = simulateCase(c, traceToScenario(trace), calibration, host, without, true);
+    const sim = simmed.summary;
+    const simSilent = silencesUs(simmed.events);
+    const ablated = alsoWithout.size ? simulateCase(c, traceToScenario(trace), calibration, host, new Set([...without, ...alsoWithout])).summary : undefined;
+    (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary, ablated });
+    const silent = silencesUs(real.events);
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.['0.95'] ?? '-'} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 
 const label = (c: Case) => `${c.name} (${c.rate}/s)`;
-console.log(`\nmedians over ${repeat} run(s), simulated / real (difference):`);
-console.log(`| case | ${METRICS.map((m) => m[0]).join(' | ')} |\n|---|${METRICS.map(() => '---').join('|')}|`);
-for (const c of cases) {
-  const runs = rows.get(c.name)!;
-  const cells = METRICS.map((m) => {
-    const s = median(runs.map((x) => m[1](x.sim)));
-    const re = median(runs.map((x) => m[1](x.real)));
-    const d = median(runs.map((x) => pct(m[1](x.sim), m[1](x.real))));
-    return `${s.toFixed(m[2])} / ${re.toFixed(m[2])} (${d >= 0 ? '+' : ''}${d.toFixed(0)}%)`;
-  });
-  console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+function table(title: string, simOf: (x: { sim: SimSummary; ablated?: SimSummary }) => SimSummary): void {
+  console.log(`\n${title}`);
+  console.log(`| case | ${METRICS.map((m) => m[0]).join(' | ')} |\n|---|${METRICS.map(() => '---').join('|')}|`);
+  for (const c of cases) {
+    const runs = rows.get(c.name)!;
+    const cells = METRICS.map((m) => {
+      const s = median(runs.map((x) => m[1](simOf(x))));
+      const re = median(runs.map((x) => m[1](x.real)));
+      const d = median(runs.map((x) => pct(m[1](simOf(x)), m[1](x.real))));
+      return `${s.toFixed(m[2])} / ${re.toFixed(m[2])} (${d >= 0 ? '+' : ''}${d.toFixed(0)}%)`;
+    });
+    console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+  }
+}
+table(`medians over ${repeat} run(s), simulated / real (difference):`, (x) => x.sim);
+if (alsoWithout.size) table(`the same real runs, simulated also without ${[...alsoWithout].join(', ')} / real (difference):`, (x) => x.ablated!);
+
+if (repeat > 1) {
+  // The real server against itself: the same trace and config, run after run. A simulation cannot be
+  // expected to match the real server more closely than the real server matches itself.
+  console.log(`\nreal run to real run, same trace (${repeat} runs): largest minus smallest, % of their median:`);
+  console.log(`| case | ${METRICS.map((m) => m[0]).join(' | ')} |\n|---|${METRICS.map(() => '---').join('|')}|`);
+  for (const c of cases) {
+    const runs = rows.get(c.name)!;
+    const cells = METRICS.map((m) => {
+      const xs = runs.map((x) => m[1](x.real));
+      const mid = median(xs);
+      return `${Math.min(...xs).toFixed(m[2])}..${Math.max(...xs).toFixed(m[2])} (${mid === 0 ? 0 : (((Math.max(...xs) - Math.min(...xs)) / mid) * 100).toFixed(0)}%)`;
+    });
+    console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+  }
 }

@@ -1,13 +1,14 @@
 /** The simulated side of a fidelity case: the calibration's cost and the host measured for this run. */
 import type { Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, simulate, type Calibration, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { costFromCalibration, simulate, type Calibration, type GcProfile, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import { configOf, type Case } from './real-run';
 
-export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile }
+export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile }
 
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
   const cost = costFromCalibration(cal, 0, !without.has('spread'));
   if (without.has('idle')) delete cost.idle_penalty_us;
+  if (without.has('spin')) delete cost.spin_wake_us;
   return simulate({
     scenario, configs: [configOf(c)], seed: 7, record,
     cost: { [c.model]: cost },
@@ -16,5 +17,6 @@ export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host
     prefetch: without.has('prefetch') ? 0 : 1,
     ...(without.has('timers') ? {} : { timers: host.timer }),
     ...(without.has('stalls') || !host.stalls ? {} : { stalls: host.stalls }),
+    ...(without.has('gc') || !host.gc ? {} : { gc: host.gc }),
   });
 }

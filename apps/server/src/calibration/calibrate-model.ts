@@ -13,8 +13,8 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, requestOf, timeRuns } from './measure-batches';
-import { measureMainThreadUsPerRequest } from './main-thread-probe';
+import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, requestOf, timeRuns } from './measure-batches';
+import { measureMainThread, type MainThreadCost } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
 
@@ -92,6 +92,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
   let records: BatchRecord[];
   let idle: Record<string, number>;
+  let spinWake: Record<string, number>;
   let parallel: number | undefined;
   try {
     await model.executor.startInstance?.(info);
@@ -104,6 +105,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     }
     idle = await measureIdlePenalty(model.executor, info, config, seqLen);
     o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
+    spinWake = await measureSpinWake(model.executor, info, config, seqLen);
+    o.log?.(`  ${name} after idle with the main thread spinning, extra µs: p50 ${spinWake['0.5']}, p95 ${spinWake['0.95']}, p99 ${spinWake['0.99']}`);
     if (o.parallel) {
       // a second instance beside the first: what two of this model really get from the host's cores
       const second: InstanceInfo = { ...info, name: `${name}_0_1`, index: 1 };
@@ -119,7 +122,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   const session = o.session === false ? undefined : backend.name === 'onnxruntime' ? await sessionTable(file, config, seqLen, minMs, sizes, rounds)
     : backend.name === 'pytorch' ? await torchTable(file, config, sizes, minMs, rounds) : undefined;
   const fitted = fitBatchRecords(records, 1);
-  const mainUs = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
+  const main = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
   const p = config.parameters ?? {};
   const threads = (p.intra_op_thread_count ?? p.INTRA_OP_THREAD_COUNT)?.string_value ?? 'default';
   const variable = (config.input ?? []).some((i) => (i.dims ?? []).some((d) => d < 0));
@@ -131,7 +134,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
       cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}`,
       ...(o.effectiveCores !== undefined ? { effective_cores: o.effectiveCores } : {}),
     },
-    ...(mainUs !== undefined ? { main_thread_us_per_request: mainUs } : {}),
+    ...(main !== undefined ? { main_thread_us_per_request: main.us_per_request } : {}),
+    ...(main?.gc ? { gc: main.gc } : {}),
     ...(parallel !== undefined ? { parallel_cores: parallel } : {}),
     measured_at: new Date().toISOString().slice(0, 10),
     table_us: fitted.table_us,
@@ -139,6 +143,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     ...(session ? { session_us: session } : {}),
     spread: fitted.spread,
     idle_penalty_us: idle,
+    spin_wake_us: spinWake,
     timer,
     ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',
@@ -147,10 +152,10 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
 
 
 /** The model alone in an in-process server, driven by the load generator's in-process target. */
-async function mainThreadCost(repo: string, name: string): Promise<number> {
+async function mainThreadCost(repo: string, name: string): Promise<MainThreadCost> {
   const server = await buildApp({ modelRepositories: [repo], modelControlMode: 'explicit', loadModels: [name], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
   try {
-    return await measureMainThreadUsPerRequest(server.manager, name);
+    return await measureMainThread(server.manager, name);
   } finally {
     await server.close();
   }

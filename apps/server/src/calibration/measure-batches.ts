@@ -6,7 +6,8 @@
  */
 import type { InferPayload, SchedulerRequest, Tensor, Executor, InferResult, InstanceInfo } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import type { BatchRecord } from '@inferscope/core/sim/index.ts';
+import { quantilesOf, type BatchRecord, type Quantiles } from '@inferscope/core/sim/index.ts';
+import { mulberry32 } from '@inferscope/core/load/index.ts';
 
 export const CALIBRATION_SIZES = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64];
 
@@ -99,6 +100,57 @@ export async function measureIdlePenalty(executor: Executor<InferPayload, InferR
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const hot = med(byGap[0].us);
   return Object.fromEntries(byGap.map((b) => [String(Math.round(med(b.idle))), Math.max(0, Math.round(med(b.us) - hot))]));
+}
+
+/** Idle gaps of the spin-wake measurement, µs: moderate traffic's gaps between batches. */
+export const SPIN_WAKE_GAP_US = [300, 3000] as const;
+
+/**
+ * What a batch after idle costs when the main thread spun meanwhile, beyond what it costs when the main
+ * thread slept. RealClock turns the event loop (setImmediate) through every wait shorter than a
+ * millisecond, so a server whose next timer is that close holds a core while its instance sleeps; on a
+ * host short of cores the woken instance then waits for one (a tail of milliseconds on a few batches).
+ * `runs` pairs of batches of `size`, each after a gap drawn from SPIN_WAKE_GAP_US: one after the main
+ * thread slept (setTimeout; under a millisecond, one timer) and waits asleep for the answer, one with the
+ * main thread spinning through the gap and the batch. Returns the quantiles of (spun - median slept), µs,
+ * the distribution the simulator draws from (CostModel.spin_wake_us).
+ */
+export async function measureSpinWake(executor: Executor<InferPayload, InferResult>, info: InstanceInfo, config: ModelConfig, seqLen: number, size = 1, runs = 200): Promise<Quantiles> {
+  const req = requestOf(config, size, seqLen, 'cal-spin');
+  const sleep = (us: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, Math.round(us / 1000))));
+  const timed = async () => {
+    const t0 = performance.now();
+    await executor.execute(info, [req]);
+    return (performance.now() - t0) * 1000;
+  };
+  // The main thread turns its loop through the gap AND while the batch runs, as a server's does when its
+  // next short wait is pending: it does not hand its core back the moment it posts the batch.
+  const spunRun = (gapUs: number) => new Promise<number>((resolve) => {
+    const sendAt = performance.now() + gapUs / 1000;
+    let sent = false;
+    let answered: number | undefined;
+    const turn = () => {
+      if (answered !== undefined) return resolve(answered);
+      if (!sent && performance.now() >= sendAt) {
+        sent = true;
+        void timed().then((us) => (answered = us));
+      }
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
+  for (let i = 0; i < 3; i++) await executor.execute(info, [req]);
+  const slept: number[] = [];
+  const spun: number[] = [];
+  const rnd = mulberry32(size);
+  const [lo, hi] = SPIN_WAKE_GAP_US;
+  for (let r = 0; r < runs; r++) {
+    await sleep(lo + rnd() * (hi - lo));
+    slept.push(await timed());
+    spun.push(await spunRun(lo + rnd() * (hi - lo)));
+  }
+  const typical = [...slept].sort((a, b) => a - b)[Math.floor(slept.length / 2)];
+  return quantilesOf(spun.map((us) => us - typical), 0);
 }
 
 /**

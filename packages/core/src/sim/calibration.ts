@@ -8,6 +8,7 @@ import { validateIdlePenalty, type CostModel } from './cost-model';
 import { validateQuantiles, type Quantiles } from './distribution';
 import { validateTimerProfile, type TimerProfile } from './real-clock-model';
 import { validateStallProfile, type StallProfile } from './stalls';
+import { validateGcProfile, type GcProfile } from './gc-pauses';
 
 export interface Calibration {
   format: 'inferscope-calibration';
@@ -25,6 +26,8 @@ export interface Calibration {
   parallel_cores?: number;
   /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
   main_thread_us_per_request?: number;
+  /** the server's garbage collections on that path: requests per collection, pause lengths (main-thread probe) */
+  gc?: GcProfile;
   measured_at: string;
   /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
   table_us: Record<string, number>;
@@ -45,6 +48,11 @@ export interface Calibration {
    * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
    */
   idle_penalty_us?: Record<string, number>;
+  /**
+   * quantiles of the extra µs a batch after 0.3-3 ms idle costs when the main thread spun meanwhile (RealClock's
+   * sub-millisecond waits) over one after it slept: the woken instance waiting for a core (CostModel.spin_wake_us)
+   */
+  spin_wake_us?: Quantiles;
   /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
   timer?: TimerProfile;
   /** the host's main-thread stalls when measured (StallSchedule) */
@@ -93,7 +101,9 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
   if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
+  if (o.spin_wake_us !== undefined) problems.push(...validateQuantiles(o.spin_wake_us, 'spin_wake_us'));
   if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
+  if (o.gc !== undefined) problems.push(...validateGcProfile(o.gc));
   if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
   if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
   if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);
@@ -103,12 +113,13 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
 /**
  * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
  * instances): the table, the fitted slope beyond it, and the measured spread of batch times and cost
- * after idle unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
+ * after idle (with the main thread asleep, and spinning) unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
   const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
-  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle };
+  const spin = spread && cal.spin_wake_us ? { spin_wake_us: cal.spin_wake_us } : {};
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle, ...spin };
 }
 
 /**

@@ -25,6 +25,14 @@ export interface CostModel {
    */
   idle_penalty_us?: Record<string, number>;
   /**
+   * Measured extra µs of a batch after idle when the server's main thread spun meanwhile (quantiles; a
+   * calibration's spin_wake_us, over the median after a sleeping main thread: negative at the median,
+   * milliseconds in the tail): the woken instance waiting for a core the spinning main thread holds.
+   * Drawn for a batch handed to an instance idle for at least SPIN_WAKE_MIN_IDLE_US while the modelled
+   * RealClock turns its loop (see SimExecutor).
+   */
+  spin_wake_us?: Quantiles;
+  /**
    * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
    * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
    * instance has a device of its own (a GPU, or a figure that already includes contention).
@@ -42,13 +50,14 @@ export function validateCost(input: unknown, what = 'cost model'): CostModel {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
   const o = input as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'idle_penalty_us', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, idle_penalty_us, kind)`);
+  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'idle_penalty_us', 'spin_wake_us', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, idle_penalty_us, spin_wake_us, kind)`);
   for (const k of ['fixed_us', 'per_item_us'] as const) {
     if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
   }
   if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
   if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
   if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
+  if (o.spin_wake_us !== undefined) problems.push(...validateQuantiles(o.spin_wake_us, 'spin_wake_us'));
   if (o.kind !== undefined && typeof o.kind !== 'string') problems.push('kind: must be a string such as KIND_CPU');
   if (o.table !== undefined) {
     const t = o.table as Record<string, unknown>;
@@ -89,16 +98,30 @@ export function baseLatencyUs(cost: CostModel, size: number): number {
 }
 
 const spreads = new WeakMap<Quantiles, EmpiricalDistribution>();
+const distributionOf = (q: Quantiles): EmpiricalDistribution => {
+  let d = spreads.get(q);
+  if (!d) spreads.set(q, (d = new EmpiricalDistribution(q)));
+  return d;
+};
+
+/** The shortest idle the spin-wake measurement covers (its gaps are 0.3-3 ms): a batch after less pays none. */
+export const SPIN_WAKE_MIN_IDLE_US = 300;
+
+/**
+ * Extra µs of a batch after idle while the main thread spins: a draw from spin_wake_us. It can be below 0:
+ * a spinning main thread keeps the host's cores awake, so the usual hand-off is a little quicker than after
+ * a sleep (the median here is 30-90 µs below it), while a few wait a millisecond or more for a core.
+ */
+export function spinWakeUs(cost: CostModel, rng: Rng): number {
+  return cost.spin_wake_us ? Math.round(distributionOf(cost.spin_wake_us).sample(rng)) : 0;
+}
 
 /** `slowdown` >= 1: how much slower than alone the instance runs (CPU contention, see CpuHost). */
 export function latencyUs(cost: CostModel, size: number, rng: Rng, slowdown = 1): number {
   const base = baseLatencyUs(cost, size) * slowdown;
   let v = base;
-  if (cost.spread) {
-    let d = spreads.get(cost.spread);
-    if (!d) spreads.set(cost.spread, (d = new EmpiricalDistribution(cost.spread)));
-    v = base * d.sample(rng);
-  } else if ((cost.jitter ?? 0) > 0) v = base * (1 + cost.jitter! * (2 * rng.next() - 1));
+  if (cost.spread) v = base * distributionOf(cost.spread).sample(rng);
+  else if ((cost.jitter ?? 0) > 0) v = base * (1 + cost.jitter! * (2 * rng.next() - 1));
   return Math.max(1, Math.round(v));
 }
 

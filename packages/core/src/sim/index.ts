@@ -12,3 +12,4 @@ export { fitBatchRecords, FitError, type BatchRecord, type BatchFit } from './fi
 export { RealClockModel, realClockFireUs, REAL_CLOCK_COARSE_US, ON_TIME, validateTimerProfile, type TimerProfile } from './real-clock-model';
 export { BatchLog, calibrationFromBatches, LIVE_CAPACITY, LIVE_MIN_PER_SIZE, type LiveCalibrationMeta } from './live-calibration';
 export { StallSchedule, STALL_THRESHOLD_US, validateStallProfile, type StallProfile } from './stalls';
+export { GcPauses, validateGcProfile, type GcProfile } from './gc-pauses';

@@ -8,13 +8,14 @@
  * A TimerProfile holds the two measured residuals (see `measureTimerProfile` in the server's calibration
  * code): how late a coarse timer fires beyond its rounded-up sleep, and how late a turn-checked one fires.
  * This clock applies them, drawing from the profile with a seeded Rng, so the simulation stays reproducible,
- * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end.
+ * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end, looked up again when
+ * it fires: a stall can begin after the timer was armed (a garbage collection a later request started).
  */
 import type { Clock, TimerHandle } from '../clock/clock';
 import type { VirtualClock } from '../clock/virtual-clock';
 import type { Rng } from '../load/rng';
 import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
-import type { StallSchedule } from './stalls';
+import type { MainThreadStalls } from './stalls';
 
 /** Timers that fire exactly on time: what a stall model alone runs on. */
 export const ON_TIME: TimerProfile = { coarse_late_us: { '0': -1000, '1': -1000 }, fine_late_us: { '0': 0, '1': 0 } };
@@ -45,16 +46,23 @@ export function realClockFireUs(nowUs: number, atUs: number, coarseLateUs: numbe
   return Math.max(fine, woke);
 }
 
+/** a timer that may be moved to the end of a stall that began after it was armed */
+class DeferredTimer {
+  constructor(public inner: TimerHandle) {}
+}
+
 export class RealClockModel implements Clock {
   private readonly coarse: EmpiricalDistribution;
   private readonly fine: EmpiricalDistribution;
+  /** turn-checked timers pending: while there is one, the real main thread turns its loop (spins) */
+  private readonly turning = new Set<DeferredTimer>();
 
   constructor(
     private readonly inner: VirtualClock,
     profile: TimerProfile,
     private readonly rng: Rng,
     /** main-thread stalls: a timer due inside one fires at its end */
-    private readonly stalls?: StallSchedule,
+    private readonly stalls?: MainThreadStalls,
   ) {
     this.coarse = new EmpiricalDistribution(profile.coarse_late_us);
     this.fine = new EmpiricalDistribution(profile.fine_late_us);
@@ -64,14 +72,38 @@ export class RealClockModel implements Clock {
     return this.inner.now();
   }
 
+  /**
+   * Whether the real main thread would be spinning now: RealClock checks a wait shorter than a millisecond
+   * on every event-loop turn (setImmediate), so while one is pending the thread never sleeps.
+   */
+  spinning(): boolean {
+    return this.turning.size > 0;
+  }
+
   setTimer(atUs: number, fn: () => void): TimerHandle {
     const now = this.inner.now();
-    const coarse = atUs - now >= REAL_CLOCK_COARSE_US ? this.coarse.sample(this.rng) : 0;
+    const isCoarse = atUs - now >= REAL_CLOCK_COARSE_US;
+    const coarse = isCoarse ? this.coarse.sample(this.rng) : 0;
     const fire = realClockFireUs(now, atUs, coarse, this.fine.sample(this.rng));
-    return this.inner.setTimer(this.stalls ? this.stalls.releaseAt(fire, now) : fire, fn);
+    const stalls = this.stalls;
+    const timer = new DeferredTimer(0);
+    if (!isCoarse) this.turning.add(timer);
+    const arm = (at: number) => {
+      timer.inner = this.inner.setTimer(at, () => {
+        const t = this.inner.now();
+        const later = stalls ? stalls.releaseAt(t, t) : t;
+        if (later > t) return arm(later);
+        this.turning.delete(timer);
+        fn();
+      });
+    };
+    arm(stalls ? stalls.releaseAt(fire, now) : fire);
+    return timer;
   }
 
   clearTimer(handle: TimerHandle): void {
-    this.inner.clearTimer(handle);
+    if (!(handle instanceof DeferredTimer)) return this.inner.clearTimer(handle);
+    this.turning.delete(handle);
+    this.inner.clearTimer(handle.inner);
   }
 }

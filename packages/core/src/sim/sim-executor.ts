@@ -7,11 +7,15 @@
  * may be handed its next batch while it computes; it begins that batch the moment the running one ends,
  * and the scheduler may take it back (reclaim) while it has not begun. This is what the real server
  * does, and it matters: a batch handed over early can no longer grow.
+ *
+ * A batch handed to an instance that sat idle pays the measured cost after idle and, when the server's
+ * main thread is spinning (RealClock's sub-millisecond waits), the measured scatter of a woken instance's
+ * batch with the main thread spinning (cost model's spin_wake_us) in place of the spread.
  */
 import type { Clock } from '../clock/clock';
 import type { Rng } from '../load/rng';
 import type { Executor, InstanceInfo, SchedulerRequest } from '../scheduler/types';
-import { idlePenaltyUs, latencyUs, type CostModel } from './cost-model';
+import { baseLatencyUs, idlePenaltyUs, latencyUs, SPIN_WAKE_MIN_IDLE_US, spinWakeUs, type CostModel } from './cost-model';
 import { CpuHost, isCpuKind } from './cpu-host';
 
 type Done = (error: unknown, results?: string[]) => void;
@@ -33,6 +37,8 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     prefetch = 0,
     /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
     private readonly noticeAt: (tUs: number) => number = (t) => t,
+    /** whether the server's main thread spins now (RealClockModel.spinning; absent: not modelled) */
+    private readonly mainSpinning?: () => boolean,
   ) {
     this.prefetch = prefetch;
   }
@@ -68,7 +74,7 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     const idle = now - (this.lastEnd.get(instance) ?? -Infinity);
     const took = latencyUs(this.cost, size, this.rng, slowdown) + Math.round(idlePenaltyUs(this.cost, idle));
     this.running.add(instance);
-    this.clock.setTimer(this.clock.now() + took, () => {
+    const end = () => {
       if (shares) this.host.end();
       this.running.delete(instance);
       this.lastEnd.set(instance, this.clock.now());
@@ -79,6 +85,18 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
       const seen = this.noticeAt(this.clock.now());
       if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
       else answer();
-    });
+    };
+    const spinning = this.mainSpinning;
+    if (!(spinning && this.cost.spin_wake_us && idle >= SPIN_WAKE_MIN_IDLE_US)) {
+      this.clock.setTimer(now + took, end);
+      return;
+    }
+    // A woken instance waits for a core while the main thread spins. Whether it spins is known once the
+    // work of this instant is done (the load driver arms its next send after the request that started
+    // this batch), so it is looked at in a timer of the same instant, after them. The spin-wake draw is a
+    // whole batch's scatter around the median after a sleeping main thread (its own noise included), so it
+    // stands in for the spread: the batch costs its median, the cost after idle and the draw.
+    const median = Math.round(baseLatencyUs(this.cost, size) * slowdown + idlePenaltyUs(this.cost, idle));
+    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, spinning() ? median + spinWakeUs(this.cost, this.rng) : took), end));
   }
 }

@@ -20,7 +20,8 @@ import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
 import { ON_TIME, RealClockModel, type TimerProfile } from './real-clock-model';
-import { StallSchedule, type StallProfile } from './stalls';
+import { combinedStalls, StallSchedule, type StallProfile } from './stalls';
+import { GcPauses, type GcProfile } from './gc-pauses';
 
 export interface SimulationOptions {
   scenario: Scenario;
@@ -55,6 +56,11 @@ export interface SimulationOptions {
    * request is taken in, no timer fires and no finished batch is noticed. Absent: none.
    */
   stalls?: StallProfile;
+  /**
+   * The server's own garbage collections (measured by the main-thread probe): every `requests_per_gc`
+   * requests taken in, the main thread stops for a measured pause, as in a stall. Absent: none.
+   */
+  gc?: GcProfile;
 }
 
 export interface Simulation {
@@ -90,9 +96,13 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
   // the scheduler and the load driver wait on the (modelled) real clock; compute ends on the virtual one
-  const stalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
+  const hostStalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
+  const gc = opts.gc ? new GcPauses(opts.gc, new Rng(seed ^ 0x68e31da4)) : undefined;
+  const parts = [...(hostStalls ? [hostStalls] : []), ...(gc ? [gc] : [])];
+  const stalls = parts.length ? combinedStalls(parts) : undefined;
   const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
   const noticeAt = stalls ? (t: number) => stalls.releaseAt(t, clock.now()) : undefined;
+  const spinning = timerClock instanceof RealClockModel ? () => timerClock.spinning() : undefined;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();
@@ -105,7 +115,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt);
+    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt, spinning);
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
@@ -115,6 +125,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const send = (a: Arrival, onAnswer?: () => void): void => {
     collector.sent++;
     host.request(clock.now());
+    gc?.request(clock.now());
     const model = a.model || target;
     const id = a.id ?? `r${++seq}`;
     const s = schedulers.get(model);

@@ -76,3 +76,25 @@ export class StallSchedule {
     this.lastEnd = end;
   }
 }
+
+/** Anything that stops the main thread for a while: when something due at `tUs` really happens. */
+export interface MainThreadStalls {
+  releaseAt(tUs: number, nowUs: number): number;
+}
+
+/**
+ * Several sources of main-thread stalls as one (the host's, the server's own collections): the end of one
+ * may fall in another, so the release is looked up until it stays put.
+ */
+export function combinedStalls(parts: readonly { releaseAt(tUs: number, nowUs: number): number }[]): MainThreadStalls {
+  return {
+    releaseAt(tUs, nowUs) {
+      for (let t = tUs; ;) {
+        let next = t;
+        for (const p of parts) next = p.releaseAt(next, nowUs);
+        if (next === t) return t;
+        t = next;
+      }
+    },
+  };
+}

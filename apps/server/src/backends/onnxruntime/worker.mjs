@@ -160,7 +160,9 @@ async function onMessage(msg) {
         // compute_input / compute_output, this thread's side: tensors made for onnxruntime, outputs copied out
         const inputUs = (t0 - received) * 1000;
         const outputUs = (performance.now() - t1) * 1000;
-        parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs, inputUs, outputUs }, transfer);
+        // rxAbs/txAbs: when this thread took the batch and answered, on the clock every thread shares
+        // (timeOrigin-based ms), for the hand-off split of test/bench/sim-fidelity/decompose.ts
+        parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs, inputUs, outputUs, rxAbs: performance.timeOrigin + received, txAbs: performance.timeOrigin + performance.now() }, transfer);
       } catch (err) {
         parentPort.postMessage({ type: 'runError', id: msg.id, message: String(err?.message ?? err) });
       }
