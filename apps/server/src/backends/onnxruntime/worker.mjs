@@ -16,7 +16,8 @@
 //   init  {modelFile, options, executionProviders, primer} -> ready {rssGrowth, provider, note?, inputs, outputs}
 //                                                          | initError {message}
 //   measure {id}                   -> measured {id, rssGrowth}   (growth since init began: session + warmup)
-//   run   {id, claim?, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs}
+//   run   {id, claim?, feeds: [{name, type, dims, data}], fetches} -> result {id, outputs: [...], computeUs,
+//                                                            inputUs, outputUs, rxAbs, txAbs}
 //                                                          | runError {id, message}
 //                                                          | skipped {id}  (the parent took it back first)
 //   crash {how: 'throw' | 'exit'}   (tests: the thread dies, as a crash would, in the NEXT batch it takes)
