@@ -12,7 +12,7 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread,idle,spin,host,stalls,gc] [--also-without LIST] [--case 0,1] [--out DIR]
+ *        [--without prefetch,timers,spread,idle,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
@@ -20,7 +20,8 @@
  * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
  * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
  * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
- * measurement), gc (the server's garbage collections per request, the main-thread probe).
+ * measurement; off unless `--with spin`: its measured strength overstates the tail of most cases, see
+ * costFromCalibration), gc (the server's garbage collections per request, the main-thread probe).
  * `--also-without` simulates every round a second time with those switched off as well, against the same
  * real run: what a mechanism is worth, free of the host's drift from one round to the next.
  * With --repeat > 1 the real runs of each case are also compared with each other (the same trace, back
@@ -46,7 +47,11 @@ import { simulateCase } from './sim-side';
 const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
 const source = arg('--calibration', 'same-run');
-const without = new Set(arg('--without', '').split(',').filter(Boolean));
+/** mechanisms the simulator leaves out unless asked for with --with */
+const OPT_IN = ['spin'];
+const withOptIn = new Set(arg('--with', '').split(',').filter(Boolean));
+for (const w of withOptIn) if (!OPT_IN.includes(w)) throw new Error(`--with: unknown opt-in mechanism ${w} (known: ${OPT_IN.join(', ')})`);
+const without = new Set([...arg('--without', '').split(',').filter(Boolean), ...OPT_IN.filter((m) => !withOptIn.has(m))]);
 /** a second simulation of every round without these too, against the same real run (an ablation free of the host's drift) */
 const alsoWithout = new Set(arg('--also-without', '').split(',').filter(Boolean));
 const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'spin', 'host', 'stalls', 'gc'];

@@ -6,9 +6,8 @@ import { configOf, type Case } from './real-run';
 export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile }
 
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
-  const cost = costFromCalibration(cal, 0, !without.has('spread'));
+  const cost = costFromCalibration(cal, 0, !without.has('spread'), !without.has('spin'));
   if (without.has('idle')) delete cost.idle_penalty_us;
-  if (without.has('spin')) delete cost.spin_wake_us;
   return simulate({
     scenario, configs: [configOf(c)], seed: 7, record,
     cost: { [c.model]: cost },

@@ -11,7 +11,7 @@ import { ON_TIME, RealClockModel } from './real-clock-model';
 import { SPIN_WAKE_MIN_IDLE_US, spinWakeUs, validateCost } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { simulate } from './simulation';
-import { validateCalibration } from './calibration';
+import { costFromCalibration, validateCalibration } from './calibration';
 import { VirtualClock } from '../clock/virtual-clock';
 import { Rng } from '../load/rng';
 import type { Scenario } from '../load/scenario';
@@ -138,4 +138,16 @@ test('spin wake in a simulation: sub-millisecond sends make moderate traffic slo
   assert.equal(run(500, true).compute_us.mean, run(500, false).compute_us.mean);
   const r = run(1250, true);
   assert.equal(r.requests.completed, r.requests.sent, 'every request answered once');
+});
+
+test('spin wake is opt-in: a calibration that measured it gives a cost without it unless asked', () => {
+  const cal = validateCalibration({
+    format: 'inferscope-calibration', model: 'm', backend: 'onnxruntime', kind: 'KIND_CPU', method: 't',
+    host: { cpus: 2, platform: 'x', runtime: 'node' }, measured_at: '2026-12-01T00:00:00Z',
+    table_us: { '1': 100 }, fit: { fixed_us: 100, per_item_us: 0 }, spread: fixed(1), spin_wake_us: fixed(700),
+  });
+  assert.equal(costFromCalibration(cal).spin_wake_us, undefined);
+  assert.deepEqual(costFromCalibration(cal, 0, true, true).spin_wake_us, fixed(700));
+  // no spread asked for (teaching mode): no spin wake either, whatever the flag
+  assert.equal(costFromCalibration(cal, 0, false, true).spin_wake_us, undefined);
 });
