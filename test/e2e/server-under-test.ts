@@ -26,7 +26,9 @@ function newestMtime(dir: string): number {
  */
 export function ensureWebBuilt(): void {
   const index = join(WEB_DIST, 'index.html');
-  if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(join(ROOT, 'apps/web/src'))) return;
+  // the bundle holds core too (the simulator, calibrations, schemas): a change there needs a rebuild as well
+  const sources = Math.max(newestMtime(join(ROOT, 'apps/web/src')), newestMtime(join(ROOT, 'packages/core/src')));
+  if (existsSync(index) && statSync(index).mtimeMs >= sources) return;
   const r = spawnSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build'], { cwd: join(ROOT, 'apps/web'), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`building apps/web failed:\n${r.stdout}\n${r.stderr}`);
 }

@@ -83,8 +83,24 @@ test('simulate --calibration: a calibration file (e.g. a live server\'s) replace
   const cheap = await run(100);
   const dear = await run(1000);
   assert.ok(dear > 5 * cheap, `compute follows the calibration: ${cheap} -> ${dear}`);
-  writeFileSync(cal, JSON.stringify({ format: 'inferscope-calibration', model: 'other', backend: 'x', kind: 'KIND_CPU', table_us: { '1': 5 } }));
+  const complete = { format: 'inferscope-calibration', model: 'other', backend: 'x', kind: 'KIND_CPU', method: 'test', host: { cpus: 2, platform: 'test', runtime: 'test' }, measured_at: '2026-12-01', table_us: { '1': 5 }, fit: { fixed_us: 5, per_item_us: 0 } };
+  writeFileSync(cal, JSON.stringify(complete));
   const wrong = await cli('--scenario', 'poisson', '--model-config', pbtxt, '--calibration', cal);
   assert.equal(wrong.status, 1);
   assert.match(wrong.stderr, /other is not one of the models simulated/);
+  // a file missing what the simulator reads (its fit, its host) or carrying a misspelt field is refused by
+  // name, never a TypeError from deep inside the simulation
+  for (const [broken, said] of [
+    [{ ...complete, model: 'toy', fit: undefined }, /fit: is required/],
+    [{ ...complete, model: 'toy', host: 'x' }, /host: must be an object/],
+    [{ ...complete, model: 'toy', fit: { fixed_us: 'a', per_item_us: 1 } }, /fit\.fixed_us: must be a number/],
+    [{ ...complete, model: 'toy', tabel_us: {} }, /tabel_us: unknown field/],
+    [{ ...complete, model: 'toy', spread: { '0': 2, '1': 1 } }, /spread\.1: quantiles must not decrease/],
+  ] as const) {
+    writeFileSync(cal, JSON.stringify(broken));
+    const r = await cli('--scenario', 'poisson', '--model-config', pbtxt, '--calibration', cal);
+    assert.equal(r.status, 1, r.stdout);
+    assert.match(r.stderr, said);
+    assert.doesNotMatch(r.stderr, /Cannot read properties|TypeError/);
+  }
 });

@@ -4,64 +4,10 @@
  * into a CostModel here. The table is what the simulator uses (interpolated between measured sizes); the
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
-import { validateIdlePenalty, type CostModel } from './cost-model';
-import { validateQuantiles, type Quantiles } from './distribution';
-import { validateTimerProfile, type TimerProfile } from './real-clock-model';
-import { validateStallProfile, type StallProfile } from './stalls';
-import { validateGcProfile, type GcProfile } from './gc-pauses';
+import type { CostModel } from './cost-model';
+import { CalibrationSchema, schemaProblems, type Calibration } from './calibration-schema';
 
-export interface Calibration {
-  format: 'inferscope-calibration';
-  model: string;
-  /** the model version the figures are for (live calibrations; shipped ones are version 1) */
-  version?: string;
-  backend: string;
-  /** instance_group kind the figures are for, e.g. KIND_CPU */
-  kind: string;
-  /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
-  method: string;
-  /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
-  host: { cpus: number; platform: string; runtime: string; effective_cores?: number };
-  /** two instances of this model computing at once give this many instances' worth of throughput (the model's own cores figure) */
-  parallel_cores?: number;
-  /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
-  main_thread_us_per_request?: number;
-  /** the server's garbage collections on that path: requests per collection, pause lengths (main-thread probe) */
-  gc?: GcProfile;
-  measured_at: string;
-  /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
-  table_us: Record<string, number>;
-  fit: { fixed_us: number; per_item_us: number };
-  /**
-   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread, torch's forward() in Python),
-   * without the server's hand-off to the instance's worker: the model's compute alone, the figure that
-   * shows whether it is memory-bound (flat) or compute-bound (linear).
-   */
-  session_us?: Record<string, number>;
-  /**
-   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled):
-   * the simulator draws each batch's time from it (fitBatchRecords).
-   */
-  spread?: Quantiles;
-  /**
-   * idle µs before a batch -> extra µs it costs over table_us (its worker asleep, caches cold): the table
-   * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
-   */
-  idle_penalty_us?: Record<string, number>;
-  /**
-   * quantiles of the extra µs a batch after 0.3-3 ms idle costs when the main thread spun meanwhile (RealClock's
-   * sub-millisecond waits) over one after it slept: the woken instance waiting for a core (CostModel.spin_wake_us)
-   */
-  spin_wake_us?: Quantiles;
-  /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
-  timer?: TimerProfile;
-  /** the host's main-thread stalls when measured (StallSchedule) */
-  stalls?: StallProfile;
-  /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
-  source?: 'calibrate' | 'live';
-  /** size -> batches behind each table entry (live calibrations) */
-  counts?: Record<string, number>;
-}
+export type { Calibration };
 
 export class CalibrationError extends Error {
   override name = 'CalibrationError';
@@ -86,28 +32,12 @@ export function fitLinear(table: Record<string, number>, weights?: Record<string
   return { fixed_us: round(Math.max(0, my - slope * mx)), per_item_us: round(Math.max(0, slope)) };
 }
 
+/** The calibration in `input`, or CalibrationError naming every field that is wrong (calibration-schema.ts). */
 export function validateCalibration(input: unknown, what = 'calibration'): Calibration {
-  const o = input as Partial<Calibration> | null;
-  const problems: string[] = [];
-  if (typeof o !== 'object' || o === null) throw new CalibrationError(`${what} must be a JSON object`);
-  if (o.format !== 'inferscope-calibration') problems.push('format: must be "inferscope-calibration"');
-  for (const k of ['model', 'backend', 'kind'] as const) if (typeof o[k] !== 'string' || !o[k]) problems.push(`${k}: must be a non-empty string`);
-  const t = o.table_us;
-  if (typeof t !== 'object' || t === null || Object.keys(t).length === 0) problems.push('table_us: must be a non-empty object {batch size: µs}');
-  else for (const [k, v] of Object.entries(t)) {
-    if (!/^[1-9]\d*$/.test(k)) problems.push(`table_us.${k}: keys must be batch sizes >= 1`);
-    if (!(typeof v === 'number' && Number.isFinite(v) && v > 0)) problems.push(`table_us.${k}: must be a number of µs > 0`);
-  }
-  if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
-  if (o.timer !== undefined) problems.push(...validateTimerProfile(o.timer));
-  if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
-  if (o.spin_wake_us !== undefined) problems.push(...validateQuantiles(o.spin_wake_us, 'spin_wake_us'));
-  if (o.stalls !== undefined) problems.push(...validateStallProfile(o.stalls));
-  if (o.gc !== undefined) problems.push(...validateGcProfile(o.gc));
-  if (o.main_thread_us_per_request !== undefined && !(typeof o.main_thread_us_per_request === 'number' && o.main_thread_us_per_request >= 0)) problems.push('main_thread_us_per_request: must be a number >= 0');
-  if (o.source !== undefined && o.source !== 'calibrate' && o.source !== 'live') problems.push('source: must be "calibrate" or "live"');
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CalibrationError(`${what} must be a JSON object`);
+  const problems = schemaProblems(CalibrationSchema, input, '');
   if (problems.length) throw new CalibrationError(`invalid ${what}: ${problems.join('; ')}`);
-  return o as Calibration;
+  return input as Calibration;
 }
 
 /**

@@ -9,21 +9,13 @@
  * happens at its end, as in a stall.
  */
 import type { Rng } from '../load/rng';
-import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import { EmpiricalDistribution } from './distribution';
+import { GcProfileSchema, schemaProblems, type GcProfile } from './calibration-schema';
 
-export interface GcProfile {
-  /** requests taken in per collection, on average */
-  requests_per_gc: number;
-  /** how long a collection stops the main thread, µs */
-  pause_us: Quantiles;
-}
+export type { GcProfile };
 
 export function validateGcProfile(g: unknown, what = 'gc'): string[] {
-  if (typeof g !== 'object' || g === null) return [`${what}: must be an object {requests_per_gc, pause_us}`];
-  const o = g as Record<string, unknown>;
-  const problems = validateQuantiles(o.pause_us, `${what}.pause_us`);
-  if (!(typeof o.requests_per_gc === 'number' && o.requests_per_gc >= 1 && Number.isFinite(o.requests_per_gc))) problems.push(`${what}.requests_per_gc: must be a number >= 1`);
-  return problems;
+  return schemaProblems(GcProfileSchema, g, what);
 }
 
 export class GcPauses {

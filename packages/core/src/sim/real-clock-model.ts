@@ -14,7 +14,8 @@
 import type { Clock, TimerHandle } from '../clock/clock';
 import type { VirtualClock } from '../clock/virtual-clock';
 import type { Rng } from '../load/rng';
-import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import { EmpiricalDistribution } from './distribution';
+import { schemaProblems, TimerProfileSchema, type TimerProfile } from './calibration-schema';
 import type { MainThreadStalls } from './stalls';
 
 /** Timers that fire exactly on time: what a stall model alone runs on. */
@@ -23,17 +24,10 @@ export const ON_TIME: TimerProfile = { coarse_late_us: { '0': -1000, '1': -1000 
 /** Where RealClock switches from per-turn checks to setTimeout (its COARSE_MARGIN_US). */
 export const REAL_CLOCK_COARSE_US = 1000;
 
-export interface TimerProfile {
-  /** µs a setTimeout wake-up comes after the rounded-up sleep (can be < 0: libuv measures from its cached loop time) */
-  coarse_late_us: Quantiles;
-  /** µs a turn-checked (< 1 ms) timer fires after its time */
-  fine_late_us: Quantiles;
-}
+export type { TimerProfile };
 
 export function validateTimerProfile(t: unknown, what = 'timer'): string[] {
-  if (typeof t !== 'object' || t === null) return [`${what}: must be an object {coarse_late_us, fine_late_us}`];
-  const o = t as Record<string, unknown>;
-  return [...validateQuantiles(o.coarse_late_us, `${what}.coarse_late_us`), ...validateQuantiles(o.fine_late_us, `${what}.fine_late_us`)];
+  return schemaProblems(TimerProfileSchema, t, what);
 }
 
 /** When a RealClock timer armed at `nowUs` for `atUs` fires, given the two residual draws. */

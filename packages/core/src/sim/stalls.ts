@@ -12,7 +12,8 @@
  * measured quantiles), lazily and in time order, so the simulation stays reproducible.
  */
 import type { Rng } from '../load/rng';
-import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import { EmpiricalDistribution } from './distribution';
+import { schemaProblems, StallProfileSchema, type StallProfile } from './calibration-schema';
 
 /**
  * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds
@@ -20,19 +21,10 @@ import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './dist
  */
 export const STALL_THRESHOLD_US = 200;
 
-export interface StallProfile {
-  /** stalls starting per second */
-  rate_per_s: number;
-  /** how long they last, µs */
-  duration_us: Quantiles;
-}
+export type { StallProfile };
 
 export function validateStallProfile(s: unknown, what = 'stalls'): string[] {
-  if (typeof s !== 'object' || s === null) return [`${what}: must be an object {rate_per_s, duration_us}`];
-  const o = s as Record<string, unknown>;
-  const problems = validateQuantiles(o.duration_us, `${what}.duration_us`);
-  if (!(typeof o.rate_per_s === 'number' && o.rate_per_s >= 0 && Number.isFinite(o.rate_per_s))) problems.push(`${what}.rate_per_s: must be a number >= 0`);
-  return problems;
+  return schemaProblems(StallProfileSchema, s, what);
 }
 
 export class StallSchedule {

@@ -1,0 +1,153 @@
+/**
+ * The calibration file, declared once: what `inferscope calibrate` writes, what a live server answers on
+ * GET /v2/models/{m}/calibration, what `simulate --calibration FILE` and teaching mode read. Each TypeBox
+ * schema here is both the validator and, through Static, the type the simulator uses, so a field the type
+ * promises (a calibration's `fit`, its `host`) can never be missing from a file that passed validation.
+ * Objects are closed (a misspelt field is named, not ignored) and numbers bounded.
+ *
+ * Quantile tables (distribution.ts) carry the one rule a schema cannot state (levels in [0, 1], at least
+ * two, values not decreasing): a custom kind checked by validateQuantiles, which also words its refusals.
+ */
+import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { validateQuantiles, type Quantiles } from './distribution';
+
+const QUANTILES_KIND = 'InferScopeQuantiles';
+if (!TypeRegistry.Has(QUANTILES_KIND)) TypeRegistry.Set(QUANTILES_KIND, (_schema, value) => validateQuantiles(value, '').length === 0);
+
+/** A quantile table {level: value} (distribution.ts). */
+export const QuantilesSchema = Type.Unsafe<Quantiles>({ [Kind]: QUANTILES_KIND });
+
+const closed = { additionalProperties: false } as const;
+
+/** batch size (a decimal integer >= 1) -> µs > 0, at least one entry */
+const BatchTableSchema = Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ exclusiveMinimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed });
+
+export const TimerProfileSchema = Type.Object({
+  /** µs a setTimeout wake-up comes after the rounded-up sleep (can be < 0: libuv measures from its cached loop time) */
+  coarse_late_us: QuantilesSchema,
+  /** µs a turn-checked (< 1 ms) timer fires after its time */
+  fine_late_us: QuantilesSchema,
+}, closed);
+
+export const StallProfileSchema = Type.Object({
+  /** stalls starting per second */
+  rate_per_s: Type.Number({ minimum: 0 }),
+  /** how long they last, µs */
+  duration_us: QuantilesSchema,
+}, closed);
+
+export const GcProfileSchema = Type.Object({
+  /** requests taken in per collection, on average */
+  requests_per_gc: Type.Number({ minimum: 1 }),
+  /** how long a collection stops the main thread, µs */
+  pause_us: QuantilesSchema,
+}, closed);
+
+/** idle µs before a batch (a decimal number >= 0) -> extra µs >= 0 it costs, at least one entry */
+export const IdlePenaltySchema = Type.Record(Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' }), Type.Number({ minimum: 0 }), { minProperties: 1, description: 'idle µs >= 0', ...closed });
+
+export const CalibrationSchema = Type.Object({
+  format: Type.Literal('inferscope-calibration'),
+  model: Type.String({ minLength: 1 }),
+  /** the model version the figures are for (live calibrations; shipped ones are version 1) */
+  version: Type.Optional(Type.String({ minLength: 1 })),
+  backend: Type.String({ minLength: 1 }),
+  /** instance_group kind the figures are for, e.g. KIND_CPU */
+  kind: Type.String({ minLength: 1 }),
+  /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
+  method: Type.String(),
+  /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
+  host: Type.Object({
+    cpus: Type.Integer({ minimum: 1 }),
+    platform: Type.String(),
+    runtime: Type.String(),
+    effective_cores: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  }, closed),
+  /** two instances of this model computing at once give this many instances' worth of throughput (the model's own cores figure) */
+  parallel_cores: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
+  main_thread_us_per_request: Type.Optional(Type.Number({ minimum: 0 })),
+  /** the server's garbage collections on that path: requests per collection, pause lengths (main-thread probe) */
+  gc: Type.Optional(GcProfileSchema),
+  measured_at: Type.String(),
+  /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
+  table_us: BatchTableSchema,
+  /** the least-squares line through table_us: what a teacher explains (fixed + per item) */
+  fit: Type.Object({ fixed_us: Type.Number({ minimum: 0 }), per_item_us: Type.Number({ minimum: 0 }) }, closed),
+  /**
+   * batch size -> median µs of the backend's own run (onnxruntime's session.run in the calling thread,
+   * torch's forward() in Python), without the server's hand-off to the instance's worker: the model's
+   * compute alone, the figure that shows whether it is memory-bound (flat) or compute-bound (linear).
+   */
+  session_us: Type.Optional(BatchTableSchema),
+  /**
+   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled):
+   * the simulator draws each batch's time from it (fitBatchRecords).
+   */
+  spread: Type.Optional(QuantilesSchema),
+  /**
+   * idle µs before a batch -> extra µs it costs over table_us (its worker asleep, caches cold): the table
+   * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
+   */
+  idle_penalty_us: Type.Optional(IdlePenaltySchema),
+  /**
+   * quantiles of the extra µs a batch after 0.3-3 ms idle costs when the main thread spun meanwhile (RealClock's
+   * sub-millisecond waits) over one after it slept: the woken instance waiting for a core (CostModel.spin_wake_us)
+   */
+  spin_wake_us: Type.Optional(QuantilesSchema),
+  /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
+  timer: Type.Optional(TimerProfileSchema),
+  /** the host's main-thread stalls when measured (StallSchedule) */
+  stalls: Type.Optional(StallProfileSchema),
+  /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
+  source: Type.Optional(Type.Union([Type.Literal('calibrate'), Type.Literal('live')])),
+  /** size -> batches behind each table entry (live calibrations) */
+  counts: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Integer({ minimum: 0 }), { description: 'batch sizes >= 1', ...closed })),
+}, closed);
+
+export type Calibration = Static<typeof CalibrationSchema>;
+export type TimerProfile = Static<typeof TimerProfileSchema>;
+export type StallProfile = Static<typeof StallProfileSchema>;
+export type GcProfile = Static<typeof GcProfileSchema>;
+
+/** '/host/cpus' -> 'host.cpus' */
+const field = (path: string) => path.split('/').filter(Boolean).join('.');
+
+type Bounds = TSchema & { minimum?: number; exclusiveMinimum?: number; minLength?: number; minProperties?: number; const?: unknown; patternProperties?: object; description?: string };
+
+function describe(e: ValueError, what: string, value: unknown): string[] {
+  const at = [what, field(e.path)].filter(Boolean).join('.');
+  const s = e.schema as Bounds;
+  switch (e.type) {
+    case ValueErrorType.Kind: return validateQuantiles(value, at);
+    case ValueErrorType.ObjectRequiredProperty: return [`${at}: is required`];
+    // a record's key outside its pattern, or a closed object's unknown field
+    case ValueErrorType.ObjectAdditionalProperties: return [s.patternProperties ? `${at}: keys must be ${s.description ?? 'valid'}` : `${at}: unknown field`];
+    case ValueErrorType.Literal: return [`${at}: must be ${JSON.stringify(s.const)}`];
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum: return [`${at}: must be a number >= ${s.minimum}`];
+    case ValueErrorType.NumberExclusiveMinimum:
+    case ValueErrorType.IntegerExclusiveMinimum: return [`${at}: must be a number > ${s.exclusiveMinimum}`];
+    case ValueErrorType.Number: return [`${at}: must be a number`];
+    case ValueErrorType.Integer: return [`${at}: must be an integer`];
+    case ValueErrorType.String: return [`${at}: must be a string`];
+    case ValueErrorType.StringMinLength: return [`${at}: must be a non-empty string`];
+    case ValueErrorType.ObjectMinProperties: return [`${at}: must have at least ${s.minProperties} entry`];
+    case ValueErrorType.Object: return [`${at}: must be an object`];
+    default: return [`${at}: ${e.message}`];
+  }
+}
+
+/** What is wrong with `value` against `schema`, one line per problem, each naming its field under `what`. */
+export function schemaProblems(schema: TSchema, value: unknown, what: string): string[] {
+  const problems: string[] = [];
+  const missing = new Set<string>();
+  for (const e of Value.Errors(schema, value)) {
+    // a missing field is said once ("is required"), not again as a value of the wrong type
+    if (missing.has(e.path)) continue;
+    if (e.type === ValueErrorType.ObjectRequiredProperty) missing.add(e.path);
+    for (const p of describe(e, what, e.value)) if (!problems.includes(p)) problems.push(p);
+  }
+  return problems;
+}
