@@ -100,4 +100,8 @@ test('cost model: linear, table interpolation, validation', () => {
   assert.throws(() => validateCost({ fixed_us: -1 }), /fixed_us: must be a number >= 0/);
   assert.throws(() => validateCost({ table: { zero: 5 } }), /keys must be batch sizes/);
   assert.throws(() => validateCost({}), /fixed_us\/per_item_us or a table/);
+  assert.throws(() => validateCost({ fixed_us: 1, fixd_us: 2 }), /fixd_us: unknown field/);
+  assert.throws(() => validateCost({ fixed_us: 1, jitter: 1 }), /jitter: must be a number < 1/);
+  assert.throws(() => validateCost({ fixed_us: 1, spread: { '0': 3, '1': 2 } }), /spread\.1: quantiles must not decrease/);
+  assert.throws(() => validateCost({ table: { '1': 'slow' } }), /table\.1: must be a number/);
 });

@@ -5,7 +5,7 @@
  * linear fit (fixed + per item, least squares) is kept beside it because it is what a teacher explains.
  */
 import type { CostModel } from './cost-model';
-import { CalibrationSchema, schemaProblems, type Calibration } from './calibration-schema';
+import { CalibrationSchema, schemaProblems, type Calibration } from './schemas';
 
 export type { Calibration };
 
@@ -32,7 +32,7 @@ export function fitLinear(table: Record<string, number>, weights?: Record<string
   return { fixed_us: round(Math.max(0, my - slope * mx)), per_item_us: round(Math.max(0, slope)) };
 }
 
-/** The calibration in `input`, or CalibrationError naming every field that is wrong (calibration-schema.ts). */
+/** The calibration in `input`, or CalibrationError naming every field that is wrong (schemas.ts). */
 export function validateCalibration(input: unknown, what = 'calibration'): Calibration {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CalibrationError(`${what} must be a JSON object`);
   const problems = schemaProblems(CalibrationSchema, input, '');

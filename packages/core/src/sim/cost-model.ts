@@ -5,40 +5,10 @@
  * +-jitter) comes from the simulation's seeded Rng, so it is reproducible.
  */
 import type { Rng } from '../load/rng';
-import { EmpiricalDistribution, validateQuantiles, type Quantiles } from './distribution';
+import { EmpiricalDistribution, type Quantiles } from './distribution';
+import { CostModelSchema, IdlePenaltySchema, schemaProblems, type CostModel } from './schemas';
 
-export interface CostModel {
-  fixed_us?: number;
-  per_item_us?: number;
-  /** batch size -> µs; when present it wins over fixed/per_item */
-  table?: Record<string, number>;
-  /** 0.1 = +-10% uniform noise (a hand-set spread; `spread` is the measured one and wins) */
-  jitter?: number;
-  /**
-   * Measured spread of a batch's time around the table's median at its size: quantiles of (time / median),
-   * from a calibration's runs (see fitBatchRecords). Each batch draws its factor from it.
-   */
-  spread?: Quantiles;
-  /**
-   * idle µs before a batch -> extra µs (a calibration's idle_penalty_us): an instance that sat idle wakes
-   * and refills its caches first. Linear between entries, flat beyond the last.
-   */
-  idle_penalty_us?: Record<string, number>;
-  /**
-   * Measured extra µs of a batch after idle when the server's main thread spun meanwhile (quantiles; a
-   * calibration's spin_wake_us, over the median after a sleeping main thread: negative at the median,
-   * milliseconds in the tail): the woken instance waiting for a core the spinning main thread holds.
-   * Drawn for a batch handed to an instance idle for at least SPIN_WAKE_MIN_IDLE_US while the modelled
-   * RealClock turns its loop (see SimExecutor).
-   */
-  spin_wake_us?: Quantiles;
-  /**
-   * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
-   * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
-   * instance has a device of its own (a GPU, or a figure that already includes contention).
-   */
-  kind?: string;
-}
+export type { CostModel };
 
 export const DEFAULT_COST: CostModel = { fixed_us: 2000, per_item_us: 250 };
 
@@ -46,30 +16,14 @@ export class CostModelError extends Error {
   override name = 'CostModelError';
 }
 
+/** The cost model in `input`, or CostModelError naming every field that is wrong (schemas.ts). */
 export function validateCost(input: unknown, what = 'cost model'): CostModel {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new CostModelError(`${what} must be a JSON object`);
-  const o = input as Record<string, unknown>;
-  const problems: string[] = [];
-  for (const k of Object.keys(o)) if (!['fixed_us', 'per_item_us', 'table', 'jitter', 'spread', 'idle_penalty_us', 'spin_wake_us', 'kind'].includes(k)) problems.push(`${k}: unknown field (known: fixed_us, per_item_us, table, jitter, spread, idle_penalty_us, spin_wake_us, kind)`);
-  for (const k of ['fixed_us', 'per_item_us'] as const) {
-    if (o[k] !== undefined && !(typeof o[k] === 'number' && Number.isFinite(o[k]) && (o[k] as number) >= 0)) problems.push(`${k}: must be a number >= 0`);
-  }
-  if (o.jitter !== undefined && !(typeof o.jitter === 'number' && o.jitter >= 0 && o.jitter < 1)) problems.push('jitter: must be a number in [0, 1)');
-  if (o.spread !== undefined) problems.push(...validateQuantiles(o.spread, 'spread'));
-  if (o.idle_penalty_us !== undefined) problems.push(...validateIdlePenalty(o.idle_penalty_us));
-  if (o.spin_wake_us !== undefined) problems.push(...validateQuantiles(o.spin_wake_us, 'spin_wake_us'));
-  if (o.kind !== undefined && typeof o.kind !== 'string') problems.push('kind: must be a string such as KIND_CPU');
-  if (o.table !== undefined) {
-    const t = o.table as Record<string, unknown>;
-    if (typeof t !== 'object' || t === null || Object.keys(t).length === 0) problems.push('table: must be a non-empty object {batch size: µs}');
-    else for (const [k, v] of Object.entries(t)) {
-      if (!/^[1-9]\d*$/.test(k)) problems.push(`table.${k}: keys must be batch sizes >= 1`);
-      if (!(typeof v === 'number' && Number.isFinite(v) && v >= 0)) problems.push(`table.${k}: must be a number of µs >= 0`);
-    }
-  }
+  const problems = schemaProblems(CostModelSchema, input, '');
+  const o = input as CostModel;
   if (o.table === undefined && o.fixed_us === undefined && o.per_item_us === undefined) problems.push('give fixed_us/per_item_us or a table');
   if (problems.length) throw new CostModelError(`invalid ${what}: ${problems.join('; ')}`);
-  return o as CostModel;
+  return o;
 }
 
 /**
@@ -126,9 +80,7 @@ export function latencyUs(cost: CostModel, size: number, rng: Rng, slowdown = 1)
 }
 
 export function validateIdlePenalty(t: unknown, what = 'idle_penalty_us'): string[] {
-  if (typeof t !== 'object' || t === null || Array.isArray(t) || Object.keys(t).length === 0) return [`${what}: must be a non-empty object {idle µs: extra µs}`];
-  return Object.entries(t as Record<string, unknown>).flatMap(([k, v]) =>
-    !(Number(k) >= 0) ? [`${what}.${k}: keys are idle µs >= 0`] : !(typeof v === 'number' && v >= 0 && Number.isFinite(v)) ? [`${what}.${k}: must be a number of µs >= 0`] : []);
+  return schemaProblems(IdlePenaltySchema, t, what);
 }
 
 /** Extra µs a batch costs after its instance sat idle for `idleUs` (0 without an idle table). */

@@ -10,7 +10,7 @@
  */
 import type { Rng } from '../load/rng';
 import { EmpiricalDistribution } from './distribution';
-import { GcProfileSchema, schemaProblems, type GcProfile } from './calibration-schema';
+import { GcProfileSchema, schemaProblems, type GcProfile } from './schemas';
 
 export type { GcProfile };
 

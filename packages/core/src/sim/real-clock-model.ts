@@ -15,7 +15,7 @@ import type { Clock, TimerHandle } from '../clock/clock';
 import type { VirtualClock } from '../clock/virtual-clock';
 import type { Rng } from '../load/rng';
 import { EmpiricalDistribution } from './distribution';
-import { schemaProblems, TimerProfileSchema, type TimerProfile } from './calibration-schema';
+import { schemaProblems, TimerProfileSchema, type TimerProfile } from './schemas';
 import type { MainThreadStalls } from './stalls';
 
 /** Timers that fire exactly on time: what a stall model alone runs on. */

@@ -13,7 +13,7 @@
  */
 import type { Rng } from '../load/rng';
 import { EmpiricalDistribution } from './distribution';
-import { schemaProblems, StallProfileSchema, type StallProfile } from './calibration-schema';
+import { schemaProblems, StallProfileSchema, type StallProfile } from './schemas';
 
 /**
  * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds

@@ -1,9 +1,10 @@
 /**
- * The calibration file, declared once: what `inferscope calibrate` writes, what a live server answers on
- * GET /v2/models/{m}/calibration, what `simulate --calibration FILE` and teaching mode read. Each TypeBox
- * schema here is both the validator and, through Static, the type the simulator uses, so a field the type
- * promises (a calibration's `fit`, its `host`) can never be missing from a file that passed validation.
- * Objects are closed (a misspelt field is named, not ignored) and numbers bounded.
+ * What the simulator reads from outside, declared once: the calibration file (what `inferscope calibrate`
+ * writes, what a live server answers on GET /v2/models/{m}/calibration, what `simulate --calibration FILE`
+ * and teaching mode read) with its host profiles, and the cost model (`simulate --cost FILE`, a scenario's
+ * costs). Each TypeBox schema here is both the validator and, through Static, the type the simulator uses,
+ * so a field the type promises (a calibration's `fit`, its `host`) can never be missing from a file that
+ * passed validation. Objects are closed (a misspelt field is named, not ignored) and numbers bounded.
  *
  * Quantile tables (distribution.ts) carry the one rule a schema cannot state (levels in [0, 1], at least
  * two, values not decreasing): a custom kind checked by validateQuantiles, which also words its refusals.
@@ -106,7 +107,46 @@ export const CalibrationSchema = Type.Object({
   counts: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Integer({ minimum: 0 }), { description: 'batch sizes >= 1', ...closed })),
 }, closed);
 
+/**
+ * How long a simulated batch takes (cost-model.ts): linear (fixed + per item) or a table per batch size,
+ * with an optional hand-set jitter or the measured spread, cost after idle and spin wake. At least one of
+ * fixed_us, per_item_us and table must be given (checked by validateCost: a schema cannot say it).
+ */
+export const CostModelSchema = Type.Object({
+  fixed_us: Type.Optional(Type.Number({ minimum: 0 })),
+  per_item_us: Type.Optional(Type.Number({ minimum: 0 })),
+  /** batch size -> µs; when present it wins over fixed/per_item */
+  table: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ minimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed })),
+  /** 0.1 = +-10% uniform noise (a hand-set spread; `spread` is the measured one and wins) */
+  jitter: Type.Optional(Type.Number({ minimum: 0, exclusiveMaximum: 1 })),
+  /**
+   * Measured spread of a batch's time around the table's median at its size: quantiles of (time / median),
+   * from a calibration's runs (see fitBatchRecords). Each batch draws its factor from it.
+   */
+  spread: Type.Optional(QuantilesSchema),
+  /**
+   * idle µs before a batch -> extra µs (a calibration's idle_penalty_us): an instance that sat idle wakes
+   * and refills its caches first. Linear between entries, flat beyond the last.
+   */
+  idle_penalty_us: Type.Optional(IdlePenaltySchema),
+  /**
+   * Measured extra µs of a batch after idle when the server's main thread spun meanwhile (quantiles; a
+   * calibration's spin_wake_us, over the median after a sleeping main thread: negative at the median,
+   * milliseconds in the tail): the woken instance waiting for a core the spinning main thread holds.
+   * Drawn for a batch handed to an instance idle for at least SPIN_WAKE_MIN_IDLE_US while the modelled
+   * RealClock turns its loop (see SimExecutor).
+   */
+  spin_wake_us: Type.Optional(QuantilesSchema),
+  /**
+   * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
+   * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
+   * instance has a device of its own (a GPU, or a figure that already includes contention).
+   */
+  kind: Type.Optional(Type.String({ minLength: 1 })),
+}, closed);
+
 export type Calibration = Static<typeof CalibrationSchema>;
+export type CostModel = Static<typeof CostModelSchema>;
 export type TimerProfile = Static<typeof TimerProfileSchema>;
 export type StallProfile = Static<typeof StallProfileSchema>;
 export type GcProfile = Static<typeof GcProfileSchema>;
@@ -114,7 +154,7 @@ export type GcProfile = Static<typeof GcProfileSchema>;
 /** '/host/cpus' -> 'host.cpus' */
 const field = (path: string) => path.split('/').filter(Boolean).join('.');
 
-type Bounds = TSchema & { minimum?: number; exclusiveMinimum?: number; minLength?: number; minProperties?: number; const?: unknown; patternProperties?: object; description?: string };
+type Bounds = TSchema & { minimum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number; minLength?: number; minProperties?: number; const?: unknown; patternProperties?: object; description?: string };
 
 function describe(e: ValueError, what: string, value: unknown): string[] {
   const at = [what, field(e.path)].filter(Boolean).join('.');
@@ -129,6 +169,7 @@ function describe(e: ValueError, what: string, value: unknown): string[] {
     case ValueErrorType.IntegerMinimum: return [`${at}: must be a number >= ${s.minimum}`];
     case ValueErrorType.NumberExclusiveMinimum:
     case ValueErrorType.IntegerExclusiveMinimum: return [`${at}: must be a number > ${s.exclusiveMinimum}`];
+    case ValueErrorType.NumberExclusiveMaximum: return [`${at}: must be a number < ${s.exclusiveMaximum}`];
     case ValueErrorType.Number: return [`${at}: must be a number`];
     case ValueErrorType.Integer: return [`${at}: must be an integer`];
     case ValueErrorType.String: return [`${at}: must be a string`];
