@@ -2,13 +2,14 @@
  * HTTP (and gRPC) serving benchmark with EXTERNAL clients, so the client never measures itself:
  *   1. wrk (C, /usr/bin/wrk: `apt-get install -y wrk`) at -c32 POSTs a KServe binary body (FP32 [1,784]) to
  *      InferScope's mlp_batched (dynamic batching) and, in the same run, to a bare Fastify route that
- *      reads the same body and answers a small JSON. Rounds alternate; the result is the median of the
- *      per-round ratios.
+ *      reads the same body and answers a small JSON, and to the architecture's two floors (architecture-floor.ts:
+ *      Fastify + one worker thread, once touching the inputs and once running the model with onnxruntime).
+ *      Rounds alternate; the result is the median of the per-round ratios.
  *   2. gRPC ModelInfer (raw_input_contents) vs HTTP binary, each from the same kind of client: a Node
  *      process (client-process.mjs: node:http keep-alive vs grpc-js), alternating rounds. No gRPC load
  *      tool is on npm (ghz is a Go binary), so both sides use a Node client in a separate process.
  *
- *   node --import tsx test/bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1] [--delay-us 2000] [--rate 1000]
+ *   node --import tsx test/bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1] [--delay-us 2000] [--rate 1000] [--only all|http|inferscope|grpc]
  *   node --cpu-prof --cpu-prof-dir=prof --import tsx test/bench/serve/wrk.ts --rounds 1 --only inferscope   # profile the server
  */
 import { spawn } from 'node:child_process';
