@@ -12,7 +12,7 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread,idle,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
+ *        [--without prefetch,timers,spread,idle,wake,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
@@ -21,7 +21,9 @@
  * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
  * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
  * measurement; off unless `--with spin`: its measured strength overstates the tail of most cases, see
- * costFromCalibration), gc (the server's garbage collections per request, the main-thread probe).
+ * costFromCalibration), wake (the main thread's wake-up for an answer, part of every table time: seen at
+ * once while it turns its loop; calibrate's answer-wake measurement), gc (the server's garbage
+ * collections per request, the main-thread probe).
  * `--also-without` simulates every round a second time with those switched off as well, against the same
  * real run: what a mechanism is worth, free of the host's drift from one round to the next.
  * With --repeat > 1 the real runs of each case are also compared with each other (the same trace, back
@@ -54,7 +56,7 @@ for (const w of withOptIn) if (!OPT_IN.includes(w)) throw new Error(`--with: unk
 const without = new Set([...arg('--without', '').split(',').filter(Boolean), ...OPT_IN.filter((m) => !withOptIn.has(m))]);
 /** a second simulation of every round without these too, against the same real run (an ablation free of the host's drift) */
 const alsoWithout = new Set(arg('--also-without', '').split(',').filter(Boolean));
-const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'spin', 'host', 'stalls', 'gc'];
+const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'spin', 'wake', 'host', 'stalls', 'gc'];
 for (const w of [...without, ...alsoWithout]) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
 const outDir = arg('--out', fileURLToPath(new URL('./out/', import.meta.url)));
 const only = arg('--case', '');
@@ -121,7 +123,7 @@ for (let r = 0; r < repeat; r++) {
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary, ablated });
     const silent = silencesUs(real.events);
     const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.['0.95'] ?? '-'} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.["0.95"] ?? "-"} µs, answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 

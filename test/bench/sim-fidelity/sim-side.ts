@@ -8,6 +8,7 @@ export interface SimHost { cores: number; mainUsPerRequest: number; timer: Timer
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
   const cost = costFromCalibration(cal, 0, !without.has('spread'), !without.has('spin'));
   if (without.has('idle')) delete cost.idle_penalty_us;
+  if (without.has('wake')) delete cost.answer_wake_us;
   return simulate({
     scenario, configs: [configOf(c)], seed: 7, record,
     cost: { [c.model]: cost },

@@ -13,7 +13,7 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, requestOf, timeRuns } from './measure-batches';
+import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, requestOf, timeRuns } from './measure-batches';
 import { measureMainThread, type MainThreadCost } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
@@ -93,6 +93,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   let records: BatchRecord[];
   let idle: Record<string, number>;
   let spinWake: Record<string, number>;
+  let answerWake: number;
   let parallel: number | undefined;
   try {
     await model.executor.startInstance?.(info);
@@ -106,6 +107,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     idle = await measureIdlePenalty(model.executor, info, config, seqLen);
     o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
     spinWake = await measureSpinWake(model.executor, info, config, seqLen);
+    answerWake = await measureAnswerWake(model.executor, info, config, seqLen);
+    o.log?.(`  ${name} answers seen ${answerWake} µs later with the main thread asleep than turning its loop (batch 1, back to back)`);
     o.log?.(`  ${name} after idle with the main thread spinning, extra µs: p50 ${spinWake['0.5']}, p95 ${spinWake['0.95']}, p99 ${spinWake['0.99']}`);
     if (o.parallel) {
       // a second instance beside the first: what two of this model really get from the host's cores
@@ -144,6 +147,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     spread: fitted.spread,
     idle_penalty_us: idle,
     spin_wake_us: spinWake,
+    answer_wake_us: answerWake,
     timer,
     ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',

@@ -151,3 +151,30 @@ test('spin wake is opt-in: a calibration that measured it gives a cost without i
   // no spread asked for (teaching mode): no spin wake either, whatever the flag
   assert.equal(costFromCalibration(cal, 0, false, true).spin_wake_us, undefined);
 });
+
+test('answer wake: the instance is done answer_wake_us before the table time; a turning main thread sees it then, a sleeping one after its wake-up', () => {
+  const clock = new VirtualClock();
+  const rc = new RealClockModel(clock, ON_TIME, new Rng(2));
+  const ex = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1), undefined, 1, undefined, () => rc.spinning());
+  const info = { name: 'a', group: 'g', kind: 'KIND_CPU', device: 'cpu', index: 0 };
+  const answers: number[] = [];
+  const send = () => ex.executeWithCallback(info, [{ id: 'r', batchSize: 1, shapeKey: '', payload: null }], () => answers.push(clock.now()));
+  clock.advanceTo(10_000);
+  send();
+  send(); // held behind it: the instance takes it as soon as its own work is done, not after the wake-up
+  clock.advanceTo(20_000);
+  assert.deepEqual(answers, [10_300, 10_540], 'asleep: each answer at the table time after its start, the second starting at 10,240');
+  answers.length = 0;
+  clock.advanceTo(30_000);
+  rc.setTimer(30_500, () => undefined); // a sub-millisecond wait pending: the main thread turns its loop
+  send();
+  clock.advanceTo(30_400);
+  assert.deepEqual(answers, [30_240], 'turning: the answer the moment the instance is done');
+  // not modelled where the simulation has no main thread (teaching mode: no RealClock model)
+  const plain = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1));
+  let at = -1;
+  const t0 = clock.now();
+  plain.executeWithCallback(info, [{ id: 'r', batchSize: 1, shapeKey: '', payload: null }], () => (at = clock.now() - t0));
+  clock.advanceTo(t0 + 1000);
+  assert.equal(at, 300);
+});

@@ -97,6 +97,11 @@ export const CalibrationSchema = Type.Object({
    * sub-millisecond waits) over one after it slept: the woken instance waiting for a core (CostModel.spin_wake_us)
    */
   spin_wake_us: Type.Optional(QuantilesSchema),
+  /**
+   * median µs a batch of 1 takes longer, sent back to back, when the main thread sleeps while it waits than
+   * when it turns its loop: its wake-up for the answer, part of every table_us entry (CostModel.answer_wake_us)
+   */
+  answer_wake_us: Type.Optional(Type.Number({ minimum: 0 })),
   /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
   timer: Type.Optional(TimerProfileSchema),
   /** the host's main-thread stalls when measured (StallSchedule) */
@@ -137,6 +142,13 @@ export const CostModelSchema = Type.Object({
    * RealClock turns its loop (see SimExecutor).
    */
   spin_wake_us: Type.Optional(QuantilesSchema),
+  /**
+   * µs of each table time that is the server's main thread waking up for the answer (the table is timed
+   * with it asleep): where the simulation models the main thread (RealClock), the instance is done that
+   * much sooner, and the answer is seen at once while the main thread turns its loop, after the wake-up
+   * while it sleeps (see SimExecutor).
+   */
+  answer_wake_us: Type.Optional(Type.Number({ minimum: 0 })),
   /**
    * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
    * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the

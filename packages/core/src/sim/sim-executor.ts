@@ -73,6 +73,12 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     const now = this.clock.now();
     const idle = now - (this.lastEnd.get(instance) ?? -Infinity);
     const took = latencyUs(this.cost, size, this.rng, slowdown) + Math.round(idlePenaltyUs(this.cost, idle));
+    const spinning = this.mainSpinning;
+    const spinWake = spinning !== undefined && this.cost.spin_wake_us !== undefined && idle >= SPIN_WAKE_MIN_IDLE_US;
+    // The table's times were measured with the main thread asleep while it waited (answer_wake_us of them is
+    // its wake-up): the instance itself is done that much sooner, and a main thread that is turning its
+    // loop then sees the answer at once; one that sleeps sees it after its wake-up.
+    const wake = spinning !== undefined && !spinWake && this.cost.answer_wake_us ? Math.min(this.cost.answer_wake_us, took - 1) : 0;
     this.running.add(instance);
     const end = () => {
       if (shares) this.host.end();
@@ -82,13 +88,16 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
       const next = this.held.get(instance)?.shift();
       if (next) this.begin(instance, next.batch, next.done);
       const answer = () => done(null, batch.map((r) => r.id ?? ''));
-      const seen = this.noticeAt(this.clock.now());
-      if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
-      else answer();
+      const notice = () => {
+        const seen = this.noticeAt(this.clock.now());
+        if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
+        else answer();
+      };
+      if (wake > 0 && !spinning!()) this.clock.setTimer(this.clock.now() + wake, notice);
+      else notice();
     };
-    const spinning = this.mainSpinning;
-    if (!(spinning && this.cost.spin_wake_us && idle >= SPIN_WAKE_MIN_IDLE_US)) {
-      this.clock.setTimer(now + took, end);
+    if (!spinWake) {
+      this.clock.setTimer(now + took - wake, end);
       return;
     }
     // A woken instance waits for a core while the main thread spins. Whether it spins is known once the
