@@ -32,6 +32,10 @@ test('calibrate measures text_encoder at batch 1..64 on onnxruntime and writes i
   assert.ok(cal.spin_wake_us && Object.keys(cal.spin_wake_us).length >= 2, 'spin_wake_us measured');
   assert.deepEqual(costFromCalibration(cal, 0, true, true).spin_wake_us, cal.spin_wake_us);
   assert.equal(costFromCalibration(cal).spin_wake_us, undefined, 'off unless asked');
+  // the main thread's wake-up for an answer: measured (>= 0), and in the cost where the spread is
+  assert.ok(typeof cal.answer_wake_us === 'number' && cal.answer_wake_us >= 0, 'answer_wake_us measured');
+  assert.equal(costFromCalibration(cal).answer_wake_us, cal.answer_wake_us);
+  assert.equal(costFromCalibration(cal, 0, false).answer_wake_us, undefined, 'teaching mode (no spread): none');
   assert.equal(costFromCalibration(cal, 0, false).spin_wake_us, undefined, 'spread off: the median table alone');
   rmSync(out, { recursive: true, force: true });
 });
