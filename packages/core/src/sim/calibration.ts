@@ -54,7 +54,7 @@ export function costFromCalibration(cal: Calibration, jitter = 0, spread = true,
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
   const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
   const spin = spread && spinWake && cal.spin_wake_us ? { spin_wake_us: cal.spin_wake_us } : {};
-  const wake = spread && cal.answer_wake_us ? { answer_wake_us: cal.answer_wake_us } : {};
+  const wake = spread && cal.answer_wake_us !== undefined ? { answer_wake_us: cal.answer_wake_us } : {};
   return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle, ...spin, ...wake };
 }
 
