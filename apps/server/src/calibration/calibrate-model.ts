@@ -13,7 +13,7 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, requestOf, timeRuns } from './measure-batches';
+import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, median, requestOf, timeRuns } from './measure-batches';
 import { measureMainThread, type MainThreadCost } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
@@ -43,7 +43,6 @@ export interface CalibrateOptions {
   log?: (line: string) => void;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const medianUs = (xs: number[]) => Math.round(median(xs) * 10) / 10;
 
 const ORT_TYPE: Record<string, ort.Tensor.Type> = { FP32: 'float32', INT64: 'int64' };
@@ -107,9 +106,9 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     idle = await measureIdlePenalty(model.executor, info, config, seqLen);
     o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
     spinWake = await measureSpinWake(model.executor, info, config, seqLen);
+    o.log?.(`  ${name} after idle with the main thread spinning, extra µs: p50 ${spinWake['0.5']}, p95 ${spinWake['0.95']}, p99 ${spinWake['0.99']}`);
     answerWake = await measureAnswerWake(model.executor, info, config, seqLen);
     o.log?.(`  ${name} answers seen ${answerWake} µs later with the main thread asleep than turning its loop (batch 1, back to back)`);
-    o.log?.(`  ${name} after idle with the main thread spinning, extra µs: p50 ${spinWake['0.5']}, p95 ${spinWake['0.95']}, p99 ${spinWake['0.99']}`);
     if (o.parallel) {
       // a second instance beside the first: what two of this model really get from the host's cores
       const second: InstanceInfo = { ...info, name: `${name}_0_1`, index: 1 };

@@ -11,6 +11,9 @@ import { mulberry32 } from '@inferscope/core/load/index.ts';
 
 export const CALIBRATION_SIZES = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64];
 
+/** The median of `xs` (the upper one of an even count), as every measurement here reports it. */
+export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /** One request of `rows` samples with deterministic contents. */
 export function requestOf(config: ModelConfig, rows: number, seqLen: number, id: string): SchedulerRequest<InferPayload> {
   const inputs: Tensor[] = (config.input ?? []).map((inp) => {
@@ -97,9 +100,8 @@ export async function measureIdlePenalty(executor: Executor<InferPayload, InferR
       byGap[g].us.push(m.us);
     }
   }
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const hot = med(byGap[0].us);
-  return Object.fromEntries(byGap.map((b) => [String(Math.round(med(b.idle))), Math.max(0, Math.round(med(b.us) - hot))]));
+  const hot = median(byGap[0].us);
+  return Object.fromEntries(byGap.map((b) => [String(Math.round(median(b.idle))), Math.max(0, Math.round(median(b.us) - hot))]));
 }
 
 /** Idle gaps of the spin-wake measurement, µs: moderate traffic's gaps between batches. */
@@ -149,7 +151,7 @@ export async function measureSpinWake(executor: Executor<InferPayload, InferResu
     slept.push(await timed());
     spun.push(await spunRun(lo + rnd() * (hi - lo)));
   }
-  const typical = [...slept].sort((a, b) => a - b)[Math.floor(slept.length / 2)];
+  const typical = median(slept);
   return quantilesOf(spun.map((us) => us - typical), 0);
 }
 
@@ -157,25 +159,24 @@ export async function measureSpinWake(executor: Executor<InferPayload, InferResu
  * The main thread's wake-up for an answer, µs: batches of 1 sent back to back while it sleeps between them
  * (awaiting, as calibrate's table is measured) against the same while it turns its loop (setImmediate, as a
  * RealClock with a sub-millisecond wait pending does), alternated `rounds` times; the median of the
- * per-round differences of medians, never below 0. On this 2-vCPU VM: 60-75 µs in most rounds, ~0 in some.
+ * per-round differences of medians, never below 0. On this 2-vCPU VM: 50-90 µs (single rounds ~0 at times).
  */
 export async function measureAnswerWake(executor: Executor<InferPayload, InferResult>, info: InstanceInfo, config: ModelConfig, seqLen: number, rounds = 5, minMs = 200): Promise<number> {
   const req = requestOf(config, 1, seqLen, 'cal-wake');
   const run = () => executor.execute(info, [req]);
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const diffs: number[] = [];
   for (let r = 0; r < rounds; r++) {
-    const asleep = med(await timeRuns(run, minMs));
+    const asleep = median(await timeRuns(run, minMs));
     let turning = true;
     const turn = () => { if (turning) setImmediate(turn); };
     setImmediate(turn);
     try {
-      diffs.push(asleep - med(await timeRuns(run, minMs)));
+      diffs.push(asleep - median(await timeRuns(run, minMs)));
     } finally {
       turning = false;
     }
   }
-  return Math.max(0, Math.round(med(diffs)));
+  return Math.max(0, Math.round(median(diffs)));
 }
 
 /**
@@ -188,7 +189,6 @@ export async function measureParallelCores(executor: Executor<InferPayload, Infe
   const req = requestOf(config, size, seqLen, 'cal-parallel');
   const alone = await timeRuns(() => executor.execute(infos[0], [req]), minMs);
   const together = await Promise.all(infos.map((info) => timeRuns(() => executor.execute(info, [req]), minMs)));
-  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const each = med(together.flat());
-  return Math.round(Math.min(infos.length, Math.max(0.5, (infos.length * med(alone)) / each)) * 100) / 100;
+  const each = median(together.flat());
+  return Math.round(Math.min(infos.length, Math.max(0.5, (infos.length * median(alone)) / each)) * 100) / 100;
 }

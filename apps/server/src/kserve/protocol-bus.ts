@@ -1,28 +1,19 @@
 /**
  * The server's EventBus, which also says which protocol each request came in on. The scheduler (core)
  * builds `request.queued` and knows nothing of front ends; it emits that event synchronously inside
- * `enqueue()`. A front end runs its enqueue inside `within(protocol, ...)`, and the bus stamps the
- * protocol onto the `request.queued` (and `request.rejected`) events emitted during that call. One comparison per event on the hot
- * path; no per-request maps. Requests from in-process sources (load generator) carry no protocol.
+ * `enqueue()`. A front end brackets its enqueue with `enter(protocol)` / `leave(previous)`, and the bus
+ * stamps the protocol onto the `request.queued` (and `request.rejected`) events emitted in between. One
+ * comparison per event on the hot path; no per-request maps. Requests from in-process sources (load generator) carry no protocol.
  */
 import { EventBus, type RequestProtocol, type SchedulerEvent } from '@inferscope/core';
 
 export class ProtocolTaggingBus extends EventBus {
   private current: RequestProtocol | undefined;
 
-  /** Runs `fn` (which enqueues one request) with `protocol` stamped on the events it queues. */
-  within<T>(protocol: RequestProtocol, fn: () => T): T {
-    const previous = this.enter(protocol);
-    try {
-      return fn();
-    } finally {
-      this.leave(previous);
-    }
-  }
-
   /**
-   * `within` without a closure, for the per-request path: stamps `protocol` from now on and returns what
-   * was stamped before, which the caller hands to `leave` (in a finally) when its enqueue is done.
+   * Stamps `protocol` on what is emitted from now on and returns what was stamped before, which the caller
+   * hands to `leave` (in a finally) once its one enqueue is done. Not a within(fn): the per-request path
+   * makes no closure (see routes.ts).
    */
   enter(protocol: RequestProtocol): RequestProtocol | undefined {
     const previous = this.current;

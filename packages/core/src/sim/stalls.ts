@@ -78,7 +78,7 @@ export interface MainThreadStalls {
  * Several sources of main-thread stalls as one (the host's, the server's own collections): the end of one
  * may fall in another, so the release is looked up until it stays put.
  */
-export function combinedStalls(parts: readonly { releaseAt(tUs: number, nowUs: number): number }[]): MainThreadStalls {
+export function combinedStalls(parts: readonly MainThreadStalls[]): MainThreadStalls {
   return {
     releaseAt(tUs, nowUs) {
       for (let t = tUs; ;) {
