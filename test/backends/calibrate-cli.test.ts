@@ -1,6 +1,7 @@
 /** `inferscope calibrate` on a real model writes a valid table that simulate can use. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { stallsBeyondCollections } from '../../apps/server/src/calibration/stall-probe';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +35,11 @@ test('calibrate measures text_encoder at batch 1..64 on onnxruntime and writes i
   assert.equal(costFromCalibration(cal).spin_wake_us, undefined, 'off unless asked');
   // the main thread's wake-up for an answer: measured (>= 0), and in the cost where the spread is
   assert.ok(typeof cal.answer_wake_us === 'number' && cal.answer_wake_us >= 0, 'answer_wake_us measured');
+  // two in flight: every size's cycle, never above the batch sent on its own, carried into the cost
+  assert.deepEqual(Object.keys(cal.held_us ?? {}), Object.keys(cal.table_us));
+  for (const [b, us] of Object.entries(cal.held_us!)) assert.ok(us > 0 && us <= cal.table_us[b], `held at ${b}: ${us} vs ${cal.table_us[b]}`);
+  assert.deepEqual(costFromCalibration(cal).held_table, cal.held_us);
+  assert.deepEqual(costFromCalibration(cal, 0, false).held_table, cal.held_us, 'not noise: teaching mode keeps it');
   assert.equal(costFromCalibration(cal).answer_wake_us, cal.answer_wake_us);
   assert.equal(costFromCalibration(cal, 0, false).answer_wake_us, undefined, 'teaching mode (no spread): none');
   assert.equal(costFromCalibration(cal, 0, false).spin_wake_us, undefined, 'spread off: the median table alone');
@@ -65,4 +71,12 @@ test('calibrate refuses bad options with the help text', async () => {
   } finally {
     console.error = err;
   }
+});
+
+test('the stall probe leaves its own garbage collections out: only what they do not cover is the host\'s', () => {
+  const turns = [{ start: 10, end: 11 }, { start: 20, end: 20.5 }, { start: 30, end: 30.25 }];
+  // the first turn: 0.9 of its 1 ms a collection; the second: 0.1 ms of its 0.5; the third: none
+  const gcs = [{ start: 10.05, end: 10.95 }, { start: 20.4, end: 20.6 }];
+  const stalls = stallsBeyondCollections(turns, gcs).map((us) => Math.round(us));
+  assert.deepEqual(stalls, [400, 250], 'a turn a collection filled is no stall; the rest of one is');
 });

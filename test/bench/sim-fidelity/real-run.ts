@@ -18,7 +18,8 @@ import { measureGcProfile } from '../../../apps/server/src/calibration/gc-probe'
 
 export const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
 
-export interface Case { name: string; model: string; rate: number; delayUs: number; instances: number }
+/** `maxQueue`: the default queue policy's max_queue_size (overload with a bounded queue: Triton's answer to it) */
+export interface Case { name: string; model: string; rate: number; delayUs: number; instances: number; maxQueue?: number }
 
 export const CASES: Case[] = [
   { name: 'mlp moderate, delay 2 ms', model: 'mlp_classifier', rate: 2000, delayUs: 2000, instances: 1 },
@@ -27,12 +28,17 @@ export const CASES: Case[] = [
   { name: 'cnn busy, delay 1 ms', model: 'cnn_classifier', rate: 2500, delayUs: 1000, instances: 1 },
   { name: 'cnn overload, delay 1 ms', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 1 },
   { name: 'cnn overload, 2 instances', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 2 },
+  // Overload with an unbounded queue has no steady state: every latency percentile grows with the run's
+  // length, by (offered - served) x time. With a bounded queue (Triton's max_queue_size, what a server under
+  // overload is given) the excess is refused and the latency settles at the queue's length over the rate.
+  { name: 'cnn overload, max_queue_size 256', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 1, maxQueue: 256 },
+  { name: 'cnn overload, 2 instances, max_queue_size 256', model: 'cnn_classifier', rate: 12000, delayUs: 1000, instances: 2, maxQueue: 256 },
 ];
 
 export function configOf(c: Case): SchedulerConfigInput {
   const r = loadModelConfig(readFileSync(join(REPO, c.model, 'config.pbtxt'), 'utf8'), { modelName: c.model, gpuCount: 0 });
   const cfg = structuredClone(r.config!) as SchedulerConfigInput & { instance_group?: { count?: number }[] };
-  cfg.dynamic_batching = { ...cfg.dynamic_batching, max_queue_delay_microseconds: c.delayUs };
+  cfg.dynamic_batching = { ...cfg.dynamic_batching, max_queue_delay_microseconds: c.delayUs, ...(c.maxQueue ? { default_queue_policy: { max_queue_size: c.maxQueue } } : {}) };
   cfg.instance_group = [{ ...cfg.instance_group![0], count: c.instances }];
   return { ...cfg, name: c.model };
 }
@@ -48,7 +54,7 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
   try {
     const m = server.manager;
     const served = m.get(c.model)!;
-    await m.updateDynamicBatching(c.model, served.version, { max_queue_delay_microseconds: c.delayUs }, 'bench');
+    await m.updateDynamicBatching(c.model, served.version, { max_queue_delay_microseconds: c.delayUs, ...(c.maxQueue ? { default_queue_policy: { max_queue_size: c.maxQueue } } : {}) }, 'bench');
     await m.setInstanceCount(c.model, served.version, undefined, c.instances, 'bench');
     const target = new InProcessTarget(m);
     // warm the instances on a short copy of the traffic, then measure on the trace

@@ -12,20 +12,26 @@
  * replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,timers,spread,idle,wake,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
+ *        [--without prefetch,held,timers,spread,interruptions,idle,spincore,wake,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
- * were modelled): prefetch (instances take their next batch while computing), timers (RealClock's
+ * were modelled): prefetch (instances take their next batch while computing), held (a batch held behind
+ * a running one takes the held table's time, measured with two in flight: no hand-off), interruptions
+ * (batches far beyond their size's median, as added µs at a rate per second of batch time), timers (RealClock's
  * lateness), spread (measured batch-time distribution), idle (the cost of a batch after idle), host
  * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
  * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
  * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
  * measurement; off unless `--with spin`: its measured strength overstates the tail of most cases, see
- * costFromCalibration), wake (the main thread's wake-up for an answer, part of every table time: seen at
+ * costFromCalibration), spincore (while RealClock turns its loop, the main thread holds a core the CPU
+ * instances share less of), wake (the main thread's wake-up for an answer, part of every table time: seen at
  * once while it turns its loop; calibrate's answer-wake measurement), gc (the server's garbage
  * collections per request, the main-thread probe).
  * `--also-without` simulates every round a second time with those switched off as well, against the same
  * real run: what a mechanism is worth, free of the host's drift from one round to the next.
+ * Every round is saved to the out dir (round-STAMP-RUN-CASE.json: the case, its trace file, the calibration
+ * and host the simulation got, the real summary): `resim.ts` simulates saved rounds again with the
+ * simulator as it is now, so a change to it is judged against the same real runs.
  * With --repeat > 1 the real runs of each case are also compared with each other (the same trace, back
  * to back): the real server's own repeatability, next to the simulator's distance from it.
  * Targets (issue 20): throughput, mean batch size and p50 within 15%, p99 within 30%.
@@ -44,20 +50,13 @@ import { measureStallProfile } from '../../../apps/server/src/calibration/stall-
 import { arg } from '../args';
 import { CASES, REPO, configOf, realRun, silencesUs, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
-import { simulateCase } from './sim-side';
+import { mechanismOptions, simulateCase, type SavedRound } from './sim-side';
+import { METRICS, caseLabel, median, mediansTable, roundCells } from './report';
 
 const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
 const source = arg('--calibration', 'same-run');
-/** mechanisms the simulator leaves out unless asked for with --with */
-const OPT_IN = ['spin'];
-const withOptIn = new Set(arg('--with', '').split(',').filter(Boolean));
-for (const w of withOptIn) if (!OPT_IN.includes(w)) throw new Error(`--with: unknown opt-in mechanism ${w} (known: ${OPT_IN.join(', ')})`);
-const without = new Set([...arg('--without', '').split(',').filter(Boolean), ...OPT_IN.filter((m) => !withOptIn.has(m))]);
-/** a second simulation of every round without these too, against the same real run (an ablation free of the host's drift) */
-const alsoWithout = new Set(arg('--also-without', '').split(',').filter(Boolean));
-const MECHANISMS = ['prefetch', 'timers', 'spread', 'idle', 'spin', 'wake', 'host', 'stalls', 'gc'];
-for (const w of [...without, ...alsoWithout]) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
+const { without, alsoWithout } = mechanismOptions();
 const outDir = arg('--out', fileURLToPath(new URL('./out/', import.meta.url)));
 const only = arg('--case', '');
 
@@ -69,16 +68,9 @@ const summarise = (events: SchedulerEvent[], sent: number, label: string, seed: 
   return col.summary(label, seed);
 };
 
-const pct = (sim: number, real: number) => (real === 0 ? 0 : ((sim - real) / real) * 100);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const METRICS = [
-  ['throughput/s', (s: SimSummary) => s.throughput_per_s, 0],
-  ['mean batch', (s: SimSummary) => s.avg_batch_size, 2],
-  ['p50 µs', (s: SimSummary) => s.latency_us.p50, 0],
-  ['p99 µs', (s: SimSummary) => s.latency_us.p99, 0],
-] as const;
-
 mkdirSync(outDir, { recursive: true });
+/** names this run's saved rounds (round-STAMP-RUN-CASE.json) */
+const stamp = new Date().toISOString().slice(0, 16).replace(/[-:T]/g, '');
 const cases = CASES.filter((_, i) => only === '' || only.split(',').map(Number).includes(i));
 console.log(`sim fidelity: ${seconds} s per case, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)}, calibration ${source}${without.size ? `, without ${[...without].join(', ')}` : ''}`);
 
@@ -107,7 +99,7 @@ for (let r = 0; r < repeat; r++) {
   for (const c of cases) {
     const scenario: Scenario = { name: c.name, seed: 7, phases: [{ type: 'poisson', rate: c.rate, duration_s: seconds }] };
     const plan = scenarioToArrivals(scenario, { model: c.model });
-    const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}.ndjson`);
+    const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}-${seconds}s.ndjson`);
     writeFileSync(file, serializeTrace({ source: 'sim-fidelity', scenario: c.name, seed: 7 }, plan.arrivals));
     const trace = parseTrace(readFileSync(file, 'utf8'));
     const { cal: calibration, cores, stalls } = await calibrationFor(c, timer);
@@ -121,29 +113,17 @@ for (let r = 0; r < repeat; r++) {
     const simSilent = silencesUs(simmed.events);
     const ablated = alsoWithout.size ? simulateCase(c, traceToScenario(trace), calibration, host, new Set([...without, ...alsoWithout])).summary : undefined;
     (rows.get(c.name) ?? rows.set(c.name, []).get(c.name)!).push({ sim, real: realSummary, ablated });
+    // everything the simulation was given and what the real server did, for resim.ts
+    const saved: SavedRound = { case: c, trace: file, calibration, host, real: realSummary, load: loadavg()[0] };
+    writeFileSync(join(outDir, `round-${stamp}-${r + 1}-${CASES.indexOf(c)}.json`), JSON.stringify(saved));
     const silent = silencesUs(real.events);
-    const cell = (m: (typeof METRICS)[number]) => `${m[1](sim).toFixed(m[2])} / ${m[1](realSummary).toFixed(m[2])} (${pct(m[1](sim), m[1](realSummary)).toFixed(0)}%)`;
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${METRICS.map(cell).join(' | ')} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.["0.95"] ?? "-"} µs, answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${roundCells(sim, realSummary)} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.["0.95"] ?? "-"} µs, answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 
-const label = (c: Case) => `${c.name} (${c.rate}/s)`;
-function table(title: string, simOf: (x: { sim: SimSummary; ablated?: SimSummary }) => SimSummary): void {
-  console.log(`\n${title}`);
-  console.log(`| case | ${METRICS.map((m) => m[0]).join(' | ')} |\n|---|${METRICS.map(() => '---').join('|')}|`);
-  for (const c of cases) {
-    const runs = rows.get(c.name)!;
-    const cells = METRICS.map((m) => {
-      const s = median(runs.map((x) => m[1](simOf(x))));
-      const re = median(runs.map((x) => m[1](x.real)));
-      const d = median(runs.map((x) => pct(m[1](simOf(x)), m[1](x.real))));
-      return `${s.toFixed(m[2])} / ${re.toFixed(m[2])} (${d >= 0 ? '+' : ''}${d.toFixed(0)}%)`;
-    });
-    console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
-  }
-}
-table(`medians over ${repeat} run(s), simulated / real (difference):`, (x) => x.sim);
-if (alsoWithout.size) table(`the same real runs, simulated also without ${[...alsoWithout].join(', ')} / real (difference):`, (x) => x.ablated!);
+const rowsOf = (c: Case) => rows.get(c.name) ?? [];
+console.log(mediansTable(`medians over ${repeat} run(s), simulated / real (difference):`, cases, rowsOf, (x) => x.sim));
+if (alsoWithout.size) console.log(mediansTable(`the same real runs, simulated also without ${[...alsoWithout].join(', ')} / real (difference):`, cases, rowsOf, (x) => x.ablated!));
 
 if (repeat > 1) {
   // The real server against itself: the same trace and config, run after run. A simulation cannot be
@@ -157,6 +137,6 @@ if (repeat > 1) {
       const mid = median(xs);
       return `${Math.min(...xs).toFixed(m[2])}..${Math.max(...xs).toFixed(m[2])} (${mid === 0 ? 0 : (((Math.max(...xs) - Math.min(...xs)) / mid) * 100).toFixed(0)}%)`;
     });
-    console.log(`| ${label(c)} | ${cells.join(' | ')} |`);
+    console.log(`| ${caseLabel(c)} | ${cells.join(' | ')} |`);
   }
 }

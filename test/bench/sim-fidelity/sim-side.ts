@@ -1,20 +1,47 @@
 /** The simulated side of a fidelity case: the calibration's cost and the host measured for this run. */
 import type { Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, simulate, type Calibration, type GcProfile, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { costFromCalibration, simulate, type Calibration, type GcProfile, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { arg } from '../args';
 import { configOf, type Case } from './real-run';
 
+/** mechanisms the simulator leaves out unless asked for with --with */
+const OPT_IN = ['spin'];
+const MECHANISMS = ['prefetch', 'held', 'timers', 'spread', 'interruptions', 'idle', 'spin', 'spincore', 'wake', 'host', 'stalls', 'gc'];
+
+/**
+ * The mechanisms switched off by the command line: `--without LIST` and the opt-in ones not asked for with
+ * `--with`; `--also-without LIST` for a second, ablated simulation of every round.
+ */
+export function mechanismOptions(): { without: Set<string>; alsoWithout: Set<string> } {
+  const list = (name: string) => arg(name, '').split(',').filter(Boolean);
+  const withOptIn = new Set(list('--with'));
+  for (const w of withOptIn) if (!OPT_IN.includes(w)) throw new Error(`--with: unknown opt-in mechanism ${w} (known: ${OPT_IN.join(', ')})`);
+  const without = new Set([...list('--without'), ...OPT_IN.filter((m) => !withOptIn.has(m))]);
+  const alsoWithout = new Set(list('--also-without'));
+  for (const w of [...without, ...alsoWithout]) if (!MECHANISMS.includes(w)) throw new Error(`--without: unknown mechanism ${w} (known: ${MECHANISMS.join(', ')})`);
+  return { without, alsoWithout };
+}
+
 export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile }
+
+/** One fidelity round as run.ts saves it: what the simulation was given and what the real server did. */
+export interface SavedRound { case: Case; trace: string; calibration: Calibration; host: SimHost; real: SimSummary; load: number }
 
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
   const cost = costFromCalibration(cal, 0, !without.has('spread'), !without.has('spin'));
   if (without.has('idle')) delete cost.idle_penalty_us;
   if (without.has('wake')) delete cost.answer_wake_us;
+  if (without.has('held')) delete cost.held_table;
+  // without interruptions: the calibration's spread as it was before they were split out of it is not kept,
+  // so this leaves the batches that were interrupted out of the simulation altogether
+  if (without.has('interruptions')) delete cost.interruptions;
   return simulate({
     scenario, configs: [configOf(c)], seed: 7, record,
     cost: { [c.model]: cost },
     cores: without.has('host') ? cal.host.cpus : host.cores,
     mainThreadUsPerRequest: without.has('host') ? 0 : host.mainUsPerRequest,
     prefetch: without.has('prefetch') ? 0 : 1,
+    spinTakesCore: !without.has('spincore'),
     ...(without.has('timers') ? {} : { timers: host.timer }),
     ...(without.has('stalls') || !host.stalls ? {} : { stalls: host.stalls }),
     ...(without.has('gc') || !host.gc ? {} : { gc: host.gc }),

@@ -13,7 +13,7 @@ import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile,
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, median, requestOf, timeRuns } from './measure-batches';
+import { CALIBRATION_SIZES, measureBatchRecords, measureHeldBatches, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, median, requestOf, timeRuns } from './measure-batches';
 import { measureMainThread, type MainThreadCost } from './main-thread-probe';
 import { buildApp } from '../app';
 import { torchSessionTable } from './torch-session';
@@ -94,6 +94,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   let spinWake: Record<string, number>;
   let answerWake: number;
   let parallel: number | undefined;
+  const heldIntervals = new Map<number, number[]>();
   try {
     await model.executor.startInstance?.(info);
     records = [];
@@ -102,7 +103,9 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
         minMs, seqLen, sizes,
         onSize: (b, runs) => o.log?.(`  ${name} batch ${String(b).padStart(2)}: ${medianUs(runs)} µs (median of ${runs.length}${rounds > 1 ? `, round ${r + 1} of ${rounds}` : ''})`),
       }));
+      await measureHeldBatches(model.executor, info, config, { minMs, seqLen, sizes }, heldIntervals);
     }
+    o.log?.(`  ${name} held behind a running batch (two in flight), µs per batch: ${sizes.map((b) => `${b}: ${medianUs(heldIntervals.get(b) ?? [])}`).join(', ')}`);
     idle = await measureIdlePenalty(model.executor, info, config, seqLen);
     o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
     spinWake = await measureSpinWake(model.executor, info, config, seqLen);
@@ -124,6 +127,8 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   const session = o.session === false ? undefined : backend.name === 'onnxruntime' ? await sessionTable(file, config, seqLen, minMs, sizes, rounds)
     : backend.name === 'pytorch' ? await torchTable(file, config, sizes, minMs, rounds) : undefined;
   const fitted = fitBatchRecords(records, 1);
+  // two medians of a noisy host: a held batch is never slower than one sent on its own
+  const held = Object.fromEntries(Object.entries(fitted.table_us).filter(([b]) => heldIntervals.get(Number(b))?.length).map(([b, us]) => [b, Math.min(us, medianUs(heldIntervals.get(Number(b))!))]));
   const main = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
   const p = config.parameters ?? {};
   const threads = (p.intra_op_thread_count ?? p.INTRA_OP_THREAD_COUNT)?.string_value ?? 'default';
@@ -142,8 +147,10 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     measured_at: new Date().toISOString().slice(0, 10),
     table_us: fitted.table_us,
     fit: fitted.fit,
+    ...(Object.keys(held).length ? { held_us: held } : {}),
     ...(session ? { session_us: session } : {}),
     spread: fitted.spread,
+    ...(fitted.interruptions ? { interruptions: fitted.interruptions } : {}),
     idle_penalty_us: idle,
     spin_wake_us: spinWake,
     answer_wake_us: answerWake,

@@ -42,7 +42,8 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
 
 /**
  * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
- * instances): the table, the fitted slope beyond it, and the measured spread of batch times and cost
+ * instances): the table, the fitted slope beyond it, the table of batches held behind a running one, and
+ * the measured spread of batch times, interruptions and cost
  * after idle (with the main thread asleep, and spinning) unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
  *
  * `spinWake` (off by default) adds the measured wait of an instance woken while the main thread spins
@@ -51,11 +52,12 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
  * of four came out 56-98% too long, without it 2-22% (README, "Fidelity").
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true, spinWake = false): CostModel {
-  const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread } : {};
+  const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread, ...(cal.interruptions ? { interruptions: cal.interruptions } : {}) } : {};
+  const held = cal.held_us ? { held_table: { ...cal.held_us } } : {};
   const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
   const spin = spread && spinWake && cal.spin_wake_us ? { spin_wake_us: cal.spin_wake_us } : {};
   const wake = spread && cal.answer_wake_us !== undefined ? { answer_wake_us: cal.answer_wake_us } : {};
-  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...noise, ...idle, ...spin, ...wake };
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...held, ...noise, ...idle, ...spin, ...wake };
 }
 
 /**

@@ -10,6 +10,11 @@
  * fraction of a core that work takes at the current request rate, estimated with an exponential moving
  * average over `MAIN_LOAD_WINDOW_US`, and it counts beside the busy instances.
  *
+ * While the server's RealClock turns its loop for a sub-millisecond wait (setImmediate, no sleep), the
+ * main thread takes a whole core whatever its request work: `begin(now, true)` counts it so. Two CNN
+ * instances under overload on 2 vCPUs share them with a spinning main thread (three threads on two
+ * cores), which is why they serve ~1.15 instances' worth, not the 1.8 the cores probe gives two alone.
+ *
  * The rate is fixed when a batch starts, from the load at that moment including itself (a steady-state
  * approximation: a batch that starts alone is not slowed by one that starts after it). Under sustained
  * load every instance is busy and the approximation is exact; that is the regime the lessons and the
@@ -40,10 +45,10 @@ export class CpuHost {
     this.mainAt = nowUs;
   }
 
-  /** a CPU batch starts: returns its slowdown factor (>= 1) */
-  begin(nowUs = this.mainAt): number {
+  /** a CPU batch starts: returns its slowdown factor (>= 1); `mainSpinning`: the main thread holds a core */
+  begin(nowUs = this.mainAt, mainSpinning = false): number {
     this.running++;
-    const main = Math.min(1, this.decayed(nowUs));
+    const main = mainSpinning ? 1 : Math.min(1, this.decayed(nowUs));
     return Math.max(1, (this.running + main) / this.cores);
   }
 

@@ -7,10 +7,24 @@
  * - fit: the least-squares line through that table (fixed + per item), which a teacher explains and the
  *   simulator uses beyond the table's sizes;
  * - spread: how times scatter around their size's median (quantiles of time / median, pooled over sizes),
- *   which the simulator draws each batch's time from, so tails come from measurement.
+ *   which the simulator draws each batch's time from, so tails come from measurement;
+ * - interruptions: the batches that took far longer than their size's median (INTERRUPTED_IQRS), left out of
+ *   the spread: how often they start per second of batch time and what they added, µs. A batch's thread
+ *   descheduled for a millisecond adds a millisecond whatever the batch's size; as a factor of the median
+ *   it would be 8x for a 130 µs batch and 1.5x for a 2 ms one, and pooled over sizes the small sizes'
+ *   factors (they are timed most often) would stretch every large batch of the simulation by them.
  */
 import { fitLinear } from './calibration';
 import { quantilesOf, type Quantiles } from './distribution';
+import type { StallProfile } from './schemas';
+import { STALL_THRESHOLD_US } from './stalls';
+
+/**
+ * A batch is interrupted when it took longer than its size's upper quartile plus this many interquartile
+ * ranges (Tukey's far-out fence: beyond how the work itself varies at that size) AND more than
+ * STALL_THRESHOLD_US above its size's median (beyond a thread's wake-up).
+ */
+export const INTERRUPTED_IQRS = 3;
 
 export interface BatchRecord {
   /** samples in the batch */
@@ -23,6 +37,8 @@ export interface BatchFit {
   table_us: Record<string, number>;
   fit: { fixed_us: number; per_item_us: number };
   spread: Quantiles;
+  /** absent when no batch was interrupted */
+  interruptions?: StallProfile;
   /** size -> batches behind its table entry */
   counts: Record<string, number>;
   /** records used (sizes with fewer than minPerSize batches are left out) */
@@ -65,6 +81,8 @@ export function fitBatchRecords(records: Iterable<BatchRecord>, options: number 
   const table_us: Record<string, number> = {};
   const counts: Record<string, number> = {};
   const ratios: number[] = [];
+  const extra: number[] = [];
+  let spanUs = 0;
   let total = 0;
   for (const xs of bySize.values()) total += xs.length;
   const least = Math.max(minPerSize, (o.minShare ?? 0) * total);
@@ -72,10 +90,17 @@ export function fitBatchRecords(records: Iterable<BatchRecord>, options: number 
     if (xs.length < least) continue;
     const sorted = Float64Array.from(xs).sort();
     const med = medianOf(sorted);
+    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    const fence = Math.max(q(0.75) + INTERRUPTED_IQRS * (q(0.75) - q(0.25)), med + STALL_THRESHOLD_US);
     table_us[String(size)] = Math.round(med * 10) / 10;
     counts[String(size)] = xs.length;
-    for (const x of xs) ratios.push(x / med);
+    for (const x of xs) {
+      spanUs += x;
+      if (x > fence) extra.push(x - med);
+      else ratios.push(x / med);
+    }
   }
-  if (ratios.length === 0) throw new FitError(`no batch size has ${Math.ceil(least)} or more batches to fit (sizes seen: ${[...bySize.keys()].join(', ') || 'none'})`);
-  return { table_us, fit: fitLinear(table_us, o.weighted ? counts : undefined), spread: quantilesOf(ratios), counts, batches: ratios.length };
+  if (ratios.length + extra.length === 0) throw new FitError(`no batch size has ${Math.ceil(least)} or more batches to fit (sizes seen: ${[...bySize.keys()].join(', ') || 'none'})`);
+  const interruptions = extra.length ? { interruptions: { rate_per_s: Math.round((extra.length / spanUs) * 1e6 * 1000) / 1000, duration_us: quantilesOf(extra, 0) } } : {};
+  return { table_us, fit: fitLinear(table_us, o.weighted ? counts : undefined), spread: quantilesOf(ratios), ...interruptions, counts, batches: ratios.length + extra.length };
 }

@@ -50,6 +50,7 @@ export function calibrationFromBatches(records: Iterable<BatchRecord>, meta: Liv
     table_us: fitted.table_us,
     fit: fitted.fit,
     spread: fitted.spread,
+    ...(fitted.interruptions ? { interruptions: fitted.interruptions } : {}),
     source: 'live',
     counts: fitted.counts,
   };

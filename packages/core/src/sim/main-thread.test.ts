@@ -67,6 +67,41 @@ test('RealClock model: spinning while a sub-millisecond wait is pending, not for
   assert.equal(fired, 6000, 'the 5 ms timer fires at the end of the collection');
 });
 
+test('RealClock model: a setTimeout fires in the first loop iteration after it expires; only one the loop sleeps through waits for the wake-up', () => {
+  const profile = { coarse_late_us: fixed(400), fine_late_us: fixed(0) };
+  const clock = new VirtualClock();
+  const rc = new RealClockModel(clock, profile, new Rng(1));
+  const fired: Record<string, number> = {};
+  const at = (name: string) => () => (fired[name] = clock.now());
+  // asleep through the expiry: the measured wake-up comes on top of the 2 ms sleep
+  rc.setTimer(1500, at('asleep'));
+  clock.advanceTo(3000);
+  assert.equal(fired.asleep, 2400);
+  // expiring while a sub-millisecond wait turns the loop: on time
+  rc.setTimer(4000, at('turning'));
+  clock.advanceTo(3800);
+  rc.setTimer(4300, () => undefined);
+  clock.advanceTo(6000);
+  assert.equal(fired.turning, 4000);
+  // another timer runs after the expiry, before the wake-up: the loop is up, the expired one runs then
+  rc.setTimer(8000, at('woken'));
+  clock.advanceTo(8050);
+  rc.setTimer(8150, at('other'));
+  clock.advanceTo(9000);
+  assert.equal(fired.other, 8150);
+  assert.equal(fired.woken, 8150, 'expired at 8000, asleep until the other timer ran');
+  // a worker's answer taken in (activity) wakes it as well; a cleared timer is forgotten
+  rc.setTimer(10_000, at('answer'));
+  const cleared = rc.setTimer(10_000, at('cleared'));
+  rc.clearTimer(cleared);
+  clock.advanceTo(10_100);
+  rc.activity(10_100);
+  clock.advanceTo(12_000);
+  assert.equal(fired.answer, 10_100);
+  assert.equal(fired.cleared, undefined);
+  assert.equal(rc.sleepingCount, 0);
+});
+
 test('spin wake: a batch handed to an idle instance pays the measured wait only while the main thread spins', () => {
   const clock = new VirtualClock();
   const rc = new RealClockModel(clock, ON_TIME, new Rng(2));

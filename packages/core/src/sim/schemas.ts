@@ -24,6 +24,9 @@ const closed = { additionalProperties: false } as const;
 /** batch size (a decimal integer >= 1) -> µs > 0, at least one entry */
 const BatchTableSchema = Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ exclusiveMinimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed });
 
+/** a cost model's table: batch size -> µs >= 0 (a hand-written model may say 0), at least one entry */
+const CostTableSchema = Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ minimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed });
+
 export const TimerProfileSchema = Type.Object({
   /** µs a setTimeout wake-up comes after the rounded-up sleep (can be < 0: libuv measures from its cached loop time) */
   coarse_late_us: QuantilesSchema,
@@ -83,10 +86,21 @@ export const CalibrationSchema = Type.Object({
    */
   session_us: Type.Optional(BatchTableSchema),
   /**
-   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled):
-   * the simulator draws each batch's time from it (fitBatchRecords).
+   * batch size -> median µs per batch with two in flight (the instance handed its next batch while it
+   * computes, as the server's prefetch does under load): the instance's own cycle, the hand-off to and from
+   * its worker hidden behind the batch before. Never above table_us at the same size.
+   */
+  held_us: Type.Optional(BatchTableSchema),
+  /**
+   * How the measured batch times scatter around table_us (quantiles of time / median at its size, pooled),
+   * interruptions left out: the simulator draws each batch's time from it (fitBatchRecords).
    */
   spread: Type.Optional(QuantilesSchema),
+  /**
+   * The batches that took far longer than their size's median (the instance's thread descheduled, not the
+   * work varying): how often per second of batch time, and the µs they added (fitBatchRecords).
+   */
+  interruptions: Type.Optional(StallProfileSchema),
   /**
    * idle µs before a batch -> extra µs it costs over table_us (its worker asleep, caches cold): the table
    * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
@@ -121,7 +135,12 @@ export const CostModelSchema = Type.Object({
   fixed_us: Type.Optional(Type.Number({ minimum: 0 })),
   per_item_us: Type.Optional(Type.Number({ minimum: 0 })),
   /** batch size -> µs; when present it wins over fixed/per_item */
-  table: Type.Optional(Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ minimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed })),
+  table: Type.Optional(CostTableSchema),
+  /**
+   * batch size -> µs of a batch handed to its instance while it computed the one before (a calibration's
+   * held_us): it begins when that one ends, without the hand-off the table's times include (SimExecutor)
+   */
+  held_table: Type.Optional(CostTableSchema),
   /** 0.1 = +-10% uniform noise (a hand-set spread; `spread` is the measured one and wins) */
   jitter: Type.Optional(Type.Number({ minimum: 0, exclusiveMaximum: 1 })),
   /**
@@ -129,6 +148,8 @@ export const CostModelSchema = Type.Object({
    * from a calibration's runs (see fitBatchRecords). Each batch draws its factor from it.
    */
   spread: Type.Optional(QuantilesSchema),
+  /** interruptions of the instance's thread (a calibration's interruptions): added to a batch's time, Poisson in it */
+  interruptions: Type.Optional(StallProfileSchema),
   /**
    * idle µs before a batch -> extra µs (a calibration's idle_penalty_us): an instance that sat idle wakes
    * and refills its caches first. Linear between entries, flat beyond the last.

@@ -50,6 +50,24 @@ test('prefetch: with room behind the running batch, full batches are handed over
   assert.equal(r.requests.completed, r.requests.sent, 'every request answered once');
 });
 
+test('a held batch takes the held table\'s time: it begins when the batch before ends, without a hand-off', () => {
+  // overload: every batch after the first is handed over while the one before computes
+  const run = (held?: Record<string, number>) => simulate({ scenario: poisson(50_000, 0.1), configs: mlp(0, [8]), cost: { table: { '8': 400 }, ...(held ? { held_table: held } : {}) }, seed: 3, prefetch: 1 });
+  // µs of each batch, split by whether it was handed over while its instance computed (batch.formed next_on)
+  const split = (r: ReturnType<typeof run>) => {
+    const heldIds = new Set(r.events.flatMap((e) => (e.type === 'batch.formed' && e.next_on !== undefined ? [e.batch_id] : [])));
+    const done = r.events.flatMap((e) => (e.type === 'batch.completed' ? [e] : []));
+    return { held: done.filter((e) => heldIds.has(e.batch_id)), sent: done.filter((e) => !heldIds.has(e.batch_id)) };
+  };
+  const plain = split(run());
+  const quick = split(run({ '8': 300 }));
+  assert.ok(plain.held.length > 100 && plain.held.every((e) => e.compute_us === (e.size * 400) / 8), 'without a held table: the table');
+  assert.ok(quick.held.length > 100 && quick.held.every((e) => e.compute_us === (e.size * 300) / 8), 'held: the held table');
+  assert.ok(quick.sent.length > 0 && quick.sent.every((e) => e.compute_us === (e.size * 400) / 8), 'sent to an idle instance: the table');
+  const ratio = run({ '8': 300 }).summary.throughput_per_s / run().summary.throughput_per_s;
+  assert.ok(ratio > 1.25 && ratio < 1.4, `throughput under overload follows the instance's cycle: ${ratio}`);
+});
+
 test('the main thread\'s load follows the request rate and slows CPU batches on a full host', () => {
   const host = new CpuHost(1, 50);
   // 10k requests/s for 50 ms: the load settles at 10k/s x 50 µs = half a core

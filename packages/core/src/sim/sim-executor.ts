@@ -8,6 +8,9 @@
  * and the scheduler may take it back (reclaim) while it has not begun. This is what the real server
  * does, and it matters: a batch handed over early can no longer grow.
  *
+ * A held batch takes the cost model's held table (measured with two in flight: the hand-off to and from the
+ * worker is hidden behind the batch before), where it has one; a batch sent to an idle instance the table.
+ *
  * A batch handed to an instance that sat idle pays the measured cost after idle and, when the server's
  * main thread is spinning (RealClock's sub-millisecond waits), the measured scatter of a woken instance's
  * batch with the main thread spinning (cost model's spin_wake_us) in place of the spread.
@@ -39,6 +42,10 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     private readonly noticeAt: (tUs: number) => number = (t) => t,
     /** whether the server's main thread spins now (RealClockModel.spinning; absent: not modelled) */
     private readonly mainSpinning?: () => boolean,
+    /** the main thread took an answer in at t (RealClockModel.activity: its loop ran an iteration) */
+    private readonly mainActivity?: (tUs: number) => void,
+    /** a spinning main thread holds a core the instances then share less of (CpuHost.begin) */
+    private readonly spinTakesCore = true,
   ) {
     this.prefetch = prefetch;
   }
@@ -65,29 +72,45 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     return true;
   }
 
-  private begin(instance: string, batch: readonly SchedulerRequest<P>[], done: Done): void {
-    let size = 0;
-    for (const r of batch) size += r.batchSize;
-    const shares = isCpuKind(this.cost.kind);
-    const slowdown = shares ? this.host.begin(this.clock.now()) : 1;
+  /** `held`: the batch waited behind the one that just ended and begins now, without a hand-off */
+  private begin(instance: string, batch: readonly SchedulerRequest<P>[], done: Done, held = false): void {
     const now = this.clock.now();
     const idle = now - (this.lastEnd.get(instance) ?? -Infinity);
-    const took = latencyUs(this.cost, size, this.rng, slowdown) + Math.round(idlePenaltyUs(this.cost, idle));
+    this.running.add(instance);
+    const spinning = this.mainSpinning;
+    if (spinning === undefined) return this.compute(instance, batch, done, held, idle, false);
+    // Whether the main thread spins is known once the work of this instant is done (the load driver arms
+    // its next send after the request that started this batch), so it is looked at in a timer of the same
+    // instant, after them.
+    this.clock.setTimer(now, () => this.compute(instance, batch, done, held, idle, spinning()));
+  }
+
+  private compute(instance: string, batch: readonly SchedulerRequest<P>[], done: Done, held: boolean, idle: number, mainSpins: boolean): void {
+    let size = 0;
+    for (const r of batch) size += r.batchSize;
+    const now = this.clock.now();
+    const shares = isCpuKind(this.cost.kind);
+    const slowdown = shares ? this.host.begin(now, mainSpins && this.spinTakesCore) : 1;
+    const took = latencyUs(this.cost, size, this.rng, slowdown, held) + Math.round(idlePenaltyUs(this.cost, idle));
     const spinning = this.mainSpinning;
     const spinWake = spinning !== undefined && this.cost.spin_wake_us !== undefined && idle >= SPIN_WAKE_MIN_IDLE_US;
     // The table's times were measured with the main thread asleep while it waited (answer_wake_us of them is
     // its wake-up): the instance itself is done that much sooner, and a main thread that is turning its
-    // loop then sees the answer at once; one that sleeps sees it after its wake-up.
+    // loop then sees the answer at once; one that sleeps sees it after its wake-up. A held batch's time
+    // (the held table) has no hand-off in it: it is the instance's own, and only the answer waits.
     const wake = spinning !== undefined && !spinWake && this.cost.answer_wake_us ? Math.min(this.cost.answer_wake_us, took - 1) : 0;
-    this.running.add(instance);
+    const early = held && this.cost.held_table ? 0 : wake;
     const end = () => {
       if (shares) this.host.end();
       this.running.delete(instance);
       this.lastEnd.set(instance, this.clock.now());
       // the instance goes straight on to the batch it holds, before the scheduler hears of this one
       const next = this.held.get(instance)?.shift();
-      if (next) this.begin(instance, next.batch, next.done);
-      const answer = () => done(null, batch.map((r) => r.id ?? ''));
+      if (next) this.begin(instance, next.batch, next.done, true);
+      const answer = () => {
+        this.mainActivity?.(this.clock.now());
+        done(null, batch.map((r) => r.id ?? ''));
+      };
       const notice = () => {
         const seen = this.noticeAt(this.clock.now());
         if (seen > this.clock.now()) this.clock.setTimer(seen, answer);
@@ -96,16 +119,11 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
       if (wake > 0 && !spinning!()) this.clock.setTimer(this.clock.now() + wake, notice);
       else notice();
     };
-    if (!spinWake) {
-      this.clock.setTimer(now + took - wake, end);
-      return;
-    }
-    // A woken instance waits for a core while the main thread spins. Whether it spins is known once the
-    // work of this instant is done (the load driver arms its next send after the request that started
-    // this batch), so it is looked at in a timer of the same instant, after them. The spin-wake draw is a
-    // whole batch's scatter around the median after a sleeping main thread (its own noise included), so it
-    // stands in for the spread: the batch costs its median, the cost after idle and the draw.
+    // A woken instance waits for a core while the main thread spins. The spin-wake draw is a whole batch's
+    // scatter around the median after a sleeping main thread (its own noise included), so it stands in for
+    // the spread: the batch costs its median, the cost after idle and the draw.
     const median = Math.round(baseLatencyUs(this.cost, size) * slowdown + idlePenaltyUs(this.cost, idle));
-    this.clock.setTimer(now, () => this.clock.setTimer(now + Math.max(1, spinning() ? median + spinWakeUs(this.cost, this.rng) : took), end));
+    const busy = spinWake && mainSpins ? median + spinWakeUs(this.cost, this.rng) : took - early;
+    this.clock.setTimer(now + Math.max(1, busy), end);
   }
 }

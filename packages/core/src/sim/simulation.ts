@@ -61,6 +61,11 @@ export interface SimulationOptions {
    * requests taken in, the main thread stops for a measured pause, as in a stall. Absent: none.
    */
   gc?: GcProfile;
+  /**
+   * With `timers`: while the modelled RealClock turns its loop for a sub-millisecond wait, the main thread
+   * holds a whole core, which CPU instances then do not get (CpuHost). Default true; false for ablation.
+   */
+  spinTakesCore?: boolean;
 }
 
 export interface Simulation {
@@ -103,6 +108,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
   const noticeAt = stalls ? (t: number) => stalls.releaseAt(t, clock.now()) : undefined;
   const spinning = timerClock instanceof RealClockModel ? () => timerClock.spinning() : undefined;
+  const activity = timerClock instanceof RealClockModel ? (t: number) => timerClock.activity(t) : undefined;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();
@@ -115,7 +121,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt, spinning);
+    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt, spinning, activity, opts.spinTakesCore ?? true);
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
