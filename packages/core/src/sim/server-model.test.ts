@@ -80,6 +80,22 @@ test('the main thread\'s load follows the request rate and slows CPU batches on 
   assert.equal(new CpuHost(2, 50).begin(0), 1, 'no requests, no main-thread load');
 });
 
+test('a spinning main thread holds a core: two CPU instances on two cores then run at 2/3 speed, in a simulation too', () => {
+  const host = new CpuHost(2, 0);
+  assert.equal(host.begin(0), 1);
+  assert.equal(host.begin(0, true), 1.5, 'two instances and the spinning main thread on two cores');
+  host.end();
+  host.end();
+  // overload on two instances: every batch after the first is held and starts while the load driver's next
+  // send (a sub-millisecond wait) keeps RealClock turning
+  const run = (spinTakesCore: boolean) => simulate({
+    scenario: poisson(60_000, 0.2), configs: { ...mlp(0, [8]), instance_group: [{ count: 2, kind: 'KIND_CPU' }] },
+    cost: { table: { '8': 400 }, kind: 'KIND_CPU' }, seed: 3, cores: 2, timers: { coarse_late_us: fixed(100), fine_late_us: fixed(1) }, spinTakesCore, record: false,
+  }).summary;
+  const ratio = run(false).throughput_per_s / run(true).throughput_per_s;
+  assert.ok(ratio > 1.3 && ratio < 1.55, `the spinning main thread takes a third of the instances' cores: ${ratio}`);
+});
+
 test('main-thread stalls: what falls in one happens at its end; none without a rate', () => {
   const s = new StallSchedule({ rate_per_s: 100, duration_us: fixed(2000) }, new Rng(4));
   let inside = 0;
