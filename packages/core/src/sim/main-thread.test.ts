@@ -106,7 +106,7 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   const clock = new VirtualClock();
   const rc = new RealClockModel(clock, ON_TIME, new Rng(2));
   const cost = { table: { '1': 100 }, spin_wake_us: fixed(700) };
-  const ex = new SimExecutor<null>(clock, cost, new Rng(1), undefined, 1, undefined, () => rc.spinning());
+  const ex = new SimExecutor<null>(clock, cost, new Rng(1), { prefetch: 1, mainSpinning: () => rc.spinning() });
   const info = (name: string) => ({ name, group: 'g', kind: 'KIND_CPU', device: 'cpu', index: 0 });
   const run = (instance: string) => {
     const start = clock.now();
@@ -130,7 +130,7 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   // the spin-wake draw is the batch's whole scatter: it replaces the spread, it does not come on top
   const spreadClock = new VirtualClock();
   const spreadRc = new RealClockModel(spreadClock, ON_TIME, new Rng(2));
-  const both = new SimExecutor<null>(spreadClock, { table: { '1': 100 }, spread: fixed(2), spin_wake_us: fixed(50) }, new Rng(1), undefined, 1, undefined, () => spreadRc.spinning());
+  const both = new SimExecutor<null>(spreadClock, { table: { '1': 100 }, spread: fixed(2), spin_wake_us: fixed(50) }, new Rng(1), { prefetch: 1, mainSpinning: () => spreadRc.spinning() });
   const timeOne = (name: string) => {
     const t = spreadClock.now();
     let took = -1;
@@ -145,7 +145,7 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   const quick = spinWakeUs({ table: { '1': 1 }, spin_wake_us: { '0': -50, '1': -10 } }, new Rng(1));
   assert.ok(quick >= -50 && quick <= -10, `a spinning main thread keeps the cores awake: a quicker hand-off (${quick})`);
   // a draw below 0 never makes a batch take less than 1 µs
-  const fast = new SimExecutor<null>(clock, { table: { '1': 10 }, spin_wake_us: fixed(-500) }, new Rng(1), undefined, 1, undefined, () => true);
+  const fast = new SimExecutor<null>(clock, { table: { '1': 10 }, spin_wake_us: fixed(-500) }, new Rng(1), { prefetch: 1, mainSpinning: () => true });
   const t0 = clock.now();
   let tookFast = -1;
   fast.executeWithCallback(info('c'), [{ id: 'q', batchSize: 1, shapeKey: '', payload: null }], () => (tookFast = clock.now() - t0));
@@ -190,7 +190,7 @@ test('spin wake is opt-in: a calibration that measured it gives a cost without i
 test('answer wake: the instance is done answer_wake_us before the table time; a turning main thread sees it then, a sleeping one after its wake-up', () => {
   const clock = new VirtualClock();
   const rc = new RealClockModel(clock, ON_TIME, new Rng(2));
-  const ex = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1), undefined, 1, undefined, () => rc.spinning());
+  const ex = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1), { prefetch: 1, mainSpinning: () => rc.spinning() });
   const info = { name: 'a', group: 'g', kind: 'KIND_CPU', device: 'cpu', index: 0 };
   const answers: number[] = [];
   const send = () => ex.executeWithCallback(info, [{ id: 'r', batchSize: 1, shapeKey: '', payload: null }], () => answers.push(clock.now()));

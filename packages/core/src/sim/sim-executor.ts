@@ -22,6 +22,21 @@ import { baseLatencyUs, idlePenaltyUs, latencyUs, SPIN_WAKE_MIN_IDLE_US, spinWak
 import { CpuHost, isCpuKind } from './cpu-host';
 
 type Done = (error: unknown, results?: string[]) => void;
+
+export interface SimExecutorOptions {
+  /** the cores CPU instances share (default: no contention) */
+  host?: CpuHost;
+  /** batches an instance may hold behind its running one (default 0) */
+  prefetch?: number;
+  /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
+  noticeAt?: (tUs: number) => number;
+  /** whether the server's main thread spins now (RealClockModel.spinning; absent: not modelled) */
+  mainSpinning?: () => boolean;
+  /** the main thread took an answer in at t (RealClockModel.activity: its loop ran an iteration) */
+  mainActivity?: (tUs: number) => void;
+  /** a spinning main thread holds a core the instances then share less of (CpuHost.begin; default true) */
+  spinTakesCore?: boolean;
+}
 interface Held<P> { batch: readonly SchedulerRequest<P>[]; done: Done }
 
 export class SimExecutor<P = unknown> implements Executor<P, string> {
@@ -32,22 +47,24 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
   /** instance name -> when its last batch ended (for the cost after idle) */
   private readonly lastEnd = new Map<string, number>();
 
+  private readonly host: CpuHost;
+  private readonly noticeAt: (tUs: number) => number;
+  private readonly mainSpinning?: () => boolean;
+  private readonly mainActivity?: (tUs: number) => void;
+  private readonly spinTakesCore: boolean;
+
   constructor(
     private readonly clock: Clock,
     private readonly cost: CostModel,
     private readonly rng: Rng,
-    private readonly host: CpuHost = new CpuHost(),
-    prefetch = 0,
-    /** when the main thread notices a batch that ended at t (main-thread stalls defer it; default at once) */
-    private readonly noticeAt: (tUs: number) => number = (t) => t,
-    /** whether the server's main thread spins now (RealClockModel.spinning; absent: not modelled) */
-    private readonly mainSpinning?: () => boolean,
-    /** the main thread took an answer in at t (RealClockModel.activity: its loop ran an iteration) */
-    private readonly mainActivity?: (tUs: number) => void,
-    /** a spinning main thread holds a core the instances then share less of (CpuHost.begin) */
-    private readonly spinTakesCore = true,
+    o: SimExecutorOptions = {},
   ) {
-    this.prefetch = prefetch;
+    this.host = o.host ?? new CpuHost();
+    this.prefetch = o.prefetch ?? 0;
+    this.noticeAt = o.noticeAt ?? ((t) => t);
+    this.mainSpinning = o.mainSpinning;
+    this.mainActivity = o.mainActivity;
+    this.spinTakesCore = o.spinTakesCore ?? true;
   }
 
   execute(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): Promise<string[]> {

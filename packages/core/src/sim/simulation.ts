@@ -121,7 +121,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const executor = new SimExecutor(clock, cost, costRng, host, opts.prefetch ?? 1, noticeAt, spinning, activity, opts.spinTakesCore ?? true);
+    const executor = new SimExecutor(clock, cost, costRng, { host, prefetch: opts.prefetch ?? 1, noticeAt, mainSpinning: spinning, mainActivity: activity, spinTakesCore: opts.spinTakesCore });
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
