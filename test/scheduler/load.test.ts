@@ -10,6 +10,32 @@ test('presets: the names a class knows, all valid', () => {
   for (const p of PRESETS) assert.doesNotThrow(() => validateScenario(JSON.parse(JSON.stringify(p))), p.name);
 });
 
+test('the scenario contract is one schema: what the type allows the validator accepts, and bounds are named', () => {
+  const idle = [{ type: 'idle', duration_s: 1 }];
+  // once refused although the type allowed them: a length choice's weights, a replayed arrival's timeout
+  assert.doesNotThrow(() => validateScenario({ name: 's', shapes: { type: 'length', dims: [1, -1], length: { type: 'choice', values: [4, 8], weights: [1, 2] } }, phases: idle }));
+  assert.doesNotThrow(() => validateScenario({ name: 's', phases: [{ type: 'replay', duration_s: 1, arrivals: [{ t_us: 0, batch_size: 1, timeout_us: 500, shape: [3], id: 'r1' }] }] }));
+  const problems = (s: unknown) => {
+    try {
+      validateScenario(s);
+      return [];
+    } catch (err) {
+      assert.ok(err instanceof ScenarioError);
+      return err.problems;
+    }
+  };
+  assert.deepEqual(problems({ name: 's', phases: [{ type: 'ramp', duration_s: 1, from: 1, to: 2e6, arrival: 'x' }] }), ['phases[0].to: must be a number <= 1000000', 'phases[0].arrival: must be one of poisson, uniform']);
+  assert.deepEqual(problems({ name: 's', shapes: { type: 'length', length: { type: 'uniform', min: 5, max: 2 } }, phases: idle }), ['shapes.length: min must be <= max']);
+  assert.deepEqual(problems({ name: 's', phases: [{ type: 'replay', duration_s: 1, arrivals: [{ t_us: -1, batch_size: 0, shape: [-1] }] }] }), [
+    'phases[0].arrivals[0].t_us: must be a number >= 0', 'phases[0].arrivals[0].batch_size: must be an integer >= 1', 'phases[0].arrivals[0].shape[0]: must be an integer >= 0',
+  ]);
+  assert.deepEqual(problems({ name: 's', models: [{ value: 'a', weight: 0 }], phases: [{ type: 'burst', duration_s: 1, rate: 1, burst_size: 1, burst_every_s: 0 }] }), ['models: at least one weight must be > 0', 'phases[0].burst_every_s: must be a number > 0']);
+  // a long bad trace lists a hundred problems and how many more, not every arrival
+  const bad = problems({ name: 's', phases: [{ type: 'replay', duration_s: 1, arrivals: Array.from({ length: 5000 }, () => ({ t_us: 0, batch_size: 0 })) }] });
+  assert.equal(bad.length, 101);
+  assert.equal(bad[100], '... and 4900 more');
+});
+
 test('validation lists every problem with its path', () => {
   try {
     validateScenario({ name: '', phases: [{ type: 'poisson', rate: -1, duration_s: 1 }, { type: 'warp' }, { type: 'closed', duration_s: 1, concurrency: 0.5 }], priorities: [{ value: 0, weight: 1 }], extra: 1 });

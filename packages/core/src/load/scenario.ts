@@ -12,56 +12,8 @@
  * - idle: nothing for `duration_s`
  * - replay: recorded arrivals (offsets from the phase start), at `speed` x
  */
-export interface Weighted<T> {
-  value: T;
-  weight: number;
-}
-
-export type LengthDistribution =
-  | { type: 'uniform'; min: number; max: number }
-  | { type: 'normal'; mean: number; std: number; min: number; max: number }
-  | { type: 'choice'; values: number[]; weights?: number[] };
-
-export type ShapeSpec =
-  | { type: 'fixed'; dims?: number[] }
-  | { type: 'choice'; options: Weighted<number[]>[] }
-  /** variable-length inputs: dims with one entry -1 replaced by a drawn length, bucketed to `bucket` */
-  | { type: 'length'; dims?: number[]; length: LengthDistribution; bucket?: number };
-
-export interface ReplayArrival {
-  t_us: number;
-  model?: string;
-  version?: string;
-  priority?: number;
-  batch_size: number;
-  shape?: number[];
-  id?: string;
-}
-
-export type Phase =
-  | { type: 'constant'; duration_s: number; rate: number; label?: string }
-  | { type: 'poisson'; duration_s: number; rate: number; label?: string }
-  | { type: 'ramp'; duration_s: number; from: number; to: number; arrival?: 'poisson' | 'uniform'; label?: string }
-  | { type: 'burst'; duration_s: number; rate: number; burst_size: number; burst_every_s: number; burst_spread_us?: number; label?: string }
-  | { type: 'closed'; duration_s: number; concurrency: number; think_us?: number; label?: string }
-  | { type: 'idle'; duration_s: number; label?: string }
-  | { type: 'replay'; duration_s: number; arrivals: ReplayArrival[]; speed?: number; label?: string };
-
-export interface Scenario {
-  name: string;
-  description?: string;
-  seed?: number;
-  /** model mix; absent = every request goes to the target model */
-  models?: Weighted<string>[];
-  /** priority mix; absent = no priority (the model's default level) */
-  priorities?: Weighted<number>[];
-  /** samples per request; absent = 1 */
-  batch_sizes?: Weighted<number>[];
-  shapes?: ShapeSpec;
-  /** per-request queue timeout override in µs (honoured only where allow_timeout_override is set) */
-  timeout_us?: number;
-  phases: Phase[];
-}
+export type { LengthDistribution, Phase, ReplayArrival, Scenario, ShapeSpec, Weighted } from './scenario-schema';
+import type { Phase, Scenario } from './scenario-schema';
 
 export interface ScenarioOverrides {
   /** scale every phase's rates so the busiest phase runs at this rate (requests/s) */

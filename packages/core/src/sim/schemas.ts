@@ -9,12 +9,15 @@
  * Quantile tables (distribution.ts) carry the one rule a schema cannot state (levels in [0, 1], at least
  * two, values not decreasing): a custom kind checked by validateQuantiles, which also words its refusals.
  */
-import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
-import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { Kind, Type, TypeRegistry, type Static } from '@sinclair/typebox';
 import { validateQuantiles, type Quantiles } from './distribution';
+import { registerKindWording, schemaProblems } from '../util/schema-problems';
+
+export { schemaProblems };
 
 const QUANTILES_KIND = 'InferScopeQuantiles';
 if (!TypeRegistry.Has(QUANTILES_KIND)) TypeRegistry.Set(QUANTILES_KIND, (_schema, value) => validateQuantiles(value, '').length === 0);
+registerKindWording(QUANTILES_KIND, (value, at) => validateQuantiles(value, at));
 
 /** A quantile table {level: value} (distribution.ts). */
 export const QuantilesSchema = Type.Unsafe<Quantiles>({ [Kind]: QUANTILES_KIND });
@@ -183,45 +186,3 @@ export type CostModel = Static<typeof CostModelSchema>;
 export type TimerProfile = Static<typeof TimerProfileSchema>;
 export type StallProfile = Static<typeof StallProfileSchema>;
 export type GcProfile = Static<typeof GcProfileSchema>;
-
-/** '/host/cpus' -> 'host.cpus' */
-const field = (path: string) => path.split('/').filter(Boolean).join('.');
-
-type Bounds = TSchema & { minimum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number; minLength?: number; minProperties?: number; const?: unknown; patternProperties?: object; description?: string };
-
-function describe(e: ValueError, what: string, value: unknown): string[] {
-  const at = [what, field(e.path)].filter(Boolean).join('.');
-  const s = e.schema as Bounds;
-  switch (e.type) {
-    case ValueErrorType.Kind: return validateQuantiles(value, at);
-    case ValueErrorType.ObjectRequiredProperty: return [`${at}: is required`];
-    // a record's key outside its pattern, or a closed object's unknown field
-    case ValueErrorType.ObjectAdditionalProperties: return [s.patternProperties ? `${at}: keys must be ${s.description ?? 'valid'}` : `${at}: unknown field`];
-    case ValueErrorType.Literal: return [`${at}: must be ${JSON.stringify(s.const)}`];
-    case ValueErrorType.NumberMinimum:
-    case ValueErrorType.IntegerMinimum: return [`${at}: must be a number >= ${s.minimum}`];
-    case ValueErrorType.NumberExclusiveMinimum:
-    case ValueErrorType.IntegerExclusiveMinimum: return [`${at}: must be a number > ${s.exclusiveMinimum}`];
-    case ValueErrorType.NumberExclusiveMaximum: return [`${at}: must be a number < ${s.exclusiveMaximum}`];
-    case ValueErrorType.Number: return [`${at}: must be a number`];
-    case ValueErrorType.Integer: return [`${at}: must be an integer`];
-    case ValueErrorType.String: return [`${at}: must be a string`];
-    case ValueErrorType.StringMinLength: return [`${at}: must be a non-empty string`];
-    case ValueErrorType.ObjectMinProperties: return [`${at}: must have at least ${s.minProperties} entry`];
-    case ValueErrorType.Object: return [`${at}: must be an object`];
-    default: return [`${at}: ${e.message}`];
-  }
-}
-
-/** What is wrong with `value` against `schema`, one line per problem, each naming its field under `what`. */
-export function schemaProblems(schema: TSchema, value: unknown, what: string): string[] {
-  const problems: string[] = [];
-  const missing = new Set<string>();
-  for (const e of Value.Errors(schema, value)) {
-    // a missing field is said once ("is required"), not again as a value of the wrong type
-    if (missing.has(e.path)) continue;
-    if (e.type === ValueErrorType.ObjectRequiredProperty) missing.add(e.path);
-    for (const p of describe(e, what, e.value)) if (!problems.includes(p)) problems.push(p);
-  }
-  return problems;
-}
