@@ -49,7 +49,8 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
  * `spinWake` (off by default) adds the measured wait of an instance woken while the main thread spins
  * (spin_wake_us). It is opt-in because the strength calibrate measures for it fits one fidelity case
  * (the MLP at delay 2 ms) and overstates the others: with it the simulated p99 of three moderate cases
- * of four came out 56-98% too long, without it 2-22% (README, "Fidelity").
+ * of four came out 35-117% too long (README, "Fidelity"), and the wait it measures comes and goes with
+ * the host from one minute to the next.
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true, spinWake = false): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread, ...(cal.interruptions ? { interruptions: cal.interruptions } : {}) } : {};
