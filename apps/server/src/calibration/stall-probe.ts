@@ -8,13 +8,10 @@
  * and on this VM its young generation fills 45-95 times a second, 0.2-1.3 ms a collection, which was
  * nearly every "stall" the probe saw (their count matched the collections' one for one). The server's
  * collections are modelled on their own, per request (the gc mechanism, gc-probe.ts), so here the time a
- * collection (PerformanceObserver 'gc' entries) covers is taken out of a turn before it is judged.
+ * collection covers is taken out of a turn before it is judged.
  */
-import { PerformanceObserver } from 'node:perf_hooks';
 import { quantilesOf, STALL_THRESHOLD_US, type StallProfile } from '@inferscope/core/sim/index.ts';
-
-/** a stretch of time, ms (performance.now()) */
-export interface Span { start: number; end: number }
+import { withCollections, type Span } from './gc-probe';
 
 /**
  * The host's stalls among slow loop turns, µs: each turn less the time collections covered in it, kept
@@ -26,14 +23,9 @@ export function stallsBeyondCollections(turns: readonly Span[], gcs: readonly Sp
 }
 
 export async function measureStallProfile(ms = 1000): Promise<StallProfile> {
-  const gcs: Span[] = [];
-  const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcs.push({ start: e.startTime, end: e.startTime + e.duration });
-  });
-  observer.observe({ entryTypes: ['gc'] });
   const turns: Span[] = [];
-  const start = performance.now();
-  const elapsed = await new Promise<number>((resolve) => {
+  const { result: elapsed, collections } = await withCollections(() => new Promise<number>((resolve) => {
+    const start = performance.now();
     let last = start;
     const turn = () => {
       const now = performance.now();
@@ -43,10 +35,7 @@ export async function measureStallProfile(ms = 1000): Promise<StallProfile> {
       else resolve(now - start);
     };
     setImmediate(turn);
-  });
-  // the observer hears of a collection after it ended, in a later task
-  await new Promise((r) => setTimeout(r, 20));
-  observer.disconnect();
-  const stalls = stallsBeyondCollections(turns, gcs);
+  }));
+  const stalls = stallsBeyondCollections(turns, collections);
   return { rate_per_s: Math.round((stalls.length / (elapsed / 1000)) * 10) / 10, duration_us: stalls.length ? quantilesOf(stalls, 0) : { '0': 0, '1': 0 } };
 }

@@ -86,10 +86,11 @@ class ServedVersionView implements ServedModel {
   readonly name: string;
   readonly version: string;
   readonly state: ServedModel['state'];
+  /** an own field on every view (undefined when there is none: one object shape on the request path; JSON drops it) */
   readonly reason?: string;
   readonly config: ServedModel['config'];
   readonly repository: string;
-  // #private: not an own enumerable field, so the view serialises and compares as the plain row it was
+  // #private: not an own enumerable field, so the view serialises as the plain row it was
   readonly #entry: ModelEntry;
 
   constructor(entry: ModelEntry, slot: VersionSlot) {
