@@ -20,6 +20,7 @@ import { startInferScope } from '../serve/server-under-test';
 import { arg } from '../args';
 import { DirectTorch, TORCH_MODEL } from './direct-torch';
 import { childPids } from '../../../apps/server/src/backends/stub/proc-memory';
+import { median } from '../median';
 
 /** CPU seconds a process has used (utime + stime from /proc/<pid>/stat, at 100 ticks/s). */
 function cpuSeconds(pid: number): number {
@@ -30,7 +31,6 @@ function cpuSeconds(pid: number): number {
 const rounds = Number(arg('--rounds', '11'));
 const ms = Number(arg('--ms', '1000'));
 const concurrency = Number(arg('--c', '32'));
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-torch-'));
 mkdirSync(join(dir, 'mlp_torch', '1'), { recursive: true });

@@ -16,6 +16,7 @@ import { arg } from '../args';
 import { encodeBinaryData } from '../../../apps/server/src/kserve/binary-data';
 import { modelSpecFor } from '../../../apps/server/src/kserve/model-spec';
 import { toSchedulerRequest, validateInferRequest } from '../../../apps/server/src/kserve/validate-request';
+import { median } from '../median';
 
 const durationMs = Number(arg('--ms', '2000'));
 const warmupMs = Number(arg('--warmup', '500'));
@@ -70,7 +71,6 @@ for (const r of rows) {
   const f = (l: LoadResult) => `${l.p50_ms.toFixed(2)} / ${l.p99_ms.toFixed(2)}`;
   console.log(`| ${r.c} | ${r.round} | ${r.ensemble.req_per_s.toFixed(0)} | ${r.hand.req_per_s.toFixed(0)} | ${r.handChecked.req_per_s.toFixed(0)} | ${r.ensemble.cpu_us_per_req?.toFixed(0)} / ${r.hand.cpu_us_per_req?.toFixed(0)} / ${r.handChecked.cpu_us_per_req?.toFixed(0)} | ${f(r.ensemble)} | ${f(r.hand)} | ${r.ensemble.errors + r.hand.errors + r.handChecked.errors} |`);
 }
-const median = (v: number[]) => [...v].sort((p, q) => p - q)[Math.floor(v.length / 2)]!;
 for (const c of concurrencies) {
   const mine = rows.filter((r) => r.c === c);
   const tput = mine.map((r) => r.ensemble.req_per_s / r.hand.req_per_s);

@@ -16,6 +16,7 @@ import { StatsCollector } from '../../../apps/server/src/stats/collector';
 import { InferenceMetrics } from '../../../apps/server/src/metrics/inference-metrics';
 import { attachLiveGateway, type LiveGateway } from '../../../apps/server/src/live/gateway';
 import { arg } from '../args';
+import { median } from '../median';
 
 const roundMs = Number(arg('--ms', '1000'));
 const rounds = Number(arg('--rounds', '5'));
@@ -71,7 +72,6 @@ async function round(gateway: boolean): Promise<{ reqPerS: number; cpuUsPerReq: 
   return { reqPerS: done / seconds, cpuUsPerReq: (cpu.user + cpu.system) / done };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 await round(false); // warm the JIT for both paths
 await round(true);
 const off: Awaited<ReturnType<typeof round>>[] = [];

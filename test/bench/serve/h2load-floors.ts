@@ -21,6 +21,7 @@ import { benchInput } from './bench-models';
 import { binaryRequest } from '../../kserve/wire';
 import { arg } from '../args';
 import { ensureH2load, grpcInferBody, h2load } from './h2load-client';
+import { median } from '../median';
 
 const rounds = Number(arg('--rounds', '3'));
 const requests = Number(arg('--requests', '30000'));
@@ -100,7 +101,6 @@ async function main(): Promise<void> {
         console.log(`${round} | ${name} | ${r.req_per_s.toFixed(0)} req/s | server CPU ${us.toFixed(1)} µs/request`);
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     for (const [name, xs] of Object.entries(cpu)) console.log(`${name}: median ${median(xs).toFixed(1)} µs/request`);
   } finally {
     grpcServer.forceShutdown();

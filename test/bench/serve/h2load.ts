@@ -28,6 +28,7 @@ import { arg } from '../args';
 import { runWrk } from './wrk-client';
 import { ensureH2load, grpcInferBody, h2load } from './h2load-client';
 import { mainThreadCpuUs } from './thread-cpu';
+import { median } from '../median';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -40,7 +41,6 @@ const only = arg('--only', 'all'); // all | grpc | http
 const streams = Number(arg('--streams', '1'));
 const MODEL = 'mlp_batched';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   ensureH2load();

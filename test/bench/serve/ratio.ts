@@ -21,6 +21,7 @@ import { inProcessClosedLoop } from './load';
 import { startInferScope } from './server-under-test';
 import { measureWorkerOrt } from './worker-ort';
 import { arg } from '../args';
+import { median } from '../median';
 
 const rounds = Number(arg('--rounds', '9'));
 const ms = Number(arg('--ms', '1500'));
@@ -28,7 +29,6 @@ const concurrency = Number(arg('--c', '32'));
 const model: BenchModel = 'mlp_batched';
 const live = arg('--live', 'true') !== 'false';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const dir = makeBenchRepository(1, [model, 'mlp_nobatch']);
 const closedLoop = (name: BenchModel) =>

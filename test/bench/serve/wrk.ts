@@ -26,6 +26,7 @@ import { arg } from '../args';
 import { runWrk, type WrkResult } from './wrk-client';
 import { startArchitectureFloor } from './architecture-floor';
 import { mainThreadCpuUs } from './thread-cpu';
+import { median } from '../median';
 
 const rounds = Number(arg('--rounds', '5'));
 const seconds = Number(arg('--seconds', '5'));
@@ -53,7 +54,6 @@ function clientProcess(mode: 'http' | 'grpc', address: string, rate?: number): P
 /** server process CPU (all threads) per answered request over a client run (1 s warm-up + the window) */
 const cpuPer = (cpu: NodeJS.CpuUsage, reqPerS: number) => (cpu.user + cpu.system) / (reqPerS * (seconds + 1));
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const repo = makeBenchRepository(instances, ['mlp_batched']);

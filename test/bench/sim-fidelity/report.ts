@@ -1,10 +1,9 @@
 /** How the fidelity scripts report: the four target metrics, per-round cells and the medians table. */
 import type { SimSummary } from '@inferscope/core/sim/index.ts';
 import type { Case } from './real-run';
+import { median } from '../median';
 
 export const pct = (sim: number, real: number) => (real === 0 ? 0 : ((sim - real) / real) * 100);
-/** the lower median (an odd count's middle), as the README's tables report */
-export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 export const METRICS = [
   ['throughput/s', (s: SimSummary) => s.throughput_per_s, 0],

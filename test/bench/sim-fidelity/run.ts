@@ -51,7 +51,8 @@ import { arg } from '../args';
 import { CASES, REPO, configOf, realRun, silencesUs, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
 import { mechanismOptions, simulateCase, type SavedRound } from './sim-side';
-import { METRICS, caseLabel, median, mediansTable, roundCells } from './report';
+import { METRICS, caseLabel, mediansTable, roundCells } from './report';
+import { median } from '../median';
 
 const seconds = Number(arg('--seconds', '3'));
 const repeat = Number(arg('--repeat', '1'));
