@@ -96,6 +96,7 @@ test('RealClock model: a setTimeout fires in the first loop iteration after it e
   rc.clearTimer(cleared);
   clock.advanceTo(10_100);
   rc.activity(10_100);
+  rc.activity(10_100); // more work in the same iteration does not move it
   clock.advanceTo(12_000);
   assert.equal(fired.answer, 10_100);
   assert.equal(fired.cleared, undefined);

@@ -135,6 +135,8 @@ export class RealClockModel implements Clock {
         expiresUs: expires,
         firesUs: fire,
         wake: (t) => {
+          // the loop is up: no longer sleeping through it, it fires in this iteration's timers
+          this.sleeping.delete(s);
           this.inner.clearTimer(timer.inner);
           s.firesUs = Math.max(t, atUs) + Math.max(0, fineLate);
           arm(s.firesUs);
