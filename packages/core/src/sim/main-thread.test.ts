@@ -96,11 +96,21 @@ test('RealClock model: a setTimeout fires in the first loop iteration after it e
   rc.clearTimer(cleared);
   clock.advanceTo(10_100);
   rc.activity(10_100);
-  rc.activity(10_100); // more work in the same iteration does not move it
   clock.advanceTo(12_000);
   assert.equal(fired.answer, 10_100);
   assert.equal(fired.cleared, undefined);
   assert.equal(rc.sleepingCount, 0);
+  // woken, it fires a turn later; more activity before then does not push it back
+  const c2 = new VirtualClock();
+  const turnLate = new RealClockModel(c2, { coarse_late_us: fixed(400), fine_late_us: fixed(50) }, new Rng(1));
+  let at2 = -1;
+  turnLate.setTimer(1500, () => (at2 = c2.now()));
+  c2.advanceTo(2100);
+  turnLate.activity(2100);
+  c2.advanceTo(2120);
+  turnLate.activity(2120);
+  c2.advanceTo(3000);
+  assert.equal(at2, 2150);
 });
 
 test('spin wake: a batch handed to an idle instance pays the measured wait only while the main thread spins', () => {
