@@ -57,3 +57,22 @@ test('clearing a timer that already fired is harmless', async () => {
   clock.clearTimer(handle!);
   assert.equal(fired, 1);
 });
+
+test('RealClock.turning: true while a sub-millisecond wait is checked turn by turn, false once it fired or was cleared, never for a sleep', async () => {
+  assert.equal(RealClock.turning(), false);
+  const sleeping = clock.setTimer(clock.now() + 50_000, () => assert.fail('cleared'));
+  assert.equal(RealClock.turning(), false, 'a wait of 50 ms sleeps in setTimeout');
+  let seenInside: boolean | undefined;
+  const fired = new Promise<void>((resolve) => clock.setTimer(clock.now() + 200, () => { seenInside = RealClock.turning(); resolve(); }));
+  const cleared = clock.setTimer(clock.now() + 400, () => assert.fail('cleared'));
+  assert.equal(RealClock.turning(), true);
+  await fired;
+  assert.equal(seenInside, true, 'the other short wait still turns the loop');
+  clock.clearTimer(cleared);
+  clock.clearTimer(cleared); // twice: counted once
+  assert.equal(RealClock.turning(), false);
+  clock.clearTimer(sleeping);
+  // a sleep that wakes a little early finishes turn by turn, and counts while it does
+  await new Promise<void>((resolve) => clock.setTimer(clock.now() + 1500, () => resolve()));
+  assert.equal(RealClock.turning(), false);
+});
