@@ -145,6 +145,27 @@ if (timed.length) {
     if (xs.length) console.log(`  post -> answer, worker slept >= 300 µs, spinning after, posted ${fromTimeout ? 'from a setTimeout wake' : 'otherwise            '}: ${q(xs)}`);
   }
 }
+// how often a woken worker begins late, by how long it slept and whether the main thread spun after the post
+{
+  const bins = [300, 1000, 2000, 3000, 5000, Infinity];
+  const lastTx = new Map<InstanceWorker, number>();
+  const sleptOf = new Map<Run, number>();
+  for (const r of [...runs].sort((a, b) => a.posted - b.posted)) {
+    const prev = lastTx.get(r.worker);
+    if (prev !== undefined) sleptOf.set(r, (r.posted - prev) * 1000);
+    if (r.tx !== undefined) lastTx.set(r.worker, r.tx);
+  }
+  for (const spin of [false, true]) {
+    const cells: string[] = [];
+    for (let i = 0; i + 1 < bins.length; i++) {
+      const xs = timed.filter((r) => r.spinning === spin && (sleptOf.get(r) ?? 0) >= bins[i] && (sleptOf.get(r) ?? 0) < bins[i + 1]);
+      const late = xs.filter((r) => (r.rx! - r.posted) * 1000 > 500).length;
+      const p90 = xs.length ? percentile(Float64Array.from(xs.map((r) => (r.rx! - r.posted) * 1000)).sort(), 0.9).toFixed(0) : '-';
+      cells.push(`${bins[i]}-${bins[i + 1]}: ${late}/${xs.length} p90 ${p90}`);
+    }
+    console.log(`  begins > 0.5 ms late, main ${spin ? 'spinning' : 'asleep  '} after: ${cells.join(' | ')}`);
+  }
+}
 const gcs = gc.filter((g) => g.startTime >= from && g.startTime <= to);
 // a slow start of a woken instance: did a collection of the main thread overlap it?
 const slow = timed.filter((r) => (r.rx! - r.posted) * 1000 > 500);

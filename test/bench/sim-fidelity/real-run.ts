@@ -14,7 +14,8 @@ import { buildApp } from '../../../apps/server/src/app';
 import { InProcessTarget } from '../../../apps/server/src/load/targets';
 import { runLoad } from '../../../apps/server/src/load/runner';
 import { measureMainThread, type MainThreadCost } from '../../../apps/server/src/calibration/main-thread-probe';
-import { measureGcProfile } from '../../../apps/server/src/calibration/gc-probe';
+import { gcProfileOf, withCollections, type Span } from '../../../apps/server/src/calibration/gc-probe';
+import { wokenBatchWatcher, type WokenBatch } from '../../../apps/server/src/calibration/wake-probe';
 
 export const REPO = fileURLToPath(new URL('../../../model_repository/', import.meta.url));
 
@@ -46,10 +47,12 @@ export function configOf(c: Case): SchedulerConfigInput {
 /**
  * Replays `arrivals` on the real server for case `c`; events are the model's, from the measured replay
  * only. Before the replay the same server's main-thread work per request is probed (closed loop, not the
- * trace) and its garbage collections (the replay's open loop and event listener on one second of other
- * traffic at the case's rate), for the simulator's host.
+ * trace), and on one second of other traffic at the case's rate (the replay's open loop and event
+ * listener) its garbage collections and the batches it sent to idle instances (`woken`, with the
+ * collections they may overlap: the spin wake-up as this traffic meets it, wake-probe.ts), for the
+ * simulator's host.
  */
-export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; main: MainThreadCost }> {
+export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: SchedulerEvent[]; sent: number; main: MainThreadCost; woken: WokenBatch[]; collections: Span[] }> {
   const server = await buildApp({ modelRepositories: [REPO], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
   try {
     const m = server.manager;
@@ -68,14 +71,18 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
     // second of the case's traffic (another seed), not on the trace
     const probe = scenarioToArrivals({ name: 'gc probe', seed: 99, phases: [{ type: 'poisson', rate: c.rate, duration_s: 1 }] }, { model: c.model }).arrivals;
     const offProbe = keep([]);
-    const gc = await measureGcProfile(async () => (await replay(probe)).sent);
+    const woken = wokenBatchWatcher(c.model);
+    const offWoken = server.bus.on(woken.listen);
+    const { result: probeSent, collections } = await withCollections(async () => (await replay(probe)).sent);
+    offWoken();
     offProbe();
+    const gc = gcProfileOf(probeSent, collections);
     const main: MainThreadCost = gc ? { us_per_request: cost.us_per_request, gc } : { us_per_request: cost.us_per_request };
     const events: SchedulerEvent[] = [];
     const off = keep(events);
     const res = await replay(arrivals);
     off();
-    return { events, sent: res.sent, main };
+    return { events, sent: res.sent, main, woken: woken.batches(), collections };
   } finally {
     await server.close();
   }

@@ -42,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import type { SchedulerEvent } from '@inferscope/core';
 import { scenarioToArrivals, serializeTrace, parseTrace, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { costFromCalibration, hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import { calibrateModel } from '../../../apps/server/src/calibration/calibrate-model';
 import { measureTimerProfile } from '../../../apps/server/src/calibration/timer-probe';
 import { measureEffectiveCores } from '../../../apps/server/src/calibration/cores-probe';
@@ -50,6 +50,7 @@ import { measureStallProfile } from '../../../apps/server/src/calibration/stall-
 import { arg } from '../args';
 import { CASES, REPO, configOf, realRun, silencesUs, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../../apps/server/src/calibration/measure-batches';
+import { spinWakeProfile } from '../../../apps/server/src/calibration/wake-probe';
 import { mechanismOptions, simulateCase, type SavedRound } from './sim-side';
 import { METRICS, caseLabel, mediansTable, roundCells } from './report';
 import { median } from '../median';
@@ -108,7 +109,8 @@ for (let r = 0; r < repeat; r++) {
     const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.main.us_per_request;
     const gc = source === 'bundled' ? calibration.gc : real.main.gc;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
-    const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc };
+    const spinWake = spinWakeProfile(real.woken, costFromCalibration(calibration), real.collections);
+    const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc, ...(spinWake ? { spinWake } : {}) };
     const simmed = simulateCase(c, traceToScenario(trace), calibration, host, without, true);
     const sim = simmed.summary;
     const simSilent = silencesUs(simmed.events);
@@ -118,7 +120,7 @@ for (let r = 0; r < repeat; r++) {
     const saved: SavedRound = { case: c, trace: file, calibration, host, real: realSummary, load: loadavg()[0] };
     writeFileSync(join(outDir, `round-${stamp}-${r + 1}-${CASES.indexOf(c)}.json`), JSON.stringify(saved));
     const silent = silencesUs(real.events);
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${roundCells(sim, realSummary)} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p95 ${calibration.spin_wake_us?.["0.95"] ?? "-"} µs, answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${roundCells(sim, realSummary)} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p90/p99 ${spinWake?.['0.9'] ?? '-'}/${spinWake?.['0.99'] ?? '-'} µs (isolated ${calibration.spin_wake_us?.['0.9'] ?? '-'}/${calibration.spin_wake_us?.['0.99'] ?? '-'}), answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 

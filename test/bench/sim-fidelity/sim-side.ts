@@ -1,12 +1,16 @@
 /** The simulated side of a fidelity case: the calibration's cost and the host measured for this run. */
 import type { Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, simulate, type Calibration, type GcProfile, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { costFromCalibration, simulate, type Calibration, type GcProfile, type Quantiles, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
 import { arg } from '../args';
 import { configOf, type Case } from './real-run';
 
-/** mechanisms the simulator leaves out unless asked for with --with */
-const OPT_IN = ['spin'];
-const MECHANISMS = ['prefetch', 'held', 'timers', 'spread', 'interruptions', 'idle', 'spin', 'spincore', 'wake', 'host', 'stalls', 'gc'];
+/**
+ * mechanisms the simulator leaves out unless asked for with --with: spin-isolated takes the spin wake-up
+ * from calibrate's isolated measurement (measureSpinWake) in place of the one measured under the case's
+ * traffic, to compare the two
+ */
+const OPT_IN = ['spin-isolated'];
+const MECHANISMS = ['prefetch', 'held', 'timers', 'spread', 'interruptions', 'idle', 'spin', 'spin-isolated', 'spincore', 'wake', 'host', 'stalls', 'gc'];
 
 /**
  * The mechanisms switched off by the command line: `--without LIST` and the opt-in ones not asked for with
@@ -22,13 +26,16 @@ export function mechanismOptions(): { without: Set<string>; alsoWithout: Set<str
   return { without, alsoWithout };
 }
 
-export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile }
+/** `spinWake`: the spin wake-up under a second of the case's traffic (wake-probe.ts; rounds saved before it have none) */
+export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile; spinWake?: Quantiles }
 
 /** One fidelity round as run.ts saves it: what the simulation was given and what the real server did. */
 export interface SavedRound { case: Case; trace: string; calibration: Calibration; host: SimHost; real: SimSummary; load: number }
 
 export function simulateCase(c: Case, scenario: Scenario, cal: Calibration, host: SimHost, without: ReadonlySet<string>, record = false) {
-  const cost = costFromCalibration(cal, 0, !without.has('spread'), !without.has('spin'));
+  const cost = costFromCalibration(cal, 0, !without.has('spread'), !without.has('spin-isolated'));
+  if (!without.has('spin') && without.has('spin-isolated') && !without.has('spread') && host.spinWake) cost.spin_wake_us = host.spinWake;
+  if (without.has('spin')) delete cost.spin_wake_us;
   if (without.has('idle')) delete cost.idle_penalty_us;
   if (without.has('wake')) delete cost.answer_wake_us;
   if (without.has('held')) delete cost.held_table;

@@ -29,6 +29,11 @@ export async function withCollections<T>(run: () => Promise<T>): Promise<{ resul
 
 export async function measureGcProfile(drive: () => Promise<number>): Promise<GcProfile | undefined> {
   const { result: requests, collections } = await withCollections(drive);
+  return gcProfileOf(requests, collections);
+}
+
+/** The profile of `collections` met while `requests` were served (undefined with none of either). */
+export function gcProfileOf(requests: number, collections: readonly Span[]): GcProfile | undefined {
   const pauses = collections.map((g) => (g.end - g.start) * 1000);
   if (pauses.length === 0 || requests <= 0) return undefined;
   return { requests_per_gc: Math.max(1, Math.round((requests / pauses.length) * 10) / 10), pause_us: quantilesOf(pauses, 0) };

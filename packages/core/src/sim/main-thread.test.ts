@@ -10,6 +10,7 @@ import { combinedStalls, StallSchedule } from './stalls';
 import { ON_TIME, RealClockModel } from './real-clock-model';
 import { SPIN_WAKE_MIN_IDLE_US, spinWakeUs, validateCost } from './cost-model';
 import { SimExecutor } from './sim-executor';
+import { CpuHost } from './cpu-host';
 import { simulate } from './simulation';
 import { costFromCalibration, validateCalibration } from './calibration';
 import { VirtualClock } from '../clock/virtual-clock';
@@ -153,6 +154,24 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   assert.equal(timeOne('x'), 200, 'main asleep: the median x the spread');
   spreadRc.setTimer(spreadClock.now() + 500, () => undefined);
   assert.equal(timeOne('y'), 150, 'main spinning: the median + the spin-wake draw');
+  // the draw was measured on the real server with whatever contention its batches met: the host's
+  // slowdown does not come on top of it (two CPU instances and a spinning main thread on 2 cores: x1.5)
+  const hostClock = new VirtualClock();
+  const hostRc = new RealClockModel(hostClock, ON_TIME, new Rng(2));
+  const shared = new SimExecutor<null>(hostClock, { table: { '1': 100 }, kind: 'KIND_CPU', spin_wake_us: fixed(50) }, new Rng(1), { host: new CpuHost(2), mainSpinning: () => hostRc.spinning() });
+  const times: Record<string, number> = {};
+  const at = (name: string) => {
+    const t = hostClock.now();
+    shared.executeWithCallback(info(name), [{ id: name, batchSize: 1, shapeKey: '', payload: null }], () => (times[name] = hostClock.now() - t));
+  };
+  hostClock.advanceTo(5000);
+  at('p'); // main asleep: one instance, no contention
+  hostClock.advanceTo(5010);
+  hostRc.setTimer(5500, () => undefined);
+  at('q'); // woken while p runs and the main thread spins
+  hostClock.advanceTo(9000);
+  assert.equal(times.p, 100);
+  assert.equal(times.q, 150, 'the median + the draw, not 1.5 x the median + the draw');
   const quick = spinWakeUs({ table: { '1': 1 }, spin_wake_us: { '0': -50, '1': -10 } }, new Rng(1));
   assert.ok(quick >= -50 && quick <= -10, `a spinning main thread keeps the cores awake: a quicker hand-off (${quick})`);
   // a draw below 0 never makes a batch take less than 1 µs

@@ -138,8 +138,9 @@ export class SimExecutor<P = unknown> implements Executor<P, string> {
     };
     // A woken instance waits for a core while the main thread spins. The spin-wake draw is a whole batch's
     // scatter around the median after a sleeping main thread (its own noise included), so it stands in for
-    // the spread: the batch costs its median, the cost after idle and the draw.
-    const median = Math.round(baseLatencyUs(this.cost, size) * slowdown + idlePenaltyUs(this.cost, idle));
+    // the spread: the batch costs its median, the cost after idle and the draw. Not the host's slowdown on
+    // top: the draw is measured on the server's own woken batches (wake-probe.ts), contention included.
+    const median = Math.round(baseLatencyUs(this.cost, size) + idlePenaltyUs(this.cost, idle));
     const busy = spinWake && mainSpins ? median + spinWakeUs(this.cost, this.rng) : took - early;
     this.clock.setTimer(now + Math.max(1, busy), end);
   }
