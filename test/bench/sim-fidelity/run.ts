@@ -8,11 +8,11 @@
  * (a shared machine's speed moves by 2x within a minute; the shipped tables describe the machine when
  * they were written): the host's timer lateness at the start, and just before each case its model's
  * batch-time table and spread (one instance, batches one after the other) and the effective cores; the
- * main thread's work per request on the case's server before its replay. Nothing is taken from the
- * replay itself.
+ * main thread's work per request, its collections and its woken instances' wait on the case's server
+ * before its replay. Nothing is taken from the replay itself.
  *
  *   node --import tsx test/bench/sim-fidelity/run.ts [--seconds 3] [--repeat 1] [--calibration same-run|bundled]
- *        [--without prefetch,held,timers,spread,interruptions,idle,spincore,wake,host,stalls,gc] [--with spin] [--also-without LIST] [--case 0,1] [--out DIR]
+ *        [--without prefetch,held,timers,spread,interruptions,idle,spin,spincore,wake,host,stalls,gc] [--with spin-isolated] [--also-without LIST] [--case 0,1] [--out DIR]
  *
  * `--without` switches mechanisms off in the simulator (ablation; all off = the simulator before they
  * were modelled): prefetch (instances take their next batch while computing), held (a batch held behind
@@ -21,9 +21,9 @@
  * lateness), spread (measured batch-time distribution), idle (the cost of a batch after idle), host
  * (effective cores and main-thread work, per case: the cores probe just before, the main-thread probe on
  * the case's server before its replay), stalls (main-thread stalls, the stall probe just before the case),
- * spin (an idle instance woken while the main thread spins waits for a core: calibrate's spin-wake
- * measurement; off unless `--with spin`: its measured strength overstates the tail of most cases, see
- * costFromCalibration), spincore (while RealClock turns its loop, the main thread holds a core the CPU
+ * spin (an idle instance woken while the main thread spins waits for its core to be woken: measured on
+ * the case's server under a second of its own traffic, another seed, wake-probe.ts; `--with spin-isolated`
+ * takes calibrate's isolated measurement instead, which overstates most cases), spincore (while RealClock turns its loop, the main thread holds a core the CPU
  * instances share less of), wake (the main thread's wake-up for an answer, part of every table time: seen at
  * once while it turns its loop; calibrate's answer-wake measurement), gc (the server's garbage
  * collections per request, the main-thread probe).

@@ -46,11 +46,12 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
  * the measured spread of batch times, interruptions and cost
  * after idle (with the main thread asleep, and spinning) unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
  *
- * `spinWake` (off by default) adds the measured wait of an instance woken while the main thread spins
- * (spin_wake_us). It is opt-in because the strength calibrate measures for it fits one fidelity case
- * (the MLP at delay 2 ms) and overstates the others: with it the simulated p99 of three moderate cases
- * of four came out 35-117% too long (README, "Fidelity"), and the wait it measures comes and goes with
- * the host from one minute to the next.
+ * `spinWake` (off by default) adds calibrate's isolated measurement of the wait of an instance woken
+ * while the main thread spins (spin_wake_us). It is opt-in because that wait depends on the traffic's
+ * pattern of sleeps, which an isolated probe does not have: its strength fits the MLP at delay 2 ms and
+ * made the simulated p99 of three moderate cases of four 35-117% too long (README, "Fidelity"). The
+ * fidelity bench measures the wait under each case's own traffic instead (apps/server's wake-probe.ts)
+ * and sets the cost model's spin_wake_us from that.
  */
 export function costFromCalibration(cal: Calibration, jitter = 0, spread = true, spinWake = false): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread, ...(cal.interruptions ? { interruptions: cal.interruptions } : {}) } : {};
