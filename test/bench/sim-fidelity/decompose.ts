@@ -144,24 +144,14 @@ if (timed.length) {
     const xs = timed.filter((r) => r.fromTimeout === fromTimeout && r.spinning && (slept.get(r) ?? 0) >= 300).map((r) => (r.answered - r.posted) * 1000);
     if (xs.length) console.log(`  post -> answer, worker slept >= 300 µs, spinning after, posted ${fromTimeout ? 'from a setTimeout wake' : 'otherwise            '}: ${q(xs)}`);
   }
-}
-// how often a woken worker begins late, by how long it slept and whether the main thread spun after the post
-{
+  // how often a woken worker begins late, by how long it slept and whether the main thread spun after the post
   const bins = [300, 1000, 2000, 3000, 5000, Infinity];
-  const lastTx = new Map<InstanceWorker, number>();
-  const sleptOf = new Map<Run, number>();
-  for (const r of [...runs].sort((a, b) => a.posted - b.posted)) {
-    const prev = lastTx.get(r.worker);
-    if (prev !== undefined) sleptOf.set(r, (r.posted - prev) * 1000);
-    if (r.tx !== undefined) lastTx.set(r.worker, r.tx);
-  }
   for (const spin of [false, true]) {
     const cells: string[] = [];
     for (let i = 0; i + 1 < bins.length; i++) {
-      const xs = timed.filter((r) => r.spinning === spin && (sleptOf.get(r) ?? 0) >= bins[i] && (sleptOf.get(r) ?? 0) < bins[i + 1]);
-      const late = xs.filter((r) => (r.rx! - r.posted) * 1000 > 500).length;
-      const p90 = xs.length ? percentile(Float64Array.from(xs.map((r) => (r.rx! - r.posted) * 1000)).sort(), 0.9).toFixed(0) : '-';
-      cells.push(`${bins[i]}-${bins[i + 1]}: ${late}/${xs.length} p90 ${p90}`);
+      const xs = timed.filter((r) => r.spinning === spin && (slept.get(r) ?? 0) >= bins[i] && (slept.get(r) ?? 0) < bins[i + 1]).map((r) => (r.rx! - r.posted) * 1000);
+      const p90 = xs.length ? percentile(Float64Array.from(xs).sort(), 0.9).toFixed(0) : '-';
+      cells.push(`${bins[i]}-${bins[i + 1]}: ${xs.filter((us) => us > 500).length}/${xs.length} p90 ${p90}`);
     }
     console.log(`  begins > 0.5 ms late, main ${spin ? 'spinning' : 'asleep  '} after: ${cells.join(' | ')}`);
   }
