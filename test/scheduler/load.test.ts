@@ -103,9 +103,16 @@ test('trace: round trip, replay as a scenario, line-numbered errors', () => {
   const bad = (t: string, re: RegExp) => assert.throws(() => parseTrace(t), (e: unknown) => e instanceof TraceError && re.test(e.message));
   bad('{"format":"other"}\n', /^line 1: the first line must be the header/);
   bad('{"format":"inferscope-trace","version":1}\n{"t_us":5,"model":"m","batch_size":1}\nnot json\n', /^line 3: not valid JSON/);
-  bad('{"format":"inferscope-trace","version":1}\n\n{"t_us":5,"model":"m","batch_size":0}\n', /^line 3: batch_size must be an integer >= 1/);
+  bad('{"format":"inferscope-trace","version":1}\n\n{"t_us":5,"model":"m","batch_size":0}\n', /^line 3: batch_size: must be an integer >= 1$/);
+  // a line's every problem at once, each naming its field, worded as the scenario's (one schema for both)
+  bad('{"format":"inferscope-trace","version":1}\n{"t_us":-1,"priority":1.5,"payload":1}\n', /^line 2: model: is required; payload: unknown field; t_us: must be a number >= 0; priority: must be an integer >= 0$/);
+  bad('{"format":"inferscope-trace","version":1}\n{"t_us":1,"model":"m","shape":[2,-1],"timeout_us":"soon"}\n', /shape\.1: must be an integer >= 0; timeout_us: must be a number >= 0/);
   bad('{"format":"inferscope-trace","version":1}\n{"t_us":5,"model":"m"}\n{"t_us":4,"model":"m"}\n', /^line 3: t_us 4 goes back in time/);
   bad('{"format":"inferscope-trace","version":2}\n', /unsupported trace version 2/);
+  // what a replayed arrival can carry, a trace line can: a per-request timeout survives the round trip
+  const timed = [{ t_us: 0, model: 'm', batch_size: 2, timeout_us: 500 }, { t_us: 10, model: 'm', batch_size: 1 }];
+  assert.deepEqual(parseTrace(serializeTrace({}, timed)).arrivals, timed);
+  assert.deepEqual(parseTrace('{"format":"inferscope-trace","version":1}\n{"t_us":3,"model":"m"}\n').arrivals, [{ t_us: 3, model: 'm', batch_size: 1 }], 'batch_size 1 when absent');
 });
 
 test('Rng: deterministic, uniform enough, weighted choice honours weights', () => {

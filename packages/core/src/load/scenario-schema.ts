@@ -39,10 +39,10 @@ export const SHAPES = {
   length: Type.Object({ type: Type.Literal('length'), dims: Type.Optional(dims(-1)), length: Type.Union(Object.values(LENGTH_DISTRIBUTIONS)), bucket: Type.Optional(positiveInt()) }, closed),
 };
 
-/** a recorded arrival a replay phase plays (what a trace line holds) */
-export const ReplayArrivalSchema = Type.Object({
+/** the fields of one recorded arrival, once for a replay phase's arrivals and a trace file's lines */
+const arrivalFields = {
   t_us: nonNegative(),
-  model: Type.Optional(Type.String()),
+  model: Type.String(),
   version: Type.Optional(Type.String()),
   priority: Type.Optional(Type.Integer({ minimum: 0 })),
   batch_size: positiveInt(),
@@ -51,7 +51,13 @@ export const ReplayArrivalSchema = Type.Object({
   /** per-request queue timeout override, µs */
   timeout_us: Type.Optional(nonNegative()),
   id: Type.Optional(Type.String()),
-}, closed);
+};
+
+/** a recorded arrival a replay phase plays; no model: the run's target model */
+export const ReplayArrivalSchema = Type.Object({ ...arrivalFields, model: Type.Optional(Type.String()) }, closed);
+
+/** one arrival line of a trace file (load/trace.ts): the model named, batch_size 1 when absent */
+export const TraceLineSchema = Type.Object({ ...arrivalFields, batch_size: Type.Optional(positiveInt()) }, closed);
 
 export const PHASES = {
   constant: Type.Object({ type: Type.Literal('constant'), duration_s: nonNegative(), rate: rate(), label }, closed),

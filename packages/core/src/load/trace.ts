@@ -1,10 +1,14 @@
 /**
  * Recorded arrivals as NDJSON: a header line {format:'inferscope-trace', version:1, ...} then one arrival
- * per line {t_us, model, version?, priority?, batch_size, shape?, id?}, t_us relative to the recording start.
+ * per line {t_us, model, version?, priority?, batch_size?, shape?, timeout_us?, id?} (TraceLineSchema, the
+ * replayed arrival's fields), t_us relative to the recording start.
  * Line-oriented so a recorder can append while traffic flows and a reader can report exact line numbers.
  */
+import type { Static } from '@sinclair/typebox';
 import type { Arrival } from './arrivals';
 import type { Scenario } from './scenario';
+import { TraceLineSchema } from './scenario-schema';
+import { schemaProblems } from '../util/schema-problems';
 
 export interface TraceHeader {
   format: 'inferscope-trace';
@@ -41,6 +45,7 @@ export function arrivalLine(a: Arrival): string {
   if (a.priority !== undefined) o.priority = a.priority;
   o.batch_size = a.batch_size;
   if (a.shape !== undefined) o.shape = a.shape;
+  if (a.timeout_us !== undefined) o.timeout_us = a.timeout_us;
   if (a.id !== undefined) o.id = a.id;
   return JSON.stringify(o);
 }
@@ -95,31 +100,11 @@ export class TraceReader {
 }
 
 function parseArrival(o: Record<string, unknown>, n: number, last: number): Arrival {
-  const known = new Set(['t_us', 'model', 'version', 'priority', 'batch_size', 'shape', 'id']);
-  for (const k of Object.keys(o)) if (!known.has(k)) throw new TraceError(n, `unknown field "${k}"`);
-  if (typeof o.t_us !== 'number' || !Number.isFinite(o.t_us) || o.t_us < 0) throw new TraceError(n, 't_us must be a number >= 0');
-  if (o.t_us < last) throw new TraceError(n, `t_us ${o.t_us} goes back in time (previous line ${last}); arrivals must be sorted`);
-  if (typeof o.model !== 'string') throw new TraceError(n, 'model must be a string');
-  const bs = o.batch_size ?? 1;
-  if (typeof bs !== 'number' || !Number.isInteger(bs) || bs < 1) throw new TraceError(n, 'batch_size must be an integer >= 1');
-  const a: Arrival = { t_us: o.t_us, model: o.model, batch_size: bs };
-  if (o.version !== undefined) {
-    if (typeof o.version !== 'string') throw new TraceError(n, 'version must be a string');
-    a.version = o.version;
-  }
-  if (o.priority !== undefined) {
-    if (typeof o.priority !== 'number' || !Number.isInteger(o.priority) || o.priority < 0) throw new TraceError(n, 'priority must be an integer >= 0');
-    a.priority = o.priority;
-  }
-  if (o.shape !== undefined) {
-    if (!Array.isArray(o.shape) || !o.shape.every((d) => Number.isInteger(d) && d >= 0)) throw new TraceError(n, 'shape must be an array of integers >= 0');
-    a.shape = o.shape as number[];
-  }
-  if (o.id !== undefined) {
-    if (typeof o.id !== 'string') throw new TraceError(n, 'id must be a string');
-    a.id = o.id;
-  }
-  return a;
+  const problems = schemaProblems(TraceLineSchema, o, '');
+  if (problems.length) throw new TraceError(n, problems.join('; '));
+  const { batch_size = 1, ...line } = o as Static<typeof TraceLineSchema>;
+  if (line.t_us < last) throw new TraceError(n, `t_us ${line.t_us} goes back in time (previous line ${last}); arrivals must be sorted`);
+  return { ...line, batch_size };
 }
 
 /** a trace as a scenario with one replay phase, so recorded traffic runs through the same machinery */
