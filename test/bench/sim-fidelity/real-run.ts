@@ -39,6 +39,13 @@ export const CASES: Case[] = [
   { name: 'cnn overload, 2 instances, max_queue_size 256', model: 'cnn_classifier', rate: 15000, delayUs: 1000, instances: 2, maxQueue: 256 },
 ];
 
+/**
+ * Seconds of the case's traffic (another seed) the host is measured on before the replay: its collections
+ * and its woken instances' wait. At delay 0 only ~1% of woken batches wait long, so one second gave the
+ * wait's p99 from ~10 samples (it came out 0.07-1.1 ms from one round to the next); two halve that noise.
+ */
+export const PROBE_S = 2;
+
 export function configOf(c: Case): SchedulerConfigInput {
   const r = loadModelConfig(readFileSync(join(REPO, c.model, 'config.pbtxt'), 'utf8'), { modelName: c.model, gpuCount: 0 });
   const cfg = structuredClone(r.config!) as SchedulerConfigInput & { instance_group?: { count?: number }[] };
@@ -50,7 +57,7 @@ export function configOf(c: Case): SchedulerConfigInput {
 /**
  * Replays `arrivals` on the real server for case `c`; events are the model's, from the measured replay
  * only. Before the replay the same server's main-thread work per request is probed (closed loop, not the
- * trace), and on one second of other traffic at the case's rate (the replay's open loop and event
+ * trace), and on PROBE_S seconds of other traffic at the case's rate (the replay's open loop and event
  * listener) its garbage collections and the batches it sent to idle instances (`woken`, with the
  * collections they may overlap: the spin wake-up as this traffic meets it, wake-probe.ts), for the
  * simulator's host.
@@ -72,7 +79,7 @@ export async function realRun(c: Case, arrivals: Arrival[]): Promise<{ events: S
     });
     // the collections as the replay will cause them: the same open loop and event listener, on another
     // second of the case's traffic (another seed), not on the trace
-    const probe = scenarioToArrivals({ name: 'gc probe', seed: 99, phases: [{ type: 'poisson', rate: c.rate, duration_s: 1 }] }, { model: c.model }).arrivals;
+    const probe = scenarioToArrivals({ name: 'gc probe', seed: 99, phases: [{ type: 'poisson', rate: c.rate, duration_s: PROBE_S }] }, { model: c.model }).arrivals;
     const offProbe = keep([]);
     const woken = wokenBatchWatcher(c.model);
     const offWoken = server.bus.on(woken.listen);

@@ -26,7 +26,7 @@ export function mechanismOptions(): { without: Set<string>; alsoWithout: Set<str
   return { without, alsoWithout };
 }
 
-/** `spinWake`: the spin wake-up under a second of the case's traffic (wake-probe.ts; rounds saved before it have none) */
+/** `spinWake`: the spin wake-up under PROBE_S seconds of the case's traffic (wake-probe.ts; rounds saved before it have none) */
 export interface SimHost { cores: number; mainUsPerRequest: number; timer: TimerProfile; stalls?: StallProfile; gc?: GcProfile; spinWake?: Quantiles }
 
 /** One fidelity round as run.ts saves it: what the simulation was given and what the real server did. */

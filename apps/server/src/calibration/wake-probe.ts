@@ -10,7 +10,7 @@
  * began over 0.5 ms late at delay 2 ms (the instance sleeping 1-5 ms between batches), 1-3% at delay 0
  * and in the busy cases, none when the main thread went to sleep after the post; an isolated probe
  * reproduced the first figure in one minute and not the next. So the fidelity bench measures it the way
- * it measures the collections (gc-probe.ts): on a second of the case's own traffic, another seed.
+ * it measures the collections (gc-probe.ts): on seconds of the case's own traffic, another seed.
  */
 import type { SchedulerEvent } from '@inferscope/core';
 import { RealClock } from '@inferscope/core/clock/index.ts';
