@@ -109,6 +109,9 @@ test('trace: round trip, replay as a scenario, line-numbered errors', () => {
   bad('{"format":"inferscope-trace","version":1}\n{"t_us":1,"model":"m","shape":[2,-1],"timeout_us":"soon"}\n', /shape\.1: must be an integer >= 0; timeout_us: must be a number >= 0/);
   bad('{"format":"inferscope-trace","version":1}\n{"t_us":5,"model":"m"}\n{"t_us":4,"model":"m"}\n', /^line 3: t_us 4 goes back in time/);
   bad('{"format":"inferscope-trace","version":2}\n', /unsupported trace version 2/);
+  // a line of many unknown fields: ten named and a count, quickly
+  const many = JSON.stringify(Object.fromEntries([['t_us', 0], ['model', 'm'], ...Array.from({ length: 50_000 }, (_, i) => [`f${i}`, i])]));
+  bad(`{"format":"inferscope-trace","version":1}\n${many}\n`, /^line 2: f0: unknown field; (f\d+: unknown field; ){9}\.\.\. and 49990 more$/);
   // what a replayed arrival can carry, a trace line can: a per-request timeout survives the round trip
   const timed = [{ t_us: 0, model: 'm', batch_size: 2, timeout_us: 500 }, { t_us: 10, model: 'm', batch_size: 1 }];
   assert.deepEqual(parseTrace(serializeTrace({}, timed)).arrivals, timed);

@@ -99,9 +99,12 @@ export class TraceReader {
   }
 }
 
+/** a line's problems said at most (a hostile line may hold thousands of unknown fields) */
+const MAX_LINE_PROBLEMS = 10;
+
 function parseArrival(o: Record<string, unknown>, n: number, last: number): Arrival {
   const problems = schemaProblems(TraceLineSchema, o, '');
-  if (problems.length) throw new TraceError(n, problems.join('; '));
+  if (problems.length) throw new TraceError(n, [...problems.slice(0, MAX_LINE_PROBLEMS), ...(problems.length > MAX_LINE_PROBLEMS ? [`... and ${problems.length - MAX_LINE_PROBLEMS} more`] : [])].join('; '));
   const { batch_size = 1, ...line } = o as Static<typeof TraceLineSchema>;
   if (line.t_us < last) throw new TraceError(n, `t_us ${line.t_us} goes back in time (previous line ${last}); arrivals must be sorted`);
   return { ...line, batch_size };

@@ -64,14 +64,16 @@ function describe(e: ValueError, at: string, kind: string | undefined): string[]
 
 /** What is wrong with `value` against `schema`, one line per problem, each naming its field under `what`. */
 export function schemaProblems(schema: TSchema, value: unknown, what: string, o: ProblemOptions = {}): string[] {
-  const problems: string[] = [];
+  // a Set keeps the first wording of each problem in order, and stays linear on a value with thousands of
+  // them (a long replay, a line of a hostile trace file)
+  const problems = new Set<string>();
   const missing = new Set<string>();
   for (const e of Value.Errors(schema, value)) {
     // a missing field is said once ("is required"), not again as a value of the wrong type
     if (missing.has(e.path)) continue;
     if (e.type === ValueErrorType.ObjectRequiredProperty) missing.add(e.path);
     const kind = e.schema[Kind];
-    for (const p of describe(e, fieldOf(e.path, what, o.brackets ?? false), kind)) if (!problems.includes(p)) problems.push(p);
+    for (const p of describe(e, fieldOf(e.path, what, o.brackets ?? false), kind)) problems.add(p);
   }
-  return problems;
+  return [...problems];
 }
