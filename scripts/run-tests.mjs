@@ -54,7 +54,20 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   });
 }
 
-/** @returns {Promise<{file: string, ms: number, code: number, counts: Record<string, number>}>} */
+/**
+ * What a failed file said about its failures, for the closing summary: CI may keep only the end of the
+ * log, so the reason must be there too, not only in the file's output far above. The spec reporter ends a
+ * file with a "failing tests:" section; without one (a crash, a kill) the file's last lines stand in.
+ */
+function failureExcerpt(out, maxLines = 40) {
+  const at = out.lastIndexOf('✖ failing tests:');
+  const lines = (at >= 0 ? out.slice(at) : out).trimEnd().split('\n');
+  const kept = at >= 0 ? lines.slice(0, maxLines) : lines.slice(-maxLines);
+  const cut = lines.length - kept.length;
+  return kept.map((l) => `    ${l}`).join('\n') + (cut > 0 ? `\n    … ${cut} more lines above in the file's output` : '');
+}
+
+/** @returns {Promise<{file: string, ms: number, code: number, counts: Record<string, number>, why: string}>} */
 function runFile(file) {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -88,7 +101,7 @@ function runFile(file) {
       if (killed) out += `\n✖ ${file}: killed after ${fileTimeoutMs} ms\n`;
       const failed = code !== 0 || killed || signal !== null;
       process.stdout.write(`\n${failed ? '✖' : '▶'} ${file} (${(ms / 1000).toFixed(1)} s)${failed ? ` FAILED: exit ${code ?? signal}` : ''}\n${out}`);
-      resolve({ file, ms, code: failed ? (code || 1) : 0, counts });
+      resolve({ file, ms, code: failed ? (code || 1) : 0, counts, why: failed ? failureExcerpt(out) : '' });
     });
   });
 }
@@ -117,7 +130,7 @@ console.log('slowest files:');
 for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${r.file}`);
 if (failed.length > 0) {
   console.log('FAILED files:');
-  for (const r of failed) console.log(`  ${r.file}`);
+  for (const r of failed) console.log(`  ${r.file}\n${r.why}`);
 }
 // The plain closing line CI reads (the per-file node:test summaries above are not the last word).
 console.log(`tests: ${total.pass ?? 0} passed, ${(total.fail ?? 0) + failed.filter((r) => !r.counts.fail).length} failed, ${total.skipped ?? 0} skipped`);
