@@ -22,14 +22,16 @@ test('every bundled model has a calibration measured at batch 1..64, increasing 
   assert.equal(BUNDLED_CALIBRATIONS.length, 4);
 });
 
-test('the same MLP weights on PyTorch (TorchScript) are calibrated too: close to onnxruntime at batch 1, slower in large batches', () => {
+test('the same MLP weights on PyTorch (TorchScript) are calibrated too: close to onnxruntime at batch 1, slower in batches of several', () => {
   const ort = bundledCalibration('mlp_classifier')!;
   const torch = bundledCalibration('mlp_classifier_torch')!;
   assert.equal(torch.backend, 'pytorch');
   assert.equal(bundledCalibration('mlp_classifier_torch', 'onnxruntime'), undefined);
   const ratio = (b: number) => torch.session_us![String(b)] / ort.session_us![String(b)];
   assert.ok(ratio(1) > 0.6 && ratio(1) < 1.6, `batch 1: torch/ort ${ratio(1)}`);
-  assert.ok(ratio(32) > 1.3, `batch 32: torch/ort ${ratio(32)}`);
+  // Quiet-machine runs (three on 2026-12-01 ~21:00 UTC) gave 1.65-1.7x at 8, 1.14x at 32, 0.9x at 64:
+  // onnxruntime's kernels lead in mid-size batches; the largest ones are level again.
+  assert.ok(ratio(8) > 1.3, `batch 8: torch/ort ${ratio(8)}`);
   // through the server the stub's process hop comes on top: torch costs more per batch at every size
   for (const b of ['1', '8', '32']) assert.ok(torch.table_us[b] > ort.table_us[b], `batch ${b}`);
 });

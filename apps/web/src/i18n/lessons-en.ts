@@ -50,7 +50,7 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
     claim: 'The same network with the same weights does not cost the same on every backend: on this machine PyTorch (TorchScript) needs more instance time per request than ONNX Runtime, and how much more depends on the batch size.',
     intro: [
       'mlp_classifier and mlp_classifier_torch hold the same weights: one runs in ONNX Runtime worker threads, the other in a PyTorch stub process per instance, the way Triton runs its python backend. Both costs are measured here with inferscope calibrate.',
-      'At batch 1 the two compute the network in about the same time; the request to the stub process and back is what makes PyTorch slower. In bigger batches ONNX Runtime\'s kernels pull ahead and the compute itself differs.',
+      'At batch 1 the two compute the network in about the same time; the request to the stub process and back is what makes PyTorch slower. In batches of several requests, as at the heavier load, ONNX Runtime\'s kernels pull ahead and the compute itself differs; the gap depends on the batch size (on this machine it closes again at 48-64).',
     ],
     watch: ['Latency and compute time of the two models side by side (pick each in the model menu).', 'The tables: instance time per request through the server and for the compute alone, at batches of about 1 and at bigger batches.'],
     caption: 'Every row gets the same arrivals. "through this server" is what a request waits for (hand-off included); "backend compute alone" is onnxruntime\'s session.run or torch\'s forward.',
@@ -102,7 +102,7 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
   mixed: {
     title: 'Scenario: a mixed-priority service',
     claim: 'When the instance cannot keep up, priority levels decide who waits: urgent requests (P1) leave first and wait a fraction of a millisecond, while the batch traffic (P2) queues behind them.',
-    intro: ['One MLP serves two kinds of clients: 20% urgent requests at priority 1 and 80% batch jobs at priority 2, 36,000 requests/s in all (more than one instance serves in batches of max_batch_size 8), priority_levels 2.'],
+    intro: ['One MLP serves two kinds of clients: 20% urgent requests at priority 1 and 80% batch jobs at priority 2, in all a quarter more than one instance serves in batches of max_batch_size 8 (the rate is set from the measured cost), priority_levels 2.'],
     watch: ['Queue depth per priority on the state view: P1 stays near zero, P2 carries the queue.', 'Colour the data flow by priority in the header.'],
     caption: 'Priority levels decide who leaves first, not who is served at all.',
   },

@@ -37,7 +37,7 @@ export const LESSONS_ZH: Record<LessonId, LessonText> = {
     claim: '同一个网络、同一份权重，换一个后端，开销就不一样：在这台机器上，PyTorch（TorchScript）每个请求占用的实例时间比 ONNX Runtime 多，多出多少取决于批大小。',
     intro: [
       'mlp_classifier 和 mlp_classifier_torch 用的是同一份权重：前者跑在 ONNX Runtime 的工作线程里，后者每个实例是一个独立的 PyTorch 子进程，和 Triton 运行 python 后端的方式一样。两者的开销都用 inferscope calibrate 在本机实测。',
-      '批大小为 1 时，两者算一遍网络的时间差不多，PyTorch 慢在请求要先发到子进程、结果再传回来；批变大以后，ONNX Runtime 的算子优势显现，计算本身也拉开了差距。',
+      '批大小为 1 时，两者算一遍网络的时间差不多，PyTorch 慢在请求要先发到子进程、结果再传回来；批里有好几个请求时（如较重负载那几行），ONNX Runtime 的算子优势显现，计算本身也拉开了差距；差距随批大小而变（在本机，批到 48–64 时两者又基本持平）。',
     ],
     watch: ['并排比较两个模型的时延和计算时间（在模型菜单中分别选择）。', '看表格：经过服务器和只看后端计算时，每个请求占用的实例时间；分别对应批大小约为 1 和较大的批。'],
     caption: '每一行使用完全相同的请求到达序列。“经过本服务”是请求实际要等的时间（含交接开销）；“仅后端计算”是 onnxruntime 的 session.run 或 torch 模型的前向计算。',
@@ -89,7 +89,7 @@ export const LESSONS_ZH: Record<LessonId, LessonText> = {
   mixed: {
     title: '应用场景：多优先级服务',
     claim: '实例处理不过来时，由优先级决定谁来等：紧急请求（P1）先走，只等不到一毫秒，批量请求（P2）排在它们后面。',
-    intro: ['一个 MLP 同时服务两类客户端：20% 是优先级 1 的紧急请求，80% 是优先级 2 的批量任务，总共每秒 36000 个请求（超过一个实例以 max_batch_size 8 分批所能处理的量），priority_levels 为 2。'],
+    intro: ['一个 MLP 同时服务两类客户端：20% 是优先级 1 的紧急请求，80% 是优先级 2 的批量任务，总请求量比一个实例以 max_batch_size 8 分批所能处理的多四分之一（请求速率按实测开销设定），priority_levels 为 2。'],
     watch: ['在调度状态视图看各优先级的队列深度：P1 接近于零，队列主要是 P2。', '在顶部把数据流的着色依据改成优先级。'],
     caption: '优先级决定谁先走，而不是谁能被服务。',
   },

@@ -12,6 +12,7 @@ import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';
 import type { SimModel } from './sim-types';
+import { moderateRate, roundRate, servedPerS } from './rates';
 
 export type ExperimentId = 'batching' | 'backends' | 'concurrency' | 'operations';
 
@@ -60,8 +61,9 @@ const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 /** Lesson 3: batching on/off at an overload; the delay at a moderate load and under overload; MLP vs CNN. */
 function batching(seed: number): ExperimentTable[] {
   const m = mlp();
-  const over = 12000;
-  const moderate = 2000;
+  const single = servedPerS(m.cost, 1);
+  const over = roundRate(2 * single); // twice what batches of one can serve
+  const moderate = moderateRate(m.cost);
   const delay = (us: number) => withBatching(m, { max_queue_delay_microseconds: us }, { max_batch_size: 32 });
   const off = run({ label: S.exp.batchingOff, model: m, config: withBatching(m, null, { max_batch_size: 32 }) }, over, 0.5, seed);
   const on0 = run({ label: S.exp.batchingOn(formatUs(0)), model: m, config: delay(0) }, over, 0.5, seed);
@@ -73,15 +75,16 @@ function batching(seed: number): ExperimentTable[] {
   const busyRatio = ratio(mod2.summary.busy_us_per_request, mod0.summary.busy_us_per_request);
   const overloadRatio = ratio(thr(on2), thr(on0));
 
-  // MLP vs CNN on the same traffic and config, above what either can serve
-  const heavy = 100_000;
+  // MLP vs CNN on the same traffic and config, above what either can serve in batches of 32
+  const c = cnn();
+  const costs = [m, c].flatMap((model) => (['session', 'server'] as const).map((which) => measuredCost(model.name, which, 0)));
+  const heavy = roundRate(1.5 * Math.max(...costs.map((cost) => servedPerS(cost, 32))));
   const bound = (model: SimModel, on: boolean, which: 'session' | 'server') =>
     run({
       label: S.exp.boundRow(model.name, on, which === 'session' ? S.exp.whereSession : S.exp.whereServer), model,
       config: withBatching(model, on ? { max_queue_delay_microseconds: 0 } : null, { max_batch_size: 32, instance_group: instances(model, 1) }),
       cost: measuredCost(model.name, which, 0),
     }, heavy, 0.2, seed);
-  const c = cnn();
   const rows = [bound(m, false, 'session'), bound(m, true, 'session'), bound(c, false, 'session'), bound(c, true, 'session'), bound(c, false, 'server'), bound(c, true, 'server')];
   const mlpGain = ratio(thr(rows[1]), thr(rows[0]));
   const cnnGain = ratio(thr(rows[3]), thr(rows[2]));
@@ -128,8 +131,9 @@ function backends(seed: number): ExperimentTable[] {
 
 /** Lesson 5: instances on a 2-core host at an overload. */
 function concurrency(seed: number): ExperimentTable[] {
-  const rate = 20000;
   const c = cnn();
+  // three instances' worth at the largest batch: more than the cores can serve however many instances
+  const rate = roundRate(3 * servedPerS(c.cost, c.config.max_batch_size ?? 1));
   const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
   const two = ratio(thr(rows[1]), thr(rows[0]));
   const four = ratio(thr(rows[3]), thr(rows[1]));
@@ -139,7 +143,9 @@ function concurrency(seed: number): ExperimentTable[] {
 /** Lesson 6: a load sweep on one config. */
 function operations(seed: number): ExperimentTable[] {
   const m = mlp({}, { max_queue_delay_microseconds: 1000 });
-  const rows = [2000, 8000, 32000, 64000, 96000].map((rate) => run({ label: S.exp.sweepRow(formatRate(rate)), model: m, config: m.config }, rate, 0.25, seed));
+  // from light to 1.6x the most full batches can serve: the last two points are both past the limit
+  const limitEstimate = servedPerS(m.cost, m.config.max_batch_size ?? 1);
+  const rows = [0.025, 0.1, 0.4, 1.1, 1.6].map((f) => roundRate(f * limitEstimate)).map((rate) => run({ label: S.exp.sweepRow(formatRate(rate)), model: m, config: m.config }, rate, 0.25, seed));
   const limit = Math.max(...rows.map(thr));
   const last = rows[rows.length - 1].summary.latency_us.p99;
   return [{ id: 'sweep', title: S.exp.sweepTitle, rows, verdict: S.exp.sweepVerdict(formatRate(limit), formatUs(last)), figures: { limit, lastP99: last, firstP99: rows[0].summary.latency_us.p99 } }];

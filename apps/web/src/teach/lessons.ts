@@ -9,6 +9,7 @@ import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
 import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
+import { moderateRate, roundRate, servedPerS } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
 import { S } from '../strings';
 
@@ -49,7 +50,10 @@ export const LESSONS: Lesson[] = [
   {
     // a moderate load, delay 0: moving the delay knob to 2000 µs visibly grows the batches
     id: 'batching', chapter: 3, view: 'data', speed: 10, experiment: 'batching', knob: 'delay',
-    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 0 })], traffic: { rate: 2000, durationUs: 30 * SECOND }, budgetBytes: 0, seed }),
+    scenario: (seed) => {
+      const m = mlp({}, { max_queue_delay_microseconds: 0 });
+      return { models: [m], traffic: { rate: moderateRate(m.cost), durationUs: 30 * SECOND }, budgetBytes: 0, seed };
+    },
     formulas: ['capacity', 'little'],
   },
   {
@@ -58,9 +62,12 @@ export const LESSONS: Lesson[] = [
     formulas: ['speedup', 'capacity'],
   },
   {
-    // more than one CNN instance can serve: the queue grows until a second instance is added
+    // 1.3x what one CNN instance serves in full batches: the queue grows until a second instance is added
     id: 'concurrency', chapter: 5, view: 'state', speed: 100, experiment: 'concurrency', knob: 'instances',
-    scenario: (seed) => ({ models: [cnn({}, 1)], traffic: { rate: 12000, durationUs: 60 * SECOND }, budgetBytes: 640 * MiB, seed }),
+    scenario: (seed) => {
+      const m = cnn({}, 1);
+      return { models: [m], traffic: { rate: roundRate(1.3 * servedPerS(m.cost, m.config.max_batch_size ?? 1)), durationUs: 60 * SECOND }, budgetBytes: 640 * MiB, seed };
+    },
     formulas: ['memoryTotal', 'capacity'],
   },
   {
@@ -87,8 +94,12 @@ export const LESSONS: Lesson[] = [
   },
   {
     id: 'mixed', chapter: 10, view: 'state', speed: 100,
-    // more than the instance can serve in batches of 8: a queue forms, and the priorities decide its order
-    scenario: (seed) => ({ models: [mlp({ config: { ...mlp().config, max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } } })], traffic: { rate: 36000, priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed }),
+    // 1.25x what the instance serves in batches of 8 (from its cost): a queue forms, and the priorities
+    // decide its order
+    scenario: (seed) => {
+      const m = mlp({ config: { ...mlp().config, max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } } });
+      return { models: [m], traffic: { rate: roundRate(1.25 * servedPerS(m.cost, 8)), priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed };
+    },
     formulas: ['little'],
   },
 ];

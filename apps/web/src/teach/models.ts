@@ -23,7 +23,11 @@ export function measuredCost(model: string, which: 'server' | 'session' = 'serve
   // measured spread has tails that would make every lesson's p99 a story about the machine
   const c = costFromCalibration(cal, jitter, false);
   const session = cal.session_us ?? bundledCalibration(model)?.session_us;
-  return which === 'session' && session ? { ...c, table: { ...session } } : c;
+  if (which !== 'session' || !session) return c;
+  // The backend's compute alone has no hand-off to hide, so no held table: the server's held times
+  // (hand-off included) would stand in for every batch handed over while another computes.
+  const { held_table: _held, ...compute } = c;
+  return { ...compute, table: { ...session } };
 }
 
 /** The host the calibrations were measured on: the lessons simulate it. */
