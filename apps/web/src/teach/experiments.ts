@@ -12,7 +12,7 @@ import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';
 import type { SimModel } from './sim-types';
-import { moderateRate, roundRate, servedPerS } from './rates';
+import { fullBatchesPerS, moderateRate, roundRate, servedPerS } from './rates';
 
 export type ExperimentId = 'batching' | 'backends' | 'concurrency' | 'operations';
 
@@ -133,7 +133,7 @@ function backends(seed: number): ExperimentTable[] {
 function concurrency(seed: number): ExperimentTable[] {
   const c = cnn();
   // three instances' worth at the largest batch: more than the cores can serve however many instances
-  const rate = roundRate(3 * servedPerS(c.cost, c.config.max_batch_size ?? 1));
+  const rate = roundRate(3 * fullBatchesPerS(c));
   const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
   const two = ratio(thr(rows[1]), thr(rows[0]));
   const four = ratio(thr(rows[3]), thr(rows[1]));
@@ -144,7 +144,7 @@ function concurrency(seed: number): ExperimentTable[] {
 function operations(seed: number): ExperimentTable[] {
   const m = mlp({}, { max_queue_delay_microseconds: 1000 });
   // from light to 1.6x the most full batches can serve: the last two points are both past the limit
-  const limitEstimate = servedPerS(m.cost, m.config.max_batch_size ?? 1);
+  const limitEstimate = fullBatchesPerS(m);
   const rows = [0.025, 0.1, 0.4, 1.1, 1.6].map((f) => roundRate(f * limitEstimate)).map((rate) => run({ label: S.exp.sweepRow(formatRate(rate)), model: m, config: m.config }, rate, 0.25, seed));
   const limit = Math.max(...rows.map(thr));
   const last = rows[rows.length - 1].summary.latency_us.p99;

@@ -9,7 +9,7 @@ import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
 import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
-import { moderateRate, roundRate, servedPerS } from './rates';
+import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
 import { S } from '../strings';
 
@@ -66,7 +66,7 @@ export const LESSONS: Lesson[] = [
     id: 'concurrency', chapter: 5, view: 'state', speed: 100, experiment: 'concurrency', knob: 'instances',
     scenario: (seed) => {
       const m = cnn({}, 1);
-      return { models: [m], traffic: { rate: roundRate(1.3 * servedPerS(m.cost, m.config.max_batch_size ?? 1)), durationUs: 60 * SECOND }, budgetBytes: 640 * MiB, seed };
+      return { models: [m], traffic: { rate: roundRate(1.3 * fullBatchesPerS(m)), durationUs: 60 * SECOND }, budgetBytes: 640 * MiB, seed };
     },
     formulas: ['memoryTotal', 'capacity'],
   },
@@ -94,11 +94,11 @@ export const LESSONS: Lesson[] = [
   },
   {
     id: 'mixed', chapter: 10, view: 'state', speed: 100,
-    // 1.25x what the instance serves in batches of 8 (from its cost): a queue forms, and the priorities
+    // 1.25x what the instance serves in full batches of 8 (from its cost): a queue forms, and the priorities
     // decide its order
     scenario: (seed) => {
       const m = mlp({ config: { ...mlp().config, max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } } });
-      return { models: [m], traffic: { rate: roundRate(1.25 * servedPerS(m.cost, 8)), priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed };
+      return { models: [m], traffic: { rate: roundRate(1.25 * fullBatchesPerS(m)), priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed };
     },
     formulas: ['little'],
   },

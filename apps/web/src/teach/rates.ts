@@ -4,6 +4,7 @@
  * table is a moderate load for another, where a lesson would no longer show its point.
  */
 import { baseLatencyUs, type CostModel } from '@inferscope/core/sim/index.ts';
+import type { SimModel } from './sim-types';
 
 /** Requests per second one instance serves in back-to-back batches of `size` (held: each batch handed over while the one before computes). */
 export const servedPerS = (cost: CostModel, size: number): number => (size * 1e6) / baseLatencyUs(cost, size, true);
@@ -16,3 +17,6 @@ export function roundRate(perS: number): number {
 
 /** A moderate load: about a third of what batches of one serve, so an idle instance takes most requests alone. */
 export const moderateRate = (cost: CostModel): number => roundRate(0.3 * servedPerS(cost, 1));
+
+/** What one instance of `m` serves in back-to-back batches of its max_batch_size: its limit, per instance. */
+export const fullBatchesPerS = (m: SimModel): number => servedPerS(m.cost, Math.max(1, Number(m.config.max_batch_size ?? 1)));
