@@ -1,4 +1,5 @@
 /** A fake model manager + HTTP server for gateway tests that do not need real models. */
+import { ControlGuard } from '../../apps/server/src/control/guard';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'socket.io-client';
@@ -59,7 +60,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startFakeServer(extra: Partial<LiveGatewayDeps> = {}): Promise<Harness> {
+export async function startFakeServer({ token, ...extra }: Partial<LiveGatewayDeps> & { token?: string } = {}): Promise<Harness> {
   const bus = new EventBus();
   const manager = new FakeManager(bus);
   const http: Server = createServer();
@@ -72,6 +73,7 @@ export async function startFakeServer(extra: Partial<LiveGatewayDeps> = {}): Pro
   let seen = 0;
   const gateway = attachLiveGateway(http, {
     bus,
+    guard: new ControlGuard(token),
     control: manager,
     source: {
       serverInfo: () => ({ name: 'inferscope', version: '0.1.0', extensions: [], model_control_mode: 'explicit', cpu_count: 2, gpu_count: 0 }),

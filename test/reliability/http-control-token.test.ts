@@ -9,6 +9,7 @@ import Fastify from 'fastify';
 import { startServer, type Running } from './harness.ts';
 import { validMlpRequest } from './corpus.ts';
 import { installControlAuth, isControlRoute } from '../../apps/server/src/http/control-auth.ts';
+import { ControlGuard } from '../../apps/server/src/control/guard.ts';
 
 const TOKEN = 'hardening-token-0123456789';
 let server: Running;
@@ -67,7 +68,7 @@ test('a state-changing route added later is guarded by default (fail-safe), read
     assert.equal(isControlRoute(m, u), true, `${m} ${u}`);
   }
   const app = Fastify();
-  installControlAuth(app, TOKEN);
+  installControlAuth(app, new ControlGuard(TOKEN));
   app.register(async (scope) => {
     scope.post('/new/endpoint', async () => ({ changed: true }));
   });

@@ -29,6 +29,7 @@ import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
 import { EventLoopDelay } from './metrics/event-loop';
+import { ControlGuard } from './control/guard';
 import { startGrpcEndpoint, type GrpcEndpoint } from './grpc/server';
 import { checkBindSecurity } from './live/security';
 import { ServerLogger } from './logging/server-logger';
@@ -104,8 +105,10 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   installErrorHandlers(app, options.bodyLimit);
   installJsonParser(app, options.bodyLimit);
+  // One guard for every protocol (HTTP routes, gRPC methods, live control messages).
+  const control = new ControlGuard(options.controlToken);
   // before any route: every state-changing route registered after this needs the token (when set)
-  installControlAuth(app, options.controlToken);
+  installControlAuth(app, control);
   const ready = serverReadiness(manager, () => accepting, options.strictReadiness);
   registerHealthRoutes(app, manager, { version: SERVER_VERSION, ready });
   registerModelRoutes(app, manager);
@@ -140,7 +143,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   const live = input.live === false
     ? undefined
-    : registerLive(app, { manager, bus, memory, serverInfo, token: options.controlToken, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
+    : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
 
   // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();
@@ -161,7 +164,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, loadFolders, stats, events: { bus, now }, shm, ready, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, loadFolders, stats, events: { bus, now }, shm, ready, control, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }

@@ -5,6 +5,7 @@
  *
  *   node --import tsx test/bench/live/run.ts [events_per_s=20000] [clients=4] [seconds=3]
  */
+import { ControlGuard } from '../../../apps/server/src/control/guard';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
@@ -79,6 +80,7 @@ const baseline = await phase('one emit per event (baseline)', (http, bus) => {
 const gateway = await phase('gateway (coalesced frames)', (http, bus) =>
   attachLiveGateway(http, {
     bus,
+    guard: new ControlGuard(undefined),
     control: {} as never,
     source: { serverInfo: () => ({ name: 'b', version: '0', extensions: [], model_control_mode: 'none', cpu_count: 2, gpu_count: 0 }), repositories: () => [], models: () => [], memory: () => [], now: () => 0 },
   }),

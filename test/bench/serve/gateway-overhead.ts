@@ -14,6 +14,7 @@ import { RealClock, ModelScheduler } from '@inferscope/core/scheduler/index.ts';
 import type { Executor } from '@inferscope/core';
 import { StatsCollector } from '../../../apps/server/src/stats/collector';
 import { InferenceMetrics } from '../../../apps/server/src/metrics/inference-metrics';
+import { ControlGuard } from '../../../apps/server/src/control/guard';
 import { attachLiveGateway, type LiveGateway } from '../../../apps/server/src/live/gateway';
 import { arg } from '../args';
 import { median } from '../median';
@@ -36,6 +37,7 @@ async function round(gateway: boolean): Promise<{ reqPerS: number; cpuUsPerReq: 
   if (gateway) {
     gw = attachLiveGateway(http, {
       bus,
+      guard: new ControlGuard(undefined),
       source: { serverInfo: () => ({ name: 'bench', version: '0' }) as never, repositories: () => [], models: () => [], memory: () => [], now: () => performance.now() * 1000 },
       control: {} as never,
     });

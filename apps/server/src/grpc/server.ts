@@ -7,6 +7,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { inferenceServiceDefinition } from './proto';
 import { grpcHandlers, type GrpcServiceDeps } from './service';
+import { guardControlMethods } from './control-methods';
 
 export interface GrpcEndpoint {
   port: number;
@@ -31,7 +32,7 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
     // not offer) costs a tracker update per call and per stream: ~2% of the server's CPU under load
     'grpc.enable_channelz': 0,
   });
-  server.addService(inferenceServiceDefinition(), grpcHandlers(deps));
+  server.addService(inferenceServiceDefinition(), guardControlMethods(grpcHandlers(deps), deps.control));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),

@@ -22,6 +22,7 @@ import { modelMetadata } from '../http/models';
 import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
 import { grpcError } from './status';
 import type { PrivateFolders } from '../repository/private-folders';
+import type { ControlGuard } from '../control/guard';
 
 export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
@@ -29,6 +30,8 @@ export interface GrpcServiceDeps extends InferServiceDeps {
   loadFolders: PrivateFolders;
   stats: Pick<StatsCollector, 'modelStats'>;
   serverInfo(): { name: string; version: string; extensions: string[] };
+  /** who may call the methods that change the server (the same guard as HTTP's and the live channel's) */
+  control: ControlGuard;
   /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
   ready(): boolean;
 }

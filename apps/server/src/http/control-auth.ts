@@ -8,7 +8,7 @@
  * Triton never guards either). A route added later is guarded unless someone adds it to DATA_PLANE.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { tokenMatches } from '../live/security';
+import { bearerToken, ControlGuard, CONTROL_REFUSAL } from '../control/guard';
 import { sendError } from './errors';
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -22,26 +22,18 @@ export function isControlRoute(method: string | string[], url: string): boolean 
   return !DATA_PLANE.some((re) => re.test(url));
 }
 
-/** The token a request carries: `Authorization: Bearer <token>` (undefined when absent). */
-function bearerOf(req: FastifyRequest): string | undefined {
-  const h = req.headers.authorization;
-  if (typeof h !== 'string') return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m ? m[1] : undefined;
-}
-
 /** Call before any route is registered. No token = nothing is guarded (loopback default). */
-export function installControlAuth(app: FastifyInstance, token: string | undefined): void {
-  if (!token) return;
+export function installControlAuth(app: FastifyInstance, control: ControlGuard): void {
+  if (!control.required) return;
   const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const given = bearerOf(req);
-    if (given === undefined) {
+    const verdict = control.verdict(bearerToken(req.headers.authorization));
+    if (verdict === 'missing') {
       reply.header('www-authenticate', 'Bearer');
-      await sendError(reply, 401, 'control refused: this endpoint changes the server and needs the control token (Authorization: Bearer <token>)');
+      await sendError(reply, 401, CONTROL_REFUSAL.missing);
       return reply;
     }
-    if (!tokenMatches(token, given)) {
-      await sendError(reply, 403, 'control refused: wrong control token');
+    if (verdict === 'wrong') {
+      await sendError(reply, 403, CONTROL_REFUSAL.wrong);
       return reply;
     }
   };

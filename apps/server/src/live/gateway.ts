@@ -14,7 +14,7 @@ type Socket = IoSocket<ClientToServerEvents, ServerToClientEvents>;
 import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl } from './control-handler';
-import { tokenMatches } from './security';
+import { CONTROL_REFUSAL } from '../control/guard';
 import { capMessage } from '../http/json-guard';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { StatsHistory } from './stats-history';
@@ -72,7 +72,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
 
   function buildSnapshot(canControl: boolean): Snapshot {
     return {
-      server: { ...deps.source.serverInfo(), token_required: deps.token !== undefined, can_control: canControl },
+      server: { ...deps.source.serverInfo(), token_required: deps.guard.required, can_control: canControl },
       repositories: deps.source.repositories(),
       models: deps.source.models(),
       memory: deps.source.memory(),
@@ -93,7 +93,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
 
   io.on('connection', (socket) => {
     const auth = socket.handshake.auth as Record<string, unknown> | undefined;
-    if (tokenMatches(deps.token, auth?.token)) controllers.add(socket.id);
+    if (deps.guard.verdict(auth?.token) === 'allowed') controllers.add(socket.id);
     coalescer.addClient(socket.id);
     flow.sent(socket, () => sendSnapshot(socket));
 
@@ -105,9 +105,9 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         if (typeof ack === 'function') ack(a.ok ? a : { ...a, error: capMessage(a.error) });
       };
       const v = validateControlMessage(raw);
-      const allowed = controllers.has(socket.id) || (deps.token !== undefined && tokenMatches(deps.token, v.token));
-      if (!allowed) {
-        reply({ ok: false, error: 'control refused: this server needs a control token (you are a viewer)' });
+      const verdict = controllers.has(socket.id) ? 'allowed' : deps.guard.verdict(v.token);
+      if (verdict !== 'allowed') {
+        reply({ ok: false, error: `${CONTROL_REFUSAL[verdict]} (you are a viewer)` });
         return;
       }
       if (!v.ok) {

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@inferscope/core';
 import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
+import type { ControlGuard } from '../control/guard';
 import { LoadController } from '../load/load-controller';
 import { InProcessTarget, type InProcessManager } from '../load/targets';
 import { CpuMetrics } from '../metrics/system-metrics';
@@ -26,8 +27,8 @@ export interface RegisterLiveOptions {
   /** per-device memory (the MemoryLedger) */
   memory?: { snapshot(): DeviceMemory[] };
   serverInfo: () => Omit<ServerInfo, 'token_required' | 'can_control'>;
-  /** control token (already resolved from the flag or INFERSCOPE_CONTROL_TOKEN) */
-  token?: string;
+  /** who may control (the server's one guard, shared with HTTP and gRPC) */
+  guard: ControlGuard;
   /** folder for recordings and replayed traces */
   recordingsDir: string;
   /** the scheduler clock, µs (default performance.now, the RealClock's origin) */
@@ -76,7 +77,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     eventLoop: o.eventLoop,
     cpu: () => cpu.utilization(),
     sweep,
-    token: o.token,
+    guard: o.guard,
     log: o.log,
     frameIntervalMs: o.frameIntervalMs,
     statsIntervalMs: o.statsIntervalMs,

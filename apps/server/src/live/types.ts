@@ -14,6 +14,7 @@ import type {
   StartLoadRequest,
   StartReplayRequest,
 } from '@inferscope/core';
+import type { ControlGuard } from '../control/guard';
 
 /** Re-exported for the load modules, which import it from here. */
 export type { StartLoadRequest };
@@ -75,8 +76,8 @@ export interface LiveGatewayDeps {
   cpu?: () => number;
   /** bounds of the history sent in snapshots */
   history?: Partial<import('./stats-history').StatsHistoryOptions>;
-  /** when set, control needs it (socket auth `token` or the message's `token`) */
-  token?: string;
+  /** who may control: the server's one guard (socket auth `token` or the message's `token`) */
+  guard: ControlGuard;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
   coalescer?: Partial<import('./frame-coalescer').CoalescerOptions>;
