@@ -218,6 +218,11 @@ export interface LoadProgress {
   reason?: string;
   /** what the generator measured so far (client side, next to the server's queue/compute figures) */
   client?: LoadClientFigures;
+  /**
+   * The server's own figures over the run's window (perf_analyzer's "Server:" block): what the server
+   * measured for the run's model(s) from the run's start to its last answer, frozen when the run ends.
+   */
+  server?: LoadServerFigures;
   /** the recording's file could not be written (e.g. the disk is full): arrivals after it are lost */
   recording_error?: string;
 }
@@ -228,6 +233,23 @@ export interface LoadClientFigures {
   send_lag_us: { p50: number; p99: number; max: number };
   /** send to last response byte, successful requests */
   latency_us: { p50: number; p99: number };
+}
+
+/**
+ * Server-side figures of a load run, µs: requests the server answered for the run's model(s) within the
+ * run's window (other traffic to the same model in that window counts too, as in perf_analyzer's
+ * statistics diff), their end-to-end latency inside the server, and the mean queue and compute times.
+ */
+export interface LoadServerFigures {
+  requests: number;
+  /** of `requests`, how many the server answered with an error */
+  failed: number;
+  latency_us: { p50: number; p99: number };
+  queue_us: number;
+  compute_us: number;
+  /** batches those requests ran in, and their mean size */
+  batches: number;
+  avg_batch_size: number;
 }
 
 /** Send lag p99 above this (µs) means the generator could not keep its schedule; the dashboard warns. */
