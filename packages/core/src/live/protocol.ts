@@ -157,6 +157,8 @@ export interface SweepResult {
   memory_bytes: number;
   errors: number;
   stable: boolean;
+  /** with repeats (analyze --repeat N): the range over the N measurements; the figures above are medians */
+  spread?: { repeats: number; throughput_per_s: [number, number]; p99_us: [number, number] };
 }
 
 /** A result placed against the budgets: rank 1 is the best within them; null = excluded (why). */
@@ -164,6 +166,8 @@ export interface RankedResult extends SweepResult {
   rank: number | null;
   pareto: boolean;
   excluded?: string;
+  /** ranked, but its measured range overlaps the one ranked above it: the order of the two is noise */
+  within_noise_of?: number;
 }
 
 export interface SweepProgress {
