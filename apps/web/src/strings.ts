@@ -232,6 +232,7 @@ const en = {
   seed: 'seed',
   record: 'record a trace',
   start: 'Start',
+  startOn: (target: string) => `Start → ${target}`,
   stop: 'Stop',
   replay: 'Replay trace',
   recordLive: 'Record live traffic',

@@ -205,6 +205,7 @@ export const zh: Strings = {
   seed: '随机种子',
   record: '录制请求轨迹',
   start: '开始',
+  startOn: (target) => `开始 → ${target}`,
   stop: '停止',
   replay: '回放轨迹',
   recordLive: '录制实时流量',
