@@ -39,6 +39,7 @@ import { registerSettingsRoutes } from './http/settings-routes';
 import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
+import { ServerCalls } from './backends/stub/server-calls';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -78,7 +79,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const bus = new ProtocolTaggingBus();
   const now = () => Math.round(performance.now() * 1000);
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python });
+  // what models may ask of the server while they run (BLS calls, custom metrics); bound to the manager below
+  const calls = new ServerCalls(bus, now);
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, calls });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
@@ -90,6 +93,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     now,
     log,
   });
+  calls.attach(manager);
 
   // pluginTimeout: our plugins are synchronous route scopes, but on a busy 2-core machine avvio's default
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
@@ -131,7 +135,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
-  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families()] });
+  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
 
   const serverInfo = () => ({
     name: SERVER_NAME,
