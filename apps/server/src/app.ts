@@ -40,6 +40,7 @@ import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 import { ServerCalls } from './backends/stub/server-calls';
+import { registerGenerateRoutes } from './kserve/generate-routes';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -129,6 +130,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm });
+  registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
