@@ -7,7 +7,9 @@
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { status } from '@grpc/grpc-js';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, DEMO_REPO, type TestServer } from '../support/server.ts';
 import { NO_NUMPY, inferJson, tempRepo, type TempRepo } from './stub-fixtures.ts';
 import { grpcClient, type TestGrpcClient } from '../grpc/client.ts';
 import { FINAL_TIMEOUT_KEY } from '../../apps/server/src/backends/stub/decoupled-runs.ts';
@@ -120,6 +122,7 @@ before(async () => {
   repo.add('square', decoupledConfig('square'), { 'model.py': SQUARE_PY });
   repo.add('bad', decoupledConfig('bad', `parameters { key: "${FINAL_TIMEOUT_KEY}" value: { string_value: "1" } }`), { 'model.py': BAD_PY });
   repo.add('bls_stream', BLS_CONFIG, { 'model.py': BLS_PY });
+  cpSync(join(DEMO_REPO, 'token_streamer'), join(repo.dir, 'token_streamer'), { recursive: true });
   server = await startTestServer({ modelRepositories: [repo.dir], grpcPort: 0, log: (m: string) => logs.push(m) });
   client = grpcClient(server.grpcAddress!);
 });
@@ -228,4 +231,20 @@ test('cancelling a stream stops the model\'s sender', { skip: NO_NUMPY }, async 
   await ended;
   for (let i = 0; i < 200 && !logs.some((l) => /sender saw the cancellation/.test(l)); i++) await new Promise((r) => setTimeout(r, 25));
   assert.ok(logs.some((l) => /sender saw the cancellation/.test(l)));
+});
+
+test('the bundled token_streamer streams one token per step over generate_stream, the same text for the same prompt', { skip: NO_NUMPY }, async () => {
+  const tokens = async (body: object) => {
+    const r = await fetch(`${server.url}/v2/models/token_streamer/generate_stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal(r.status, 200);
+    return (await r.text()).split('\n\n').filter(Boolean).map((e) => JSON.parse(e.replace(/^data: /, '')));
+  };
+  const a = await tokens({ text_input: 'the server', max_tokens: 5 });
+  assert.equal(a.length, 5);
+  for (const e of a) assert.match(e.text_output, /^ \S+$/);
+  const b = await tokens({ text_input: 'the server', max_tokens: 5 });
+  assert.deepEqual(b, a);
+  const bad = await tokens({ text_input: 'x', max_tokens: 9999 });
+  assert.equal(bad.length, 1);
+  assert.match(bad[0].error, /max_tokens must be between 0 and 256/);
 });
