@@ -3,6 +3,8 @@
 The server spawns `python3 -u stub_main.py` with fd 3 as the frame channel (see inferscope_stub/wire.py),
 sends `init`, and waits for `ready` or `initError`. Then it sends `run` messages; each is answered with
 `result` or `runError`, one at a time, in order. `close` (or the channel closing) calls finalize and exits.
+While a model runs it may call the server (BLS, custom metrics) and a decoupled model sends `response`
+frames from any thread: a reader thread (inferscope_stub/link.py) owns the channel's reading end.
 stdout and stderr are the model's own: the server logs them, prefixed with model/version/instance.
 """
 import os
@@ -52,6 +54,12 @@ def main():
     init, _ = channel.read()
     if init is None:
         return 0
+    from inferscope_stub import link
+
+    server = link.ServerLink(channel)
+    link.current = server
+    # before the model loads: initialize() may create metric families (calls answered by the server)
+    server.start()
     try:
         try:
             import numpy  # noqa: F401
@@ -71,7 +79,7 @@ def main():
 
     channel.write(runner.ready_message())
     while True:
-        msg, body = channel.read()
+        msg, body = server.next_job()
         if msg is None or msg["type"] == "close":
             break
         if msg["type"] != "run":
@@ -83,10 +91,11 @@ def main():
                 for r in msg["requests"]
             ]
             decoded = time.perf_counter()
-            answers = runner.run(requests)
+            answers = runner.run(requests, msg["id"])
             ran = time.perf_counter()
             responses, chunks, end = [], [], 0
-            for a in answers:
+            # None: a decoupled model, whose responses went out through its senders
+            for a in answers or ():
                 if isinstance(a, RequestError):
                     # fails this request alone (Triton's per-response error); the batch's others are answered
                     responses.append({"error": a.message, "code": a.code})

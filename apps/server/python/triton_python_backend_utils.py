@@ -1,7 +1,8 @@
 """InferScope's implementation of the `triton_python_backend_utils` API that Triton python models import
 (`import triton_python_backend_utils as pb_utils`): tensors from and to numpy, requests and responses,
-errors, model config helpers and datatype conversions. BYTES (TYPE_STRING) tensors are numpy object arrays
-of `bytes`. Written for InferScope from the documented API; BLS calls and decoupled mode are not offered.
+errors, model config helpers and datatype conversions, BLS calls, decoupled response senders and custom
+metrics (the last three through the stub's link to the server, inferscope_stub/). BYTES (TYPE_STRING) tensors
+are numpy object arrays of `bytes`. Written for InferScope from the documented API.
 """
 import struct
 import sys
@@ -23,6 +24,11 @@ TRITONSERVER_TYPE_FP16 = 10
 TRITONSERVER_TYPE_FP32 = 11
 TRITONSERVER_TYPE_FP64 = 12
 TRITONSERVER_TYPE_BYTES = 13
+
+# response flags (TRITONSERVER_ResponseCompleteFlag) and request flags (TRITONSERVER_RequestFlag)
+TRITONSERVER_RESPONSE_COMPLETE_FINAL = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
 
 _NUMPY_BY_TRITON = {
     TRITONSERVER_TYPE_BOOL: np.bool_,
@@ -187,16 +193,27 @@ class Tensor:
 
 
 class InferenceRequest:
-    """One client request as model.py sees it."""
+    """One client request as model.py sees it, or (with model_name) a BLS request to another model of the
+    server: exec() / async_exec() run it through that model's scheduler (inferscope_stub/bls.py)."""
 
-    def __init__(self, inputs=None, request_id="", correlation_id=0, requested_output_names=None, model_name=None, **_):
+    def __init__(self, inputs=None, request_id="", correlation_id=0, requested_output_names=None, model_name=None,
+                 model_version=-1, flags=0, timeout=0, parameters=None, **_):
         self._inputs = list(inputs or [])
         self._request_id = request_id
         self._correlation_id = correlation_id
         self._requested_output_names = list(requested_output_names or [])
-        self._model_name = model_name
+        # the BLS example passes the name straight from a TYPE_STRING input: numpy bytes
+        self._model_name = model_name.decode("utf-8") if isinstance(model_name, (bytes, np.bytes_)) else model_name
+        self._model_version = model_version
+        self._flags = flags
+        self._timeout = int(timeout or 0)
+        self._parameters = parameters
+        self._sender = None  # set by the stub for a request of a decoupled model
+        self._run = None  # which batch (and position in it) this request came in, for BLS parentage
+        self._index = None
 
     def inputs(self):
+        _touch(self)
         return self._inputs
 
     def request_id(self):
@@ -208,23 +225,48 @@ class InferenceRequest:
     def requested_output_names(self):
         return self._requested_output_names
 
+    def model_name(self):
+        return self._model_name
+
+    def model_version(self):
+        return self._model_version
+
+    def timeout(self):
+        return self._timeout
+
     def parameters(self):
-        return "{}"
+        import json
+
+        if isinstance(self._parameters, str):
+            return self._parameters
+        return json.dumps(self._parameters or {})
 
     def flags(self):
-        return 0
+        return self._flags
 
     def is_cancelled(self):
-        return False
+        return self._sender is not None and self._sender.is_cancelled()
 
-    def exec(self, *_, **__):
-        raise TritonModelException("BLS (InferenceRequest.exec) is not supported by InferScope's python backend")
+    def _bls(self):
+        if not self._model_name:
+            raise TritonModelException("a BLS request needs model_name")
+        from inferscope_stub import bls
 
-    def async_exec(self, *_, **__):
-        raise TritonModelException("BLS (InferenceRequest.async_exec) is not supported by InferScope's python backend")
+        return bls
+
+    def exec(self, decoupled=False):
+        return self._bls().exec_request(self, decoupled)
+
+    def async_exec(self, decoupled=False):
+        return self._bls().async_exec_request(self, decoupled)
 
     def get_response_sender(self):
-        raise TritonModelException("decoupled mode (get_response_sender) is not supported by InferScope's python backend")
+        _touch(self)
+        if self._sender is None:
+            raise TritonModelException(
+                "get_response_sender() is only available to a decoupled model (model_transaction_policy { decoupled: true })"
+            )
+        return self._sender
 
 
 class InferenceResponse:
@@ -248,11 +290,31 @@ class InferenceResponse:
         return self._err
 
 
+def _touch(request):
+    """Remembers the request the model works on (a BLS call made now is its child)."""
+    try:
+        from inferscope_stub import bls
+    except ImportError:
+        return
+    bls.touch(request)
+
+
 def get_input_tensor_by_name(inference_request, name):
     for t in inference_request.inputs():
         if t.name() == name:
             return t
     return None
+
+
+def get_output_tensor_by_name(inference_response, name):
+    for t in inference_response.output_tensors():
+        if t.name() == name:
+            return t
+    return None
+
+
+def using_decoupled_model_transaction_policy(model_config):
+    return bool((model_config.get("model_transaction_policy") or {}).get("decoupled", False))
 
 
 def get_input_config_by_name(model_config, name):
@@ -291,3 +353,13 @@ class Logger:
     @staticmethod
     def log_verbose(message):
         Logger.log(message, "VERBOSE")
+
+
+def __getattr__(name):
+    # MetricFamily lives with the stub's link to the server (a module attribute resolved on first use, so
+    # importing this module outside a stub, e.g. for auto_complete_config, needs nothing else)
+    if name == "MetricFamily":
+        from inferscope_stub.metrics import MetricFamily
+
+        return MetricFamily
+    raise AttributeError("module 'triton_python_backend_utils' has no attribute %r" % name)

@@ -39,6 +39,8 @@ import { registerSettingsRoutes } from './http/settings-routes';
 import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
+import { ServerCalls } from './backends/stub/server-calls';
+import { registerGenerateRoutes } from './kserve/generate-routes';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -78,7 +80,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const bus = new ProtocolTaggingBus();
   const now = () => Math.round(performance.now() * 1000);
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python });
+  // what models may ask of the server while they run (BLS calls, custom metrics); bound to the manager below
+  const calls = new ServerCalls(bus, now);
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, calls });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
@@ -90,6 +94,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     now,
     log,
   });
+  calls.attach(manager);
 
   // pluginTimeout: our plugins are synchronous route scopes, but on a busy 2-core machine avvio's default
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
@@ -125,13 +130,14 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm });
+  registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
-  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families()] });
+  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
 
   const serverInfo = () => ({
     name: SERVER_NAME,

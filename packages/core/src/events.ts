@@ -159,9 +159,11 @@ export interface EnsembleParent {
 export interface EnsembleStepEvent extends Base {
   type: 'ensemble.step';
   request_id: string;
-  /** index in the ensemble's ensemble_scheduling.step */
+  /** index in the ensemble's ensemble_scheduling.step; -1 for a BLS call */
   step: number;
   parent: EnsembleParent;
+  /** 'bls': the child request of a python model's BLS call (its parent is the request that model was handling) */
+  via?: 'bls';
 }
 
 export interface MemoryEntry {

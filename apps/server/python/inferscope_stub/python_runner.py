@@ -1,7 +1,9 @@
 """Triton `python` backend models: model.py defining TritonPythonModel with initialize(args),
 execute(requests) -> one InferenceResponse per request, and finalize(). The API the model imports is
 triton_python_backend_utils (next to stub_main.py)."""
+import asyncio
 import importlib.util
+import inspect
 import json
 import os
 import sys
@@ -81,22 +83,35 @@ class PythonRunner:
                 raise StubInitError("initialize() of model '%s' raised %s: %s" % (self.model_name, type(e).__name__, _message(e)))
         self.all_outputs = [o["name"] for o in self.config.get("output", [])]
         self.device = device
+        self.decoupled = pb_utils.using_decoupled_model_transaction_policy(self.config)
+        # `async def execute` runs on this loop (one per stub, so a model's tasks may outlive one batch)
+        self.loop = None
 
     def ready_message(self):
         return {"type": "ready", "device": "cpu", "runtime": "python %d.%d, numpy %s" % (sys.version_info[0], sys.version_info[1], np.__version__)}
 
-    def run(self, requests):
-        reqs = [
-            pb_utils.InferenceRequest(
+    def run(self, requests, run_id=None):
+        from .decoupled import ResponseSender
+
+        reqs = []
+        for index, (inputs, outputs, rid) in enumerate(requests):
+            r = pb_utils.InferenceRequest(
                 inputs=[pb_utils.Tensor(name, arr) for name, arr in inputs],
                 request_id=rid or "",
                 correlation_id=0,
                 requested_output_names=list(outputs) if outputs else list(self.all_outputs),
             )
-            for inputs, outputs, rid in requests
-        ]
+            r._run, r._index = run_id, index
+            if self.decoupled:
+                r._sender = ResponseSender(run_id, index, rid or "")
+            reqs.append(r)
         try:
             responses = self.model.execute(reqs)
+            if inspect.iscoroutine(responses):
+                if self.loop is None:
+                    self.loop = asyncio.new_event_loop()
+                    asyncio.set_event_loop(self.loop)
+                responses = self.loop.run_until_complete(responses)
         except pb_utils.TritonModelException as e:
             raise StubRunError("execute() of model '%s' raised TritonModelException: %s" % (self.model_name, _message(e)))
         except Exception as e:  # noqa: BLE001
@@ -104,6 +119,14 @@ class PythonRunner:
 
             traceback.print_exc()
             raise StubRunError("execute() of model '%s' raised %s: %s" % (self.model_name, type(e).__name__, _message(e)))
+        if self.decoupled:
+            # a decoupled model answers through its response senders; execute() returns None (Triton)
+            if responses is not None:
+                raise StubRunError(
+                    "execute() of decoupled model '%s' must return None (it sends its responses with request.get_response_sender()), got %s"
+                    % (self.model_name, type(responses).__name__)
+                )
+            return None
         if not isinstance(responses, (list, tuple)):
             raise StubRunError(
                 "execute() of model '%s' must return a list of InferenceResponse, got %s" % (self.model_name, type(responses).__name__)

@@ -93,7 +93,7 @@ class TorchRunner:
             m["torchGpuBytes"] = int(self.torch.cuda.memory_reserved(self.device))
         return m
 
-    def run(self, requests):
+    def run(self, requests, run_id=None):
         # The server merges a batch into one request (the batch dimension first), as Triton's backend does.
         torch = self.torch
         answers = []

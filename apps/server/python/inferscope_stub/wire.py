@@ -9,15 +9,24 @@ element). Only the metadata is JSON: tensor data is never encoded.
 import json
 import os
 import struct
+import threading
 
 ALIGN = 8
 
+
+class ChannelClosed(Exception):
+    pass
+
+
 class Channel:
-    """Reads and writes frames on one file descriptor (a socket pair end or a pipe)."""
+    """Reads and writes frames on one file descriptor (a socket pair end or a pipe). Reading belongs to one
+    thread; writing may happen from any thread (decoupled response threads, BLS calls): a lock keeps each
+    frame whole."""
 
     def __init__(self, fd):
         self.fd = fd
         self.reader = open(fd, "rb", buffering=0, closefd=False)
+        self._write_lock = threading.Lock()
 
     def _read_exact(self, n):
         buf = bytearray(n)
@@ -47,10 +56,11 @@ class Channel:
         header += b" " * ((ALIGN - (8 + len(header)) % ALIGN) % ALIGN)
         parts = [struct.pack("<II", len(header), body_len), header, *chunks]
         views = [memoryview(p).cast("B") for p in parts]
-        while views:
-            written = os.writev(self.fd, views)
-            while views and written >= len(views[0]):
-                written -= len(views[0])
-                views.pop(0)
-            if views and written > 0:
-                views[0] = views[0][written:]
+        with self._write_lock:
+            while views:
+                written = os.writev(self.fd, views)
+                while views and written >= len(views[0]):
+                    written -= len(views[0])
+                    views.pop(0)
+                if views and written > 0:
+                    views[0] = views[0][written:]

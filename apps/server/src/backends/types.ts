@@ -7,6 +7,7 @@
 import type { Executor, InferPayload, InferResult } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { MemoryLedger } from '../memory/ledger';
+import type { ServerCalls } from './stub/server-calls';
 
 export interface ModelLoadContext {
   model: string;
@@ -23,6 +24,8 @@ export interface ModelLoadContext {
   memory: MemoryLedger;
   /** Python interpreter for stub backends (--python); unset = INFERSCOPE_PYTHON, else /usr/bin/python3 */
   python?: string;
+  /** the server, for models that call it while they run (BLS, custom metrics) */
+  calls?: ServerCalls;
 }
 
 export interface LoadedModel {

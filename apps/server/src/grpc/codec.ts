@@ -62,9 +62,15 @@ function paramValue(p: Param): unknown {
   return v;
 }
 
+/**
+ * The one 'triton_' request parameter a client may send (tritonclient's enable_empty_final_response on a
+ * stream): read by the stream handler (stream-responses.ts), not a parameter of the request itself.
+ */
+export const ENABLE_EMPTY_FINAL = 'triton_enable_empty_final_response';
+
 function plainParams(params: Params): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, p] of Object.entries(params ?? {})) out[k] = paramValue(p);
+  for (const [k, p] of Object.entries(params ?? {})) if (k !== ENABLE_EMPTY_FINAL) out[k] = paramValue(p);
   return out;
 }
 

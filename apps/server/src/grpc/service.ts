@@ -20,6 +20,8 @@ import { describeError, KServeError } from '../kserve/errors';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import { modelMetadata } from '../http/models';
 import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
+import { streamInference } from '../kserve/stream-inference';
+import { asksForEmptyFinal, streamResponse } from './stream-responses';
 import { grpcError } from './status';
 import type { PrivateFolders } from '../repository/private-folders';
 import type { ControlGuard } from '../control/guard';
@@ -168,8 +170,9 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
         },
       );
     },
-    // Non-decoupled streaming: one ModelStreamInferResponse per request, an error travels in
-    // error_message (the stream goes on); the stream ends once every request has its answer.
+    // One ModelStreamInferResponse per response: one per request for an ordinary model, 0..n for a
+    // decoupled one (grpc/stream-responses.ts); an error travels in error_message (the stream goes on);
+    // the stream ends once the client has ended it and every request has its final response.
     ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
       const cancel = new CallCancel(call);
       let open = 0;
@@ -180,16 +183,19 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           call.end();
         }
       };
+      const write = (out: unknown) => {
+        if (!call.cancelled) call.write(out);
+      };
       call.on('data', (msg: GrpcInferRequest) => {
         open++;
-        infer(msg, cancel.signal)
-          .then(
-            (res) => ({ error_message: '', infer_response: res }),
-            (err) => ({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } }),
-          )
-          .then((out) => {
+        const wantsFinal = asksForEmptyFinal(msg);
+        streamInference(deps, new GrpcInferCall(msg, cancel.signal), (r) => {
+          const out = streamResponse(r, wantsFinal);
+          if (out) write(out);
+        })
+          .catch((err) => write({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } }))
+          .then(() => {
             open--;
-            if (!call.cancelled) call.write(out);
             finish();
           });
       });

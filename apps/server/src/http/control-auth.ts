@@ -14,7 +14,7 @@ import { sendError } from './errors';
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Routes that take requests from any client: inference (the server's job), not control. */
-export const DATA_PLANE: readonly RegExp[] = [/^\/v2\/models\/:[a-z]+(\/versions\/:[a-z]+)?\/infer$/];
+export const DATA_PLANE: readonly RegExp[] = [/^\/v2\/models\/:[a-z]+(\/versions\/:[a-z]+)?\/(infer|generate|generate_stream)$/];
 
 export function isControlRoute(method: string | string[], url: string): boolean {
   const methods = Array.isArray(method) ? method : [method];

@@ -19,6 +19,7 @@ export const EXTENSIONS = [
   'trace',
   'logging',
   'system_shared_memory',
+  'generate',
 ] as const;
 
 export interface HealthState {

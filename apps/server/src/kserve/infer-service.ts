@@ -15,6 +15,7 @@ import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } fr
 import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
 import type { CancelSignal } from '../models/cancellable';
+import { isDecoupled, type ResponseStream, type StreamingPayload } from './response-stream';
 
 export interface InferServiceDeps {
   manager: InferModelSource;
@@ -43,7 +44,20 @@ export interface InferCall {
   decode(spec: ModelSpec): ParsedRequest | Promise<ParsedRequest>;
   /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
   signal?: CancelSignal;
+  /**
+   * Where a decoupled model's responses go (stream-inference.ts); without one, a decoupled model is
+   * refused as Triton refuses it on its unary endpoints.
+   */
+  stream?: ResponseStream;
+  /** told once the request passed validation, just before it enters the scheduler */
+  accepted?(served: ServedModelView, request: DecodedInferRequest): void;
 }
+
+/** Triton's words (UNSUPPORTED) when a unary endpoint is asked to run a decoupled model. */
+const DECOUPLED_REFUSAL: Record<RequestProtocol, string> = {
+  http: "HTTP end point doesn't support models with decoupled transaction policy",
+  grpc: "ModelInfer RPC doesn't support models with decoupled transaction policy",
+};
 
 export interface InferOutcome {
   served: ServedModelView;
@@ -66,6 +80,9 @@ export function checkVersion(model: string, version: string | undefined): string
 
 export async function runInference(deps: InferServiceDeps, call: InferCall): Promise<InferOutcome> {
   const served = resolveModel(deps.manager, call.model, checkVersion(call.model, call.version));
+  if (!call.stream && isDecoupled(served.config)) {
+    throw new KServeError(501, DECOUPLED_REFUSAL[call.protocol]);
+  }
   let request: DecodedInferRequest;
   const spec = modelSpecFor(served.name, served.version, served.config);
   try {
@@ -82,6 +99,8 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   }
   if (call.signal?.aborted) throw new KServeError(499, 'the client cancelled the request');
   const schedulerRequest = toSchedulerRequest(request);
+  if (call.stream) (schedulerRequest.payload as StreamingPayload).stream = call.stream;
+  call.accepted?.(served, request);
   const bus = deps.events?.bus as ProtocolTaggingBus | undefined;
   // enter/leave rather than within(fn): a closure per request is what this path avoids (see routes.ts)
   const tagging = bus !== undefined && typeof bus.enter === 'function';

@@ -3,11 +3,13 @@
  * its samples `name{label="value",...} number`. Label values escape backslash, double quote and newline;
  * HELP text escapes backslash and newline.
  */
-export type MetricType = 'counter' | 'gauge' | 'summary';
+export type MetricType = 'counter' | 'gauge' | 'summary' | 'histogram';
 
 export interface Sample {
   labels: Record<string, string>;
   value: number;
+  /** appended to the family's name: a histogram's `_bucket`, `_sum` and `_count` lines */
+  suffix?: string;
 }
 
 export interface MetricFamily {
@@ -39,7 +41,7 @@ export function renderFamilies(families: readonly MetricFamily[]): string {
     for (const s of f.samples) {
       const keys = Object.keys(s.labels);
       const labels = keys.length ? `{${keys.map((k) => `${k}="${escapeLabel(s.labels[k])}"`).join(',')}}` : '';
-      out += `${f.name}${labels} ${formatValue(s.value)}\n`;
+      out += `${f.name}${s.suffix ?? ''}${labels} ${formatValue(s.value)}\n`;
     }
     if (f.type === 'summary') out += `${f.name}_sum ${formatValue(f.sum ?? 0)}\n${f.name}_count ${formatValue(f.count ?? 0)}\n`;
   }

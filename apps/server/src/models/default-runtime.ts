@@ -16,9 +16,10 @@ import {
 import type { InferPayload, InferResult } from '@inferscope/core';
 import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';
+import type { ServerCalls } from '../backends/stub/server-calls';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string }): ModelRuntime {
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; calls?: ServerCalls }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -57,7 +58,7 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python });
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, calls: opts.calls });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {

@@ -156,7 +156,7 @@ export class LiveModel {
       case 'ensemble.step': {
         const parentKey = modelKey(e.parent.model, e.parent.version);
         const ens = this.models.get(parentKey);
-        if (ens) {
+        if (ens && e.step >= 0) {
           const sent = (ens.stepsSent ??= []);
           while (sent.length <= e.step) sent.push(0);
           sent[e.step]!++;

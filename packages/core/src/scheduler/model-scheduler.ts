@@ -145,7 +145,9 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * `settle` is called exactly once. Returns the request id.
    */
   submit(req: SchedulerRequest<P>, settle: Settle<R>): string {
-    const id = req.id ?? this.idPrefix + ++this.idSeq;
+    let id = req.id;
+    // the executor sees the id too (a python model's BLS calls name their parent request by it)
+    if (id === undefined) id = req.id = this.idPrefix + ++this.idSeq;
     const policy = this.policy;
     if (this.state !== 'ready' && this.state !== 'starting') {
       const why = this.state === 'stopping' || this.state === 'stopped' ? 'is unloading' : 'is not ready';

@@ -16,21 +16,28 @@ import type { WireErrorCode } from '../stub/protocol';
 import { readCheckedOutputs } from '../stub/outputs';
 
 /** Triton's HTTP status for an error code (server/src/http_server.cc, HttpCodeFromError). */
-const HTTP_STATUS: Record<WireErrorCode, number> = {
+export const HTTP_STATUS: Record<WireErrorCode, number> = {
   INTERNAL: 500,
   NOT_FOUND: 404,
   UNAVAILABLE: 503,
   UNSUPPORTED: 501,
-  UNKNOWN: 400,
   INVALID_ARG: 400,
+  UNKNOWN: 400,
   ALREADY_EXISTS: 400,
   CANCELLED: 400,
 };
+
+/** The other way, for errors the server hands a model (BLS): the first code with that status, by table order. */
+export function wireCodeForStatus(status: number): WireErrorCode {
+  for (const [code, s] of Object.entries(HTTP_STATUS) as [WireErrorCode, number][]) if (s === status) return code;
+  return status >= 500 ? 'INTERNAL' : 'INVALID_ARG';
+}
 
 export function pythonCodec(config: ModelConfig): StubBatchCodec {
   const batching = (config.max_batch_size ?? 0) > 0;
   const declared = (config.output ?? []).map((o) => o.name ?? '');
   const who = `model.py of model '${config.name}'`;
+  const decoupled = config.model_transaction_policy?.decoupled === true;
   return {
     rerunSafe: false,
     encode(batch) {
@@ -38,6 +45,8 @@ export function pythonCodec(config: ModelConfig): StubBatchCodec {
       return { requests, rows: batch.map((r) => r.batchSize) };
     },
     decode(batch, rows, result) {
+      // a decoupled model's responses went to each request's stream (decoupled-runs.ts); execute() returned
+      if (decoupled) return batch.map((): InferResult => []);
       if (result.responses.length !== batch.length) {
         throw new Error(`${who} returned ${result.responses.length} responses for ${batch.length} requests`);
       }

@@ -18,6 +18,9 @@ import { StubProcess, type StubRequest, type StubRunResult } from './stub-proces
 import { InstanceSupervisor, noteOnce, type Supervised } from '../instance-supervisor';
 import { processGpuBytes, processRssBytes } from './proc-memory';
 import type { StubInit } from './protocol';
+import type { ServerCalls } from './server-calls';
+import { DEFAULT_FINAL_TIMEOUT_S, StubRuns } from './decoupled-runs';
+import { metricOwner, serveStubCall } from './stub-calls';
 
 type Batch = readonly SchedulerRequest<InferPayload>[];
 
@@ -55,6 +58,12 @@ export interface StubModelPlan {
   loadTimeoutMs: number;
   log(msg: string): void;
   notes: string[];
+  /** the server, for BLS calls and custom metrics (absent: the model's calls are answered with an error) */
+  calls?: ServerCalls;
+  /** model_transaction_policy { decoupled: true }: responses come on their own (decoupled-runs.ts) */
+  decoupled?: boolean;
+  /** how long a decoupled request may wait for its final response */
+  finalTimeoutMs?: number;
 }
 
 /** What a stub instance holds beside its process (the handle). */
@@ -82,6 +91,8 @@ const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 export class StubExecutor implements Executor<InferPayload, InferResult> {
   readonly prefetch = 1;
   private readonly supervisor: InstanceSupervisor<StubProcess, StubInstance>;
+  /** per live stub: the batches it was sent that responses and BLS calls may still name */
+  private readonly runs = new Map<StubProcess, StubRuns>();
 
   constructor(private readonly plan: StubModelPlan) {
     this.supervisor = new InstanceSupervisor<StubProcess, StubInstance>({
@@ -100,8 +111,9 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     return this.supervisor.stop(info);
   }
 
-  stopAll(): Promise<void> {
-    return this.supervisor.stopAll();
+  async stopAll(): Promise<void> {
+    await this.supervisor.stopAll();
+    this.plan.calls?.metrics.release(metricOwner(this.plan.model, this.plan.version));
   }
 
   execute(info: InstanceInfo, batch: Batch): Promise<InferResult[]> {
@@ -114,8 +126,14 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     this.supervisor.dispatch(info, done, () => {
       const encoded = this.plan.codec.encode(batch);
       // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
-      return (stub, _again, finish) =>
-        stub.run(encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases));
+      return (stub, _again, finish) => {
+        const runs = this.runs.get(stub);
+        const run = stub.run(encoded.requests, (err, result) => {
+          runs?.answered(run, err);
+          finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases);
+        });
+        if (run >= 0) runs?.sent(run, batch);
+      };
     });
   }
 
@@ -154,9 +172,28 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const gpuKey = `${plan.python}\0${plan.backend}\0gpu`;
     if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, measuredStubGpu.get(gpuKey) ?? FIRST_GPU_GUESS + estimate);
     const label = `${info.name} of model '${plan.model}'`;
-    const stub = new StubProcess(label, (error) => this.supervisor.died(rt, stub, error));
+    const stub = new StubProcess(label, (error) => {
+      runs.failAll(error);
+      this.supervisor.died(rt, stub, error);
+    });
+    const runs = new StubRuns({
+      model: plan.model,
+      version: plan.version,
+      config: plan.config,
+      decoupled: plan.decoupled === true,
+      finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
+      log: plan.log,
+      tell: (m) => stub.reply(m),
+    });
+    this.runs.set(stub, runs);
+    void stub.exited.then(() => {
+      this.runs.delete(stub);
+      runs.failAll(new Error(`instance ${label} stopped before the request had its final response`));
+    });
+    const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls };
     try {
       const ready = await stub.start({
+        onCall: (m, body) => serveStubCall(calls, m, body),
         python: plan.python,
         env: plan.env,
         loadTimeoutMs: plan.loadTimeoutMs,
@@ -182,7 +219,8 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
         rt.gpu = null;
       }
       rt.device = ready.device;
-      for (const sample of warmupBatches(plan.config, plan.modelDir)) {
+      // a decoupled model answers warmup through its senders: nothing to wait for here
+      for (const sample of plan.decoupled ? [] : warmupBatches(plan.config, plan.modelDir)) {
         for (let i = 0; i < sample.count; i++) await runOnce(stub, sample.feeds().map((f) => ({ name: f.name, datatype: fromOrtType(f.type), shape: f.dims, data: f.data as Float32Array })));
       }
       const rss = processRssBytes(stub.pid);

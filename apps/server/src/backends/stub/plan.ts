@@ -8,6 +8,8 @@ import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { LoadedModel, ModelLoadContext } from '../types';
 import { intParam } from '../onnxruntime/session-options';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
+import { DEFAULT_FINAL_TIMEOUT_S, FINAL_TIMEOUT_KEY } from './decoupled-runs';
+import { isDecoupled } from '../../kserve/response-stream';
 
 /** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -24,6 +26,12 @@ const DEFAULT_LOAD_TIMEOUT_S = 120;
 export function loadTimeoutMs(config: ModelConfig): number {
   const s = intParam(config, LOAD_TIMEOUT_KEY);
   return (s && s > 0 ? s : DEFAULT_LOAD_TIMEOUT_S) * 1000;
+}
+
+/** Seconds a decoupled request may wait for its final response (parameter FINAL_TIMEOUT_KEY). */
+export function finalTimeoutMs(config: ModelConfig): number {
+  const s = intParam(config, FINAL_TIMEOUT_KEY);
+  return (s && s > 0 ? s : DEFAULT_FINAL_TIMEOUT_S) * 1000;
 }
 
 export function requireModelFile(ctx: ModelLoadContext): void {
@@ -57,6 +65,9 @@ export function loadStubModel(
     loadTimeoutMs: loadTimeoutMs(ctx.config),
     log: ctx.log,
     notes,
+    calls: ctx.calls,
+    decoupled: isDecoupled(ctx.config),
+    finalTimeoutMs: finalTimeoutMs(ctx.config),
   });
   return { executor, notes, unload: () => executor.stopAll() };
 }

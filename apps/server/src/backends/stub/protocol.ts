@@ -15,6 +15,7 @@
  * BYTES tensors are KServe's binary form: per element a u32 length and that many bytes.
  */
 import type { KServeDatatype, Tensor } from '@inferscope/core';
+import type { FromStubCall, ToStubCall } from './protocol-calls';
 
 /** Where one tensor's bytes lie in the frame body. */
 export interface WireTensor {
@@ -83,9 +84,12 @@ export type StubMessage =
   | { type: 'initError'; message: string }
   /** inputUs / outputUs: the stub's side of compute_input / compute_output (decoding tensors, laying them out) */
   | { type: 'result'; id: number; responses: WireResponse[]; computeUs: number; inputUs?: number; outputUs?: number }
-  | { type: 'runError'; id: number; message: string };
+  | { type: 'runError'; id: number; message: string }
+  // calls into the server, decoupled responses and their answers (protocol-calls.ts)
+  | FromStubCall
+  | ToStubCall;
 
-export type ToStub = Extract<StubMessage, { type: 'init' | 'run' | 'close' }>;
+export type ToStub = Extract<StubMessage, { type: 'init' | 'run' | 'close' }> | ToStubCall;
 export type FromStub = Exclude<StubMessage, ToStub>;
 
 /** A decoded frame: the message and the body its tensors point into. */

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { ComputePhases, Tensor } from '@inferscope/core';
 import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
+import type { FromStubCall, ToStubCall } from './protocol-calls';
 import { tensorBytes } from './tensors';
 
 export { NotStartedError };
@@ -49,6 +50,8 @@ export interface StubSpawn {
   env?: Record<string, string>;
   /** one line of the stub's stdout/stderr, already prefixed */
   log(line: string): void;
+  /** a call into the server or a decoupled response (protocol-calls.ts); answer calls with reply() */
+  onCall?(message: FromStubCall, body: Uint8Array): void;
 }
 
 export class StubProcess {
@@ -109,7 +112,7 @@ export class StubProcess {
       }
       const channel = child.stdio[3] as Socket;
       this.channel = channel;
-      const reader = new FrameReader<FromStub>((f) => this.onFrame(f));
+      const reader = new FrameReader<FromStub>((f) => this.onFrame(f, s.onCall));
       channel.on('data', (chunk: Buffer) => {
         try {
           reader.push(chunk);
@@ -135,12 +138,13 @@ export class StubProcess {
 
   /**
    * Sends one batch; `done` is called exactly once (synchronously when the stub is already dead or stopping).
-   * The tensors' data is written straight from the caller's arrays (no copy).
+   * The tensors' data is written straight from the caller's arrays (no copy). Returns the batch's id on
+   * the wire (what a decoupled model's responses and a BLS call name it by), or -1 when it was not sent.
    */
-  run(requests: readonly StubRequest[], done: Pending): void {
+  run(requests: readonly StubRequest[], done: Pending): number {
     if (this.deathError || this.closing || !this.channel) {
       done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
-      return;
+      return -1;
     }
     const id = this.nextId++;
     const wire: WireRequest[] = [];
@@ -155,10 +159,19 @@ export class StubProcess {
       }
     } catch (err) {
       done(err as Error);
-      return;
+      return -1;
     }
     this.pending.set(id, done);
     this.send({ type: 'run', id, requests: wire }, chunks, end);
+    return id;
+  }
+
+  /** Answers a call of the stub (or tells it of a cancellation), with tensors in the frame body. */
+  reply(message: ToStubCall, tensors: readonly Tensor[] = []): void {
+    if (this.deathError || !this.channel) return;
+    const laid = layoutTensors(tensors, tensorBytes);
+    if (message.type === 'blsResponse' && tensors.length > 0) message.outputs = laid.wire;
+    this.send(message, laid.chunks, laid.end);
   }
 
   /**
@@ -193,7 +206,7 @@ export class StubProcess {
     channel.uncork();
   }
 
-  private onFrame({ message: m, body }: Frame<FromStub>): void {
+  private onFrame({ message: m, body }: Frame<FromStub>, onCall: StubSpawn['onCall']): void {
     switch (m.type) {
       case 'ready': {
         const r = this.onReady;
@@ -213,6 +226,8 @@ export class StubProcess {
         else p(new Error(m.message));
         return;
       }
+      default:
+        onCall?.(m, body);
     }
   }
 

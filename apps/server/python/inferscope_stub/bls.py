@@ -1,0 +1,114 @@
+"""BLS (business logic scripting): `pb_utils.InferenceRequest(model_name=..., ...).exec()` and
+`async_exec()` send the request to the server, which runs it through the called model's own scheduler
+(so it batches with other traffic) and answers with the response, or with a stream of responses when
+`decoupled=True`. Errors of the called model come back as the response's error, never as an exception,
+as in Triton; only a lost server raises.
+"""
+import asyncio
+import threading
+
+import triton_python_backend_utils as pb_utils
+
+from . import link
+from .tensors import decode_tensor, layout
+
+# the request model.py last touched on this thread: a BLS call made while handling it is its child
+_touched = threading.local()
+
+
+def touch(request):
+    _touched.request = request
+
+
+def _parent():
+    return getattr(_touched, "request", None)
+
+
+def _message(req, decoupled):
+    parent = _parent()
+    arrays = []
+    for t in req._inputs:  # not inputs(): that would mark this BLS request itself as the one worked on
+        if not isinstance(t, pb_utils.Tensor):
+            raise pb_utils.TritonModelException("BLS inputs must be pb_utils.Tensor objects, got %s" % type(t).__name__)
+        arrays.append((t.name(), t.as_numpy()))
+    metas, chunks, end = layout(arrays)
+    name = req.model_name()
+    version = req.model_version()
+    msg = {
+        "type": "bls",
+        "model": name,
+        "inputs": metas,
+        "outputs": list(req.requested_output_names()),
+        "decoupled": bool(decoupled),
+    }
+    if version is not None and int(version) > 0:
+        msg["version"] = str(int(version))
+    if req.timeout():
+        msg["timeoutUs"] = int(req.timeout())
+    if parent is not None and getattr(parent, "_run", None) is not None:
+        msg["run"] = parent._run
+        msg["index"] = parent._index
+    return msg, chunks, end
+
+
+def response_of(msg, body):
+    """An InferenceResponse from a blsResponse message."""
+    if msg is None:
+        return pb_utils.InferenceResponse(error=pb_utils.TritonError("the server closed the stub's channel", pb_utils.TritonError.UNAVAILABLE))
+    if msg.get("error") is not None:
+        code = getattr(pb_utils.TritonError, msg.get("code") or "INTERNAL", pb_utils.TritonError.INTERNAL)
+        return pb_utils.InferenceResponse(error=pb_utils.TritonError(msg["error"], code))
+    tensors = [pb_utils.Tensor(m["name"], decode_tensor(m, body)) for m in msg.get("outputs") or []]
+    return pb_utils.InferenceResponse(output_tensors=tensors)
+
+
+def _start(req, decoupled):
+    msg, chunks, end = _message(req, decoupled)
+    try:
+        return link.require().call(msg, chunks, end, stream=decoupled)
+    except link.CallFailed as e:
+        return e
+
+
+def _iterate(reply):
+    """The responses of a decoupled BLS call, in order; the last one is the (possibly empty) final one."""
+    while True:
+        msg, body = reply.items.get()
+        yield response_of(msg, body)
+        if msg is None or msg.get("final", True):
+            return
+
+
+def exec_request(req, decoupled):
+    reply = _start(req, decoupled)
+    if isinstance(reply, Exception):
+        err = pb_utils.InferenceResponse(error=pb_utils.TritonError(str(reply), pb_utils.TritonError.UNAVAILABLE))
+        return iter([err]) if decoupled else err
+    if decoupled:
+        return _iterate(reply)
+    return response_of(*reply.items.get())
+
+
+def async_exec_request(req, decoupled):
+    """An awaitable for the response (decoupled: for the iterator over the responses)."""
+    loop = asyncio.get_event_loop()
+    future = loop.create_future()
+    reply = _start(req, decoupled)
+    if isinstance(reply, Exception):
+        err = pb_utils.InferenceResponse(error=pb_utils.TritonError(str(reply), pb_utils.TritonError.UNAVAILABLE))
+        future.set_result(iter([err]) if decoupled else err)
+        return future
+    if decoupled:
+        future.set_result(_iterate(reply))
+        return future
+
+    def arrived(item):
+        loop.call_soon_threadsafe(lambda: future.done() or future.set_result(response_of(*item)))
+
+    with reply.lock:
+        ready = not reply.items.empty()
+        if not ready:
+            reply.callbacks.append(arrived)
+    if ready:
+        future.set_result(response_of(*reply.items.get()))
+    return future

@@ -1,0 +1,66 @@
+/**
+ * The messages of the stub wire (protocol.ts) that are not batches: calls a running model makes INTO the
+ * server, and the responses a decoupled model sends on its own. Kept apart from the batch messages so that
+ * each concern reads in one place; protocol.ts joins them into the one StubMessage union.
+ *
+ * stub -> server
+ * - `bls`: an inference request to any model of the server (Triton's BLS), its tensors in the frame body;
+ *   answered by one `blsResponse` (final), or by several when `decoupled` (the last has final: true).
+ * - `response`: one response of a decoupled model to request `index` of batch `run` (its tensors in the
+ *   body), `final` when the model sent TRITONSERVER_RESPONSE_COMPLETE_FINAL (possibly without outputs).
+ * - `metricFamily`, `metric`, `metricValue`: answered by `callReply` (an id, a value, or an error);
+ *   `metricOp` updates a metric and is not answered (frames arrive in order, so a later value() sees it).
+ *
+ * server -> stub
+ * - `blsResponse`, `callReply`: answers, by the stub's `call` id.
+ * - `cancel`: the client of request `index` of batch `run` cancelled; the model's sender stops sending.
+ */
+import type { WireErrorCode, WireTensor } from './protocol';
+
+export type MetricKind = 'counter' | 'gauge' | 'histogram';
+
+export interface BlsCall {
+  type: 'bls';
+  call: number;
+  model: string;
+  version?: string;
+  inputs: WireTensor[];
+  outputs: string[];
+  decoupled: boolean;
+  /** Triton's BLS `timeout`, µs */
+  timeoutUs?: number;
+  /** the batch and request the model was handling when it made the call (its parent) */
+  run?: number;
+  index?: number;
+}
+
+export interface DecoupledResponse {
+  type: 'response';
+  run: number;
+  index: number;
+  final: boolean;
+  outputs?: WireTensor[];
+  error?: string;
+  code?: WireErrorCode;
+}
+
+export type MetricCall =
+  | { type: 'metricFamily'; call: number; name: string; description: string; kind: MetricKind }
+  | { type: 'metric'; call: number; family: number; labels: Record<string, string>; buckets?: number[] }
+  | { type: 'metricValue'; call: number; metric: number };
+
+export interface MetricOp {
+  type: 'metricOp';
+  metric: number;
+  op: 'increment' | 'set' | 'observe';
+  value: number;
+}
+
+export type FromStubCall = BlsCall | DecoupledResponse | MetricCall | MetricOp;
+
+export type ToStubCall =
+  | { type: 'blsResponse'; call: number; final: boolean; outputs?: WireTensor[]; error?: string; code?: WireErrorCode }
+  | { type: 'callReply'; call: number; id?: number; value?: number; error?: string }
+  | { type: 'cancel'; run: number; index: number };
+
+export const TO_STUB_CALLS = ['blsResponse', 'callReply', 'cancel'] as const satisfies readonly ToStubCall['type'][];

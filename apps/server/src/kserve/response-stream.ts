@@ -1,0 +1,31 @@
+/**
+ * Requests that answer many times: a decoupled model (Triton's `model_transaction_policy { decoupled:
+ * true }`) sends 0..n responses per request, the last one flagged final. The front end that takes such a
+ * request (gRPC ModelStreamInfer, HTTP generate / generate_stream, a decoupled BLS call) puts a
+ * ResponseStream in the request's payload; the model's executor feeds it (backends/stub/decoupled-runs.ts).
+ * The scheduler's own answer to the request comes when the model's execute() returns (the instance is
+ * free again then, as in Triton); the stream ends with its final response or an error.
+ */
+import type { InferPayload, Tensor } from '@inferscope/core';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+
+export interface ResponseStream {
+  /**
+   * One response: its outputs (null with `final` when the model sent only the final flag), or the error
+   * the model put in it (the stream goes on unless `final`).
+   */
+  response(outputs: Tensor[] | null, final: boolean, error?: { message: string; status: number }): void;
+  /** The request failed before its final response (the model's batch failed, timed out, the stub died). */
+  fail(error: Error): void;
+  /** Set by the executor while the model may still send: call it when the client went away. */
+  cancel?: () => void;
+}
+
+/** The payload of a request that may carry a stream, and how deep in BLS calls it was made. */
+export interface StreamingPayload extends InferPayload {
+  stream?: ResponseStream;
+  /** 0 for a client's request, n for a request made by a BLS call n levels deep */
+  blsDepth?: number;
+}
+
+export const isDecoupled = (config: ModelConfig): boolean => config.model_transaction_policy?.decoupled === true;
