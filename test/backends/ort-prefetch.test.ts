@@ -11,6 +11,7 @@ import * as ort from 'onnxruntime-node';
 import type { InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { OrtExecutor } from '../../apps/server/src/backends/onnxruntime/executor';
 import { REPO, assertClose, floats, instance, loadModel, mlpConfig, request, runDirect } from './fixtures';
+import '../support/test-hooks.ts';
 
 const MODEL_FILE = join(REPO, 'mlp_classifier/1/model.onnx');
 const sample = (rows: number, salt: number) => request([{ name: 'input', datatype: 'FP32', shape: [rows, 784], data: floats(rows, 784, salt) }]);

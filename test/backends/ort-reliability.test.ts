@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { instance, loadModel, mlpConfig, request, floats } from './fixtures';
 import type { OrtExecutor } from '../../apps/server/src/backends/onnxruntime/executor';
+import '../support/test-hooks.ts';
 
 const oneSample = () => request([{ name: 'input', datatype: 'FP32', shape: [1, 784], data: floats(1, 784, 1) }]);
 

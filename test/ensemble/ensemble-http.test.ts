@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { BatchFormedEvent, EnsembleStepEvent, RequestCompletedEvent } from '@inferscope/core';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ensembleRepository, expected, expectedLookup, type Fixture } from './fixtures.ts';
+import '../support/test-hooks.ts';
 
 let fx: Fixture;
 let server: TestServer;

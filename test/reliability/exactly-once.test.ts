@@ -14,6 +14,7 @@ import type { SchedulerEvent } from '@inferscope/core';
 import { startServer, tempRepository, type Running } from './harness.ts';
 import { connectLive, control } from './live-client.ts';
 import { mlpBody, type Body } from './load-tools.ts';
+import '../support/test-hooks.ts';
 
 const M = 'mlp_classifier';
 let repo: Awaited<ReturnType<typeof tempRepository>>;

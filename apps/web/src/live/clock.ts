@@ -3,6 +3,7 @@
  * elapsed since it arrived (capped, so a stalled stream freezes instead of drifting). Teaching: the
  * simulator's virtual time. Views never read performance.now() for data time themselves.
  */
+import { exposeForTests } from '../test-hooks';
 export interface DataClock {
   nowUs(): number;
   /** how much data time an animated move takes (live: 200 ms; teaching: scaled with the speed) */
@@ -48,8 +49,8 @@ export function windowUs(windowS: number): number {
 
 declare global {
   interface Window {
-    /** the renderer's data time, for tests */
+    /** the renderer's data time, for tests (test-hooks.ts) */
     __inferscopeDataNowUs?: () => number;
   }
 }
-if (typeof window !== 'undefined') window.__inferscopeDataNowUs = () => current.nowUs();
+exposeForTests('__inferscopeDataNowUs', () => current.nowUs());

@@ -7,6 +7,7 @@ import { useStore } from 'zustand';
 import type { ControlMessage, LoadProgress, ServerInfo } from '@inferscope/core';
 import { LiveModel } from './live-model';
 import { DEFAULT_URL_STATE, type UrlState } from '../url-state';
+import { exposeForTests } from '../test-hooks';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'disconnected' | 'resyncing' | 'offline';
 
@@ -82,13 +83,11 @@ export function resolveAck(id: number, ok: boolean, error?: string, detail?: Rec
 
 declare global {
   interface Window {
-    /** read-only counters for browser tests and the dashboard benchmark */
+    /** read-only counters for browser tests and the dashboard benchmark (test-hooks.ts) */
     __inferscopeCounters?: () => { events: number; stats: number; timeline: number; models: number; requests: number; dropped: number; lastEventT: number };
   }
 }
-if (typeof window !== 'undefined') {
-  window.__inferscopeCounters = () => ({
-    events: live.eventsSeen, stats: live.stats.length, timeline: live.timeline.length, models: live.models.size, requests: live.requests.size, dropped: live.droppedEvents,
-    lastEventT: live.now,
-  });
-}
+exposeForTests('__inferscopeCounters', () => ({
+  events: live.eventsSeen, stats: live.stats.length, timeline: live.timeline.length, models: live.models.size, requests: live.requests.size, dropped: live.droppedEvents,
+  lastEventT: live.now,
+}));

@@ -6,16 +6,17 @@ import { drawnLabels, type DrawnLabel } from './data-flow-shared';
 
 declare global {
   interface Window {
-    /** the labels of the last data-flow frame, for the layout tests */
+    /** the labels of the last data-flow frame, for the layout tests (test-hooks.ts) */
     __inferscopeLabels?: () => DrawnLabel[];
   }
 }
-if (typeof window !== 'undefined') window.__inferscopeLabels = () => drawnLabels.slice();
+exposeForTests('__inferscopeLabels', () => drawnLabels.slice());
 import { animUs, dataNowUs } from '../live/clock';
 import { S } from '../strings';
 import { TRIGGER_COLOUR } from '../charts/theme';
 import { pipelineOf } from '../store/pipeline';
 import { ProtocolLine } from './ProtocolCard';
+import { exposeForTests } from '../test-hooks';
 
 /** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
 export function DataView() {

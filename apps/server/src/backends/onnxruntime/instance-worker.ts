@@ -7,6 +7,13 @@ import { Worker } from 'node:worker_threads';
 import type { ComputePhases } from '@inferscope/core';
 import { NotStartedError, failOwed } from '../owed-batches';
 
+/**
+ * The test harness's switch (scripts/run-tests.mjs sets it for every test file; test/support/test-hooks.ts
+ * for a file run on its own): only then does a worker obey the crash hook. Never set in production.
+ */
+export const TEST_HOOKS_ENV = 'INFERSCOPE_TEST_HOOKS';
+const testHooksOn = (): boolean => process.env[TEST_HOOKS_ENV] === '1';
+
 export interface WorkerFeed {
   name: string;
   /** onnxruntime tensor type: 'float32', 'int64', ..., 'string' */
@@ -85,7 +92,7 @@ export class InstanceWorker {
     // execArgv is inherited (e.g. `--import tsx`); the worker itself is plain JS and needs none of it.
     // The wake word lets the worker sleep in Atomics.wait between batches instead of in its event loop
     // (worker.mjs, "blocking loop"): every message posted to it is followed by a bump of this counter.
-    this.worker = new Worker(WORKER_URL, { workerData: { wake: this.wake.buffer, claims: this.claims.buffer } });
+    this.worker = new Worker(WORKER_URL, { workerData: { wake: this.wake.buffer, claims: this.claims.buffer, testHooks: testHooksOn() } });
     this.worker.on('message', (m: Record<string, unknown>) => this.onMessage(m));
     this.worker.on('error', (err: Error) => {
       this.deathError = new Error(`instance ${this.label} crashed: ${err.message}`);
@@ -175,9 +182,11 @@ export class InstanceWorker {
 
   /**
    * Test hook: the worker dies as a crash would (uncaught exception) or exits on its own, in the next batch
-   * it takes after this message (so that batch fails and the ones queued behind it are re-sent).
+   * it takes after this message (so that batch fails and the ones queued behind it are re-sent). Only in a
+   * process the test harness started with TEST_HOOKS_ENV=1 (its worker was told so); refused elsewhere.
    */
   crash(how: 'throw' | 'exit'): void {
+    if (!testHooksOn()) throw new Error(`crash() is a test hook: the test harness sets ${TEST_HOOKS_ENV}=1`);
     this.post({ type: 'crash', how });
   }
 

@@ -20,7 +20,7 @@
 //                                                            inputUs, outputUs, rxAbs, txAbs}
 //                                                          | runError {id, message}
 //                                                          | skipped {id}  (the parent took it back first)
-//   crash {how: 'throw' | 'exit'}   (tests: the thread dies, as a crash would, in the NEXT batch it takes)
+//   crash {how: 'throw' | 'exit'}   (tests only, workerData.testHooks: the thread dies, as a crash would, in the NEXT batch it takes)
 //   close                          -> the session is released and the thread ends
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -174,6 +174,8 @@ async function onMessage(msg) {
       return;
     }
     case 'crash': {
+      // Only where the test harness asked for its hooks (workerData.testHooks; see instance-worker.ts).
+      if (workerData?.testHooks !== true) return;
       // Armed, not done now: messages are taken one at a time, so dying on this message would always fall
       // between two batches. Dying in the next batch is what a crash inside onnxruntime looks like.
       crashArmed = msg.how;
