@@ -9,6 +9,7 @@
  */
 import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
+import type { ErrorCode } from '../errors/codes';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -272,7 +273,8 @@ export type StartSweepRequest = Omit<ControlMessageOf<'startSweep'>, 'action'>;
 // protocol re-exports it because control messages carry it.
 export { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS, type DynamicBatchingField, type DynamicBatchingPatch } from '../live-config/fields';
 
-export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
+/** A control message's answer; a refusal carries Triton's code as every other protocol's answer does. */
+export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string; code: ErrorCode };
 
 /** A control message as a client sends it: the message plus the control token when one is configured. */
 export type ControlRequest = ControlMessage & { token?: string };

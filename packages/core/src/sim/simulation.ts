@@ -7,6 +7,7 @@
  * scrub: step one event, advance to a time, read events so far, change the config live through
  * `schedulers`); `simulate` runs it to the end and returns the events and the summary.
  */
+import { errors } from '../errors/messages';
 import { VirtualClock } from '../clock/virtual-clock';
 import { EventBus, type SchedulerEvent } from '../events';
 import { scenarioToArrivals, shapeKeyOf, type Arrival, type ArrivalPlan } from '../load/arrivals';
@@ -136,7 +137,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const id = a.id ?? `r${++seq}`;
     const s = schedulers.get(model);
     if (!s) {
-      bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: `unknown model "${model}"` });
+      bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: errors.UNKNOWN_MODEL(model).message });
       onAnswer?.();
       return;
     }
