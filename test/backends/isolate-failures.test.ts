@@ -40,7 +40,7 @@ test('a batch failed as a whole is split until the bad request fails alone; the 
 });
 
 test('results holding a RequestFailure go to their requests as they are: no re-run', async () => {
-  const { runs, executor } = recording((v) => ({ results: v.map((x) => (x < 0 ? new RequestFailure(`value ${x} refused`, 400) : x * 2)) }));
+  const { runs, executor } = recording((v) => ({ results: v.map((x) => (x < 0 ? new RequestFailure(`value ${x} refused`, 'INVALID_ARG') : x * 2)) }));
   const { error, results } = await run(executor, [1, -1, 3]);
   assert.equal(error, null);
   assert.equal(results![0], 2);

@@ -56,7 +56,9 @@ test('trace settings: Triton defaults, strings on the wire, model overrides and 
     for (const bad of [{ trace_rate: 'fast' }, { trace_level: ['LOUD'] }, { trace_count: '-2' }, { bogus: 1 }, [1]]) {
       assert.equal((await post('/v2/trace/setting', bad)).statusCode, 400, JSON.stringify(bad));
     }
-    assert.equal((await app.inject({ url: '/v2/models/nope/trace/setting' })).statusCode, 400);
+    // an unknown model is Triton's NOT_FOUND: 404 with the repository manager's words, as on every route
+    const unknown = await app.inject({ url: '/v2/models/nope/trace/setting' });
+    assert.deepEqual([unknown.statusCode, unknown.json()], [404, { error: "Request for unknown model: 'nope' is not found" }]);
     assert.ok((await get('/v2')).extensions.includes('trace'));
   } finally {
     await server.close();

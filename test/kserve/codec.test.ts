@@ -126,7 +126,7 @@ const mlp = (body: Buffer | string, headerLength?: number) => decode(body, heade
 
 function rejects(fn: () => unknown, message: string | RegExp, status = 400): void {
   assert.throws(fn, (err: any) => {
-    assert.equal(err.status, status, `status for: ${err.message}`);
+    assert.equal(err.httpStatus, status, `status for: ${err.message}`);
     if (typeof message === 'string') assert.ok(err.message.includes(message), `"${err.message}" lacks "${message}"`);
     else assert.match(err.message, message);
     return true;

@@ -37,7 +37,7 @@ test('statistics from a synthetic event stream', () => {
   assert.deepEqual(idle.batch_stats, []);
   assert.equal(stats.modelStats('mlp').length, 2);
   // Triton: only READY versions have statistics; any other name or version is INVALID_ARG (400)
-  assert.throws(() => stats.modelStats('nope'), (e: { status: number; message: string }) => e.status === 400 && e.message === "requested model 'nope' is not available");
+  assert.throws(() => stats.modelStats('nope'), (e: { httpStatus: number; code: string; message: string }) => e.httpStatus === 400 && e.code === 'INVALID_ARG' && e.message === "requested model 'nope' is not available");
   assert.throws(() => stats.modelStats('mlp', '9'), (e: { message: string }) => e.message === "requested model version is not available for model 'mlp'");
   stats.close();
   assert.equal(bus.size, 0);

@@ -46,15 +46,16 @@ test('bad control messages get an error and change nothing', async () => {
       [{ action: 'setDynamicBatching', model: 'm', max_queue_delay_microseconds: 5, pad: 'x'.repeat(70_000) }, /more than the limit/],
     ];
     for (const [msg, re] of bad) {
-      const ack = await control<{ ok: boolean; error: string }>(c, msg);
+      const ack = await control<{ ok: boolean; error: string; code?: string }>(c, msg);
       assert.equal(ack.ok, false, JSON.stringify(msg).slice(0, 80));
       assert.match(ack.error, re);
+      assert.equal(ack.code, 'INVALID_ARG', 'a malformed control message is INVALID_ARG');
     }
     assert.deepEqual(h.manager.calls, [], 'no handler ran');
     assert.equal(h.manager.delay, 1000);
-    // a refusal by the manager itself is passed on with its message
+    // a refusal by the manager itself is passed on with its message and Triton's code
     const ack = await control<{ ok: boolean; error: string }>(c, { action: 'setDynamicBatching', model: 'nope', max_queue_delay_microseconds: 1 });
-    assert.deepEqual(ack, { ok: false, error: "unknown model 'nope'" });
+    assert.deepEqual(ack, { ok: false, error: "Request for unknown model: 'nope' is not found", code: 'NOT_FOUND' });
     const noLoad = await control<{ ok: boolean; error: string }>(c, { action: 'stopLoad' });
     assert.equal(noLoad.ok, false);
   } finally {

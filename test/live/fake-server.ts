@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'socket.io-client';
 import { connectSocket } from '../support/socket.ts';
-import { EventBus } from '@inferscope/core';
+import { errors, EventBus } from '@inferscope/core';
 import type { ConfigChange, DynamicBatchingPatch, ModelAggregate, ModelSnapshot } from '@inferscope/core';
 import { attachLiveGateway, type LiveGateway } from '../../apps/server/src/live/gateway.ts';
 import type { ControlTarget, LiveGatewayDeps } from '../../apps/server/src/live/types.ts';
@@ -21,7 +21,7 @@ export class FakeManager implements ControlTarget {
   }
   async updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
     this.calls.push(`batching ${name} ${JSON.stringify(patch)}`);
-    if (name !== 'm') throw new Error(`unknown model '${name}'`);
+    if (name !== 'm') throw errors.UNKNOWN_MODEL(name);
     const changes: ConfigChange[] = [];
     if (patch.max_queue_delay_microseconds !== undefined) {
       changes.push({ path: 'dynamic_batching.max_queue_delay_microseconds', old: this.delay, new: patch.max_queue_delay_microseconds });

@@ -22,7 +22,7 @@ test('a live calibration from real traffic is positive and lets the simulator re
     await s.manager.updateDynamicBatching(MODEL, served.version, { max_queue_delay_microseconds: 1000 }, 'test');
 
     const before = await fetch(`${s.url}/v2/models/${MODEL}/calibration`);
-    assert.equal(before.status, 409, 'no batches yet: nothing to fit');
+    assert.equal(before.status, 503, 'no batches yet: nothing to fit (UNAVAILABLE)');
     assert.match(((await before.json()) as { error: string }).error, /no batches yet/);
     assert.equal((await fetch(`${s.url}/v2/models/nope/calibration`)).status, 404);
     assert.equal((await fetch(`${s.url}/v2/models/${MODEL}/calibration?kind=KIND_TPU`)).status, 400);

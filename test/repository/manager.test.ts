@@ -4,7 +4,7 @@ import { writeFile, rm, readFile, mkdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventBus, type SchedulerEvent } from '@inferscope/core';
 import { ModelManager } from '../../apps/server/src/models/model-manager.ts';
-import { ManagerError } from '../../apps/server/src/models/errors.ts';
+import type { InferError } from '@inferscope/core';
 import { fakeRuntime, makeRepository, cfg } from './fakes.ts';
 
 const MLP = cfg({ platform: 'onnxruntime_onnx', max_batch_size: 8, dynamic_batching: { preferred_batch_size: [4] } });
@@ -96,7 +96,7 @@ test('lookups use Triton messages and codes', async () => {
   const repo = await makeRepository({ 'a/config.pbtxt': MLP, 'a/1/model.onnx': 'x', 'bad/config.pbtxt': cfg({ platform: 'onnxruntime_onnx', parameters: { fail: { string_value: 'no' } } }), 'bad/1/model.onnx': '' });
   const { m } = manager([repo]);
   await m.start();
-  const err = (fn: () => unknown) => { try { fn(); } catch (e) { return e as ManagerError; } assert.fail('expected a throw'); };
+  const err = (fn: () => unknown) => { try { fn(); } catch (e) { return e as InferError; } assert.fail('expected a throw'); };
   assert.deepEqual([err(() => m.require('zz')).httpStatus, err(() => m.require('zz')).message], [404, "Request for unknown model: 'zz' is not found"]);
   assert.equal(err(() => m.require('a', 7)).message, "Request for unknown model: 'a' version 7 is not found");
   assert.equal(err(() => m.require('bad', 1)).httpStatus, 503);
@@ -162,14 +162,14 @@ test('explicit mode: --load-model, load/unload with drain, refusal outside expli
   assert.deepEqual(m.index().find((r) => r.name === 'a'), { name: 'a', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' });
   assert.deepEqual(runtime.unloaded, ['a:1']);
 
-  await assert.rejects(m.load('../etc'), (e: ManagerError) => e.httpStatus === 400 && /path separators/.test(e.message));
-  await assert.rejects(m.load('missing'), (e: ManagerError) => e.httpStatus === 500 && e.message === "failed to load 'missing', failed to poll from model repository");
+  await assert.rejects(m.load('../etc'), (e: InferError) => e.httpStatus === 400 && /path separators/.test(e.message));
+  await assert.rejects(m.load('missing'), (e: InferError) => e.httpStatus === 500 && e.message === "failed to load 'missing', failed to poll from model repository");
   await assert.rejects(m.unload('missing'), /has not been served/); // the repository API turns this into Triton's no-op
   await m.close();
 
   const none = manager([repo], 'none').m;
   await none.start();
-  await assert.rejects(none.load('a'), (e: ManagerError) => e.httpStatus === 503 && e.message === 'explicit model load / unload is not allowed if polling is enabled');
+  await assert.rejects(none.load('a'), (e: InferError) => e.httpStatus === 503 && e.message === 'explicit model load / unload is not allowed if polling is enabled');
   await assert.rejects(none.unload('a'), /explicit model load \/ unload is not allowed/);
   await none.close();
 });
@@ -246,7 +246,7 @@ test('explicit load of a model whose new config is broken fails, the loaded one 
   const { m } = manager([repo], 'explicit', ['a']);
   await m.start();
   await writeFile(join(repo, 'a/config.pbtxt'), '{ broken');
-  await assert.rejects(m.load('a'), (e: ManagerError) => e.httpStatus === 400 && /^load failed for model 'a': config.pbtxt: bad config/.test(e.message));
+  await assert.rejects(m.load('a'), (e: InferError) => e.httpStatus === 400 && /^load failed for model 'a': config.pbtxt: bad config/.test(e.message));
   assert.equal(m.require('a').state, 'READY');
   await m.close();
 });

@@ -31,7 +31,7 @@ test('A/B runs A then B on the same seed and restores the original delay, even w
       if (msg.action === 'setDynamicBatching') delay = msg.max_queue_delay_microseconds ?? delay;
       if (msg.action === 'startLoad') {
         runs++;
-        if (runs === 2) return { ok: false as const, error: 'no such scenario' };
+        if (runs === 2) return { ok: false as const, error: 'no such scenario', code: 'NOT_FOUND' as const };
         stats.push(stat(clock + 1, delay, 0), stat(clock + 2, delay, 50));
         return { ok: true as const, id: `L${runs}` };
       }

@@ -16,17 +16,14 @@ from .errors import RequestError, StubInitError, StubRunError
 
 KIND = {"KIND_CPU": "CPU", "KIND_GPU": "GPU", "KIND_MODEL": "MODEL"}
 
-# TritonError's codes by value, named as on the wire (protocol.ts WireErrorCode)
-ERROR_CODES = {
-    getattr(pb_utils.TritonError, name): name
-    for name in ("UNKNOWN", "INTERNAL", "NOT_FOUND", "INVALID_ARG", "UNAVAILABLE", "UNSUPPORTED", "ALREADY_EXISTS", "CANCELLED")
-}
-
-
 def _request_error(err):
-    """The wire form of a response's error (a TritonError, or whatever a model put there)."""
-    message = err.message() if hasattr(err, "message") else str(err)
-    code = ERROR_CODES.get(err.code() if hasattr(err, "code") else pb_utils.TritonError.INTERNAL, "INTERNAL")
+    """The wire form of a response's error (a TritonError, or whatever a model put there). The code goes
+    as TritonError.code() gives it (Triton's number); the server reads it once (core's errorCodeOf), so
+    an unknown value ends up INTERNAL there, not here."""
+    message = err.message() if callable(getattr(err, "message", None)) else str(err)
+    code = err.code() if callable(getattr(err, "code", None)) else pb_utils.TritonError.INTERNAL
+    if not isinstance(code, (int, str)) or isinstance(code, bool):
+        code = pb_utils.TritonError.INTERNAL
     return RequestError(str(message), code)
 
 

@@ -30,7 +30,7 @@
  *   A TorchScript forward() or an onnxruntime run is a pure function of the batch: splitting it costs
  *   only time, so those failures are still split.
  */
-import { RequestFailure, type ComputePhases, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
+import { codeOf, RequestFailure, type ComputePhases, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
 
 type Done<R> = (error: unknown, results?: R[], phases?: ComputePhases) => void;
 
@@ -115,7 +115,6 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
 
 function leafFailure(err: unknown, results: unknown): RequestFailure {
   if (err instanceof RequestFailure) return err;
-  const status = typeof (err as { httpStatus?: unknown })?.httpStatus === 'number' ? (err as { httpStatus: number }).httpStatus : 500;
   const message = err ? (err instanceof Error ? err.message : String(err)) : `executor returned ${Array.isArray(results) ? results.length : 'no'} results for 1 request`;
-  return new RequestFailure(message, status);
+  return new RequestFailure(message, codeOf(err));
 }

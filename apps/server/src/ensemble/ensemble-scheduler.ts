@@ -14,16 +14,15 @@
  *   parent: the dashboard draws the pipeline from it, and tests follow a request through its steps.
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
-import { SchedulerError } from '@inferscope/core';
+import { InferError, errors, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { ManagerError } from '../models/errors';
 import type { SchedulerLike, SchedulerView } from '../models/runtime';
 import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
 import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';
 
 /** Live edits an ensemble cannot take: it batches and runs nothing itself. */
-export function ensembleEditError(model: string, what: 'dynamic batching' | 'instance count'): ManagerError {
-  return new ManagerError('INVALID_ARG', `model '${model}' is an ensemble: it has no ${what === 'dynamic batching' ? 'dynamic batcher' : 'instances'} of its own; change the ${what} of the models its steps run`);
+export function ensembleEditError(model: string, what: 'dynamic batching' | 'instance count'): InferError {
+  return new InferError('INVALID_ARG', `model '${model}' is an ensemble: it has no ${what === 'dynamic batching' ? 'dynamic batcher' : 'instances'} of its own; change the ${what} of the models its steps run`);
 }
 
 export interface EnsembleSchedulerOptions {
@@ -82,7 +81,7 @@ export class EnsembleScheduler implements SchedulerLike {
   enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
     const { model, version } = this.o;
     if (this.stopped) {
-      return Promise.reject(new SchedulerError('unavailable', `ensemble '${model}' version ${version} is unloading`, 503));
+      return Promise.reject(SchedulerError.of('unavailable', errors.MODEL_UNAVAILABLE(`ensemble '${model}' version ${version}`, 'is unloading')));
     }
     const tracked = new TrackedRequest(this, req.id ?? this.o.idPrefix + ++this.seq, req.priority ?? 1, req.batchSize, this.o.now());
     this.o.bus.emit({

@@ -7,9 +7,9 @@
  * ignored; steps not started are never sent.
  */
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
-import { SchedulerError } from '@inferscope/core';
+import { asInferError, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { describeError } from '../kserve/errors';
+import { capMessage } from '../http/json-guard';
 import { encodeBinaryData } from '../kserve/binary-data';
 import { modelSpecFor } from '../kserve/model-spec';
 import type { ParsedRequest } from '../kserve/parse-request';
@@ -135,12 +135,12 @@ class EnsembleRun {
     if (this.waitingCount > 0) {
       // validation rules this out (every tensor is written before it is read); say so if it happens
       const stuck = this.steps.filter((i) => this.waiting[i]);
-      return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', steps ${stuck.join(', ')} can never run: their inputs are not written`, 500));
+      return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', steps ${stuck.join(', ')} can never run: their inputs are not written`, 'INTERNAL'));
     }
     const out: Tensor[] = [];
     for (const name of this.wanted) {
       const t = this.tensors.get(name);
-      if (!t) return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 500));
+      if (!t) return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 'INTERNAL'));
       out.push(t);
     }
     this.done = true;
@@ -174,9 +174,10 @@ function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Ten
   return host.infer(step.model, served.version, stepReq);
 }
 
-/** Any failure as the SchedulerError the ensemble answers with (the step's message and status). */
+/** Any failure as the SchedulerError the ensemble answers with (the step's message and code). */
 function asSchedulerError(err: unknown): SchedulerError {
   if (err instanceof SchedulerError) return err;
-  const { status, message } = describeError(err);
-  return new SchedulerError(status === 503 ? 'unavailable' : status >= 500 ? 'failed' : 'invalid', message, status);
+  const e = asInferError(err);
+  const reason = e.code === 'UNAVAILABLE' ? 'unavailable' : e.code === 'INVALID_ARG' ? 'invalid' : 'failed';
+  return new SchedulerError(reason, capMessage(e.message), e.code, e.transportStatus);
 }

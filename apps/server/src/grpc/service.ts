@@ -16,7 +16,8 @@ import type { StatsCollector } from '../stats/collector';
 import { runInference, checkVersion, type InferCall, type InferServiceDeps } from '../kserve/infer-service';
 import type { ParsedRequest } from '../kserve/parse-request';
 import { resolveModel } from '../kserve/resolve-model';
-import { describeError, KServeError } from '../kserve/errors';
+import { errors } from '@inferscope/core';
+import { describeError } from '../http/errors';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import { modelMetadata } from '../http/models';
 import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './codec';
@@ -71,7 +72,7 @@ type Req = {
 
 /** Triton's load/unload refuse a repository name: models are found by name in every repository. */
 function noRepositoryName(req: Req): void {
-  if (req.repository_name) throw new KServeError(501, "'repository_name' specification is not supported");
+  if (req.repository_name) throw errors.REPOSITORY_NAME_UNSUPPORTED();
 }
 
 /** A unary handler from an async function: result or Triton-mapped error, exactly one callback. */

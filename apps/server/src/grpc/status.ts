@@ -1,38 +1,33 @@
 /**
- * Errors -> gRPC status, as Triton's grpc_utils maps TRITONSERVER_Error codes: INVALID_ARG ->
- * INVALID_ARGUMENT, NOT_FOUND -> NOT_FOUND, UNAVAILABLE -> UNAVAILABLE, UNSUPPORTED -> UNIMPLEMENTED,
- * INTERNAL -> INTERNAL, ALREADY_EXISTS -> ALREADY_EXISTS, CANCELLED -> CANCELLED, UNKNOWN -> UNKNOWN.
- * Our errors carry Triton's code (ManagerError) or the HTTP status Triton derives from it (KServeError,
- * SchedulerError): the latter is mapped back the way http_server.cc maps forward.
+ * Triton's error codes -> gRPC status, one to one, as Triton's gRPC front end answers them
+ * (server/src/grpc/grpc_utils.cc). Every gRPC error answer derives its status from the error's code here;
+ * nothing is worked back out of an HTTP status.
  */
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
-import { describeError } from '../kserve/errors';
+import type { ErrorCode } from '@inferscope/core';
+import { describeError } from '../http/errors';
 
-const BY_TRITON_CODE: Record<string, Status> = {
-  INVALID_ARG: Status.INVALID_ARGUMENT,
+const GRPC_STATUS: Record<ErrorCode, Status> = {
+  UNKNOWN: Status.UNKNOWN,
+  INTERNAL: Status.INTERNAL,
   NOT_FOUND: Status.NOT_FOUND,
+  INVALID_ARG: Status.INVALID_ARGUMENT,
   UNAVAILABLE: Status.UNAVAILABLE,
   UNSUPPORTED: Status.UNIMPLEMENTED,
-  INTERNAL: Status.INTERNAL,
   ALREADY_EXISTS: Status.ALREADY_EXISTS,
-  UNKNOWN: Status.UNKNOWN,
+  CANCELLED: Status.CANCELLED,
 };
 
-function byHttpStatus(http: number): Status {
-  switch (http) {
-    case 400: return Status.INVALID_ARGUMENT;
-    case 404: return Status.NOT_FOUND;
-    case 413: return Status.RESOURCE_EXHAUSTED;
-    case 499: return Status.CANCELLED;
-    case 501: return Status.UNIMPLEMENTED;
-    case 503: return Status.UNAVAILABLE;
-    default: return http >= 500 ? Status.INTERNAL : Status.INVALID_ARGUMENT;
-  }
+export function grpcStatusOfCode(code: ErrorCode): Status {
+  return GRPC_STATUS[code];
+}
+
+/** The Triton code a gRPC status stands for (the inverse of the map above), when it stands for one. */
+export function codeOfGrpcStatus(status: Status): ErrorCode | undefined {
+  return (Object.keys(GRPC_STATUS) as ErrorCode[]).find((c) => GRPC_STATUS[c] === status);
 }
 
 export function grpcError(err: unknown): Partial<ServiceError> {
-  const { status, message } = describeError(err);
-  const tritonCode = (err as { code?: unknown } | null)?.code;
-  const code = typeof tritonCode === 'string' && tritonCode in BY_TRITON_CODE ? BY_TRITON_CODE[tritonCode] : byHttpStatus(status);
-  return { code, details: message, message };
+  const { code, message } = describeError(err);
+  return { code: GRPC_STATUS[code], details: message, message };
 }

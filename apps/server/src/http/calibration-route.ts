@@ -14,7 +14,7 @@ import type { EventBus } from '@inferscope/core';
 import { BatchLog, CalibrationError, type Calibration } from '@inferscope/core/sim/index.ts';
 import type { ModelManager } from '../models/model-manager';
 import { modelParams } from './models';
-import { HttpError } from './errors';
+import { errors, InferError } from '@inferscope/core';
 import { resolveModel, type ServedModelView } from '../kserve/resolve-model';
 
 type Params = { model: string; version?: string };
@@ -37,11 +37,12 @@ export function registerCalibrationRoutes(app: FastifyInstance, deps: { bus: Pic
     const { model, version } = modelParams(req);
     const served = resolveModel(deps.manager, model, version === undefined ? undefined : String(version));
     const kind = req.query.kind;
-    if (kind !== undefined && !KINDS.includes(kind)) throw new HttpError('INFERSCOPE_BAD_FIELD', 400, `kind must be one of ${KINDS.join(', ')}, got '${kind}'`);
+    if (kind !== undefined && !KINDS.includes(kind)) throw errors.INVALID(`kind must be one of ${KINDS.join(', ')}, got '${kind}'`);
     try {
       return calibrationOf(served, kind);
     } catch (err) {
-      if (err instanceof CalibrationError) throw new HttpError('INFERSCOPE_NO_CALIBRATION', 409, err.message);
+      // nothing measured yet to fit: the calibration is not available (yet)
+      if (err instanceof CalibrationError) throw new InferError('UNAVAILABLE', err.message);
       throw err;
     }
   };

@@ -9,7 +9,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bearerToken, ControlGuard, CONTROL_REFUSAL } from '../control/guard';
-import { sendError } from './errors';
+import { errors } from '@inferscope/core';
+import { sendHttpError } from './errors';
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -29,11 +30,11 @@ export function installControlAuth(app: FastifyInstance, control: ControlGuard):
     const verdict = control.verdict(bearerToken(req.headers.authorization));
     if (verdict === 'missing') {
       reply.header('www-authenticate', 'Bearer');
-      await sendError(reply, 401, CONTROL_REFUSAL.missing);
+      await sendHttpError(reply, errors.CONTROL_REFUSED(CONTROL_REFUSAL.missing, 401));
       return reply;
     }
     if (verdict === 'wrong') {
-      await sendError(reply, 403, CONTROL_REFUSAL.wrong);
+      await sendHttpError(reply, errors.CONTROL_REFUSED(CONTROL_REFUSAL.wrong, 403));
       return reply;
     }
   };

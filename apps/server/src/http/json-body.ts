@@ -4,7 +4,7 @@
  * 400 with the parser's reason (never a 500).
  */
 import type { FastifyInstance } from 'fastify';
-import { errors } from './errors';
+import { errors } from '@inferscope/core';
 import { depthExceeds, NESTING_MESSAGE } from './json-guard';
 
 export function installJsonParser(app: FastifyInstance, bodyLimit: number): void {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository/index.ts';
 import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
-import { errors } from './errors';
+import { errors } from '@inferscope/core';
 import { resolveModel } from '../kserve/resolve-model';
 
 type Params = { model: string; version?: string };

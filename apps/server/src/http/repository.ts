@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkModelName } from '@inferscope/core/repository/index.ts';
 import type { ModelManager } from '../models/model-manager';
-import { errors, HttpError } from './errors';
+import { errors } from '@inferscope/core';
 import { objectBody } from './json-body';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import type { PrivateFolders } from '../repository/private-folders';
@@ -33,7 +33,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
   // view, as Triton), while loading or unloading "from" a named repository is refused as Triton does.
   app.post('/v2/repository/:repository/index', index);
   const scoped = async () => {
-    throw new HttpError('INFERSCOPE_REPOSITORY_NAME', 501, "'repository_name' specification is not supported");
+    throw errors.REPOSITORY_NAME_UNSUPPORTED();
   };
   app.post('/v2/repository/:repository/models/:model/load', scoped);
   app.post('/v2/repository/:repository/models/:model/unload', scoped);

@@ -6,10 +6,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { checkModelName } from '@inferscope/core/repository/index.ts';
-import { TraceSettingError, parseTraceUpdate, toWire, type TraceSettings } from '../trace/trace-settings';
+import { errors } from '@inferscope/core';
+import { parseTraceUpdate, toWire, type TraceSettings } from '../trace/trace-settings';
 import type { Tracer } from '../trace/tracer';
-import { LogSettingError, type ServerLogger } from '../logging/server-logger';
-import { errors, HttpError } from './errors';
+import type { ServerLogger } from '../logging/server-logger';
 
 export interface SettingsDeps {
   trace: TraceSettings;
@@ -19,28 +19,20 @@ export interface SettingsDeps {
   knows(model: string): boolean;
 }
 
-const asHttp = (err: unknown): never => {
-  if (err instanceof TraceSettingError || err instanceof LogSettingError) throw new HttpError('INFERSCOPE_BAD_SETTING', err.status, err.message);
-  throw err;
-};
-
 export function registerSettingsRoutes(app: FastifyInstance, d: SettingsDeps): void {
   const model = (name: string) => {
     const bad = checkModelName(name);
     if (bad) throw errors.INVALID_MODEL_NAME(bad);
-    if (!d.knows(name)) throw new HttpError('INFERSCOPE_UNKNOWN_MODEL', 400, `Request for unknown model: '${name}' is not found`);
+    if (!d.knows(name)) throw errors.UNKNOWN_MODEL(name);
     return name;
   };
   const update = (body: unknown, m?: string) => {
-    try {
-      const before = d.trace.get(m).trace_level[0];
-      const after = d.trace.update(parseTraceUpdate(body ?? {}), m);
-      // Tracing switched off: what was collected is written now rather than at shutdown.
-      if (before !== 'OFF' && after.trace_level[0] === 'OFF') void d.tracer.flush();
-      return toWire(after);
-    } catch (err) {
-      return asHttp(err);
-    }
+    // a bad setting throws TraceSettingError, an InferError: the error handler answers it
+    const before = d.trace.get(m).trace_level[0];
+    const after = d.trace.update(parseTraceUpdate(body ?? {}), m);
+    // Tracing switched off: what was collected is written now rather than at shutdown.
+    if (before !== 'OFF' && after.trace_level[0] === 'OFF') void d.tracer.flush();
+    return toWire(after);
   };
   app.get('/v2/trace/setting', async () => toWire(d.trace.get()));
   app.post('/v2/trace/setting', async (req) => update(req.body));
@@ -48,11 +40,5 @@ export function registerSettingsRoutes(app: FastifyInstance, d: SettingsDeps): v
   app.post<{ Params: { model: string } }>('/v2/models/:model/trace/setting', async (req) => update(req.body, model(req.params.model)));
 
   app.get('/v2/logging', async () => d.logger.settings());
-  app.post('/v2/logging', async (req) => {
-    try {
-      return d.logger.update(req.body ?? {});
-    } catch (err) {
-      return asHttp(err);
-    }
-  });
+  app.post('/v2/logging', async (req) => d.logger.update(req.body ?? {}));
 }

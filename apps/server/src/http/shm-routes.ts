@@ -3,29 +3,20 @@
  * CUDA shared memory answers as a Triton build without GPUs does, so clients get a clear refusal.
  */
 import type { FastifyInstance } from 'fastify';
-import { ShmError, type SystemSharedMemory } from '../shm/system-shm';
-import { HttpError } from './errors';
-
-const run = <T>(fn: () => T): T => {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof ShmError) throw new HttpError('INFERSCOPE_SHM', err.status, err.message);
-    throw err;
-  }
-};
+import { InferError } from '@inferscope/core';
+import type { SystemSharedMemory } from '../shm/system-shm';
 
 export function registerShmRoutes(app: FastifyInstance, shm: SystemSharedMemory): void {
   type R = { Params: { region: string } };
   const ok = (reply: import('fastify').FastifyReply) => reply.code(200).header('content-type', 'application/json').send();
-  app.get('/v2/systemsharedmemory/status', async () => run(() => shm.status()));
-  app.get<R>('/v2/systemsharedmemory/region/:region/status', async (req) => run(() => shm.status(req.params.region)));
+  app.get('/v2/systemsharedmemory/status', async () => shm.status()); // ShmError is an InferError: the error handler answers it
+  app.get<R>('/v2/systemsharedmemory/region/:region/status', async (req) => shm.status(req.params.region));
   app.post<R>('/v2/systemsharedmemory/region/:region/register', async (req, reply) => {
-    run(() => shm.register(req.params.region, req.body));
+    shm.register(req.params.region, req.body);
     return ok(reply);
   });
   app.post<R>('/v2/systemsharedmemory/region/:region/unregister', async (req, reply) => {
-    run(() => shm.unregister(req.params.region));
+    shm.unregister(req.params.region);
     return ok(reply);
   });
   app.post('/v2/systemsharedmemory/unregister', async (_req, reply) => {
@@ -35,10 +26,10 @@ export function registerShmRoutes(app: FastifyInstance, shm: SystemSharedMemory)
 
   app.get('/v2/cudasharedmemory/status', async () => []);
   app.get<R>('/v2/cudasharedmemory/region/:region/status', async (req) => {
-    throw new HttpError('INFERSCOPE_SHM', 400, `Unable to find cuda shared memory region: '${req.params.region}'`);
+    throw new InferError('INVALID_ARG', `Unable to find cuda shared memory region: '${req.params.region}'`);
   });
   app.post<R>('/v2/cudasharedmemory/region/:region/register', async (req) => {
-    throw new HttpError('INFERSCOPE_SHM', 400, `failed to register CUDA shared memory region: '${req.params.region}', GPUs not supported`);
+    throw new InferError('INVALID_ARG', `failed to register CUDA shared memory region: '${req.params.region}', GPUs not supported`);
   });
   app.post<R>('/v2/cudasharedmemory/region/:region/unregister', async (_req, reply) => ok(reply));
   app.post('/v2/cudasharedmemory/unregister', async (_req, reply) => ok(reply));

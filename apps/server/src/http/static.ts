@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { errors } from './errors';
+import { errors } from '@inferscope/core';
 
 export const DEFAULT_DIST = resolve(fileURLToPath(new URL('../../../web/dist', import.meta.url)));
 
@@ -97,7 +97,7 @@ export function registerStaticRoutes(app: FastifyInstance, distDir: string = DEF
     const file = resolveInside(root, path);
     const s = file ? await stat(file).catch(() => undefined) : undefined;
     if (file && s?.isFile()) return sendFile(reply, file, s.size);
-    throw errors.NOT_FOUND(req.method, path.slice(0, 200));
+    throw errors.ROUTE_NOT_FOUND(req.method, path.slice(0, 200));
   };
   app.get('/', handler);
   app.get('/*', handler);

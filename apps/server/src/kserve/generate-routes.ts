@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientGone } from '../models/cancellable';
-import { describeError } from './errors';
+import { describeError } from '../http/errors';
 import { generateResponse, parseGenerateRequest } from './generate';
 import type { InferServiceDeps } from './infer-service';
 import type { ModelSpec } from './model-spec';
@@ -51,7 +51,7 @@ export function registerGenerateRoutes(app: FastifyInstance, deps: InferServiceD
       const e = errorBody(err);
       return reply.code(e.status).header('content-type', 'application/json').send(e.body);
     }
-    if (failure) return reply.code(failure.status).header('content-type', 'application/json').send(JSON.stringify({ error: failure.message }));
+    if (failure) return reply.code(failure.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: failure.message }));
     if (!last) return reply.code(200).header('content-type', 'application/json').send(JSON.stringify({ model_name: request.params.model, model_version: request.params.version ?? '' }));
     return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(generateResponse(last)));
   };

@@ -6,7 +6,8 @@
  */
 import type { EventBus, InferResult, RequestProtocol, Tensor } from '@inferscope/core';
 import { join } from 'node:path';
-import { describeError, KServeError } from './errors';
+import { errors, InferError } from '@inferscope/core';
+import { describeError } from '../http/errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
 import type { ParsedRequest, ShmRef } from './parse-request';
 import { encodeBinaryData } from './binary-data';
@@ -40,7 +41,7 @@ export interface InferCall {
   model: string;
   /** undefined or '' = the highest READY version */
   version?: string;
-  /** the protocol's framing -> the protocol-neutral request (may throw KServeError 400) */
+  /** the protocol's framing -> the protocol-neutral request (may throw INVALID_ARG) */
   decode(spec: ModelSpec): ParsedRequest | Promise<ParsedRequest>;
   /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
   signal?: CancelSignal;
@@ -73,7 +74,7 @@ let invalidSeq = 0;
 export function checkVersion(model: string, version: string | undefined): string | undefined {
   if (version === undefined || version === '') return undefined;
   if (!/^[0-9]+$/.test(version)) {
-    throw new KServeError(400, `invalid model version '${version}' for model '${model}': versions are positive integers`);
+    throw errors.INVALID(`invalid model version '${version}' for model '${model}': versions are positive integers`);
   }
   return version;
 }
@@ -81,7 +82,7 @@ export function checkVersion(model: string, version: string | undefined): string
 export async function runInference(deps: InferServiceDeps, call: InferCall): Promise<InferOutcome> {
   const served = resolveModel(deps.manager, call.model, checkVersion(call.model, call.version));
   if (!call.stream && isDecoupled(served.config)) {
-    throw new KServeError(501, DECOUPLED_REFUSAL[call.protocol]);
+    throw new InferError('UNSUPPORTED', DECOUPLED_REFUSAL[call.protocol]);
   }
   let request: DecodedInferRequest;
   const spec = modelSpecFor(served.name, served.version, served.config);
@@ -97,7 +98,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
     });
     throw err;
   }
-  if (call.signal?.aborted) throw new KServeError(499, 'the client cancelled the request');
+  if (call.signal?.aborted) throw errors.CLIENT_CANCELLED('the client cancelled the request');
   const schedulerRequest = toSchedulerRequest(request);
   if (call.stream) (schedulerRequest.payload as StreamingPayload).stream = call.stream;
   call.accepted?.(served, request);
@@ -121,7 +122,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
 function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined): ParsedRequest {
   for (const input of req.inputs) {
     if (!input.shm) continue;
-    if (!shm) throw new KServeError(400, `shared memory inputs are not supported by this server (input '${input.name}')`);
+    if (!shm) throw errors.INVALID(`shared memory inputs are not supported by this server (input '${input.name}')`);
     input.binary = shmCall(() => shm.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
   }
   return req;
@@ -132,10 +133,10 @@ function writeSharedOutputs(outputs: Tensor[], refs: Map<string, ShmRef>, shm: S
   for (const t of outputs) {
     const ref = refs.get(t.name);
     if (!ref) continue;
-    if (!shm) throw new KServeError(400, `shared memory outputs are not supported by this server (output '${t.name}')`);
+    if (!shm) throw errors.INVALID(`shared memory outputs are not supported by this server (output '${t.name}')`);
     const bytes = encodeBinaryData(t.datatype, t.data);
     if (bytes.byteLength > ref.byteSize) {
-      throw new KServeError(400, `shared memory size specified with the request for output '${t.name}' (${ref.byteSize} bytes) should be at least ${bytes.byteLength} bytes to hold the results`);
+      throw errors.INVALID(`shared memory size specified with the request for output '${t.name}' (${ref.byteSize} bytes) should be at least ${bytes.byteLength} bytes to hold the results`);
     }
     shmCall(() => shm.write(ref.region, ref.offset, bytes, ref.byteSize));
     written.set(t.name, bytes.byteLength);
@@ -143,12 +144,12 @@ function writeSharedOutputs(outputs: Tensor[], refs: Map<string, ShmRef>, shm: S
   return written;
 }
 
-/** Registry refusals (unknown region, window out of bounds) are the client's error: 400 with its words. */
+/** Registry refusals (unknown region, window out of bounds) are the client's error (ShmError's code) with its words. */
 function shmCall<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    throw new KServeError((err as { status?: number }).status ?? 400, (err as Error).message);
+    throw err instanceof InferError ? err : errors.INVALID((err as Error).message);
   }
 }
 
@@ -160,7 +161,7 @@ export function selectOutputs(served: ServedModelView, spec: ModelSpec, req: Dec
     for (const t of result) byName.set(t.name, t);
     tensors = req.outputs.map((name) => {
       const t = byName.get(name);
-      if (!t) throw new KServeError(500, `backend returned no output '${name}' for model '${served.name}'`);
+      if (!t) throw new InferError('INTERNAL', `backend returned no output '${name}' for model '${served.name}'`);
       return t;
     });
   }

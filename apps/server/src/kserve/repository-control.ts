@@ -11,11 +11,11 @@
  * - Unloading a model that is not loaded succeeds and changes nothing (Triton's qa/L0_lifecycle); the
  *   manager itself refuses it, for the dashboard's control.
  */
+import { InferError, errors } from '@inferscope/core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@inferscope/core/config/index.ts';
 import type { ModelManager } from '../models/model-manager';
-import { ManagerError, messages } from '../models/errors';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
 import type { PrivateFolders } from '../repository/private-folders';
 import { invalid } from './errors';
@@ -131,7 +131,7 @@ export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders
   try {
     await manager.unload(name);
   } catch (err) {
-    if (!(err instanceof ManagerError && err.message === messages.unloadNotServed())) throw err;
+    if (!(err instanceof InferError && err.message === errors.UNLOAD_NOT_SERVED().message)) throw err;
   }
   await folders.release(name);
 }

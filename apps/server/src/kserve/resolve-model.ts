@@ -10,7 +10,7 @@
  */
 import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { KServeError } from './errors';
+import { errors } from '@inferscope/core';
 import type { CancelSignal } from '../models/cancellable';
 
 /** The part of a served model version the KServe routes read (the ModelManager's ServedModel fits). */
@@ -38,11 +38,11 @@ export function resolveModel(source: InferModelSource, name: string, version?: s
   const served = source.get(name, version);
   if (served && served.state === 'READY') return served;
   const known = source.list ? source.list().filter((m) => m.name === name) : served ? [served] : [];
-  if (known.length === 0) throw new KServeError(404, `Request for unknown model: '${name}' is not found`);
+  if (known.length === 0) throw errors.UNKNOWN_MODEL(name);
   if (version === undefined) {
-    throw new KServeError(404, `Request for unknown model: '${name}' has no available versions`);
+    throw errors.NO_AVAILABLE_VERSION(name);
   }
   const v = served ?? known.find((m) => m.version === version);
-  if (!v) throw new KServeError(404, `Request for unknown model: '${name}' version ${version} is not found`);
-  throw new KServeError(503, `Request for unknown model: '${name}' version ${version} is not at ready state`);
+  if (!v) throw errors.UNKNOWN_VERSION(name, version);
+  throw errors.VERSION_NOT_READY(name, version);
 }

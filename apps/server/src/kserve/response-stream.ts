@@ -6,7 +6,7 @@
  * The scheduler's own answer to the request comes when the model's execute() returns (the instance is
  * free again then, as in Triton); the stream ends with its final response or an error.
  */
-import type { InferPayload, Tensor } from '@inferscope/core';
+import type { InferError, InferPayload, Tensor } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 
 export interface ResponseStream {
@@ -14,7 +14,7 @@ export interface ResponseStream {
    * One response: its outputs (null with `final` when the model sent only the final flag), or the error
    * the model put in it (the stream goes on unless `final`).
    */
-  response(outputs: Tensor[] | null, final: boolean, error?: { message: string; status: number }): void;
+  response(outputs: Tensor[] | null, final: boolean, error?: InferError): void;
   /** The request failed before its final response (the model's batch failed, timed out, the stub died). */
   fail(error: Error): void;
   /** Set by the executor while the model may still send: call it when the client went away. */

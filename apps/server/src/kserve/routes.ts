@@ -15,7 +15,8 @@ const gzipAsync = promisify<Buffer | string, ZlibOptions, Buffer>(gzip);
 const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
-import { describeError, KServeError } from './errors';
+import { errors, InferError } from '@inferscope/core';
+import { describeError } from '../http/errors';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
@@ -98,13 +99,9 @@ export function registerInferRoutes(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
     scope.setErrorHandler((err, request, reply) => {
-      let { status, message } = describeError(err);
-      if ((err as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-        status = 413;
-        // Triton answers 400 with this hint; we keep HTTP's 413 (the body is refused before it is read)
-        // and give the same hint.
-        message = `request body exceeds the maximum size of ${bodyLimit} bytes. Use --http-max-input-size to increase the limit`;
-      }
+      // a body over the limit: Triton answers 400 with the --http-max-input-size hint; we keep HTTP's 413
+      // (the body is refused before it is read) and give the same hint
+      const { status, message } = describeError(err, bodyLimit);
       if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
@@ -144,9 +141,9 @@ class HttpInferCall implements InferCall {
   }
 }
 
-class UnsupportedEncoding extends KServeError {
+class UnsupportedEncoding extends InferError {
   constructor() {
-    super(501, 'Unsupported compression type');
+    super('UNSUPPORTED', 'Unsupported compression type');
   }
 }
 
@@ -167,9 +164,9 @@ async function decompress(body: Buffer, encoding: string | string[] | undefined,
     return await (enc === 'gzip' ? gunzipAsync : inflateAsync)(body, { maxOutputLength: limit });
   } catch (err) {
     const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
-    throw new KServeError(tooBig ? 413 : 400, tooBig
-      ? `decompressed request body exceeds the maximum size of ${limit} bytes`
-      : `unable to decompress the ${enc} request body: ${(err as Error).message}`);
+    throw tooBig
+      ? errors.BODY_TOO_LARGE(limit, 'decompressed request body')
+      : errors.INVALID(`unable to decompress the ${enc} request body: ${(err as Error).message}`);
   }
 }
 

@@ -7,12 +7,11 @@
  * response). Responses after that are dropped. `signal` firing cancels: a queued request is taken out,
  * a running decoupled model is told to stop sending (its sender sees is_cancelled()).
  */
-import type { Tensor } from '@inferscope/core';
+import { asInferError, errors, type InferError, type Tensor } from '@inferscope/core';
 import { runInference, type InferCall, type InferServiceDeps } from './infer-service';
 import type { ServedModelView } from './resolve-model';
 import type { DecodedInferRequest } from './validate-request';
 import { isDecoupled, type ResponseStream } from './response-stream';
-import { KServeError } from './errors';
 
 export interface StreamedResponse {
   served: ServedModelView;
@@ -21,7 +20,7 @@ export interface StreamedResponse {
   outputs: Tensor[];
   final: boolean;
   /** the error the model put in this response (the stream goes on unless final) */
-  error?: { message: string; status: number };
+  error?: InferError;
   /** a final flag with no response data (Triton's empty final response) */
   empty: boolean;
 }
@@ -48,11 +47,11 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
         onResponse({ served, request, outputs: outputs ? pick(outputs) : [], final, error, empty: outputs === null && !error });
         if (final) finish();
       },
-      fail: (err) => finish(err instanceof KServeError ? err : new KServeError(500, err.message)),
+      fail: (err) => finish(asInferError(err)),
     };
     const stopListening = call.signal?.onAbort(() => {
       stream.cancel?.();
-      finish(new KServeError(499, 'the client cancelled the request'));
+      finish(errors.CLIENT_CANCELLED('the client cancelled the request'));
     });
     // not a spread: the caller's call may be a class whose decode() lives on its prototype
     runInference(deps, {

@@ -3,7 +3,7 @@
  * with the manager's own message; nothing here retries or partially applies: the manager validates a
  * whole change before applying it.
  */
-import type { ControlAck, ControlMessage } from '@inferscope/core';
+import { asInferError, InferError, type ControlAck, type ControlMessage } from '@inferscope/core';
 import type { ControlTarget, LoadControl, SweepControl } from './types';
 
 export async function handleControl(
@@ -35,47 +35,53 @@ export async function handleControl(
         return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false, versions: r.versions };
       }
       case 'startLoad': {
-        if (!load) return { ok: false, error: 'this server has no load generator' };
+        if (!load) return refused(new InferError('UNSUPPORTED', 'this server has no load generator'));
         const { action: _a, ...req } = msg;
         const r = await load.start(req, by);
         return { ok: true, ...r };
       }
       case 'stopLoad': {
-        if (!load) return { ok: false, error: 'this server has no load generator' };
+        if (!load) return refused(new InferError('UNSUPPORTED', 'this server has no load generator'));
         const stopped = load.stop(msg.id);
-        if (msg.id !== undefined && stopped.length === 0) return { ok: false, error: `no running load with id '${msg.id}'` };
+        if (msg.id !== undefined && stopped.length === 0) return refused(new InferError('NOT_FOUND', `no running load with id '${msg.id}'`));
         return { ok: true, stopped };
       }
       case 'startRecording': {
-        if (!load?.startRecording) return { ok: false, error: 'this server cannot record' };
+        if (!load?.startRecording) return refused(new InferError('UNSUPPORTED', 'this server cannot record'));
         return { ok: true, ...load.startRecording(msg.models, by) };
       }
       case 'stopRecording': {
-        if (!load?.stopRecording) return { ok: false, error: 'this server cannot record' };
+        if (!load?.stopRecording) return refused(new InferError('UNSUPPORTED', 'this server cannot record'));
         const stopped = await load.stopRecording(msg.id);
-        if (stopped.length === 0) return { ok: false, error: msg.id ? `no recording with id '${msg.id}'` : 'no recording is running' };
+        if (stopped.length === 0) return refused(new InferError('NOT_FOUND', msg.id ? `no recording with id '${msg.id}'` : 'no recording is running'));
         // a recording that could not be written is a failure the user must see, not an ok
         const lost = stopped.filter((r) => r.error !== undefined);
         if (lost.length > 0) {
-          return { ok: false, error: lost.map((r) => `recording ${r.recording}: ${r.written} of ${r.arrivals} arrivals written, then ${r.error}`).join('; ') };
+          return refused(new InferError('INTERNAL', lost.map((r) => `recording ${r.recording}: ${r.written} of ${r.arrivals} arrivals written, then ${r.error}`).join('; ')));
         }
         return { ok: true, stopped };
       }
       case 'startSweep': {
-        if (!sweep) return { ok: false, error: 'this server cannot run sweeps' };
+        if (!sweep) return refused(new InferError('UNSUPPORTED', 'this server cannot run sweeps'));
         const { action: _a, ...req } = msg;
         return { ok: true, ...sweep.start(req, by) };
       }
       case 'stopSweep':
-        if (!sweep?.stop()) return { ok: false, error: 'no sweep is running' };
+        if (!sweep?.stop()) return refused(new InferError('NOT_FOUND', 'no sweep is running'));
         return { ok: true };
       case 'startReplay': {
-        if (!load) return { ok: false, error: 'this server has no load generator' };
+        if (!load) return refused(new InferError('UNSUPPORTED', 'this server has no load generator'));
         const r = await load.startReplay({ trace: msg.trace, speed: msg.speed, model: msg.model }, by);
         return { ok: true, ...r };
       }
     }
   } catch (err) {
-    return { ok: false, error: err instanceof Error ? err.message : String(err) };
+    return refused(err);
   }
+}
+
+/** The failed ack of anything a control message raised: its message and Triton's code. */
+export function refused(err: unknown): ControlAck {
+  const e = asInferError(err);
+  return { ok: false, error: e.message, code: e.code };
 }

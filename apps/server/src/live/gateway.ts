@@ -7,13 +7,13 @@
  */
 import type { Server as HttpServer } from 'node:http';
 import { Server, type Socket as IoSocket } from 'socket.io';
-import { WIRE } from '@inferscope/core';
+import { errors, WIRE } from '@inferscope/core';
 import type { ClientToServerEvents, ControlAck, ServerToClientEvents, Snapshot, StatsMessage } from '@inferscope/core';
 
 type Socket = IoSocket<ClientToServerEvents, ServerToClientEvents>;
 import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
-import { handleControl } from './control-handler';
+import { handleControl, refused } from './control-handler';
 import { CONTROL_REFUSAL } from '../control/guard';
 import { capMessage } from '../http/json-guard';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
@@ -107,15 +107,15 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       const v = validateControlMessage(raw);
       const verdict = controllers.has(socket.id) ? 'allowed' : deps.guard.verdict(v.token);
       if (verdict !== 'allowed') {
-        reply({ ok: false, error: `${CONTROL_REFUSAL[verdict]} (you are a viewer)` });
+        reply(refused(errors.CONTROL_REFUSED(`${CONTROL_REFUSAL[verdict]} (you are a viewer)`, verdict === 'missing' ? 401 : 403)));
         return;
       }
       if (!v.ok) {
-        reply({ ok: false, error: v.error });
+        reply(refused(errors.INVALID(v.error)));
         return;
       }
       handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load, deps.sweep).then(reply, (err: unknown) =>
-        reply({ ok: false, error: err instanceof Error ? err.message : String(err) }),
+        reply(refused(err)),
       );
     });
 

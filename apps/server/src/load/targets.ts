@@ -4,7 +4,7 @@
  * scheduler demos, no HTTP cost).
  */
 import { Agent, request as httpRequest } from 'node:http';
-import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
+import { asInferError, errors, type InferPayload, type InferResult, type SchedulerRequest, type Tensor } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
 import { RemoteInputs } from './remote-inputs';
 
@@ -207,7 +207,7 @@ export class InProcessTarget implements InferTarget {
     let g = this.generators.get(key);
     if (!g) {
       const served = this.manager.get(model, version);
-      if (!served) throw new Error(`unknown model '${model}'${version ? ` version ${version}` : ''}`);
+      if (!served) throw version ? errors.UNKNOWN_VERSION(model, version) : errors.UNKNOWN_MODEL(model);
       g = new InputGenerator(modelIOFromConfig(served.config as Record<string, unknown>), this.seed);
       this.generators.set(key, g);
     }
@@ -230,8 +230,8 @@ export class InProcessTarget implements InferTarget {
       });
       return { ok: true, status: 200 };
     } catch (err) {
-      const status = typeof (err as { httpStatus?: unknown }).httpStatus === 'number' ? (err as { httpStatus: number }).httpStatus : 500;
-      return { ok: false, status, error: err instanceof Error ? err.message : String(err) };
+      const e = asInferError(err);
+      return { ok: false, status: e.httpStatus, error: e.message };
     }
   }
 

@@ -5,6 +5,7 @@
  * ISO8601 format). The log file is chosen at start (`--log-file`) and, as in current Triton, cannot be
  * changed over the network.
  */
+import { InferError } from '@inferscope/core';
 import { appendFileSync } from 'node:fs';
 
 export interface LogSettings {
@@ -16,9 +17,9 @@ export interface LogSettings {
   log_format: 'default' | 'ISO8601';
 }
 
-export class LogSettingError extends Error {
-  constructor(message: string, readonly status: 400 | 501 = 400) {
-    super(message);
+export class LogSettingError extends InferError {
+  constructor(message: string, code: 'INVALID_ARG' | 'UNSUPPORTED' = 'INVALID_ARG') {
+    super(code, message);
   }
 }
 
@@ -44,7 +45,7 @@ export class ServerLogger {
       if (v === null) continue;
       switch (key) {
         case 'log_file':
-          throw new LogSettingError('log file location can not be updated through network protocol', 501);
+          throw new LogSettingError('log file location can not be updated through network protocol', 'UNSUPPORTED');
         case 'log_info':
         case 'log_warning':
         case 'log_error':

@@ -3,6 +3,7 @@
  * core's live-config module, computed once; this file turns core's refusals into the manager's
  * INVALID_ARG and carries live changes back into the config as written, for saveConfig.
  */
+import { InferError } from '@inferscope/core';
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { PolicyError } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
@@ -10,7 +11,6 @@ import {
   parseLivePath, planBatchingChange, planInstanceCount, readLivePath, writeLivePath,
   type BatchingChange, type InstanceCountChange,
 } from '@inferscope/core/live-config/index.ts';
-import { ManagerError } from './errors';
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
@@ -21,7 +21,7 @@ function asInvalidArg<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof PolicyError) throw new ManagerError('INVALID_ARG', err.message);
+    if (err instanceof PolicyError) throw new InferError('INVALID_ARG', err.message);
     throw err;
   }
 }

@@ -4,10 +4,10 @@
  * only then hand that same result to the scheduler and keep it (with the changed paths saveConfig writes
  * back). A refused change leaves everything as it was.
  */
+import { InferError } from '@inferscope/core';
 import type { ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
-import { ManagerError } from './errors';
 import type { ModelRuntime } from './runtime';
 import type { ModelEntry } from './model-load';
 import type { VersionSlot } from './types';
@@ -19,7 +19,7 @@ export interface LiveEditContext {
 
 function validateLive(ctx: LiveEditContext, name: string, config: ModelConfig): void {
   const problems = ctx.runtime.config.validate(config, { folderName: name, gpuCount: ctx.gpuCount });
-  if (problems.length > 0) throw new ManagerError('INVALID_ARG', problems[0].message);
+  if (problems.length > 0) throw new InferError('INVALID_ARG', problems[0].message);
 }
 
 function keep(slot: VersionSlot, config: ModelConfig, changes: ConfigChange[]): void {

@@ -8,11 +8,10 @@
  * same model, while different models load independently.
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
-import { SchedulerError } from '@inferscope/core';
+import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
 import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository/index.ts';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
-import { ManagerError, messages } from './errors';
 import { KeyedLock } from './keyed-lock';
 import { loadModel, type ModelEntry } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
@@ -76,7 +75,7 @@ export class ModelManager {
     for (const name of wanted) {
       const scanned = scan.models.get(name);
       if (!scanned) {
-        this.log(`--load-model ${name}: ${messages.loadNotFound(name)}`);
+        this.log(`--load-model ${name}: ${errors.LOAD_NOT_FOUND(name).message}`);
         continue;
       }
       await this.locked(name, () => this.loadScanned(scanned));
@@ -166,7 +165,7 @@ export class ModelManager {
   }
 
   /**
-   * A model version for the request path, or throws ManagerError with Triton's message and code.
+   * A model version for the request path, or throws InferError with Triton's message and code.
    * version undefined = the highest READY version (Triton).
    */
   require(name: string, version?: number | string): ServedModel {
@@ -224,8 +223,7 @@ export class ModelManager {
     try {
       slot = this.slotOf(name, toVersion(version)).slot;
     } catch (err) {
-      const e = err as ManagerError;
-      return Promise.reject(new SchedulerError('unavailable', e.message, e.httpStatus));
+      return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
     return signal ? enqueueCancellable(slot.scheduler!, req, signal) : slot.scheduler!.enqueue(req);
   }
@@ -233,9 +231,9 @@ export class ModelManager {
   // ------------------------------------------------------------------------------- explicit control
 
   private checkControl(name: string): void {
-    if (this.options.controlMode !== 'explicit') throw new ManagerError('UNAVAILABLE', messages.controlNotAllowed());
+    if (this.options.controlMode !== 'explicit') throw errors.CONTROL_NOT_ALLOWED();
     const bad = checkModelName(name);
-    if (bad) throw new ManagerError('INVALID_ARG', bad);
+    if (bad) throw new InferError('INVALID_ARG', bad);
   }
 
   /**
@@ -253,7 +251,7 @@ export class ModelManager {
     const scan = await scanRepositories(this.options.repositories);
     const scanned = override ? await override(scan.models.get(name)) : scan.models.get(name);
     // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
-    if (!scanned) throw new ManagerError('INTERNAL', messages.loadNotFound(name));
+    if (!scanned) throw errors.LOAD_NOT_FOUND(name);
     this.known.set(name, scanned);
     loading.add(name);
     if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
@@ -263,7 +261,7 @@ export class ModelManager {
         [...current.versions.values()].every((s) => s.state === 'READY');
       return unchanged ? undefined : this.loadScanned(scanned);
     });
-    if (failure) throw new ManagerError('INVALID_ARG', `load failed for model '${name}': ${failure}`);
+    if (failure) throw new InferError('INVALID_ARG', `load failed for model '${name}': ${failure}`);
   }
 
   /** For an ensemble: its composing models that are not READY yet; a failure shows in the ensemble's reason. */
@@ -284,7 +282,7 @@ export class ModelManager {
   /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
   async unload(name: string): Promise<void> {
     this.checkControl(name);
-    if (!this.entries.has(name)) throw new ManagerError('INVALID_ARG', messages.unloadNotServed());
+    if (!this.entries.has(name)) throw errors.UNLOAD_NOT_SERVED();
     await this.locked(name, async () => {
       const entry = this.entries.get(name);
       if (entry) await drainVersions(this, name, [...entry.versions.values()], 'unloaded');

@@ -8,6 +8,7 @@
  * normalise to the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
  * previous file is kept as config.pbtxt.bak, written the same atomic way.
  */
+import { InferError } from '@inferscope/core';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
@@ -20,7 +21,6 @@ import type { ModelEntry } from './model-manager';
 import type { ConfigEngine } from './runtime';
 import type { VersionSlot } from './types';
 import { carryChangesToRaw } from './live-config';
-import { ManagerError } from './errors';
 import { lineDiff } from './line-diff';
 import { editConfigText } from './text-edit';
 import { cleanConfigTemps, writeFileAtomic } from './atomic-file';
@@ -77,7 +77,7 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
     text = engine.print(edited);
     problem = checkReadsBack(text, edited, entry.name, slot.config, changed, engine);
   }
-  if (problem) throw new ManagerError('INTERNAL', `refusing to save: ${problem}`);
+  if (problem) throw new InferError('INTERNAL', `refusing to save: ${problem}`);
 
   const target = await writeTarget(path, entry.scanned.repository);
   const current = entry.scanned.configText ?? target.current?.toString('utf8') ?? '';
@@ -112,18 +112,18 @@ async function writeTarget(path: string, repository: string): Promise<{ path: st
   try {
     real = await realpath(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new ManagerError('INVALID_ARG', `refusing to save: cannot resolve '${path}': ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new InferError('INVALID_ARG', `refusing to save: cannot resolve '${path}': ${(err as Error).message}`);
     // no config.pbtxt yet (auto-completed model): it is created in the model folder, which must be inside
     const folder = await realpath(dirname(path));
-    if (!inside(folder)) throw new ManagerError('INVALID_ARG', `refusing to save: '${path}' is outside the model repository`);
+    if (!inside(folder)) throw new InferError('INVALID_ARG', `refusing to save: '${path}' is outside the model repository`);
     return { path: join(folder, basename(path)), mode: 0o644 };
   }
-  if (!inside(real)) throw new ManagerError('INVALID_ARG', `refusing to save: '${path}' resolves to a file outside the model repository`);
+  if (!inside(real)) throw new InferError('INVALID_ARG', `refusing to save: '${path}' resolves to a file outside the model repository`);
   try {
     const { data, stats } = await readRegularFileStat(real, READ_LIMITS.config, { followLinks: false });
     return { path: real, current: data, mode: stats.mode & 0o7777 };
   } catch (err) {
-    throw new ManagerError('INVALID_ARG', `refusing to save: ${(err as Error).message}`);
+    throw new InferError('INVALID_ARG', `refusing to save: ${(err as Error).message}`);
   }
 }
 

@@ -2,9 +2,9 @@
  * Read-only views over the ModelManager's entries: the model list (live gateway snapshot rows), Triton's
  * repository index rows, and version lookup with Triton's messages and codes. Pure functions, no state.
  */
+import { InferError, errors } from '@inferscope/core';
 import type { ModelEntry } from './model-load';
 import type { RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
-import { ManagerError, messages } from './errors';
 
 const byVersion = (a: VersionSlot, b: VersionSlot) => a.version - b.version;
 
@@ -60,20 +60,20 @@ export function indexRows(known: Iterable<string>, entries: ReadonlyMap<string, 
   return rows;
 }
 
-/** The version a request addresses (undefined = highest READY), or ManagerError with Triton's words. */
+/** The version a request addresses (undefined = highest READY), or InferError with Triton's words. */
 export function findSlot(entries: ReadonlyMap<string, ModelEntry>, name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
   const entry = entries.get(name);
-  if (!entry) throw new ManagerError('NOT_FOUND', messages.unknownModel(name));
+  if (!entry) throw errors.UNKNOWN_MODEL(name);
   if (version === undefined) {
     // on every request: a plain scan, no arrays
     let best: VersionSlot | undefined;
     for (const s of entry.versions.values()) if (s.state === 'READY' && (!best || s.version > best.version)) best = s;
-    if (!best) throw new ManagerError('NOT_FOUND', messages.noAvailableVersion(name));
+    if (!best) throw errors.NO_AVAILABLE_VERSION(name);
     return { entry, slot: best };
   }
   const slot = entry.versions.get(version);
-  if (!slot) throw new ManagerError('NOT_FOUND', messages.unknownVersion(name, version));
-  if (slot.state !== 'READY') throw new ManagerError('UNAVAILABLE', messages.versionNotReady(name, version));
+  if (!slot) throw errors.UNKNOWN_VERSION(name, version);
+  if (slot.state !== 'READY') throw errors.VERSION_NOT_READY(name, version);
   return { entry, slot };
 }
 
@@ -125,7 +125,7 @@ export function toVersion(version: number | string | undefined): number | undefi
   if (version === undefined || version === '') return undefined;
   const n = typeof version === 'number' ? version : Number(version);
   if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new ManagerError('INVALID_ARG', `invalid model version specified '${String(version)}', version should be an integral value > 0`);
+    throw new InferError('INVALID_ARG', `invalid model version specified '${String(version)}', version should be an integral value > 0`);
   }
   return n;
 }

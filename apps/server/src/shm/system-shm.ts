@@ -8,14 +8,15 @@
  * against the registered window. Node has no mmap, so reads and writes go through the open descriptor
  * (pread/pwrite): one copy, like a read from a socket, without the HTTP body.
  */
+import { InferError, type ErrorCode } from '@inferscope/core';
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SHM_ROOT = '/dev/shm';
 
-export class ShmError extends Error {
-  constructor(message: string, readonly status = 400) {
-    super(message);
+export class ShmError extends InferError {
+  constructor(message: string, code: ErrorCode = 'INVALID_ARG') {
+    super(code, message);
   }
 }
 
@@ -57,7 +58,7 @@ export class SystemSharedMemory {
     const offset = b.offset === undefined ? 0 : uint(b.offset, 'offset');
     const byteSize = uint(b.byte_size, 'byte_size');
     if (this.regions.has(name)) throw new ShmError(`shared memory region '${name}' already in manager`);
-    if (this.regions.size >= this.maxRegions) throw new ShmError(`too many shared memory regions registered (at most ${this.maxRegions})`, 503);
+    if (this.regions.size >= this.maxRegions) throw new ShmError(`too many shared memory regions registered (at most ${this.maxRegions})`, 'UNAVAILABLE');
     let fd: number;
     try {
       // O_NOFOLLOW: a link planted in /dev/shm cannot redirect the server to another file.

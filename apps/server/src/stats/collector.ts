@@ -23,7 +23,7 @@
  * compute_infer. No response cache: cache_hit/cache_miss stay 0.
  */
 import { computeSplit, type EventBus, type SchedulerEvent } from '@inferscope/core';
-import { KServeError } from '../kserve/errors';
+import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
 export interface Duration {
@@ -187,10 +187,10 @@ export class StatsCollector {
     // other model or version is INVALID_ARG (400).
     if (name !== undefined) {
       rows = rows.filter((m) => m.name === name);
-      if (rows.length === 0) throw new KServeError(400, `requested model '${name}' is not available`);
+      if (rows.length === 0) throw errors.INVALID(`requested model '${name}' is not available`);
       if (version !== undefined) {
         rows = rows.filter((m) => m.version === version);
-        if (rows.length === 0) throw new KServeError(400, `requested model version is not available for model '${name}'`);
+        if (rows.length === 0) throw errors.INVALID(`requested model version is not available for model '${name}'`);
       }
     }
     rows.sort((a, b) => (a.name === b.name ? Number(a.version) - Number(b.version) : a.name < b.name ? -1 : 1));

@@ -3,7 +3,7 @@
  * (Triton's statistics extension): `{"model_stats": [...]}` or `{"error": "..."}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError } from '../kserve/errors';
+import { describeError } from '../http/errors';
 import type { StatsCollector } from './collector';
 
 type Params = { model?: string; version?: string };

@@ -5,6 +5,7 @@
  * value again) or, globally, resets to the default. `trace_file` is chosen by the operator at start
  * (`--trace-config triton,file=...`) and, as in current Triton, cannot be changed over the network.
  */
+import { InferError } from '@inferscope/core';
 export type TraceLevel = 'OFF' | 'TIMESTAMPS' | 'TENSORS';
 
 export interface TraceSetting {
@@ -31,10 +32,10 @@ export function toWire(s: TraceSetting): Record<string, string | string[]> {
   };
 }
 
-export class TraceSettingError extends Error {
-  /** 400 for a bad value; 501 for what Triton refuses as unsupported (trace_file) */
-  constructor(message: string, readonly status: 400 | 501 = 400) {
-    super(message);
+export class TraceSettingError extends InferError {
+  /** INVALID_ARG for a bad value; UNSUPPORTED for what Triton refuses as unsupported (trace_file) */
+  constructor(message: string, code: 'INVALID_ARG' | 'UNSUPPORTED' = 'INVALID_ARG') {
+    super(code, message);
   }
 }
 
@@ -56,7 +57,7 @@ export function parseTraceUpdate(body: unknown): Update {
   for (const [key, v] of Object.entries(body as Record<string, unknown>)) {
     switch (key) {
       case 'trace_file':
-        throw new TraceSettingError('trace file location can not be updated through network protocol', 501);
+        throw new TraceSettingError('trace file location can not be updated through network protocol', 'UNSUPPORTED');
       case 'trace_level': {
         if (v === null) { out.trace_level = null; break; }
         if (!Array.isArray(v) || v.length === 0 || v.length > 3) throw new TraceSettingError("expected 'trace_level' to be an array of strings");
@@ -75,7 +76,7 @@ export function parseTraceUpdate(body: unknown): Update {
       }
       case 'log_frequency': out.log_frequency = v === null ? null : intSetting(key, v, 0); break;
       case 'trace_mode':
-        if (v !== null) throw new TraceSettingError('trace mode can not be updated through network protocol', 501);
+        if (v !== null) throw new TraceSettingError('trace mode can not be updated through network protocol', 'UNSUPPORTED');
         break;
       default:
         throw new TraceSettingError(`unknown trace setting '${key.slice(0, 60)}'`);

@@ -57,9 +57,9 @@ export function connectFleet(description: FleetDescription, token?: string): Fle
           (name) =>
             new Promise<{ name: string; ack: ControlAck }>((resolve) => {
               const socket = sockets.get(name);
-              if (!socket?.connected) return resolve({ name, ack: { ok: false, error: 'not connected' } });
+              if (!socket?.connected) return resolve({ name, ack: { ok: false, error: 'not connected', code: 'UNAVAILABLE' } });
               socket.timeout(ACK_TIMEOUT_MS).emit(WIRE.control, token ? { ...msg, token } : msg, (err: Error | null, ack: ControlAck) =>
-                resolve({ name, ack: err ? { ok: false, error: `no answer within ${ACK_TIMEOUT_MS / 1000} s` } : ack }),
+                resolve({ name, ack: err ? { ok: false, error: `no answer within ${ACK_TIMEOUT_MS / 1000} s`, code: 'UNAVAILABLE' } : ack }),
               );
             }),
         ),

@@ -2,12 +2,12 @@
  * One way to send a control message, whichever source feeds the dashboard (socket or simulator), with
  * every attempt and its answer recorded in the acknowledgement log the controls panel shows.
  */
-import type { ControlAck, ControlMessage } from '@inferscope/core';
+import { codeOf, type ControlAck, type ControlMessage } from '@inferscope/core';
 import { pushAck, resolveAck } from '../store/app-store';
 
 export type ControlSender = (msg: ControlMessage) => Promise<ControlAck>;
 
-let sender: ControlSender = async () => ({ ok: false, error: 'not connected' });
+let sender: ControlSender = async () => ({ ok: false, error: 'not connected', code: 'UNAVAILABLE' });
 
 export function setControlSender(s: ControlSender): void {
   sender = s;
@@ -19,7 +19,7 @@ export async function sendControl(msg: ControlMessage): Promise<ControlAck> {
   try {
     ack = await sender(msg);
   } catch (err) {
-    ack = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    ack = { ok: false, error: err instanceof Error ? err.message : String(err), code: codeOf(err) };
   }
   if (ack.ok) {
     const { ok: _ok, ...detail } = ack;

@@ -78,10 +78,10 @@ export function connectLive(url?: string): LiveConnection {
   setControlSender(
     (msg: ControlMessage) =>
       new Promise<ControlAck>((resolve) => {
-        if (!socket.connected) return resolve({ ok: false, error: 'not connected to the server' });
+        if (!socket.connected) return resolve({ ok: false, error: 'not connected to the server', code: 'UNAVAILABLE' });
         const withToken = token ? { ...msg, token } : msg;
         socket.timeout(ACK_TIMEOUT_MS).emit(WIRE.control, withToken, (err: Error | null, ack: ControlAck) => {
-          resolve(err ? { ok: false, error: `no answer from the server within ${ACK_TIMEOUT_MS / 1000} s` } : ack);
+          resolve(err ? { ok: false, error: `no answer from the server within ${ACK_TIMEOUT_MS / 1000} s`, code: 'UNAVAILABLE' } : ack);
         });
       }),
   );

@@ -5,7 +5,7 @@
  * into a fresh LiveModel; the scheduler itself only moves forward). On top of the simulator this adds the
  * modelled memory ledger and its budget, so lesson 5 can show a refused instance.
  */
-import type { ControlAck, ControlMessage, SchedulerEvent, Snapshot } from '@inferscope/core';
+import { codeOf, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
 import { createSimulation, type Simulation } from '@inferscope/core/sim/index.ts';
 import type { Scenario } from '@inferscope/core/load/scenario.ts';
 import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
@@ -84,7 +84,7 @@ export class TeachingEngine {
   async control(msg: ControlMessage): Promise<ControlAck> {
     try {
       const s = 'model' in msg && msg.model ? this.sim.schedulers.get(msg.model) : undefined;
-      if (!s) return { ok: false, error: S.simErrors.unknownModel('model' in msg ? msg.model ?? '' : '') };
+      if (!s) return { ok: false, error: S.simErrors.unknownModel('model' in msg ? msg.model ?? '' : ''), code: 'NOT_FOUND' };
       switch (msg.action) {
         case 'setDynamicBatching': {
           const { action: _a, model: _m, version: _v, ...patch } = msg;
@@ -95,7 +95,7 @@ export class TeachingEngine {
           const next = this.memoryWith(m.name, msg.count);
           if (this.scenario.budgetBytes > 0 && next > this.scenario.budgetBytes) {
             const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-            return { ok: false, error: S.simErrors.budget(msg.count, m.name, mib(next), DEVICE, mib(this.scenario.budgetBytes)) };
+            return { ok: false, error: S.simErrors.budget(msg.count, m.name, mib(next), DEVICE, mib(this.scenario.budgetBytes)), code: 'UNAVAILABLE' };
           }
           await s.setInstanceCount(msg.group, msg.count, 'teaching');
           this.instanceCounts.set(m.name, msg.count);
@@ -103,10 +103,10 @@ export class TeachingEngine {
           return { ok: true };
         }
         default:
-          return { ok: false, error: S.simErrors.needsServer(msg.action) };
+          return { ok: false, error: S.simErrors.needsServer(msg.action), code: 'UNSUPPORTED' };
       }
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      return { ok: false, error: err instanceof Error ? err.message : String(err), code: codeOf(err) };
     }
   }
 

@@ -9,6 +9,7 @@
  */
 import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
+import type { ErrorCode } from '../errors/codes';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -309,7 +310,8 @@ export interface SharedConfigFile {
   differences: Array<{ version: string; path: string; live: unknown; written: unknown }>;
 }
 
-export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
+/** A control message's answer; a refusal carries Triton's code as every other protocol's answer does. */
+export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string; code: ErrorCode };
 
 /** A control message as a client sends it: the message plus the control token when one is configured. */
 export type ControlRequest = ControlMessage & { token?: string };

@@ -5,6 +5,7 @@
  * that throws is the caller's problem, never the scheduler's.
  */
 import type { Clock } from '../clock/clock';
+import type { InferError } from '../errors/infer-error';
 import type { RejectReason } from '../events';
 import type { Emitter } from './emitter';
 import type { QueueEntry, Settle } from './queue-entry';
@@ -49,17 +50,17 @@ export class Answers<P, R> {
   }
 
   /** a request that was queued, refused now (the caller takes it out of the queue and the ordering) */
-  rejectQueued(e: QueueEntry<P, R>, reason: RejectReason, message: string, status: number): void {
+  rejectQueued(e: QueueEntry<P, R>, reason: RejectReason, error: InferError): void {
     this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
-    this.emit.rejected(e.id, reason, message, e.level, e.enqueuedUs);
-    callSafely(e.settle, new SchedulerError(reason, message, status));
+    this.emit.rejected(e.id, reason, error.message, e.level, e.enqueuedUs);
+    callSafely(e.settle, SchedulerError.of(reason, error));
   }
 
   /** a request refused before it was queued; returns its id */
-  refuse(id: string, req: SchedulerRequest<P>, settle: Settle<R>, reason: RejectReason, message: string, status: number, level?: number): string {
+  refuse(id: string, req: SchedulerRequest<P>, settle: Settle<R>, reason: RejectReason, error: InferError, level?: number): string {
     this.stats.rejected[reason] = (this.stats.rejected[reason] ?? 0) + 1;
-    this.emit.rejected(id, reason, message, level ?? req.priority);
-    callSafely(settle, new SchedulerError(reason, message, status));
+    this.emit.rejected(id, reason, error.message, level ?? req.priority);
+    callSafely(settle, SchedulerError.of(reason, error));
     return id;
   }
 }

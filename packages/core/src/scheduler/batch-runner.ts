@@ -4,6 +4,7 @@
  * ends, moving a held batch to an instance that became free first, and answering every request of a
  * finished batch exactly once. Split from ModelScheduler, which owns the queues and decides what to send.
  */
+import { codeOf } from '../errors/infer-error';
 import type { Clock } from '../clock/clock';
 import type { Answer, Answers } from './answers';
 import type { BatchDecision } from './decide';
@@ -131,9 +132,9 @@ export class BatchRunner<P, R> {
     const nowUs = this.clock.now();
     const computeUs = nowUs - startedUs;
     let failure: Error | null = null;
-    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), 500);
+    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), codeOf(error));
     else if (!Array.isArray(results) || results.length !== entries.length) {
-      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 500);
+      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 'INTERNAL');
     }
     const phases = measured && !failure ? withinSpan(measured, computeUs) : undefined;
     this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message, phases);
@@ -159,7 +160,7 @@ export class BatchRunner<P, R> {
       const e = entries[i];
       const own = failure ? undefined : results![i];
       // a RequestFailure in place of a result fails that request alone (an executor that isolated it)
-      const error = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.httpStatus) : null);
+      const error = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.code) : null);
       this.ordering.settle(e.seq, { entry: e, error, result: error ? undefined : own, batchId, startedUs, computeUs, phases });
     }
     this.answers.releaseTimeUs = -1;

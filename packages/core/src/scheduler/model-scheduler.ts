@@ -11,6 +11,8 @@
  * changes, instance count changes, executor failures and unload.
  */
 import type { Clock, TimerHandle } from '../clock/clock';
+import type { InferError } from '../errors/infer-error';
+import { errors } from '../errors/messages';
 import type { EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
@@ -93,7 +95,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       },
       noneUsable: () => {
         // during start() the caller hears it from start() itself; later, queued requests must not wait forever
-        if (this.state !== 'starting') this.failAllQueued('unavailable', `model ${this.model} has no usable instance`);
+        if (this.state !== 'starting') this.failAllQueued('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'has no usable instance'));
       },
       stopped: () => this.state === 'stopped',
     });
@@ -129,7 +131,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (!ok) {
       const reasons = this.pool.instances.map((p) => `${p.info.name}: ${p.reason}`).join('; ');
       this.state = 'failed';
-      this.failAllQueued('unavailable', `model ${this.model} has no instance that could start`);
+      this.failAllQueued('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'has no instance that could start'));
       throw new Error(`no instance of ${this.model} could start${reasons ? ` (${reasons})` : ''}`);
     }
     if (this.state === 'starting') this.state = 'ready';
@@ -151,18 +153,18 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const policy = this.policy;
     if (this.state !== 'ready' && this.state !== 'starting') {
       const why = this.state === 'stopping' || this.state === 'stopped' ? 'is unloading' : 'is not ready';
-      return this.answers.refuse(id, req, settle, 'unavailable', `model ${this.model} version ${this.version} ${why}`, 503);
+      return this.answers.refuse(id, req, settle, 'unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model} version ${this.version}`, why));
     }
     const bs = req.batchSize;
-    if (!Number.isInteger(bs) || bs < 1) return this.answers.refuse(id, req, settle, 'invalid', `batch size must be a positive integer, got ${bs}`, 400);
+    if (!Number.isInteger(bs) || bs < 1) return this.answers.refuse(id, req, settle, 'invalid', errors.INVALID(`batch size must be a positive integer, got ${bs}`));
     if (policy.maxBatchSize > 0 ? bs > policy.maxBatchSize : bs !== 1) {
-      return this.answers.refuse(id, req, settle, 'invalid', `batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`, 400);
+      return this.answers.refuse(id, req, settle, 'invalid', errors.INVALID(`batch size ${bs} exceeds max_batch_size ${policy.maxBatchSize}`));
     }
     const level = levelFor(policy, req.priority);
     const qp = queueFor(policy, level);
     // held batches' requests have not begun: they still count, as in Triton's queue (which holds them)
     if (qp.maxQueueSize > 0 && this.queues.levelSize(level) + this.runner.heldAt(level) >= qp.maxQueueSize) {
-      return this.answers.refuse(id, req, settle, 'queue_full', 'Exceeds maximum queue size', 503, level);
+      return this.answers.refuse(id, req, settle, 'queue_full', errors.QUEUE_FULL(), level);
     }
     const now = this.clock.now();
     const timeout = qp.defaultTimeoutUs > 0 ? timeoutFor(qp, req.timeoutUs) : 0;
@@ -185,7 +187,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
 
   /**
    * Cancels a request that is still queued (its client went away): it leaves the queue, is answered
-   * 'cancelled' (HTTP 499, as nginx names a client that closed its request) and takes no batch slot.
+   * 'cancelled' (CANCELLED; HTTP 499, as nginx names a client that closed its request) and takes no batch slot.
    * Returns false when it is not queued: already answered, or in a batch handed to an instance, which
    * completes (the caller discards the answer).
    */
@@ -193,7 +195,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const e = this.queues.all().find((x) => x.id === id);
     if (!e) return false;
     this.queues.remove(e);
-    this.reject(e, 'cancelled', `request ${id} was cancelled: its client went away before it was scheduled`, 499);
+    this.reject(e, 'cancelled', errors.CLIENT_CANCELLED(`request ${id} was cancelled: its client went away before it was scheduled`));
     this.pump();
     return true;
   }
@@ -215,7 +217,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       for (const e of this.queues.all()) {
         if (e.batchSize > policy.maxBatchSize) {
           this.queues.remove(e);
-          this.reject(e, 'invalid', `batch size ${e.batchSize} exceeds max_batch_size ${policy.maxBatchSize} after reconfiguration`, 400);
+          this.reject(e, 'invalid', errors.INVALID(`batch size ${e.batchSize} exceeds max_batch_size ${policy.maxBatchSize} after reconfiguration`));
         }
       }
     }
@@ -233,11 +235,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
   async setInstanceCount(group: string | undefined, count: number, by: string): Promise<void> {
     const gi = group === undefined ? 0 : this.groups.findIndex((g) => g.name === group);
     const g = this.groups[gi];
-    if (!g) throw new SchedulerError('invalid', `model ${this.model} has no instance group "${group}" (groups: ${this.groups.map((x) => x.name).join(', ')})`, 400);
-    if (!Number.isInteger(count) || count < 0 || count > 64) throw new SchedulerError('invalid', `instance count must be an integer 0..64, got ${count}`, 400);
-    if (this.state !== 'ready' && this.state !== 'starting') throw new SchedulerError('unavailable', `model ${this.model} is not ready`, 503);
+    if (!g) throw new SchedulerError('invalid', `model ${this.model} has no instance group "${group}" (groups: ${this.groups.map((x) => x.name).join(', ')})`, 'INVALID_ARG');
+    if (!Number.isInteger(count) || count < 0 || count > 64) throw new SchedulerError('invalid', `instance count must be an integer 0..64, got ${count}`, 'INVALID_ARG');
+    if (this.state !== 'ready' && this.state !== 'starting') throw SchedulerError.of('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'is not ready'));
     const others = this.groups.reduce((n, x, i) => n + (i === gi ? 0 : instancesInGroup(x)), 0);
-    if (count === 0 && others === 0) throw new SchedulerError('invalid', 'a model needs at least one instance', 400);
+    if (count === 0 && others === 0) throw new SchedulerError('invalid', 'a model needs at least one instance', 'INVALID_ARG');
     const old = g.count;
     if (old === count) return;
     g.count = count;
@@ -250,7 +252,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (this.state === 'stopped' || this.state === 'failed') return;
     if (this.state !== 'stopping') {
       this.state = 'stopping';
-      if (this.pool.usableCount === 0) this.failAllQueued('unavailable', `model ${this.model} is unloading and has no instance`);
+      if (this.pool.usableCount === 0) this.failAllQueued('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'is unloading and has no instance'));
       this.pump();
     }
     if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
@@ -335,7 +337,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
         this.emit.delayed(e);
       } else {
         this.queues.remove(e);
-        this.reject(e, 'timeout', 'Request timeout expired', 503);
+        this.reject(e, 'timeout', errors.TIMEOUT());
       }
     }
     this.pump();
@@ -344,15 +346,15 @@ export class ModelScheduler<P = unknown, R = unknown> {
   // ---- refusals ----
 
   /** a queued request refused now: it leaves the queue's ordering too */
-  private reject(e: Entry<P, R>, reason: RejectReason, message: string, status: number): void {
+  private reject(e: Entry<P, R>, reason: RejectReason, error: InferError): void {
     this.ordering.settle(e.seq, null);
-    this.answers.rejectQueued(e, reason, message, status);
+    this.answers.rejectQueued(e, reason, error);
   }
 
-  private failAllQueued(reason: RejectReason, message: string): void {
+  private failAllQueued(reason: RejectReason, error: InferError): void {
     for (const e of this.queues.all()) {
       this.queues.remove(e);
-      this.reject(e, reason, message, 503);
+      this.reject(e, reason, error);
     }
   }
 

@@ -7,6 +7,8 @@
  * and its priority/timeout. That keeps the scheduler pure and lets the simulator reuse it unchanged.
  */
 import type { RejectReason } from '../events';
+import type { ErrorCode } from '../errors/codes';
+import { InferError, type TransportStatus } from '../errors/infer-error';
 
 export interface SchedulerRequest<P = unknown> {
   /** assigned by the scheduler when absent; unique per scheduler */
@@ -91,25 +93,27 @@ export interface ComputePhases {
  * An executor's result for one request of a batch that failed for that request alone (the others have
  * results). Its message must be about this request only: it is what this request's client sees.
  */
-export class RequestFailure extends Error {
-  constructor(
-    message: string,
-    readonly httpStatus = 500,
-  ) {
-    super(message);
+export class RequestFailure extends InferError {
+  constructor(message: string, code: ErrorCode = 'INTERNAL') {
+    super(code, message);
     this.name = 'RequestFailure';
   }
 }
 
-/** Every refusal or failure a request can get from the scheduler, with the HTTP status Triton uses. */
-export class SchedulerError extends Error {
+/** Every refusal or failure a request can get from the scheduler: the reason its events name, and Triton's code. */
+export class SchedulerError extends InferError {
   constructor(
     readonly reason: RejectReason,
     message: string,
-    /** HTTP status for the KServe front end: 503 queue full / timeout / unavailable, 400 invalid, 500 failed */
-    readonly httpStatus: number,
+    code: ErrorCode,
+    transportStatus?: TransportStatus,
   ) {
-    super(message);
+    super(code, message, transportStatus);
     this.name = 'SchedulerError';
+  }
+
+  /** the refusal `error` (a builder's InferError), told as the scheduler's `reason` */
+  static of(reason: RejectReason, error: InferError): SchedulerError {
+    return new SchedulerError(reason, error.message, error.code, error.transportStatus);
   }
 }

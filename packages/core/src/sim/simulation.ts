@@ -11,6 +11,7 @@
  * show. `hostModel` is the one seam for a model of the real server's host (bench/sim-host: RealClock's
  * whole-millisecond sleeps, main-thread stalls and collections, spinning), which the fidelity bench plugs in.
  */
+import { errors } from '../errors/messages';
 import type { Clock } from '../clock/clock';
 import { VirtualClock } from '../clock/virtual-clock';
 import { EventBus, type SchedulerEvent } from '../events';
@@ -121,7 +122,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const id = a.id ?? `r${++seq}`;
     const s = schedulers.get(model);
     if (!s) {
-      bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: `unknown model "${model}"` });
+      bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: errors.UNKNOWN_MODEL(model).message });
       onAnswer?.();
       return;
     }

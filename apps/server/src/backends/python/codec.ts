@@ -4,34 +4,15 @@
  * request, holding outputs the config declares with its datatypes and shapes.
  *
  * Each response answers its own request, as in Triton: a response carrying a TritonError fails that
- * request alone, with the error's message and the HTTP status Triton gives its code; a response with a
+ * request alone, with the error's message and its Triton code; a response with a
  * wrong output fails that request alone too. The other requests of the batch are answered normally.
  * What fails the batch as a whole (execute() raising, a wrong number of responses, the stub dying) is
  * never re-run in parts: `rerunSafe: false` (why: isolate-failures.ts).
  */
-import { RequestFailure, type InferResult } from '@inferscope/core';
+import { errorCodeOf, RequestFailure, type InferResult } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { StubBatchCodec } from '../stub/executor';
-import type { WireErrorCode } from '../stub/protocol';
 import { readCheckedOutputs } from '../stub/outputs';
-
-/** Triton's HTTP status for an error code (server/src/http_server.cc, HttpCodeFromError). */
-export const HTTP_STATUS: Record<WireErrorCode, number> = {
-  INTERNAL: 500,
-  NOT_FOUND: 404,
-  UNAVAILABLE: 503,
-  UNSUPPORTED: 501,
-  INVALID_ARG: 400,
-  UNKNOWN: 400,
-  ALREADY_EXISTS: 400,
-  CANCELLED: 400,
-};
-
-/** The other way, for errors the server hands a model (BLS): the first code with that status, by table order. */
-export function wireCodeForStatus(status: number): WireErrorCode {
-  for (const [code, s] of Object.entries(HTTP_STATUS) as [WireErrorCode, number][]) if (s === status) return code;
-  return status >= 500 ? 'INTERNAL' : 'INVALID_ARG';
-}
 
 export function pythonCodec(config: ModelConfig): StubBatchCodec {
   const batching = (config.max_batch_size ?? 0) > 0;
@@ -51,7 +32,7 @@ export function pythonCodec(config: ModelConfig): StubBatchCodec {
         throw new Error(`${who} returned ${result.responses.length} responses for ${batch.length} requests`);
       }
       return result.responses.map((r, i): InferResult | RequestFailure => {
-        if (r.error !== undefined) return new RequestFailure(r.error, HTTP_STATUS[r.code ?? 'INTERNAL'] ?? 500);
+        if (r.error !== undefined) return new RequestFailure(r.error, errorCodeOf(r.code));
         try {
           const tensors = readCheckedOutputs(config, r.outputs, result.body, batching ? rows[i] : undefined, who);
           const asked = batch[i].payload.outputs?.length ? batch[i].payload.outputs! : declared;

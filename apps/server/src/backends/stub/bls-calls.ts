@@ -11,14 +11,13 @@
  * (`exec(decoupled=True)`) streams each response of a decoupled model and ends with a final one.
  */
 import type { SchedulerRequest, Tensor } from '@inferscope/core';
-import { describeError } from '../../kserve/errors';
 import { encodeBinaryData } from '../../kserve/binary-data';
 import { modelSpecFor } from '../../kserve/model-spec';
 import type { ParsedRequest } from '../../kserve/parse-request';
 import { toSchedulerRequest, validateInferRequest } from '../../kserve/validate-request';
 import { isDecoupled, type ResponseStream, type StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone } from '../../models/cancellable';
-import { wireCodeForStatus } from '../python/codec';
+import { asInferError, errors as inferErrors } from '@inferscope/core';
 import type { BlsCall, ToStubCall } from './protocol-calls';
 import type { ServerCalls } from './server-calls';
 import { readTensor } from './tensors';
@@ -53,8 +52,8 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     reply({ type: 'blsResponse', call: call.call, ...message }, tensors);
   };
   const fail = (err: unknown): void => {
-    const { status, message } = describeError(err);
-    end({ final: true, error: message, code: wireCodeForStatus(status) });
+    const e = asInferError(err);
+    end({ final: true, error: e.message, code: e.code });
   };
   try {
     const depth = (parent?.request.payload.blsDepth ?? 0) + 1;
@@ -82,7 +81,7 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
       req.timeoutUs = call.timeoutUs;
       // the call's own bound, wherever the request is then (queued: taken out; running: answer dropped)
       timer = setTimeout(() => {
-        fail(Object.assign(new Error(`Request timeout expired`), { status: 503 }));
+        fail(inferErrors.TIMEOUT());
         signal.abort();
         req.payload.stream?.cancel?.();
       }, Math.max(1, Math.ceil(call.timeoutUs / 1000)));
@@ -98,7 +97,7 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     let settle: (outputs: Tensor[]) => void = (outputs) => end({ final: true }, outputs);
     if (targetDecoupled) {
       const stream: ResponseStream = {
-        response: (outputs, final, error) => end(error ? { final, error: error.message, code: wireCodeForStatus(error.status) } : { final }, outputs ?? []),
+        response: (outputs, final, error) => end(error ? { final, error: error.message, code: error.code } : { final }, outputs ?? []),
         fail,
       };
       req.payload.stream = stream;

@@ -9,10 +9,10 @@
  * request no longer open is refused and logged (cancelled ones are dropped quietly: the model may not
  * have seen the cancellation yet).
  */
+import { errorCodeOf, InferError } from '@inferscope/core';
 import type { SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { StreamingPayload } from '../../kserve/response-stream';
-import { HTTP_STATUS } from '../python/codec';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';
 
@@ -111,7 +111,7 @@ export class StubRuns {
     }
     const stream = entry.request.payload.stream;
     if (m.error !== undefined) {
-      stream?.response(null, m.final, { message: m.error, status: HTTP_STATUS[m.code ?? 'INTERNAL'] ?? 500 });
+      stream?.response(null, m.final, new InferError(errorCodeOf(m.code), m.error));
     } else if (m.outputs && m.outputs.length > 0) {
       let outputs;
       try {

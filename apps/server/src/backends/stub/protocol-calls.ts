@@ -15,7 +15,8 @@
  * - `blsResponse`, `callReply`: answers, by the stub's `call` id.
  * - `cancel`: the client of request `index` of batch `run` cancelled; the model's sender stops sending.
  */
-import type { WireErrorCode, WireTensor } from './protocol';
+import type { ErrorCode } from '@inferscope/core';
+import type { WireTensor } from './protocol';
 
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
 
@@ -41,7 +42,7 @@ export interface DecoupledResponse {
   final: boolean;
   outputs?: WireTensor[];
   error?: string;
-  code?: WireErrorCode;
+  code?: ErrorCode;
 }
 
 export type MetricCall =
@@ -59,7 +60,7 @@ export interface MetricOp {
 export type FromStubCall = BlsCall | DecoupledResponse | MetricCall | MetricOp;
 
 export type ToStubCall =
-  | { type: 'blsResponse'; call: number; final: boolean; outputs?: WireTensor[]; error?: string; code?: WireErrorCode }
+  | { type: 'blsResponse'; call: number; final: boolean; outputs?: WireTensor[]; error?: string; code?: ErrorCode }
   | { type: 'callReply'; call: number; id?: number; value?: number; error?: string }
   | { type: 'cancel'; run: number; index: number };
 

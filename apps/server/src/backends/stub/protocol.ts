@@ -35,14 +35,12 @@ export interface WireRequest {
   id?: string;
 }
 
-/** TritonError's codes (triton_python_backend_utils.TritonError), by name. */
-export type WireErrorCode = 'UNKNOWN' | 'INTERNAL' | 'NOT_FOUND' | 'INVALID_ARG' | 'UNAVAILABLE' | 'UNSUPPORTED' | 'ALREADY_EXISTS' | 'CANCELLED';
-
 /**
  * One request's answer: its output tensors, or the error the model gave for that request alone (a python
- * model's `InferenceResponse(error=TritonError(...))`), which fails that request and no other.
+ * model's `InferenceResponse(error=TritonError(...))`), which fails that request and no other. `code` is
+ * what TritonError.code() gave, passed on as it is (Triton's number, or a name): core's errorCodeOf reads it.
  */
-export type WireResponse = { outputs: WireTensor[]; error?: undefined } | { error: string; code?: WireErrorCode; outputs?: undefined };
+export type WireResponse = { outputs: WireTensor[]; error?: undefined } | { error: string; code?: number | string; outputs?: undefined };
 
 /** What the stub needs to load its model (sent once, first). */
 export interface StubInit {

@@ -9,17 +9,9 @@ import { inferenceService } from '../../grpc/proto';
 import type { InputGenerator } from '../input-generator';
 import { RemoteInputs } from '../remote-inputs';
 import type { InferCall, InferOutcome, InferTarget } from '../targets';
+import { httpStatusOfCode } from '@inferscope/core';
+import { codeOfGrpcStatus } from '../../grpc/status';
 import { encodeBinaryData } from '../../kserve/binary-data';
-
-/** gRPC code -> the HTTP status Triton's HTTP front end answers for the same error (for reports). */
-const HTTP_OF: Partial<Record<Status, number>> = {
-  [Status.INVALID_ARGUMENT]: 400,
-  [Status.NOT_FOUND]: 404,
-  [Status.UNAVAILABLE]: 503,
-  [Status.UNIMPLEMENTED]: 501,
-  [Status.RESOURCE_EXHAUSTED]: 413,
-  [Status.DEADLINE_EXCEEDED]: 504,
-};
 
 type Stub = Client & Record<string, (req: object, cb: (err: ServiceError | null, res: any) => void) => unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -72,7 +64,10 @@ export class GrpcTarget implements InferTarget {
       return { ok: true, status: 200 };
     } catch (err) {
       const e = err as ServiceError;
-      return { ok: false, status: HTTP_OF[e.code] ?? 500, error: e.details ?? e.message };
+      // the HTTP status Triton's HTTP front end answers for the same error (for reports); a status grpc-js
+      // raised itself (deadline, message size) stands for no Triton code: 500
+      const code = codeOfGrpcStatus(e.code);
+      return { ok: false, status: code ? httpStatusOfCode(code) : 500, error: e.details ?? e.message };
     }
   }
 
