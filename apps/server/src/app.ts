@@ -164,7 +164,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, loadFolders, stats, events: { bus, now }, shm, ready, control, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, loadFolders, stats, events: { bus, now }, shm, ready, control, inflight, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }

@@ -23,6 +23,9 @@ import { grpcInferResponse, parseGrpcRequest, type GrpcInferRequest } from './co
 import { grpcError } from './status';
 import type { PrivateFolders } from '../repository/private-folders';
 import type { ControlGuard } from '../control/guard';
+import type { Held, InflightBytes } from '../http/inflight-bytes';
+import { admitGrpcMessage } from './admission';
+import { StreamFlow } from './stream-flow';
 
 export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
@@ -34,6 +37,8 @@ export interface GrpcServiceDeps extends InferServiceDeps {
   control: ControlGuard;
   /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
   ready(): boolean;
+  /** --max-inflight-bytes: the same budget as HTTP's inference bodies (grpc/admission.ts) */
+  inflight: InflightBytes;
 }
 
 /**
@@ -48,6 +53,7 @@ class GrpcInferCall implements InferCall {
   constructor(
     private readonly msg: GrpcInferRequest,
     readonly signal: CancelSignal,
+    readonly charge: Held,
   ) {
     this.model = msg.model_name;
     this.version = msg.model_version;
@@ -122,8 +128,22 @@ function repositoryParams(params: Req['parameters']): Record<string, unknown> {
 export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementation {
   const { manager } = deps;
 
-  const infer = (msg: GrpcInferRequest, signal: CancelSignal) =>
-    runInference(deps, new GrpcInferCall(msg, signal)).then(({ served, request, outputs, shmWritten }) => grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs));
+  // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
+  // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
+  const infer = (msg: GrpcInferRequest, signal: CancelSignal): Promise<ReturnType<typeof grpcInferResponse>> => {
+    const held = admitGrpcMessage(deps.inflight, msg);
+    if (held instanceof KServeError) return Promise.reject(held);
+    return runInference(deps, new GrpcInferCall(msg, signal, held)).then(
+      ({ served, request, outputs, shmWritten }) => {
+        held.release();
+        return grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs);
+      },
+      (err: unknown) => {
+        held.release();
+        throw err;
+      },
+    );
+  };
 
   return {
     ServerLive: unary(() => ({ live: true })),
@@ -180,8 +200,12 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           call.end();
         }
       };
+      // at most MAX_OUTSTANDING_PER_STREAM requests read and not yet sent: a client that does not read
+      // its answers stops being read (grpc/stream-flow.ts)
+      const flow = new StreamFlow(call);
       call.on('data', (msg: GrpcInferRequest) => {
         open++;
+        flow.taken();
         infer(msg, cancel.signal)
           .then(
             (res) => ({ error_message: '', infer_response: res }),
@@ -189,7 +213,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           )
           .then((out) => {
             open--;
-            if (!call.cancelled) call.write(out);
+            flow.send(out);
             finish();
           });
       });

@@ -9,12 +9,14 @@ import { join } from 'node:path';
 import { describeError, KServeError } from './errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
 import type { ParsedRequest, ShmRef } from './parse-request';
-import { encodeBinaryData } from './binary-data';
+import { byteSizeMismatch, encodeBinaryData } from './binary-data';
+import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
 import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
 import type { CancelSignal } from '../models/cancellable';
+import { overLimitMessage, type Held } from '../http/inflight-bytes';
 
 export interface InferServiceDeps {
   manager: InferModelSource;
@@ -43,6 +45,8 @@ export interface InferCall {
   decode(spec: ModelSpec): ParsedRequest | Promise<ParsedRequest>;
   /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
   signal?: CancelSignal;
+  /** the request's share of --max-inflight-bytes (http/inflight-bytes.ts), grown by the shm inputs it reads */
+  charge?: Pick<Held, 'grow' | 'limit'>;
 }
 
 export interface InferOutcome {
@@ -71,7 +75,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   try {
     const parsed = call.decode(spec);
     // a synchronous decoder (an uncompressed HTTP body, a gRPC message) costs no extra turn of the loop
-    request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm), spec);
+    request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm, spec, call), spec);
   } catch (err) {
     deps.events?.bus.emit({
       type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,
@@ -98,14 +102,43 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   return { served, request, outputs, ...(shmWritten ? { shmWritten } : {}) };
 }
 
-/** Inputs given by shared-memory region: their bytes, bounds-checked against the registered window. */
-function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined): ParsedRequest {
+/**
+ * Inputs given by shared-memory region: their bytes, bounds-checked against the registered window. Nothing
+ * is read before every such input's byte_size is known to be its tensor's (a small request must not make
+ * the server copy a whole large window only to refuse it) and the bytes are charged to the request's
+ * share of --max-inflight-bytes, as an HTTP body's are.
+ */
+function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined, spec: ModelSpec, call: InferCall): ParsedRequest {
+  let total = 0;
   for (const input of req.inputs) {
     if (!input.shm) continue;
     if (!shm) throw new KServeError(400, `shared memory inputs are not supported by this server (input '${input.name}')`);
-    input.binary = shmCall(() => shm.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
+    checkSharedByteSize(input, spec.name);
+    total += input.shm.byteSize;
+  }
+  if (total === 0) return req;
+  if (call.charge && !call.charge.grow(total)) throw new KServeError(503, overLimitMessage(call.charge.limit));
+  for (const input of req.inputs) {
+    if (input.shm) input.binary = shmCall(() => shm!.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
   }
   return req;
+}
+
+/**
+ * A shared-memory input's byte_size against its tensor's: exactly elements x element size for fixed-size
+ * types; for BYTES (4-byte length + data per element) at least the prefixes (the decoder checks the rest).
+ */
+function checkSharedByteSize(input: ParsedRequest['inputs'][number], model: string): void {
+  const byteSize = input.shm!.byteSize;
+  const elements = input.shape.reduce((a, b) => a * b, 1);
+  if (input.datatype === 'BYTES') {
+    if (byteSize < 4 * elements) {
+      throw new KServeError(400, `shared memory byte size ${byteSize} of input '${input.name}' for model '${model}' is too small for ${elements} string elements`);
+    }
+    return;
+  }
+  const expected = elements * elementByteSize(input.datatype);
+  if (byteSize !== expected) throw byteSizeMismatch(input.name, model, expected, byteSize);
 }
 
 function writeSharedOutputs(outputs: Tensor[], refs: Map<string, ShmRef>, shm: SharedMemoryAccess | undefined): Map<string, number> {

@@ -65,15 +65,15 @@ export function registerInferRoutes(
     const held = hold(request);
     let outcome: InferOutcome;
     try {
-      outcome = await infer(request, held.gone);
+      outcome = await infer(request, held);
     } finally {
       held.release();
     }
     return answer(request, reply, outcome);
   };
 
-  const infer = (request: FastifyRequest<{ Params: Params }>, gone: CancelSignal): Promise<InferOutcome> =>
-    runInference(deps, new HttpInferCall(request, gone, bodyLimit));
+  const infer = (request: FastifyRequest<{ Params: Params }>, held: Held): Promise<InferOutcome> =>
+    runInference(deps, new HttpInferCall(request, held.gone, held, bodyLimit));
 
   // Not async: an uncompressed answer (nearly all) is sent without one more promise and microtask.
   const answer = (request: FastifyRequest, reply: FastifyReply, outcome: InferOutcome): FastifyReply | Promise<FastifyReply> => {
@@ -127,6 +127,7 @@ class HttpInferCall implements InferCall {
   constructor(
     private readonly request: FastifyRequest<{ Params: Params }>,
     readonly signal: CancelSignal,
+    readonly charge: Held,
     private readonly bodyLimit: number,
   ) {
     this.model = request.params.model;
