@@ -136,6 +136,8 @@ export interface Held {
   grow(bytes: number): boolean;
   /** the total it is a share of (for the refusal's message) */
   readonly limit: number;
+  /** what it holds now */
+  readonly bytes: number;
 }
 
 /**
@@ -171,7 +173,7 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
   });
   return (req) => {
     const charge = (req as Charged)[CHARGE];
-    if (!charge) return { release() {}, gone: new ClientGone(), grow: () => true, limit: Infinity };
+    if (!charge) return { release() {}, gone: new ClientGone(), grow: () => true, limit: Infinity, bytes: 0 };
     charge.owned = true;
     if (req.headers['content-length'] === undefined && Buffer.isBuffer(req.body)) {
       // a chunked body: now that it is read, charge what it really is

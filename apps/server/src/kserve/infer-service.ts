@@ -17,6 +17,9 @@ import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
 import type { CancelSignal } from '../models/cancellable';
 import { overLimitMessage, type Held } from '../http/inflight-bytes';
+import type { MemoryLedger } from '../memory/ledger';
+import { toMiB } from '../memory/ledger';
+import { requestMemoryCost } from '../memory/request-cost';
 
 export interface InferServiceDeps {
   manager: InferModelSource;
@@ -28,6 +31,8 @@ export interface InferServiceDeps {
   events?: { bus: EventBus; now: () => number };
   /** registered system shared-memory regions (Triton's extension); absent = shared memory refused */
   shm?: SharedMemoryAccess;
+  /** the memory budget (memory/ledger.ts): a request whose estimated cost passes what it leaves free is refused */
+  memory?: Pick<MemoryLedger, 'freeFor'>;
 }
 
 /** What inference needs of the shared-memory registry (apps/server/src/shm/system-shm.ts). */
@@ -46,7 +51,7 @@ export interface InferCall {
   /** aborted when the client goes away: a request still queued is cancelled (ModelManager.infer) */
   signal?: CancelSignal;
   /** the request's share of --max-inflight-bytes (http/inflight-bytes.ts), grown by the shm inputs it reads */
-  charge?: Pick<Held, 'grow' | 'limit'>;
+  charge?: Pick<Held, 'grow' | 'limit' | 'bytes'>;
 }
 
 export interface InferOutcome {
@@ -76,6 +81,7 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
     const parsed = call.decode(spec);
     // a synchronous decoder (an uncompressed HTTP body, a gRPC message) costs no extra turn of the loop
     request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm, spec, call), spec);
+    admitMemory(deps, call, served, request);
   } catch (err) {
     deps.events?.bus.emit({
       type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,
@@ -122,6 +128,29 @@ function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefine
     if (input.shm) input.binary = shmCall(() => shm!.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
   }
   return req;
+}
+
+/**
+ * The request's estimated memory while it runs (memory/request-cost.ts), before it is queued: refused
+ * with 400 (it can never fit) past what the memory budget leaves free or past --max-inflight-bytes as a
+ * whole; else its charge on --max-inflight-bytes grows to it (503 while others hold the rest, as a body).
+ */
+function admitMemory(deps: InferServiceDeps, call: InferCall, served: ServedModelView, request: DecodedInferRequest): void {
+  const cost = requestMemoryCost(served.config, request.inputs, request.batchSize);
+  const room = deps.memory?.freeFor(served.name, served.version);
+  if (room && cost.total > room.free) {
+    throw new KServeError(400,
+      `request for model '${served.name}' would need ${toMiB(cost.total)} MiB while it runs (inputs ${toMiB(cost.inputs)} MiB, ` +
+      `outputs and intermediates ${toMiB(cost.outputs + cost.intermediates)} MiB, estimated), more than the ${toMiB(room.free)} MiB ` +
+      `the memory budget leaves free on ${room.device} (--memory-budget ${toMiB(room.budget)} MiB)`);
+  }
+  if (call.charge && cost.total > call.charge.limit) {
+    throw new KServeError(400,
+      `request for model '${served.name}' would need ${toMiB(cost.total)} MiB while it runs (inputs, outputs and intermediates, estimated), ` +
+      `more than the ${toMiB(call.charge.limit)} MiB --max-inflight-bytes allows for all requests in flight`);
+  }
+  const extra = cost.total - (call.charge?.bytes ?? 0);
+  if (call.charge && extra > 0 && !call.charge.grow(extra)) throw new KServeError(503, overLimitMessage(call.charge.limit));
 }
 
 /**

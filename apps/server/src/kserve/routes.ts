@@ -19,7 +19,7 @@ import { describeError, KServeError } from './errors';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { runInference, type InferCall, type InferOutcome, type SharedMemoryAccess } from './infer-service';
+import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from './infer-service';
 import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
@@ -34,6 +34,8 @@ export interface InferRoutesOptions {
   events?: { bus: EventBus; now: () => number };
   /** system shared-memory regions for inputs and outputs named by region (Triton's extension) */
   shm?: SharedMemoryAccess;
+  /** the memory budget: requests estimated past what it leaves free are refused (memory/request-cost.ts) */
+  memory?: InferServiceDeps['memory'];
   /**
    * Responses smaller than this are never compressed, even when the client accepts gzip/deflate: fetch()
    * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
@@ -55,7 +57,7 @@ export function registerInferRoutes(
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
-  const deps = { manager, events: options.events, shm: options.shm };
+  const deps = { manager, events: options.events, shm: options.shm, memory: options.memory };
   const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
   let hold: (req: FastifyRequest) => Held;
 
