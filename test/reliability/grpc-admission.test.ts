@@ -11,6 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { startTestServer, tempRepository } from '../support/server.ts';
 import { grpcClient } from '../grpc/client.ts';
@@ -128,5 +129,21 @@ test('a shared-memory input is checked against its tensor before anything is rea
     await server.close();
     await repo.remove();
     rmSync(`/dev/shm${key}`, { force: true });
+  }
+});
+
+test('a compressed HTTP body is charged at the size it inflates to', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', loadModels: ['mlp_classifier'], maxInflightBytes: LIMIT, live: false, gpuCount: 0 });
+  try {
+    const json = JSON.stringify({ inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784], data: Array(784).fill(0) }] });
+    const post = (body: string) => server.built.app.inject({ method: 'POST', url: '/v2/models/mlp_classifier/infer', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: gzipSync(body) });
+    assert.equal((await post(json)).statusCode, 200);
+    // 8 MiB of JSON (padding is whitespace) in a ~8 KiB gzip body: charged 48 MiB once inflated
+    const bomb = await post(json.slice(0, -1) + ' '.repeat(8 * MiB) + '}');
+    assert.equal(bomb.statusCode, 503, bomb.body);
+    assert.match(bomb.json().error, /--max-inflight-bytes/);
+    assert.equal((await post(json)).statusCode, 200, 'the charge came back');
+  } finally {
+    await server.close();
   }
 });

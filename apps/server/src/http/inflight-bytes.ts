@@ -111,7 +111,7 @@ export function admit(budget: InflightBytes, bytes: number): Held | undefined {
 const CHARGE = 'inferscopeCharge';
 type Charged = FastifyRequest & { [CHARGE]: Charge | null };
 
-function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
+export function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
   // The binary tensor extension announces its JSON header length; everything else is JSON text.
   return req.headers['inference-header-content-length'] !== undefined ? BINARY_COST_FACTOR : JSON_COST_FACTOR;
 }

@@ -20,7 +20,7 @@ import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './pars
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
 import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from './infer-service';
-import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
+import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from '../http/inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
 export interface InferRoutesOptions {
@@ -143,7 +143,13 @@ class HttpInferCall implements InferCall {
     const headerLength = request.headers['inference-header-content-length'];
     // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
     if (encoding === undefined) return parseBody(raw, headerLength, model);
-    return decompress(raw, encoding, this.bodyLimit).then((body) => parseBody(body, headerLength, model));
+    return decompress(raw, encoding, this.bodyLimit).then((body) => {
+      // what the body became is charged like a body of that size (a small compressed body can inflate to
+      // the body limit): refused as over the limit when it does not fit beside the others in flight
+      const grown = (body.byteLength - raw.byteLength) * costFactor(request);
+      if (grown > 0 && !this.charge.grow(grown)) throw new KServeError(503, overLimitMessage(this.charge.limit));
+      return parseBody(body, headerLength, model);
+    });
   }
 }
 
