@@ -36,6 +36,8 @@ input [
 ]
 output [ { name: "OUT", data_type: TYPE_UINT8, dims: [ -1 ] } ]
 instance_group [ { count: 1, kind: KIND_CPU } ]
+# it makes nothing of IN: 1 byte per input element, not the default model of 8x the bytes in and out
+parameters { key: "activation_bytes_per_input_element" value: { string_value: "1" } }
 `;
 
 /** Writes the blob model into `repository`; returns the path of its hold file. */
