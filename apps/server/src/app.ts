@@ -129,7 +129,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const calibration = registerCalibrationRoutes(app, { bus, manager });
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
-  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm });
+  registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm, memory });
   registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const tracer = new Tracer(bus, traceSettings, logger.warn);
@@ -170,7 +170,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
-          { manager, loadFolders, stats, events: { bus, now }, shm, ready, control, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
+          { manager, loadFolders, stats, events: { bus, now }, shm, memory, ready, control, inflight, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
       }

@@ -11,7 +11,7 @@ import { validateEnsembleSteps } from '@inferscope/core/config/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { ServedModel, VersionSlot } from '../models/types';
 import { EnsembleScheduler } from './ensemble-scheduler';
-import { composingModels } from './plan';
+import { composingModels, cycleMessage, ensembleCycle } from './plan';
 
 /** What the ensembles need from the ModelManager. */
 export interface EnsembleManagerView {
@@ -87,7 +87,13 @@ export class Ensembles {
   /** Why the ensemble cannot serve now, or undefined when it can. */
   problem(name: string, config: ModelConfig): string | undefined {
     const steps = config.ensemble_scheduling?.step ?? [];
-    if (steps.some((s) => s.model_name === name)) return `ensemble '${name}' runs itself in one of its steps`;
+    // First, and whatever state the others are in: a cycle is stable (each ensemble on it names it), where
+    // "b is not ready" would quote b's reason, which quotes a's, without end.
+    const cycle = ensembleCycle(name, (model) => {
+      const c = model === name ? config : this.manager.get(model)?.config;
+      return isEnsembleConfig(c) ? composingModels(c!) : undefined;
+    });
+    if (cycle) return cycleMessage(cycle);
     for (const s of steps) {
       const model = s.model_name ?? '';
       const v = (s.model_version ?? -1) > 0 ? String(s.model_version) : undefined;

@@ -80,6 +80,36 @@ export function composingModels(config: ModelConfig): string[] {
 }
 
 /**
+ * A cycle in the graph of ensembles through `start` (an ensemble that runs, directly or through other
+ * ensembles, itself), as the path [start, ..., start]; undefined when there is none. `composingOf` gives
+ * the models an ensemble runs (undefined or empty for a model that is not an ensemble). Iterative, with
+ * each model visited once: a graph of any depth costs no stack.
+ */
+export function ensembleCycle(start: string, composingOf: (model: string) => readonly string[] | undefined): string[] | undefined {
+  const visited = new Set<string>([start]);
+  // depth-first, keeping the path: each frame is a model and the index of its next composing model
+  const path: Array<{ model: string; next: number; children: readonly string[] }> = [{ model: start, next: 0, children: composingOf(start) ?? [] }];
+  while (path.length > 0) {
+    const top = path[path.length - 1]!;
+    if (top.next >= top.children.length) {
+      path.pop();
+      continue;
+    }
+    const child = top.children[top.next++]!;
+    if (child === start) return [...path.map((f) => f.model), start];
+    if (visited.has(child)) continue;
+    visited.add(child);
+    path.push({ model: child, next: 0, children: composingOf(child) ?? [] });
+  }
+  return undefined;
+}
+
+/** Triton's kind of refusal of a cycle, naming it: "circular dependency between ensembles: a -> b -> a". */
+export function cycleMessage(cycle: readonly string[]): string {
+  return `circular dependency between ensembles: ${cycle.join(' -> ')}`;
+}
+
+/**
  * The steps needed to produce `wanted` (ensemble output names), ascending: a step is needed when a tensor
  * it writes is wanted or read by a needed step.
  */

@@ -15,6 +15,8 @@ import { renderHaproxyConfig, replicaPrefix } from './haproxy-config';
 import { renderPrometheusConfig, renderPrometheusRules } from './prometheus-config';
 import { SupervisedProcess } from './supervised-process';
 import { PARENT_PID_ENV } from '../cli/parent-watch';
+import { removeStaleFolders } from '../repository/private-folders';
+import { processAlive } from '../process-alive';
 
 export interface FleetOptions {
   replicas: number;
@@ -62,6 +64,10 @@ export interface Fleet {
 
 const require = createRequire(import.meta.url);
 const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+const GUARD = fileURLToPath(new URL('./orphan-guard.ts', import.meta.url));
+/** A supervisor's temp folder carries its pid, so the next run removes the folder of one that was killed. */
+const FLEET_DIR_PREFIX = 'inferscope-fleet-';
+const FLEET_OWNED = /^inferscope-fleet-(\d+)-[A-Za-z0-9]{6}$/;
 const SERVING = /serving KServe v2 and the dashboard on (http:\/\/\S+?)(?:, metrics on (http:\/\/\S+))?$/;
 
 /** Throws with the Debian package to install when a binary is missing. */
@@ -78,20 +84,27 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   const checkIntervalMs = o.checkIntervalMs ?? 1000;
   const scrape = o.scrapeIntervalSec ?? 1;
   if (!Number.isInteger(o.replicas) || o.replicas < 1 || o.replicas > 32) throw new Error(`--replicas must be 1..32, got ${o.replicas}`);
+  const stale = await removeStaleFolders(tmpdir(), processAlive, FLEET_OWNED);
+  if (stale.length > 0) log(`removed ${stale.length} temp folder(s) of fleet supervisors that were killed: ${stale.join(', ')}`);
   requireBinary(haproxyBin, 'haproxy');
   if (o.prometheus !== false) requireBinary(prometheusBin, 'prometheus');
 
-  const dir = await mkdtemp(join(tmpdir(), 'inferscope-fleet-'));
+  const dir = await mkdtemp(join(tmpdir(), `${FLEET_DIR_PREFIX}${process.pid}-`));
   const parts: SupervisedProcess[] = [];
   const replicas: Replica[] = [];
   const tsx = pathToFileURL(require.resolve('tsx')).href;
+  // Every child dies with the supervisor, even a SIGKILLed one: replicas watch it themselves
+  // (cli/parent-watch.ts), HAProxy and Prometheus run under orphan-guard.ts, which does it for them.
+  const childEnv = { ...process.env, [PARENT_PID_ENV]: String(process.pid) };
+  const guarded = (name: string, bin: string, args: string[]) =>
+    new SupervisedProcess({ name, command: process.execPath, args: ['--import', tsx, GUARD, bin, ...args], env: childEnv, log });
 
   const startReplica = async (name: string, httpPort: number, metricsPort: number) => {
     const args = ['--import', tsx, CLI, 'serve', '--model-repository', o.modelRepositories.join(','), '--host', host,
       // each replica its own free gRPC port (the CLI's default, 8001, would collide)
       '--http-port', String(httpPort), '--metrics-port', String(metricsPort), '--grpc-port', '0', '--recordings-dir', join(dir, name, 'recordings'),
       ...(o.serveArgs ?? [])];
-    const p = new SupervisedProcess({ name, command: process.execPath, args, env: { ...process.env, [PARENT_PID_ENV]: String(process.pid) }, log });
+    const p = new SupervisedProcess({ name, command: process.execPath, args, env: childEnv, log });
     const m = await p.waitForLine(SERVING, 120_000);
     return { p, url: m[1], metricsPort: m[2] ? Number(new URL(m[2]).port) : 0 };
   };
@@ -118,7 +131,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
       replicas: replicas.map((r) => ({ name: r.name, host, port: r.port })),
     }));
     // -db: stay in the foreground (the fleet supervises it); -W would fork a master we do not see.
-    const haproxy = new SupervisedProcess({ name: 'haproxy', command: haproxyBin, args: ['-db', '-f', cfg], log });
+    const haproxy = guarded('haproxy', haproxyBin, ['-db', '-f', cfg]);
     parts.push(haproxy);
     await waitForHttp(`http://${host}:${statsPort}/stats`, 15_000, haproxy);
 
@@ -131,11 +144,8 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
         targets: replicas.map((r) => ({ replica: r.name, host, port: r.metricsPort })),
         scrapeIntervalSec: scrape, window: o.pressureWindow ?? '30s', rulesFile: rules,
       }));
-      const prom = new SupervisedProcess({
-        name: 'prometheus', command: prometheusBin, log,
-        args: [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`,
-          `--web.listen-address=${host}:${promPort}`, '--log.level=warn'],
-      });
+      const prom = guarded('prometheus', prometheusBin, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+        `--web.listen-address=${host}:${promPort}`, '--log.level=warn']);
       parts.push(prom);
       prometheusUrl = `http://${host}:${promPort}`;
       await waitForHttp(`${prometheusUrl}/-/ready`, 30_000, prom);

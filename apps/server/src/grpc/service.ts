@@ -16,7 +16,7 @@ import type { StatsCollector } from '../stats/collector';
 import { runInference, checkVersion, type InferCall, type InferServiceDeps } from '../kserve/infer-service';
 import type { ParsedRequest } from '../kserve/parse-request';
 import { resolveModel } from '../kserve/resolve-model';
-import { errors } from '@inferscope/core';
+import { errors, InferError } from '@inferscope/core';
 import { describeError } from '../http/errors';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import { modelMetadata } from '../http/models';
@@ -26,6 +26,9 @@ import { asksForEmptyFinal, streamResponse } from './stream-responses';
 import { grpcError } from './status';
 import type { PrivateFolders } from '../repository/private-folders';
 import type { ControlGuard } from '../control/guard';
+import type { Held, InflightBytes } from '../http/inflight-bytes';
+import { admitGrpcMessage } from './admission';
+import { StreamFlow } from './stream-flow';
 
 export interface GrpcServiceDeps extends InferServiceDeps {
   manager: ModelManager;
@@ -37,6 +40,8 @@ export interface GrpcServiceDeps extends InferServiceDeps {
   control: ControlGuard;
   /** the server's readiness, the same answer as GET /v2/health/ready (server-readiness.ts) */
   ready(): boolean;
+  /** --max-inflight-bytes: the same budget as HTTP's inference bodies (grpc/admission.ts) */
+  inflight: InflightBytes;
 }
 
 /**
@@ -51,6 +56,7 @@ class GrpcInferCall implements InferCall {
   constructor(
     private readonly msg: GrpcInferRequest,
     readonly signal: CancelSignal,
+    readonly charge: Held,
   ) {
     this.model = msg.model_name;
     this.version = msg.model_version;
@@ -125,8 +131,22 @@ function repositoryParams(params: Req['parameters']): Record<string, unknown> {
 export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementation {
   const { manager } = deps;
 
-  const infer = (msg: GrpcInferRequest, signal: CancelSignal) =>
-    runInference(deps, new GrpcInferCall(msg, signal)).then(({ served, request, outputs, shmWritten }) => grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs));
+  // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
+  // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
+  const infer = (msg: GrpcInferRequest, signal: CancelSignal): Promise<ReturnType<typeof grpcInferResponse>> => {
+    const held = admitGrpcMessage(deps.inflight, msg);
+    if (held instanceof InferError) return Promise.reject(held);
+    return runInference(deps, new GrpcInferCall(msg, signal, held)).then(
+      ({ served, request, outputs, shmWritten }) => {
+        held.release();
+        return grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs);
+      },
+      (err: unknown) => {
+        held.release();
+        throw err;
+      },
+    );
+  };
 
   return {
     ServerLive: unary(() => ({ live: true })),
@@ -184,19 +204,27 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           call.end();
         }
       };
-      const write = (out: unknown) => {
-        if (!call.cancelled) call.write(out);
-      };
+      // at most MAX_OUTSTANDING_PER_STREAM requests read and not yet fully answered: a client that does not
+      // read its answers stops being read (grpc/stream-flow.ts)
+      const flow = new StreamFlow(call);
       call.on('data', (msg: GrpcInferRequest) => {
         open++;
+        flow.taken();
+        const answers = flow.request();
         const wantsFinal = asksForEmptyFinal(msg);
-        streamInference(deps, new GrpcInferCall(msg, cancel.signal), (r) => {
-          const out = streamResponse(r, wantsFinal);
-          if (out) write(out);
-        })
-          .catch((err) => write({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } }))
+        const refused = (err: unknown) => answers.write({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } });
+        // each message holds its share of --max-inflight-bytes until its final response (or is refused)
+        const held = admitGrpcMessage(deps.inflight, msg);
+        const done = held instanceof InferError
+          ? Promise.resolve(refused(held))
+          : streamInference(deps, new GrpcInferCall(msg, cancel.signal, held), (r) => {
+            const out = streamResponse(r, wantsFinal);
+            if (out) answers.write(out);
+          }).catch(refused).finally(() => held.release());
+        void done
           .then(() => {
             open--;
+            answers.done();
             finish();
           });
       });

@@ -81,18 +81,37 @@ class Charge implements Held {
     public bytes: number,
   ) {}
 
+  get limit(): number {
+    return this.budget.limit;
+  }
+
   release(): void {
     if (this.released) return;
     this.released = true;
     this.budget.give(this.bytes);
   }
+
+  grow(bytes: number): boolean {
+    if (this.released || !this.budget.tryTake(bytes)) return false;
+    this.bytes += bytes;
+    return true;
+  }
+}
+
+/**
+ * A charge for a request that arrives whole, not over HTTP (a gRPC message: grpc-js has read and decoded
+ * it before the handler runs): `bytes` taken at once, or undefined (nothing taken) past the limit. The
+ * caller refuses the request then (UNAVAILABLE, as HTTP's 503) and releases the charge once answered.
+ */
+export function admit(budget: InflightBytes, bytes: number): Held | undefined {
+  return budget.tryTake(bytes) ? new Charge(budget, bytes) : undefined;
 }
 
 /** The request's charge, on a property Fastify knows of (decorateRequest): a stable object shape, no WeakMap. */
 const CHARGE = 'inferscopeCharge';
 type Charged = FastifyRequest & { [CHARGE]: Charge | null };
 
-function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
+export function costFactor(req: Pick<FastifyRequest, 'headers'>): number {
   // The binary tensor extension announces its JSON header length; everything else is JSON text.
   return req.headers['inference-header-content-length'] !== undefined ? BINARY_COST_FACTOR : JSON_COST_FACTOR;
 }
@@ -110,6 +129,15 @@ export interface Held {
   release(): void;
   /** fires if the client goes away before its answer is sent */
   gone: CancelSignal;
+  /**
+   * Charges `bytes` more (tensors the request names but does not carry: a shared-memory input read into
+   * the server); false (nothing taken) when that would pass the limit.
+   */
+  grow(bytes: number): boolean;
+  /** the total it is a share of (for the refusal's message) */
+  readonly limit: number;
+  /** what it holds now */
+  readonly bytes: number;
 }
 
 /**
@@ -145,7 +173,7 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
   });
   return (req) => {
     const charge = (req as Charged)[CHARGE];
-    if (!charge) return { release() {}, gone: new ClientGone() };
+    if (!charge) return { release() {}, gone: new ClientGone(), grow: () => true, limit: Infinity, bytes: 0 };
     charge.owned = true;
     if (req.headers['content-length'] === undefined && Buffer.isBuffer(req.body)) {
       // a chunked body: now that it is read, charge what it really is

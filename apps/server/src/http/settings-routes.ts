@@ -32,6 +32,10 @@ export function registerSettingsRoutes(app: FastifyInstance, d: SettingsDeps): v
     const after = d.trace.update(parseTraceUpdate(body ?? {}), m);
     // Tracing switched off: what was collected is written now rather than at shutdown.
     if (before !== 'OFF' && after.trace_level[0] === 'OFF') void d.tracer.flush();
+    // trace_file is set at start only: without one, tracing switched on here has nowhere to write
+    if (before === 'OFF' && after.trace_level[0] !== 'OFF' && !d.trace.get().trace_file) {
+      d.logger.warn('trace: tracing switched on without a trace file (--trace-config triton,file=PATH): traces are not kept');
+    }
     return toWire(after);
   };
   app.get('/v2/trace/setting', async () => toWire(d.trace.get()));

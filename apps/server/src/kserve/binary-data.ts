@@ -25,17 +25,18 @@ export function decodeBinaryData(
   if (dt === 'BYTES') return decodeBytesElements(input, model, bytes, count);
   const size = elementByteSize(dt);
   const expected = count * size;
-  if (bytes.byteLength !== expected) {
-    throw invalid(
-      `input byte size mismatch for input '${input}' for model '${model}'. Expected ${expected}, got ${bytes.byteLength}`,
-    );
-  }
+  if (bytes.byteLength !== expected) throw byteSizeMismatch(input, model, expected, bytes.byteLength);
   let source = bytes;
   if (bytes.byteOffset % size !== 0) {
     source = Buffer.allocUnsafe(expected);
     source.set(bytes);
   }
   return viewData(dt, source.buffer as ArrayBuffer, source.byteOffset, count);
+}
+
+/** Triton's refusal of tensor bytes that are not the tensor's size (in the body or in shared memory). */
+export function byteSizeMismatch(input: string, model: string, expected: number, got: number) {
+  return invalid(`input byte size mismatch for input '${input}' for model '${model}'. Expected ${expected}, got ${got}`);
 }
 
 function decodeBytesElements(input: string, model: string, bytes: Uint8Array, count: number): Uint8Array[] {

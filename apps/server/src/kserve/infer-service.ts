@@ -10,13 +10,18 @@ import { errors, InferError } from '@inferscope/core';
 import { describeError } from '../http/errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
 import type { ParsedRequest, ShmRef } from './parse-request';
-import { encodeBinaryData } from './binary-data';
+import { byteSizeMismatch, encodeBinaryData } from './binary-data';
+import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
 import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
 import type { CancelSignal } from '../models/cancellable';
 import { isDecoupled, type ResponseStream, type StreamingPayload } from './response-stream';
+import { overLimitMessage, type Held } from '../http/inflight-bytes';
+import type { MemoryLedger } from '../memory/ledger';
+import { toMiB } from '../memory/ledger';
+import { requestMemoryCost } from '../memory/request-cost';
 
 export interface InferServiceDeps {
   manager: InferModelSource;
@@ -28,6 +33,8 @@ export interface InferServiceDeps {
   events?: { bus: EventBus; now: () => number };
   /** registered system shared-memory regions (Triton's extension); absent = shared memory refused */
   shm?: SharedMemoryAccess;
+  /** the memory budget (memory/ledger.ts): a request whose estimated cost passes what it leaves free is refused */
+  memory?: Pick<MemoryLedger, 'freeFor'>;
 }
 
 /** What inference needs of the shared-memory registry (apps/server/src/shm/system-shm.ts). */
@@ -52,6 +59,8 @@ export interface InferCall {
   stream?: ResponseStream;
   /** told once the request passed validation, just before it enters the scheduler */
   accepted?(served: ServedModelView, request: DecodedInferRequest): void;
+  /** the request's share of --max-inflight-bytes (http/inflight-bytes.ts), grown by the shm inputs it reads */
+  charge?: Pick<Held, 'grow' | 'limit' | 'bytes'>;
 }
 
 /** Triton's words (UNSUPPORTED) when a unary endpoint is asked to run a decoupled model. */
@@ -89,7 +98,8 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   try {
     const parsed = call.decode(spec);
     // a synchronous decoder (an uncompressed HTTP body, a gRPC message) costs no extra turn of the loop
-    request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm), spec);
+    request = validateInferRequest(readSharedInputs(parsed instanceof Promise ? await parsed : parsed, deps.shm, spec, call), spec);
+    admitMemory(deps, call, served, request);
   } catch (err) {
     deps.events?.bus.emit({
       type: 'request.rejected', t: deps.events.now(), model: served.name, version: served.version,
@@ -118,14 +128,66 @@ export async function runInference(deps: InferServiceDeps, call: InferCall): Pro
   return { served, request, outputs, ...(shmWritten ? { shmWritten } : {}) };
 }
 
-/** Inputs given by shared-memory region: their bytes, bounds-checked against the registered window. */
-function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined): ParsedRequest {
+/**
+ * Inputs given by shared-memory region: their bytes, bounds-checked against the registered window. Nothing
+ * is read before every such input's byte_size is known to be its tensor's (a small request must not make
+ * the server copy a whole large window only to refuse it) and the bytes are charged to the request's
+ * share of --max-inflight-bytes, as an HTTP body's are.
+ */
+function readSharedInputs(req: ParsedRequest, shm: SharedMemoryAccess | undefined, spec: ModelSpec, call: InferCall): ParsedRequest {
+  let total = 0;
   for (const input of req.inputs) {
     if (!input.shm) continue;
     if (!shm) throw errors.INVALID(`shared memory inputs are not supported by this server (input '${input.name}')`);
-    input.binary = shmCall(() => shm.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
+    checkSharedByteSize(input, spec.name);
+    total += input.shm.byteSize;
+  }
+  if (total === 0) return req;
+  if (call.charge && !call.charge.grow(total)) throw new InferError('UNAVAILABLE', overLimitMessage(call.charge.limit));
+  for (const input of req.inputs) {
+    if (input.shm) input.binary = shmCall(() => shm!.read(input.shm!.region, input.shm!.offset, input.shm!.byteSize));
   }
   return req;
+}
+
+/**
+ * The request's estimated memory while it runs (memory/request-cost.ts), before it is queued: refused
+ * with 400 (it can never fit) past what the memory budget leaves free or past --max-inflight-bytes as a
+ * whole; else its charge on --max-inflight-bytes grows to it (503 while others hold the rest, as a body).
+ */
+function admitMemory(deps: InferServiceDeps, call: InferCall, served: ServedModelView, request: DecodedInferRequest): void {
+  const cost = requestMemoryCost(served.config, request.inputs, request.batchSize);
+  const room = deps.memory?.freeFor(served.name, served.version);
+  if (room && cost.total > room.free) {
+    throw errors.INVALID(
+      `request for model '${served.name}' would need ${toMiB(cost.total)} MiB while it runs (inputs ${toMiB(cost.inputs)} MiB, ` +
+      `outputs and intermediates ${toMiB(cost.outputs + cost.intermediates)} MiB, estimated), more than the ${toMiB(room.free)} MiB ` +
+      `the memory budget leaves free on ${room.device} (--memory-budget ${toMiB(room.budget)} MiB)`);
+  }
+  if (call.charge && cost.total > call.charge.limit) {
+    throw errors.INVALID(
+      `request for model '${served.name}' would need ${toMiB(cost.total)} MiB while it runs (inputs, outputs and intermediates, estimated), ` +
+      `more than the ${toMiB(call.charge.limit)} MiB --max-inflight-bytes allows for all requests in flight`);
+  }
+  const extra = cost.total - (call.charge?.bytes ?? 0);
+  if (call.charge && extra > 0 && !call.charge.grow(extra)) throw new InferError('UNAVAILABLE', overLimitMessage(call.charge.limit));
+}
+
+/**
+ * A shared-memory input's byte_size against its tensor's: exactly elements x element size for fixed-size
+ * types; for BYTES (4-byte length + data per element) at least the prefixes (the decoder checks the rest).
+ */
+function checkSharedByteSize(input: ParsedRequest['inputs'][number], model: string): void {
+  const byteSize = input.shm!.byteSize;
+  const elements = input.shape.reduce((a, b) => a * b, 1);
+  if (input.datatype === 'BYTES') {
+    if (byteSize < 4 * elements) {
+      throw errors.INVALID(`shared memory byte size ${byteSize} of input '${input.name}' for model '${model}' is too small for ${elements} string elements`);
+    }
+    return;
+  }
+  const expected = elements * elementByteSize(input.datatype);
+  if (byteSize !== expected) throw byteSizeMismatch(input.name, model, expected, byteSize);
 }
 
 function writeSharedOutputs(outputs: Tensor[], refs: Map<string, ShmRef>, shm: SharedMemoryAccess | undefined): Map<string, number> {

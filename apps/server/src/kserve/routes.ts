@@ -20,8 +20,8 @@ import { describeError } from '../http/errors';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './parse-request';
 import type { InferModelSource } from './resolve-model';
 import { encodeInferResponse } from './encode-response';
-import { runInference, type InferCall, type InferOutcome, type SharedMemoryAccess } from './infer-service';
-import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from '../http/inflight-bytes';
+import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from './infer-service';
+import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from '../http/inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
 export interface InferRoutesOptions {
@@ -35,6 +35,8 @@ export interface InferRoutesOptions {
   events?: { bus: EventBus; now: () => number };
   /** system shared-memory regions for inputs and outputs named by region (Triton's extension) */
   shm?: SharedMemoryAccess;
+  /** the memory budget: requests estimated past what it leaves free are refused (memory/request-cost.ts) */
+  memory?: InferServiceDeps['memory'];
   /**
    * Responses smaller than this are never compressed, even when the client accepts gzip/deflate: fetch()
    * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
@@ -56,7 +58,7 @@ export function registerInferRoutes(
 ): void {
   const bodyLimit = options.bodyLimit ?? DEFAULT_INFER_BODY_LIMIT;
   const compressMinBytes = options.compressMinBytes ?? 32 * 1024;
-  const deps = { manager, events: options.events, shm: options.shm };
+  const deps = { manager, events: options.events, shm: options.shm, memory: options.memory };
   const inflight = options.inflight ?? new InflightBytes(defaultInflightLimit());
   let hold: (req: FastifyRequest) => Held;
 
@@ -66,15 +68,15 @@ export function registerInferRoutes(
     const held = hold(request);
     let outcome: InferOutcome;
     try {
-      outcome = await infer(request, held.gone);
+      outcome = await infer(request, held);
     } finally {
       held.release();
     }
     return answer(request, reply, outcome);
   };
 
-  const infer = (request: FastifyRequest<{ Params: Params }>, gone: CancelSignal): Promise<InferOutcome> =>
-    runInference(deps, new HttpInferCall(request, gone, bodyLimit));
+  const infer = (request: FastifyRequest<{ Params: Params }>, held: Held): Promise<InferOutcome> =>
+    runInference(deps, new HttpInferCall(request, held.gone, held, bodyLimit));
 
   // Not async: an uncompressed answer (nearly all) is sent without one more promise and microtask.
   const answer = (request: FastifyRequest, reply: FastifyReply, outcome: InferOutcome): FastifyReply | Promise<FastifyReply> => {
@@ -124,6 +126,7 @@ class HttpInferCall implements InferCall {
   constructor(
     private readonly request: FastifyRequest<{ Params: Params }>,
     readonly signal: CancelSignal,
+    readonly charge: Held,
     private readonly bodyLimit: number,
   ) {
     this.model = request.params.model;
@@ -137,7 +140,13 @@ class HttpInferCall implements InferCall {
     const headerLength = request.headers['inference-header-content-length'];
     // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
     if (encoding === undefined) return parseBody(raw, headerLength, model);
-    return decompress(raw, encoding, this.bodyLimit).then((body) => parseBody(body, headerLength, model));
+    return decompress(raw, encoding, this.bodyLimit).then((body) => {
+      // what the body became is charged like a body of that size (a small compressed body can inflate to
+      // the body limit): refused as over the limit when it does not fit beside the others in flight
+      const grown = (body.byteLength - raw.byteLength) * costFactor(request);
+      if (grown > 0 && !this.charge.grow(grown)) throw new InferError('UNAVAILABLE', overLimitMessage(this.charge.limit));
+      return parseBody(body, headerLength, model);
+    });
   }
 }
 

@@ -59,6 +59,7 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
       model: call.model,
       version: call.version,
       signal: call.signal,
+      charge: call.charge,
       decode: (spec) => call.decode(spec),
       stream,
       accepted(s, r) {

@@ -141,6 +141,19 @@ export class MemoryLedger {
     }
   }
 
+  /**
+   * What the budget leaves free on the device a model version's instances run on (for one request's
+   * memory, memory/request-cost.ts); undefined when that device has no budget or nothing is reserved.
+   */
+  freeFor(model: string, version: string): { device: string; free: number; budget: number } | undefined {
+    for (const e of this.entries) {
+      if (e.model !== model || e.version !== version) continue;
+      const budget = this.budget(e.device);
+      return budget > 0 ? { device: e.device, free: Math.max(0, budget - this.used(e.device)), budget } : undefined;
+    }
+    return undefined;
+  }
+
   snapshot(): DeviceMemory[] {
     const devices = new Set<string>([...this.budgets.keys(), ...[...this.entries].map((e) => e.device)]);
     return [...devices].sort().map((device) => this.deviceMemory(device));

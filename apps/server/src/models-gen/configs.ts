@@ -139,4 +139,7 @@ instance_group [
 ]
 
 parameters { key: "intra_op_thread_count" value: { string_value: "1" } }
+# Its Gather makes a 64-float row (256 bytes) per token id before the mean: what a request costs while it
+# runs, checked against the memory budget before it is queued (a 2,000,000-token request needs ~512 MB).
+parameters { key: "activation_bytes_per_input_element" value: { string_value: "256" } }
 `;

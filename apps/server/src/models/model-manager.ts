@@ -72,12 +72,15 @@ export class ModelManager {
       : [...scan.models.keys()];
     // Ensembles after the models they run, as Triton loads them (they would come up later anyway).
     wanted.sort((a, b) => Number(looksLikeEnsemble(scan.models.get(a)?.configText)) - Number(looksLikeEnsemble(scan.models.get(b)?.configText)));
+    const loading = new Set(wanted);
     for (const name of wanted) {
       const scanned = scan.models.get(name);
       if (!scanned) {
         this.log(`--load-model ${name}: ${errors.LOAD_NOT_FOUND(name).message}`);
         continue;
       }
+      // explicit mode: an ensemble named by --load-model brings its composing models, as a later load does
+      if (this.options.controlMode === 'explicit' && scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
       await this.locked(name, () => this.loadScanned(scanned));
     }
     const secs = this.options.pollSecs ?? 0;

@@ -87,7 +87,12 @@ export class PrivateFolders {
  * Removes the load folders left by dead servers (SIGKILL, crash) under `root`; returns their names.
  * Folders without an owner pid in their name are not ours to judge and stay.
  */
-export async function removeStaleFolders(root: string = tmpdir(), alive: (pid: number) => boolean = processAlive): Promise<string[]> {
+export async function removeStaleFolders(
+  root: string = tmpdir(),
+  alive: (pid: number) => boolean = processAlive,
+  /** the folder names judged, the owner's pid in group 1 (the fleet supervisor's temp folders use it too) */
+  owned: RegExp = OWNED,
+): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(root);
@@ -95,7 +100,7 @@ export async function removeStaleFolders(root: string = tmpdir(), alive: (pid: n
     return [];
   }
   const stale = names.filter((n) => {
-    const m = OWNED.exec(n);
+    const m = owned.exec(n);
     return m !== null && !alive(Number(m[1]));
   });
   await Promise.all(stale.map((n) => rm(join(root, n), { recursive: true, force: true })));

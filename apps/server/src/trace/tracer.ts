@@ -42,6 +42,13 @@ export type TraceEntry =
 /** Most finished traces held in memory before they are written even with log_frequency 0. */
 const MAX_BUFFERED = 50_000;
 
+/**
+ * What one server writes in trace files at most, whatever the settings (any token holder may set
+ * trace_rate 1 and log_frequency 1: one file per request). Past either bound the tracer writes no more
+ * and says so once in the log; the traces are dropped (counted in `dropped`).
+ */
+export const TRACE_LIMITS = { files: 1000, bytes: 1024 * 1024 * 1024 };
+
 export class Tracer {
   private nextId = 1;
   private readonly seen = new Map<string, number>();
@@ -55,9 +62,26 @@ export class Tracer {
   private readonly off: () => void;
   /** traces collected since start, for the stats and tests */
   collected = 0;
+  /** traces not kept: no trace file to write them to, or past TRACE_LIMITS */
+  dropped = 0;
+  private filesWritten = 0;
+  private bytesWritten = 0;
+  private warned = false;
+  private readonly limits: { files: number; bytes: number };
 
-  constructor(bus: EventBus, private readonly settings: TraceSettings, private readonly log: (msg: string) => void = () => {}) {
+  constructor(
+    bus: EventBus,
+    private readonly settings: TraceSettings,
+    private readonly log: (msg: string) => void = () => {},
+    limits: { files: number; bytes: number } = TRACE_LIMITS,
+  ) {
+    this.limits = { ...limits }; // read once, when the server is built
     this.off = bus.on((e) => this.onEvent(e));
+  }
+
+  /** finished traces held in memory, not yet written */
+  get buffered(): number {
+    return this.buffer.length / 2;
   }
 
   private key(model: string, version: string, id: string): string {
@@ -141,12 +165,18 @@ export class Tracer {
   }
 
   private finish(o: Open, ts: Array<[string, number]>): void {
+    this.collected++;
+    // No file (tracing switched on over the network, where trace_file cannot be set), or the bounds were
+    // reached: nothing would ever write the trace, so it is not kept.
+    if (!this.settings.get().trace_file || this.full()) {
+      this.dropped++;
+      return;
+    }
     const version = Number(o.version);
     this.buffer.push(
       { id: o.id, model_name: o.model, model_version: Number.isFinite(version) ? version : 0, request_id: o.requestId, ...(o.parentId !== undefined ? { parent_id: o.parentId } : {}) },
       { id: o.id, timestamps: ts.map(([name, us]) => ({ name, ns: Math.round(us * 1000) })) },
     );
-    this.collected++;
     const s = this.settings.get(o.model);
     const traces = this.buffer.length / 2;
     if ((s.log_frequency > 0 && traces >= s.log_frequency) || traces >= MAX_BUFFERED) void this.flush(s.log_frequency > 0 || traces >= MAX_BUFFERED);
@@ -161,11 +191,29 @@ export class Tracer {
     if (!file || this.buffer.length === 0) return this.writing;
     const entries = this.buffer;
     this.buffer = [];
+    const text = JSON.stringify(entries);
+    const bytes = Buffer.byteLength(text);
+    if (this.full(bytes)) {
+      this.dropped += entries.length / 2;
+      return this.writing;
+    }
+    this.filesWritten++;
+    this.bytesWritten += bytes;
     const path = numbered ? `${file}.${this.fileIndex++}` : file;
     this.writing = this.writing.then(() =>
-      writeFile(path, JSON.stringify(entries)).catch((err: Error) => this.log(`trace: cannot write ${path}: ${err.message}`)),
+      writeFile(path, text).catch((err: Error) => this.log(`trace: cannot write ${path}: ${err.message}`)),
     );
     return this.writing;
+  }
+
+  /** Whether writing `bytes` more would pass TRACE_LIMITS; warns once when it first does. */
+  private full(bytes = 0): boolean {
+    const over = this.filesWritten >= this.limits.files || this.bytesWritten + bytes > this.limits.bytes;
+    if (over && !this.warned) {
+      this.warned = true;
+      this.log(`trace: stopped writing trace files: ${this.filesWritten} files, ${this.bytesWritten} bytes written, the bound is ${this.limits.files} files or ${this.limits.bytes} bytes per server run; further traces are dropped`);
+    }
+    return over;
   }
 
   /** Stops listening and writes the remaining traces. */
