@@ -23,6 +23,8 @@ export interface ModelLoadContext {
   memory: MemoryLedger;
   /** Python interpreter for stub backends (--python); unset = INFERSCOPE_PYTHON, else /usr/bin/python3 */
   python?: string;
+  /** a backend appended to its notes while the model serves (e.g. an instance stopped): show them */
+  notesChanged?(): void;
 }
 
 export interface LoadedModel {

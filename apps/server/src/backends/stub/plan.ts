@@ -4,9 +4,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { LoadedModel, ModelLoadContext } from '../types';
-import { intParam } from '../onnxruntime/session-options';
+import { executeTimeoutMs, loadTimeoutMs } from './stub-params';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
 
 /** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */
@@ -17,14 +16,7 @@ export function resolvePython(option: string | undefined, env: NodeJS.ProcessEnv
   return option || env.INFERSCOPE_PYTHON || DEFAULT_PYTHON;
 }
 
-/** InferScope's own key: seconds a stub may take from spawn to ready (import, load, initialize). */
-export const LOAD_TIMEOUT_KEY = 'stub_load_timeout_seconds';
-const DEFAULT_LOAD_TIMEOUT_S = 120;
-
-export function loadTimeoutMs(config: ModelConfig): number {
-  const s = intParam(config, LOAD_TIMEOUT_KEY);
-  return (s && s > 0 ? s : DEFAULT_LOAD_TIMEOUT_S) * 1000;
-}
+export { LOAD_TIMEOUT_KEY, EXECUTE_TIMEOUT_KEY, loadTimeoutMs, executeTimeoutMs } from './stub-params';
 
 export function requireModelFile(ctx: ModelLoadContext): void {
   if (!existsSync(ctx.modelFile) || !statSync(ctx.modelFile).isFile()) {
@@ -55,8 +47,10 @@ export function loadStubModel(
     weightsBytes: statSync(ctx.modelFile).size,
     memory: ctx.memory,
     loadTimeoutMs: loadTimeoutMs(ctx.config),
+    executeTimeoutMs: executeTimeoutMs(ctx.config),
     log: ctx.log,
     notes,
+    notesChanged: ctx.notesChanged,
   });
   return { executor, notes, unload: () => executor.stopAll() };
 }
