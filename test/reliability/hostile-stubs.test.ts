@@ -16,8 +16,8 @@ import { ADD_SUB_PY, NO_NUMPY, addSubConfig, inferJson, modelIndex, tempRepo, ty
  * add_sub whose execute() first prints "begin <INPUT0[0]>" and then runs `hostile` (python, indented
  * for the body of execute; `v` is INPUT0's first value): requests with other values are served normally.
  */
-const hostileAddSub = (hostile: string) =>
-  ADD_SUB_PY.replace(
+const hostileAddSub = (hostile: string, autoComplete = '') =>
+  ADD_SUB_PY.replace('class TritonPythonModel:\n', `class TritonPythonModel:\n${autoComplete}`).replace(
     '        responses = []\n',
     `        responses = []
         import os, sys, time
@@ -62,11 +62,15 @@ interface Rig {
   begun(v: number, n?: number): Promise<void>;
 }
 
-async function rig(model: string, hostile: string, opts: { extraConfig?: string; memoryBudget?: Record<string, number> } = {}): Promise<Rig> {
+/**
+ * `autoComplete`: a static auto_complete_config (python, class-level indent) run before the load;
+ * REPO in it and in `hostile` stands for the repository's folder.
+ */
+async function rig(model: string, hostile: string, opts: { extraConfig?: string; memoryBudget?: Record<string, number>; autoComplete?: string } = {}): Promise<Rig> {
   const repo = tempRepo('is-hostile-');
   // no batching delay: each request is its own batch, so the request behind a hostile one is not in its batch
   repo.add(model, addSubConfig(model, opts.extraConfig).replace('max_queue_delay_microseconds: 20000', 'max_queue_delay_microseconds: 0'), {
-    'model.py': hostileAddSub(hostile),
+    'model.py': hostileAddSub(hostile, opts.autoComplete).replaceAll('REPO', repo.dir),
   });
   const logs: string[] = [];
   const server = await startTestServer({ modelRepositories: [repo.dir], log: (m) => logs.push(m), memoryBudget: opts.memoryBudget });
@@ -113,17 +117,28 @@ test('endless output lines (16 MiB on stdout and stderr) are cut to the line cap
   }
 });
 
-test('a stub that forks a child holding its pipes and fd 3, then _exits: replaced, requests answered, the child killed', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
+/** python, at `indent`: fork a child that keeps every inherited fd (stdout, stderr, fd 3) and sleeps */
+const forkHolder = (indent: string) =>
+  ['pid = os.fork()', 'if pid == 0:', '    import ctypes', '    ctypes.CDLL("libc.so.6").prctl(1, 0)  # no parent-death signal: only a group kill ends it', '    time.sleep(600)', '    os._exit(0)']
+    .map((l) => indent + l)
+    .join('\n');
+
+test('a model that forks a child holding its pipes and fd 3, then _exits: replaced, requests answered, the child killed', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
   const r = await rig('forker', `        if v == 2:
-            pid = os.fork()
-            if pid == 0:
-                import ctypes
-                ctypes.CDLL("libc.so.6").prctl(1, 0)  # drops the parent-death signal: only a group kill ends it
-                time.sleep(600)
-                os._exit(0)
+${forkHolder('            ')}
             print("forked", pid, flush=True)
             os._exit(3)
-`);
+`, {
+    // auto_complete_config runs in a child of its own before the load: its fork must not stall the load
+    autoComplete: `    @staticmethod
+    def auto_complete_config(auto_complete_model_config):
+        import os, time
+${forkHolder('        ')}
+        open("REPO/autocomplete-forked", "w").write(str(pid))
+        return auto_complete_model_config
+
+`,
+  });
   try {
     const dying = inferJson(r.server.url, 'forker', body(2));
     await r.begun(2);
@@ -138,6 +153,8 @@ test('a stub that forks a child holding its pipes and fd 3, then _exits: replace
     assert.ok(forked > 0, 'the model said whom it forked');
     await waitFor(() => !running(forked), `the forked child ${forked} to be killed`, 10_000);
     assert.equal((await inferJson(r.server.url, 'forker', body(3))).status, 200, 'the replacement serves');
+    const acForked = Number(readFileSync(`${r.repo.dir}/autocomplete-forked`, 'utf8'));
+    assert.ok(acForked > 0 && !running(acForked), "auto_complete_config's forked child was killed with it");
     assertExactlyOnce(r.server, 'forker', 3);
     console.log(`hostile-stubs: fork + _exit(3): 1 failed (its batch), 2 answered by the replacement, forked child ${forked} gone`);
   } finally {
