@@ -200,6 +200,7 @@ test('an execute() that never returns: execute_timeout_ms answers it with an err
 test('SIGTERM of `inferscope serve` with an execute() that never returns exits within its exit timeout, answering the request', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
   const repo = tempRepo('is-hostile-');
   repo.add('hung', addSubConfig('hung'), { 'model.py': hostileAddSub('        if v == 3:\n            time.sleep(3600)\n') });
+  repo.add('calm', addSubConfig('calm'), { 'model.py': ADD_SUB_PY }); // idle: finalizes as usual
   const tsx = new URL('file://' + createRequire(import.meta.url).resolve('tsx')).href;
   const child = spawn(process.execPath, ['--import', tsx, `${ROOT}apps/server/src/cli/main.ts`, 'serve', '--model-repository', repo.dir, '--http-port', '0', '--no-metrics', '--no-grpc', '--exit-timeout-secs', '2'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -227,7 +228,9 @@ test('SIGTERM of `inferscope serve` with an execute() that never returns exits w
     assert.equal(reply.status, 500);
     assert.match(reply.body.error, /instance hung_0_0 of model 'hung' was stopped: the server is shutting down and its exit timeout \(2 s\) passed/);
     assert.match(stderr, /SIGTERM: waiting up to 2 s \(--exit-timeout-secs\) for in-flight requests; busy now: instance hung_0_0 of model 'hung' \(1 batch owed\)/);
-    assert.match(stderr, /exit timeout passed: stopped 1 model stub process/);
+    assert.match(stderr, /exit timeout passed: stopped 1 model stub process /);
+    assert.doesNotMatch(stderr, /calm_0_0 of model 'calm' \(/, 'the idle stub is not listed as busy');
+    assert.match(stdout, /\[calm\/1\/calm_0_0\] Cleaning up\.\.\./, "the idle model's finalize() ran");
     assert.ok(!running(stubPid), 'the stub is gone');
     console.log(`hostile-stubs: SIGTERM with a hung execute(): exited ${code} after ${((Date.now() - sent) / 1000).toFixed(1)} s (exit timeout 2 s)`);
   } finally {

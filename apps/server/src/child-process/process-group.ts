@@ -5,7 +5,7 @@
  * the pipes). Every live group is also killed, synchronously, when this process exits for any reason Node
  * still runs 'exit' handlers for (process.exit, an uncaught exception, the end of the event loop).
  *
- * After stopAllGroups() (a server shutting down) no new group may be spawned, so a supervisor cannot
+ * After stopBusyGroups() (a server shutting down) no new group may be spawned, so a supervisor cannot
  * restart what shutdown just ended.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -65,13 +65,16 @@ export function liveGroups(): { pgid: number; label: string; busy: string }[] {
 }
 
 /**
- * Kills every live group and refuses new ones from now on (`why` becomes the refusal's reason). Their
- * owners see the children exit and answer what they owed with the owners' own errors.
+ * Stops every live group that is busy (owes work) and refuses new groups from now on (`why` becomes the
+ * refusal's reason). Their owners see the children exit and answer what they owed with `why`. Idle
+ * groups are left to their owners' own orderly stop (a stub's finalize). Returns how many were stopped.
  */
-export function stopAllGroups(why: string): number {
+export function stopBusyGroups(why: string): number {
   stopped = why;
-  const n = live.size;
+  let n = 0;
   for (const [pgid, info] of [...live]) {
+    if (info.busy() === '') continue;
+    n++;
     if (info.stop) info.stop(why);
     else killGroup(pgid, 'SIGKILL');
   }

@@ -2,12 +2,12 @@
  * Shutdown that ends whatever the models do. First the server drains (stops accepting, answers what it
  * accepted, unloads: each stub gets its grace to finalize, then is killed). A model whose execute() never
  * returns would hold that drain for ever, so after the exit timeout (Triton's --exit-timeout-secs) every
- * stub process group still alive is stopped: its requests are answered with that cause and the drain
- * completes. Should anything else still hold it, the process exits FINAL_GRACE_MS later regardless (the
+ * stub still owing work is stopped (its process group killed): its requests are answered with that cause,
+ * no stub restarts, and the drain completes; idle stubs still finalize within their grace. Should anything else still hold it, the process exits FINAL_GRACE_MS later regardless (the
  * 'exit' hook of child-process/process-group.ts kills what is left). Each step says on stderr what it
  * waits for.
  */
-import { liveGroups, stopAllGroups } from '../child-process/process-group';
+import { liveGroups, stopBusyGroups } from '../child-process/process-group';
 
 /** After the stubs were stopped: what else may still finish (HTTP replies, gRPC's own 10 s, unloads). */
 export const FINAL_GRACE_MS = 15_000;
@@ -35,7 +35,7 @@ export function boundedShutdown(signal: string, o: ShutdownOptions): Promise<num
   let last: ReturnType<typeof setTimeout> | undefined;
   const expire = setTimeout(() => {
     const busy = busyList();
-    const n = stopAllGroups(`the server is shutting down and its exit timeout (${o.exitTimeoutSecs} s) passed`);
+    const n = stopBusyGroups(`the server is shutting down and its exit timeout (${o.exitTimeoutSecs} s) passed`);
     say(`exit timeout passed: stopped ${n} model stub process${n === 1 ? '' : 'es'} (busy: ${busy}); waiting up to ${FINAL_GRACE_MS / 1000} s more for the rest`);
     last = setTimeout(() => {
       say('shutdown did not finish in time: exiting now');
