@@ -250,6 +250,7 @@ const en = {
   serverSide: 'server (ms)',
   latencyP50P99: 'latency p50 / p99',
   sendLagQueueCompute: 'send lag p50 / p99 · queue / compute',
+  serverRunRequests: (requests: number, batches: number, avg: number) => `server answered ${requests} requests of this run's model in ${batches} batches (avg ${avg.toFixed(1)})`,
   sendLagWarning: (p99: string, limit: string) => `Send lag p99 ${p99} ms is above ${limit} ms: the generator missed its schedule, so these figures describe the client more than the server.`,
   eventLoop: (p99: string) => `server loop p99 ${p99} ms`,
   // teaching

@@ -239,6 +239,7 @@ export const zh: Strings = {
   serverSide: '服务端（毫秒）',
   latencyP50P99: '时延 p50 / p99',
   sendLagQueueCompute: '发送滞后 p50 / p99 · 排队 / 计算',
+  serverRunRequests: (requests, batches, avg) => `服务端在本次运行期间为该模型应答了 ${requests} 个请求，共 ${batches} 个批（平均 ${avg.toFixed(1)}）`,
   sendLagWarning: (p99, limit) => `发送滞后 p99 为 ${p99} ms，超过了 ${limit} ms：负载生成器没能按计划发送，这些数字更多反映的是客户端而不是服务端。`,
   eventLoop: (p99) => `服务事件循环 p99 ${p99} ms`,
   tokenRefused: '服务端没有接受这个令牌：你是只读观察者。',
