@@ -8,8 +8,7 @@
  * Resident memory counts pages shared with other processes (libraries, a forked child's copy-on-write
  * pages) in each of them, so the figure errs on the high side, the safe side for a budget.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { processRssBytes } from './proc-memory';
+import { treeRssBytes } from './proc-memory';
 
 export const WATCH_INTERVAL_MS = 200;
 
@@ -56,45 +55,4 @@ function tick(): void {
       w.sample(bytes);
     }
   }
-}
-
-/** VmRSS of `pid` plus that of every descendant; undefined when `pid` is gone. */
-export function treeRssBytes(pid: number): number | undefined {
-  const own = processRssBytes(pid);
-  if (own === undefined) return undefined;
-  let sum = own;
-  for (const child of descendants(pid)) sum += processRssBytes(child) ?? 0;
-  return sum;
-}
-
-/** Children of every thread of `pid` (a thread's fork is its child, not the main thread's), recursively. */
-export function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const seen = new Set<number>([pid]);
-  const queue = [pid];
-  while (queue.length > 0) {
-    const p = queue.shift()!;
-    let tids: string[];
-    try {
-      tids = readdirSync(`/proc/${p}/task`);
-    } catch {
-      continue;
-    }
-    for (const tid of tids) {
-      let text = '';
-      try {
-        text = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const c of text.split(' ')) {
-        const n = Number(c);
-        if (c === '' || !Number.isInteger(n) || seen.has(n)) continue;
-        seen.add(n);
-        out.push(n);
-        queue.push(n);
-      }
-    }
-  }
-  return out;
 }
