@@ -17,8 +17,17 @@ export function processRssBytes(pid: number | undefined): number | undefined {
   }
 }
 
-/** Pids of the children of `pid`: of every one of its threads (a thread's fork is its child, not the main thread's). */
+/** Pids of the children of `pid` (Linux /proc/<pid>/task/<pid>/children), for tests and diagnostics. */
 export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Pids of the children of every thread of `pid` (a thread's fork is its child, not the main thread's). */
+function childPidsOfAllThreads(pid: number): number[] {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
@@ -41,7 +50,7 @@ export function descendantPids(pid: number): number[] {
   const seen = new Set<number>([pid]);
   const queue = [pid];
   for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
-    for (const c of childPids(p)) {
+    for (const c of childPidsOfAllThreads(p)) {
       if (seen.has(c)) continue;
       seen.add(c);
       queue.push(c);

@@ -75,6 +75,8 @@ export class StubProcess {
   private deathError: Error | null = null;
   private onReady: { resolve(r: StubReady): void; reject(e: Error): void } | null = null;
   private deadline: ExecuteDeadline | null = null;
+  /** stopFor() was called: the stub is being killed */
+  private stopping = false;
   private exitedResolve!: () => void;
   /** resolves once the process has exited and its pipes have closed */
   readonly exited = new Promise<void>((resolve) => (this.exitedResolve = resolve));
@@ -138,7 +140,7 @@ export class StubProcess {
         const error = this.deathError ?? new Error(`stub process of instance ${this.label} ${how}`);
         this.deathError = error;
         this.failStart(error);
-        if (!this.closing) this.onDeath(error);
+        if (!this.closing && !this.stopping) this.onDeath(error);
         this.failAll(error, true);
         this.exitedResolve();
       };
@@ -182,6 +184,10 @@ export class StubProcess {
    * The tensors' data is written straight from the caller's arrays (no copy).
    */
   run(requests: readonly StubRequest[], done: Pending): void {
+    if (this.stopping) {
+      done(new NotStartedError(`instance ${this.label} was being stopped before it began this batch`));
+      return;
+    }
     if (this.deathError || this.closing || !this.channel) {
       done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
       return;
@@ -213,8 +219,12 @@ export class StubProcess {
    */
   stopFor(cause: string): void {
     if (!this.child) return;
+    const first = !this.stopping;
+    this.stopping = true;
     this.deathError ??= new WholeBatchFailure(cause);
     this.killAll();
+    // Replaced now, not at its exit: no batch is handed to a stub that is being killed.
+    if (first && !this.closing) this.onDeath(this.deathError);
   }
 
   /** SIGKILL to the stub and everything in its group (what the model forked). */
