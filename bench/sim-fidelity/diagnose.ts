@@ -8,10 +8,10 @@
 import type { SchedulerEvent } from '@inferscope/core';
 import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
 import { bundledCalibration, percentile } from '@inferscope/core/sim/index.ts';
-import { calibrateModel } from '../../apps/server/src/calibration/calibrate-model';
-import { measureTimerProfile } from '../../apps/server/src/calibration/timer-probe';
-import { measureEffectiveCores } from '../../apps/server/src/calibration/cores-probe';
-import { measureStallProfile } from '../../apps/server/src/calibration/stall-probe';
+import { calibrateWithHost } from '../calibration/calibrate';
+import { measureTimerProfile } from '../calibration/timer-probe';
+import { measureEffectiveCores } from '../calibration/cores-probe';
+import { measureStallProfile } from '../calibration/stall-probe';
 import { simulateCase } from './sim-side';
 import { arg } from '../args';
 import { CASES, REPO, realRun, silencesUs, type Case } from './real-run';
@@ -82,12 +82,12 @@ for (const [i, c] of CASES.entries()) {
   const plan = scenarioToArrivals(scenario, { model: c.model });
   const arrivalsUs = plan.arrivals.map((a) => a.t_us);
   console.log(`case ${i}: ${c.name} (${c.rate}/s)`);
-  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false });
+  const { cal, host } = await calibrateWithHost(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false });
   const cores = await measureEffectiveCores();
   const stalls = await measureStallProfile();
   const real = await realRun(c, plan.arrivals);
-  console.log(`  cores ${cores}, main ${real.main.us_per_request} µs/req, gc ${JSON.stringify(real.main.gc)}, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}, spin wake ${JSON.stringify(cal.spin_wake_us)}`);
+  console.log(`  cores ${cores}, main ${real.main.us_per_request} µs/req, gc ${JSON.stringify(real.main.gc)}, stalls ${JSON.stringify(stalls)}, table ${JSON.stringify(cal.table_us)}, spin wake ${JSON.stringify(host.spin_wake_us)}`);
   describe('real', c, real.events, arrivalsUs);
-  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.main.us_per_request, timer, stalls, gc: real.main.gc }, without, true);
+  const sim = simulateCase(c, scenario, cal, { cores, mainUsPerRequest: real.main.us_per_request, timer, stalls, gc: real.main.gc, wake: { spin_wake_us: host.spin_wake_us, answer_wake_us: host.answer_wake_us } }, without, true);
   describe('sim ', c, sim.events, arrivalsUs);
 }

@@ -13,9 +13,9 @@ import { RealClock } from '@inferscope/core/clock/index.ts';
 import { buildApp } from '../../apps/server/src/app';
 import { InProcessTarget } from '../../apps/server/src/load/targets';
 import { runLoad } from '../../apps/server/src/load/runner';
-import { measureMainThread, type MainThreadCost } from '../../apps/server/src/calibration/main-thread-probe';
-import { gcProfileOf, withCollections, type Span } from '../../apps/server/src/calibration/gc-probe';
-import { wokenBatchWatcher, type WokenBatch } from '../../apps/server/src/calibration/wake-probe';
+import { measureMainThread, type MainThreadCost } from '../calibration/main-thread-probe';
+import { gcProfileOf, withCollections, type Span } from '../calibration/gc-probe';
+import { wokenBatchWatcher, type WokenBatch } from '../calibration/wake-probe';
 
 export const REPO = fileURLToPath(new URL('../../model_repository/', import.meta.url));
 

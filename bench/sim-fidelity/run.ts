@@ -42,15 +42,16 @@ import { fileURLToPath } from 'node:url';
 import { cpus, loadavg } from 'node:os';
 import type { SchedulerEvent } from '@inferscope/core';
 import { scenarioToArrivals, serializeTrace, parseTrace, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, hostFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
-import { calibrateModel } from '../../apps/server/src/calibration/calibrate-model';
-import { measureTimerProfile } from '../../apps/server/src/calibration/timer-probe';
-import { measureEffectiveCores } from '../../apps/server/src/calibration/cores-probe';
-import { measureStallProfile } from '../../apps/server/src/calibration/stall-probe';
+import { costFromCalibration, SummaryCollector, bundledCalibration, type Calibration, type SimSummary, type StallProfile } from '@inferscope/core/sim/index.ts';
+import { calibrateWithHost, shippedHost } from '../calibration/calibrate';
+import { measureTimerProfile } from '../calibration/timer-probe';
+import { measureEffectiveCores } from '../calibration/cores-probe';
+import { measureStallProfile } from '../calibration/stall-probe';
+import { hostFromCalibration, type HostCalibration, type TimerProfile } from '../sim-host/schemas';
 import { arg } from '../args';
 import { CASES, REPO, configOf, realRun, silencesUs, type Case } from './real-run';
 import { CALIBRATION_SIZES } from '../../apps/server/src/calibration/measure-batches';
-import { spinWakeProfile } from '../../apps/server/src/calibration/wake-probe';
+import { spinWakeProfile } from '../calibration/wake-probe';
 import { mechanismOptions, simulateCase, type SavedRound } from './sim-side';
 import { METRICS, caseLabel, mediansTable, roundCells } from './report';
 import { median } from '../median';
@@ -84,33 +85,35 @@ const shipped = new Map(cases.map((c) => [c.model, bundledCalibration(c.model)!]
  * within a minute: the case's batch table at the sizes it can form, the host's effective cores), or the
  * shipped calibration.
  */
-async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Calibration; cores: number; stalls?: StallProfile }> {
+async function calibrationFor(c: Case, timer: TimerProfile): Promise<{ cal: Calibration; host?: HostCalibration; cores: number; stalls?: StallProfile }> {
   if (source === 'bundled') {
     const cal = shipped.get(c.model)!;
-    return { cal, cores: hostFromCalibration(cal).cores, stalls: cal.stalls };
+    const host = shippedHost(c.model);
+    return { cal, host, cores: hostFromCalibration(cal.host.cpus, host).cores, stalls: host?.stalls };
   }
   const maxBatch = configOf(c).max_batch_size ?? 64;
-  const cal = await calibrateModel(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, parallel: c.instances > 1, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
+  const { cal, host } = await calibrateWithHost(REPO, c.model, { seqLen: 16, minMs: 150, timer, mainThread: false, session: false, parallel: c.instances > 1, sizes: CALIBRATION_SIZES.filter((b) => b <= maxBatch) });
   // the cores two of this model really get (hyperthreads share one core's arithmetic), else the generic probe
-  return { cal, cores: cal.parallel_cores ?? (await measureEffectiveCores()), stalls: await measureStallProfile() };
+  return { cal, host, cores: host.parallel_cores ?? (await measureEffectiveCores()), stalls: await measureStallProfile() };
 }
 
 const rows = new Map<string, { sim: SimSummary; real: SimSummary; ablated?: SimSummary }[]>();
 for (let r = 0; r < repeat; r++) {
-  const timer = (source === 'bundled' ? [...shipped.values()].find((c) => c.timer)?.timer : undefined) ?? await measureTimerProfile();
+  const timer = (source === 'bundled' ? cases.map((c) => shippedHost(c.model)?.timer).find((t) => t) : undefined) ?? await measureTimerProfile();
   for (const c of cases) {
     const scenario: Scenario = { name: c.name, seed: 7, phases: [{ type: 'poisson', rate: c.rate, duration_s: seconds }] };
     const plan = scenarioToArrivals(scenario, { model: c.model });
     const file = join(outDir, `${c.model}-${c.rate}-${c.delayUs}-${c.instances}-${seconds}s.ndjson`);
     writeFileSync(file, serializeTrace({ source: 'sim-fidelity', scenario: c.name, seed: 7 }, plan.arrivals));
     const trace = parseTrace(readFileSync(file, 'utf8'));
-    const { cal: calibration, cores, stalls } = await calibrationFor(c, timer);
+    const { cal: calibration, host: measuredHost, cores, stalls } = await calibrationFor(c, timer);
     const real = await realRun(c, trace.arrivals);
-    const mainUs = source === 'bundled' ? hostFromCalibration(calibration).mainThreadUsPerRequest : real.main.us_per_request;
-    const gc = source === 'bundled' ? calibration.gc : real.main.gc;
+    const mainUs = source === 'bundled' ? hostFromCalibration(calibration.host.cpus, measuredHost).mainThreadUsPerRequest : real.main.us_per_request;
+    const gc = source === 'bundled' ? measuredHost?.gc : real.main.gc;
     const realSummary = summarise(real.events, real.sent, scenario.name, 1);
     const spinWake = spinWakeProfile(real.woken, costFromCalibration(calibration), real.collections);
-    const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc, ...(spinWake ? { spinWake } : {}) };
+    const wake = { spin_wake_us: measuredHost?.spin_wake_us, answer_wake_us: measuredHost?.answer_wake_us };
+    const host = { cores, mainUsPerRequest: mainUs, timer, stalls, gc, wake, ...(spinWake ? { spinWake } : {}) };
     const simmed = simulateCase(c, traceToScenario(trace), calibration, host, without, true);
     const sim = simmed.summary;
     const simSilent = silencesUs(simmed.events);
@@ -120,7 +123,7 @@ for (let r = 0; r < repeat; r++) {
     const saved: SavedRound = { case: c, trace: file, calibration, host, real: realSummary, load: loadavg()[0] };
     writeFileSync(join(outDir, `round-${stamp}-${r + 1}-${CASES.indexOf(c)}.json`), JSON.stringify(saved));
     const silent = silencesUs(real.events);
-    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${roundCells(sim, realSummary)} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p90/p99 ${spinWake?.['0.9'] ?? '-'}/${spinWake?.['0.99'] ?? '-'} µs (isolated ${calibration.spin_wake_us?.['0.9'] ?? '-'}/${calibration.spin_wake_us?.['0.99'] ?? '-'}), answer wake ${calibration.answer_wake_us ?? "-"} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
+    console.log(`run ${r + 1} | ${c.name} (${c.rate}/s) | ${roundCells(sim, realSummary)} | cores ${cores}, main ${mainUs} µs/req, stalls ${stalls?.rate_per_s ?? 0}/s p50 ${stalls?.duration_us['0.5'] ?? 0} µs, gc every ${gc?.requests_per_gc ?? '-'} requests, spin wake p90/p99 ${spinWake?.['0.9'] ?? '-'}/${spinWake?.['0.99'] ?? '-'} µs (isolated ${wake.spin_wake_us?.['0.9'] ?? '-'}/${wake.spin_wake_us?.['0.99'] ?? '-'}), answer wake ${wake.answer_wake_us ?? '-'} µs; main-thread silences > 5 ms real / sim: ${silent.length} / ${simSilent.length}, ${(silent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} / ${(simSilent.reduce((a, b) => a + b, 0) / 1000).toFixed(0)} ms, longest ${(Math.max(0, ...silent) / 1000).toFixed(1)} / ${(Math.max(0, ...simSilent) / 1000).toFixed(1)} ms; load ${loadavg()[0].toFixed(1)}`);
   }
 }
 

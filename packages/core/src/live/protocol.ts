@@ -298,6 +298,17 @@ export type StartSweepRequest = Omit<ControlMessageOf<'startSweep'>, 'action'>;
 // protocol re-exports it because control messages carry it.
 export { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS, type DynamicBatchingField, type DynamicBatchingPatch } from '../live-config/fields';
 
+/**
+ * What a saveConfig answer says about the versions one config.pbtxt governs (Triton has no per-version
+ * config): the version whose live values are written, every loaded version the file configures, and for
+ * each other version the written fields whose live value differs (what it will run after a restart).
+ */
+export interface SharedConfigFile {
+  saved: string;
+  governs: string[];
+  differences: Array<{ version: string; path: string; live: unknown; written: unknown }>;
+}
+
 export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
 
 /** A control message as a client sends it: the message plus the control token when one is configured. */

@@ -9,7 +9,9 @@
  * not counted twice.
  */
 import { RealClock } from '@inferscope/core/clock/index.ts';
-import { quantilesOf, REAL_CLOCK_COARSE_US, STALL_THRESHOLD_US, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import { quantilesOf, STALL_THRESHOLD_US } from '@inferscope/core/sim/index.ts';
+import { REAL_CLOCK_COARSE_US } from '../sim-host/real-clock-model';
+import type { TimerProfile } from '../sim-host/schemas';
 import { mulberry32 } from '@inferscope/core/load/index.ts';
 
 export async function measureTimerProfile(samples = 400, seed = 1): Promise<TimerProfile> {

@@ -1,5 +1,5 @@
 /**
- * The real server's timers, on the simulator's virtual clock. The server's RealClock (clock/real-clock.ts)
+ * The real server's timers, on the simulator's virtual clock. The server's RealClock (packages/core/src/clock/real-clock.ts)
  * has two documented behaviours that move when a timer really fires, and so when a delay batch leaves
  * and when the load generator's next request goes out:
  * - a wait of 1 ms or more sleeps in setTimeout, rounded UP to whole milliseconds: a 1.5 ms wait wakes
@@ -15,11 +15,10 @@
  * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end, looked up again when
  * it fires: a stall can begin after the timer was armed (a garbage collection a later request started).
  */
-import type { Clock, TimerHandle } from '../clock/clock';
-import type { VirtualClock } from '../clock/virtual-clock';
-import type { Rng } from '../load/rng';
-import { EmpiricalDistribution } from './distribution';
-import { schemaProblems, TimerProfileSchema, type TimerProfile } from './schemas';
+import type { Clock, TimerHandle, VirtualClock } from '@inferscope/core/clock/index.ts';
+import type { Rng } from '@inferscope/core/load/index.ts';
+import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim/index.ts';
+import { TimerProfileSchema, type TimerProfile } from './schemas';
 import type { MainThreadStalls } from './stalls';
 
 /** Timers that fire exactly on time: what a stall model alone runs on. */

@@ -5,17 +5,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VirtualClock } from '@inferscope/core/clock/index.ts';
+import { Rng } from '@inferscope/core/load/index.ts';
+import type { Scenario } from '@inferscope/core/load/scenario.ts';
+import { CpuHost, simulate, validateCost, type CostModel } from '@inferscope/core/sim/index.ts';
 import { GcPauses, validateGcProfile } from './gc-pauses';
 import { combinedStalls, StallSchedule } from './stalls';
 import { ON_TIME, RealClockModel } from './real-clock-model';
-import { SPIN_WAKE_MIN_IDLE_US, spinWakeUs, validateCost } from './cost-model';
-import { SimExecutor } from './sim-executor';
-import { CpuHost } from './cpu-host';
-import { simulate } from './simulation';
-import { costFromCalibration, validateCalibration } from './calibration';
-import { VirtualClock } from '../clock/virtual-clock';
-import { Rng } from '../load/rng';
-import type { Scenario } from '../load/scenario';
+import { HostSimExecutor, hostModel, SPIN_WAKE_MIN_IDLE_US, spinWakeUs, type MainThreadHooks } from './host-model';
+import { validateHostCalibration, type WakeCost } from './schemas';
+
+/** an executor on `clock` with the modelled main thread `main` and the wake-ups `wake` */
+const hostExecutor = (clock: VirtualClock, cost: CostModel, wake: WakeCost, main: MainThreadHooks, o: { host?: CpuHost; prefetch?: number } = {}) =>
+  new HostSimExecutor<null>(clock, cost, new Rng(1), o, { ...main, wake });
 
 const fixed = (v: number) => ({ '0': v, '1': v });
 
@@ -34,7 +36,7 @@ test('GC: a pause every requests_per_gc requests; what falls in one happens at i
   assert.equal(gc.releaseAt(starts[0] + 299), starts[0] + 300, 'inside: released at the end');
   assert.equal(gc.releaseAt(starts[0] + 300), starts[0] + 300, 'the end itself is free');
   assert.deepEqual(validateGcProfile({ requests_per_gc: 0.5, pause_us: fixed(1) }), ['gc.requests_per_gc: must be a number >= 1']);
-  assert.throws(() => validateCalibration({ format: 'inferscope-calibration', model: 'm', backend: 'b', kind: 'KIND_CPU', table_us: { '1': 1 }, gc: { requests_per_gc: 10 } }), /gc\.pause_us/);
+  assert.throws(() => validateHostCalibration({ format: 'inferscope-host-calibration', model: 'm', backend: 'b', measured_at: 'x', gc: { requests_per_gc: 10 } }), /gc\.pause_us/);
 });
 
 test('stall sources combined: a release that lands in another source\'s stall moves on to its end', () => {
@@ -117,8 +119,7 @@ test('RealClock model: a setTimeout fires in the first loop iteration after it e
 test('spin wake: a batch handed to an idle instance pays the measured wait only while the main thread spins', () => {
   const clock = new VirtualClock();
   const rc = new RealClockModel(clock, ON_TIME, new Rng(2));
-  const cost = { table: { '1': 100 }, spin_wake_us: fixed(700) };
-  const ex = new SimExecutor<null>(clock, cost, new Rng(1), { prefetch: 1, mainSpinning: () => rc.spinning() });
+  const ex = hostExecutor(clock, { table: { '1': 100 } }, { spin_wake_us: fixed(700) }, { spinning: () => rc.spinning() }, { prefetch: 1 });
   const info = (name: string) => ({ name, group: 'g', kind: 'KIND_CPU', device: 'cpu', index: 0 });
   const run = (instance: string) => {
     const start = clock.now();
@@ -142,7 +143,7 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   // the spin-wake draw is the batch's whole scatter: it replaces the spread, it does not come on top
   const spreadClock = new VirtualClock();
   const spreadRc = new RealClockModel(spreadClock, ON_TIME, new Rng(2));
-  const both = new SimExecutor<null>(spreadClock, { table: { '1': 100 }, spread: fixed(2), spin_wake_us: fixed(50) }, new Rng(1), { prefetch: 1, mainSpinning: () => spreadRc.spinning() });
+  const both = hostExecutor(spreadClock, { table: { '1': 100 }, spread: fixed(2) }, { spin_wake_us: fixed(50) }, { spinning: () => spreadRc.spinning() }, { prefetch: 1 });
   const timeOne = (name: string) => {
     const t = spreadClock.now();
     let took = -1;
@@ -158,7 +159,7 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   // slowdown does not come on top of it (two CPU instances and a spinning main thread on 2 cores: x1.5)
   const hostClock = new VirtualClock();
   const hostRc = new RealClockModel(hostClock, ON_TIME, new Rng(2));
-  const shared = new SimExecutor<null>(hostClock, { table: { '1': 100 }, kind: 'KIND_CPU', spin_wake_us: fixed(50) }, new Rng(1), { host: new CpuHost(2), mainSpinning: () => hostRc.spinning() });
+  const shared = hostExecutor(hostClock, { table: { '1': 100 }, kind: 'KIND_CPU' }, { spin_wake_us: fixed(50) }, { spinning: () => hostRc.spinning() }, { host: new CpuHost(2) });
   const times: Record<string, number> = {};
   const at = (name: string) => {
     const t = hostClock.now();
@@ -172,25 +173,28 @@ test('spin wake: a batch handed to an idle instance pays the measured wait only 
   hostClock.advanceTo(9000);
   assert.equal(times.p, 100);
   assert.equal(times.q, 150, 'the median + the draw, not 1.5 x the median + the draw');
-  const quick = spinWakeUs({ table: { '1': 1 }, spin_wake_us: { '0': -50, '1': -10 } }, new Rng(1));
+  const quick = spinWakeUs({ spin_wake_us: { '0': -50, '1': -10 } }, new Rng(1));
   assert.ok(quick >= -50 && quick <= -10, `a spinning main thread keeps the cores awake: a quicker hand-off (${quick})`);
   // a draw below 0 never makes a batch take less than 1 µs
-  const fast = new SimExecutor<null>(clock, { table: { '1': 10 }, spin_wake_us: fixed(-500) }, new Rng(1), { prefetch: 1, mainSpinning: () => true });
+  const fast = hostExecutor(clock, { table: { '1': 10 } }, { spin_wake_us: fixed(-500) }, { spinning: () => true }, { prefetch: 1 });
   const t0 = clock.now();
   let tookFast = -1;
   fast.executeWithCallback(info('c'), [{ id: 'q', batchSize: 1, shapeKey: '', payload: null }], () => (tookFast = clock.now() - t0));
   clock.advanceTo(t0 + 1000);
   assert.equal(tookFast, 1);
   assert.ok(SPIN_WAKE_MIN_IDLE_US > 0);
-  assert.throws(() => validateCost({ table: { '1': 1 }, spin_wake_us: { '0': 5 } }), /spin_wake_us/);
+  assert.throws(() => validateHostCalibration({ format: 'inferscope-host-calibration', model: 'm', backend: 'b', measured_at: 'x', spin_wake_us: { '0': 5 } }), /spin_wake_us/);
+  // the product's cost model has no host fields: a cost naming one is refused, not silently ignored
+  assert.throws(() => validateCost({ table: { '1': 1 }, spin_wake_us: fixed(5) }), /spin_wake_us/);
 });
 
 test('spin wake in a simulation: sub-millisecond sends make moderate traffic slower; sparse sends (all sleeping) do not', () => {
   const scenario = (rate: number): Scenario => ({ name: 't', seed: 1, phases: [{ type: 'constant', rate, duration_s: 1 }] });
   const config = { name: 'm', max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 1, kind: 'KIND_CPU' }] };
   const run = (rate: number, spin: boolean) => simulate({
-    scenario: scenario(rate), configs: config, seed: 1, record: false, timers: ON_TIME,
-    cost: { table: { '1': 100 }, per_item_us: 10, ...(spin ? { spin_wake_us: fixed(300) } : {}) },
+    scenario: scenario(rate), configs: config, seed: 1, record: false,
+    cost: { table: { '1': 100 }, per_item_us: 10 },
+    hostModel: hostModel({ timers: ON_TIME, wake: { m: spin ? { spin_wake_us: fixed(300) } : {} } }),
   }).summary;
   // 1250/s: a send every 800 µs, each wait turn-checked; every batch (100 + 300 µs) starts on an
   // instance idle 400 µs, so every one pays the wait
@@ -205,22 +209,10 @@ test('spin wake in a simulation: sub-millisecond sends make moderate traffic slo
   assert.equal(r.requests.completed, r.requests.sent, 'every request answered once');
 });
 
-test('spin wake is opt-in: a calibration that measured it gives a cost without it unless asked', () => {
-  const cal = validateCalibration({
-    format: 'inferscope-calibration', model: 'm', backend: 'onnxruntime', kind: 'KIND_CPU', method: 't',
-    host: { cpus: 2, platform: 'x', runtime: 'node' }, measured_at: '2026-12-01T00:00:00Z',
-    table_us: { '1': 100 }, fit: { fixed_us: 100, per_item_us: 0 }, spread: fixed(1), spin_wake_us: fixed(700),
-  });
-  assert.equal(costFromCalibration(cal).spin_wake_us, undefined);
-  assert.deepEqual(costFromCalibration(cal, 0, true, true).spin_wake_us, fixed(700));
-  // no spread asked for (teaching mode): no spin wake either, whatever the flag
-  assert.equal(costFromCalibration(cal, 0, false, true).spin_wake_us, undefined);
-});
-
 test('answer wake: the instance is done answer_wake_us before the table time; a turning main thread sees it then, a sleeping one after its wake-up', () => {
   const clock = new VirtualClock();
   const rc = new RealClockModel(clock, ON_TIME, new Rng(2));
-  const ex = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1), { prefetch: 1, mainSpinning: () => rc.spinning() });
+  const ex = hostExecutor(clock, { table: { '1': 300 } }, { answer_wake_us: 60 }, { spinning: () => rc.spinning() }, { prefetch: 1 });
   const info = { name: 'a', group: 'g', kind: 'KIND_CPU', device: 'cpu', index: 0 };
   const answers: number[] = [];
   const send = () => ex.executeWithCallback(info, [{ id: 'r', batchSize: 1, shapeKey: '', payload: null }], () => answers.push(clock.now()));
@@ -235,8 +227,8 @@ test('answer wake: the instance is done answer_wake_us before the table time; a 
   send();
   clock.advanceTo(30_400);
   assert.deepEqual(answers, [30_240], 'turning: the answer the moment the instance is done');
-  // not modelled where the simulation has no main thread (teaching mode: no RealClock model)
-  const plain = new SimExecutor<null>(clock, { table: { '1': 300 }, answer_wake_us: 60 }, new Rng(1));
+  // not modelled where the simulation has no main thread (no RealClock model)
+  const plain = hostExecutor(clock, { table: { '1': 300 } }, { answer_wake_us: 60 }, {});
   let at = -1;
   const t0 = clock.now();
   plain.executeWithCallback(info, [{ id: 'r', batchSize: 1, shapeKey: '', payload: null }], () => (at = clock.now() - t0));

@@ -11,8 +11,8 @@
  * simulator's GcPauses). Closed-loop clients allocate least; a run driven otherwise measures its own.
  */
 import { performance } from 'node:perf_hooks';
-import type { GcProfile } from '@inferscope/core/sim/index.ts';
-import { InProcessTarget, type InProcessManager } from '../load/targets';
+import { InProcessTarget, type InProcessManager } from '../../apps/server/src/load/targets';
+import type { GcProfile } from '../sim-host/schemas';
 import { measureGcProfile } from './gc-probe';
 
 export interface MainThreadCost {

@@ -43,37 +43,20 @@ export function validateCalibration(input: unknown, what = 'calibration'): Calib
 /**
  * The cost model a calibration stands for (its CPU kind makes it share the host's cores with other CPU
  * instances): the table, the fitted slope beyond it, the table of batches held behind a running one, and
- * the measured spread of batch times, interruptions and cost
- * after idle (with the main thread asleep, and spinning) unless a hand-set jitter is asked for (`spread: false`: every batch takes exactly its median).
- *
- * `spinWake` (off by default) adds calibrate's isolated measurement of the wait of an instance woken
- * while the main thread spins (spin_wake_us). It is opt-in because that wait depends on the traffic's
- * pattern of sleeps, which an isolated probe does not have: its strength fits the MLP at delay 2 ms and
- * made the simulated p99 of three moderate cases of four 35-117% too long (README, "Fidelity"). The
- * fidelity bench measures the wait under each case's own traffic instead (apps/server's wake-probe.ts)
- * and sets the cost model's spin_wake_us from that.
+ * the measured spread of batch times, interruptions and cost after idle unless a hand-set jitter is asked
+ * for (`spread: false`: every batch takes exactly its median, as teaching mode wants).
  */
-export function costFromCalibration(cal: Calibration, jitter = 0, spread = true, spinWake = false): CostModel {
+export function costFromCalibration(cal: Calibration, jitter = 0, spread = true): CostModel {
   const noise = jitter > 0 ? { jitter } : spread && cal.spread ? { spread: cal.spread, ...(cal.interruptions ? { interruptions: cal.interruptions } : {}) } : {};
   const held = cal.held_us ? { held_table: { ...cal.held_us } } : {};
   const idle = spread && cal.idle_penalty_us ? { idle_penalty_us: cal.idle_penalty_us } : {};
-  const spin = spread && spinWake && cal.spin_wake_us ? { spin_wake_us: cal.spin_wake_us } : {};
-  const wake = spread && cal.answer_wake_us !== undefined ? { answer_wake_us: cal.answer_wake_us } : {};
-  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...held, ...noise, ...idle, ...spin, ...wake };
+  return { table: { ...cal.table_us }, per_item_us: cal.fit.per_item_us, kind: cal.kind, ...held, ...noise, ...idle };
 }
 
 /**
  * Samples per second at batch b over samples per second at batch 1: how much batching pays, through the
  * server (`table_us`) or in the backend alone (`session_us`).
  */
-/**
- * The host a calibration describes, for a simulation: its cores (the model's own two-instance figure, else
- * the cores probe's, else the count) and the main thread's work per request.
- */
-export function hostFromCalibration(cal: Calibration): { cores: number; mainThreadUsPerRequest: number } {
-  return { cores: cal.parallel_cores ?? cal.host.effective_cores ?? cal.host.cpus, mainThreadUsPerRequest: cal.main_thread_us_per_request ?? 0 };
-}
-
 export function batchingGain(cal: Calibration, b: number, which: 'table_us' | 'session_us' = 'table_us'): number {
   const t = cal[which] ?? {};
   const t1 = t['1'];

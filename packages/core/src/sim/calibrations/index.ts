@@ -3,7 +3,7 @@
  * machine (see each file's `host` and `method`). A new calibrated model is one JSON file here plus one line
  * below (static imports, so the browser bundle and Node read the same figures).
  */
-import { costFromCalibration, validateCalibration, type Calibration } from '../calibration';
+import { costFromCalibration, validateCalibration, type Calibration } from '../calibration-cost';
 import type { CostModel } from '../cost-model';
 import mlp from './mlp_classifier.json';
 import cnn from './cnn_classifier.json';

@@ -8,9 +8,9 @@
  * measured lengths (the first after a random share, so runs do not line up); what falls in a pause
  * happens at its end, as in a stall.
  */
-import type { Rng } from '../load/rng';
-import { EmpiricalDistribution } from './distribution';
-import { GcProfileSchema, schemaProblems, type GcProfile } from './schemas';
+import type { Rng } from '@inferscope/core/load/index.ts';
+import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim/index.ts';
+import { GcProfileSchema, type GcProfile } from './schemas';
 
 export type { GcProfile };
 

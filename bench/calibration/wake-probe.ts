@@ -13,8 +13,9 @@
  * it measures the collections (gc-probe.ts): on seconds of the case's own traffic, another seed.
  */
 import type { SchedulerEvent } from '@inferscope/core';
-import { RealClock } from '@inferscope/core/clock/index.ts';
-import { baseLatencyUs, idlePenaltyUs, quantilesOf, SPIN_WAKE_MIN_IDLE_US, type CostModel, type Quantiles } from '@inferscope/core/sim/index.ts';
+import { baseLatencyUs, idlePenaltyUs, quantilesOf, type CostModel, type Quantiles } from '@inferscope/core/sim/index.ts';
+import { SPIN_WAKE_MIN_IDLE_US } from '../sim-host/host-model';
+import { installTurningWatch, turning } from './turning';
 import type { Span } from './gc-probe';
 
 /** One batch sent to an idle instance, as the main thread saw it. */
@@ -38,6 +39,7 @@ export const MIN_WOKEN_BATCHES = 30;
  * `listen` takes every event, `batches()` the woken batches seen so far.
  */
 export function wokenBatchWatcher(model: string): { listen: (e: SchedulerEvent) => void; batches: () => WokenBatch[] } {
+  installTurningWatch();
   const out: WokenBatch[] = [];
   const lastAnswered = new Map<string, number>();
   const inFlight = new Map<string, number>();
@@ -52,7 +54,7 @@ export function wokenBatchWatcher(model: string): { listen: (e: SchedulerEvent) 
       const b = { size: e.size, idleUs: e.t - last, spinning: false, postedMs: e.t / 1000 };
       open.set(e.batch_id, b);
       // the load driver arms its next wait after the post, in the same turn: look once that work is done
-      setImmediate(() => (b.spinning = RealClock.turning()));
+      setImmediate(() => (b.spinning = turning()));
     } else if (e.type === 'batch.completed') {
       inFlight.set(e.instance, Math.max(0, (inFlight.get(e.instance) ?? 1) - 1));
       lastAnswered.set(e.instance, e.t);

@@ -11,15 +11,11 @@
  * last. StallSchedule draws a stall sequence from it with a seeded Rng (Poisson starts, durations from the
  * measured quantiles), lazily and in time order, so the simulation stays reproducible.
  */
-import type { Rng } from '../load/rng';
-import { EmpiricalDistribution } from './distribution';
-import { schemaProblems, StallProfileSchema, type StallProfile } from './schemas';
+import type { Rng } from '@inferscope/core/load/index.ts';
+import { EmpiricalDistribution, schemaProblems, STALL_THRESHOLD_US, StallProfileSchema, type StallProfile } from '@inferscope/core/sim/index.ts';
 
-/**
- * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds
- * (see RealClockModel): a gap longer than this is not timer behaviour but the thread not running.
- */
-export const STALL_THRESHOLD_US = 200;
+/** core's threshold (fit-batches.ts): a gap longer than it is the thread not running, not timer behaviour */
+export { STALL_THRESHOLD_US };
 
 export type { StallProfile };
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerEvent } from '@inferscope/core';
 import { RealClock } from '@inferscope/core/clock/index.ts';
-import { MIN_WOKEN_BATCHES, spinWakeProfile, wokenBatchWatcher, type WokenBatch } from '../../apps/server/src/calibration/wake-probe';
+import { MIN_WOKEN_BATCHES, spinWakeProfile, wokenBatchWatcher, type WokenBatch } from './wake-probe';
 
 const base = { model: 'm', version: '1' } as const;
 const started = (t: number, id: string, instance = 'm_0', size = 1): SchedulerEvent => ({ type: 'batch.started', t, ...base, batch_id: id, instance, size });
