@@ -22,7 +22,11 @@ CHANNEL_FD = 3
 
 
 def die_with_parent():
-    """Linux: SIGKILL this process when the server dies, even if it is killed itself (no orphans)."""
+    """Linux: SIGKILL this process when the server dies, even if it is killed itself (no orphans).
+
+    What the model forks (os.fork, multiprocessing) gets the same: it dies when this stub dies. The server
+    also kills the stub's whole process group; this covers a server that was SIGKILLed and could not.
+    """
     try:
         import ctypes
         import signal
@@ -33,6 +37,7 @@ def die_with_parent():
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # the parent died before prctl took effect
             os._exit(1)
+        os.register_at_fork(after_in_child=lambda: libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL))
     except Exception:
         pass  # not Linux: the closed channel still ends the stub once it is idle
 

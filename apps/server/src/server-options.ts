@@ -60,6 +60,11 @@ export interface ServerOptions {
   python?: string;
   /** what one load run may ask for (packages/core/src/load/limits.ts says why the defaults) */
   loadLimits: LoadLimits;
+  /**
+   * Triton's --exit-timeout-secs (default 30): how long shutdown waits for in-flight requests before it
+   * stops the model instances that still hold them (their requests then get an error).
+   */
+  exitTimeoutSecs: number;
 }
 
 export class OptionsError extends Error {
@@ -79,6 +84,7 @@ export const DEFAULTS = {
   bodyLimit: 1024 * 1024,
   inferBodyLimit: 64 * 1024 * 1024,
   recordingsDir: 'recordings',
+  exitTimeoutSecs: 30,
 };
 
 function traceConfig(values: string[]): string[] {
@@ -117,6 +123,8 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
   }
   const pollSecs = o.repositoryPollSecs ?? DEFAULTS.repositoryPollSecs;
   if (!Number.isFinite(pollSecs) || pollSecs < 0) throw new OptionsError(`--repository-poll-secs must be a number >= 0, got ${pollSecs}`);
+  const exitTimeoutSecs = o.exitTimeoutSecs ?? DEFAULTS.exitTimeoutSecs;
+  if (!Number.isFinite(exitTimeoutSecs) || exitTimeoutSecs < 0) throw new OptionsError(`--exit-timeout-secs must be a number >= 0, got ${exitTimeoutSecs}`);
   const limit = (flag: string, v: number) => {
     if (!Number.isInteger(v) || v < 1024) throw new OptionsError(`${flag} must be an integer number of bytes >= 1024, got ${v}`);
     return v;
@@ -146,6 +154,7 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     logFormat: logFormat(o.logFormat ?? 'default'),
     python: o.python,
     loadLimits: loadLimits(o.loadLimits),
+    exitTimeoutSecs,
   };
 }
 
@@ -164,7 +173,7 @@ const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
-  '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness',
+  '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness', '--exit-timeout-secs',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 
@@ -264,6 +273,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     logFile: one('--log-file'),
     logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,
     python: one('--python'),
+    exitTimeoutSecs: num('--exit-timeout-secs'),
     loadLimits: {
       ...(num('--load-max-rate') !== undefined ? { max_rate_per_s: num('--load-max-rate') } : {}),
       ...(num('--load-max-requests') !== undefined ? { max_requests_per_run: num('--load-max-requests') } : {}),

@@ -26,6 +26,8 @@ export interface ModelLoadContext {
   python?: string;
   /** the server, for models that call it while they run (BLS, custom metrics) */
   calls?: ServerCalls;
+  /** a backend appended to its notes while the model serves (e.g. an instance stopped): show them */
+  notesChanged?(): void;
 }
 
 export interface LoadedModel {

@@ -4,7 +4,7 @@
  * SIGTERM, then SIGKILL after a grace period, always waiting for the exit so no zombie is left.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { readBoundedLines } from '../child-process/bounded-lines';
 
 export interface ProcessSpec {
   name: string;
@@ -25,7 +25,7 @@ export class SupervisedProcess {
   constructor(readonly spec: ProcessSpec) {
     this.child = spawn(spec.command, spec.args, { env: spec.env ?? process.env, cwd: spec.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     for (const stream of [this.child.stdout!, this.child.stderr!]) {
-      createInterface({ input: stream }).on('line', (line) => this.onLine(line));
+      readBoundedLines(stream, (line) => this.onLine(line)); // a child's one endless line cannot exhaust memory
     }
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {

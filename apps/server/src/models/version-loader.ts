@@ -71,6 +71,9 @@ async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot):
       config,
       gpuCount,
       log: (msg) => host.log(`${entry.name}:${version} ${msg}`),
+      notesChanged: () => {
+        if (slot.loaded && slot.state === 'READY') host.setState(entry.name, slot, 'READY', slot.loaded.notes.join('; ') || undefined);
+      },
     });
     slot.loaded = loaded;
     // A failed batch is split and re-run so one bad request fails alone, with its own error (isolate-failures.ts).

@@ -5,7 +5,7 @@
  * batching. What it adds is taken back into the config; a conflict or an exception is the model's
  * UNAVAILABLE reason. Models without the hook keep their config as written.
  */
-import { execFile } from 'node:child_process';
+import { runToExit } from '../../child-process/run-to-exit';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,13 +25,19 @@ export async function autoCompletePythonConfig(modelFile: string, config: ModelC
   const dir = mkdtempSync(join(tmpdir(), 'inferscope-autocomplete-'));
   const resultFile = join(dir, 'result.json');
   try {
-    await new Promise<void>((resolve, reject) => {
-      const child = execFile(resolvePython(python), [SCRIPT, modelFile, resultFile], { timeout: TIMEOUT_MS }, (err, _out, stderr) => {
-        if (err) reject(new Error(`auto_complete_config of '${modelFile}' did not finish: ${err.message}${stderr ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`));
-        else resolve();
-      });
-      child.stdin?.end(JSON.stringify(modelConfigToJson(config)));
+    // its own process group, watched to its exit: a model that forks or hangs cannot stall the load
+    const run = await runToExit(resolvePython(python), [SCRIPT, modelFile, resultFile], {
+      label: `auto_complete_config of model '${config.name}'`,
+      timeoutMs: TIMEOUT_MS,
+      stdin: JSON.stringify(modelConfigToJson(config)),
+    }).catch((err: Error) => {
+      throw new Error(`auto_complete_config of '${modelFile}' did not finish: ${err.message}`);
     });
+    if (run.timedOut || run.code !== 0) {
+      const how = run.timedOut ? `no answer within ${TIMEOUT_MS / 1000} s` : run.signal ? `killed by ${run.signal}` : `exit code ${run.code}`;
+      const last = run.stderr.filter((l) => l.trim() !== '').at(-1);
+      throw new Error(`auto_complete_config of '${modelFile}' did not finish: ${how}${last ? `: ${last.trim()}` : ''}`);
+    }
     const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { config?: Record<string, unknown>; error?: string };
     if (result.error !== undefined) throw new Error(`auto_complete_config of model '${config.name}' raised ${result.error}`);
     const out: Record<string, unknown> = { ...config };

@@ -4,7 +4,8 @@
  * its frames one at a time, in order), a stub that dies fails only the batch it was running and is
  * restarted at once, batches queued behind it are sent again to the replacement (exactly once), memory is
  * reserved before start (budget refusal) and then measured (VmRSS of the stub; on a GPU the driver's
- * figure for the stub's pid, else torch's).
+ * figure for the stub's pid, else torch's). Under a cpu budget the stub's memory is then watched while
+ * it runs (memory-watch.ts): past its share the stub is stopped with that cause and restarted.
  */
 import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/index.ts';
@@ -17,6 +18,8 @@ import { WholeBatchFailure } from '../isolate-failures';
 import { StubProcess, type StubRequest, type StubRunResult } from './stub-process';
 import { InstanceSupervisor, noteOnce, type Supervised } from '../instance-supervisor';
 import { processGpuBytes, processRssBytes } from './proc-memory';
+import { watchMemory } from './memory-watch';
+import { toMiB } from '../../memory/ledger';
 import type { StubInit } from './protocol';
 import type { ServerCalls } from './server-calls';
 import { DEFAULT_FINAL_TIMEOUT_S, StubRuns } from './decoupled-runs';
@@ -56,6 +59,8 @@ export interface StubModelPlan {
   weightsBytes: number;
   memory: MemoryLedger;
   loadTimeoutMs: number;
+  /** the model's execute timeout (parameter execute_timeout_ms; 0 = none) */
+  executeTimeoutMs?: number;
   log(msg: string): void;
   notes: string[];
   /** the server, for BLS calls and custom metrics (absent: the model's calls are answered with an error) */
@@ -64,6 +69,8 @@ export interface StubModelPlan {
   decoupled?: boolean;
   /** how long a decoupled request may wait for its final response */
   finalTimeoutMs?: number;
+  /** called after `notes` changed once the model serves, so its state reason shows them */
+  notesChanged?(): void;
 }
 
 /** What a stub instance holds beside its process (the handle). */
@@ -87,6 +94,8 @@ const FIRST_GUESS: Record<StubInit['backend'], number> = { python: 32 * 1024 * 1
  */
 const measuredStubGpu = new Map<string, number>();
 const FIRST_GPU_GUESS = 300 * 1024 * 1024;
+/** A running stub's reservation follows its measured memory in steps of this much (fewer ledger events). */
+const RESERVATION_STEP = 16 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
   readonly prefetch = 1;
@@ -150,6 +159,36 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     noteOnce(this.plan.notes, (m) => this.plan.log(m), note);
   }
 
+  /**
+   * Holds the stub to its share of the cpu budget (its reservation plus what no one else reserved) while
+   * it lives; its reservation follows what it uses. Nothing to watch without a cpu budget.
+   */
+  private watchStubMemory(rt: InstanceRuntime, stub: StubProcess, label: string): void {
+    const { memory } = this.plan;
+    if (memory.budget('cpu') <= 0 || stub.pid === undefined) return;
+    const unwatch = watchMemory({
+      pid: stub.pid,
+      limit: () => (rt.host ? memory.budget('cpu') - memory.used('cpu') + rt.host.bytes : Infinity),
+      sample: (bytes) => {
+        if (rt.host && Math.abs(bytes - rt.host.bytes) >= RESERVATION_STEP) rt.host.update(bytes, 'measured');
+      },
+      exceeded: (bytes, limit) => {
+        const cause = `instance ${label} was stopped: its processes held ${toMiB(bytes)} MiB, more than its share of the cpu memory budget (${toMiB(limit)} MiB of ${toMiB(memory.budget('cpu'))} MiB, --memory-budget)`;
+        this.setInstanceNote(rt.info.name, `${cause} at ${new Date().toISOString()} and restarted`);
+        stub.stopFor(cause);
+      },
+    });
+    void stub.exited.then(unwatch);
+  }
+
+  /** The latest thing the user should know about one instance (replaces its one before), in the model's state reason. */
+  private setInstanceNote(instance: string, note: string): void {
+    const at = this.plan.notes.findIndex((n) => n.startsWith(`instance ${instance} `));
+    if (at >= 0) this.plan.notes.splice(at, 1);
+    this.plan.notes.push(note);
+    this.plan.notesChanged?.();
+  }
+
   private release(rt: InstanceRuntime): void {
     rt.host?.release();
     rt.gpu?.release();
@@ -192,11 +231,12 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     });
     const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls };
     try {
-      const ready = await stub.start({
+      const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
         python: plan.python,
         env: plan.env,
         loadTimeoutMs: plan.loadTimeoutMs,
+        executeTimeoutMs: plan.executeTimeoutMs,
         log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
         init: {
           type: 'init',
@@ -212,6 +252,8 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
           settings: plan.settings,
         },
       });
+      this.watchStubMemory(rt, stub, label); // from spawn: initialize() and warmup can allocate too
+      const ready = await starting;
       if (rt.restarts === 0) plan.log(`instance ${info.name}: stub pid ${stub.pid} ready on ${ready.device} (${ready.runtime})`);
       if (ready.note) this.addNote(ready.note);
       if (ready.device === 'cpu' && device !== 'cpu') {

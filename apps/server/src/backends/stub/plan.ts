@@ -4,11 +4,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
 import type { LoadedModel, ModelLoadContext } from '../types';
-import { intParam } from '../onnxruntime/session-options';
+import { executeTimeoutMs, finalTimeoutMs, loadTimeoutMs } from './stub-params';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
-import { DEFAULT_FINAL_TIMEOUT_S, FINAL_TIMEOUT_KEY } from './decoupled-runs';
 import { isDecoupled } from '../../kserve/response-stream';
 
 /** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */
@@ -19,20 +17,7 @@ export function resolvePython(option: string | undefined, env: NodeJS.ProcessEnv
   return option || env.INFERSCOPE_PYTHON || DEFAULT_PYTHON;
 }
 
-/** InferScope's own key: seconds a stub may take from spawn to ready (import, load, initialize). */
-export const LOAD_TIMEOUT_KEY = 'stub_load_timeout_seconds';
-const DEFAULT_LOAD_TIMEOUT_S = 120;
-
-export function loadTimeoutMs(config: ModelConfig): number {
-  const s = intParam(config, LOAD_TIMEOUT_KEY);
-  return (s && s > 0 ? s : DEFAULT_LOAD_TIMEOUT_S) * 1000;
-}
-
-/** Seconds a decoupled request may wait for its final response (parameter FINAL_TIMEOUT_KEY). */
-export function finalTimeoutMs(config: ModelConfig): number {
-  const s = intParam(config, FINAL_TIMEOUT_KEY);
-  return (s && s > 0 ? s : DEFAULT_FINAL_TIMEOUT_S) * 1000;
-}
+export { LOAD_TIMEOUT_KEY, EXECUTE_TIMEOUT_KEY, loadTimeoutMs, executeTimeoutMs, finalTimeoutMs } from './stub-params';
 
 export function requireModelFile(ctx: ModelLoadContext): void {
   if (!existsSync(ctx.modelFile) || !statSync(ctx.modelFile).isFile()) {
@@ -63,11 +48,13 @@ export function loadStubModel(
     weightsBytes: statSync(ctx.modelFile).size,
     memory: ctx.memory,
     loadTimeoutMs: loadTimeoutMs(ctx.config),
+    executeTimeoutMs: executeTimeoutMs(ctx.config),
     log: ctx.log,
     notes,
     calls: ctx.calls,
     decoupled: isDecoupled(ctx.config),
     finalTimeoutMs: finalTimeoutMs(ctx.config),
+    notesChanged: ctx.notesChanged,
   });
   return { executor, notes, unload: () => executor.stopAll() };
 }

@@ -5,7 +5,7 @@
  * which is the safe side for a budget. Undefined where /proc is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export function processRssBytes(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
@@ -24,6 +24,47 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** Pids of the children of every thread of `pid` (a thread's fork is its child, not the main thread's). */
+function childPidsOfAllThreads(pid: number): number[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const out = new Set<number>();
+  for (const tid of tids) {
+    try {
+      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/)) if (c !== '') out.add(Number(c));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return [...out];
+}
+
+/** Every descendant of `pid` (children, their children, ...). */
+export function descendantPids(pid: number): number[] {
+  const seen = new Set<number>([pid]);
+  const queue = [pid];
+  for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+    for (const c of childPidsOfAllThreads(p)) {
+      if (seen.has(c)) continue;
+      seen.add(c);
+      queue.push(c);
+    }
+  }
+  seen.delete(pid);
+  return [...seen];
+}
+
+/** VmRSS of `pid` plus that of every descendant (what a stub and all it started hold); undefined when `pid` is gone. */
+export function treeRssBytes(pid: number): number | undefined {
+  const own = processRssBytes(pid);
+  if (own === undefined) return undefined;
+  return descendantPids(pid).reduce((sum, c) => sum + (processRssBytes(c) ?? 0), own);
 }
 
 /**

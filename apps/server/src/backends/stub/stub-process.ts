@@ -2,14 +2,19 @@
  * The server's side of one stub process (one model instance): spawns the Python interpreter on
  * apps/server/python/stub_main.py, loads the model through the ready handshake (with a load timeout),
  * sends batches as binary frames on fd 3 and matches the answers, forwards the stub's stdout/stderr lines
- * to the server log, and notices when the process dies.
+ * to the server log (bounded lines: child-process/bounded-lines.ts), and notices when the process dies.
+ *
+ * The process leads a process group of its own (child-process/process-group.ts): its death is seen on its
+ * 'exit' (not on its pipes closing, which a forked grandchild holding them would delay for ever), and the
+ * whole group is killed then, on close and when the server exits, so nothing the model forked outlives it.
+ * A batch that runs past the model's execute timeout, or a stub whose memory passes its share
+ * (memory-watch.ts), stops the stub with that cause; the supervisor restarts it.
  *
  * The stub takes its messages one at a time, in order, so when it dies only the oldest batch it owed can
  * have begun: that one fails with the cause; the ones queued behind it fail with NotStartedError and may be
  * sent again to the replacement (the same rule as the onnxruntime worker threads).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { ComputePhases, Tensor } from '@inferscope/core';
@@ -17,8 +22,16 @@ import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
 import type { FromStubCall, ToStubCall } from './protocol-calls';
 import { tensorBytes } from './tensors';
+import { readBoundedLines } from '../../child-process/bounded-lines';
+import { killGroup, spawnInGroup, SpawnRefusedError } from '../../child-process/process-group';
+import { WholeBatchFailure } from '../isolate-failures';
+import { ExecuteDeadline } from './execute-deadline';
+import { EXECUTE_TIMEOUT_KEY } from './stub-params';
 
 export { NotStartedError };
+
+/** How long the frames a dead stub wrote may take to arrive after its exit. */
+const CHANNEL_DRAIN_MS = 2000;
 
 export const STUB_MAIN = fileURLToPath(new URL('../../../python/stub_main.py', import.meta.url));
 
@@ -46,6 +59,8 @@ export interface StubSpawn {
   python: string;
   init: StubInit;
   loadTimeoutMs: number;
+  /** the model's execute timeout in ms (0 = none) */
+  executeTimeoutMs?: number;
   /** environment additions for the interpreter (thread counts that must be set before imports) */
   env?: Record<string, string>;
   /** one line of the stub's stdout/stderr, already prefixed */
@@ -62,6 +77,9 @@ export class StubProcess {
   private closing = false;
   private deathError: Error | null = null;
   private onReady: { resolve(r: StubReady): void; reject(e: Error): void } | null = null;
+  private deadline: ExecuteDeadline | null = null;
+  /** stopFor() was called: the stub is being killed */
+  private stopping = false;
   private exitedResolve!: () => void;
   /** resolves once the process has exited and its pipes have closed */
   readonly exited = new Promise<void>((resolve) => (this.exitedResolve = resolve));
@@ -85,7 +103,7 @@ export class StubProcess {
     return new Promise<StubReady>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.failStart(new Error(`instance ${this.label}: the stub did not become ready within ${s.loadTimeoutMs / 1000} s`));
-        this.child?.kill('SIGKILL');
+        this.killAll();
       }, s.loadTimeoutMs);
       timer.unref();
       const settleTimer = (): void => clearTimeout(timer);
@@ -93,23 +111,49 @@ export class StubProcess {
         resolve: (r) => (settleTimer(), resolve(r)),
         reject: (e) => (settleTimer(), reject(e)),
       };
+      this.deadline = new ExecuteDeadline(s.executeTimeoutMs ?? 0, (id, ms) => {
+        if (this.pending.has(id)) {
+          this.stopFor(`execute() of instance ${this.label} did not return within ${ms} ms (parameter ${EXECUTE_TIMEOUT_KEY}); its stub was killed`);
+        }
+      });
       let child: ChildProcess;
       try {
         // -u: unbuffered stdout/stderr, so the model's prints reach the log line by line as they happen.
-        child = spawn(s.python, ['-u', STUB_MAIN], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } });
+        child = spawnInGroup(
+          s.python,
+          ['-u', STUB_MAIN],
+          { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } },
+          {
+            label: `instance ${this.label}`,
+            busy: () => (this.pending.size > 0 ? `${this.pending.size} batch${this.pending.size === 1 ? '' : 'es'} owed` : ''),
+            stop: (why) => this.stopFor(`instance ${this.label} was stopped: ${why}`),
+          },
+        );
       } catch (err) {
-        this.failStart(new Error(`cannot start the Python interpreter '${s.python}': ${(err as Error).message}`));
+        this.failStart(err instanceof SpawnRefusedError ? err : new Error(`cannot start the Python interpreter '${s.python}': ${(err as Error).message}`));
         return;
       }
       this.child = child;
+      let ended = false;
+      const end = (how: string): void => {
+        if (ended) return;
+        ended = true;
+        for (const stream of child.stdio) stream?.destroy();
+        this.deadline?.stop();
+        const error = this.deathError ?? new Error(`stub process of instance ${this.label} ${how}`);
+        this.deathError = error;
+        this.failStart(error);
+        if (!this.closing && !this.stopping) this.onDeath(error);
+        this.failAll(error, true);
+        this.exitedResolve();
+      };
       child.on('error', (err: NodeJS.ErrnoException) => {
+        if (child.pid !== undefined) return; // a failed kill of a live process: its exit still comes
         const hint = err.code === 'ENOENT' ? ' (no such interpreter: set --python or INFERSCOPE_PYTHON)' : '';
         this.deathError = new Error(`cannot start the Python interpreter '${s.python}' for instance ${this.label}: ${err.message}${hint}`);
-        this.failStart(this.deathError);
+        end('did not start'); // a process that never started has no 'exit'
       });
-      for (const stream of [child.stdout, child.stderr]) {
-        if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => s.log(line));
-      }
+      for (const stream of [child.stdout, child.stderr]) if (stream) readBoundedLines(stream, s.log);
       const channel = child.stdio[3] as Socket;
       this.channel = channel;
       const reader = new FrameReader<FromStub>((f) => this.onFrame(f, s.onCall));
@@ -117,20 +161,22 @@ export class StubProcess {
         try {
           reader.push(chunk);
         } catch (err) {
-          this.deathError = new Error(`instance ${this.label} sent a malformed frame: ${(err as Error).message}`);
-          child.kill('SIGKILL');
+          this.stopFor(`instance ${this.label} sent a malformed frame: ${(err as Error).message}`);
         }
       });
-      channel.on('error', () => undefined); // EPIPE after a crash: the 'close' of the process reports it
-      // 'close', not 'exit': every frame the stub wrote before dying has been read by then.
-      child.on('close', (code, signal) => {
+      channel.on('error', () => undefined); // EPIPE after a crash: the process's 'exit' reports it
+      const channelClosed = new Promise<void>((resolve) => channel.once('close', () => resolve()));
+      // 'exit', not 'close': a grandchild holding the pipes would delay 'close' for ever. The group is
+      // killed at exit (spawnInGroup), so the channel closes at once; the frames the stub wrote before
+      // dying are read first (bounded wait, should a grandchild have escaped into another group).
+      child.once('exit', (code, signal) => {
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        const error = this.deathError ?? new Error(`stub process of instance ${this.label} ${how}`);
-        this.deathError = error;
-        this.failStart(error);
-        if (!this.closing) this.onDeath(error);
-        this.failAll(error, true);
-        this.exitedResolve();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CHANNEL_DRAIN_MS)));
+        void Promise.race([channelClosed, late]).then(() => {
+          clearTimeout(timer);
+          end(how);
+        });
       });
       this.send(s.init, []);
     });
@@ -142,6 +188,10 @@ export class StubProcess {
    * the wire (what a decoupled model's responses and a BLS call name it by), or -1 when it was not sent.
    */
   run(requests: readonly StubRequest[], done: Pending): number {
+    if (this.stopping) {
+      done(new NotStartedError(`instance ${this.label} was being stopped before it began this batch`));
+      return -1;
+    }
     if (this.deathError || this.closing || !this.channel) {
       done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
       return -1;
@@ -162,6 +212,7 @@ export class StubProcess {
       return -1;
     }
     this.pending.set(id, done);
+    this.deadline?.running(this.oldestOwed());
     this.send({ type: 'run', id, requests: wire }, chunks, end);
     return id;
   }
@@ -172,6 +223,27 @@ export class StubProcess {
     const laid = layoutTensors(tensors, tensorBytes);
     if (message.type === 'blsResponse' && tensors.length > 0) message.outputs = laid.wire;
     this.send(message, laid.chunks, laid.end);
+  }
+
+  /**
+   * Stops the stub because of `cause` (its execute timeout passed, its memory passed its share): the batch
+   * it was running fails with the cause, as a whole (running it again in parts would meet the same end),
+   * those queued behind it go to the replacement the supervisor starts.
+   */
+  stopFor(cause: string): void {
+    if (!this.child) return;
+    const first = !this.stopping;
+    this.stopping = true;
+    this.deathError ??= new WholeBatchFailure(cause);
+    this.killAll();
+    // Replaced now, not at its exit: no batch is handed to a stub that is being killed.
+    if (first && !this.closing) this.onDeath(this.deathError);
+  }
+
+  /** SIGKILL to the stub and everything in its group (what the model forked). */
+  private killAll(): void {
+    if (this.child?.pid !== undefined) killGroup(this.child.pid, 'SIGKILL');
+    this.child?.kill('SIGKILL');
   }
 
   /**
@@ -190,7 +262,7 @@ export class StubProcess {
     const outcome = await Promise.race([this.exited.then(() => 'gone' as const), late]);
     clearTimeout(timer);
     if (outcome === 'late') {
-      this.child.kill('SIGKILL');
+      this.killAll();
       this.failAll(new Error(`instance ${this.label} did not stop within ${graceMs} ms and was killed`));
       await this.exited;
     }
@@ -222,6 +294,7 @@ export class StubProcess {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
+        this.deadline?.running(this.oldestOwed());
         if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs, phases: { inputUs: m.inputUs ?? 0, outputUs: m.outputUs ?? 0 } });
         else p(new Error(m.message));
         return;
@@ -229,6 +302,12 @@ export class StubProcess {
       default:
         onCall?.(m, body);
     }
+  }
+
+  /** the batch the stub runs now: it takes them one at a time, in the order sent */
+  private oldestOwed(): number | undefined {
+    for (const id of this.pending.keys()) return id;
+    return undefined;
   }
 
   private failStart(error: Error): void {

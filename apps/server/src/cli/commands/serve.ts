@@ -1,13 +1,14 @@
 /**
  * `inferscope serve`: load a model repository and serve KServe v2 over HTTP, the dashboard at `/`, the
  * live gateway on the same port and Prometheus metrics on --metrics-port. SIGINT/SIGTERM shut down
- * gracefully: stop accepting, answer every accepted request, unload models, exit. A second signal exits
- * at once.
+ * gracefully: stop accepting, answer every accepted request, unload models, exit, within a bound whatever
+ * the models do (cli/bounded-shutdown.ts). A second signal exits at once.
  */
 import type { Command } from '../command';
 import { parseServeArgs, OptionsError, DEFAULTS } from '../../server-options';
 import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../live/security';
 import { watchParent } from '../parent-watch';
+import { boundedShutdown } from '../bounded-shutdown';
 
 const help = `Usage: inferscope serve --model-repository PATH[,PATH...] [options]
 
@@ -51,6 +52,8 @@ Options:
   --load-max-rate N             most requests/s one load run may schedule (default 20000)
   --load-max-requests N         most requests one load run may send (default 5000000)
   --load-max-in-flight N        most requests a load run keeps unanswered (default 10000)
+  --exit-timeout-secs N         on SIGINT/SIGTERM, seconds to wait for in-flight requests before the model
+                                instances still running them are stopped (default ${DEFAULTS.exitTimeoutSecs})
 
 Examples:
   inferscope serve --model-repository model_repository
@@ -86,10 +89,10 @@ const command: Command = {
         }
         shuttingDown = true;
         log(`${signal}: draining in-flight requests and unloading models ...`);
-        server.close().then(
-          () => { log('stopped'); resolve(0); },
-          (err) => { console.error(`shutdown failed: ${(err as Error).message}`); resolve(1); },
-        );
+        void boundedShutdown(signal, { exitTimeoutSecs: options.exitTimeoutSecs, close: () => server.close() }).then((code) => {
+          if (code === 0) log('stopped');
+          resolve(code);
+        });
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
