@@ -80,8 +80,11 @@ const measuredStubGpu = new Map<string, number>();
 const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
+  /** a batch behind the running one waits encoded on the server's side, where `reclaim` can take it back */
   readonly prefetch = 1;
   private readonly supervisor: InstanceSupervisor<StubProcess, StubInstance>;
+  /** batches handed to a stub and not answered yet, by the array the scheduler gave (see reclaim) */
+  private readonly posted = new Map<Batch, { stub: StubProcess; id: number }>();
 
   constructor(private readonly plan: StubModelPlan) {
     this.supervisor = new InstanceSupervisor<StubProcess, StubInstance>({
@@ -114,9 +117,31 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     this.supervisor.dispatch(info, done, () => {
       const encoded = this.plan.codec.encode(batch);
       // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
-      return (stub, _again, finish) =>
-        stub.run(encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases));
+      return (stub, _again, finish) => this.post(stub, batch, encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases));
     });
+  }
+
+  /**
+   * The scheduler takes back a batch held behind a running one, for an instance that is free: it succeeds
+   * while the batch still waits on the server's side (StubProcess.withdraw), and then it is never run here.
+   */
+  reclaim(_info: InstanceInfo, batch: Batch): boolean {
+    const p = this.posted.get(batch);
+    if (!p || !p.stub.withdraw(p.id)) return false;
+    this.posted.delete(batch);
+    return true;
+  }
+
+  /** runs `requests` on `stub`, remembering the batch until it is answered (for reclaim) */
+  private post(stub: StubProcess, batch: Batch, requests: StubRequest[], done: (err: Error | null, result?: StubRunResult) => void): void {
+    let answered = false;
+    let id = 0;
+    id = stub.run(requests, (err, result) => {
+      answered = true;
+      if (this.posted.get(batch)?.stub === stub) this.posted.delete(batch);
+      done(err, result);
+    });
+    if (!answered && id > 0) this.posted.set(batch, { stub, id });
   }
 
   /** Test and diagnostics hook: the live stub of an instance. */

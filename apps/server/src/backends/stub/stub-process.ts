@@ -7,6 +7,12 @@
  * The stub takes its messages one at a time, in order, so when it dies only the oldest batch it owed can
  * have begun: that one fails with the cause; the ones queued behind it fail with NotStartedError and may be
  * sent again to the replacement (the same rule as the onnxruntime worker threads).
+ *
+ * A batch handed over while the stub runs one (the scheduler's prefetch) is encoded at once but written
+ * only when the stub answers the batch before: the stub's answer is its request for the next. Until then
+ * the scheduler can take it back (`withdraw`), synchronously, which a frame already in the socket would
+ * not allow; it is written before that answer reaches the scheduler, so the stub is not kept waiting for
+ * the answer's processing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -41,6 +47,14 @@ export interface StubRunResult {
 
 type Pending = (error: Error | null, result?: StubRunResult) => void;
 
+/** A run frame encoded but not written yet: it waits for the stub to answer the batch before it. */
+interface HeldFrame {
+  id: number;
+  message: Extract<ToStub, { type: 'run' }>;
+  chunks: Uint8Array[];
+  bodyBytes: number;
+}
+
 export interface StubSpawn {
   python: string;
   init: StubInit;
@@ -55,6 +69,8 @@ export class StubProcess {
   private child: ChildProcess | null = null;
   private channel: Socket | null = null;
   private readonly pending = new Map<number, Pending>();
+  /** run frames behind the one the stub is running, oldest first (see the file comment) */
+  private held: HeldFrame[] = [];
   private nextId = 1;
   private closing = false;
   private deathError: Error | null = null;
@@ -135,12 +151,13 @@ export class StubProcess {
 
   /**
    * Sends one batch; `done` is called exactly once (synchronously when the stub is already dead or stopping).
-   * The tensors' data is written straight from the caller's arrays (no copy).
+   * The tensors' data is written straight from the caller's arrays (no copy). Returns the batch's id (for
+   * `withdraw`), 0 when it was refused at once.
    */
-  run(requests: readonly StubRequest[], done: Pending): void {
+  run(requests: readonly StubRequest[], done: Pending): number {
     if (this.deathError || this.closing || !this.channel) {
       done(this.deathError ?? new Error(`instance ${this.label} is stopping`));
-      return;
+      return 0;
     }
     const id = this.nextId++;
     const wire: WireRequest[] = [];
@@ -155,10 +172,32 @@ export class StubProcess {
       }
     } catch (err) {
       done(err as Error);
-      return;
+      return 0;
     }
+    const busy = this.pending.size > 0;
     this.pending.set(id, done);
-    this.send({ type: 'run', id, requests: wire }, chunks, end);
+    const frame: HeldFrame = { id, message: { type: 'run', id, requests: wire }, chunks, bodyBytes: end };
+    if (busy) this.held.push(frame);
+    else this.send(frame.message, frame.chunks, frame.bodyBytes);
+    return id;
+  }
+
+  /**
+   * Takes back batch `id` if it is still held here, not written to the stub: true, and its `done` is never
+   * called; false when the stub has it (it runs, or will next).
+   */
+  withdraw(id: number): boolean {
+    const i = this.held.findIndex((f) => f.id === id);
+    if (i < 0) return false;
+    this.held.splice(i, 1);
+    this.pending.delete(id);
+    return true;
+  }
+
+  /** The stub answered a batch: write the next held one now, before the answer is processed here. */
+  private sendNextHeld(): void {
+    const next = this.held.shift();
+    if (next) this.send(next.message, next.chunks, next.bodyBytes);
   }
 
   /**
@@ -170,6 +209,8 @@ export class StubProcess {
     if (!this.child) return;
     if (!this.closing) {
       this.closing = true;
+      // held batches were promised to this stub: it runs them before it finalizes
+      for (const f of this.held.splice(0)) this.send(f.message, f.chunks, f.bodyBytes);
       if (this.child.exitCode === null && this.child.signalCode === null) this.send({ type: 'close' }, []);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -209,6 +250,7 @@ export class StubProcess {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
+        this.sendNextHeld();
         if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs, phases: { inputUs: m.inputUs ?? 0, outputUs: m.outputUs ?? 0 } });
         else p(new Error(m.message));
         return;
@@ -226,6 +268,7 @@ export class StubProcess {
   private failAll(error: Error, died = false): void {
     const owed = [...this.pending.values()];
     this.pending.clear();
+    this.held = []; // owed too (never written): NotStartedError, sent again to the replacement
     failOwed(owed, error, died, this.label);
   }
 }
