@@ -8,12 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
 import { policyFromConfig } from '@inferscope/core/scheduler/policy.ts';
-import { Harness, ManualExecutor, type RunningBatch } from './helpers.ts';
+import { Harness, ManualExecutor, PrefetchExecutor, type RunningBatch } from './helpers.ts';
 
-/** an executor whose instances may hold one batch behind the running one (as the onnxruntime workers) */
-class PrefetchExecutor extends ManualExecutor {
-  readonly prefetch = 1;
-}
 
 function harness(config: SchedulerConfigInput, prefetch = true): Harness {
   const exec = prefetch ? new PrefetchExecutor() : new ManualExecutor();
@@ -252,4 +248,26 @@ test('VirtualClock: fractional arrival times and delays never livelock, and the 
   assert.equal(h.exec.all.length, 1);
   assert.ok(h.of('batch.formed')[0].t >= 15768.905893856821 + 4009 - 1e-6);
   assert.equal(h.of('batch.formed')[0].trigger, 'delay');
+});
+
+// ---- the one documented difference in growth (README, "Dispatch is Triton's; one case of growth is not") ----
+
+test('documented difference: a batch at a smaller preferred size takes a later request whose own delay has not run out', async () => {
+  // one instance busy until 2000; b, c at 100 reach preferred 2 of [2, 4] (delay 1000: not saturated, so
+  // nothing is formed); d at 1500. Triton queues [b, c] and lets d join only once d has waited 1000 µs
+  // (2500) or the payload reaches 4, so it runs [b, c] at 2000, then [d]. InferScope decides at 2000 with the
+  // delay of the batch's oldest request (b, waited 1900 µs) and runs [b, c, d]; the order is Triton's.
+  for (const prefetch of [false, true]) {
+    const h = harness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 1000 } }, prefetch);
+    await h.start();
+    h.send('a', { batchSize: 4 });
+    arrive(h, [['b', 100], ['c', 100], ['d', 1500]]);
+    h.clock.advance(0);
+    assert.equal(h.of('batch.formed').length, 1, 'nothing formed while the instance is busy');
+    finishAt(h, 2000);
+    assert.deepEqual(ids(h.exec.all[1]), ['b', 'c', 'd'], `prefetch ${prefetch}`);
+    assert.equal(h.of('batch.formed')[1].trigger, 'delay');
+    finishAt(h, 5000);
+    h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  }
 });
