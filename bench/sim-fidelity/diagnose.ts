@@ -45,9 +45,9 @@ function describe(label: string, c: Case, events: SchedulerEvent[], arrivalsUs: 
     } else if (e.type === 'batch.started') {
       const prev = lastDone.get(e.instance);
       if (prev !== undefined) gaps.push(e.t - prev);
+      if (e.prefetched) prefetched++; // began without a hand-off
     } else if (e.type === 'batch.formed') {
       triggers.set(e.trigger, (triggers.get(e.trigger) ?? 0) + 1);
-      if (e.next_on) prefetched++;
       if (e.trigger === 'delay') lateDelay.push(e.oldest_wait_us - c.delayUs);
       if (e.trigger === 'immediate') immediateWait.push(e.oldest_wait_us);
     } else if (e.type === 'request.queued') queued.push(e.t);

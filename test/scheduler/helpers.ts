@@ -55,6 +55,31 @@ export class ManualExecutor implements Executor<string, string> {
   }
 }
 
+/**
+ * ManualExecutor whose instances may be handed one batch behind the running one (prefetch 1) and can give
+ * it back while it has not begun (reclaim), as the onnxruntime workers can. An instance's first batch in
+ * `running` is the one it runs; the test finishes batches by hand.
+ */
+export class PrefetchExecutor extends ManualExecutor {
+  readonly prefetch = 1;
+  /** request ids of each batch taken back, in order */
+  reclaimed: (string | undefined)[][] = [];
+  /** the batches taken back (a test may call their `done` late, as a misbehaving executor would) */
+  given: RunningBatch[] = [];
+  /** answer every reclaim with "it has begun" (an executor whose instance raced ahead) */
+  refuse = false;
+
+  reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<string>[]): boolean {
+    const i = this.running.findIndex((b) => b.requests === batch);
+    const begun = this.running.find((b) => b.instance.name === instance.name)?.requests === batch;
+    if (this.refuse || i < 0 || begun) return false;
+    this.given.push(...this.running.splice(i, 1));
+    this.all.splice(this.all.findIndex((b) => b.requests === batch), 1);
+    this.reclaimed.push(batch.map((r) => r.id));
+    return true;
+  }
+}
+
 export interface Outcome {
   id: string;
   result?: string;

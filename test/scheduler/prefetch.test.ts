@@ -10,12 +10,7 @@ import assert from 'node:assert/strict';
 import type { SchedulerEvent } from '@inferscope/core/events.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
 import type { InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';
-import { Harness, ManualExecutor, tick, type RunningBatch } from './helpers.ts';
-
-/** ManualExecutor whose instances may be handed one batch behind the running one. */
-class PrefetchExecutor extends ManualExecutor {
-  readonly prefetch = 1;
-}
+import { Harness, ManualExecutor, PrefetchExecutor, tick, type RunningBatch } from './helpers.ts';
 
 /**
  * Fails a batch handed to an instance that already holds one (a prefetched batch) synchronously, inside
@@ -93,10 +88,11 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
 
   // A ends at t=600: B starts then, the instance never idles in between.
   h.clock.advance(500);
-  h.send('g'); // queued: no room behind A any more
+  h.send('g'); // no room behind A any more: formed, it waits in the model's queue of formed batches
   h.send('x');
   h.clock.advance(0);
   assert.equal(h.exec.all.length, 2, 'depth 1: nothing more is handed over while A runs');
+  assert.deepEqual(h.of('batch.formed').map((e) => [e.request_ids.join(','), e.t, e.next_on]).slice(2), [['g,x', 600, undefined]], 'formed unheld (preferred 2, delay 0: it cannot grow)');
   const stateEventsBefore = h.of('instance.state').length;
   // observe the instance from inside A's answers (they go out after the instance moved on)
   let seenInAnswer: { state: string; batch?: string } | undefined;
@@ -118,13 +114,9 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
   assert.ok(evs.indexOf(`batch.completed:${aId}`) < evs.indexOf(`batch.started:${bId}`), 'B starts after A completed');
   assert.equal(h.of('instance.state').length, stateEventsBefore, 'no instance.state change (never idle) between A and B');
   assert.equal(instanceView(h, 'm_0_0')?.state, 'busy');
-  assert.equal(h.exec.all.length, 2, 'completing A hands nothing new synchronously (B was already handed over)');
-  assert.equal(h.outcome('a')?.result, 'ok:a');
-
-  // the room behind B is filled at the same-time timer again, with what queued meanwhile
-  h.clock.advance(0);
-  assert.equal(h.exec.all.length, 3);
+  assert.equal(h.exec.all.length, 3, 'once B began, the oldest formed batch (g,x) is handed early in its place');
   assert.deepEqual(ids(h.exec.all[2]), ['g', 'x']);
+  assert.equal(h.outcome('a')?.result, 'ok:a');
   h.clock.advance(50);
   while (h.exec.running.length) h.exec.finish(0);
   h.assertAllAnsweredOnce(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'x']);
@@ -186,33 +178,35 @@ test('prefetch with max_queue_delay: a batch whose delay ran out is not handed t
   h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
 });
 
-test('at most one prefetched batch per instance; with two busy instances each may hold one', async () => {
+test('only the oldest formed batch is handed early, to one busy instance; the rest wait formed, oldest first, up to twice the instances', async () => {
   const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] });
   await h.start();
   h.send('a');
   h.send('b');
   assert.deepEqual(h.exec.all.map((b) => b.instance.name), ['m_0_0', 'm_0_1'], 'idle instances are served synchronously');
   const all = ['a', 'b'];
-  for (const p of ['c', 'd', 'e', 'f', 'g', 'h']) all.push(h.send(p));
+  for (const p of ['c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']) all.push(h.send(p));
   assert.equal(h.exec.all.length, 2);
   h.clock.advance(0);
-  assert.deepEqual(
-    h.exec.all.slice(2).map((b) => [b.instance.name, ids(b)]),
-    [['m_0_0', ['c', 'd']], ['m_0_1', ['e', 'f']]],
-  );
-  h.clock.advance(10_000);
-  assert.equal(h.exec.all.length, 4, 'no instance holds two prefetched batches');
+  // Triton's payload queue: at most 2 x 2 formed batches; k,l stay queued
+  assert.deepEqual(h.of('batch.formed').slice(2).map((e) => [e.request_ids.join(','), e.next_on]), [['c,d', 'm_0_0'], ['e,f', undefined], ['g,h', undefined], ['i,j', undefined]]);
+  assert.deepEqual(h.exec.all.slice(2).map((b) => [b.instance.name, ids(b)]), [['m_0_0', ['c', 'd']]], 'only the oldest is handed early');
   assert.equal(h.sched.snapshot().pending?.requests, 2);
-  assert.equal(h.of('batch.started').length, 2);
 
-  // instance 0 finishes A: it goes on with c,d and gets g,h behind it at the timer
+  // m_0_1 frees first: it takes the oldest (c,d, taken back from m_0_0), and e,f is handed early to m_0_0
+  h.exec.finish(1);
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [['c', 'd']]);
+  assert.deepEqual(h.exec.running.map((b) => `${b.instance.name}:${ids(b)}`), ['m_0_0:a', 'm_0_1:c,d', 'm_0_0:e,f']);
+  // m_0_0 frees: it begins e,f without a hand-off; g,h is handed early (to m_0_1, the one busy longest... the only one busy)
   h.exec.finish(0);
-  assert.equal(h.exec.all.length, 4);
+  assert.equal(h.of('batch.started').find((e) => e.batch_id === batchOf(h, 'e'))!.prefetched, true);
+  while (h.exec.running.length) h.exec.finish(0);
   h.clock.advance(0);
-  assert.deepEqual([h.exec.all[4].instance.name, ids(h.exec.all[4])], ['m_0_0', ['g', 'h']]);
   while (h.exec.running.length) h.exec.finish(0);
   h.assertAllAnsweredOnce(all);
   assert.ok(all.every((id) => h.outcome(id)?.result === `ok:${id}`));
+  const startOrder = h.of('batch.started').map((e) => h.of('batch.formed').findIndex((f) => f.batch_id === e.batch_id));
+  assert.deepEqual(startOrder, [...startOrder].sort((x, y) => x - y), 'batches begin in the order they were formed');
   // per instance, batches start in the order they were handed over and never overlap
   for (const name of ['m_0_0', 'm_0_1']) {
     let running: string | null = null;
@@ -303,15 +297,21 @@ test('an executor failing a prefetched batch later, still before A ends: answere
 test('retiring an instance that holds a prefetched batch: both batches finish and are answered, then it stops', async () => {
   const h = prefetchHarness({ max_batch_size: 1, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ name: 'g', count: 2, kind: 'KIND_CPU' }] });
   await h.start();
-  const all = ['a', 'b', 'c', 'd'].map((p) => h.send(p));
+  const all = ['a', 'b', 'c'].map((p) => h.send(p));
   h.clock.advance(0);
+  h.clock.advance(1);
+  all.push(h.send('d'));
+  h.clock.advance(0);
+  // c is handed early to g_0; d waits formed until c has begun (only the oldest is ever held)
+  assert.deepEqual(h.exec.all.map((b) => `${b.instance.name}:${ids(b)}`), ['g_0:a', 'g_1:b', 'g_0:c']);
+  h.exec.finish(0); // g_0 ends a, begins c; d (the oldest now) is handed early to g_1
   assert.deepEqual(h.exec.all.map((b) => `${b.instance.name}:${ids(b)}`), ['g_0:a', 'g_1:b', 'g_0:c', 'g_1:d']);
   await h.sched.setInstanceCount('g', 1, 'test');
   assert.equal(instanceView(h, 'g_1')?.state, 'draining');
   assert.deepEqual(h.exec.stopped, []);
   all.push(h.send('e'));
   h.clock.advance(0);
-  assert.equal(h.exec.all.length, 4, 'g_0 is full and g_1 retiring: e waits');
+  assert.equal(h.exec.all.length, 4, 'e waits formed: g_1 holds d and retires, g_0 runs c');
 
   // g_1 finishes b: it goes on with d (not stopped yet), and takes nothing new
   h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'b'));
@@ -320,7 +320,7 @@ test('retiring an instance that holds a prefetched batch: both batches finish an
   assert.deepEqual(h.exec.stopped, [], 'not stopped while its prefetched batch runs');
   assert.equal(instanceView(h, 'g_1')?.batch_id, batchOf(h, 'd'));
   h.clock.advance(0);
-  assert.equal(h.exec.all.length, 4, 'a retiring instance is never given a prefetched batch');
+  assert.deepEqual(h.exec.all.slice(4).map((b) => `${b.instance.name}:${ids(b)}`), ['g_0:e'], 'e is handed early to g_0, never to the retiring g_1');
   h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'd'));
   await tick();
   assert.equal(h.outcome('d')?.result, 'ok:d');
@@ -386,11 +386,11 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   h.clock.advance(200);
   h.send('b'); // t=200
   h.clock.advance(100);
-  h.send('c'); // t=300: b was handed over at its t=200 timer, so c finds no room
+  h.send('c'); // t=300: b was handed over at its t=200 timer; c is formed but waits (only the oldest is held)
   h.clock.advance(0);
   const bId = batchOf(h, 'b');
   assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 200, 'b was handed over at its arrival timer');
-  assert.equal(h.sched.snapshot().pending?.requests, 1, 'c waits: depth 1');
+  assert.equal(h.exec.all.length, 2, 'c waits formed: depth 1');
   h.clock.advance(700); // t=1000: A ends, B starts
   h.exec.finish(0);
   h.clock.advance(250); // t=1250: B ends
@@ -402,28 +402,15 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   assert.equal(rc('b').compute_us, 250);
   assert.equal(rc('b').total_us, 1050);
   assert.equal(h.of('batch.completed').find((e) => e.batch_id === bId)!.compute_us, 250);
-  // c was prefetched at t=1000 behind B, and started at 1250
-  assert.equal(h.of('batch.formed').find((e) => e.request_ids.includes('c'))!.t, 1000);
+  // c was formed at t=300, handed early behind B at 1000, and started at 1250
+  assert.equal(h.of('batch.formed').find((e) => e.request_ids.includes('c'))!.t, 300);
   h.clock.advance(0);
   h.exec.finish(0);
   assert.equal(rc('c').queue_us, 950);
   assert.equal(rc('c').compute_us, 0);
 });
 
-/** PrefetchExecutor that can take back a batch an instance holds but has not begun (its first is running) */
-class ReclaimingExecutor extends PrefetchExecutor {
-  reclaimed: (string | undefined)[][] = [];
-  given: RunningBatch[] = [];
-  refuse = false;
-  reclaim(instance: InstanceInfo, batch: readonly SchedulerRequest<string>[]): boolean {
-    const i = this.running.findIndex((b) => b.requests === batch);
-    const begun = this.running.find((b) => b.instance.name === instance.name)?.requests === batch;
-    if (this.refuse || i < 0 || begun) return false;
-    this.given.push(...this.running.splice(i, 1));
-    this.reclaimed.push(batch.map((r) => r.id));
-    return true;
-  }
-}
+const ReclaimingExecutor = PrefetchExecutor;
 
 test('a batch held behind a slow instance moves to an instance that frees up first (executors with reclaim)', async () => {
   const exec = new ReclaimingExecutor();

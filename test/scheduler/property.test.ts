@@ -254,6 +254,27 @@ function runOne(seed: number, prefetch = false): number {
     assert.equal(answers.get(`q${i}`), 1, `q${i} answered ${answers.get(`q${i}`) ?? 0} times: ${where()}`);
     assert.equal(terminal.get(`q${i}`), 1, `q${i} has ${terminal.get(`q${i}`) ?? 0} terminal events: ${where()}`);
   }
+  // Triton's dispatch: no batch of only younger requests begins before a batch of older ones of the same
+  // level (acceptance order; a DELAYed request is behind fresh ones on purpose, so batches with one are left out)
+  const acceptedAt = new Map<string, number>();
+  const delayed = new Set<string>();
+  const startedAt = new Map<string, number>();
+  for (const e of events) {
+    if (e.type === 'request.queued') acceptedAt.set(e.request_id, acceptedAt.size);
+    else if (e.type === 'request.delayed') delayed.add(e.request_id);
+    else if (e.type === 'batch.started') startedAt.set(e.batch_id, e.t);
+  }
+  const spans = [...formedIds].flatMap(([id, reqs]) => {
+    const levels = new Set(reqs.map((r) => levelOf.get(r)));
+    if (levels.size !== 1 || reqs.some((r) => delayed.has(r))) return [];
+    const seqs = reqs.map((r) => acceptedAt.get(r)!);
+    return [{ id, level: [...levels][0], min: Math.min(...seqs), max: Math.max(...seqs), t: startedAt.get(id)! }];
+  });
+  for (const a of spans) {
+    for (const b of spans) {
+      if (a.level === b.level && a.max < b.min) assert.ok(a.t <= b.t, `${b.id} of younger requests began at ${b.t} before the older ${a.id} at ${a.t}: ${where()}`);
+    }
+  }
   if (sched.currentPolicy.preserveOrdering) {
     // results leave in acceptance order (refusals and timeouts are answered at once and are not ordered)
     const accepted = new Map(events.filter((e) => e.type === 'request.queued').map((e, i) => [(e as { request_id: string }).request_id, i]));

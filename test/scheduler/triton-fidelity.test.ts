@@ -8,12 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
 import { policyFromConfig } from '@inferscope/core/scheduler/policy.ts';
-import { Harness, ManualExecutor, type RunningBatch } from './helpers.ts';
+import { Harness, ManualExecutor, PrefetchExecutor, type RunningBatch } from './helpers.ts';
 
-/** an executor whose instances may hold one batch behind the running one (as the onnxruntime workers) */
-class PrefetchExecutor extends ManualExecutor {
-  readonly prefetch = 1;
-}
 
 function harness(config: SchedulerConfigInput, prefetch = true): Harness {
   const exec = prefetch ? new PrefetchExecutor() : new ManualExecutor();
@@ -50,9 +46,8 @@ test('prefetch only without priority levels and with a queue policy without time
   assert.equal(allowed({ priority_levels: 2, default_priority_level: 2 }), false);
   assert.equal(allowed({ default_queue_policy: { default_timeout_microseconds: 1000 } }), false);
   assert.equal(allowed({ default_queue_policy: { allow_timeout_override: true } }), false);
-  // Triton turns prefetch off for max_queue_size too; InferScope keeps it and counts a held batch's
-  // requests as queued until they begin, so the same requests are refused (next tests).
-  assert.equal(allowed({ default_queue_policy: { max_queue_size: 4 } }), true);
+  // as Triton's SupportPrefetching: a formed batch's requests would no longer count toward max_queue_size
+  assert.equal(allowed({ default_queue_policy: { max_queue_size: 4 } }), false);
 });
 
 test('priority levels: r2 (priority 1) runs before r1 although r1 came first and every instance was busy (no priority inversion)', async () => {
@@ -104,11 +99,10 @@ test('L0_model_queue test_max_queue_size: preferred [4, 8], max_queue_size 8, te
       return h.send(`q${i}`);
     });
     const refused = rest.filter((id) => h.outcome(id)?.error?.message === 'Exceeds maximum queue size');
-    assert.deepEqual(refused, ['q8', 'q9'], `prefetch ${prefetch}: a held batch still counts toward max_queue_size`);
+    assert.deepEqual(refused, ['q8', 'q9'], `prefetch ${prefetch}: the eight waiting fill the queue`);
+    assert.equal(h.of('batch.formed').length, 1, 'nothing is formed while r0 runs: Triton does not prefetch with max_queue_size');
     for (let t = 1_000_000; h.exec.running.length; t += 1_000_000) finishAt(h, t);
-    // Triton forms [8, 8]. With prefetch, q0-q3 were handed over at the preferred 4 while r0 ran (the one
-    // deliberate difference of prefetch, see the README), so the 8 waiting become 4 + 4.
-    assert.deepEqual(h.exec.sizes(), prefetch ? [8, 4, 4] : [8, 8]);
+    assert.deepEqual(h.exec.sizes(), [8, 8], `prefetch ${prefetch}: Triton's [8, 8]`);
     h.assertAllAnsweredOnce(['r0', ...rest]);
   }
 });
@@ -137,9 +131,11 @@ test('test_multi_batch_gt_max_preferred (fixed and variable shapes): 3 waits, a 
     h.clock.advanceTo(1_000_000);
     h.send('r7', { batchSize: 7, shapeKey: shapes[1] });
     assert.deepEqual(h.exec.sizes(), [3], `the 3 goes when the 7 arrives (shapes ${shapes})`);
+    h.clock.advance(0);
+    assert.equal(h.of('batch.formed')[1].t, 1_000_000, 'the 7 cannot grow: formed at once, it waits for the instance (Triton\'s saturated payload)');
     finishAt(h, 1_001_000);
     assert.deepEqual(h.exec.sizes(), [3, 7], 'the 7 goes as soon as the instance is free');
-    assert.equal(h.of('batch.formed')[1].t, 1_001_000);
+    assert.equal(h.of('batch.started')[1].t, 1_001_000);
     finishAt(h, 1_002_000);
     h.assertAllAnsweredOnce(['r3', 'r7']);
   }
@@ -233,11 +229,13 @@ test('a batch that would still grow is not handed to a busy instance: after the 
   finishAt(h, 5000);
   assert.deepEqual(h.exec.sizes(), [8, 4]);
   assert.equal(h.of('batch.formed')[1].trigger, 'delay');
-  // a preferred size reached while busy is still handed over at once (the prefetch that keeps the worker fed)
+  // nor is a smaller preferred size reached while busy: Triton's payload at 8 may still grow into 16
   for (let i = 0; i < 8; i++) h.send(`c${i}`);
   h.clock.advance(0);
-  assert.deepEqual(h.exec.sizes(), [8, 4, 8]);
-  assert.equal(h.of('batch.formed')[2].next_on, 'm_0_0');
+  assert.deepEqual(h.exec.sizes(), [8, 4], 'c0-c7 (preferred 8 of [8, 16], delay 1000) stay in the queue');
+  for (let i = 0; i < 8; i++) h.send(`d${i}`);
+  finishAt(h, 6000);
+  assert.deepEqual(h.exec.sizes(), [8, 4, 16], 'grown to the largest preferred size while the instance was busy');
 });
 
 test('VirtualClock: fractional arrival times and delays never livelock, and the delay is kept', async () => {
@@ -250,4 +248,26 @@ test('VirtualClock: fractional arrival times and delays never livelock, and the 
   assert.equal(h.exec.all.length, 1);
   assert.ok(h.of('batch.formed')[0].t >= 15768.905893856821 + 4009 - 1e-6);
   assert.equal(h.of('batch.formed')[0].trigger, 'delay');
+});
+
+// ---- the one documented difference in growth (README, "Dispatch is Triton's; one case of growth is not") ----
+
+test('documented difference: a batch at a smaller preferred size takes a later request whose own delay has not run out', async () => {
+  // one instance busy until 2000; b, c at 100 reach preferred 2 of [2, 4] (delay 1000: not saturated, so
+  // nothing is formed); d at 1500. Triton queues [b, c] and lets d join only once d has waited 1000 µs
+  // (2500) or the payload reaches 4, so it runs [b, c] at 2000, then [d]. InferScope decides at 2000 with the
+  // delay of the batch's oldest request (b, waited 1900 µs) and runs [b, c, d]; the order is Triton's.
+  for (const prefetch of [false, true]) {
+    const h = harness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 1000 } }, prefetch);
+    await h.start();
+    h.send('a', { batchSize: 4 });
+    arrive(h, [['b', 100], ['c', 100], ['d', 1500]]);
+    h.clock.advance(0);
+    assert.equal(h.of('batch.formed').length, 1, 'nothing formed while the instance is busy');
+    finishAt(h, 2000);
+    assert.deepEqual(ids(h.exec.all[1]), ['b', 'c', 'd'], `prefetch ${prefetch}`);
+    assert.equal(h.of('batch.formed')[1].trigger, 'delay');
+    finishAt(h, 5000);
+    h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  }
 });

@@ -93,8 +93,9 @@ export interface BatchFormedEvent extends Base {
   /** how long the oldest request in the batch had waited */
   oldest_wait_us: number;
   /**
-   * set when the batch was handed to a BUSY instance to run next (prefetch): that instance. Absent when an
-   * idle instance took it (its batch.started follows at once).
+   * set when the batch was handed, as it was formed, to a BUSY instance to run next (prefetch): that
+   * instance. It may still move to an instance that frees up first (batch.started says where it ran).
+   * Absent when an idle instance took it (its batch.started follows at once) or it waits unheld.
    */
   next_on?: string;
 }
@@ -104,6 +105,8 @@ export interface BatchStartedEvent extends Base {
   batch_id: string;
   instance: string;
   size: number;
+  /** true when the instance had been handed the batch early and began it without a hand-off (prefetch) */
+  prefetched?: true;
 }
 
 export interface BatchCompletedEvent extends Base {

@@ -1,14 +1,19 @@
 /**
- * Running committed batches: handing one to an instance through the executor (at once when the instance is
- * idle, behind its running batch when it is busy: prefetch), starting the held one when the running one
- * ends, moving a held batch to an instance that became free first, and answering every request of a
- * finished batch exactly once. Split from ModelScheduler, which owns the queues and decides what to send.
+ * Running formed batches: a batch formed while an instance is free begins there at once; one formed while
+ * every instance is busy waits in the model's queue of formed batches (formed-batches.ts), and every
+ * instance that becomes free takes the oldest. The head of that queue may be handed early to the busy
+ * instance likeliest to free up first (executors with `prefetch` and `reclaim`), and taken back when
+ * another frees up first, so prefetch hides the hand-off without changing which batch runs first. Every
+ * request of a finished batch is answered exactly once. Split from ModelScheduler, which owns the
+ * queues and decides what to form.
  */
-import { codeOf } from '../errors/infer-error';
+import { codeOf, type InferError } from '../errors/infer-error';
 import type { Clock } from '../clock/clock';
+import type { RejectReason } from '../events';
 import type { Answer, Answers } from './answers';
 import type { BatchDecision } from './decide';
 import type { Emitter } from './emitter';
+import { FormedBatches } from './formed-batches';
 import type { InstanceBatch, InstancePool, PoolInstance } from './instance-pool';
 import type { InstanceLifecycle } from './instance-lifecycle';
 import type { OrderedRelease } from './ordering';
@@ -17,7 +22,7 @@ import type { SchedulerStats } from './snapshot';
 import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from './types';
 
 export interface RunnerHooks {
-  /** form the next batches (false: leave busy instances' prefetch room for a same-time timer) */
+  /** form the next batches (false: leave formation for busy instances to a same-time timer) */
   pump(prefetchNow: boolean): void;
   /** the model has stopped: an instance that ends its batch stops too */
   stopped(): boolean;
@@ -27,8 +32,13 @@ export interface RunnerHooks {
 
 export class BatchRunner<P, R> {
   private batchSeq = 0;
-  /** level -> requests in batches held behind a running one, not begun (they still count as queued) */
-  private readonly held = new Map<number, number>();
+  private readonly formed = new FormedBatches();
+  /**
+   * Batches a busy instance may be handed behind its running one: the executor's prefetch, and only when
+   * it can give one back (reclaim); a batch handed early that could not be taken back would fix which
+   * instance runs it, and so the order.
+   */
+  private readonly depth: number;
 
   constructor(
     private readonly clock: Clock,
@@ -41,56 +51,95 @@ export class BatchRunner<P, R> {
     private readonly ordering: OrderedRelease<Answer<P, R>>,
     private readonly idPrefix: string,
     private readonly hooks: RunnerHooks,
-  ) {}
-
-  /** requests of `level` handed to a busy instance and not begun: max_queue_size counts them as waiting */
-  heldAt(level: number): number {
-    return this.held.get(level) ?? 0;
+  ) {
+    this.depth = executor.reclaim ? Math.max(0, Math.floor(executor.prefetch ?? 0)) : 0;
   }
 
-  /** commit `entries` as one batch on `inst` (idle: it begins now; busy: it begins when the running one ends) */
-  dispatch(inst: PoolInstance, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
+  /** formed batches no instance has begun (Triton's queued payloads) */
+  get formedCount(): number {
+    return this.formed.size;
+  }
+
+  /** commit `entries` as one batch: it begins on `idle` now, or (undefined) waits for the first free instance */
+  form(idle: PoolInstance | undefined, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
     const seq = ++this.batchSeq;
     const run: InstanceBatch = {
       batchId: `${this.idPrefix}b${seq}`, seq, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req),
     };
     this.stats.batches++;
     this.stats.samples += d.size;
-    const held = inst.state !== 'idle';
-    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs, held ? inst.info.name : undefined);
-    this.handTo(inst, run);
+    const waitedUs = this.clock.now() - d.oldestUs;
+    if (idle) {
+      this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, waitedUs);
+      idle.state = 'busy';
+      this.begin(idle, run);
+      this.post(idle, run);
+      return;
+    }
+    this.formed.push(run);
+    const holder = this.earlyHolderFor(run);
+    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, waitedUs, holder?.info.name);
+    if (holder) this.handEarly(holder, run);
   }
 
   /**
-   * While an instance is free and another holds a batch it has not begun, take that batch back (executors
-   * with `reclaim`) and begin it on the free one, oldest first: Triton's queued payload goes to whichever
-   * instance frees up first, so the oldest requests never wait behind a slow instance while another idles.
+   * Every free instance takes the oldest formed batch. One handed early to a busy instance is taken back
+   * first (reclaim); if it has begun there (or will, before anything else there), it stays, and the free
+   * instance takes the next. Then the new oldest may be handed early.
    */
-  moveHeldBatchesToIdle(): void {
-    if (!this.executor.reclaim) return;
-    while (this.pool.idleCount > 0) {
-      const held = this.pool.oldestHeld();
-      if (!held) return;
+  serveIdle(): void {
+    while (this.pool.idleCount > 0 && this.formed.size > 0) {
+      const run = this.formed.head()!;
       const idle = this.pool.takeIdle();
-      if (!idle) return;
-      if (!this.executor.reclaim(held.inst.info, held.run.requests as readonly SchedulerRequest<P>[])) {
-        this.pool.markIdle(idle); // it begins where it is (or already has): leave it
-        return;
+      if (!idle) break;
+      const holder = run.holder;
+      if (holder && !this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
+        this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
+        this.pool.markIdle(idle);
+        continue;
       }
-      held.inst.prefetched.splice(held.inst.prefetched.indexOf(held.run), 1);
-      this.handTo(idle, held.run);
+      if (holder) {
+        holder.prefetched.splice(holder.prefetched.indexOf(run), 1);
+        run.holder = undefined;
+      }
+      this.formed.remove(run);
+      idle.state = 'busy';
+      this.begin(idle, run);
+      this.post(idle, run);
+    }
+    const head = this.formed.head();
+    if (head && !head.holder) {
+      const holder = this.earlyHolderFor(head);
+      if (holder) this.handEarly(holder, head);
     }
   }
 
-  private handTo(inst: PoolInstance, run: InstanceBatch): void {
-    if (inst.state === 'idle') {
-      inst.state = 'busy';
-      this.begin(inst, run);
-    } else {
-      inst.prefetched.push(run); // it begins when the running batch ends (see complete)
-      run.counted = true;
-      this.countHeld(run, 1);
+  /** Answers the formed batches no instance holds with `reason` (the model has no instance left to run them). */
+  failFormed(reason: RejectReason, error: InferError): void {
+    for (const run of this.formed.unheld()) {
+      this.formed.remove(run);
+      for (const e of run.entries as QueueEntry<P, R>[]) {
+        this.ordering.settle(e.seq, null);
+        this.answers.rejectQueued(e, reason, error);
+      }
     }
+  }
+
+  /** the busy instance to hand `run` to early: only the oldest formed batch, and only one at a time */
+  private earlyHolderFor(run: InstanceBatch): PoolInstance | undefined {
+    if (this.depth === 0 || this.formed.head() !== run || this.formed.hasHeld()) return undefined;
+    return this.pool.holderFor(this.depth);
+  }
+
+  /** hand `run` to the busy `holder`: it begins there when the running batch ends, unless taken back first */
+  private handEarly(holder: PoolInstance, run: InstanceBatch): void {
+    holder.prefetched.push(run);
+    run.holder = holder;
+    this.post(holder, run);
+  }
+
+  /** give `run` to the executor on `inst` (a batch taken back is given again: only the latest may answer) */
+  private post(inst: PoolInstance, run: InstanceBatch): void {
     let finished = false;
     const handOff = (run.handOffs = (run.handOffs ?? 0) + 1);
     const done = (error: unknown, results?: R[], phases?: ComputePhases): void => {
@@ -110,11 +159,14 @@ export class BatchRunner<P, R> {
 
   /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
   private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
-    if (run.counted) this.countHeld(run, -1);
+    const prefetched = run.holder === inst;
+    if (run.holder) this.formed.remove(run); // held early and begun where it was held
+    run.holder = undefined;
     run.started = true;
     run.startedUs = nowUs;
     inst.batchId = run.batchId;
-    this.emit.batchStarted(run.batchId, inst.info.name, run.size, nowUs);
+    inst.sinceUs = nowUs;
+    this.emit.batchStarted(run.batchId, inst.info.name, run.size, nowUs, prefetched);
   }
 
   private complete(inst: PoolInstance, run: InstanceBatch, error: unknown, results?: R[], measured?: ComputePhases): void {
@@ -123,7 +175,8 @@ export class BatchRunner<P, R> {
       // Ended before the batch ahead of it (an executor failing a held batch at once): it never ran.
       const i = inst.prefetched.indexOf(run);
       if (i >= 0) inst.prefetched.splice(i, 1);
-      if (run.counted) this.countHeld(run, -1);
+      this.formed.remove(run);
+      run.holder = undefined;
       run.started = true;
       run.startedUs = this.clock.now();
       this.emit.batchStarted(run.batchId, inst.info.name, run.size, run.startedUs);
@@ -144,11 +197,10 @@ export class BatchRunner<P, R> {
       const next = inst.prefetched.shift();
       if (next) this.begin(inst, next, nowUs); // the instance went straight on to the batch it already holds
       else if (inst.retiring || this.hooks.stopped()) void this.instances.stop(inst);
-      else {
-        this.pool.markIdle(inst);
-        this.moveHeldBatchesToIdle();
-      }
+      else this.pool.markIdle(inst);
     }
+    // the free instance takes the oldest formed batch; the new oldest may be handed early
+    this.serveIdle();
     // Hand the instance its next batch before answering this one: the answers (their events, the callers'
     // follow-up work) then run while the instance computes instead of in the gap between two batches,
     // where a worker-thread instance would sit idle. Answers still go out in this same call.
@@ -165,15 +217,6 @@ export class BatchRunner<P, R> {
     }
     this.answers.releaseTimeUs = -1;
     this.hooks.answered();
-  }
-
-  private countHeld(run: InstanceBatch, delta: 1 | -1): void {
-    if (delta < 0) run.counted = false;
-    for (const e of run.entries) {
-      const n = (this.held.get(e.level) ?? 0) + delta;
-      if (n === 0) this.held.delete(e.level);
-      else this.held.set(e.level, n);
-    }
   }
 }
 

@@ -25,7 +25,13 @@ import type { BatchingPolicy } from './policy';
 import type { BatchCandidate, CandidateSource } from './queue-entry';
 
 export type BatchDecision =
-  | { kind: 'send'; count: number; size: number; trigger: BatchTrigger; oldestUs: number }
+  /**
+   * saturated: the batch could not grow even if it waited (Triton's `payload_saturated_`): it is full or
+   * capped, cut by a shape change, at a preferred size with no delay, at or past the largest preferred
+   * size, or there is no dynamic batching. Only a saturated batch may be formed while every instance is
+   * busy; any other keeps growing in the queue until an instance is free, as Triton's queued payload does.
+   */
+  | { kind: 'send'; count: number; size: number; trigger: BatchTrigger; oldestUs: number; saturated: boolean }
   /** untilUs = Infinity when nothing is waiting */
   | { kind: 'wait'; untilUs: number; count: number; size: number; oldestUs: number };
 
@@ -48,6 +54,8 @@ export function decideBatch(
   let bestCount = 0;
   let bestSize = 0;
   let bestOldest = Infinity;
+  /** the next request would overshoot the largest preferred size: the batch can never reach a larger one */
+  let capped = false;
   const preferred = policy.preferred;
   const capAtPreferred = preferred.length > 0;
   const maxBatch = policy.maxBatchSize;
@@ -59,6 +67,7 @@ export function decideBatch(
       shapeKey = c.shapeKey;
     } else {
       if (capAtPreferred && bestCount === 0 && size + bs > policy.maxPreferred) {
+        capped = true;
         bestCount = count;
         bestSize = size;
         bestOldest = oldest;
@@ -93,7 +102,7 @@ export function decideBatch(
 
   if (count === 0) return { kind: 'wait', untilUs: Infinity, count: 0, size: 0, oldestUs: Infinity };
   const trigger = stop as BatchTrigger | null;
-  if (trigger === 'immediate') return { kind: 'send', count, size, trigger, oldestUs: oldest };
+  if (trigger === 'immediate') return { kind: 'send', count, size, trigger, oldestUs: oldest, saturated: true };
   if (capAtPreferred && bestCount === 0 && size >= policy.maxPreferred) {
     bestCount = count;
     bestSize = size;
@@ -102,28 +111,27 @@ export function decideBatch(
 
   const delay = policy.maxQueueDelayUs;
   const delayExceeded = delay > 0 && nowUs >= oldest + delay;
+  // what is sent can no longer grow: cut by max_batch_size or a shape, capped, or at the largest preferred size
+  const full = trigger !== null || capped || size >= policy.maxPreferred;
   if (bestCount > 0 && !delayExceeded) {
     const t: BatchTrigger = bestSize === maxBatch && !preferred.includes(bestSize) ? 'max_batch' : 'preferred';
-    return { kind: 'send', count: bestCount, size: bestSize, trigger: t, oldestUs: bestOldest };
+    // a smaller preferred size with a delay may still grow into a larger one (Triton does not saturate it)
+    const saturated = capped || delay === 0 || bestSize >= policy.maxPreferred;
+    return { kind: 'send', count: bestCount, size: bestSize, trigger: t, oldestUs: bestOldest, saturated };
   }
-  if (trigger !== null) return { kind: 'send', count, size, trigger, oldestUs: oldest };
-  if (delayExceeded) return { kind: 'send', count, size, trigger: 'delay', oldestUs: oldest };
-  if (delay === 0) return { kind: 'send', count, size, trigger: 'immediate', oldestUs: oldest };
-  if (options?.flush) return { kind: 'send', count, size, trigger: 'drain', oldestUs: oldest };
+  if (trigger !== null) return { kind: 'send', count, size, trigger, oldestUs: oldest, saturated: true };
+  if (delayExceeded) return { kind: 'send', count, size, trigger: 'delay', oldestUs: oldest, saturated: full };
+  if (delay === 0) return { kind: 'send', count, size, trigger: 'immediate', oldestUs: oldest, saturated: full };
+  if (options?.flush) return { kind: 'send', count, size, trigger: 'drain', oldestUs: oldest, saturated: true };
   return { kind: 'wait', untilUs: oldest + delay, count, size, oldestUs: oldest };
 }
 
 /**
- * Whether a batch about to be sent may be handed to a busy instance (prefetch), where it can no longer
- * grow. Triton's queued payload keeps growing until an instance picks it up unless it is saturated, so only
- * a batch that could not grow anyway goes early: full or capped ('max_batch', and 'preferred' at or past
- * the largest preferred size), cut by a shape change, a drain, or no dynamic batching at all. A batch sent
- * because the delay ran out, or because the delay is 0, keeps growing in the queue until an instance is
- * free. One deliberate exception: a batch that reached a smaller preferred size is handed over too (Triton
- * would let it grow into a larger preferred size), which is what keeps a worker-thread instance fed
- * without a round trip to the scheduler.
+ * Whether a batch may be formed while no instance is free, to wait in the model's queue of formed
+ * batches (Triton's payload queue): only where Triton prefetches (BatchingPolicy.prefetch) and only a
+ * batch that could not grow anyway (`saturated`), so forming it early changes neither its size nor its
+ * place in the order.
  */
-export function mayHandOverEarly(d: Extract<BatchDecision, { kind: 'send' }>, policy: BatchingPolicy): boolean {
-  if (!policy.batching) return true;
-  return d.trigger === 'preferred' || d.trigger === 'max_batch' || d.trigger === 'shape' || d.trigger === 'drain';
+export function mayFormWhileBusy(d: Extract<BatchDecision, { kind: 'send' }>, policy: BatchingPolicy): boolean {
+  return policy.prefetch && (d.saturated || !policy.batching);
 }

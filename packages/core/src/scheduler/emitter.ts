@@ -52,9 +52,9 @@ export class Emitter {
     });
   }
 
-  batchStarted(batchId: string, instance: string, size: number, t: number): void {
+  batchStarted(batchId: string, instance: string, size: number, t: number, prefetched = false): void {
     if (this.bus.size === 0) return;
-    this.bus.emit({ type: 'batch.started', t, model: this.model, version: this.version, batch_id: batchId, instance, size });
+    this.bus.emit({ type: 'batch.started', t, model: this.model, version: this.version, batch_id: batchId, instance, size, ...(prefetched ? { prefetched: true as const } : {}) });
   }
 
   batchCompleted(batchId: string, instance: string, size: number, computeUs: number, t: number, error: string | undefined, phases?: ComputePhases): void {

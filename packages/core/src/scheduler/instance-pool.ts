@@ -20,8 +20,8 @@ export interface InstanceBatch {
   readonly requests: readonly SchedulerRequest<unknown>[];
   /** times handed to an executor (a reclaimed batch is handed again); only the latest hand-off may answer */
   handOffs?: number;
-  /** while held behind a running batch: its requests count toward max_queue_size (BatchRunner.heldAt) */
-  counted?: boolean;
+  /** the busy instance it was handed to early (prefetch), while it may still be taken back (formed-batches.ts) */
+  holder?: PoolInstance;
   /** when the instance began it (clock µs); meaningful once `started` */
   startedUs: number;
   started: boolean;
@@ -32,6 +32,8 @@ export interface PoolInstance {
   state: InstanceState;
   /** batch running on it while busy */
   batchId?: string;
+  /** when its running batch began (clock µs): the instance busy longest is the likeliest to free up first */
+  sinceUs: number;
   /** batches already handed to the executor that start when the running one ends, oldest first */
   readonly prefetched: InstanceBatch[];
   reason?: string;
@@ -85,6 +87,7 @@ export class InstancePool {
     const inst: PoolInstance = {
       info: { name: `${group.name}_${index}`, group: group.name, kind: group.kind, device: deviceFor(group, index), index },
       state: 'loading',
+      sinceUs: 0,
       prefetched: [],
       retiring: false,
     };
@@ -118,25 +121,16 @@ export class InstancePool {
   }
 
   /**
-   * A busy instance that can take one more batch behind the running one (`depth` = batches it may hold
-   * besides the running one), least loaded first; undefined when prefetching is off or none has room.
+   * The busy instance to hand a batch to early (`depth` = batches it may hold besides the running one):
+   * of those with room, the one whose running batch began first, as the likeliest to free up first;
+   * undefined when none has room.
    */
-  prefetchTarget(depth: number): PoolInstance | undefined {
+  holderFor(depth: number): PoolInstance | undefined {
     if (depth <= 0) return undefined;
     let best: PoolInstance | undefined;
     for (const p of this.instances) {
       if (p.state !== 'busy' || p.retiring || p.prefetched.length >= depth) continue;
-      if (!best || p.prefetched.length < best.prefetched.length) best = p;
-    }
-    return best;
-  }
-
-  /** the earliest formed batch some instance holds behind its running one, if any */
-  oldestHeld(): { inst: PoolInstance; run: InstanceBatch } | undefined {
-    let best: { inst: PoolInstance; run: InstanceBatch } | undefined;
-    for (const inst of this.instances) {
-      const run = inst.prefetched[0];
-      if (run && (!best || run.seq < best.run.seq)) best = { inst, run };
+      if (!best || p.sinceUs < best.sinceUs) best = p;
     }
     return best;
   }

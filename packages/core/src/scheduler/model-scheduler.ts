@@ -1,11 +1,12 @@
 /**
  * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
  * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
- * outcome (an arrival while an instance can take work, an instance freeing up, a timer), and commits a
- * decision only when an instance can take the batch: it is idle, or (executors that declare `prefetch`,
- * where the policy allows it as Triton does) it is busy with room for a batch behind the running one and
- * the batch could not grow anyway. Otherwise the pending batch simply keeps growing. Committed batches are
- * run and answered by BatchRunner.
+ * outcome (an arrival while a batch can be formed, an instance freeing up, a timer). The dispatch rule,
+ * the same for every executor (Triton's): a free instance takes the oldest formed batch; a batch is formed
+ * for a free instance, or, where Triton prefetches (BatchingPolicy.prefetch), while every instance is
+ * busy if it could not grow anyway, to wait in the model's queue of formed batches (at most twice the
+ * instance count). Otherwise the pending batch simply keeps growing in the queue. Formed batches are run
+ * and answered by BatchRunner, which also hides the hand-off for executors that can take a batch back.
  *
  * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
  * changes, instance count changes, executor failures and unload.
@@ -16,7 +17,8 @@ import { errors } from '../errors/messages';
 import type { EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
-import { decideBatch, mayHandOverEarly, type BatchDecision } from './decide';
+import { decideBatch, mayFormWhileBusy } from './decide';
+import { FORMED_PER_INSTANCE } from './formed-batches';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
@@ -71,8 +73,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private timerAt = Infinity;
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
-  /** batches an instance may hold behind its running one (the executor's `prefetch`) */
-  private readonly prefetch: number;
   private readonly answers: Answers<P, R>;
   private readonly runner: BatchRunner<P, R>;
 
@@ -89,10 +89,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.answers.deliver(a));
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
-      idle: () => {
-        this.runner.moveHeldBatchesToIdle();
-        this.pump();
-      },
+      idle: () => this.pump(),
       noneUsable: () => {
         // during start() the caller hears it from start() itself; later, queued requests must not wait forever
         if (this.state !== 'starting') this.failAllQueued('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'has no usable instance'));
@@ -100,7 +97,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
       stopped: () => this.state === 'stopped',
     });
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
-    this.prefetch = Math.max(0, Math.floor(opts.executor.prefetch ?? 0));
     this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
       stopped: () => this.state === 'stopped',
@@ -162,8 +158,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     }
     const level = levelFor(policy, req.priority);
     const qp = queueFor(policy, level);
-    // held batches' requests have not begun: they still count, as in Triton's queue (which holds them)
-    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) + this.runner.heldAt(level) >= qp.maxQueueSize) {
+    if (qp.maxQueueSize > 0 && this.queues.levelSize(level) >= qp.maxQueueSize) {
       return this.answers.refuse(id, req, settle, 'queue_full', errors.QUEUE_FULL(), level);
     }
     const now = this.clock.now();
@@ -270,37 +265,39 @@ export class ModelScheduler<P = unknown, R = unknown> {
   // ---- the loop ----
 
   /**
-   * Commits batches while an instance can take one. `prefetchNow` false (arrivals, completions) leaves busy
-   * instances' prefetch room for a timer at the current time: requests usually arrive in bursts (the
-   * answers of a batch come back as new requests in one turn), and a batch handed to an instance can no
-   * longer grow, so deciding once the burst is in forms the batch Triton's queued payload would have
-   * grown into. A busy instance only gets a batch that could not grow anyway (mayHandOverEarly); any other
-   * keeps growing in the queue until an instance is free, as Triton's queued payload does.
+   * Forms batches while one can be formed: a free instance first takes the oldest formed batch
+   * (serveIdle), then the queue's next batch. With every instance busy, a batch that could not grow anyway
+   * is formed where Triton prefetches, up to twice the instance count. `prefetchNow` false (arrivals,
+   * completions) leaves that to a timer at the current time: requests usually arrive in bursts (the
+   * answers of a batch come back as new requests in one turn), and deciding once the burst is in forms the
+   * batch Triton's queued payload would have grown into.
    */
   private pump(prefetchNow = true): void {
     if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
-      const depth = this.prefetchDepth();
+      this.runner.serveIdle();
       while (this.queues.size > 0) {
-        // an idle instance first; only when none is idle does a busy one get a batch behind its running one
-        const busyTarget = this.pool.idleCount > 0 ? undefined : this.pool.prefetchTarget(depth);
-        if (this.pool.idleCount === 0 && busyTarget === undefined) break;
-        if (busyTarget && !prefetchNow) {
-          this.armTimer(this.clock.now());
-          break;
+        const idle = this.pool.idleCount > 0;
+        if (!idle) {
+          if (!this.mayFormWhileBusy()) break;
+          if (!prefetchNow) {
+            this.armTimer(this.clock.now());
+            break;
+          }
         }
         const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
         if (d.kind === 'wait') {
-          // for a busy instance only growth can make the batch ready, and an arrival pumps again
-          if (!busyTarget) this.armTimer(d.untilUs);
+          // with every instance busy only growth can make the batch ready, and an arrival pumps again
+          if (idle) this.armTimer(d.untilUs);
           break;
         }
-        // (idleCount may count an instance that left the idle list: then a busy one, as above)
-        const inst = busyTarget ?? this.pool.takeIdle() ?? (prefetchNow ? this.pool.prefetchTarget(depth) : undefined);
-        if (!inst || (inst.state !== 'idle' && !mayHandOverEarly(d, this.policy))) break;
-        this.runner.dispatch(inst, this.queues.takeFirst(d.count), d);
+        if (!idle && !mayFormWhileBusy(d, this.policy)) break;
+        // (idleCount may count an instance that left the idle list: then look again)
+        const inst = idle ? this.pool.takeIdle() : undefined;
+        if (idle && !inst) continue;
+        this.runner.form(inst, this.queues.takeFirst(d.count), d);
       }
       const deadline = this.queues.nextDeadline();
       if (deadline !== Infinity) this.armTimer(deadline);
@@ -310,13 +307,13 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.notifyIfDrained();
   }
 
-  /** batches a busy instance may hold behind its running one: the executor's prefetch, where the policy allows it */
-  private prefetchDepth(): number {
-    return this.policy.prefetch ? this.prefetch : 0;
+  /** whether a batch may be formed with every instance busy: where Triton prefetches, below its cap */
+  private mayFormWhileBusy(): boolean {
+    return this.policy.prefetch && this.runner.formedCount < FORMED_PER_INSTANCE * this.pool.usableCount;
   }
 
   private canTakeBatch(): boolean {
-    return this.pool.idleCount > 0 || this.pool.prefetchTarget(this.prefetchDepth()) !== undefined;
+    return this.pool.idleCount > 0 || this.mayFormWhileBusy();
   }
 
   private armTimer(atUs: number): void {
@@ -352,6 +349,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   private failAllQueued(reason: RejectReason, error: InferError): void {
+    this.runner.failFormed(reason, error);
     for (const e of this.queues.all()) {
       this.queues.remove(e);
       this.reject(e, reason, error);
@@ -363,6 +361,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   private drained(): boolean {
-    return this.queues.size === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
+    return this.queues.size === 0 && this.runner.formedCount === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
   }
 }

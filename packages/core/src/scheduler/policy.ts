@@ -36,12 +36,12 @@ export interface BatchingPolicy {
    */
   levelQueues: ReadonlyMap<number, QueuePolicy>;
   /**
-   * Whether a batch may be formed for a busy instance (prefetch). Triton's PriorityQueue allows it only with
-   * priority_levels 0 and a queue policy with no timeout, no timeout override and no max_queue_size: a batch
-   * handed over early leaves the queue, so a later higher-priority request could no longer overtake it and
-   * a timeout could no longer refuse it. max_queue_size alone is kept (a deliberate difference): a held
-   * batch's requests still count toward it until they begin, so exactly the requests Triton would refuse
-   * are refused, and the worker keeps its next batch in hand when the main thread is flooded.
+   * Whether batches may be formed while every instance is busy, to wait in the model's queue of formed
+   * batches (Triton's PriorityQueue::SupportPrefetching): only with priority_levels 0 and a queue policy
+   * without timeout, timeout override or max_queue_size. A formed batch has left the queue, so a later
+   * higher-priority request could no longer overtake it, a timeout could no longer refuse it, and its
+   * requests would no longer count toward max_queue_size. Otherwise a batch is formed only when an
+   * instance is free to take it.
    */
   prefetch: boolean;
 }
@@ -105,7 +105,7 @@ export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
   }
   // With priority_levels 0 the one level's effective policy is what Triton's check reads.
   const only = levelQueues.get(1) ?? base;
-  const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride;
+  const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride && only.maxQueueSize === 0;
   return {
     batching,
     maxBatchSize,

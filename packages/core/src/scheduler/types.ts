@@ -38,23 +38,21 @@ export interface InstanceInfo {
 
 export interface Executor<P = unknown, R = unknown> {
   /**
-   * Batches an instance may be handed while it still runs one (default 0). An executor whose instances
-   * run their batches one at a time, in the order given, can set 1: the scheduler then forms the next
-   * batch while the instance is busy (by the same batching rules) and hands it over at once, so the
-   * instance starts it the moment the running one ends instead of idling for a round trip to the
-   * scheduler. Triton does the same: its dynamic batcher keeps forming payloads while every instance is
-   * busy, up to twice the instance count (rate limiter `PayloadSlotAvailable`), but only without priority
-   * levels or queue timeouts (BatchingPolicy.prefetch; Triton also excludes max_queue_size, which the
-   * scheduler keeps by counting held requests as queued), and a held batch must be one that could not
-   * grow anyway (mayHandOverEarly): the scheduler applies these rules.
+   * Batches an instance may be handed while it still runs one (default 0), to hide the hand-off: an
+   * executor whose instances run their batches one at a time, in the order given, can set 1 (with
+   * `reclaim`), and an instance then begins the batch it holds the moment the running one ends, without a
+   * round trip to the scheduler. The dispatch rule stays the scheduler's and Triton's (formed-batches.ts):
+   * every free instance takes the oldest formed batch, so only the oldest is ever handed early, and it is
+   * taken back when another instance frees up first. Without `reclaim` nothing is handed early.
    */
   readonly prefetch?: number;
   /**
-   * Optional, with `prefetch`: take back a batch handed to `instance` behind its running one (`batch` is the
-   * very array it was given), if it has not begun. True: it never will begin there and its `done` is never
-   * called; the scheduler gives it to an instance that is free, so the oldest requests do not wait behind
-   * a slow instance while another idles (Triton's queued payload goes to whichever instance is free first).
-   * False: it has begun or will, and is answered as usual. Must decide synchronously and race-free.
+   * With `prefetch`: take back a batch handed to `instance` behind its running one (`batch` is the very
+   * array it was given), if it has not begun. True: it never will begin there and its `done` is never
+   * called; the scheduler gives it to the instance that is free. False: it has begun, or will begin there
+   * before anything else, and is answered as usual. Must decide synchronously and race-free (onnxruntime:
+   * a compare-and-swap on a word the worker shares; stub processes: the batch waits on the server's side
+   * until the stub answers the one before).
    */
   reclaim?(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): boolean;
   /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */

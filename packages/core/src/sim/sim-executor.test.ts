@@ -15,7 +15,7 @@ const mlp = (delay: number, preferred: number[] = []) => ({
 
 test('prefetch: with room behind the running batch, full batches are handed over while it computes', () => {
   const run = (prefetch: number) => simulate({ scenario: poisson(20000, 0.3), configs: mlp(0, [8]), cost: { fixed_us: 300, per_item_us: 10 }, seed: 3, prefetch });
-  const held = (r: ReturnType<typeof run>) => r.events.filter((e) => e.type === 'batch.formed' && e.next_on !== undefined).length;
+  const held = (r: ReturnType<typeof run>) => r.events.filter((e) => e.type === 'batch.started' && e.prefetched).length;
   assert.ok(held(run(1)) > 10, 'batches held behind a running one');
   assert.equal(held(run(0)), 0);
   const r = run(1).summary;
@@ -25,9 +25,9 @@ test('prefetch: with room behind the running batch, full batches are handed over
 test('a held batch takes the held table\'s time: it begins when the batch before ends, without a hand-off', () => {
   // overload: every batch after the first is handed over while the one before computes
   const run = (held?: Record<string, number>) => simulate({ scenario: poisson(50_000, 0.1), configs: mlp(0, [8]), cost: { table: { '8': 400 }, ...(held ? { held_table: held } : {}) }, seed: 3, prefetch: 1 });
-  // µs of each batch, split by whether it was handed over while its instance computed (batch.formed next_on)
+  // µs of each batch, split by whether its instance began it without a hand-off (batch.started prefetched)
   const split = (r: ReturnType<typeof run>) => {
-    const heldIds = new Set(r.events.flatMap((e) => (e.type === 'batch.formed' && e.next_on !== undefined ? [e.batch_id] : [])));
+    const heldIds = new Set(r.events.flatMap((e) => (e.type === 'batch.started' && e.prefetched ? [e.batch_id] : [])));
     const done = r.events.flatMap((e) => (e.type === 'batch.completed' ? [e] : []));
     return { held: done.filter((e) => heldIds.has(e.batch_id)), sent: done.filter((e) => !heldIds.has(e.batch_id)) };
   };

@@ -78,6 +78,12 @@ export class StubRuns {
   }
 
   /** The stub answered the batch (`error`: it failed as a whole, and the scheduler says so to each request). */
+  /** A batch the scheduler took back before the stub saw it: it runs elsewhere, under another id. */
+  withdrawn(run: number): void {
+    this.batches.delete(run);
+    for (const key of [...this.open.keys()]) if (key.startsWith(`${run}:`)) this.open.delete(key);
+  }
+
   answered(run: number, error: unknown): void {
     const batch = this.batches.get(run);
     if (!this.o.decoupled || !batch) {

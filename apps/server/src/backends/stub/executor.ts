@@ -98,10 +98,13 @@ const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 const RESERVATION_STEP = 16 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
+  /** a batch behind the running one waits encoded on the server's side, where `reclaim` can take it back */
   readonly prefetch = 1;
   private readonly supervisor: InstanceSupervisor<StubProcess, StubInstance>;
   /** per live stub: the batches it was sent that responses and BLS calls may still name */
   private readonly runs = new Map<StubProcess, StubRuns>();
+  /** batches handed to a stub and not answered yet, by the array the scheduler gave (see reclaim) */
+  private readonly posted = new Map<Batch, { stub: StubProcess; id: number }>();
 
   constructor(private readonly plan: StubModelPlan) {
     this.supervisor = new InstanceSupervisor<StubProcess, StubInstance>({
@@ -135,15 +138,37 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     this.supervisor.dispatch(info, done, () => {
       const encoded = this.plan.codec.encode(batch);
       // the scheduler's contract takes a RequestFailure in place of a result (core scheduler/types.ts)
-      return (stub, _again, finish) => {
-        const runs = this.runs.get(stub);
-        const run = stub.run(encoded.requests, (err, result) => {
-          runs?.answered(run, err);
-          finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases);
-        });
-        if (run >= 0) runs?.sent(run, batch);
-      };
+      return (stub, _again, finish) => this.post(stub, batch, encoded.requests, (err, result) => finish(err, () => this.plan.codec.decode(batch, encoded.rows, result!) as InferResult[], result?.phases));
     });
+  }
+
+  /**
+   * The scheduler takes back a batch held behind a running one, for an instance that is free: it succeeds
+   * while the batch still waits on the server's side (StubProcess.withdraw), and then it is never run here.
+   */
+  reclaim(_info: InstanceInfo, batch: Batch): boolean {
+    const p = this.posted.get(batch);
+    if (!p || !p.stub.withdraw(p.id)) return false;
+    this.posted.delete(batch);
+    this.runs.get(p.stub)?.withdrawn(p.id);
+    return true;
+  }
+
+  /** runs `requests` on `stub`, remembering the batch until it is answered (for reclaim) */
+  private post(stub: StubProcess, batch: Batch, requests: StubRequest[], done: (err: Error | null, result?: StubRunResult) => void): void {
+    let answered = false;
+    let id = -1;
+    const runs = this.runs.get(stub);
+    id = stub.run(requests, (err, result) => {
+      answered = true;
+      if (this.posted.get(batch)?.stub === stub) this.posted.delete(batch);
+      runs?.answered(id, err);
+      done(err, result);
+    });
+    if (answered || id < 0) return;
+    // decoupled responses and BLS calls name the batch by its wire id
+    runs?.sent(id, batch);
+    this.posted.set(batch, { stub, id });
   }
 
   /** Test and diagnostics hook: the live stub of an instance. */

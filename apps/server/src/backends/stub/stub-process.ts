@@ -13,6 +13,12 @@
  * The stub takes its messages one at a time, in order, so when it dies only the oldest batch it owed can
  * have begun: that one fails with the cause; the ones queued behind it fail with NotStartedError and may be
  * sent again to the replacement (the same rule as the onnxruntime worker threads).
+ *
+ * A batch handed over while the stub runs one (the scheduler's prefetch) is encoded at once but written
+ * only when the stub answers the batch before: the stub's answer is its request for the next. Until then
+ * the scheduler can take it back (`withdraw`), synchronously, which a frame already in the socket would
+ * not allow; it is written before that answer reaches the scheduler, so the stub is not kept waiting for
+ * the answer's processing.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -55,6 +61,14 @@ export interface StubRunResult {
 
 type Pending = (error: Error | null, result?: StubRunResult) => void;
 
+/** A run frame encoded but not written yet: it waits for the stub to answer the batch before it. */
+interface HeldFrame {
+  id: number;
+  message: Extract<ToStub, { type: 'run' }>;
+  chunks: Uint8Array[];
+  bodyBytes: number;
+}
+
 export interface StubSpawn {
   python: string;
   init: StubInit;
@@ -73,6 +87,8 @@ export class StubProcess {
   private child: ChildProcess | null = null;
   private channel: Socket | null = null;
   private readonly pending = new Map<number, Pending>();
+  /** run frames behind the one the stub is running, oldest first (see the file comment) */
+  private held: HeldFrame[] = [];
   private nextId = 1;
   private closing = false;
   private deathError: Error | null = null;
@@ -185,7 +201,8 @@ export class StubProcess {
   /**
    * Sends one batch; `done` is called exactly once (synchronously when the stub is already dead or stopping).
    * The tensors' data is written straight from the caller's arrays (no copy). Returns the batch's id on
-   * the wire (what a decoupled model's responses and a BLS call name it by), or -1 when it was not sent.
+   * the wire (for `withdraw`, and what a decoupled model's responses and a BLS call name it by), or -1
+   * when it was refused at once.
    */
   run(requests: readonly StubRequest[], done: Pending): number {
     if (this.stopping) {
@@ -211,10 +228,31 @@ export class StubProcess {
       done(err as Error);
       return -1;
     }
+    const busy = this.pending.size > 0;
     this.pending.set(id, done);
+    const frame: HeldFrame = { id, message: { type: 'run', id, requests: wire }, chunks, bodyBytes: end };
+    if (busy) this.held.push(frame);
+    else this.send(frame.message, frame.chunks, frame.bodyBytes);
     this.deadline?.running(this.oldestOwed());
-    this.send({ type: 'run', id, requests: wire }, chunks, end);
     return id;
+  }
+
+  /**
+   * Takes back batch `id` if it is still held here, not written to the stub: true, and its `done` is never
+   * called; false when the stub has it (it runs, or will next).
+   */
+  withdraw(id: number): boolean {
+    const i = this.held.findIndex((f) => f.id === id);
+    if (i < 0) return false;
+    this.held.splice(i, 1);
+    this.pending.delete(id);
+    return true;
+  }
+
+  /** The stub answered a batch: write the next held one now, before the answer is processed here. */
+  private sendNextHeld(): void {
+    const next = this.held.shift();
+    if (next) this.send(next.message, next.chunks, next.bodyBytes);
   }
 
   /** Answers a call of the stub (or tells it of a cancellation), with tensors in the frame body. */
@@ -255,6 +293,8 @@ export class StubProcess {
     if (!this.child) return;
     if (!this.closing) {
       this.closing = true;
+      // held batches were promised to this stub: it runs them before it finalizes
+      for (const f of this.held.splice(0)) this.send(f.message, f.chunks, f.bodyBytes);
       if (this.child.exitCode === null && this.child.signalCode === null) this.send({ type: 'close' }, []);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -294,6 +334,7 @@ export class StubProcess {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
+        this.sendNextHeld();
         this.deadline?.running(this.oldestOwed());
         if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs, phases: { inputUs: m.inputUs ?? 0, outputUs: m.outputUs ?? 0 } });
         else p(new Error(m.message));
@@ -320,6 +361,7 @@ export class StubProcess {
   private failAll(error: Error, died = false): void {
     const owed = [...this.pending.values()];
     this.pending.clear();
+    this.held = []; // owed too (never written): NotStartedError, sent again to the replacement
     failOwed(owed, error, died, this.label);
   }
 }

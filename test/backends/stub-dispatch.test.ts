@@ -1,0 +1,102 @@
+// The stub backends follow the scheduler's one dispatch rule (issue 30): a batch handed to a busy stub
+// waits on the server's side until the stub answers the one before, so the scheduler can take it back
+// (StubExecutor.reclaim) and give it to an instance that frees up first. Real python stubs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventBus, type SchedulerEvent } from '@inferscope/core';
+import { RealClock } from '@inferscope/core/clock/index.ts';
+import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
+import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { InferResult } from '@inferscope/core';
+import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
+import { instance, request } from './fixtures';
+import { ADD_SUB_PY, NO_NUMPY, loadStub, tempRepo } from './stub-fixtures.ts';
+
+/** add_sub whose execute() sleeps INPUT0's first value / 10 seconds when it is 2 or more */
+const sleepyAddSub = ADD_SUB_PY.replace(
+  '        responses = []\n',
+  '        responses = []\n        import time\n        v = float(pb_utils.get_input_tensor_by_name(requests[0], "INPUT0").as_numpy().flat[0])\n        if v >= 2:\n            time.sleep(v / 10)\n',
+);
+
+const config = (count: number): ModelConfig => ({
+  name: 'sleepy',
+  backend: 'python',
+  max_batch_size: 1,
+  dynamic_batching: {},
+  input: [
+    { name: 'INPUT0', data_type: 'TYPE_FP32', dims: [4] },
+    { name: 'INPUT1', data_type: 'TYPE_FP32', dims: [4] },
+  ],
+  output: [
+    { name: 'OUTPUT0', data_type: 'TYPE_FP32', dims: [4] },
+    { name: 'OUTPUT1', data_type: 'TYPE_FP32', dims: [4] },
+  ],
+  instance_group: [{ name: 'sleepy_0', kind: 'KIND_CPU', count }],
+});
+
+const sample = (v: number) =>
+  request([
+    { name: 'INPUT0', datatype: 'FP32', shape: [1, 4], data: new Float32Array([v, v, v, v]) },
+    { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: new Float32Array([1, 1, 1, 1]) },
+  ]);
+const sum = (r: InferResult[]) => Array.from(r[0][0].data as Float32Array);
+
+test('a batch held behind a busy stub is taken back while unwritten, and not once the stub has it', { skip: NO_NUMPY }, async () => {
+  const repo = tempRepo();
+  repo.add('sleepy', '', { 'model.py': sleepyAddSub });
+  const { loaded } = await loadStub(repo.dir, 'sleepy', config(2), 'model.py');
+  const ex = loaded.executor as StubExecutor;
+  const [i0, i1] = [instance('sleepy_0_0'), instance('sleepy_0_1')];
+  try {
+    await ex.startInstance(i0);
+    await ex.startInstance(i1);
+    const slow = ex.execute(i0, [sample(5)]); // 0.5 s
+    const held = [sample(1)];
+    let heldAnswers = 0;
+    ex.executeWithCallback(i0, held, () => heldAnswers++);
+    assert.equal(ex.stubOf(i0.name)!.inFlight, 2, 'the stub owes both');
+    assert.equal(ex.reclaim(i0, held), true, 'not written to the busy stub yet: taken back');
+    assert.equal(ex.reclaim(i0, held), false, 'only once');
+    assert.equal(ex.stubOf(i0.name)!.inFlight, 1);
+    assert.deepEqual(sum(await ex.execute(i1, held)), [2, 2, 2, 2], 'it runs on the other instance');
+    // behind the slow one again: written when the stub answers the slow one, and no longer taken back then
+    const next = [sample(3)];
+    const nextDone = new Promise<InferResult[]>((resolve, reject) => ex.executeWithCallback(i0, next, (err, r) => (err ? reject(err) : resolve(r!))));
+    assert.deepEqual(sum(await slow), [6, 6, 6, 6]);
+    assert.equal(ex.reclaim(i0, next), false, 'the stub has it once it answered the batch before');
+    assert.deepEqual(sum(await nextDone), [4, 4, 4, 4]);
+    assert.equal(heldAnswers, 0, 'a batch taken back is never answered from its first stub');
+  } finally {
+    await loaded.unload();
+    repo.remove();
+  }
+});
+
+test('through the scheduler: the batch held behind the slower stub runs on the stub that frees up first', { skip: NO_NUMPY }, async () => {
+  const repo = tempRepo();
+  repo.add('sleepy', '', { 'model.py': sleepyAddSub });
+  const { loaded } = await loadStub(repo.dir, 'sleepy', config(2), 'model.py');
+  const bus = new EventBus();
+  const events: SchedulerEvent[] = [];
+  bus.on((e) => events.push(e));
+  const sched = new ModelScheduler({ model: 'sleepy', version: '1', config: config(2), clock: new RealClock(), bus, executor: loaded.executor });
+  try {
+    await sched.start();
+    const order: string[] = [];
+    const run = (id: string, v: number) => sched.enqueue({ ...sample(v), id }).then((r) => (order.push(id), r));
+    const long = run('long', 20); // 2 s on sleepy_0_0
+    const short = run('short', 2); // 0.2 s on sleepy_0_1
+    const third = run('third', 1); // formed while both run: held behind the one busy longest
+    await Promise.all([long, short, third]);
+    const formedOf = (id: string) => events.find((e) => e.type === 'batch.formed' && e.request_ids[0] === id) as Extract<SchedulerEvent, { type: 'batch.formed' }>;
+    const ranOn = (id: string) => (events.find((e) => e.type === 'batch.started' && e.batch_id === formedOf(id).batch_id) as Extract<SchedulerEvent, { type: 'batch.started' }>).instance;
+    assert.notEqual(ranOn('long'), ranOn('short'));
+    assert.equal(formedOf('third').next_on, ranOn('long'), 'handed early to the stub busy longest');
+    assert.equal(ranOn('third'), ranOn('short'), 'it moved to the stub that freed up first');
+    assert.deepEqual(order, ['short', 'third', 'long']);
+  } finally {
+    await sched.stop();
+    await loaded.unload();
+    repo.remove();
+  }
+});
