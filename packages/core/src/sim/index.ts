@@ -2,6 +2,7 @@ export * from './cost-model';
 export { SimExecutor } from './sim-executor';
 export { SummaryCollector, percentile, type SimSummary } from './summary';
 export { createSimulation, simulate, type Simulation, type SimulationOptions } from './simulation';
+export { PhaseCollector, type PhaseFigures } from './phase-summary';
 export * from './calibration';
 export { CpuHost, isCpuKind } from './cpu-host';
 export { BUNDLED_CALIBRATIONS, bundledCalibration, calibratedCost } from './calibration/index';

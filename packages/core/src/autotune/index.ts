@@ -1,0 +1,5 @@
+export { AUTOTUNE_PARAMETER, autotuneTargetProblem, autotuneTargetUs, autotuneWarnings } from './target';
+export { WindowCollector, type AutotuneWindow } from './window';
+export { predict, type BatchCost, type Prediction, type QueueModelInput } from './queue-model';
+export { autotuneStart, autotuneStep, initialAutotuneState, HEADROOM, type AutotuneState, type AutotuneDecision, type AutotuneReason, type AutotuneStep, type BatchingView } from './policy';
+export { costOf, ObservedCost } from './cost';
