@@ -21,7 +21,7 @@
 import type { AutotuneChangeReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import { LIVE_LIMITS } from '../live-config/limits';
-import { predict, type BatchCost, type Prediction } from './queue-model';
+import { predict, type BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';
 
 /** aim this far under the target: a window's p99 is noisy, the target is a bound */
@@ -93,6 +93,16 @@ export function initialAutotuneState(targetUs: number): AutotuneState {
 
 const snap = (us: number) => Math.min(DELAY.max, Math.max(DELAY.min, Math.round(us / DELAY.step) * DELAY.step));
 
+/** every limit step up to FINE_US, then steps of 5% (snapped to the limit's step), up to the target */
+const FINE_US = 10_000;
+export function candidateDelays(targetUs: number): number[] {
+  const top = Math.min(DELAY.max, Math.max(targetUs, DELAY.step));
+  const out: number[] = [];
+  for (let d = DELAY.min; d <= Math.min(top, FINE_US); d += DELAY.step) out.push(d);
+  for (let d = snap(FINE_US * 1.05); d <= top; d = Math.max(d + DELAY.step, snap(d * 1.05))) out.push(d);
+  return out;
+}
+
 function noPreferred(view: BatchingView): boolean {
   return view.preferred.length === 0 || (view.preferred.length === 1 && view.preferred[0] >= view.max_batch_size);
 }
@@ -139,11 +149,10 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
   const off = offset ?? 0;
 
   // (2)+(3) predict every delay up to the target, choose
-  const candidates: { delay: number; p: Prediction; p99: number }[] = [];
-  for (let d = DELAY.min; d <= Math.min(DELAY.max, Math.max(target, DELAY.step)); d += DELAY.step) {
+  const candidates = candidateDelays(target).map((d) => {
     const p = predict(model, d);
-    candidates.push({ delay: d, p, p99: p.p99_us + off });
-  }
+    return { delay: d, p, p99: p.p99_us + off };
+  });
   const fits = candidates.filter((c) => c.p99 <= target * HEADROOM);
   let want: (typeof candidates)[number];
   let why: string;
