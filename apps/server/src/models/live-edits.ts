@@ -4,7 +4,7 @@
  * only then hand that same result to the scheduler and keep it (with the changed paths saveConfig writes
  * back). A refused change leaves everything as it was.
  */
-import type { ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
+import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import { ManagerError } from './errors';
@@ -28,11 +28,11 @@ function keep(slot: VersionSlot, config: ModelConfig, changes: ConfigChange[]): 
 }
 
 export async function updateDynamicBatching(
-  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string,
+  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason,
 ): Promise<ConfigChange[]> {
   const next = applyBatchingPatch(entry.name, slot.config!, patch, entry.maxBatchLimit, (config) => validateLive(ctx, entry.name, config));
   if (next.changes.length === 0) return next.changes;
-  await slot.scheduler!.applyLiveChange(next, by);
+  await slot.scheduler!.applyLiveChange(next, by, reason);
   keep(slot, next.config, next.changes);
   return next.changes;
 }

@@ -37,14 +37,15 @@ export class WindowCollector {
 
   /**
    * `model`: only this model's events count (the bus may carry several). `targetUs`: count the answers
-   * slower than it (the tuner's target; a count adds up over windows where a p99 does not).
+   * slower than it (the tuner's target; a count adds up over windows where a p99 does not). `version`:
+   * only that version's events (absent: every version's).
    */
-  constructor(private readonly model: string, startUs: number, public targetUs = Infinity) {
+  constructor(private readonly model: string, startUs: number, public targetUs = Infinity, private readonly version?: string) {
     this.start = startUs;
   }
 
   add(e: SchedulerEvent): void {
-    if (!('model' in e) || e.model !== this.model) return;
+    if (!('model' in e) || e.model !== this.model || (this.version !== undefined && e.version !== this.version)) return;
     switch (e.type) {
       case 'request.queued':
         this.arrivals++;
