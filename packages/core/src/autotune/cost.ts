@@ -3,7 +3,7 @@
  * simulator's tables, interpolated as the simulator does), else what the model measured while serving
  * (per batch size, fitted fixed + per item, the way a calibration is fitted).
  */
-import { fitLinear } from '../sim/calibration';
+import { fitLinear } from '../sim/calibration-cost';
 import { baseLatencyUs, type CostModel } from '../sim/cost-model';
 import type { BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';
