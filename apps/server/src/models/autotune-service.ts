@@ -139,8 +139,9 @@ export class AutotuneService {
       t.collector.targetUs = t.status.target_us;
       const w = t.collector.take(now);
       t.observed.add(w);
-      if (!t.status.enabled || t.busy) continue;
-      active++;
+      if (!t.status.enabled) continue;
+      active++; // a tuner whose last change is still being applied keeps the timer running
+      if (t.busy) continue;
       const config = this.host.config(t.model, t.version);
       const cost = t.calibrated ?? t.observed.cost();
       if (!config || !cost) continue;
