@@ -2,7 +2,7 @@
 import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
 import type { ChartTheme } from './theme';
 import { linear } from './scales';
-import { formatUs } from './format';
+import { axisLabel, axisUnit, formatUs, type AxisKind } from './format';
 
 export interface Plot {
   ctx: CanvasRenderingContext2D;
@@ -29,9 +29,22 @@ export function makePlot(
   return { ctx, theme, left, top, right, bottom, yLog, x: linear(xDomain, [left, right]), y };
 }
 
+/** Ticks of a linear domain computed in one unit (round steps there), with their labels. */
+export function ticksInUnit(domain: [number, number], kind: AxisKind, count: number): { ticks: number[]; label: (v: number) => string } {
+  const unit = axisUnit(kind, Math.max(Math.abs(domain[0]), Math.abs(domain[1])));
+  const scaled = linear([domain[0] / unit.divisor, domain[1] / unit.divisor], [0, 1]).ticks(count);
+  const step = scaled.length > 1 ? scaled[1] - scaled[0] : 1;
+  return { ticks: scaled.map((v) => v * unit.divisor), label: (v) => axisLabel(v, unit, step) };
+}
+
 export function drawAxes(
   p: Plot,
-  opts: { yFormat: (v: number) => string; xFormat?: (v: number) => string; xTicks?: number; yTicks?: number; xRelativeTo?: number; xTitle?: string; yTitle?: string },
+  opts: {
+    yFormat: (v: number) => string;
+    /** a linear y axis of durations or bytes: ticks at round steps of ONE unit, each label in it */
+    yKind?: AxisKind;
+    xFormat?: (v: number) => string; xTicks?: number; yTicks?: number; xRelativeTo?: number; xTitle?: string; yTitle?: string;
+  },
 ): void {
   const { ctx, theme } = p;
   ctx.font = `${theme.fontSize}px ${theme.font}`;
@@ -40,7 +53,9 @@ export function drawAxes(
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  const yTicks = p.yLog ? p.y.ticks().filter((v) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9) : p.y.ticks(opts.yTicks ?? 4);
+  const unitTicks = !p.yLog && opts.yKind ? ticksInUnit(p.y.domain() as [number, number], opts.yKind, opts.yTicks ?? 4) : undefined;
+  const yTicks = unitTicks?.ticks ?? (p.yLog ? p.y.ticks().filter((v) => Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9) : p.y.ticks(opts.yTicks ?? 4));
+  const yLabel = unitTicks?.label ?? opts.yFormat;
   for (const v of yTicks) {
     const y = Math.round(p.y(v)) + 0.5;
     ctx.beginPath();
@@ -48,7 +63,7 @@ export function drawAxes(
     ctx.lineTo(p.right, y);
     ctx.stroke();
     // The lowest label is lifted clear of the first x label ("0 µs" beside "-30 s").
-    ctx.fillText(opts.yFormat(v), p.left - 5, opts.xFormat ? Math.min(y, p.bottom - theme.fontSize / 2) : y);
+    ctx.fillText(yLabel(v), p.left - 5, opts.xFormat ? Math.min(y, p.bottom - theme.fontSize / 2) : y);
   }
   if (opts.xFormat) {
     ctx.textAlign = 'center';

@@ -25,3 +25,27 @@ export function formatRate(perS: number): string {
   if (perS >= 100) return `${Math.round(perS)}`;
   return `${+perS.toFixed(1)}`;
 }
+
+/** One unit for a whole axis: ticks are computed in it (round steps there) and every label carries it. */
+export interface AxisUnit {
+  divisor: number;
+  suffix: string;
+}
+
+export type AxisKind = 'us' | 'bytes';
+
+/** The unit an axis of `kind` reading up to `max` is labelled in: the largest that keeps `max` >= 1. */
+export function axisUnit(kind: AxisKind, max: number): AxisUnit {
+  const units: AxisUnit[] = kind === 'us'
+    ? [{ divisor: 1, suffix: 'µs' }, { divisor: 1000, suffix: 'ms' }, { divisor: 1_000_000, suffix: 's' }]
+    : [{ divisor: 1, suffix: 'B' }, { divisor: 1024, suffix: 'KiB' }, { divisor: 1024 ** 2, suffix: 'MiB' }, { divisor: 1024 ** 3, suffix: 'GiB' }];
+  let pick = units[0];
+  for (const u of units) if (Math.abs(max) >= u.divisor) pick = u;
+  return pick;
+}
+
+/** A tick label in the axis's unit, with as many decimals as the tick step needs (0.5 ms, 1 ms, 1.5 ms). */
+export function axisLabel(v: number, unit: AxisUnit, stepInUnit: number): string {
+  const decimals = stepInUnit >= 1 || stepInUnit <= 0 ? 0 : Math.min(3, Math.ceil(-Math.log10(stepInUnit) - 1e-9));
+  return `${+(v / unit.divisor).toFixed(decimals)} ${unit.suffix}`;
+}

@@ -34,8 +34,15 @@ export function chartTheme(): ChartTheme {
   return theme;
 }
 
+/**
+ * Tableau 10 reordered so neighbours differ in hue: model versions are listed side by side (v1, v2 of one
+ * model get consecutive indices), and in d3's order teal and green were neighbours (two versions looked
+ * alike on every chart).
+ */
+export const MODEL_PALETTE: readonly string[] = [0, 1, 4, 2, 6, 5, 3, 7, 9, 8].map((i) => schemeTableau10[i]);
+
 /** Stable colour per model (palette index) and per priority level (1 = most urgent = warm). */
-export const modelColour = (i: number): string => schemeTableau10[i % schemeTableau10.length];
+export const modelColour = (i: number): string => MODEL_PALETTE[i % MODEL_PALETTE.length];
 const PRIORITY = ['#e11d48', '#f59e0b', '#0ea5e9', '#8b5cf6', '#10b981', '#64748b'];
 export const priorityColour = (level: number): string => PRIORITY[Math.max(0, level - 1) % PRIORITY.length];
 export const TRIGGER_COLOUR: Record<string, string> = {

@@ -4,6 +4,7 @@
  * the robust axis clips marked at the top edge, and a vertical marker at each configuration change.
  */
 import type { ChartTheme } from './theme';
+import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
 
@@ -39,6 +40,8 @@ export interface TimeChartOptions {
   from: number;
   now: number;
   yFormat: (v: number) => string;
+  /** durations or bytes on a linear axis: labelled in one unit at round steps (see drawAxes) */
+  yKind?: AxisKind;
   yTitle: string;
   markers: Marker[];
   log?: boolean;
@@ -72,14 +75,15 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     clipped = r.clipped;
   }
   const p = makePlot(ctx, w, h, th, [o.from, o.now], domain, undefined, scale === 'log');
-  drawAxes(p, { yFormat: o.yFormat, xFormat: relativeSeconds(o.now), xRelativeTo: o.now, yTitle: o.yTitle });
+  drawAxes(p, { yFormat: o.yFormat, yKind: o.yKind, xFormat: relativeSeconds(o.now), xRelativeTo: o.now, yTitle: o.yTitle });
   const markers = drawMarkers(p, o.markers, o.from, o.now);
   for (const l of o.lines) {
     if (l.fill) fillUnder(p, l);
     drawLine(p, l.points, (d) => d.t, (d) => d.v, l.colour, 2, l.dash);
   }
   if (clipped > 0) drawClipMarks(p, o.lines, domain[1]);
-  const named = o.lines.filter((l) => l.inLegend !== false);
+  // Only series with data in the window are named: nine idle versions listed a third of the chart away.
+  const named = o.lines.filter((l) => l.inLegend !== false && l.points.some((d) => d.t >= o.from && d.t <= o.now));
   const legend = named.map((l) => l.label);
   drawLegend(ctx, th, named.map((l) => ({ label: l.label, colour: l.colour })), p.left + 6, p.top + 6, p.right);
   if (o.note || clipped > 0) {

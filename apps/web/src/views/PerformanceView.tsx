@@ -88,7 +88,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   });
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
   const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: th.fontSize + 6, b: th.fontSize + 10 });
-  drawAxes(p, { yFormat: formatBytes, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.bytesUsed });
+  drawAxes(p, { yFormat: formatBytes, yKind: 'bytes', xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.bytesUsed });
   const markers = drawMarkers(p, configMarkers(statsKey(live, appStore.getState().model), from), from, now);
   let anyBudget = false;
   series.forEach((s, i) => {

@@ -53,7 +53,7 @@ const drawOldestWait = (ctx: CanvasRenderingContext2D, w: number, h: number) => 
   const delays = models.map((m) => batchingOf(m.config, 0).maxQueueDelayUs);
   const series = models.map((m) => samples.filter((s) => s.modelKey === m.key));
   const p = makePlot(ctx, w, h, th, [from, now], [0, niceMax([...series.flat().map((s) => s.oldestWaitUs), ...delays], 1000)]);
-  drawAxes(p, { yFormat: formatUs, xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.wait });
+  drawAxes(p, { yFormat: formatUs, yKind: 'us', xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.wait });
   models.forEach((m, i) => {
     const c = modelColour(m.colour);
     if (delays[i] > 0) drawLine(p, [from, now], (t) => t, () => delays[i], withAlpha(c, 0.8), 1.5, [6, 4]);

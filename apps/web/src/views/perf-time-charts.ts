@@ -112,7 +112,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
     lines = [...versionLines(p99), ...versionLines(p50, [4, 3], ' p50')];
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
     note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
 };
@@ -126,7 +126,7 @@ export const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: nu
     ? [{ label: 'queue', colour: '#f59e0b', points: queue[0].points }, { label: 'compute', colour: '#6366f1', points: compute[0].points }]
     : [...versionLines(compute), ...versionLines(queue, [4, 3], ' queue')];
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yTitle: S.axis.meanTime, floor: 1000, log: o.log,
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log,
     emptyText: emptyText(), note: compute.length > 1 ? S.panels.solidDashed : undefined,
   });
 };

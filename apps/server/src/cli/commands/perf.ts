@@ -83,6 +83,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
   // the statistics and config documents (Triton's JSON shape either way) over the chosen protocol
   let statsDoc: (m: string, v?: string) => Promise<unknown>;
   let configDoc: (m: string, v?: string) => Promise<unknown>;
+  let statsNote: string | undefined;
   if (protocol === 'grpc') {
     const grpc = new GrpcTarget(grpcAddress(a.values.url), seed);
     statsDoc = (m, v) => grpc.statistics(m, v);
@@ -91,6 +92,13 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
   } else {
     const http = new HttpTarget({ url: normaliseUrl(a.values.url), binary: a.flags.has('binary'), seed, maxSockets: maxConcurrency + 16 });
     statsDoc = (m, v) => http.getJson(`${modelPath(m, v)}/stats`);
+    // Behind `inferscope fleet`'s balancer one statistics read reaches ONE replica (it reported 11,895 of
+    // 26,477 requests): read every replica through its own prefix and sum them.
+    const replicas = await fleetReplicas(http);
+    if (replicas.length > 0) {
+      statsDoc = async (m, v) => ({ model_stats: (await Promise.all(replicas.map((r) => http.getJson(`${r}${modelPath(m, v)}/stats`)))).flatMap((d) => (d as { model_stats?: unknown[] }).model_stats ?? []) });
+      statsNote = `  Server statistics: the sum of ${replicas.length} replicas behind the balancer (${replicas.join(', ')})`;
+    }
     configDoc = (m, v) => http.getJson(`${modelPath(m, v)}/config`);
     target = http;
   }
@@ -129,6 +137,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     out(`  Measurement window: ${interval} msec`);
     out(modes[0].kind === 'concurrency' ? '  Using synchronous calls for inference' : `  Using ${distribution} request distribution`);
     out(`  Stabilizing using ${percentile === undefined ? 'average' : `p${percentile}`} latency`);
+    if (statsNote) out(statsNote);
     out('');
     const steps: StepResult[] = [];
     const tty = process.stderr.isTTY;
@@ -158,6 +167,16 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     return steps.every((s) => s.request_count > 0) ? 0 : 1;
   } finally {
     target.close();
+  }
+}
+
+/** The replicas' path prefixes when the URL is `inferscope fleet`'s balancer (its /fleet.json), else []. */
+async function fleetReplicas(http: HttpTarget): Promise<string[]> {
+  try {
+    const doc = (await http.getJson('/fleet.json')) as { replicas?: Array<{ path?: unknown }> };
+    return (doc.replicas ?? []).map((r) => r.path).filter((p): p is string => typeof p === 'string' && p.startsWith('/'));
+  } catch {
+    return [];
   }
 }
 
