@@ -198,8 +198,24 @@ export interface ConfigChange {
 export interface ConfigChangedEvent extends Base {
   type: 'config.changed';
   changes: ConfigChange[];
-  /** who made the change: 'dashboard:<socket id>', 'cli', 'file', 'api' */
+  /** who made the change: 'dashboard:<socket id>', 'cli', 'file', 'api', 'autotune' */
   by: string;
+  /**
+   * why, when the autotuner made it (by 'autotune'): the measured p99, rate and batch it saw and what it
+   * predicts. One home for the decision: a tuner's change is a config change like a manual one.
+   */
+  reason?: AutotuneChangeReason;
+}
+
+/** The autotuner's reason for a change (autotune/policy.ts computes it). */
+export interface AutotuneChangeReason {
+  why: string;
+  target_us: number;
+  measured_p99_us: number;
+  rate_per_s: number;
+  avg_batch: number;
+  predicted_p99_us: number;
+  predicted_compute_us: number;
 }
 
 export type SchedulerEvent =

@@ -24,6 +24,11 @@ export async function handleControl(
         const changes = await control.setInstanceCount(msg.model, msg.version, msg.group, msg.count, by);
         return { ok: true, changes };
       }
+      case 'setAutotune': {
+        if (!control.setAutotune) return refused(new InferError('UNSUPPORTED', 'this server has no autotuner'));
+        const autotune = await control.setAutotune(msg.model, msg.version, msg.enabled, msg.target_ms);
+        return { ok: true, autotune };
+      }
       case 'loadModel':
         await control.load(msg.model);
         return { ok: true };

@@ -37,6 +37,8 @@ export interface ControlTarget {
   updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
   setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
   saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{ path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile }>;
+  /** switches a version's autotuner on (with a p99 target in ms) or off; its status after */
+  setAutotune?(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<{ enabled: boolean; target_us: number }>;
 }
 
 /** The load generator as the control channel drives it (apps/server/src/load). */

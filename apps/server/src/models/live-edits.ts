@@ -5,7 +5,7 @@
  * back). A refused change leaves everything as it was.
  */
 import { InferError } from '@inferscope/core';
-import type { ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
+import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
@@ -28,11 +28,11 @@ function keep(slot: VersionSlot, config: ModelConfig, changes: ConfigChange[]): 
 }
 
 export async function updateDynamicBatching(
-  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string,
+  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason,
 ): Promise<ConfigChange[]> {
   const next = applyBatchingPatch(entry.name, slot.config!, patch, entry.maxBatchLimit, (config) => validateLive(ctx, entry.name, config));
   if (next.changes.length === 0) return next.changes;
-  await slot.scheduler!.applyLiveChange(next, by);
+  await slot.scheduler!.applyLiveChange(next, by, reason);
   keep(slot, next.config, next.changes);
   return next.changes;
 }

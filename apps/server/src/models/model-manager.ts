@@ -7,7 +7,7 @@
  * serialised (load, reload, unload, live edits, save), so a poll and an API call never interleave on the
  * same model, while different models load independently.
  */
-import type { EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
+import type { AutotuneChangeReason, EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
 import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
 import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository/index.ts';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
@@ -23,6 +23,7 @@ import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
 import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
+import { AutotuneService, type AutotuneStatus } from './autotune-service';
 
 export type { ModelEntry } from './model-load';
 
@@ -51,12 +52,24 @@ export class ModelManager {
   private closed = false;
   /** ensemble versions: their state follows their composing models (apps/server/src/ensemble) */
   readonly ensembles = new Ensembles(this);
+  /** the autotuner of every version whose config declares autotune_p99_ms or that control switched on */
+  readonly autotune: AutotuneService;
   readonly now: () => number;
   readonly log: (msg: string) => void;
 
   constructor(readonly options: ModelManagerOptions) {
     this.now = options.now ?? (() => Math.round(performance.now() * 1000));
     this.log = options.log ?? (() => {});
+    this.autotune = new AutotuneService({
+      bus: options.bus,
+      now: () => this.now(),
+      log: (m) => this.log(m),
+      config: (model, version) => {
+        const v = this.get(model, version);
+        return v && v.state === 'READY' ? v.config : undefined;
+      },
+      apply: (model, version, patch, reason) => this.updateDynamicBatching(model, version, patch, 'autotune', reason),
+    });
   }
 
   get controlMode(): ControlMode { return this.options.controlMode; }
@@ -145,7 +158,16 @@ export class ModelManager {
   // ----------------------------------------------------------------------------------------- lookups
 
   list(): ServedModelInfo[] {
-    return listRows(this.entries.values());
+    return listRows(this.entries.values()).map((row) => {
+      const autotune = this.autotune.status(row.name, row.version);
+      return autotune ? { ...row, autotune } : row;
+    });
+  }
+
+  /** Switches a version's autotuner on (target in ms, else the one it had or its config declares) or off. */
+  async setAutotune(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<AutotuneStatus> {
+    const v = this.require(name, version);
+    return this.autotune.set(name, v.version, enabled, targetMs);
   }
 
   /**
@@ -294,11 +316,11 @@ export class ModelManager {
 
   // ----------------------------------------------------------------------------- live configuration
 
-  updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]> {
+  updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'dynamic batching');
-      return updateDynamicBatching(this.options, entry, slot, patch, by);
+      return updateDynamicBatching(this.options, entry, slot, patch, by, reason);
     });
   }
 
@@ -326,6 +348,7 @@ export class ModelManager {
     if (this.closed) return;
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    this.autotune.close();
     await this.polling?.catch(() => {});
     await Promise.all(
       [...this.entries.values()].map((e) => this.locked(e.name, () => drainVersions(this, e.name, [...e.versions.values()], 'server shutting down'))),

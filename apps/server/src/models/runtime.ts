@@ -3,7 +3,7 @@
  * Each is a narrow interface so the manager is testable with fakes and does not depend on the internals
  * of those modules; ./default-runtime.ts wires the real ones.
  */
-import type { EventBus, Executor, InferPayload, InferResult, SchedulerRequest, InstanceSnapshot } from '@inferscope/core';
+import type { AutotuneChangeReason, EventBus, Executor, InferPayload, InferResult, SchedulerRequest, InstanceSnapshot } from '@inferscope/core';
 import type { PatchResult } from '@inferscope/core/scheduler/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
@@ -50,7 +50,7 @@ export interface SchedulerLike {
   /** takes a still-queued request out (answered 'cancelled'); false when it already runs or was answered */
   cancel(id: string): boolean;
   /** a live change computed by core's planBatchingChange: the scheduler does not merge the patch again */
-  applyLiveChange(next: PatchResult, by: string): unknown;
+  applyLiveChange(next: PatchResult, by: string, reason?: AutotuneChangeReason): unknown;
   setInstanceCount(group: string, count: number, by: string): unknown;
   stop(): Promise<void>;
   snapshot(): SchedulerView;

@@ -4,6 +4,7 @@
  */
 import type { ConfigIssue } from './errors';
 import type { ModelConfig } from './types';
+import { AUTOTUNE_PARAMETER, autotuneWarnings } from '../autotune/target';
 
 export function adviseModelConfig(config: ModelConfig): ConfigIssue[] {
   const advice: ConfigIssue[] = [];
@@ -42,5 +43,6 @@ export function adviseModelConfig(config: ModelConfig): ConfigIssue[] {
   if (new Set(preferred).size !== preferred.length) {
     advice.push({ message: 'preferred_batch_size lists a size more than once', path: 'dynamic_batching.preferred_batch_size' });
   }
+  for (const message of autotuneWarnings(config)) advice.push({ message, path: `parameters.${AUTOTUNE_PARAMETER}` });
   return advice;
 }

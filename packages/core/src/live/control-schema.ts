@@ -69,6 +69,11 @@ export const CONTROL_SCHEMAS = {
     group: Type.Optional(Type.String({ minLength: 1, maxLength: 256, errorMessage: 'must be a non-empty string' })),
     count: limited('instance_count'),
   }, closed),
+  /** the autotuner of a version (autotune/policy.ts): on with a p99 target (default: the one it had or its config's autotune_p99_ms), or off */
+  setAutotune: Type.Object({
+    action: Type.Literal('setAutotune'), model: ModelNameSchema, version: Type.Optional(VersionSchema), enabled: Type.Boolean(),
+    target_ms: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LIVE_LIMITS.max_queue_delay_microseconds.max / 1000, errorMessage: 'must be a p99 target in ms above 0' })),
+  }, closed),
   loadModel: Type.Object({ action: Type.Literal('loadModel'), model: ModelNameSchema }, closed),
   unloadModel: Type.Object({ action: Type.Literal('unloadModel'), model: ModelNameSchema }, closed),
   /** writes the live config of `version` (default: the latest loaded) to the model's config.pbtxt */

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
+import type { AutotuneChangeReason, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 
@@ -46,6 +46,8 @@ export interface ModelSnapshot {
   files?: { path: string; bytes: number }[];
   /** queue depth per priority level right now */
   queue_depth?: Record<string, number>;
+  /** present when the autotuner runs (or ran) on this version: its target and its last decision's reason */
+  autotune?: { enabled: boolean; target_us: number; last?: AutotuneChangeReason };
 }
 
 export interface DeviceMemory {

@@ -34,4 +34,6 @@ export interface SchedulerConfigInput {
   max_batch_size?: number;
   dynamic_batching?: DynamicBatchingInput | null;
   instance_group?: readonly InstanceGroupInput[];
+  /** model parameters (the scheduler reads none; the simulator reads the autotuner's target from them) */
+  parameters?: Readonly<Record<string, { string_value?: string }>>;
 }

@@ -3,7 +3,7 @@
  * (benchmarks, a headless simulation that only wants the summary) allocates no event objects.
  */
 import type { Clock } from '../clock/clock';
-import type { BatchCompletedEvent, BatchTrigger, ConfigChange, EventBus, InstanceState, RejectReason, RequestCompletedEvent } from '../events';
+import type { AutotuneChangeReason, BatchCompletedEvent, BatchTrigger, ConfigChange, EventBus, InstanceState, RejectReason, RequestCompletedEvent } from '../events';
 import type { PoolInstance } from './instance-pool';
 import type { AnyEntry as QueueEntry } from './queue-entry';
 import type { ComputePhases } from './types';
@@ -96,8 +96,8 @@ export class Emitter {
     });
   }
 
-  configChanged(changes: ConfigChange[], by: string): void {
+  configChanged(changes: ConfigChange[], by: string, reason?: AutotuneChangeReason): void {
     if (this.bus.size === 0) return;
-    this.bus.emit({ type: 'config.changed', t: this.clock.now(), model: this.model, version: this.version, changes, by });
+    this.bus.emit({ type: 'config.changed', t: this.clock.now(), model: this.model, version: this.version, changes, by, ...(reason ? { reason } : {}) });
   }
 }

@@ -14,7 +14,7 @@
 import type { Clock, TimerHandle } from '../clock/clock';
 import type { InferError } from '../errors/infer-error';
 import { errors } from '../errors/messages';
-import type { EventBus, RejectReason } from '../events';
+import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live/protocol';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, mayFormWhileBusy } from './decide';
@@ -176,8 +176,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   /** Change dynamic batching fields live; applies at the next decision. Throws (changing nothing) on bad input. */
-  updateDynamicBatching(patch: DynamicBatchingPatch, by: string) {
-    return this.applyLiveChange(applyBatchingPatch(this.config, patch), by);
+  updateDynamicBatching(patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason) {
+    return this.applyLiveChange(applyBatchingPatch(this.config, patch), by, reason);
   }
 
   /**
@@ -199,7 +199,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * Runs on a change computed once elsewhere (core's live-config planBatchingChange over the server's whole
    * config): the new config, its policy and the change list, without merging the patch again.
    */
-  applyLiveChange(next: PatchResult, by: string) {
+  applyLiveChange(next: PatchResult, by: string, reason?: AutotuneChangeReason) {
     const { config, policy, changes } = next;
     if (changes.length === 0) return changes;
     const old = this.policy;
@@ -217,7 +217,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       }
     }
     this.ordering.setEnabled(policy.preserveOrdering, this.seq);
-    this.emit.configChanged(changes, by);
+    this.emit.configChanged(changes, by, reason);
     this.pump();
     return changes;
   }

@@ -2,6 +2,7 @@ export * from './cost-model';
 export { SimExecutor, type SimExecutorOptions, type StartingBatch } from './sim-executor';
 export { SummaryCollector, percentile, type SimSummary } from './summary';
 export { createSimulation, simulate, type Simulation, type SimulationOptions, type SimHost, type SimHostModel } from './simulation';
+export { PhaseCollector, type PhaseFigures } from './phase-summary';
 export * from './calibration-cost';
 export { CpuHost, isCpuKind } from './cpu-host';
 export { BUNDLED_CALIBRATIONS, bundledCalibration, calibratedCost } from './calibrations/index';

@@ -25,6 +25,10 @@ import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
+import { AutotuneDriver, batchingView, type DecisionRecord } from '../autotune/driver';
+import { autotuneTargetUs } from '../autotune/target';
+import { costOf } from '../autotune/cost';
+import { PhaseCollector, type PhaseFigures } from './phase-summary';
 
 /** What a model of the real server's host puts in place of the simulation's ideal one. */
 export interface SimHost {
@@ -58,6 +62,12 @@ export interface SimulationOptions {
   prefetch?: number;
   /** a model of the real server's host (the simulator-fidelity bench's); absent: ideal timers, no host threads */
   hostModel?: SimHostModel;
+  /**
+   * Run the autotuner (autotune/policy.ts) on a model: a p99 target in µs per model name (or one for the
+   * first model), over the config's `autotune_p99_ms` parameter; false: never, even when a config declares
+   * one. Absent: each config's parameter decides.
+   */
+  autotune?: false | number | Record<string, number>;
 }
 
 export interface Simulation {
@@ -66,6 +76,8 @@ export interface Simulation {
   readonly plan: ArrivalPlan;
   readonly events: SchedulerEvent[];
   readonly schedulers: ReadonlyMap<string, ModelScheduler<Arrival, string>>;
+  /** the autotuners running, per model name, with their decisions */
+  readonly autotuners: ReadonlyMap<string, AutotuneDriver>;
   now(): number;
   /** nothing left to happen */
   done(): boolean;
@@ -74,6 +86,8 @@ export interface Simulation {
   advanceTo(tUs: number): void;
   runToEnd(): void;
   summary(): SimSummary;
+  /** the first model's figures per scenario phase (p99, throughput, compute per request, delay) */
+  phases(): PhaseFigures[];
 }
 
 /**
@@ -112,6 +126,19 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
+  });
+
+  const phases = new PhaseCollector(plan.scenario, target, batchingView(schedulers.get(target)!.currentConfig).delay_us);
+  bus.on((e) => phases.add(e));
+  const autotuners = new Map<string, AutotuneDriver>();
+  configs.forEach((config, i) => {
+    const a = opts.autotune;
+    const targetUs = a === false ? undefined : typeof a === 'number' ? (i === 0 ? a : undefined) : a?.[names[i]] ?? autotuneTargetUs(config);
+    if (targetUs === undefined) return;
+    const c = opts.cost ?? DEFAULT_COST;
+    const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
+    // the tuner's windows run on the virtual clock (it models the policy, not the host's timers)
+    autotuners.set(names[i], new AutotuneDriver({ clock, bus, scheduler: schedulers.get(names[i])! as ModelScheduler<unknown, unknown>, target_us: targetUs, cost: costOf(cost), until_us: plan.duration_us }));
   });
 
   let seq = 0;
@@ -158,6 +185,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     plan,
     events,
     schedulers,
+    autotuners,
     now: () => clock.now(),
     done: () => clock.nextTimerAt() === undefined,
     stepEvent() {
@@ -172,12 +200,13 @@ export function createSimulation(opts: SimulationOptions): Simulation {
       clock.runUntilIdle(50_000_000);
     },
     summary: () => collector.summary(plan.scenario.name, seed),
+    phases: () => phases.figures(),
   };
   return sim;
 }
 
-export function simulate(opts: SimulationOptions): { events: SchedulerEvent[]; summary: SimSummary } {
+export function simulate(opts: SimulationOptions): { events: SchedulerEvent[]; summary: SimSummary; phases: PhaseFigures[]; decisions: DecisionRecord[] } {
   const sim = createSimulation(opts);
   sim.runToEnd();
-  return { events: sim.events, summary: sim.summary() };
+  return { events: sim.events, summary: sim.summary(), phases: sim.phases(), decisions: [...sim.autotuners.values()].flatMap((a) => a.decisions) };
 }

@@ -11,6 +11,16 @@ import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, typ
 import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
 import { parseSetArgs } from './simulate-args';
+import { autotuneTargetUs, autotuneWarnings } from '@inferscope/core/autotune/index.ts';
+import type { PhaseFigures } from '@inferscope/core/sim/index.ts';
+
+function printPhases(phases: PhaseFigures[], decisions: number): void {
+  console.log(`autotuned (${decisions} changes); per phase:`);
+  console.log(`  ${'phase'.padEnd(22)} ${'delay µs'.padStart(9)} ${'p99 µs'.padStart(8)} ${'req/s'.padStart(8)} ${'compute µs/req'.padStart(15)}`);
+  for (const p of phases) {
+    console.log(`  ${p.label.slice(0, 22).padEnd(22)} ${String(p.delay_us).padStart(9)} ${String(p.p99_us).padStart(8)} ${String(p.throughput_per_s).padStart(8)} ${String(p.compute_per_request_us).padStart(15)}`);
+  }
+}
 
 const help = `Usage: inferscope simulate --scenario FILE|PRESET --model-config PBTXT [options]
 
@@ -35,6 +45,8 @@ Options:
   --set PATH=VALUE         override a config field before running, repeatable, e.g.
                            --set dynamic_batching.max_queue_delay_microseconds=500
                            --set instance_group[0].count=2  --set max_batch_size=16
+  --autotune MS            run the autotuner with this p99 target (ms) on the first model; a config's
+                           parameter autotune_p99_ms does the same. Prints what it chose per phase
   --json                   print the summary as JSON
   --events FILE            write every scheduler event as NDJSON
   --list-presets           list the built-in scenarios`;
@@ -97,7 +109,7 @@ const command: Command = {
       else if (a === '--list-presets') {
         for (const p of PRESETS) console.log(`${p.name.padEnd(18)} ${p.description ?? ''}`);
         return 0;
-      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores', '--calibration'].includes(a)) {
+      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores', '--calibration', '--autotune'].includes(a)) {
         const v = argv[i + 1];
         if (v === undefined || v.startsWith('--')) {
           console.error(`${a} needs a value (see --help)`);
@@ -148,13 +160,26 @@ const command: Command = {
       }
       if (cores !== undefined && cores < 1) throw new Error('--cores must be >= 1');
       const seed = num('seed');
-      const { events, summary } = simulate({
-        scenario, configs: patched, cost, cores, seed, record: opts.events !== undefined,
+      const autotuneMs = num('autotune');
+      if (autotuneMs === 0) throw new Error('--autotune must be a p99 target above 0 ms');
+      const autotune = autotuneMs !== undefined ? Math.round(autotuneMs * 1000) : undefined;
+      patched.forEach((m, i) => {
+        const targetUs = i === 0 && autotune !== undefined ? autotune : autotuneTargetUs(m);
+        if (targetUs === undefined) return;
+        const batch1 = typeof cost === 'object' && !('table' in cost || 'fixed_us' in cost) ? (cost as Record<string, CostModel>)[m.name ?? 'model']?.table?.['1'] : undefined;
+        for (const w of autotuneWarnings({ max_batch_size: m.max_batch_size, parameters: { autotune_p99_ms: { string_value: String(targetUs / 1000) } } }, batch1)) console.error(`simulate: ${m.name}: ${w}`);
+      });
+      const { events, summary, phases, decisions } = simulate({
+        scenario, configs: patched, cost, cores, seed, record: opts.events !== undefined, autotune,
         overrides: { rate: num('rate'), duration_s: num('duration'), concurrency: num('concurrency') },
       });
       if (opts.events) writeFileSync(opts.events, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
-      if (json) console.log(JSON.stringify(summary, null, 2));
-      else printSummary(summary, patched.map((m) => m.name ?? 'model'));
+      const tuned = autotune !== undefined || patched.some((m) => autotuneTargetUs(m) !== undefined);
+      if (json) console.log(JSON.stringify(tuned ? { ...summary, phases, decisions } : summary, null, 2));
+      else {
+        printSummary(summary, patched.map((m) => m.name ?? 'model'));
+        if (tuned) printPhases(phases, decisions.length);
+      }
       return 0;
     } catch (err) {
       console.error(`simulate: ${(err as Error).message}`);

@@ -5,6 +5,7 @@
  */
 import { nameOf, type Rule } from './issues';
 import { PLATFORM, KNOWN_PLATFORMS, backendTypeOfBackend, backendTypeOfPlatform, suggestPlatform } from '../platforms';
+import { AUTOTUNE_PARAMETER, autotuneTargetProblem } from '../../autotune/target';
 
 export const validateName: Rule = (config, issues, opts) => {
   if (!config.name) {
@@ -156,3 +157,9 @@ export const validateModelMetrics: Rule = (config, issues) => {
   }
 };
 
+
+/** InferScope's own: the autotuner's p99 target (autotune/target.ts reads it; Triton ignores the parameter). */
+export const validateAutotuneTarget: Rule = (config, issues) => {
+  const problem = autotuneTargetProblem(config);
+  if (problem) issues.add(problem, `parameters.${AUTOTUNE_PARAMETER}`, 'write the p99 target in milliseconds, e.g. string_value: "3"');
+};

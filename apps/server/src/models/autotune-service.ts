@@ -1,0 +1,166 @@
+/**
+ * The server's autotuner: for every READY model version whose config declares `autotune_p99_ms` (or that
+ * the control channel switched on), core's autotune policy runs once a second on that second's statistics
+ * and its patch goes through the manager's live reconfiguration (which loses nothing). Each change is a
+ * config.changed event by 'autotune' carrying the decision's reason, so the live stream shows it like a
+ * manual change. Switching off leaves the batching where the tuner left it.
+ */
+import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
+import type { AutotuneChangeReason } from '@inferscope/core';
+import {
+  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, autotuneWarnings, costOf, initialAutotuneState, ObservedCost, WindowCollector,
+  type AutotuneState, type AutotuneStep, type BatchCost,
+} from '@inferscope/core/autotune/index.ts';
+
+import { bundledCalibration, costFromCalibration } from '@inferscope/core/sim/index.ts';
+import type { ModelConfig } from '@inferscope/core/config/types.ts';
+
+/** what the model's snapshot says about its tuner */
+export interface AutotuneStatus {
+  enabled: boolean;
+  target_us: number;
+  /** the last decision's reason, if any */
+  last?: AutotuneChangeReason;
+}
+
+export interface AutotuneHost {
+  bus: EventBus;
+  now(): number;
+  log(msg: string): void;
+  /** the live config of a loaded version, undefined when it is not READY */
+  config(model: string, version: string): ModelConfig | undefined;
+  apply(model: string, version: string, patch: DynamicBatchingPatch, reason: AutotuneChangeReason): Promise<unknown>;
+  windowMs?: number;
+}
+
+interface Tuner {
+  model: string;
+  version: string;
+  status: AutotuneStatus;
+  state: AutotuneState;
+  collector: WindowCollector;
+  observed: ObservedCost;
+  calibrated?: BatchCost;
+  busy: boolean;
+}
+
+const key = (model: string, version: string) => `${model}\u0000${version}`;
+
+export class AutotuneService {
+  private readonly tuners = new Map<string, Tuner>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly off: () => void;
+
+  constructor(private readonly host: AutotuneHost) {
+    this.off = host.bus.on((e) => {
+      if (e.type === 'model.state') {
+        if (e.state === 'READY') this.onReady(e.model, e.version);
+        else this.tuners.delete(key(e.model, e.version));
+        return;
+      }
+      if (!('model' in e) || this.tuners.size === 0) return;
+      this.tuners.get(key(e.model, e.version))?.collector.add(e);
+    });
+  }
+
+  /** The tuner of a version, for its snapshot; undefined when none runs or ran. */
+  status(model: string, version: string): AutotuneStatus | undefined {
+    return this.tuners.get(key(model, version))?.status;
+  }
+
+  /** The control channel's switch: on (with a target, or the one it had / the config declares) or off. */
+  set(model: string, version: string, enabled: boolean, targetMs?: number): AutotuneStatus {
+    const config = this.host.config(model, version);
+    if (!config) throw new Error(`model '${model}' version ${version} is not ready`);
+    if ((config.max_batch_size ?? 0) === 0) throw new Error(`model '${model}' has max_batch_size 0: there is no batching to tune`);
+    const existing = this.tuners.get(key(model, version));
+    const targetUs = targetMs !== undefined ? Math.round(targetMs * 1000) : existing?.status.target_us ?? autotuneTargetUs(config);
+    if (enabled && targetUs === undefined) throw new Error(`model '${model}' has no p99 target: give target_ms (or declare parameter autotune_p99_ms)`);
+    if (!existing) {
+      if (!enabled) return { enabled: false, target_us: targetUs ?? 0 };
+      return this.begin(model, version, config, targetUs!).status;
+    }
+    existing.status = { ...existing.status, enabled, target_us: targetUs ?? existing.status.target_us };
+    existing.state = { ...existing.state, target_us: existing.status.target_us };
+    if (enabled) this.arm();
+    return existing.status;
+  }
+
+  close(): void {
+    this.off();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.tuners.clear();
+  }
+
+  private onReady(model: string, version: string): void {
+    const config = this.host.config(model, version);
+    if (!config) return;
+    let targetUs: number | undefined;
+    try {
+      targetUs = autotuneTargetUs(config);
+    } catch {
+      return; // validation refused the config before it could be READY
+    }
+    if (targetUs === undefined || (config.max_batch_size ?? 0) === 0) return;
+    this.begin(model, version, config, targetUs);
+  }
+
+  private begin(model: string, version: string, config: ModelConfig, targetUs: number): Tuner {
+    const kind = config.instance_group?.[0]?.kind ?? 'KIND_CPU';
+    const cal = bundledCalibration(model, config.backend || undefined, kind);
+    for (const w of autotuneWarnings({ ...config, parameters: { autotune_p99_ms: { string_value: String(targetUs / 1000) } } }, cal?.table_us['1'])) this.host.log(`${model}: ${w}`);
+    const t: Tuner = {
+      model, version,
+      status: { enabled: true, target_us: targetUs },
+      state: initialAutotuneState(targetUs),
+      collector: new WindowCollector(model, this.host.now(), targetUs, version),
+      observed: new ObservedCost(),
+      calibrated: cal ? costOf(costFromCalibration(cal)) : undefined,
+      busy: false,
+    };
+    this.tuners.set(key(model, version), t);
+    this.host.log(`${model}:${version} autotuned to p99 ${targetUs / 1000} ms${cal ? '' : ' (no calibration: from the measured batch times)'}`);
+    this.run(t, autotuneStart(t.state, batchingView(config)));
+    this.arm();
+    return t;
+  }
+
+  private arm(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.tick(), this.host.windowMs ?? AUTOTUNE_WINDOW_US / 1000);
+    this.timer.unref?.();
+  }
+
+  private tick(): void {
+    const now = this.host.now();
+    let active = 0;
+    for (const t of this.tuners.values()) {
+      t.collector.targetUs = t.status.target_us;
+      const w = t.collector.take(now);
+      t.observed.add(w);
+      if (!t.status.enabled) continue;
+      active++; // a tuner whose last change is still being applied keeps the timer running
+      if (t.busy) continue;
+      const config = this.host.config(t.model, t.version);
+      const cost = t.calibrated ?? t.observed.cost();
+      if (!config || !cost) continue;
+      this.run(t, autotuneStep(t.state, w, batchingView(config), cost));
+    }
+    if (active === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private run(t: Tuner, step: AutotuneStep): void {
+    t.state = step.state;
+    if (!step.patch || !step.decision) return;
+    const reason = step.decision.reason;
+    t.busy = true;
+    this.host.apply(t.model, t.version, step.patch, reason).then(
+      () => { t.status = { ...t.status, last: reason }; },
+      (err) => this.host.log(`${t.model}: autotune change refused: ${(err as Error).message}`),
+    ).finally(() => { t.busy = false; });
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Runs the autotune policy on one ModelScheduler: every window it closes the statistics, takes the policy's
+ * step and applies its patch through the scheduler's live change (nothing queued is lost), the change
+ * carrying the decision's reason as its config.changed event. The simulator drives it on its virtual
+ * clock; the server owns its own loop (it changes configs through the model manager) but runs the same
+ * policy on the same window statistics.
+ */
+import type { Clock } from '../clock/clock';
+import type { EventBus } from '../events';
+import type { ModelScheduler } from '../scheduler/model-scheduler';
+import { policyFromConfig } from '../scheduler/policy';
+import { autotuneStart, autotuneStep, initialAutotuneState, type AutotuneStep, type AutotuneDecision, type AutotuneState, type BatchingView } from './policy';
+import type { BatchCost } from './queue-model';
+import { WindowCollector } from './window';
+import { ObservedCost } from './cost';
+import type { SchedulerConfigInput } from '../scheduler/config-input';
+
+export const AUTOTUNE_WINDOW_US = 1_000_000;
+
+/** The view of batching the policy reads, from a scheduler's config slice. */
+export function batchingView(config: SchedulerConfigInput): BatchingView {
+  const policy = policyFromConfig(config);
+  const instances = (config.instance_group ?? []).reduce((n, g) => n + Math.max(0, (g.count ?? 1) * Math.max(1, g.gpus?.length ?? 1)), 0) || 1;
+  return { delay_us: policy.maxQueueDelayUs, preferred: policy.preferred, max_batch_size: config.max_batch_size ?? 0, instances };
+}
+
+export interface AutotuneDriverOptions {
+  clock: Clock;
+  bus: EventBus;
+  scheduler: ModelScheduler<unknown, unknown>;
+  target_us: number;
+  /** the calibrated cost; absent: the measured cost of the batches run so far */
+  cost?: BatchCost;
+  window_us?: number;
+  /** stop ticking after this time (the simulation's end), µs */
+  until_us?: number;
+}
+
+export interface DecisionRecord extends AutotuneDecision {
+  t_us: number;
+}
+
+export class AutotuneDriver {
+  readonly decisions: DecisionRecord[] = [];
+  private state: AutotuneState;
+  private readonly collector: WindowCollector;
+  private readonly observed = new ObservedCost();
+  private readonly off: () => void;
+
+  constructor(private readonly o: AutotuneDriverOptions) {
+    this.state = initialAutotuneState(o.target_us);
+    this.collector = new WindowCollector(o.scheduler.model, o.clock.now(), o.target_us);
+    this.off = o.bus.on((e) => this.collector.add(e));
+    this.apply(autotuneStart(this.state, batchingView(o.scheduler.currentConfig)));
+    this.arm();
+  }
+
+  private apply(step: AutotuneStep): void {
+    this.state = step.state;
+    if (step.patch && step.decision) {
+      this.o.scheduler.updateDynamicBatching(step.patch, 'autotune', step.decision.reason);
+      this.decisions.push({ t_us: this.o.clock.now(), ...step.decision });
+    }
+  }
+
+  private arm(): void {
+    const at = this.o.clock.now() + (this.o.window_us ?? AUTOTUNE_WINDOW_US);
+    if (this.o.until_us !== undefined && at > this.o.until_us) {
+      this.off();
+      return;
+    }
+    this.o.clock.setTimer(at, () => this.tick());
+  }
+
+  private tick(): void {
+    const now = this.o.clock.now();
+    const w = this.collector.take(now);
+    this.observed.add(w);
+    const cost = this.o.cost ?? this.observed.cost();
+    if (cost) this.apply(autotuneStep(this.state, w, batchingView(this.o.scheduler.currentConfig), cost));
+    this.arm();
+  }
+}

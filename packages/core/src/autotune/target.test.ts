@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, issuesOf } from '../config/validate/test-helpers';
+import { AUTOTUNE_PARAMETER, autotuneTargetUs, autotuneWarnings } from './target';
+import { autotuneStep, candidateDelays, initialAutotuneState } from './policy';
+import { LIVE_LIMITS } from '../live-config/limits';
+
+const withTarget = (v: string) => `${BASE}\nparameters { key: "${AUTOTUNE_PARAMETER}" value: { string_value: "${v}" } }`;
+
+test('autotune_p99_ms: a number of ms is accepted and read in µs', () => {
+  assert.deepEqual(issuesOf(withTarget('3')), []);
+  assert.equal(autotuneTargetUs({ parameters: { [AUTOTUNE_PARAMETER]: { string_value: '1.2' } } }), 1200);
+  assert.equal(autotuneTargetUs({}), undefined);
+});
+
+for (const bad of ['abc', '', '-1', '0', 'NaN', '1e999']) {
+  test(`autotune_p99_ms: ${JSON.stringify(bad)} is refused naming the parameter`, () => {
+    const issues = issuesOf(withTarget(bad));
+    assert.equal(issues.length, 1, JSON.stringify(issues));
+    assert.match(issues[0].message, /parameter 'autotune_p99_ms' must be/);
+    assert.equal(issues[0].path, `parameters.${AUTOTUNE_PARAMETER}`);
+  });
+}
+
+test('a target below the batch-1 latency is accepted with a warning', () => {
+  const config = { max_batch_size: 8, parameters: { [AUTOTUNE_PARAMETER]: { string_value: '0.1' } } };
+  const [w] = autotuneWarnings(config, 249);
+  assert.match(w, /below the model's batch-1 latency .* cannot be met/);
+  assert.deepEqual(autotuneWarnings(config, 50), []);
+  assert.match(autotuneWarnings({ ...config, max_batch_size: 0 })[0], /no effect/);
+});
+
+test('candidate delays stay inside LIVE_LIMITS, even for a huge target, and stay few', () => {
+  const c = candidateDelays(10 * LIVE_LIMITS.max_queue_delay_microseconds.max);
+  assert.ok(c.length < 1000);
+  assert.ok(c.every((d) => d >= LIVE_LIMITS.max_queue_delay_microseconds.min && d <= LIVE_LIMITS.max_queue_delay_microseconds.max && d % LIVE_LIMITS.max_queue_delay_microseconds.step === 0));
+});
+
+test('the policy is pure: the same inputs give the same step', () => {
+  const w = { duration_us: 1e6, arrivals: 9000, completed: 9000, p99_us: 2500, over_target: 20, batches: 1500, batch_samples: 9000, busy_us: 400_000, compute_by_size: {} };
+  const view = { delay_us: 500, preferred: [64], max_batch_size: 64, instances: 1 };
+  const cost = (n: number) => 250 + 7.7 * n;
+  const a = autotuneStep(initialAutotuneState(3000), w, view, cost);
+  const b = autotuneStep(initialAutotuneState(3000), w, view, cost);
+  assert.deepEqual(a, b);
+  assert.ok(a.decision, 'well below the target at 9000/s: the delay grows');
+  assert.ok(a.decision.new.max_queue_delay_microseconds > 500 && a.decision.new.max_queue_delay_microseconds <= 500 + 0.2 * 3000, JSON.stringify(a.decision));
+});

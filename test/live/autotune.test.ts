@@ -1,0 +1,94 @@
+/**
+ * The autotuner on the real server (port 0): a model whose config declares autotune_p99_ms loads READY and
+ * shows the parameter; under traffic (a bounded loop of load runs) its decisions appear as config.changed
+ * events by 'autotune' with their reason, in the live stream and the model's snapshot; the control channel
+ * switches it, under the same token rule as every live change. Asserts on events, never on timings.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ConfigChangedEvent, ControlAck, Frame, Snapshot } from '@inferscope/core';
+import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
+import { connectSocket } from '../support/socket.ts';
+import { next } from './fake-server.ts';
+
+const TOKEN = 'tune-s3cret';
+let server: TestServer;
+let repo: Awaited<ReturnType<typeof tempRepository>>;
+
+before(async () => {
+  repo = await tempRepository(['mlp_classifier'], 'is-autotune-');
+  const file = join(repo.dir, 'mlp_classifier', 'config.pbtxt');
+  const text = (await readFile(file, 'utf8')).replace('count: 2', 'count: 1');
+  await writeFile(file, `${text}\nparameters { key: "autotune_p99_ms" value: { string_value: "3" } }\n`);
+  server = await startTestServer({ modelRepositories: [repo.dir], controlToken: TOKEN });
+});
+after(async () => {
+  await server?.close();
+  await repo?.remove();
+});
+
+const control = (socket: import('socket.io-client').Socket, msg: unknown) => socket.timeout(10_000).emitWithAck('control', msg) as Promise<ControlAck & Record<string, unknown>>;
+const tunerChanges = () => server.events.filter((e): e is ConfigChangedEvent => e.type === 'config.changed' && e.by === 'autotune' && e.version === '2');
+
+test('loads READY and shows the parameter in its config', async () => {
+  const res = await fetch(`${server.url}/v2/models/mlp_classifier/versions/2/ready`);
+  assert.equal(res.status, 200);
+  const config = (await (await fetch(`${server.url}/v2/models/mlp_classifier/config`)).json()) as { parameters: Record<string, { string_value: string }> };
+  assert.deepEqual(config.parameters.autotune_p99_ms, { string_value: '3' });
+});
+
+test('under traffic the tuner decides: config.changed by autotune with its reason, in the stream and the snapshot', async () => {
+  const c = await connectSocket(server.url, { token: TOKEN });
+  try {
+    const streamed = new Promise<ConfigChangedEvent>((resolve) => c.on('frame', (f: Frame) => {
+      const e = f.events.find((x): x is ConfigChangedEvent => x.type === 'config.changed' && x.by === 'autotune' && (x.reason?.rate_per_s ?? 0) > 0);
+      if (e) resolve(e);
+    }));
+    // bounded: at most 6 runs of 2 s; stop as soon as a decision made from measured traffic is seen
+    for (let i = 0; i < 6 && !tunerChanges().some((e) => (e.reason?.rate_per_s ?? 0) > 0); i++) {
+      const start = await control(c, { action: 'startLoad', model: 'mlp_classifier', version: '2', scenario: 'poisson', rate: 300, duration: 2, mode: 'inprocess', token: TOKEN });
+      assert.equal(start.ok, true, JSON.stringify(start));
+      await server.built.live!.load.wait(start.id as string);
+    }
+    const changes = tunerChanges();
+    // the first change, at load: the smallest delay and no preferred sizes, before anything is measured
+    assert.match(changes[0].reason?.why ?? '', /start/);
+    assert.ok(changes[0].changes.some((x) => x.path === 'dynamic_batching.preferred_batch_size'));
+    const measured = changes.find((e) => (e.reason?.rate_per_s ?? 0) > 0);
+    assert.ok(measured, JSON.stringify(changes));
+    assert.equal(measured.reason!.target_us, 3000);
+    assert.ok(measured.changes.every((x) => x.path === 'dynamic_batching.max_queue_delay_microseconds'));
+    const ev = await streamed;
+    assert.ok(ev.reason && ev.reason.avg_batch >= 0);
+    const snap = next<Snapshot>(c, 'snapshot');
+    c.emit('resync');
+    const m = (await snap).models.find((x) => x.name === 'mlp_classifier' && x.version === '2');
+    assert.equal(m?.autotune?.enabled, true);
+    assert.equal(m?.autotune?.target_us, 3000);
+  } finally {
+    c.close();
+  }
+});
+
+test('control switches it, guarded by the token; a bad target is refused', async () => {
+  const viewer = await connectSocket(server.url);
+  const owner = await connectSocket(server.url, { token: TOKEN });
+  try {
+    const refused = await control(viewer, { action: 'setAutotune', model: 'mlp_classifier', version: '2', enabled: false });
+    assert.equal(refused.ok, false);
+    assert.match(String((refused as { error: string }).error), /token/);
+    const bad = await control(owner, { action: 'setAutotune', model: 'mlp_classifier', version: '2', enabled: true, target_ms: -1, token: TOKEN });
+    assert.equal(bad.ok, false);
+    const off = await control(owner, { action: 'setAutotune', model: 'mlp_classifier', version: '2', enabled: false, token: TOKEN });
+    assert.equal(off.ok, true, JSON.stringify(off));
+    assert.equal((off.autotune as { enabled: boolean }).enabled, false);
+    const on = await control(owner, { action: 'setAutotune', model: 'mlp_classifier', version: '2', enabled: true, target_ms: 1.5, token: TOKEN });
+    assert.equal(on.ok, true, JSON.stringify(on));
+    assert.deepEqual([(on.autotune as { enabled: boolean }).enabled, (on.autotune as { target_us: number }).target_us], [true, 1500]);
+  } finally {
+    viewer.close();
+    owner.close();
+  }
+});
