@@ -18,6 +18,7 @@ import { fitLinear } from './calibration';
 import { quantilesOf, type Quantiles } from './distribution';
 import type { StallProfile } from './schemas';
 import { STALL_THRESHOLD_US } from './stalls';
+import { percentile } from '../stats/percentile';
 
 /**
  * A batch is interrupted when it took longer than its size's upper quartile plus this many interquartile
@@ -90,7 +91,7 @@ export function fitBatchRecords(records: Iterable<BatchRecord>, options: number 
     if (xs.length < least) continue;
     const sorted = Float64Array.from(xs).sort();
     const med = medianOf(sorted);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    const q = (p: number) => percentile(sorted, p);
     const fence = Math.max(q(0.75) + INTERRUPTED_IQRS * (q(0.75) - q(0.25)), med + STALL_THRESHOLD_US);
     table_us[String(size)] = Math.round(med * 10) / 10;
     counts[String(size)] = xs.length;
