@@ -2,7 +2,8 @@
 // already make a DOM global or node type in core a type error; these rules name the import itself:
 //   packages/core   imports no node built-in (node:* or bare 'fs'), nothing from apps/, no DOM globals;
 //   apps/web        imports no node built-in and nothing from apps/server (it runs in a browser);
-//   apps/server     imports nothing from apps/web.
+//   apps/server     imports nothing from apps/web;
+//   none of the three imports bench/ (@inferscope/bench): the lab depends on the product, never the reverse.
 // Unused eslint-disable comments are errors, so a disable comment always names a rule that is on.
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
@@ -17,12 +18,16 @@ const fromApps = {
 };
 const fromWeb = { group: ['**/apps/web/**', '**/web/src/**', '@inferscope/web', '@inferscope/web/*'], message: 'the server does not import the dashboard.' };
 const fromServer = { group: ['**/apps/server/**', '**/server/src/**', '@inferscope/server', '@inferscope/server/*'], message: 'the dashboard talks to the server over HTTP and Socket.IO only.' };
+const fromBench = {
+  group: ['**/bench/**', '@inferscope/bench', '@inferscope/bench/*'],
+  message: 'bench/ is the lab: it depends on the product, the product never imports it (put what the product needs in core or the server).',
+};
 const domGlobals = ['window', 'document', 'navigator', 'location', 'localStorage', 'sessionStorage', 'HTMLElement',
   'requestAnimationFrame', 'fetch', 'process', 'Buffer', 'require', '__dirname', '__filename']
   .map((name) => ({ name, message: 'core runs in the server and the browser: take this from the app that calls core.' }));
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'apps/web/public/**', 'model_repository/**', 'test/**/output/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'apps/web/public/**', 'model_repository/**', 'test/**/output/**', 'bench/**/out/**'] },
   {
     files: ['**/*.{ts,tsx,mjs,js}'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2023, sourceType: 'module' },
@@ -46,17 +51,17 @@ export default tseslint.config(
     files: ['packages/core/src/**/*.ts'],
     ignores: ['packages/core/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromApps] }],
+      'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromApps, fromBench] }],
       'no-restricted-globals': ['error', ...domGlobals],
     },
   },
   {
     files: ['apps/web/src/**/*.{ts,tsx}'],
     ignores: ['apps/web/src/**/*.test.{ts,tsx}'],
-    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromServer] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromServer, fromBench] }] },
   },
   {
     files: ['apps/server/src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [fromWeb] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [fromWeb, fromBench] }] },
   },
 );

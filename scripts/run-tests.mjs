@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs every *.test.ts file under packages/, apps/ and test/ with node's built-in test runner and tsx.
+// Runs every *.test.ts file under packages/, apps/, bench/ and test/ with node's built-in test runner and tsx.
 // Node 20 cannot glob TypeScript test files itself, so we collect them here.
 // Usage: node scripts/run-tests.mjs [path-filter ...]   (filters are substrings of the file path)
 //
@@ -15,8 +15,9 @@ import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['packages', 'apps', 'test'];
-const skip = new Set(['node_modules', 'dist', 'output', 'bench']);
+// bench/ holds benchmark scripts (never *.test.ts, so never run here) and the lab's own tests, which run.
+const roots = ['packages', 'apps', 'bench', 'test'];
+const skip = new Set(['node_modules', 'dist', 'output', 'out']);
 const files = [];
 function walk(dir) {
   for (const name of readdirSync(dir)) {

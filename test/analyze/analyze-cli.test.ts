@@ -37,8 +37,9 @@ test('a small live sweep ranks what it measured and restores the config', { time
     assert.equal(r.code, 0, r.out);
     const lines = readFileSync(csvPath, 'utf8').trim().split('\n');
     const head = lines[0].split(',');
-    const rows = lines.slice(1).map((l) => Object.fromEntries(l.split(',').map((v, i) => [head[i], v])));
+    const rows = lines.slice(1).map((l) => Object.fromEntries(l.replace(/"[^"]*"/g, 'quoted').split(',').map((v, i) => [head[i], v])));
     assert.equal(rows.length, 4, 'instances {1,2} x delay {0,2000}');
+    for (const x of rows) assert.deepEqual([x.model, x.version, x.load], [MODEL, '1', 'concurrency 4'], 'each row names what was measured');
     // Ranks follow throughput among the ranked rows.
     const ranked = rows.filter((x) => x.rank !== '').sort((a, b) => Number(a.rank) - Number(b.rank));
     for (let i = 1; i < ranked.length; i++) assert.ok(Number(ranked[i - 1].throughput_per_s) >= Number(ranked[i].throughput_per_s), lines.join('\n'));

@@ -2,9 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configKey, gridConfigs, parsePreferred, type SweepConfig } from '../../apps/server/src/analyze/search-space.ts';
-import { paretoSet, rankResults, type SweepResult } from '../../apps/server/src/analyze/ranking.ts';
-import { runSweep } from '../../apps/server/src/analyze/sweep.ts';
-import { toCsv, toHtml } from '../../apps/server/src/analyze/report.ts';
+import { paretoSet, rankResults, recommend, type SweepResult } from '../../apps/server/src/analyze/ranking.ts';
+import { runSweep, searchFor } from '../../apps/server/src/analyze/sweep.ts';
+import { recommendationLine, toCsv, toHtml } from '../../apps/server/src/analyze/report.ts';
 
 const cfg = (instances: number, delay: number, max = 32, pref: number[] = []): SweepConfig =>
   ({ instances, max_batch_size: max, max_queue_delay_microseconds: delay, preferred_batch_size: pref });
@@ -35,13 +35,17 @@ test('Pareto set and ranking: budgets exclude with a reason, best is the highest
   assert.equal(rankResults(rs, { memoryBudgetBytes: 1000 }).every((r) => r.rank === null), true);
 });
 
-test('pruning: a line over the latency budget stops; a delay that gains nothing stops its line; grid runs all', async () => {
-  const configs = [cfg(1, 0), cfg(1, 1000), cfg(1, 2000), cfg(2, 0), cfg(2, 1000), cfg(2, 2000), cfg(2, 4000)];
+test('pruning never skips for the latency budget; a line stops only after two dominated delays in a row; grid runs all', async () => {
+  const configs = [cfg(1, 0), cfg(1, 1000), cfg(1, 2000), cfg(2, 0), cfg(2, 1000), cfg(2, 2000), cfg(2, 4000), cfg(2, 8000)];
   const figures: Record<string, [number, number]> = {
-    [configKey(cfg(1, 0))]: [100, 9000], // over a 5 ms budget: the rest of instances=1 is skipped
+    // an overloaded line: delay 0 is over a 5 ms budget, and a longer delay LOWERS p99 (bigger batches)
+    [configKey(cfg(1, 0))]: [100, 9000],
+    [configKey(cfg(1, 1000))]: [160, 4000],
+    [configKey(cfg(1, 2000))]: [170, 4500],
     [configKey(cfg(2, 0))]: [100, 1000],
     [configKey(cfg(2, 1000))]: [150, 1500],
-    [configKey(cfg(2, 2000))]: [151, 2500], // +0.7%: longer delays on this line are dominated
+    [configKey(cfg(2, 2000))]: [151, 2500], // +0.7% at a higher p99: a suspect...
+    [configKey(cfg(2, 4000))]: [151, 4500], // ...confirmed by its measured neighbour: 8000 is skipped
   };
   const applied: string[] = [];
   const deps = {
@@ -52,24 +56,71 @@ test('pruning: a line over the latency budget stops; a delay that gains nothing 
       return rest;
     },
   };
-  const pruned = await runSweep(configs, deps, { search: 'prune', latencyBudgetUs: 5000 });
-  assert.deepEqual(pruned.results.map((r) => configKey(r.config)), [cfg(1, 0), cfg(2, 0), cfg(2, 1000), cfg(2, 2000)].map(configKey));
-  assert.deepEqual(pruned.skipped.map((s) => configKey(s.config)), [cfg(1, 1000), cfg(1, 2000), cfg(2, 4000)].map(configKey));
-  assert.match(pruned.skipped[0].reason, /latency budget/);
-  assert.match(pruned.skipped[2].reason, /gained under 2% throughput/);
+  const pruned = await runSweep(configs, deps, { search: 'prune' });
+  assert.deepEqual(pruned.results.map((r) => configKey(r.config)), configs.slice(0, 7).map(configKey));
+  assert.deepEqual(pruned.skipped.map((s) => configKey(s.config)), [configKey(cfg(2, 8000))]);
+  assert.match(pruned.skipped[0].reason, /delays 2000 and 4000 µs each gained under 2% throughput/);
   assert.deepEqual(applied, pruned.results.map((r) => configKey(r.config)), 'skipped configs are never applied');
-  const grid = await runSweep(configs, deps, { search: 'grid', latencyBudgetUs: 5000 });
+  // the overloaded line's longer delay is measured and is the answer under the budget
+  const ranked = rankResults(pruned.results, { latencyBudgetUs: 5000 });
+  assert.equal(configKey(ranked.find((r) => r.rank === 1)!.config), configKey(cfg(1, 2000)));
+  const grid = await runSweep(configs, deps, { search: 'grid' });
   assert.equal(grid.results.length, configs.length);
+  assert.equal(searchFor('auto', 30), 'grid');
+  assert.equal(searchFor('auto', 31), 'prune');
+  assert.equal(searchFor('prune', 4), 'prune');
 });
 
-test('CSV has a row per config; the HTML report is self-contained with one dot per config', () => {
+test('when nothing meets the budgets the closest config is recommended with by how much it misses', () => {
+  const rs = [res(cfg(1, 0), 100, 17_700), res(cfg(1, 2000), 120, 13_700), res(cfg(2, 0), 300, 9_000, { errors: 3 })];
+  const ranked = rankResults(rs, { latencyBudgetUs: 10_000 });
+  assert.ok(ranked.every((r) => r.rank === null));
+  const rec = recommend(ranked, { latencyBudgetUs: 10_000 })!;
+  assert.equal(rec.meets, false);
+  assert.equal(configKey(rec.result.config), configKey(cfg(1, 2000)), 'the error-free config nearest the budget');
+  assert.match(rec.misses!, /13\.70 ms misses the 10\.00 ms budget by 3\.70 ms \(37%\)/);
+  assert.match(recommendationLine(rec), /^No config met the budgets\. Closest: instances 1, max_batch 32, delay 2000 µs/);
+  const ok = recommend(rankResults(rs, { latencyBudgetUs: 15_000 }), { latencyBudgetUs: 15_000 })!;
+  assert.equal(ok.meets, true);
+  assert.match(recommendationLine(ok), /^Recommended/);
+});
+
+test('repeats: medians and ranges; a rank whose range overlaps the one above is marked within noise', async () => {
+  let n = 0;
+  const noisy = [100, 140, 120, 118, 119, 121];
+  const deps = {
+    apply: async () => {},
+    measure: async (c: SweepConfig) => {
+      const { config: _, ...rest } = res(c, noisy[n++], 1000);
+      return rest;
+    },
+  };
+  const run = await runSweep([cfg(1, 0), cfg(2, 0)], deps, { search: 'grid', repeat: 3 });
+  assert.equal(run.results[0].throughput_per_s, 120, 'median of 100, 140, 120');
+  assert.deepEqual(run.results[0].spread, { repeats: 3, throughput_per_s: [100, 140], p99_us: [1000, 1000] });
+  const ranked = rankResults(run.results, {});
+  assert.equal(ranked[0].config.instances, 1);
+  assert.equal(ranked[1].within_noise_of, 1, '118-121 overlaps 100-140');
+});
+
+test('CSV and HTML have a row for every config of the space, skipped ones with the reason, and say what was measured where', () => {
   const ranked = rankResults([res(cfg(1, 0), 100, 1000), res(cfg(2, 0, 16, [8, 16]), 150, 900)], {});
-  const csv = toCsv(ranked).trim().split('\n');
-  assert.equal(csv.length, 3);
-  assert.match(csv[0], /^rank,pareto,instances,max_batch_size,max_queue_delay_us/);
+  const skipped = [{ config: cfg(2, 4000), reason: 'delays 1000 and 2000 µs each gained nothing' }];
+  const meta = { model: 'm<x>', version: '2', host: '127.0.0.1:8000, 2 CPUs', traffic: 'concurrency 4', when: '2026-12-02T01:00:00Z' };
+  const csv = toCsv(ranked, skipped, meta).trim().split('\n');
+  assert.equal(csv.length, 4);
+  assert.match(csv[0], /^rank,pareto,instances,max_batch_size,max_queue_delay_us.*,model,version,host,load,date$/);
   assert.match(csv[1], /^1,yes,2,16,0,8 16,150\.0/);
-  const html = toHtml(ranked, { model: 'm<x>', traffic: 'concurrency 4', when: 'now' });
+  assert.match(csv[1], /,m<x>,2,"127\.0\.0\.1:8000, 2 CPUs",concurrency 4,2026-12-02T01:00:00Z$/);
+  assert.match(csv[3], /^,,2,32,4000,,.*skipped: delays 1000 and 2000/);
+  const cells = (l: string) => l.replace(/"[^"]*"/g, 'x').split(',').length;
+  assert.equal(cells(csv[3]), cells(csv[0]), 'a skipped row has every column');
+  const html = toHtml(ranked, meta, { skipped, recommendation: recommend(ranked, {}) });
   assert.equal((html.match(/<circle[^>]*data-config/g) ?? []).length, 2);
+  assert.equal((html.match(/<tr class="skipped">/g) ?? []).length, 1);
+  assert.match(html, /version 2/);
+  assert.match(html, /host 127\.0\.0\.1:8000, 2 CPUs/);
+  assert.match(html, /data-recommendation>Recommended/);
   assert.ok(!/<script|src=|href=/.test(html), 'no script or external asset');
   assert.ok(html.includes('m&#60;x&#62;'), 'names are escaped');
 });

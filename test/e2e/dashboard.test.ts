@@ -111,7 +111,7 @@ for (const view of ['architecture', 'data', 'state', 'performance'] as const) {
 test('moving the delay slider changes the server config and the next batches', { skip: missing }, async () => {
   const target = 6000;
   await page.fill('[data-testid=delay-input]', String(target));
-  await waitFor('the change acknowledged', async () => ((await page.textContent('[data-testid=ack-log]')) ?? '').includes(`"max_queue_delay_microseconds":${target}`) && (await page.locator('[data-testid=ack-applied]').count()) >= 2);
+  await waitFor('the change acknowledged', async () => ((await page.textContent('[data-testid=ack-log]')) ?? '').includes(`max_queue_delay_microseconds ${target}`) && (await page.locator('[data-testid=ack-applied]').count()) >= 2);
   const appliedAt = Date.now();
   const res = await fetch(`${server.url}/v2/models/${MODEL}/versions/${VERSION}/config`);
   const cfg = (await res.json()) as { dynamic_batching: { max_queue_delay_microseconds: number } };

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RealClock } from '@inferscope/core/clock/index.ts';
 import { scenarioToArrivals, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, hostFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim/index.ts';
+import { costFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim/index.ts';
 import { HttpTarget } from '../../apps/server/src/load/targets';
 import { runLoad } from '../../apps/server/src/load/runner';
 import { startRealServer } from './real-server';
@@ -72,7 +72,7 @@ test('a live calibration from real traffic is positive and lets the simulator re
     const received = traceToScenario({ header: { format: 'inferscope-trace', version: 1, scenario: 'received' }, arrivals: arrived.map((a, i) => ({ t_us: a.t - arrived[0].t, model: MODEL, batch_size: a.size, id: `r${i}` })) });
     const sim = simulate({
       scenario: received, configs: { ...(s.manager.get(MODEL)!.config as object), name: MODEL }, cost: costFromCalibration(cal),
-      cores: hostFromCalibration(cal).cores, seed: 5, record: false,
+      cores: cal.host.cpus, seed: 5, record: false,
     }).summary;
     const ratio = sim.avg_batch_size / realMean;
     // generous: a loaded 2-core machine moves the real side a lot; a wrong cost model is off by far more

@@ -22,6 +22,18 @@ test('saveConfig writes the tuned version, not the latest', { timeout: 60_000 },
     assert.equal(String(latest.diff).includes('777'), false, 'v2 (latest) was not changed');
     const v1 = await control({ action: 'saveConfig', model: 'mlp_classifier', version: '1', dryRun: true });
     assert.match(String(v1.diff), /\+.*max_queue_delay_microseconds: 777/);
+    // hunks only, the removed line before the added one
+    const lines = String(v1.diff).split('\n');
+    assert.ok(lines.some((l) => /^@@ -\d+,\d+ \+\d+,\d+ @@$/.test(l)), String(v1.diff));
+    assert.ok(lines.length < 12, `only the hunk, not the whole file: ${v1.diff}`);
+    const del = lines.findIndex((l) => l.startsWith('-') && l.includes('max_queue_delay_microseconds'));
+    const add = lines.findIndex((l) => l.startsWith('+') && l.includes('777'));
+    assert.ok(del > 1 && del < add, String(v1.diff));
+    // one file governs both versions: the answer says so, and what v2 would run after a restart
+    const versions = v1.versions as { saved: string; governs: string[]; differences: Array<{ version: string; path: string; live: unknown; written: unknown }> };
+    assert.deepEqual(versions.governs, ['1', '2']);
+    assert.equal(versions.saved, '1');
+    assert.deepEqual(versions.differences.map((d) => [d.version, d.path, d.written]), [['2', 'dynamic_batching.max_queue_delay_microseconds', 777]]);
     const written = await control({ action: 'saveConfig', model: 'mlp_classifier', version: '1' });
     assert.equal(written.ok, true, JSON.stringify(written));
     assert.match(await readFile(join(repo.dir, 'mlp_classifier/config.pbtxt'), 'utf8'), /max_queue_delay_microseconds: 777/);

@@ -101,6 +101,17 @@ test("the generator's request counts agree with the server's statistics", async 
   assert.ok(done.result.sent > 200, `${done.result.sent} sent`);
   assert.equal(done.result.answered, done.result.sent);
   assert.equal((await stats()) - before, done.result.sent, 'the statistics API counted exactly the requests the generator sent');
+  // the run's own server figures (perf_analyzer's Server block), frozen at its end: not the latest second
+  const finished = s.load.progress().find((x) => x.id === start.id)!;
+  assert.equal(finished.state, 'done');
+  const server = finished.server!;
+  assert.equal(server.requests, done.result.sent, JSON.stringify(server));
+  assert.equal(server.failed, 0);
+  assert.ok(server.latency_us.p50 > 0 && server.latency_us.p99 >= server.latency_us.p50, JSON.stringify(server));
+  assert.ok(server.compute_us > 0 && server.batches > 0 && server.avg_batch_size >= 1, JSON.stringify(server));
+  // traffic after the run does not move its frozen figures
+  await fetch(`${s.url}/v2/models/mlp_classifier/infer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputs: [{ name: 'input', shape: [1, 784], datatype: 'FP32', data: new Array(784).fill(0) }] }) });
+  assert.deepEqual(s.load.progress().find((x) => x.id === start.id)!.server, server);
   // the in-process mode still exists, labelled, on the server's own thread
   const inproc = await control(c, { action: 'startLoad', model: 'mlp_classifier', scenario: 'steady', rate: 100, duration: 0.2, mode: 'inprocess' });
   assert.equal(inproc.ok, true, JSON.stringify(inproc));
@@ -129,6 +140,7 @@ test('A/B: the same arrivals under max_queue_delay 0 and 20 ms: B forms bigger b
       plan,
       a: { label: 'A delay=0', patch: { max_queue_delay_microseconds: 0 } },
       b: { label: 'B delay=20ms', patch: { max_queue_delay_microseconds: 20_000, preferred_batch_size: [] } },
+      rounds: 2,
     });
     const text = formatABReport(report);
     assert.match(text, /avg batch size/);
@@ -138,6 +150,16 @@ test('A/B: the same arrivals under max_queue_delay 0 and 20 ms: B forms bigger b
     assert.ok(report.b.server.avg_batch_size > 2 * report.a.server.avg_batch_size, text);
     assert.equal(report.a.server.completed, arrivals);
     assert.equal(report.b.server.completed, arrivals);
+    // two interleaved rounds per side, each figure with its range; a verdict per figure, never on noise
+    assert.equal(report.rounds, 2);
+    assert.equal(report.a.rounds.length, 2);
+    assert.equal(report.b.rounds.length, 2);
+    for (const side of [report.a, report.b]) {
+      for (const sp of Object.values(side.spread)) assert.ok(sp.min <= sp.median && sp.median <= sp.max, JSON.stringify(sp));
+    }
+    const batch = report.verdicts.find((v) => v.metric === 'avg_batch_size')!;
+    assert.equal(batch.better, 'B delay=20ms', `batch sizes separate clearly: ${text}`);
+    assert.match(text, /verdict:/);
     // Latency is reported, not asserted: whether the delay costs or saves latency depends on how loaded the
     // (shared, 2-core) machine is; on an idle one B's p50 is ~10 ms above A's.
     assert.deepEqual(s.manager.get('mlp_classifier')!.config.dynamic_batching, before, 'the config is restored');

@@ -13,17 +13,35 @@ const fireAfter = (delayUs: number): Promise<{ lateUs: number; waitedUs: number 
     });
   });
 
+/** setTimeout calls made while `arm` runs (RealClock decides how to wait synchronously, in setTimer) */
+function setTimeoutCallsDuring(arm: () => void): number {
+  const real = globalThis.setTimeout;
+  let calls = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    calls++;
+    return real(...args);
+  }) as typeof setTimeout;
+  try {
+    arm();
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  return calls;
+}
+
 test('a sub-millisecond timer never fires early and waits turn by turn, not in setTimeout', async () => {
   for (let i = 0; i < 20; i++) {
-    const fired = fireAfter(250);
     // No real-time bound (a loaded machine can delay any wait): the structural fact that lets a 250 µs
     // wait finish under a millisecond is that it is checked on every loop turn instead of sleeping in
     // setTimeout, whose granularity is a whole millisecond.
-    assert.equal(RealClock.turning(), true, 'a 250 µs wait turns the loop');
+    let fired!: Promise<{ lateUs: number; waitedUs: number }>;
+    assert.equal(setTimeoutCallsDuring(() => (fired = fireAfter(250))), 0, 'a 250 µs wait does not sleep in setTimeout');
     const { lateUs } = await fired;
     assert.ok(lateUs >= 0, `fired ${-lateUs} µs early`);
   }
-  assert.equal(RealClock.turning(), false);
+  let long!: Promise<unknown>;
+  assert.equal(setTimeoutCallsDuring(() => (long = fireAfter(4500))), 1, 'a 4.5 ms wait sleeps in one setTimeout');
+  await long;
 });
 
 test('longer timers sleep in setTimeout and still never fire early', async () => {
@@ -57,30 +75,4 @@ test('clearing a timer that already fired is harmless', async () => {
   });
   clock.clearTimer(handle!);
   assert.equal(fired, 1);
-});
-
-test('RealClock.turning: true while a sub-millisecond wait is checked turn by turn, false once it fired or was cleared, never for a sleep', async () => {
-  assert.equal(RealClock.turning(), false);
-  const sleeping = clock.setTimer(clock.now() + 50_000, () => assert.fail('cleared'));
-  assert.equal(RealClock.turning(), false, 'a wait of 50 ms sleeps in setTimeout');
-  // Cleared before the loop turns at all, so this holds however late the machine runs.
-  const cleared = clock.setTimer(clock.now() + 400, () => assert.fail('cleared'));
-  assert.equal(RealClock.turning(), true);
-  clock.clearTimer(cleared);
-  clock.clearTimer(cleared); // twice: counted once
-  assert.equal(RealClock.turning(), false);
-  // Two short waits: the earlier one is checked first on every turn, so when it fires the later one is
-  // still pending (even if a stalled machine let both deadlines pass), and it must still count.
-  let seenInside: boolean | undefined;
-  let laterFired = false;
-  const fired = new Promise<void>((resolve) => clock.setTimer(clock.now() + 200, () => { seenInside = RealClock.turning(); resolve(); }));
-  const later = clock.setTimer(clock.now() + 400, () => { laterFired = true; });
-  await fired;
-  assert.equal(seenInside, true, 'the other short wait still turns the loop');
-  clock.clearTimer(later); // whether or not it fired meanwhile: no double count either way
-  assert.equal(RealClock.turning(), false, `later wait ${laterFired ? 'fired' : 'cleared'}`);
-  clock.clearTimer(sleeping);
-  // a sleep that wakes a little early finishes turn by turn, and counts while it does
-  await new Promise<void>((resolve) => clock.setTimer(clock.now() + 1500, () => resolve()));
-  assert.equal(RealClock.turning(), false);
 });

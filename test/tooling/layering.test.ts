@@ -42,6 +42,19 @@ test('the dashboard imports no node built-in and nothing from the server; the se
   assert.deepEqual(await problems('apps/server/src/probe.ts', "import { readFileSync } from 'node:fs';\nimport { RealClock } from '@inferscope/core/clock/index.ts';\nexport { readFileSync, RealClock };\n"), []);
 });
 
+test('no product code imports the bench workspace; the bench imports the product', async () => {
+  for (const [path, code] of [
+    ['packages/core/src/sim/probe.ts', "import { x } from '../../../../bench/sim/host.ts';"],
+    ['apps/server/src/cli/probe.ts', "import { x } from '../../../../bench/calibration/probe.ts';"],
+    ['apps/server/src/cli/probe.ts', "import { x } from '@inferscope/bench/sim/host.ts';"],
+    ['apps/web/src/probe.ts', "import { x } from '@inferscope/bench';"],
+  ]) {
+    const found = await problems(path, `${code}\nexport { x };\n`);
+    assert.ok(found.some((p) => p.startsWith('no-restricted-imports')), `${code} was allowed in ${path}`);
+  }
+  assert.deepEqual(await problems('bench/sim/probe.ts', "import { RealClock } from '@inferscope/core/clock/index.ts';\nimport { buildApp } from '../../apps/server/src/app.ts';\nexport { RealClock, buildApp };\n"), []);
+});
+
 test('a disable comment must name a rule that is on and needed', async () => {
   const found = await problems('packages/core/src/probe.ts', '// eslint-disable-next-line no-control-regex\nexport const x = 1;\n');
   assert.ok(found.some((p) => /Unused eslint-disable/.test(p)), found.join('\n'));

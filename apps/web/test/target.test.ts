@@ -24,3 +24,8 @@ test('default target without traffic: the batching model with the largest batche
 test('answers read as text: a stopped run by its id, not [object Object]', () => {
   assert.equal(detailLine({ stopped: [{ id: 'load-3', state: 'stopped' }], backup: null }), 'stopped: load-3');
 });
+
+test('control answers read as words, not JSON', async () => {
+  const { readableFields } = await import('../src/store/app-store.ts');
+  assert.equal(readableFields({ model: 'mlp_classifier', version: '1', dryRun: true, preferred_batch_size: [8, 16], skip: undefined }), 'model mlp_classifier · version 1 · dryRun true · preferred_batch_size [8, 16]');
+});

@@ -5,7 +5,7 @@
  */
 import type { ModelSnapshot, RankedResult } from '@inferscope/core';
 import { gridConfigs, type SearchSpace, type SweepConfig } from './search-space';
-import { rankResults, type Budgets } from './ranking';
+import { rankResults, recommend, type Budgets, type Recommendation } from './ranking';
 import { confirmLeaders, runSweep, type SweepDeps, type SweepRun } from './sweep';
 
 /** The live config of a model version as a sweep config; refuses a model without dynamic batching. */
@@ -34,15 +34,20 @@ export interface AnalysisOptions extends Budgets {
   search: 'grid' | 'prune';
   /** leaders re-measured at the end */
   confirm: number;
+  /** measurements per config (default 1) */
+  repeat?: number;
 }
 
 export interface Analysis {
   run: SweepRun;
   ranked: RankedResult[];
+  /** the best config, or the closest to the budgets when none meets them */
+  recommendation?: Recommendation;
 }
 
 export async function runAnalysis(configs: readonly SweepConfig[], deps: SweepDeps, o: AnalysisOptions): Promise<Analysis> {
-  const run = await runSweep(configs, deps, { search: o.search, latencyBudgetUs: o.latencyBudgetUs });
+  const run = await runSweep(configs, deps, { search: o.search, repeat: o.repeat });
   const results = o.confirm > 0 ? await confirmLeaders(run, deps, o.confirm, (rs) => rankResults(rs, o).filter((r) => r.rank !== null)) : run.results;
-  return { run, ranked: rankResults(results, o) };
+  const ranked = rankResults(results, o);
+  return { run, ranked, recommendation: recommend(ranked, o) };
 }

@@ -11,7 +11,7 @@ import type { ControlTarget } from '../live/types';
 import { originalConfig, planConfigs, runAnalysis } from './analysis';
 import { measureConfig } from './live-target';
 import { rankResults } from './ranking';
-import type { SweepDeps } from './sweep';
+import { searchFor, type SweepDeps } from './sweep';
 
 export interface SweepHost {
   control: Pick<ControlTarget, 'updateDynamicBatching' | 'setInstanceCount'>;
@@ -111,7 +111,7 @@ export class SweepController {
       },
     };
     try {
-      const { run, ranked } = await runAnalysis(configs, deps, { search: req.search ?? 'prune', confirm, ...budgets });
+      const { run, ranked } = await runAnalysis(configs, deps, { search: searchFor(req.search ?? 'auto', configs.length), confirm, ...budgets });
       p.results = ranked;
       p.skipped = run.skipped.length;
       p.state = 'done';

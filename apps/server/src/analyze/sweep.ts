@@ -15,9 +15,17 @@ export interface SweepDeps {
 }
 
 export interface SweepOptions {
-  /** 'grid' tries everything; 'prune' skips what a measured neighbour already dominates */
+  /** 'grid' tries everything; 'prune' skips what two measured neighbours already dominate */
   search: 'grid' | 'prune';
-  latencyBudgetUs?: number;
+  /** measurements per config (the result keeps the medians and the range) */
+  repeat?: number;
+}
+
+/** Spaces up to this size are searched whole: pruning saves little there and could skip the answer. */
+export const GRID_UP_TO = 30;
+
+export function searchFor(requested: 'auto' | 'grid' | 'prune', configs: number): 'grid' | 'prune' {
+  return requested === 'auto' ? (configs <= GRID_UP_TO ? 'grid' : 'prune') : requested;
 }
 
 export interface SweepRun {
@@ -45,12 +53,54 @@ export async function confirmLeaders(run: SweepRun, deps: SweepDeps, top: number
 /** Throughput gains below this along the delay axis are noise, not a reason to wait longer. */
 const MIN_GAIN = 0.02;
 
+/** Median of a list (the list is not empty). */
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Measures a config `repeat` times: the medians of each figure, the range of throughput and p99. */
+async function measureRepeated(c: SweepConfig, deps: SweepDeps, repeat: number): Promise<SweepResult> {
+  const runs: Array<Omit<SweepResult, 'config'>> = [];
+  for (let i = 0; i < repeat; i++) runs.push(await deps.measure(c));
+  if (repeat === 1) return { config: c, ...runs[0] };
+  const m = (f: (r: Omit<SweepResult, 'config'>) => number) => median(runs.map(f));
+  const range = (f: (r: Omit<SweepResult, 'config'>) => number): [number, number] => [Math.min(...runs.map(f)), Math.max(...runs.map(f))];
+  return {
+    config: c,
+    throughput_per_s: m((r) => r.throughput_per_s),
+    latency_us: { p50: m((r) => r.latency_us.p50), p95: m((r) => r.latency_us.p95), p99: m((r) => r.latency_us.p99) },
+    avg_batch: m((r) => r.avg_batch),
+    queue_us: m((r) => r.queue_us),
+    compute_us: m((r) => r.compute_us),
+    memory_bytes: Math.max(...runs.map((r) => r.memory_bytes)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    stable: runs.every((r) => r.stable),
+    spread: { repeats: repeat, throughput_per_s: range((r) => r.throughput_per_s), p99_us: range((r) => r.latency_us.p99) },
+  };
+}
+
+/** A longer delay that bought no throughput at a higher p99 than the delay before it on the same line. */
+function dominatedStep(prev: SweepResult | undefined, r: SweepResult): boolean {
+  return prev !== undefined && r.throughput_per_s < prev.throughput_per_s * (1 + MIN_GAIN) && r.latency_us.p99 > prev.latency_us.p99;
+}
+
+/**
+ * The sweep. Pruning never uses the latency budget: past the budget a longer delay can still LOWER p99
+ * (an overloaded model drains its queue faster with bigger batches), so skipping there hid the answer.
+ * It skips the rest of a line (all but the delay) only after two consecutive longer delays each bought
+ * no throughput at a higher p99: the second is the measured neighbour that confirms the first.
+ */
 export async function runSweep(configs: readonly SweepConfig[], deps: SweepDeps, opts: SweepOptions): Promise<SweepRun> {
   const results: SweepResult[] = [];
   const skipped: SweepRun['skipped'] = [];
+  const repeat = Math.max(1, Math.floor(opts.repeat ?? 1));
   /** per line (all but the delay): why the rest of the line is skipped, once it is */
   const closedLines = new Map<string, string>();
   const lastOnLine = new Map<string, SweepResult>();
+  /** per line: the delay whose step was dominated, waiting for its neighbour to confirm */
+  const suspect = new Map<string, SweepResult>();
   for (const [i, c] of configs.entries()) {
     const line = lineKey(c);
     const closed = opts.search === 'prune' ? closedLines.get(line) : undefined;
@@ -60,18 +110,19 @@ export async function runSweep(configs: readonly SweepConfig[], deps: SweepDeps,
       continue;
     }
     await deps.apply(c);
-    const r: SweepResult = { config: c, ...(await deps.measure(c)) };
+    const r = await measureRepeated(c, deps, repeat);
     results.push(r);
     deps.log?.(`[${i + 1}/${configs.length}] ${describeConfig(c)}: ${r.throughput_per_s.toFixed(0)} infer/s, p99 ${(r.latency_us.p99 / 1000).toFixed(2)} ms, batch ${r.avg_batch.toFixed(1)}${r.stable ? '' : ' (not stable)'}`);
     const prev = lastOnLine.get(line);
     lastOnLine.set(line, r);
-    // A longer delay only adds waiting: past the budget it stays past it.
-    if (opts.latencyBudgetUs !== undefined && r.latency_us.p99 > opts.latencyBudgetUs) {
-      closedLines.set(line, `a shorter delay on this line was already over the latency budget (p99 ${(r.latency_us.p99 / 1000).toFixed(2)} ms)`);
-    } else if (prev && r.throughput_per_s < prev.throughput_per_s * (1 + MIN_GAIN) && r.latency_us.p99 > prev.latency_us.p99) {
-      // Waiting longer bought no throughput and cost latency: longer delays are dominated too.
-      closedLines.set(line, `delay ${c.max_queue_delay_microseconds} µs gained under ${MIN_GAIN * 100}% throughput over ${prev.config.max_queue_delay_microseconds} µs at a higher p99`);
+    if (!dominatedStep(prev, r)) {
+      suspect.delete(line);
+      continue;
     }
+    const first = suspect.get(line);
+    if (first) {
+      closedLines.set(line, `delays ${first.config.max_queue_delay_microseconds} and ${c.max_queue_delay_microseconds} µs each gained under ${MIN_GAIN * 100}% throughput over the delay before them at a higher p99`);
+    } else suspect.set(line, r);
   }
   return { results, skipped };
 }

@@ -2,35 +2,32 @@
  * One model's calibration: its real backend with one instance, batches of each size sent one after the
  * other through the executor (measure-batches.ts), fitted by core's fitBatchRecords; for onnxruntime also
  * the session alone in this thread. `inferscope calibrate` writes the result; the fidelity benchmark
- * measures a same-run baseline with it.
+ * measures a same-run baseline with it, and its host figures through `whileLoaded`.
  */
 import { cpus, platform } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceInfo } from '@inferscope/core';
 import { loadModelConfig, formatIssue, type ModelConfig } from '@inferscope/core/config/index.ts';
-import { fitBatchRecords, type BatchRecord, type Calibration, type StallProfile, type TimerProfile } from '@inferscope/core/sim/index.ts';
+import type { Executor, InferPayload, InferResult } from '@inferscope/core';
+import { fitBatchRecords, type BatchRecord, type Calibration } from '@inferscope/core/sim/index.ts';
 import * as ort from 'onnxruntime-node';
 import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
-import { CALIBRATION_SIZES, measureBatchRecords, measureHeldBatches, measureIdlePenalty, measureParallelCores, measureSpinWake, measureAnswerWake, median, requestOf, timeRuns } from './measure-batches';
-import { measureMainThread, type MainThreadCost } from './main-thread-probe';
-import { buildApp } from '../app';
+import { CALIBRATION_SIZES, measureBatchRecords, measureHeldBatches, measureIdlePenalty, median, requestOf, timeRuns } from './measure-batches';
 import { torchSessionTable } from './torch-session';
+
+/** The model as calibrateModel has it loaded: one started instance of its real backend. */
+export interface LoadedModel {
+  executor: Executor<InferPayload, InferResult>;
+  info: InstanceInfo;
+  config: ModelConfig;
+}
 
 export interface CalibrateOptions {
   seqLen: number;
   minMs: number;
-  timer: TimerProfile;
-  /** the stall probe's figure for this host, measured once per run */
-  stalls?: StallProfile;
-  /** the cores probe's figure for this host, measured once per run */
-  effectiveCores?: number;
   sizes?: readonly number[];
-  /** also measure the server's main-thread work per request (loads the model in a server; default true) */
-  mainThread?: boolean;
-  /** also measure what two instances of the model get from the cores (parallel_cores; default false) */
-  parallel?: boolean;
   /** also time the backend's own run alone (session_us; default true) */
   session?: boolean;
   /**
@@ -41,6 +38,8 @@ export interface CalibrateOptions {
   rounds?: number;
   /** progress lines (stderr in the command) */
   log?: (line: string) => void;
+  /** more measurements while the model is loaded, after the table's (the fidelity bench's host figures) */
+  whileLoaded?: (m: LoadedModel) => Promise<void>;
 }
 
 const medianUs = (xs: number[]) => Math.round(median(xs) * 10) / 10;
@@ -74,7 +73,7 @@ async function torchTable(file: string, config: ModelConfig, sizes: readonly num
 }
 
 export async function calibrateModel(repo: string, name: string, o: CalibrateOptions): Promise<Calibration> {
-  const { seqLen, minMs, timer } = o;
+  const { seqLen, minMs } = o;
   const rounds = Math.max(1, Math.floor(o.rounds ?? 1));
   const sizes = o.sizes ?? CALIBRATION_SIZES;
   const dir = join(repo, name);
@@ -91,9 +90,6 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   const info: InstanceInfo = { name: `${name}_0_0`, group: `${name}_0`, kind: 'KIND_CPU', device: 'cpu', index: 0 };
   let records: BatchRecord[];
   let idle: Record<string, number>;
-  let spinWake: Record<string, number>;
-  let answerWake: number;
-  let parallel: number | undefined;
   const heldIntervals = new Map<number, number[]>();
   try {
     await model.executor.startInstance?.(info);
@@ -108,18 +104,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     o.log?.(`  ${name} held behind a running batch (two in flight), µs per batch: ${sizes.map((b) => `${b}: ${medianUs(heldIntervals.get(b) ?? [])}`).join(', ')}`);
     idle = await measureIdlePenalty(model.executor, info, config, seqLen);
     o.log?.(`  ${name} after idle (µs idle: extra µs): ${JSON.stringify(idle)}`);
-    spinWake = await measureSpinWake(model.executor, info, config, seqLen);
-    o.log?.(`  ${name} after idle with the main thread spinning, extra µs: p50 ${spinWake['0.5']}, p95 ${spinWake['0.95']}, p99 ${spinWake['0.99']}`);
-    answerWake = await measureAnswerWake(model.executor, info, config, seqLen);
-    o.log?.(`  ${name} answers seen ${answerWake} µs later with the main thread asleep than turning its loop (batch 1, back to back)`);
-    if (o.parallel) {
-      // a second instance beside the first: what two of this model really get from the host's cores
-      const second: InstanceInfo = { ...info, name: `${name}_0_1`, index: 1 };
-      await model.executor.startInstance?.(second);
-      const mid = sizes[Math.floor(sizes.length / 2)];
-      parallel = await measureParallelCores(model.executor, [info, second], config, seqLen, mid, minMs);
-      o.log?.(`  ${name} two instances at batch ${mid}: ${parallel} instances' worth`);
-    }
+    await o.whileLoaded?.({ executor: model.executor, info, config });
   } finally {
     await model.unload();
   }
@@ -129,7 +114,6 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   const fitted = fitBatchRecords(records, 1);
   // two medians of a noisy host: a held batch is never slower than one sent on its own
   const held = Object.fromEntries(Object.entries(fitted.table_us).filter(([b]) => heldIntervals.get(Number(b))?.length).map(([b, us]) => [b, Math.min(us, medianUs(heldIntervals.get(Number(b))!))]));
-  const main = o.mainThread === false ? undefined : await mainThreadCost(repo, name);
   const p = config.parameters ?? {};
   const threads = (p.intra_op_thread_count ?? p.INTRA_OP_THREAD_COUNT)?.string_value ?? 'default';
   const variable = (config.input ?? []).some((i) => (i.dims ?? []).some((d) => d < 0));
@@ -137,13 +121,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   return {
     format: 'inferscope-calibration', model: name, backend: config.backend ?? backend.name, kind: 'KIND_CPU',
     method: `one instance, intra_op_thread_count ${threads}, batches sent one after the other through the executor, ${how}${variable ? `, variable dims = ${seqLen}` : ''}`,
-    host: {
-      cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}`,
-      ...(o.effectiveCores !== undefined ? { effective_cores: o.effectiveCores } : {}),
-    },
-    ...(main !== undefined ? { main_thread_us_per_request: main.us_per_request } : {}),
-    ...(main?.gc ? { gc: main.gc } : {}),
-    ...(parallel !== undefined ? { parallel_cores: parallel } : {}),
+    host: { cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}` },
     measured_at: new Date().toISOString().slice(0, 10),
     table_us: fitted.table_us,
     fit: fitted.fit,
@@ -152,21 +130,6 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
     spread: fitted.spread,
     ...(fitted.interruptions ? { interruptions: fitted.interruptions } : {}),
     idle_penalty_us: idle,
-    spin_wake_us: spinWake,
-    answer_wake_us: answerWake,
-    timer,
-    ...(o.stalls ? { stalls: o.stalls } : {}),
     source: 'calibrate',
   };
-}
-
-
-/** The model alone in an in-process server, driven by the load generator's in-process target. */
-async function mainThreadCost(repo: string, name: string): Promise<MainThreadCost> {
-  const server = await buildApp({ modelRepositories: [repo], modelControlMode: 'explicit', loadModels: [name], httpPort: 0, metricsPort: null, host: '127.0.0.1', live: false });
-  try {
-    return await measureMainThread(server.manager, name);
-  } finally {
-    await server.close();
-  }
 }

@@ -32,7 +32,7 @@ export async function handleControl(
         return { ok: true };
       case 'saveConfig': {
         const r = await control.saveConfig(msg.model, { dryRun: msg.dryRun ?? false, version: msg.version });
-        return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false };
+        return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false, versions: r.versions };
       }
       case 'startLoad': {
         if (!load) return { ok: false, error: 'this server has no load generator' };

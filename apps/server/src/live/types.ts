@@ -11,6 +11,7 @@ import type {
   ModelAggregate,
   ModelSnapshot,
   ServerInfo,
+  SharedConfigFile,
   StartLoadRequest,
   StartReplayRequest,
 } from '@inferscope/core';
@@ -35,7 +36,7 @@ export interface ControlTarget {
   unload(name: string): Promise<void>;
   updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
   setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
-  saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{ path: string; text: string; diff: string; backup?: string | null }>;
+  saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{ path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile }>;
 }
 
 /** The load generator as the control channel drives it (apps/server/src/load). */

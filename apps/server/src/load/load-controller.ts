@@ -14,6 +14,7 @@ import { Recorder, timestampName } from './recorder';
 import type { RunProgress, RunResult } from './runner';
 import type { LatencySummary } from './client-stats';
 import { resolveScenario } from './scenario-resolver';
+import { RunServerFigures } from './run-server-figures';
 import type { InferTarget } from './targets';
 import { checkTraceName } from '../live/control-validation';
 import { launchInProcessRun, launchWorkerRun, type RunHandle } from './generator/launch';
@@ -36,6 +37,8 @@ export interface LoadControllerOptions {
 
 interface Run {
   progress: LoadProgress;
+  /** the server's figures over the run's window, frozen when its last request is answered */
+  server: RunServerFigures;
   handle: RunHandle;
   done: Promise<RunResult>;
 }
@@ -78,9 +81,10 @@ export class LoadController implements LoadControl {
       id, model, scenario, state: 'running', sent: 0, answered: 0, errors: 0, skipped: 0, elapsed_s: 0, duration_s: handle.facts.duration_s, generator: handle.generator,
     };
     if (recorder) progress.recording = recorder.name;
+    const server = new RunServerFigures(this.opts.bus, new Set(handle.facts.models.length > 0 ? handle.facts.models : [model]));
     const done = handle.done.then(
       async (r) => {
-        Object.assign(progress, { sent: r.sent, answered: r.answered, errors: r.errors, skipped: r.skipped, elapsed_s: r.elapsed_s, client: r.client });
+        Object.assign(progress, { sent: r.sent, answered: r.answered, errors: r.errors, skipped: r.skipped, elapsed_s: r.elapsed_s, client: r.client, server: server.freeze() });
         progress.state = r.error ? 'failed' : r.stopped ? 'stopped' : 'done';
         if (r.error) progress.reason = r.error;
         else if (r.truncated) progress.reason = `reached the limit of ${this.limits.max_requests_per_run} requests per run`;
@@ -88,6 +92,7 @@ export class LoadController implements LoadControl {
         return r;
       },
       async (err: unknown) => {
+        progress.server = server.freeze();
         progress.state = 'failed';
         progress.reason = err instanceof Error ? err.message : String(err);
         if (recorder) await recorder.stop().catch(() => undefined);
@@ -95,7 +100,7 @@ export class LoadController implements LoadControl {
       },
     );
     done.catch(() => undefined);
-    this.runs.set(id, { progress, handle, done });
+    this.runs.set(id, { progress, server, done, handle });
     // Finished runs are kept for a while so the dashboard can show their end state, but not forever.
     const finished = [...this.runs.entries()].filter(([, r]) => r.progress.state !== 'running');
     for (const [oldId] of finished.slice(0, Math.max(0, finished.length - 16))) this.runs.delete(oldId);
@@ -165,7 +170,7 @@ export class LoadController implements LoadControl {
       const failed = r.recorder.error;
       return { ...r.progress, sent: r.recorder.arrivals, answered: r.recorder.arrivals, elapsed_s: elapsed, duration_s: elapsed, ...(failed ? { state: 'failed' as const, recording_error: failed } : {}) };
     });
-    return [...[...this.runs.values()].map((r) => ({ ...r.progress })), ...recs];
+    return [...[...this.runs.values()].map((r) => ({ ...r.progress, server: r.server.figures() })), ...recs];
   }
 
   /** Where a run's generator runs (its thread id and process id), for tests and diagnostics. */

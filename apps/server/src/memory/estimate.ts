@@ -16,7 +16,7 @@ export const WORKSPACE_BYTES = 4 * 1024 * 1024;
 /**
  * What one instance's worker thread costs before its session loads: a V8 isolate, onnxruntime-node's
  * module and per-thread set-up. Measured here (process RSS growth per CNN instance, 8 and 24 instances,
- * test/bench/memory/memexp.mts): 17-20 MiB per instance, of which the session itself is 0.1-2 MiB.
+ * bench/memory/memexp.mts): 17-20 MiB per instance, of which the session itself is 0.1-2 MiB.
  * Without it 64 instances were admitted against a 300 MiB budget while RSS grew by 1 GB.
  */
 export const INSTANCE_THREAD_BYTES = 16 * 1024 * 1024;

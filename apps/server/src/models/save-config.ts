@@ -12,6 +12,7 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { SharedConfigFile as SharedFile } from '@inferscope/core';
 import { parseLivePath, readLivePath } from '@inferscope/core/live-config/index.ts';
 import { scanModelFolder } from '../repository/scan';
 import { READ_LIMITS, readRegularFileStat } from '../repository/safe-read';
@@ -33,6 +34,27 @@ export interface SaveResult {
   backup: string | null;
   /** dotted paths written */
   changed: string[];
+  /**
+   * One config.pbtxt governs every version of a model (Triton has no per-version config): the versions it
+   * serves, and for each other loaded version the written fields whose live value differs from what is
+   * written — what that version will run after a reload or restart.
+   */
+  versions: SharedFile;
+}
+
+/** Which versions share the file, and where another version's live values differ from the written ones. */
+function sharedFile(entry: ModelEntry, slot: VersionSlot, changed: readonly string[]): SharedFile {
+  const others = [...entry.versions.values()].filter((s) => s.config !== undefined).sort((a, b) => a.version - b.version);
+  const differences: SharedFile['differences'] = [];
+  for (const other of others) {
+    if (other === slot) continue;
+    for (const path of changed) {
+      const written = pick(slot.config, path);
+      const live = pick(other.config, path);
+      if (JSON.stringify(live) !== JSON.stringify(written)) differences.push({ version: String(other.version), path, live, written });
+    }
+  }
+  return { saved: String(slot.version), governs: others.map((s) => String(s.version)), differences };
 }
 
 /** The live value at a changed path (the paths are the live-config module's: one parser for them all). */
@@ -60,7 +82,8 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   const target = await writeTarget(path, entry.scanned.repository);
   const current = entry.scanned.configText ?? target.current?.toString('utf8') ?? '';
   const diff = lineDiff(current, text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
-  if (dryRun) return { path, text, diff, backup: null, changed };
+  const versions = sharedFile(entry, slot, changed);
+  if (dryRun) return { path, text, diff, backup: null, changed, versions };
 
   const backup = target.current ? `${target.path}.bak` : null;
   await cleanConfigTemps(dirname(target.path));
@@ -73,7 +96,7 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
   entry.scanned = await scanModelFolder(entry.scanned.repository, entry.name);
   entry.resolved = { ...entry.resolved, raw: edited };
   slot.changedPaths.clear();
-  return { path, text, diff, backup, changed };
+  return { path, text, diff, backup, changed, versions };
 }
 
 /**

@@ -4,11 +4,12 @@
  * control token see the values but cannot change them. Save shows the diff (dry run) before writing.
  */
 import { useEffect, useRef, useState } from 'react';
-import { live, useApp } from '../store/app-store';
+import { appStore, live, useApp } from '../store/app-store';
 import type { ControlAck } from '@inferscope/core';
 import { sendControl } from '../live/control';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
 import { controlTarget, firstGroup, parseSizes } from './target';
+import { DELAY_TRACK, delayAt, positionOf } from './delay-scale';
 import { versionLabel } from '../store/select';
 import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
 import { S } from '../strings';
@@ -29,7 +30,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
   useApp((s) => s.structureRev);
   const pick = useApp((s) => s.model);
   const mode = useApp((s) => s.mode);
-  const [override, setOverride] = useState<string | undefined>();
+  const override = useApp((s) => s.target);
   const m = controlTarget(pick, override);
   const b = m ? batchingOf(m.config, activeInstances(m)) : undefined;
   const [delay, setDelay] = useState(0);
@@ -75,7 +76,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
         {live.models.size > 1 && (
           <label className="field">
             <span>{S.model}</span>
-            <select value={m.key} onChange={(e) => setOverride(e.target.value)} className="input">
+            <select value={m.key} onChange={(e) => appStore.setState({ target: e.target.value })} className="input" data-testid="target-select">
               {[...live.models.values()].map((x) => <option key={x.key} value={x.key}>{versionLabel(x)}</option>)}
             </select>
           </label>
@@ -84,8 +85,8 @@ export function ControlsPanel(props: { canControl: boolean }) {
         <label className="field">
           <span className="flex justify-between"><span className="font-mono text-xs">{S.maxQueueDelay}</span><b>{formatDelay(delay)}</b></span>
           <input
-            type="range" min={DELAY.min} max={DELAY.sliderMax} step={DELAY.step} value={Math.min(delay, DELAY.sliderMax)} disabled={disabled || !b.dynamic}
-            onChange={(e) => sendDelay(Number(e.target.value))} data-testid="delay-slider" aria-valuetext={formatDelay(delay)}
+            type="range" min={0} max={DELAY_TRACK} step={1} value={positionOf(delay)} disabled={disabled || !b.dynamic}
+            onChange={(e) => sendDelay(delayAt(Number(e.target.value)))} data-testid="delay-slider" aria-valuetext={formatDelay(delay)}
           />
           <input
             type="number" min={DELAY.min} max={DELAY.max} step={DELAY.step} value={delay} disabled={disabled || !b.dynamic} className="input" data-testid="delay-input"

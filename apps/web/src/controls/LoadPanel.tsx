@@ -9,6 +9,7 @@ import { startLoadMessage } from './load-message';
 import { AbTable } from './AbTable';
 import { LoadRunFigures } from './LoadRunFigures';
 import { SCENARIO_NAMES } from './scenarios';
+import { versionLabel } from '../store/select';
 import { S } from '../strings';
 
 export function LoadPanel(props: { canControl: boolean }) {
@@ -27,7 +28,8 @@ export function LoadPanel(props: { canControl: boolean }) {
   const [abPhase, setAbPhase] = useState<string | null>(null);
   const [abResult, setAbResult] = useState<[AbSide, AbSide] | null>(null);
   const [abError, setAbError] = useState<string | null>(null);
-  const m = controlTarget(pick);
+  const target = useApp((s) => s.target);
+  const m = controlTarget(pick, target);
   const disabled = !props.canControl || !m;
 
   const start = () => {
@@ -75,7 +77,7 @@ export function LoadPanel(props: { canControl: boolean }) {
         </div>
         <label className="flex items-center gap-2 text-sm"><input type="checkbox" checked={record} onChange={(e) => setRecord(e.target.checked)} />{S.record}</label>
         <div className="flex gap-2">
-          <button type="button" className="btn btn-primary flex-1" disabled={disabled} onClick={start} data-testid="load-start">{S.start}</button>
+          <button type="button" className="btn btn-primary flex-1" disabled={disabled} onClick={start} data-testid="load-start">{m ? S.startOn(versionLabel(m)) : S.start}</button>
           <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'stopLoad' })} data-testid="load-stop">{S.stop}</button>
         </div>
         <ul className="text-sm space-y-1" data-testid="load-progress">

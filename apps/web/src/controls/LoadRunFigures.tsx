@@ -1,25 +1,19 @@
 /**
  * One load run's figures, client and server side by side: what the generator measured (send lag: its own
- * accuracy; latency from send to answer) next to what the server's statistics say for the same model
- * (latency, queue and compute). A warning when the send lag says the generator missed its schedule (the
+ * accuracy; latency from send to answer) next to what the server measured for the run's model over the
+ * run's window (latency, queue and compute; frozen when the run ends, like perf_analyzer's "Server:"
+ * block — never the server's latest second, which reads 0 once the run is over). A warning when the send lag says the generator missed its schedule (the
  * figures are then the client's, not the server's); a label when the generator ran on the server's loop.
  */
-import { SEND_LAG_WARN_US, type LoadProgress, type ModelAggregate } from '@inferscope/core';
-import { live } from '../store/app-store';
+import { SEND_LAG_WARN_US, type LoadProgress } from '@inferscope/core';
 import { S } from '../strings';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 
-/** the server's latest aggregate for the run's model (its busiest version: the one the load goes to) */
-function serverSide(model: string): ModelAggregate | undefined {
-  const aggs = live.stats.last()?.models.filter((a) => a.model === model) ?? [];
-  return aggs.sort((a, b) => b.requests_per_s - a.requests_per_s)[0];
-}
-
 export function LoadRunFigures(props: { run: LoadProgress }) {
   const { run } = props;
   const c = run.client;
-  const server = serverSide(run.model);
+  const server = run.server !== undefined && run.server.requests > 0 ? run.server : undefined;
   const late = c !== undefined && c.send_lag_us.p99 > SEND_LAG_WARN_US;
   return (
     <div className="text-xs" data-testid="load-figures">
@@ -31,10 +25,11 @@ export function LoadRunFigures(props: { run: LoadProgress }) {
           </thead>
           <tbody>
             <tr><td>{S.latencyP50P99}</td><td className="text-right">{ms(c.latency_us.p50)} / {ms(c.latency_us.p99)}</td><td className="text-right">{server ? `${ms(server.latency_us.p50)} / ${ms(server.latency_us.p99)}` : '–'}</td></tr>
-            <tr><td>{S.sendLagQueueCompute}</td><td className="text-right" data-testid="send-lag">{ms(c.send_lag_us.p50)} / {ms(c.send_lag_us.p99)}</td><td className="text-right">{server ? `${ms(server.queue_us_mean)} / ${ms(server.compute_us_mean)}` : '–'}</td></tr>
+            <tr><td>{S.sendLagQueueCompute}</td><td className="text-right" data-testid="send-lag">{ms(c.send_lag_us.p50)} / {ms(c.send_lag_us.p99)}</td><td className="text-right">{server ? `${ms(server.queue_us)} / ${ms(server.compute_us)}` : '–'}</td></tr>
           </tbody>
         </table>
       )}
+      {server && <p className="text-muted" data-testid="load-server-requests">{S.serverRunRequests(server.requests, server.batches, server.avg_batch_size)}</p>}
       {late && <p className="text-danger" role="alert" data-testid="send-lag-warning">{S.sendLagWarning(ms(c.send_lag_us.p99), ms(SEND_LAG_WARN_US))}</p>}
       {run.reason && <p className="text-muted">{run.reason}</p>}
     </div>

@@ -1,23 +1,55 @@
-/** Save the live config to config.pbtxt: a dry run first shows the diff, then "Write to disk" writes it. */
+/**
+ * Save the live config to config.pbtxt: a dry run first shows the diff (hunks only) and which versions the
+ * one file governs — with what each other version will run after a restart — then "Write to disk" writes
+ * it and names the backup of the previous file.
+ */
 import { useState } from 'react';
+import type { SharedConfigFile } from '@inferscope/core';
 import { sendControl } from '../live/control';
 import { S } from '../strings';
+
+function SharedNote(props: { versions: SharedConfigFile }) {
+  const v = props.versions;
+  return (
+    <div className="text-xs mt-1" data-testid="save-versions">
+      <p>{S.governs(v.governs.join(', '), v.saved)}</p>
+      {v.differences.length === 0 ? (
+        v.governs.length > 1 && <p className="text-muted">{S.sameForAll}</p>
+      ) : (
+        <ul className="list-disc pl-4 text-warn">
+          {v.differences.map((d) => (
+            <li key={`${d.version}/${d.path}`} data-verbatim>{S.afterRestart(d.version, d.path, JSON.stringify(d.live), JSON.stringify(d.written))}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
 
 /** `version`: the one whose live values are written (the one the controls show), not always the latest. */
 export function SaveConfig(props: { model: string; version: string; disabled: boolean }) {
   const [diff, setDiff] = useState<string | null>(null);
+  const [versions, setVersions] = useState<SharedConfigFile | null>(null);
+  const [written, setWritten] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const preview = async () => {
     setBusy(true);
     const ack = await sendControl({ action: 'saveConfig', model: props.model, version: props.version, dryRun: true });
     setBusy(false);
-    if (ack.ok) setDiff(typeof ack.diff === 'string' ? ack.diff : '');
+    if (ack.ok) {
+      setDiff(typeof ack.diff === 'string' ? ack.diff : '');
+      setVersions((ack.versions as SharedConfigFile | undefined) ?? null);
+      setWritten(null);
+    }
   };
   const write = async () => {
     setBusy(true);
     const ack = await sendControl({ action: 'saveConfig', model: props.model, version: props.version, dryRun: false });
     setBusy(false);
-    if (ack.ok) setDiff(null);
+    if (ack.ok) {
+      setDiff(null);
+      setWritten(typeof ack.backup === 'string' ? S.savedBackup(String(ack.path), ack.backup) : String(ack.path));
+    }
   };
   return (
     <div>
@@ -25,12 +57,13 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
       {diff !== null && (
         <div className="mt-2" data-testid="save-diff">
           <h3 className="text-xs uppercase tracking-wide text-muted">{S.diffTitle}</h3>
+          {versions && <SharedNote versions={versions} />}
           {diff.trim() === '' ? (
             <p className="text-sm text-muted">{S.noDiff}</p>
           ) : (
             <pre className="pbtxt text-xs">
               {diff.split('\n').map((l, i) => (
-                <div key={i} className={l.startsWith('+') ? 'diff-add' : l.startsWith('-') ? 'diff-del' : ''}>{l}</div>
+                <div key={i} className={l.startsWith('@@') || l.startsWith('---') || l.startsWith('+++') ? 'text-muted' : l.startsWith('+') ? 'diff-add' : l.startsWith('-') ? 'diff-del' : ''}>{l}</div>
               ))}
             </pre>
           )}
@@ -40,6 +73,7 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
           </div>
         </div>
       )}
+      {written && <p className="text-xs text-muted mt-1 break-all" data-testid="save-written" data-verbatim>{written}</p>}
     </div>
   );
 }

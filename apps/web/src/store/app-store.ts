@@ -29,6 +29,11 @@ export interface AppState extends UrlState {
   token: string;
   /** model key whose config drawer is open */
   inspect?: string;
+  /**
+   * The one model version the controls, save and the load act on (a model key), picked in Live Controls;
+   * undefined: derived from the header's pick (controls/target.ts). One field, so they cannot disagree.
+   */
+  target?: string;
 }
 
 export const live = new LiveModel();
@@ -51,12 +56,20 @@ export function syncStructure(): void {
   if (appStore.getState().structureRev !== live.structureRev) appStore.setState({ structureRev: live.structureRev });
 }
 
+/** A control message's fields as a person reads them ("model mlp_classifier · version 1 · dryRun true"), not JSON. */
+export function readableFields(fields: Record<string, unknown>): string {
+  return Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${Array.isArray(v) ? `[${v.join(', ')}]` : typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v)}`)
+    .join(' · ');
+}
+
 let ackSeq = 0;
 export function pushAck(msg: ControlMessage): number {
   const id = ++ackSeq;
   const { action, ...rest } = msg as ControlMessage & { token?: string };
   delete (rest as { token?: string }).token;
-  const entry: AckEntry = { id, at: Date.now(), action, summary: JSON.stringify(rest), state: 'pending' };
+  const entry: AckEntry = { id, at: Date.now(), action, summary: readableFields(rest), state: 'pending' };
   appStore.setState((s) => ({ acks: [entry, ...s.acks].slice(0, 30) }));
   return id;
 }

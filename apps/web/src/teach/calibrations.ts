@@ -1,7 +1,7 @@
 /**
  * Which calibration the lessons' simulator uses per model: the live one of the server this page came from
  * (GET /v2/models/{m}/calibration: the server's own batches, fitted like `inferscope calibrate`), when
- * it has run enough batches, else the one shipped with the bundle (core's sim/calibration). A page
+ * it has run enough batches, else the one shipped with the bundle (core's sim/calibrations). A page
  * that never reached a live server (a static build, a link straight into teaching mode) keeps the
  * shipped ones.
  */

@@ -1,6 +1,6 @@
 /**
  * Simulated models for the lessons. The ONNX models' costs are the tables `inferscope calibrate` measured
- * (core's sim/calibration: the MLP memory-bound, the CNN compute-bound, the MLP's TorchScript twin on
+ * (core's sim/calibrations: the MLP memory-bound, the CNN compute-bound, the MLP's TorchScript twin on
  * the pytorch backend); the course demo's model is modelled, and labelled so (`measured: false`).
  */
 import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim/index.ts';

@@ -32,7 +32,7 @@ export function Header(props: { onResync(): void }) {
       <div className="flex flex-wrap items-center gap-2 text-sm">
         <label className="flex items-center gap-1">
           <span className="sr-only">{S.model}</span>
-          <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value })} data-testid="model-select">
+          <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value, target: undefined })} data-testid="model-select">
             <option value="all">{S.allModels}</option>
             {[...live.models.values()].map((m) => <option key={m.key} value={m.key}>{m.name} v{m.version}</option>)}
             {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model}>{st.model}</option>}

@@ -8,15 +8,7 @@ interface RealTimer {
   fn: () => void;
   cancelled: boolean;
   timeout: ReturnType<typeof setTimeout> | undefined;
-  /** counted in `turningWaits`: its remaining wait is checked turn by turn */
-  turning: boolean;
 }
-
-/**
- * Sub-millisecond waits now being checked turn by turn, over every RealClock: they share the one event
- * loop, and while one is pending that loop never sleeps (the thread holds a core).
- */
-let turningWaits = 0;
 
 type Yield = (cb: () => void) => void;
 
@@ -66,20 +58,12 @@ let yieldTurn: Yield | undefined;
  * a little early is finished turn by turn. A timer never fires before its time.
  */
 export class RealClock implements Clock {
-  /**
-   * Whether this thread's event loop is turning for a sub-millisecond wait now (a RealClock's): a batch
-   * posted to a sleeping instance then has to get the other core woken for it (calibration's wake probe).
-   */
-  static turning(): boolean {
-    return turningWaits > 0;
-  }
-
   now(): number {
     return globalThis.performance.now() * 1000;
   }
 
   setTimer(atUs: number, fn: () => void): TimerHandle {
-    const timer: RealTimer = { atUs, fn, cancelled: false, timeout: undefined, turning: false };
+    const timer: RealTimer = { atUs, fn, cancelled: false, timeout: undefined };
     this.schedule(timer);
     return timer;
   }
@@ -89,13 +73,6 @@ export class RealClock implements Clock {
     timer.cancelled = true;
     if (timer.timeout !== undefined) globalThis.clearTimeout(timer.timeout);
     timer.timeout = undefined;
-    this.stopTurning(timer);
-  }
-
-  private stopTurning(timer: RealTimer): void {
-    if (!timer.turning) return;
-    timer.turning = false;
-    turningWaits--;
   }
 
   private schedule(timer: RealTimer): void {
@@ -103,10 +80,6 @@ export class RealClock implements Clock {
     if (remaining >= COARSE_MARGIN_US) {
       timer.timeout = globalThis.setTimeout(() => this.check(timer), Math.ceil(remaining / 1000));
       return;
-    }
-    if (!timer.turning) {
-      timer.turning = true;
-      turningWaits++;
     }
     (yieldTurn ??= makeYield())(() => this.check(timer));
   }
@@ -116,7 +89,6 @@ export class RealClock implements Clock {
     if (timer.cancelled) return;
     if (this.now() >= timer.atUs) {
       timer.cancelled = true; // fired: a later clearTimer is a no-op
-      this.stopTurning(timer);
       timer.fn();
       return;
     }

@@ -112,7 +112,7 @@ export const CONTROL_SCHEMAS = {
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     latency_budget_ms: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 3_600_000 })),
     measurement_interval_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 60_000 })),
-    search: Type.Optional(Type.Union([Type.Literal('grid'), Type.Literal('prune')], { errorMessage: 'must be grid or prune' })),
+    search: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('grid'), Type.Literal('prune')], { errorMessage: 'must be auto, grid or prune' })),
     confirm: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
   }, closed),
   stopSweep: Type.Object({ action: Type.Literal('stopSweep') }, closed),

@@ -157,6 +157,8 @@ export interface SweepResult {
   memory_bytes: number;
   errors: number;
   stable: boolean;
+  /** with repeats (analyze --repeat N): the range over the N measurements; the figures above are medians */
+  spread?: { repeats: number; throughput_per_s: [number, number]; p99_us: [number, number] };
 }
 
 /** A result placed against the budgets: rank 1 is the best within them; null = excluded (why). */
@@ -164,6 +166,8 @@ export interface RankedResult extends SweepResult {
   rank: number | null;
   pareto: boolean;
   excluded?: string;
+  /** ranked, but its measured range overlaps the one ranked above it: the order of the two is noise */
+  within_noise_of?: number;
 }
 
 export interface SweepProgress {
@@ -218,6 +222,11 @@ export interface LoadProgress {
   reason?: string;
   /** what the generator measured so far (client side, next to the server's queue/compute figures) */
   client?: LoadClientFigures;
+  /**
+   * The server's own figures over the run's window (perf_analyzer's "Server:" block): what the server
+   * measured for the run's model(s) from the run's start to its last answer, frozen when the run ends.
+   */
+  server?: LoadServerFigures;
   /** the recording's file could not be written (e.g. the disk is full): arrivals after it are lost */
   recording_error?: string;
 }
@@ -228,6 +237,23 @@ export interface LoadClientFigures {
   send_lag_us: { p50: number; p99: number; max: number };
   /** send to last response byte, successful requests */
   latency_us: { p50: number; p99: number };
+}
+
+/**
+ * Server-side figures of a load run, µs: requests the server answered for the run's model(s) within the
+ * run's window (other traffic to the same model in that window counts too, as in perf_analyzer's
+ * statistics diff), their end-to-end latency inside the server, and the mean queue and compute times.
+ */
+export interface LoadServerFigures {
+  requests: number;
+  /** of `requests`, how many the server answered with an error */
+  failed: number;
+  latency_us: { p50: number; p99: number };
+  queue_us: number;
+  compute_us: number;
+  /** batches those requests ran in, and their mean size */
+  batches: number;
+  avg_batch_size: number;
 }
 
 /** Send lag p99 above this (µs) means the generator could not keep its schedule; the dashboard warns. */
@@ -271,6 +297,17 @@ export type StartSweepRequest = Omit<ControlMessageOf<'startSweep'>, 'action'>;
 // The live-patch vocabulary is the live-config module's (a domain concept, not a wire detail); the
 // protocol re-exports it because control messages carry it.
 export { DYNAMIC_BATCHING_FIELDS, BATCHING_PATCH_FIELDS, type DynamicBatchingField, type DynamicBatchingPatch } from '../live-config/fields';
+
+/**
+ * What a saveConfig answer says about the versions one config.pbtxt governs (Triton has no per-version
+ * config): the version whose live values are written, every loaded version the file configures, and for
+ * each other version the written fields whose live value differs (what it will run after a restart).
+ */
+export interface SharedConfigFile {
+  saved: string;
+  governs: string[];
+  differences: Array<{ version: string; path: string; live: unknown; written: unknown }>;
+}
 
 export type ControlAck = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string };
 

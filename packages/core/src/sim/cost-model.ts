@@ -56,23 +56,12 @@ function tableLatencyUs(table: Record<string, number>, size: number, slope: numb
 }
 
 const spreads = new WeakMap<Quantiles, EmpiricalDistribution>();
-const distributionOf = (q: Quantiles): EmpiricalDistribution => {
+/** The distribution of a quantile table, built once per table (tables are immutable once validated). */
+export const distributionOf = (q: Quantiles): EmpiricalDistribution => {
   let d = spreads.get(q);
   if (!d) spreads.set(q, (d = new EmpiricalDistribution(q)));
   return d;
 };
-
-/** The shortest idle the spin-wake measurement covers (its gaps are 0.3-3 ms): a batch after less pays none. */
-export const SPIN_WAKE_MIN_IDLE_US = 300;
-
-/**
- * Extra µs of a batch after idle while the main thread spins: a draw from spin_wake_us. It can be below 0:
- * a spinning main thread keeps the host's cores awake, so the usual hand-off is a little quicker than after
- * a sleep (the median here is 30-90 µs below it), while a few wait a millisecond or more for a core.
- */
-export function spinWakeUs(cost: CostModel, rng: Rng): number {
-  return cost.spin_wake_us ? Math.round(distributionOf(cost.spin_wake_us).sample(rng)) : 0;
-}
 
 /**
  * µs of one batch: the base time (`slowdown` >= 1: how much slower than alone the instance runs, CPU

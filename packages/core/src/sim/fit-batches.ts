@@ -14,11 +14,16 @@
  *   it would be 8x for a 130 µs batch and 1.5x for a 2 ms one, and pooled over sizes the small sizes'
  *   factors (they are timed most often) would stretch every large batch of the simulation by them.
  */
-import { fitLinear } from './calibration';
+import { fitLinear } from './calibration-cost';
 import { quantilesOf, type Quantiles } from './distribution';
 import type { StallProfile } from './schemas';
-import { STALL_THRESHOLD_US } from './stalls';
 import { percentile } from '../stats/percentile';
+
+/**
+ * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds:
+ * a gap longer than this is not timer behaviour but the thread not running (an interruption, a stall).
+ */
+export const STALL_THRESHOLD_US = 200;
 
 /**
  * A batch is interrupted when it took longer than its size's upper quartile plus this many interquartile

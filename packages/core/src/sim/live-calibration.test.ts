@@ -8,7 +8,7 @@ import type { SchedulerEvent } from '../events';
 import { Rng } from '../load/rng';
 import { fitBatchRecords, FitError, type BatchRecord } from './fit-batches';
 import { BatchLog, calibrationFromBatches } from './live-calibration';
-import { CalibrationError, costFromCalibration, validateCalibration } from './calibration';
+import { CalibrationError, costFromCalibration, validateCalibration } from './calibration-cost';
 import { baseLatencyUs, latencyUs } from './cost-model';
 import { EmpiricalDistribution, quantilesOf } from './distribution';
 

@@ -7,7 +7,7 @@
  * in place of a shipped one. Pure (no clock, no I/O): the server feeds it its bus, tests feed it records.
  */
 import type { SchedulerEvent } from '../events';
-import { CalibrationError, type Calibration } from './calibration';
+import { CalibrationError, type Calibration } from './calibration-cost';
 import { fitBatchRecords, FitError, type BatchRecord } from './fit-batches';
 
 export const LIVE_CAPACITY = 4096;

@@ -1,10 +1,14 @@
 /**
  * What the simulator reads from outside, declared once: the calibration file (what `inferscope calibrate`
  * writes, what a live server answers on GET /v2/models/{m}/calibration, what `simulate --calibration FILE`
- * and teaching mode read) with its host profiles, and the cost model (`simulate --cost FILE`, a scenario's
+ * and teaching mode read), and the cost model (`simulate --cost FILE`, a scenario's
  * costs). Each TypeBox schema here is both the validator and, through Static, the type the simulator uses,
  * so a field the type promises (a calibration's `fit`, its `host`) can never be missing from a file that
  * passed validation. Objects are closed (a misspelt field is named, not ignored) and numbers bounded.
+ *
+ * Only what `simulate` and teaching mode use is here. The simulator-fidelity bench's figures of the
+ * host (timer lateness, main-thread stalls and collections, spin and answer wake-ups, effective cores)
+ * are the bench's own (bench/sim-host/schemas.ts), in a file of their own beside the calibration.
  *
  * Quantile tables (distribution.ts) carry the one rule a schema cannot state (levels in [0, 1], at least
  * two, values not decreasing): a custom kind checked by validateQuantiles, which also words its refusals.
@@ -30,25 +34,12 @@ const BatchTableSchema = Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), 
 /** a cost model's table: batch size -> µs >= 0 (a hand-written model may say 0), at least one entry */
 const CostTableSchema = Type.Record(Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Number({ minimum: 0 }), { minProperties: 1, description: 'batch sizes >= 1', ...closed });
 
-export const TimerProfileSchema = Type.Object({
-  /** µs a setTimeout wake-up comes after the rounded-up sleep (can be < 0: libuv measures from its cached loop time) */
-  coarse_late_us: QuantilesSchema,
-  /** µs a turn-checked (< 1 ms) timer fires after its time */
-  fine_late_us: QuantilesSchema,
-}, closed);
-
+/** Interruptions of a thread (a rate and how long they last); the bench's main-thread stalls have the same shape. */
 export const StallProfileSchema = Type.Object({
-  /** stalls starting per second */
+  /** interruptions starting per second */
   rate_per_s: Type.Number({ minimum: 0 }),
   /** how long they last, µs */
   duration_us: QuantilesSchema,
-}, closed);
-
-export const GcProfileSchema = Type.Object({
-  /** requests taken in per collection, on average */
-  requests_per_gc: Type.Number({ minimum: 1 }),
-  /** how long a collection stops the main thread, µs */
-  pause_us: QuantilesSchema,
 }, closed);
 
 /** idle µs before a batch (a decimal number >= 0) -> extra µs >= 0 it costs, at least one entry */
@@ -64,19 +55,12 @@ export const CalibrationSchema = Type.Object({
   kind: Type.String({ minLength: 1 }),
   /** what the figures were measured with: one instance, intra-op threads, the input shape of one sample */
   method: Type.String(),
-  /** effective_cores: the cores this process really got when measured (cores probe); absent: cpus */
+  /** the machine measured on: `simulate` gives its simulated host `cpus` cores unless told --cores */
   host: Type.Object({
     cpus: Type.Integer({ minimum: 1 }),
     platform: Type.String(),
     runtime: Type.String(),
-    effective_cores: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   }, closed),
-  /** two instances of this model computing at once give this many instances' worth of throughput (the model's own cores figure) */
-  parallel_cores: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  /** the server's main-thread work per request on the in-process path, µs (main-thread probe) */
-  main_thread_us_per_request: Type.Optional(Type.Number({ minimum: 0 })),
-  /** the server's garbage collections on that path: requests per collection, pause lengths (main-thread probe) */
-  gc: Type.Optional(GcProfileSchema),
   measured_at: Type.String(),
   /** batch size -> median µs of one batch, as the scheduler sees it (hand-off to the instance included) */
   table_us: BatchTableSchema,
@@ -109,20 +93,6 @@ export const CalibrationSchema = Type.Object({
    * is measured back to back, moderate traffic runs every batch after a gap. Interpolated, flat beyond.
    */
   idle_penalty_us: Type.Optional(IdlePenaltySchema),
-  /**
-   * quantiles of the extra µs a batch after 0.3-3 ms idle costs when the main thread spun meanwhile (RealClock's
-   * sub-millisecond waits) over one after it slept: the woken instance waiting for a core (CostModel.spin_wake_us)
-   */
-  spin_wake_us: Type.Optional(QuantilesSchema),
-  /**
-   * median µs a batch of 1 takes longer, sent back to back, when the main thread sleeps while it waits than
-   * when it turns its loop: its wake-up for the answer, part of every table_us entry (CostModel.answer_wake_us)
-   */
-  answer_wake_us: Type.Optional(Type.Number({ minimum: 0 })),
-  /** the host's timer lateness when measured (RealClockModel): what a simulation of this server's timers uses */
-  timer: Type.Optional(TimerProfileSchema),
-  /** the host's main-thread stalls when measured (StallSchedule) */
-  stalls: Type.Optional(StallProfileSchema),
   /** where the figures come from: `inferscope calibrate` (default) or a live server's own batches */
   source: Type.Optional(Type.Union([Type.Literal('calibrate'), Type.Literal('live')])),
   /** size -> batches behind each table entry (live calibrations) */
@@ -131,7 +101,7 @@ export const CalibrationSchema = Type.Object({
 
 /**
  * How long a simulated batch takes (cost-model.ts): linear (fixed + per item) or a table per batch size,
- * with an optional hand-set jitter or the measured spread, cost after idle and spin wake. At least one of
+ * with an optional hand-set jitter or the measured spread and cost after idle. At least one of
  * fixed_us, per_item_us and table must be given (checked by validateCost: a schema cannot say it).
  */
 export const CostModelSchema = Type.Object({
@@ -159,21 +129,6 @@ export const CostModelSchema = Type.Object({
    */
   idle_penalty_us: Type.Optional(IdlePenaltySchema),
   /**
-   * Measured extra µs of a batch after idle when the server's main thread spun meanwhile (quantiles; a
-   * calibration's spin_wake_us, over the median after a sleeping main thread: negative at the median,
-   * milliseconds in the tail): the woken instance waiting for a core the spinning main thread holds.
-   * Drawn for a batch handed to an instance idle for at least SPIN_WAKE_MIN_IDLE_US while the modelled
-   * RealClock turns its loop (see SimExecutor).
-   */
-  spin_wake_us: Type.Optional(QuantilesSchema),
-  /**
-   * µs of each table time that is the server's main thread waking up for the answer (the table is timed
-   * with it asleep): where the simulation models the main thread (RealClock), the instance is done that
-   * much sooner, and the answer is seen at once while the main thread turns its loop, after the wake-up
-   * while it sleeps (see SimExecutor).
-   */
-  answer_wake_us: Type.Optional(Type.Number({ minimum: 0 })),
-  /**
    * instance_group kind the figures are for. KIND_CPU instances share the host's cores (see CpuHost):
    * a batch started while more CPU instances are busy than there are cores runs slower. Absent: the
    * instance has a device of its own (a GPU, or a figure that already includes contention).
@@ -183,6 +138,4 @@ export const CostModelSchema = Type.Object({
 
 export type Calibration = Static<typeof CalibrationSchema>;
 export type CostModel = Static<typeof CostModelSchema>;
-export type TimerProfile = Static<typeof TimerProfileSchema>;
 export type StallProfile = Static<typeof StallProfileSchema>;
-export type GcProfile = Static<typeof GcProfileSchema>;

@@ -6,7 +6,12 @@
  * `createSimulation` is the step-wise form for the browser's teaching mode (play / pause / single-step /
  * scrub: step one event, advance to a time, read events so far, change the config live through
  * `schedulers`); `simulate` runs it to the end and returns the events and the summary.
+ *
+ * Timers fire exactly on time and the server's own threads take no CPU: what `simulate` and teaching mode
+ * show. `hostModel` is the one seam for a model of the real server's host (bench/sim-host: RealClock's
+ * whole-millisecond sleeps, main-thread stalls and collections, spinning), which the fidelity bench plugs in.
  */
+import type { Clock } from '../clock/clock';
 import { VirtualClock } from '../clock/virtual-clock';
 import { EventBus, type SchedulerEvent } from '../events';
 import { scenarioToArrivals, shapeKeyOf, type Arrival, type ArrivalPlan } from '../load/arrivals';
@@ -19,9 +24,19 @@ import { DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
-import { ON_TIME, RealClockModel, type TimerProfile } from './real-clock-model';
-import { combinedStalls, StallSchedule, type StallProfile } from './stalls';
-import { GcPauses, type GcProfile } from './gc-pauses';
+
+/** What a model of the real server's host puts in place of the simulation's ideal one. */
+export interface SimHost {
+  /** the clock the scheduler and the load driver wait on (their timers; default: the virtual clock, on time) */
+  timers?: Clock;
+  /** a request reached the server at t */
+  request?(tUs: number): void;
+  /** each model's executor (default: SimExecutor as it is) */
+  executor?(model: string, cost: CostModel, rng: Rng, o: { host: CpuHost; prefetch: number }): SimExecutor<Arrival>;
+}
+
+/** Builds a host model for one simulation: its virtual clock, its seed (for the model's own draws), its cores. */
+export type SimHostModel = (clock: VirtualClock, seed: number, cores: CpuHost) => SimHost;
 
 export interface SimulationOptions {
   scenario: Scenario;
@@ -31,11 +46,6 @@ export interface SimulationOptions {
   cost?: CostModel | Record<string, CostModel>;
   /** CPU cores the simulated host has (may be a measured effective figure): CPU-kind cost models share them (default: no contention) */
   cores?: number;
-  /**
-   * The server's main-thread work per request, µs (a calibration's main_thread_us_per_request): it takes
-   * CPU beside the instances (CpuHost). Default 0.
-   */
-  mainThreadUsPerRequest?: number;
   seed?: number;
   overrides?: ScenarioOverrides;
   /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
@@ -45,27 +55,8 @@ export interface SimulationOptions {
    * server's onnxruntime and stub executors declare). 0: an instance takes a batch only when idle.
    */
   prefetch?: number;
-  /**
-   * The real server's timer behaviour (RealClock: whole-millisecond sleeps, per-turn checks) with its
-   * measured lateness, applied to the scheduler's timers and to the load driver's sends, which share one
-   * event loop in the server. Absent: ideal timers that fire exactly on time.
-   */
-  timers?: TimerProfile;
-  /**
-   * Main-thread stalls of the real server's host (measured by the stall probe): while one lasts no
-   * request is taken in, no timer fires and no finished batch is noticed. Absent: none.
-   */
-  stalls?: StallProfile;
-  /**
-   * The server's own garbage collections (measured by the main-thread probe): every `requests_per_gc`
-   * requests taken in, the main thread stops for a measured pause, as in a stall. Absent: none.
-   */
-  gc?: GcProfile;
-  /**
-   * With `timers`: while the modelled RealClock turns its loop for a sub-millisecond wait, the main thread
-   * holds a whole core, which CPU instances then do not get (CpuHost). Default true; false for ablation.
-   */
-  spinTakesCore?: boolean;
+  /** a model of the real server's host (the simulator-fidelity bench's); absent: ideal timers, no host threads */
+  hostModel?: SimHostModel;
 }
 
 export interface Simulation {
@@ -100,15 +91,10 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   const seed = opts.seed ?? opts.overrides?.seed ?? opts.scenario.seed ?? 42;
   const plan = scenarioToArrivals(opts.scenario, { ...opts.overrides, seed, model: opts.overrides?.model ?? target }, SIM_LIMITS);
   const clock = new VirtualClock();
-  // the scheduler and the load driver wait on the (modelled) real clock; compute ends on the virtual one
-  const hostStalls = opts.stalls ? new StallSchedule(opts.stalls, new Rng(seed ^ 0x1b873593)) : undefined;
-  const gc = opts.gc ? new GcPauses(opts.gc, new Rng(seed ^ 0x68e31da4)) : undefined;
-  const parts = [...(hostStalls ? [hostStalls] : []), ...(gc ? [gc] : [])];
-  const stalls = parts.length ? combinedStalls(parts) : undefined;
-  const timerClock = opts.timers || stalls ? new RealClockModel(clock, opts.timers ?? ON_TIME, new Rng(seed ^ 0x5bd1e995), stalls) : clock;
-  const noticeAt = stalls ? (t: number) => stalls.releaseAt(t, clock.now()) : undefined;
-  const spinning = timerClock instanceof RealClockModel ? () => timerClock.spinning() : undefined;
-  const activity = timerClock instanceof RealClockModel ? (t: number) => timerClock.activity(t) : undefined;
+  const cpu = new CpuHost(opts.cores ?? Infinity);
+  const hostModel = opts.hostModel?.(clock, seed, cpu) ?? {};
+  // the scheduler and the load driver wait on the host model's timers; compute ends on the virtual clock
+  const timerClock = hostModel.timers ?? clock;
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   const collector = new SummaryCollector();
@@ -116,12 +102,12 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   if (opts.record !== false) bus.on((e) => events.push(e));
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
-  const host = new CpuHost(opts.cores ?? Infinity, opts.mainThreadUsPerRequest ?? 0);
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
-    const executor = new SimExecutor(clock, cost, costRng, { host, prefetch: opts.prefetch ?? 1, noticeAt, mainSpinning: spinning, mainActivity: activity, spinTakesCore: opts.spinTakesCore });
+    const o = { host: cpu, prefetch: opts.prefetch ?? 1 };
+    const executor = hostModel.executor?.(names[i], cost, costRng, o) ?? new SimExecutor<Arrival>(clock, cost, costRng, o);
     const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
     schedulers.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
@@ -130,8 +116,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   let seq = 0;
   const send = (a: Arrival, onAnswer?: () => void): void => {
     collector.sent++;
-    host.request(clock.now());
-    gc?.request(clock.now());
+    hostModel.request?.(clock.now());
     const model = a.model || target;
     const id = a.id ?? `r${++seq}`;
     const s = schedulers.get(model);

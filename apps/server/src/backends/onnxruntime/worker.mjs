@@ -9,7 +9,7 @@
 //   the thread sleeps in Atomics.wait on `workerData.wake` (the parent bumps it after every message),
 //   takes messages with receiveMessageOnPort and runs the native session synchronously. No event-loop
 //   turn, no setImmediate hop inside ort's async run(): measured on a 2-core machine, a batch of 16 went
-//   from 475 to 413 µs and a batch of 1 from 212 to 141 µs, round trip included (test/bench/serve/README.md);
+//   from 475 to 413 µs and a batch of 1 from 212 to 141 µs, round trip included (bench/serve/README.md);
 // - the event loop (fallback): 'message' events and the public async session.run().
 //
 // Protocol (parent <-> worker), every message an object with `type`:
@@ -162,7 +162,7 @@ async function onMessage(msg) {
         const inputUs = (t0 - received) * 1000;
         const outputUs = (performance.now() - t1) * 1000;
         // rxAbs/txAbs: when this thread took the batch and answered, on the clock every thread shares
-        // (timeOrigin-based ms), for the hand-off split of test/bench/sim-fidelity/decompose.ts
+        // (timeOrigin-based ms), for the hand-off split of bench/sim-fidelity/decompose.ts
         parentPort.postMessage({ type: 'result', id: msg.id, outputs, computeUs, inputUs, outputUs, rxAbs: performance.timeOrigin + received, txAbs: performance.timeOrigin + performance.now() }, transfer);
       } catch (err) {
         parentPort.postMessage({ type: 'runError', id: msg.id, message: String(err?.message ?? err) });

@@ -26,6 +26,8 @@ Runs identical traffic twice against a running server, once per configuration, a
   --trace FILE             a recorded trace instead of a scenario
   --rate R --duration S    scenario overrides (requests/s, seconds)
   --seed N                 scenario seed (default 1): both sides get the same arrivals
+  --rounds N               rounds per side, interleaved A, B, A, B... (default 3); a side is called
+                           better on a figure only when the rounds' ranges do not overlap
   --a PATCH, --b PATCH     dynamic batching fields: JSON ('{"max_queue_delay_microseconds":0}') or
                            key=value pairs separated by ';' ('max_queue_delay_microseconds=2000;preferred_batch_size=[8,16]')
   -u, --url URL            server (default http://127.0.0.1:8000)
@@ -42,6 +44,7 @@ const specs = [
   { names: ['--rate'], key: 'rate' },
   { names: ['--duration'], key: 'duration' },
   { names: ['--seed'], key: 'seed' },
+  { names: ['--rounds'], key: 'rounds' },
   { names: ['--a'], key: 'a' },
   { names: ['--b'], key: 'b' },
   { names: ['-u', '--url'], key: 'url' },
@@ -129,6 +132,7 @@ export async function ab(argv: string[], out: (s: string) => void = console.log,
       plan,
       a: { label: 'A', patch: patchA },
       b: { label: 'B', patch: patchB },
+      rounds: numberArg(a.values.rounds, '--rounds', 3, { integer: true, min: 1, max: 20 }),
       by: 'cli',
     });
     out(a.flags.has('json') ? JSON.stringify(report, null, 2) : formatABReport(report));

@@ -13,7 +13,8 @@ import { CONTROL_TOKEN_ENV } from '../../live/security';
 import { connectLiveTarget } from '../../analyze/live-target';
 import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
 import { originalConfig, planConfigs, runAnalysis } from '../../analyze/analysis';
-import { toCsv, toHtml, toText } from '../../analyze/report';
+import { recommendationLine, toCsv, toHtml, toText, type ReportMeta } from '../../analyze/report';
+import { searchFor } from '../../analyze/sweep';
 
 const help = `Usage: inferscope analyze -m MODEL [options]
 
@@ -31,8 +32,11 @@ Options:
   --max-batch LIST            max_batch_size values, at most the loaded one (default: the loaded one)
   --delay LIST                max_queue_delay_microseconds values (default 0,500,1000,2000,4000)
   --preferred LIST            preferred sizes per config: none, max (= [max_batch_size]) or 4+8 (default none,max)
-  --search grid|prune         prune (default) skips longer delays once a line is over the latency budget
-                              or stops gaining throughput
+  --search auto|grid|prune    auto (default): the whole grid up to 30 configs, else prune; prune skips the
+                              rest of a delay line once two longer delays in a row bought no throughput at
+                              a higher p99 (never for the latency budget: a longer delay can lower p99)
+  --repeat N                  measure each config N times (default 1): medians, ranges, and ranks marked
+                              "within noise" when a range overlaps the one above
   --concurrency N             closed-loop clients (default 16); or
   --request-rate R            open loop at R requests/s (--request-distribution constant|poisson, --seed S)
   -b, --batch-size N          samples per request (default 1)
@@ -42,7 +46,9 @@ Options:
   --memory-budget SIZE        instance memory limit for the ranking, e.g. 512MiB
   --confirm N                 re-measure the N leaders and rank on the second figures (default 3; 0 = off):
                               the best of many noisy runs is otherwise reported at its luckiest
-  --csv FILE, --html FILE     write the results as CSV / a self-contained HTML report
+  --csv FILE, --html FILE     write every config of the space (skipped ones with the reason) as CSV / a
+                              self-contained HTML report, with the model, version, host, load and date
+When no config meets the budgets, the closest is recommended with by how much it misses (exit status 1).
   --apply-best                leave the best config live; --save-best also writes it to config.pbtxt
 
 Example:
@@ -57,7 +63,7 @@ async function analyze(argv: string[]): Promise<number> {
       model: { type: 'string', short: 'm' }, 'model-version': { type: 'string', short: 'x' }, url: { type: 'string', short: 'u' },
       'control-token': { type: 'string' }, instances: { type: 'string' }, 'max-batch': { type: 'string' },
       delay: { type: 'string', default: '0,500,1000,2000,4000' }, preferred: { type: 'string', default: 'none,max' },
-      search: { type: 'string', default: 'prune' }, concurrency: { type: 'string' }, 'request-rate': { type: 'string' },
+      search: { type: 'string', default: 'auto' }, repeat: { type: 'string', default: '1' }, concurrency: { type: 'string' }, 'request-rate': { type: 'string' },
       'request-distribution': { type: 'string', default: 'constant' }, seed: { type: 'string', default: '1' },
       'batch-size': { type: 'string', short: 'b', default: '1' }, 'measurement-interval': { type: 'string', default: '1000' },
       'stability-percentage': { type: 'string', default: '10' }, 'max-trials': { type: 'string', default: '10' },
@@ -67,7 +73,7 @@ async function analyze(argv: string[]): Promise<number> {
   });
   const model = v.model;
   if (!model) throw new Error('-m MODEL is required');
-  if (v.search !== 'grid' && v.search !== 'prune') throw new Error(`--search must be grid or prune, got '${v.search}'`);
+  if (v.search !== 'auto' && v.search !== 'grid' && v.search !== 'prune') throw new Error(`--search must be auto, grid or prune, got '${v.search}'`);
   if (v.concurrency && v['request-rate']) throw new Error('give --concurrency or --request-rate, not both');
   const num = (text: string, what: string, min: number, integer = true) => {
     const n = Number(text);
@@ -103,14 +109,19 @@ async function analyze(argv: string[]): Promise<number> {
       delayUs: parseList(v.delay!, '--delay', 0), preferred: parsePreferred(v.preferred!),
     });
     const traffic = mode.kind === 'concurrency' ? `concurrency ${mode.concurrency}` : `${mode.distribution} ${mode.rate} req/s, seed ${mode.seed}`;
-    console.log(`sweeping ${configs.length} configs of ${model} on ${url} (${traffic}, search ${v.search})`);
+    const search = searchFor(v.search, configs.length);
+    const repeat = num(v.repeat!, '--repeat', 1);
+    console.log(`sweeping ${configs.length} configs of ${model} on ${url} (${traffic}, search ${search}${repeat > 1 ? `, ${repeat} measurements each` : ''})`);
     const t0 = performance.now();
     const deps = { apply: (c: SweepConfig) => live.apply(c), measure: (c: SweepConfig) => live.measure(c), log: (l: string) => console.log(l) };
-    const { run, ranked } = await runAnalysis(configs, deps, { search: v.search, latencyBudgetUs, memoryBudgetBytes, confirm: num(v.confirm!, '--confirm', 0) });
+    const { run, ranked, recommendation } = await runAnalysis(configs, deps, { search, repeat, latencyBudgetUs, memoryBudgetBytes, confirm: num(v.confirm!, '--confirm', 0) });
     console.log(`\nmeasured ${run.results.length}, skipped ${run.skipped.length}, in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
-    console.log(toText(ranked));
-    if (v.csv) writeFileSync(v.csv, toCsv(ranked));
-    if (v.html) writeFileSync(v.html, toHtml(ranked, { model, traffic, latencyBudgetUs, when: new Date().toISOString() }));
+    console.log(toText(ranked, run.skipped));
+    console.log(`\n${recommendationLine(recommendation)}`);
+    const served = rows[rows.length - 1];
+    const meta: ReportMeta = { model, version: served.version, host: `${new URL(url).host}, ${snap.server.cpu_count} CPUs`, traffic, latencyBudgetUs, when: new Date().toISOString() };
+    if (v.csv) writeFileSync(v.csv, toCsv(ranked, run.skipped, meta));
+    if (v.html) writeFileSync(v.html, toHtml(ranked, meta, { skipped: run.skipped, recommendation }));
     const best = ranked.find((r) => r.rank === 1);
     if ((v['apply-best'] || v['save-best']) && best) {
       await live.apply(best.config);

@@ -1,6 +1,8 @@
 /**
  * `inferscope calibrate`: measures how long each bundled model's batches take on this machine and writes
- * the table the simulator and teaching mode use (packages/core/src/sim/calibration/<model>.json).
+ * the table the simulator and teaching mode use (packages/core/src/sim/calibrations/<model>.json): per batch
+ * size, the spread, interruptions, the table with two in flight and the cost after idle. The host's own
+ * figures (timers, stalls, spinning, cores) are the fidelity bench's: `npx tsx bench/calibration/calibrate.ts`.
  *
  * Method: the model is loaded by its real backend (onnxruntime: one worker thread, one session, the
  * config's intra-op threads) with one instance; batches of 1..64 samples are sent one after the other
@@ -15,18 +17,15 @@ import type { Command } from '../command';
 import { usageError } from '../command';
 import { CALIBRATION_SIZES as SIZES } from '../../calibration/measure-batches';
 import { calibrateModel } from '../../calibration/calibrate-model';
-import { measureTimerProfile } from '../../calibration/timer-probe';
-import { measureEffectiveCores } from '../../calibration/cores-probe';
-import { measureStallProfile } from '../../calibration/stall-probe';
 
-const DEFAULT_OUT = fileURLToPath(new URL('../../../../../packages/core/src/sim/calibration/', import.meta.url));
+const DEFAULT_OUT = fileURLToPath(new URL('../../../../../packages/core/src/sim/calibrations/', import.meta.url));
 const BUNDLED = ['mlp_classifier', 'cnn_classifier', 'text_encoder', 'mlp_classifier_torch'];
 
 const help = `Usage: inferscope calibrate [--model-repository DIR] [--model NAME]... [--out DIR] [--seq-len N] [--min-ms MS] [--rounds N]
 
 Runs each model (default: ${BUNDLED.join(', ')}) on its real backend with one instance at batch sizes
 ${SIZES.join(', ')} and writes the median time per batch to DIR/<model>.json (default:
-packages/core/src/sim/calibration), the table \`simulate\` and teaching mode use.
+packages/core/src/sim/calibrations), the table \`simulate\` and teaching mode use.
 
 Options:
   --model-repository DIR  repository to read the models from (default: model_repository)
@@ -66,15 +65,9 @@ const command: Command = {
       }
     }
     mkdirSync(out, { recursive: true });
-    const timer = await measureTimerProfile();
-    const effectiveCores = await measureEffectiveCores();
-    console.error(`  cores: ${effectiveCores} effective`);
-    const stalls = await measureStallProfile();
-    console.error(`  main-thread stalls: ${stalls.rate_per_s}/s, p50 ${stalls.duration_us['0.5']} µs`);
-    console.error(`  timers: coarse wake-up ${timer.coarse_late_us['0.5']} µs late (p50), turn-checked ${timer.fine_late_us['0.5']} µs`);
     for (const name of only.length ? only : BUNDLED) {
       try {
-        const cal = await calibrateModel(repo, name, { seqLen, minMs, timer, stalls, effectiveCores, rounds, parallel: true, log: (line) => console.error(line) });
+        const cal = await calibrateModel(repo, name, { seqLen, minMs, rounds, log: (line) => console.error(line) });
         const file = join(out, `${name}.json`);
         writeFileSync(file, JSON.stringify(cal, null, 2) + '\n');
         console.log(`${file}: fixed ${cal.fit.fixed_us} µs + ${cal.fit.per_item_us} µs per sample (batch 1 ${cal.table_us['1']} µs, batch 64 ${cal.table_us['64']} µs)`);

@@ -1,6 +1,7 @@
 /**
  * `inferscope replay TRACE`: sends a recorded trace to a server over HTTP at a chosen speed, with a
- * progress line, and prints the client-side summary (throughput, latency percentiles, errors).
+ * progress line, and prints the client-side summary (throughput, latency percentiles, errors) and the
+ * server's side of the same window per model (perf_analyzer's "Server:" block, from the statistics API).
  */
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
@@ -9,6 +10,8 @@ import { RealClock } from '@inferscope/core/clock/index.ts';
 import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load/index.ts';
 import { scanTraceFile, streamTraceFile } from '../../load/trace-file';
 import { runLoad } from '../../load/runner';
+import { diffServerStats, readModelStats, type ServerModelStats, type ServerWindow } from '../../load/perf/server-stats';
+import { serverLines } from '../../load/perf/perf-report';
 
 const help = `Usage: inferscope replay TRACE [options]
 
@@ -49,6 +52,17 @@ export async function replay(argv: string[], out: (s: string) => void = console.
       if (!m) throw new Error('the trace has arrivals without a model: give -m MODEL');
       await target.check(m);
     }
+    // The server's statistics before and after: the replay's window on the server side (null: no stats API).
+    const readStats = async (): Promise<Map<string, ServerModelStats> | null> => {
+      try {
+        const out = new Map<string, ServerModelStats>();
+        for (const m of models) out.set(m, readModelStats(await target.getJson(`/v2/models/${encodeURIComponent(m)}/stats`), m));
+        return out;
+      } catch {
+        return null;
+      }
+    };
+    const before = await readStats();
     const duration = facts.last_t_us / 1e6 / speed;
     const tty = process.stderr.isTTY;
     const result = await runLoad(target, { open: streamTraceFile(file, { model }) }, {
@@ -62,8 +76,10 @@ export async function replay(argv: string[], out: (s: string) => void = console.
       },
     });
     if (tty) progress('\r\x1b[K');
+    const after = before ? await readStats() : null;
+    const server: Record<string, ServerWindow> | undefined = before && after ? Object.fromEntries(models.map((m) => [m, diffServerStats(before.get(m)!, after.get(m)!)])) : undefined;
     const s = result.summary;
-    const report = { trace: file, models, speed, arrivals: facts.arrivals, sent: result.sent, skipped: result.skipped, ...s, send_lag_us_p99: s.send_lag_us.p99 };
+    const report = { trace: file, models, speed, arrivals: facts.arrivals, sent: result.sent, skipped: result.skipped, ...s, send_lag_us_p99: s.send_lag_us.p99, ...(server ? { server } : {}) };
     if (a.flags.has('json')) out(JSON.stringify(report, null, 2));
     else {
       out(`Replayed ${result.sent} of ${facts.arrivals} arrivals of ${file} at ${speed}x onto ${models.join(', ')} in ${result.elapsed_s.toFixed(2)} s`);
@@ -71,6 +87,11 @@ export async function replay(argv: string[], out: (s: string) => void = console.
       out(`  Latency: p50 ${Math.round(s.latency_us.p50)} usec, p90 ${Math.round(s.latency_us.p90)} usec, p95 ${Math.round(s.latency_us.p95)} usec, p99 ${Math.round(s.latency_us.p99)} usec, avg ${Math.round(s.latency_us.mean)} usec`);
       out(`  Send lag behind the schedule: p50 ${Math.round(s.send_lag_us.p50)} usec, p99 ${Math.round(s.send_lag_us.p99)} usec`);
       for (const [status, n] of Object.entries(s.errors_by_status)) out(`  HTTP ${status}: ${n}${s.first_error_by_status[status] ? ` (first: ${s.first_error_by_status[status]})` : ''}`);
+      if (!server) out('  Server: statistics API not available');
+      for (const [m, w] of Object.entries(server ?? {})) {
+        out(`  Server (${m}):`);
+        for (const line of serverLines(w, '    ')) out(line);
+      }
     }
     return s.errors === 0 && result.skipped === 0 ? 0 : 1;
   } finally {

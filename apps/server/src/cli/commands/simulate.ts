@@ -16,7 +16,7 @@ const help = `Usage: inferscope simulate --scenario FILE|PRESET --model-config P
 
 Runs a scenario through InferScope's scheduler on a virtual clock; a cost model stands in for the backend
 (latency(batch) = fixed_us + per_item_us * batch, or a table per batch size). The bundled models use the
-tables \`inferscope calibrate\` measured (packages/core/src/sim/calibration), and CPU instances share the
+tables \`inferscope calibrate\` measured (packages/core/src/sim/calibrations), and CPU instances share the
 host's cores. Same seed, same output.
 
 Options:

@@ -71,7 +71,7 @@ export function stepSummary(s: StepResult, percentileUsed: number | undefined): 
   return lines.join('\n');
 }
 
-function serverLines(v: ServerWindow, indent: string): string[] {
+export function serverLines(v: ServerWindow, indent: string): string[] {
   const overhead = Math.max(0, v.request_us - v.queue_us - v.compute_input_us - v.compute_infer_us - v.compute_output_us);
   const lines = [
     `${indent}Inference count: ${v.inferences}`,
