@@ -23,6 +23,7 @@ import { buildApp } from '../../apps/server/src/app';
 import { runPlan, type RunResult } from '../../apps/server/src/load/runner';
 import { HttpTarget } from '../../apps/server/src/load/targets';
 import { arg } from '../args';
+import { percentileOf } from '@inferscope/core/stats/index.ts';
 
 const rate = Number(arg('--rate', '800'));
 const seconds = Number(arg('--seconds', '10'));
@@ -36,11 +37,8 @@ const server = await buildApp({ modelRepositories: [repo], httpPort: 0, metricsP
 const { url } = await server.listen();
 const load = server.live!.load;
 
-const pct = (xs: number[], p: number) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-};
+/** p in percent: core's nearest-rank percentile (NaN when nothing was measured) */
+const pct = (xs: number[], p: number) => (xs.length === 0 ? NaN : percentileOf(xs, p / 100));
 
 interface Row {
   mode: string;

@@ -13,6 +13,7 @@
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { arg } from '../args';
+import { percentile } from '@inferscope/core/stats/index.ts';
 
 export const DEFAULT_MODEL = fileURLToPath(new URL('../../model_repository/mlp_classifier/1/model.onnx', import.meta.url));
 
@@ -39,9 +40,7 @@ export interface DirectOrtRow {
   samples_per_s: number;
 }
 
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
+const quantile = percentile; // core's nearest rank
 
 export async function measureDirectOrt(opts: DirectOrtOptions): Promise<DirectOrtRow[]> {
   ort.env.logLevel = 'fatal';

@@ -2,7 +2,7 @@
  * What the live gateway costs the serving path when NO dashboard is connected (R2B). The real
  * ModelScheduler (RealClock, dynamic batching, one instance) runs against an executor that answers each
  * batch on the next macrotask (no model), so the scheduler + EventBus listeners are all the work there is.
- * The bus always carries the server's own consumers (StatsCollector, InferenceMetrics); the variant "on"
+ * The bus always carries the server's own consumer (StatsCollector; /metrics reads it); the variant "on"
  * adds the gateway (attachLiveGateway on an HTTP server with no client). Rounds alternate off/on so both
  * see the same machine; the result is the ratio of their best rounds.
  *
@@ -13,7 +13,6 @@ import { EventBus } from '@inferscope/core';
 import { RealClock, ModelScheduler } from '@inferscope/core/scheduler/index.ts';
 import type { Executor } from '@inferscope/core';
 import { StatsCollector } from '../../apps/server/src/stats/collector';
-import { InferenceMetrics } from '../../apps/server/src/metrics/inference-metrics';
 import { ControlGuard } from '../../apps/server/src/control/guard';
 import { attachLiveGateway, type LiveGateway } from '../../apps/server/src/live/gateway';
 import { arg } from '../args';
@@ -31,7 +30,6 @@ const executor: Executor<number, number> = {
 async function round(gateway: boolean): Promise<{ reqPerS: number; cpuUsPerReq: number }> {
   const bus = new EventBus();
   const stats = new StatsCollector(bus);
-  const metrics = new InferenceMetrics(bus);
   const http = createServer();
   let gw: LiveGateway | undefined;
   if (gateway) {
@@ -70,7 +68,6 @@ async function round(gateway: boolean): Promise<{ reqPerS: number; cpuUsPerReq: 
   await scheduler.stop();
   await gw?.close();
   stats.close();
-  metrics.close();
   return { reqPerS: done / seconds, cpuUsPerReq: (cpu.user + cpu.system) / done };
 }
 

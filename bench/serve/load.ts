@@ -3,6 +3,7 @@
  * (promise loops calling a function), both reporting throughput and latency percentiles.
  */
 import { Worker } from 'node:worker_threads';
+import { percentile } from '@inferscope/core/stats/index.ts';
 
 export interface LoadResult {
   requests: number;
@@ -17,7 +18,7 @@ export interface LoadResult {
 
 function summarize(latencies: ArrayLike<number>, errors: number, seconds: number, firstError?: string): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
-  const q = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN);
+  const q = (p: number) => (sorted.length ? percentile(sorted, p) : NaN);
   return { requests: sorted.length, errors, req_per_s: sorted.length / seconds, p50_ms: q(0.5), p99_ms: q(0.99), firstError };
 }
 

@@ -11,6 +11,7 @@
  *   node --import tsx bench/serve/worker-ort.ts [--batch 1,8,16,32] [--ms 1500]
  */
 import { fileURLToPath } from 'node:url';
+import { percentile } from '@inferscope/core/stats/index.ts';
 import { InstanceWorker } from '../../apps/server/src/backends/onnxruntime/instance-worker';
 import { DEFAULT_MODEL, type DirectOrtRow } from './direct-ort';
 import { arg } from '../args';
@@ -68,7 +69,7 @@ export async function measureWorkerOrt(opts: WorkerOrtOptions): Promise<DirectOr
         median_ms: sorted[Math.floor(sorted.length / 2)],
         mean_ms: mean,
         cpu_us: Number.NaN, // process CPU would mix both threads; not used for this reference
-        p99_ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))],
+        p99_ms: percentile(sorted, 0.99),
         samples_per_s: (batch * 1000) / mean,
       });
     }

@@ -16,6 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../apps/server/src/app.ts';
+import { percentile } from '@inferscope/core/stats/index.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 function arg(name: string, fallback: number): number;
@@ -74,8 +75,9 @@ interface Window {
   eldMax: number;
 }
 
+/** p in percent: core's nearest-rank percentile (NaN when nothing was measured) */
 function pct(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+  return sorted.length ? percentile(sorted, p / 100) : NaN;
 }
 function slopePerMin(xs: number[], ys: number[]): number {
   const n = xs.length;

@@ -4,6 +4,7 @@
  * client costs the shared cores as little as possible. Every request is recorded with its outcome.
  */
 import type { FastifyInstance } from 'fastify';
+import { percentileOf } from '@inferscope/core/stats/index.ts';
 
 export interface Outcome {
   id: string;
@@ -101,8 +102,7 @@ export async function closedLoop(app: FastifyInstance, concurrency: number, seco
   return { outcomes, rate: outcomes.length / ((performance.now() - t0) / 1000) };
 }
 
+/** p in percent, of values in any order: core's nearest-rank percentile (NaN for none: nothing measured). */
 export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  return values.length === 0 ? NaN : percentileOf(values, p / 100);
 }

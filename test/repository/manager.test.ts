@@ -184,7 +184,7 @@ test('live dynamic batching: validated, limited to what the model allows, applie
   assert.deepEqual(runtime.schedulers[0].changes, [changes], 'the scheduler runs on the change computed once');
   await assert.rejects(m.updateDynamicBatching('a', '1', { max_batch_size: 9 }, 't'), /above what model 'a' allows \(8/);
   await assert.rejects(m.updateDynamicBatching('a', '1', { max_batch_size: 3 }, 't'), /preferred size must be <= max batch size/);
-  await assert.rejects(m.updateDynamicBatching('a', '1', { max_queue_delay_microseconds: -1 }, 't'), /non-negative integer/);
+  await assert.rejects(m.updateDynamicBatching('a', '1', { max_queue_delay_microseconds: -1 }, 't'), /'max_queue_delay_microseconds' must be between 0 and/);
   await assert.rejects(m.updateDynamicBatching('a', '1', { bogus: 1 } as never, 't'), /unknown dynamic batching field 'bogus'/);
   assert.equal(runtime.schedulers[0].changes.length, 1, 'refused patches never reach the scheduler');
   assert.equal(m.require('a').config.max_batch_size, 6);

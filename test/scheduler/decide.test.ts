@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideBatch } from '@inferscope/core/scheduler/decide.ts';
 import { arraySource } from '@inferscope/core/scheduler/queue-entry.ts';
-import { policyFromConfig } from '@inferscope/core/scheduler/policy.ts';
+import { policyFromConfig, policyFromValidated, trustValidated } from '@inferscope/core/scheduler/policy.ts';
 
 const reqs = (n: number, at = 0, bs = 1, shapeKey = '') =>
   Array.from({ length: n }, (_, i) => ({ batchSize: bs, shapeKey, enqueuedUs: at + i }));
@@ -79,7 +79,11 @@ test('flush (drain) never waits', () => {
 });
 
 test('policy validation gives clear errors', () => {
-  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { preferred_batch_size: [8] } }), /preferred_batch_size 8/);
-  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { priority_levels: 2, default_priority_level: 3 } }), /default_priority_level/);
-  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { default_queue_policy: { timeout_action: 'DROP' } } }), /REJECT or DELAY/);
+  // A config nobody validated is checked by the config file's rules, in their words (validate/model.ts).
+  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { preferred_batch_size: [8] } }), /preferred size must be <= max batch size.*preferred_batch_size 8/);
+  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { priority_levels: 2, default_priority_level: 3 } }), /default priority level must be in range \[1, 2\]/);
+  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { priority_levels: 2, default_priority_level: 1, priority_queue_policy: { 3: {} } } }), /priority queue policy must have priority level in range \[1, 2\]/);
+  assert.throws(() => policyFromConfig({ max_batch_size: 4, dynamic_batching: { priority_levels: 2, default_priority_level: 1, preserve_ordering: true } }), /Only one priority level is allowed when 'preserve_ordering'/);
+  // A validated config is trusted: the scheduler derives its policy and checks nothing again.
+  assert.equal(policyFromValidated(trustValidated({ max_batch_size: 4, dynamic_batching: { preferred_batch_size: [2, 4] } })).maxPreferred, 4);
 });

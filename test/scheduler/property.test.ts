@@ -97,7 +97,7 @@ function randomConfig(r: Rng, plain: boolean): SchedulerConfigInput {
     return maxBatch > 1 && r.next() < 0.5 ? [...new Set([r.int(1, maxBatch), r.int(1, maxBatch)])] : [];
   };
   const preferred = preferredOf();
-  return {
+  const config = {
     name: 'p',
     max_batch_size: maxBatch,
     dynamic_batching: r.next() < 0.15 ? undefined : {
@@ -111,6 +111,16 @@ function randomConfig(r: Rng, plain: boolean): SchedulerConfigInput {
     },
     instance_group: [{ name: 'g', kind: 'KIND_CPU', count: r.int(1, 3) }],
   };
+  // Only configs Triton accepts (the scheduler trusts its config's validation): preserve_ordering goes
+  // with one priority level and no DELAY timeout.
+  const db = config.dynamic_batching;
+  if (db?.preserve_ordering) {
+    if (levels > 1) db.preserve_ordering = false;
+    for (const q of [db.default_queue_policy, ...Object.values(db.priority_queue_policy ?? {})] as Array<{ timeout_action: string; default_timeout_microseconds?: number }>) {
+      if ((q.default_timeout_microseconds ?? 0) > 0) q.timeout_action = 'REJECT';
+    }
+  }
+  return config;
 }
 
 /** returns the most batches an instance held at once (prefetch only; 0 otherwise) */

@@ -53,7 +53,7 @@ test('simulate: presets listed, clear errors for bad input', async () => {
   assert.equal(r.status, 1);
   assert.match(r.stderr, /phases\[0\]\.rate: must be a number >= 0/);
   assert.match((await cli('--scenario', 'nope', '--model-config', pbtxt)).stderr, /neither a preset \(steady, poisson/);
-  assert.match((await cli('--scenario', 'steady', '--model-config', pbtxt, '--set', 'dynamic_batching.preferred_batch_size=[64]')).stderr, /preferred_batch_size 64 must be between 1 and max_batch_size 8/);
+  assert.match((await cli('--scenario', 'steady', '--model-config', pbtxt, '--set', 'dynamic_batching.preferred_batch_size=[64]')).stderr, /preferred size must be <= max batch size.*preferred_batch_size 64 is larger than max_batch_size 8/);
   assert.equal((await cli('--scenario', 'steady')).status, 2);
 });
 

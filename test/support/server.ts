@@ -31,6 +31,8 @@ export interface TestServer {
   port: number;
   /** host:port of the gRPC endpoint, when started with grpcPort (0 = any free port) */
   grpcAddress?: string;
+  /** the /metrics URL, when started with metricsPort (0 = any free port) */
+  metricsUrl?: string;
   recordingsDir: string;
   /** every event on the bus since start, up to eventCap */
   events: SchedulerEvent[];
@@ -55,11 +57,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (events.length < eventCap) events.push(e);
   });
   try {
-    const { url, grpcAddress } = await built.listen();
+    const { url, grpcAddress, metricsUrl } = await built.listen();
     return {
       built,
       url,
       grpcAddress,
+      metricsUrl,
       port: Number(new URL(url).port),
       recordingsDir,
       events,

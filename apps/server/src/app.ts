@@ -137,7 +137,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
-  const metrics = createMetrics(bus, { models: servedVersions, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
+  const metrics = createMetrics(bus, { stats, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
 
   const serverInfo = () => ({
     name: SERVER_NAME,

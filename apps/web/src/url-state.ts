@@ -5,6 +5,7 @@
  * the exact demo. Parsing is forgiving: a bad value falls back to
  * the default instead of breaking the page, because people paste and edit these links by hand.
  */
+import { LIVE_LIMITS, withinLimit } from '@inferscope/core/live-config/index.ts';
 import { LANGUAGES, type Lang } from './strings';
 
 export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;
@@ -86,9 +87,11 @@ function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: 
   const set = <K extends keyof UrlState>(k: K, v: UrlState[K] | undefined) => {
     if (v !== undefined) out[k] = v;
   };
-  set('delay', opt('delay', (n) => n >= 0 && n <= 10_000_000));
-  set('mbs', opt('mbs', (n) => n >= 0 && n <= 1_000_000));
-  set('inst', opt('inst', (n) => n >= 1 && n <= 64));
+  // The knobs that are live config fields take the server's bounds (LIVE_LIMITS): a link cannot set a
+  // value the live control would refuse.
+  set('delay', opt('delay', (n) => withinLimit('max_queue_delay_microseconds', n)));
+  set('mbs', opt('mbs', (n) => withinLimit('max_batch_size', n)));
+  set('inst', opt('inst', (n) => withinLimit('instance_count', n)));
   set('speed', opt('speed', (n) => n >= 1 && n <= 100_000));
   set('t', opt('t', (n) => n >= 0 && n <= 3_600_000_000));
   set('gap', opt('gap', (n) => n >= 1000 && n <= 10_000_000));
@@ -96,7 +99,8 @@ function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: 
   const pbs = q.get('pbs');
   if (pbs !== null) {
     const sizes = pbs.split(/[ ,]+/).filter(Boolean).map(Number);
-    if (sizes.every((n) => Number.isInteger(n) && n >= 1)) out.pbs = sizes;
+    const listable = sizes.length <= LIVE_LIMITS.preferred_batch_sizes.max;
+    if (listable && sizes.every((n) => withinLimit('preferred_batch_size', n))) out.pbs = sizes;
   }
   return out;
 }

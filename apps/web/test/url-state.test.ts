@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
 import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../src/url-state';
 import { parseSizes } from '../src/controls/target';
 import { applyConfigChanges, batchingOf, configLabel } from '../src/store/config-paths';
@@ -45,4 +46,14 @@ test('language and the teaching knobs round-trip through the URL; bad ones are d
   const bad = parseUrlState('?lang=fr&delay=-1&inst=0&pbs=4,x&t=abc');
   assert.equal(bad.lang, 'en');
   for (const k of ['delay', 'inst', 'pbs', 't'] as const) assert.equal(bad[k], undefined, k);
+});
+
+test('teaching knobs that are live config fields take the server\'s bounds (LIVE_LIMITS)', () => {
+  const L = LIVE_LIMITS;
+  const top = parseUrlState(`?delay=${L.max_queue_delay_microseconds.max}&mbs=${L.max_batch_size.max}&inst=${L.instance_count.max}&pbs=${L.preferred_batch_size.max}`);
+  assert.deepEqual([top.delay, top.mbs, top.inst, top.pbs], [L.max_queue_delay_microseconds.max, L.max_batch_size.max, L.instance_count.max, [L.preferred_batch_size.max]]);
+  const over = parseUrlState(`?delay=${L.max_queue_delay_microseconds.max + 1}&mbs=${L.max_batch_size.min - 1}&inst=${L.instance_count.max + 1}&pbs=${L.preferred_batch_size.max + 1}`);
+  for (const k of ['delay', 'mbs', 'inst', 'pbs'] as const) assert.equal(over[k], undefined, k);
+  const tooMany = Array.from({ length: L.preferred_batch_sizes.max + 1 }, (_, i) => i + 1).join(',');
+  assert.equal(parseUrlState(`?pbs=${tooMany}`).pbs, undefined, 'more preferred sizes than a patch may list');
 });

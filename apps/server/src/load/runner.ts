@@ -230,9 +230,3 @@ export interface RequestRecord {
   outcome: import('./targets').InferOutcome;
 }
 
-/** Nearest-rank percentile of a sorted array. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}

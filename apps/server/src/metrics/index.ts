@@ -1,16 +1,19 @@
 /**
  * Prometheus metrics for InferScope: Triton's names and labels for inference, plus memory and CPU gauges.
  *
- *   const metrics = createMetrics(bus, { models: () => manager.list() });
+ *   const metrics = createMetrics(bus, { stats });   // the server's StatsCollector: one fold of the bus
  *   const server = await startMetricsServer({ port: 8002, host: '127.0.0.1', metrics });
  */
 import type { DeviceMemory, EventBus } from '@inferscope/core';
 import { renderFamilies, type MetricFamily } from './exposition';
-import { InferenceMetrics } from './inference-metrics';
+import { inferenceFamilies } from './inference-metrics';
+import { StatsCollector } from '../stats/collector';
 import { CpuMetrics, MemoryMetrics } from './system-metrics';
 
 export interface MetricsExtra {
-  /** every model version the server knows, so idle models show zero series */
+  /** the statistics the inference series are read from (the server passes the one its extension serves) */
+  stats?: StatsCollector;
+  /** without `stats`: the versions that have series (idle ones show zeros), for a collector made here */
   models?: () => Array<{ name: string; version: string }>;
   /** memory already accounted before the metrics subscribed (e.g. MemoryLedger.snapshot()) */
   memory?: DeviceMemory[];
@@ -28,11 +31,12 @@ export interface Metrics {
 }
 
 export function createMetrics(bus: EventBus, extra: MetricsExtra = {}): Metrics {
-  const inference = new InferenceMetrics(bus, extra.models);
+  const owned = extra.stats ? undefined : new StatsCollector(bus, { models: extra.models });
+  const stats = extra.stats ?? owned!;
   const memory = new MemoryMetrics(bus, extra.memory ?? []);
   const cpu = extra.cpu === false ? undefined : new CpuMetrics();
   const families = (): MetricFamily[] => [
-    ...inference.families(),
+    ...inferenceFamilies(stats),
     ...memory.families(),
     ...(cpu ? cpu.families() : []),
     ...(extra.collectors ?? []).flatMap((c) => c()),
@@ -41,7 +45,7 @@ export function createMetrics(bus: EventBus, extra: MetricsExtra = {}): Metrics 
     families,
     render: () => renderFamilies(families()),
     close: () => {
-      inference.close();
+      owned?.close();
       memory.close();
     },
   };

@@ -15,14 +15,19 @@
  *   report their step requests like any other requests
  * - model.state LOADING / UNAVAILABLE -> the version's figures are dropped: Triton's statistics belong to
  *   a loaded model, so a reload starts from zero and an unloaded model is not listed.
- * Durations are accumulated as integer nanoseconds (Triton's are uint64).
+ * Durations are accumulated as integer nanoseconds (Triton's are uint64), each one whole microseconds
+ * (the events' unit), so the Prometheus `_duration_us` counters read from these same totals
+ * (metrics/inference-metrics.ts) are exact: ns / 1000, never a second rounding.
+ * Besides the extension's figures it keeps what Triton's metrics add per version: the failures by
+ * reason (they sum to fail.count), the requests queued and not yet in a batch (pending), and the load
+ * duration (LOADING -> READY). One fold, so the extension and /metrics cannot disagree.
  * compute_input / compute_output are what the executor measured (core's ComputePhases: the backend's
  * tensor conversions on both sides of the hand-off to its worker thread or stub process) and
  * compute_infer is the rest of the batch's span (events.ts computeSplit); each request of a batch
  * reports its batch's figures, as in Triton. An ensemble's own request reports its steps' compute as
  * compute_infer. No response cache: cache_hit/cache_miss stay 0.
  */
-import { computeSplit, type EventBus, type SchedulerEvent } from '@inferscope/core';
+import { computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
 import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
@@ -73,12 +78,24 @@ interface Acc {
   infer: Duration;
   output: Duration;
   batches: Map<number, BatchAcc>;
+  failures: Record<FailureReason, number>;
+  pending: number;
 }
 
 interface BatchAcc {
   input: Duration;
   infer: Duration;
   output: Duration;
+}
+
+/** One version's statistics with what Triton's metrics add to them (see the header). */
+export interface VersionTotals {
+  stat: ModelStat;
+  failures: Record<FailureReason, number>;
+  /** requests queued and not yet taken into a batch (Triton's nv_inference_pending_request_count) */
+  pending: number;
+  /** LOADING -> READY of the loaded version, when the collector saw both */
+  loadSecs?: number;
 }
 
 export interface StatsCollectorOptions {
@@ -89,7 +106,8 @@ export interface StatsCollectorOptions {
 }
 
 const zero = (): Duration => ({ count: 0, ns: 0 });
-const ns = (us: number): number => Math.round(us * 1000);
+/** whole microseconds, in nanoseconds: the one conversion every duration goes through */
+const ns = (us: number): number => Math.round(us) * 1000;
 /** one more of `d`, lasting `us` */
 const add = (d: Duration, us: number): void => {
   d.count++;
@@ -100,8 +118,10 @@ export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
     name, version, last: 0, inferences: 0, executions: 0,
     success: zero(), fail: zero(), queue: zero(), input: zero(), infer: zero(), output: zero(),
-    batches: new Map(),
+    batches: new Map(), failures: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }, pending: 0,
   }));
+  /** scheduler-clock µs of a version's LOADING event, then its load duration once READY */
+  private readonly loads = new PerVersion<{ sinceUs?: number; secs?: number }>(() => ({}));
   private readonly now: () => number;
   private readonly models?: () => Array<{ name: string; version: string }>;
   private readonly off: () => void;
@@ -123,13 +143,19 @@ export class StatsCollector {
   /** Fold one event in (public so tests can feed a synthetic stream without a bus). */
   add(e: SchedulerEvent): void {
     switch (e.type) {
+      case 'request.queued':
+        this.acc(e.model, e.version).pending++;
+        break;
+      case 'batch.formed':
+        this.acc(e.model, e.version).pending -= e.request_ids.length;
+        break;
       case 'request.completed': {
         const a = this.acc(e.model, e.version);
+        // An ensemble's own request forms no batch: it leaves `pending` when it completes.
+        if (e.steps !== undefined) a.pending--;
         if (e.ok) {
-          a.success.count++;
-          a.success.ns += ns(e.total_us);
-          a.queue.count++;
-          a.queue.ns += ns(e.queue_us);
+          add(a.success, e.total_us);
+          add(a.queue, e.queue_us);
           const split = computeSplit(e);
           add(a.input, split.inputUs);
           add(a.infer, split.inferUs);
@@ -139,20 +165,30 @@ export class StatsCollector {
           // An ensemble request is one execution of its batch size, timed by its steps' compute (Triton).
           if (e.steps !== undefined) this.execution(a, e.batch_size, split);
         } else {
-          a.fail.count++;
-          a.fail.ns += ns(e.total_us);
+          add(a.fail, e.total_us);
+          a.failures.BACKEND++;
         }
         break;
       }
       case 'request.rejected': {
         if (e.queued_us === undefined) break; // refused at the door: never reached the model
         const a = this.acc(e.model, e.version);
-        a.fail.count++;
-        a.fail.ns += ns(Math.max(0, e.queued_us));
+        a.pending--; // it was waiting in the queue (refused later, e.g. timeout)
+        add(a.fail, Math.max(0, e.queued_us));
+        a.failures[failureReason(e.reason)]++;
         break;
       }
       case 'model.state':
-        if (e.state === 'LOADING' || e.state === 'UNAVAILABLE') this.accs.delete(e.model, e.version);
+        if (e.state === 'LOADING' || e.state === 'UNAVAILABLE') {
+          this.accs.delete(e.model, e.version);
+          this.loads.delete(e.model, e.version);
+        }
+        if (e.state === 'LOADING') this.loads.get(e.model, e.version).sinceUs = e.t;
+        if (e.state === 'READY') {
+          const load = this.loads.find(e.model, e.version);
+          if (load?.sinceUs !== undefined) load.secs = Math.max(0, e.t - load.sinceUs) / 1e6;
+          if (load) load.sinceUs = undefined;
+        }
         break;
       case 'batch.completed': {
         if (!e.ok) break;
@@ -178,6 +214,25 @@ export class StatsCollector {
    * version the server does not know is refused with Triton's message.
    */
   modelStats(name?: string, version?: string): ModelStat[] {
+    return this.versions(name, version).map((m) => this.render(m.name, m.version));
+  }
+
+  /** Every listed version's statistics with the failures by reason, pending and load time (for /metrics). */
+  totals(): VersionTotals[] {
+    return this.versions().map((m) => {
+      const a = this.accs.find(m.name, m.version);
+      const secs = this.loads.find(m.name, m.version)?.secs;
+      return {
+        stat: this.render(m.name, m.version),
+        failures: { ...(a?.failures ?? { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }) },
+        pending: a?.pending ?? 0,
+        ...(secs !== undefined ? { loadSecs: secs } : {}),
+      };
+    });
+  }
+
+  /** The versions that have statistics (all READY ones, or those seen on the bus without a list). */
+  private versions(name?: string, version?: string): Array<{ name: string; version: string }> {
     const keys = new Map<string, { name: string; version: string }>();
     // A model that failed before any version loaded is listed with version '': it has no statistics.
     for (const m of this.models?.() ?? []) if (m.version !== '') keys.set(PerVersion.key(m.name, m.version), m);
@@ -193,8 +248,7 @@ export class StatsCollector {
         if (rows.length === 0) throw errors.INVALID(`requested model version is not available for model '${name}'`);
       }
     }
-    rows.sort((a, b) => (a.name === b.name ? Number(a.version) - Number(b.version) : a.name < b.name ? -1 : 1));
-    return rows.map((m) => this.render(m.name, m.version));
+    return rows.sort((a, b) => (a.name === b.name ? Number(a.version) - Number(b.version) : a.name < b.name ? -1 : 1));
   }
 
   private render(name: string, version: string): ModelStat {

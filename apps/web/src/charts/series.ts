@@ -4,6 +4,7 @@
  */
 import { FAILURE_REASONS, type FailureReason, type ModelAggregate, type StatsMessage } from '@inferscope/core';
 import { aggregatesFor } from './scales';
+import { percentileOf } from '@inferscope/core/stats/index.ts';
 
 export interface SeriesPoint {
   t: number;
@@ -65,9 +66,7 @@ export function failureRates(stats: StatsMessage[], key: string): { t: number; p
 
 /** The value below which a share `q` of the values lie (nearest rank). */
 export function quantile(values: number[], q: number): number {
-  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (v.length === 0) return 0;
-  return v[Math.min(v.length - 1, Math.max(0, Math.ceil(q * v.length) - 1))];
+  return percentileOf(values.filter(Number.isFinite), q);
 }
 
 export interface RobustDomain {

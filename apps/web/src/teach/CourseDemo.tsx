@@ -13,7 +13,12 @@ import { formatUs } from '../charts/format';
 import { S } from '../strings';
 import { lessonById } from './lessons';
 import { playback } from './playback';
+import { sliderRange } from '@inferscope/core/live-config/index.ts';
 
+// The demo's sliders span what the lesson shows (batches up to 8, half a second of delay) inside the
+// live limits the server applies to the same fields.
+const BATCH = sliderRange('max_batch_size', 8);
+const DELAY = sliderRange('max_queue_delay_microseconds', 500_000);
 const W = 900;
 const ROW = 13;
 
@@ -40,8 +45,8 @@ export function CourseDemo() {
     <div className="card p-3 mb-2 space-y-2" data-testid="course-demo">
       <div className="grid gap-3 md:grid-cols-3 text-sm">
         <Slider label={c.gap} value={gap} min={20_000} max={1_000_000} step={10_000} onChange={(v) => appStore.setState({ gap: v })} testId="course-gap" />
-        <Slider label={c.batchSize} value={maxBatch} min={1} max={8} step={1} onChange={setBatch} testId="course-batch" plain />
-        <Slider label={c.delay} value={delay} min={0} max={500_000} step={10_000} onChange={setDelay} testId="course-delay" />
+        <Slider label={c.batchSize} value={maxBatch} {...BATCH} onChange={setBatch} testId="course-batch" plain />
+        <Slider label={c.delay} value={delay} {...DELAY} onChange={setDelay} testId="course-delay" />
       </div>
       <Lanes r={r} delay={delay} />
       <p className="text-sm" data-testid="course-verdict">

@@ -10,8 +10,11 @@ import { activeInstances, batchingOf, formatDelay } from '../store/config-paths'
 import { S } from '../strings';
 import { firstGroup } from '../controls/target';
 import type { LessonKnob as Knob } from './lessons';
+import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config/index.ts';
 
-const DELAY_KNOB_MAX_US = 5000;
+/** The lesson's delay slider spans the first 5 ms (where batching changes most) within the live limit. */
+const DELAY = sliderRange('max_queue_delay_microseconds', 5000);
+const INSTANCES = LIVE_LIMITS.instance_count;
 
 export function LessonKnob(props: { knob: Exclude<Knob, 'course'>; caption: string }) {
   useApp((s) => s.structureRev);
@@ -29,7 +32,7 @@ export function LessonKnob(props: { knob: Exclude<Knob, 'course'>; caption: stri
       {props.knob === 'delay' ? (
         <label className="flex items-center gap-3 w-full min-w-0">
           <span className="font-mono text-sm shrink-0">{S.maxQueueDelay}</span>
-          <input type="range" className="flex-1 min-w-0" min={0} max={DELAY_KNOB_MAX_US} step={100} value={Math.min(b.maxQueueDelayUs, DELAY_KNOB_MAX_US)}
+          <input type="range" className="flex-1 min-w-0" min={DELAY.min} max={DELAY.max} step={DELAY.step} value={Math.min(b.maxQueueDelayUs, DELAY.max)}
             onChange={(e) => void send({ action: 'setDynamicBatching', model: m.name, version: m.version, max_queue_delay_microseconds: Number(e.target.value) })}
             aria-valuetext={formatDelay(b.maxQueueDelayUs)} data-testid="knob-delay" />
           <b className="font-mono shrink-0 w-20 text-right" data-testid="knob-delay-value">{formatDelay(b.maxQueueDelayUs)}</b>
@@ -37,10 +40,10 @@ export function LessonKnob(props: { knob: Exclude<Knob, 'course'>; caption: stri
       ) : (
         <span className="flex items-center gap-2">
           <span className="text-sm">{S.instanceCount}</span>
-          <button type="button" className="btn" disabled={count <= 1} aria-label={S.instanceLess} data-testid="knob-minus"
+          <button type="button" className="btn" disabled={count <= INSTANCES.min} aria-label={S.instanceLess} data-testid="knob-minus"
             onClick={() => void send({ action: 'setInstanceCount', model: m.name, version: m.version, group: firstGroup(m), count: count - 1 })}>−</button>
           <b className="w-8 text-center" data-testid="knob-count">{count}</b>
-          <button type="button" className="btn" aria-label={S.instanceMore} data-testid="knob-plus"
+          <button type="button" className="btn" disabled={count >= INSTANCES.max} aria-label={S.instanceMore} data-testid="knob-plus"
             onClick={() => void send({ action: 'setInstanceCount', model: m.name, version: m.version, group: firstGroup(m), count: count + 1 })}>+</button>
         </span>
       )}

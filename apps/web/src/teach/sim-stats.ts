@@ -3,6 +3,7 @@
  * server sends these itself). Same ModelAggregate shape, so the Performance view cannot tell the difference.
  */
 import type { ModelAggregate, SchedulerEvent, StatsMessage } from '@inferscope/core';
+import { percentile } from '@inferscope/core/stats/index.ts';
 
 interface Done { t: number; total: number; queue: number; compute: number; size: number }
 interface Batch { t: number; size: number; compute: number }
@@ -23,11 +24,6 @@ export interface WindowFigures {
   mean_latency_us: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
 
 export class SimStats {
   private done = new Map<string, Done[]>();
@@ -122,7 +118,7 @@ export class SimStats {
         model, version, window_s: win,
         throughput_per_s: done.reduce((n, d) => n + d.size, 0) / win,
         requests_per_s: done.length / win,
-        latency_us: { p50: percentile(lat, 50), p90: percentile(lat, 90), p99: percentile(lat, 99), mean: mean((d) => d.total) },
+        latency_us: { p50: percentile(lat, 0.5), p90: percentile(lat, 0.9), p99: percentile(lat, 0.99), mean: mean((d) => d.total) },
         queue_us_mean: mean((d) => d.queue),
         compute_us_mean: mean((d) => d.compute),
         avg_batch_size: batches.length ? batches.reduce((n, b) => n + b.size, 0) / batches.length : 0,

@@ -142,22 +142,29 @@ function autoCompleteBackendFields(config: ModelConfig, opts: NormalizeOptions):
   }
 }
 
+/**
+ * Triton's rule for a batcher without preferred sizes: max_batch_size is the preferred size (none when it
+ * is 0). The one statement of it: normalisation here, live changes (scheduler/reconfigure.ts) and the
+ * simulator read it from this function.
+ */
+export function preferredOrDefault(preferred: readonly number[] | undefined, maxBatchSize: number): number[] {
+  if (preferred !== undefined && preferred.length > 0) return [...preferred];
+  return maxBatchSize > 0 ? [maxBatchSize] : [];
+}
+
 /** Triton's NormalizeModelConfig: version policy, preferred sizes, sequence idle time, pinned memory. */
 function normalizeSchedulingAndPolicies(config: ModelConfig): void {
   if (!config.version_policy) config.version_policy = { latest: { num_versions: 1 } };
   const maxBatch = config.max_batch_size ?? 0;
 
   const db = config.dynamic_batching;
-  if (db && (db.preferred_batch_size ?? []).length === 0) {
-    // Triton makes max_batch_size the preferred size when none is given (and none when it is 0).
-    db.preferred_batch_size = maxBatch > 0 ? [maxBatch] : [];
-  }
+  if (db && (db.preferred_batch_size ?? []).length === 0) db.preferred_batch_size = preferredOrDefault(db.preferred_batch_size, maxBatch);
 
   const sb = config.sequence_batching;
   if (sb) {
     if (!sb.max_sequence_idle_microseconds) sb.max_sequence_idle_microseconds = SEQUENCE_IDLE_DEFAULT_MICROSECONDS;
     if (sb.oldest && (sb.oldest.preferred_batch_size ?? []).length === 0) {
-      sb.oldest.preferred_batch_size = maxBatch > 0 ? [maxBatch] : [];
+      sb.oldest.preferred_batch_size = preferredOrDefault(sb.oldest.preferred_batch_size, maxBatch);
     }
   }
 

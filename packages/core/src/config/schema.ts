@@ -1,11 +1,13 @@
 /**
- * The schema table the text-format parser and the printer walk: every message of model_config.proto with
- * its fields, their proto types, repeated/map/oneof, in proto declaration order (the printer keeps it).
+ * THE declaration of ModelConfig in TypeScript: every message of Triton's model_config.proto with its
+ * fields, their proto types, repeated/map/oneof, in proto declaration order (the printer keeps it).
  *
- * `MessageSchema<T>` requires exactly the keys of the TypeScript interface, so types.ts and this table
- * cannot drift apart without `tsc` failing.
+ * Everything else derives from this table: the text-format parser, the JSON reader, the printer and the
+ * TypeScript types (types.ts computes each interface from its entry here, so a field cannot exist in one
+ * and not the other). test/config/model-config-proto.test.ts reads the gRPC `model_config.proto` the
+ * server answers with and fails when it and this table disagree on any message, field, type,
+ * repeated-ness, map, oneof or enum value.
  */
-import type * as T from './types';
 
 export type ScalarType = 'string' | 'bool' | 'int32' | 'int64' | 'uint32' | 'uint64' | 'float' | 'double';
 
@@ -21,13 +23,8 @@ export type FieldSpec = ValueSpec & {
   oneof?: string;
 };
 
-export type MessageSchema<M> = {
-  /** fully qualified proto name, used in parser errors as protobuf words them */
-  fullName: string;
-  fields: { readonly [K in keyof Required<M>]-?: FieldSpec };
-};
-
-const scalar = (type: ScalarType): FieldSpec => ({ kind: 'scalar', type });
+// The helpers keep literal types (`const` type parameters) so types.ts can compute the interfaces.
+const scalar = <const S extends ScalarType>(type: S) => ({ kind: 'scalar', type }) as const;
 const str = scalar('string');
 const bool = scalar('bool');
 const i32 = scalar('int32');
@@ -36,34 +33,34 @@ const u32 = scalar('uint32');
 const u64 = scalar('uint64');
 const f32 = scalar('float');
 const f64 = scalar('double');
-const enm = (name: string, values: readonly string[]): FieldSpec => ({ kind: 'enum', name, values });
-const msg = (message: MessageName): FieldSpec => ({ kind: 'message', message });
-const rep = (f: FieldSpec): FieldSpec => ({ ...f, repeated: true });
-const map = (mapKey: 'string' | 'uint64', value: FieldSpec): FieldSpec => ({ ...value, mapKey });
-const oneof = (group: string, f: FieldSpec): FieldSpec => ({ ...f, oneof: group });
+const enm = <const V extends readonly string[]>(name: string, values: V) => ({ kind: 'enum', name, values }) as const;
+/** A message field; the name is checked against SCHEMAS by `checked` below. */
+const msg = <const N extends string>(message: N) => ({ kind: 'message', message }) as const;
+const rep = <const F extends object>(f: F) => ({ ...f, repeated: true }) as const;
+const map = <const K extends 'string' | 'uint64', const F extends object>(mapKey: K, value: F) => ({ ...value, mapKey }) as const;
+const oneof = <const F extends object>(group: string, f: F) => ({ ...f, oneof: group }) as const;
 
 export const DATA_TYPE_VALUES = [
   'TYPE_INVALID', 'TYPE_BOOL', 'TYPE_UINT8', 'TYPE_UINT16', 'TYPE_UINT32', 'TYPE_UINT64', 'TYPE_INT8',
   'TYPE_INT16', 'TYPE_INT32', 'TYPE_INT64', 'TYPE_FP16', 'TYPE_FP32', 'TYPE_FP64', 'TYPE_STRING', 'TYPE_BF16',
-] as const satisfies readonly T.DataType[];
+] as const;
 const dataType = enm('inference.DataType', DATA_TYPE_VALUES);
 
 const stringMap = map('string', str);
 
-// Every schema is declared with its interface so tsc checks field names against types.ts.
-const ModelRateLimiterResource: MessageSchema<T.ModelRateLimiterResource> = {
+const ModelRateLimiterResource = {
   fullName: 'inference.ModelRateLimiter.Resource',
   fields: { name: str, global: bool, count: u32 },
 };
-const ModelRateLimiter: MessageSchema<T.ModelRateLimiter> = {
+const ModelRateLimiter = {
   fullName: 'inference.ModelRateLimiter',
   fields: { resources: rep(msg('ModelRateLimiterResource')), priority: u32 },
 };
-const ModelInstanceGroupSecondaryDevice: MessageSchema<T.ModelInstanceGroupSecondaryDevice> = {
+const ModelInstanceGroupSecondaryDevice = {
   fullName: 'inference.ModelInstanceGroup.SecondaryDevice',
   fields: { kind: enm('inference.ModelInstanceGroup.SecondaryDevice.SecondaryDeviceKind', ['KIND_NVDLA']), device_id: i64 },
 };
-const ModelInstanceGroup: MessageSchema<T.ModelInstanceGroup> = {
+const ModelInstanceGroup = {
   fullName: 'inference.ModelInstanceGroup',
   fields: {
     name: str,
@@ -77,11 +74,11 @@ const ModelInstanceGroup: MessageSchema<T.ModelInstanceGroup> = {
     host_policy: str,
   },
 };
-const ModelTensorReshape: MessageSchema<T.ModelTensorReshape> = {
+const ModelTensorReshape = {
   fullName: 'inference.ModelTensorReshape',
   fields: { shape: rep(i64) },
 };
-const ModelInput: MessageSchema<T.ModelInput> = {
+const ModelInput = {
   fullName: 'inference.ModelInput',
   fields: {
     name: str,
@@ -95,7 +92,7 @@ const ModelInput: MessageSchema<T.ModelInput> = {
     is_non_linear_format_io: bool,
   },
 };
-const ModelOutput: MessageSchema<T.ModelOutput> = {
+const ModelOutput = {
   fullName: 'inference.ModelOutput',
   fields: {
     name: str,
@@ -107,7 +104,7 @@ const ModelOutput: MessageSchema<T.ModelOutput> = {
     is_non_linear_format_io: bool,
   },
 };
-const BatchInput: MessageSchema<T.BatchInput> = {
+const BatchInput = {
   fullName: 'inference.BatchInput',
   fields: {
     kind: enm('inference.BatchInput.Kind', [
@@ -119,7 +116,7 @@ const BatchInput: MessageSchema<T.BatchInput> = {
     source_input: rep(str),
   },
 };
-const BatchOutput: MessageSchema<T.BatchOutput> = {
+const BatchOutput = {
   fullName: 'inference.BatchOutput',
   fields: {
     target_name: rep(str),
@@ -127,19 +124,19 @@ const BatchOutput: MessageSchema<T.BatchOutput> = {
     source_input: rep(str),
   },
 };
-const ModelVersionPolicyLatest: MessageSchema<T.ModelVersionPolicyLatest> = {
+const ModelVersionPolicyLatest = {
   fullName: 'inference.ModelVersionPolicy.Latest',
   fields: { num_versions: u32 },
 };
-const ModelVersionPolicyAll: MessageSchema<T.ModelVersionPolicyAll> = {
+const ModelVersionPolicyAll = {
   fullName: 'inference.ModelVersionPolicy.All',
   fields: {},
 };
-const ModelVersionPolicySpecific: MessageSchema<T.ModelVersionPolicySpecific> = {
+const ModelVersionPolicySpecific = {
   fullName: 'inference.ModelVersionPolicy.Specific',
   fields: { versions: rep(i64) },
 };
-const ModelVersionPolicy: MessageSchema<T.ModelVersionPolicy> = {
+const ModelVersionPolicy = {
   fullName: 'inference.ModelVersionPolicy',
   fields: {
     latest: oneof('policy_choice', msg('ModelVersionPolicyLatest')),
@@ -147,19 +144,19 @@ const ModelVersionPolicy: MessageSchema<T.ModelVersionPolicy> = {
     specific: oneof('policy_choice', msg('ModelVersionPolicySpecific')),
   },
 };
-const Graph: MessageSchema<T.ModelOptimizationPolicyGraph> = {
+const Graph = {
   fullName: 'inference.ModelOptimizationPolicy.Graph',
   fields: { level: i32 },
 };
-const GraphSpecShape: MessageSchema<T.ModelOptimizationPolicyCudaGraphSpecShape> = {
+const GraphSpecShape = {
   fullName: 'inference.ModelOptimizationPolicy.Cuda.GraphSpec.Shape',
   fields: { dim: rep(i64) },
 };
-const GraphSpecLowerBound: MessageSchema<T.ModelOptimizationPolicyCudaGraphSpecLowerBound> = {
+const GraphSpecLowerBound = {
   fullName: 'inference.ModelOptimizationPolicy.Cuda.GraphSpec.LowerBound',
   fields: { batch_size: i32, input: map('string', msg('GraphSpecShape')) },
 };
-const GraphSpec: MessageSchema<T.ModelOptimizationPolicyCudaGraphSpec> = {
+const GraphSpec = {
   fullName: 'inference.ModelOptimizationPolicy.Cuda.GraphSpec',
   fields: {
     batch_size: i32,
@@ -167,26 +164,26 @@ const GraphSpec: MessageSchema<T.ModelOptimizationPolicyCudaGraphSpec> = {
     graph_lower_bound: msg('GraphSpecLowerBound'),
   },
 };
-const Cuda: MessageSchema<T.ModelOptimizationPolicyCuda> = {
+const Cuda = {
   fullName: 'inference.ModelOptimizationPolicy.Cuda',
   fields: { graphs: bool, busy_wait_events: bool, graph_spec: rep(msg('GraphSpec')), output_copy_stream: bool },
 };
-const Accelerator: MessageSchema<T.ModelOptimizationPolicyExecutionAcceleratorsAccelerator> = {
+const Accelerator = {
   fullName: 'inference.ModelOptimizationPolicy.ExecutionAccelerators.Accelerator',
   fields: { name: str, parameters: stringMap },
 };
-const ExecutionAccelerators: MessageSchema<T.ModelOptimizationPolicyExecutionAccelerators> = {
+const ExecutionAccelerators = {
   fullName: 'inference.ModelOptimizationPolicy.ExecutionAccelerators',
   fields: {
     gpu_execution_accelerator: rep(msg('Accelerator')),
     cpu_execution_accelerator: rep(msg('Accelerator')),
   },
 };
-const PinnedMemoryBuffer: MessageSchema<T.ModelOptimizationPolicyPinnedMemoryBuffer> = {
+const PinnedMemoryBuffer = {
   fullName: 'inference.ModelOptimizationPolicy.PinnedMemoryBuffer',
   fields: { enable: bool },
 };
-const ModelOptimizationPolicy: MessageSchema<T.ModelOptimizationPolicy> = {
+const ModelOptimizationPolicy = {
   fullName: 'inference.ModelOptimizationPolicy',
   fields: {
     graph: msg('Graph'),
@@ -199,7 +196,7 @@ const ModelOptimizationPolicy: MessageSchema<T.ModelOptimizationPolicy> = {
     eager_batching: bool,
   },
 };
-const ModelQueuePolicy: MessageSchema<T.ModelQueuePolicy> = {
+const ModelQueuePolicy = {
   fullName: 'inference.ModelQueuePolicy',
   fields: {
     timeout_action: enm('inference.ModelQueuePolicy.TimeoutAction', ['REJECT', 'DELAY']),
@@ -208,7 +205,7 @@ const ModelQueuePolicy: MessageSchema<T.ModelQueuePolicy> = {
     max_queue_size: u32,
   },
 };
-const ModelDynamicBatching: MessageSchema<T.ModelDynamicBatching> = {
+const ModelDynamicBatching = {
   fullName: 'inference.ModelDynamicBatching',
   fields: {
     preferred_batch_size: rep(i32),
@@ -220,7 +217,7 @@ const ModelDynamicBatching: MessageSchema<T.ModelDynamicBatching> = {
     priority_queue_policy: map('uint64', msg('ModelQueuePolicy')),
   },
 };
-const SequenceControl: MessageSchema<T.ModelSequenceBatchingControl> = {
+const SequenceControl = {
   fullName: 'inference.ModelSequenceBatching.Control',
   fields: {
     kind: enm('inference.ModelSequenceBatching.Control.Kind', [
@@ -232,11 +229,11 @@ const SequenceControl: MessageSchema<T.ModelSequenceBatchingControl> = {
     data_type: dataType,
   },
 };
-const SequenceControlInput: MessageSchema<T.ModelSequenceBatchingControlInput> = {
+const SequenceControlInput = {
   fullName: 'inference.ModelSequenceBatching.ControlInput',
   fields: { name: str, control: rep(msg('SequenceControl')) },
 };
-const SequenceInitialState: MessageSchema<T.ModelSequenceBatchingInitialState> = {
+const SequenceInitialState = {
   fullName: 'inference.ModelSequenceBatching.InitialState',
   fields: {
     data_type: dataType,
@@ -246,7 +243,7 @@ const SequenceInitialState: MessageSchema<T.ModelSequenceBatchingInitialState> =
     name: str,
   },
 };
-const SequenceState: MessageSchema<T.ModelSequenceBatchingState> = {
+const SequenceState = {
   fullName: 'inference.ModelSequenceBatching.State',
   fields: {
     input_name: str,
@@ -258,11 +255,11 @@ const SequenceState: MessageSchema<T.ModelSequenceBatchingState> = {
     use_growable_memory: bool,
   },
 };
-const StrategyDirect: MessageSchema<T.ModelSequenceBatchingStrategyDirect> = {
+const StrategyDirect = {
   fullName: 'inference.ModelSequenceBatching.StrategyDirect',
   fields: { max_queue_delay_microseconds: u64, minimum_slot_utilization: f32 },
 };
-const StrategyOldest: MessageSchema<T.ModelSequenceBatchingStrategyOldest> = {
+const StrategyOldest = {
   fullName: 'inference.ModelSequenceBatching.StrategyOldest',
   fields: {
     max_candidate_sequences: i32,
@@ -271,7 +268,7 @@ const StrategyOldest: MessageSchema<T.ModelSequenceBatchingStrategyOldest> = {
     preserve_ordering: bool,
   },
 };
-const ModelSequenceBatching: MessageSchema<T.ModelSequenceBatching> = {
+const ModelSequenceBatching = {
   fullName: 'inference.ModelSequenceBatching',
   fields: {
     direct: oneof('strategy_choice', msg('StrategyDirect')),
@@ -282,19 +279,19 @@ const ModelSequenceBatching: MessageSchema<T.ModelSequenceBatching> = {
     iterative_sequence: bool,
   },
 };
-const EnsembleStep: MessageSchema<T.ModelEnsemblingStep> = {
+const EnsembleStep = {
   fullName: 'inference.ModelEnsembling.Step',
   fields: { model_name: str, model_version: i64, input_map: stringMap, output_map: stringMap, model_namespace: str },
 };
-const ModelEnsembling: MessageSchema<T.ModelEnsembling> = {
+const ModelEnsembling = {
   fullName: 'inference.ModelEnsembling',
-  fields: { step: rep(msg('EnsembleStep')), max_inflight_responses: u32 },
+  fields: { step: rep(msg('EnsembleStep')), max_inflight_requests: u32 },
 };
-const ModelParameter: MessageSchema<T.ModelParameter> = {
+const ModelParameter = {
   fullName: 'inference.ModelParameter',
   fields: { string_value: str },
 };
-const WarmupInput: MessageSchema<T.ModelWarmupInput> = {
+const WarmupInput = {
   fullName: 'inference.ModelWarmup.Input',
   fields: {
     data_type: dataType,
@@ -304,50 +301,50 @@ const WarmupInput: MessageSchema<T.ModelWarmupInput> = {
     input_data_file: oneof('input_data_type', str),
   },
 };
-const ModelWarmup: MessageSchema<T.ModelWarmup> = {
+const ModelWarmup = {
   fullName: 'inference.ModelWarmup',
   fields: { name: str, batch_size: u32, inputs: map('string', msg('WarmupInput')), count: u32 },
 };
-const ModelOperations: MessageSchema<T.ModelOperations> = {
+const ModelOperations = {
   fullName: 'inference.ModelOperations',
   fields: { op_library_filename: rep(str) },
 };
-const ModelTransactionPolicy: MessageSchema<T.ModelTransactionPolicy> = {
+const ModelTransactionPolicy = {
   fullName: 'inference.ModelTransactionPolicy',
   fields: { decoupled: bool },
 };
-const Agent: MessageSchema<T.ModelRepositoryAgentsAgent> = {
+const Agent = {
   fullName: 'inference.ModelRepositoryAgents.Agent',
   fields: { name: str, parameters: stringMap },
 };
-const ModelRepositoryAgents: MessageSchema<T.ModelRepositoryAgents> = {
+const ModelRepositoryAgents = {
   fullName: 'inference.ModelRepositoryAgents',
   fields: { agents: rep(msg('Agent')) },
 };
-const ModelResponseCache: MessageSchema<T.ModelResponseCache> = {
+const ModelResponseCache = {
   fullName: 'inference.ModelResponseCache',
   fields: { enable: bool },
 };
-const MetricIdentifier: MessageSchema<T.ModelMetricsMetricControlMetricIdentifier> = {
+const MetricIdentifier = {
   fullName: 'inference.ModelMetrics.MetricControl.MetricIdentifier',
   fields: { family: str },
 };
-const HistogramOptions: MessageSchema<T.ModelMetricsMetricControlHistogramOptions> = {
+const HistogramOptions = {
   fullName: 'inference.ModelMetrics.MetricControl.HistogramOptions',
   fields: { buckets: rep(f64) },
 };
-const MetricControl: MessageSchema<T.ModelMetricsMetricControl> = {
+const MetricControl = {
   fullName: 'inference.ModelMetrics.MetricControl',
   fields: {
     metric_identifier: msg('MetricIdentifier'),
     histogram_options: oneof('metric_options', msg('HistogramOptions')),
   },
 };
-const ModelMetrics: MessageSchema<T.ModelMetrics> = {
+const ModelMetrics = {
   fullName: 'inference.ModelMetrics',
   fields: { metric_control: rep(msg('MetricControl')) },
 };
-const ModelConfig: MessageSchema<T.ModelConfig> = {
+const ModelConfig = {
   fullName: 'inference.ModelConfig',
   fields: {
     name: str,
@@ -391,7 +388,10 @@ export const SCHEMAS = {
 
 export type MessageName = keyof typeof SCHEMAS;
 
+// Every `msg(...)` names a message of the table and every field is a FieldSpec: tsc fails otherwise.
+const checked: Readonly<Record<MessageName, { fullName: string; fields: Readonly<Record<string, FieldSpec>> }>> = SCHEMAS;
+
 /** The schema of a message, with its fields as a plain string-keyed table for generic walkers. */
 export function schemaOf(name: MessageName): { fullName: string; fields: Readonly<Record<string, FieldSpec>> } {
-  return SCHEMAS[name] as { fullName: string; fields: Readonly<Record<string, FieldSpec>> };
+  return checked[name];
 }

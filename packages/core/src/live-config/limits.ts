@@ -52,3 +52,13 @@ export function limitMessage(name: LiveLimitName, field: string, v: unknown): st
   const limit: LiveLimit = LIVE_LIMITS[name];
   return `'${field}' must be between ${limit.min} and ${limit.max}, got ${JSON.stringify(v)}`;
 }
+
+/**
+ * The range of an input or slider over a live limit: the limit's min and step, and a top that a view
+ * may shorten (a lesson's slider shows the few milliseconds that matter) but never lengthen past what
+ * the server accepts. Without `top`: the limit's own slider top, else its max.
+ */
+export function sliderRange(name: LiveLimitName, top?: number): { min: number; max: number; step: number } {
+  const limit: LiveLimit = LIVE_LIMITS[name];
+  return { min: limit.min, max: Math.min(top ?? limit.sliderMax ?? limit.max, limit.max), step: limit.step };
+}

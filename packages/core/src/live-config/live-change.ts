@@ -10,7 +10,7 @@
  */
 import type { ConfigChange } from '../events';
 import { mergeBatchingPatch } from '../scheduler/reconfigure';
-import { policyFromConfig, PolicyError, type BatchingPolicy } from '../scheduler/policy';
+import { policyFromConfig, policyFromValidated, PolicyError, trustValidated, type BatchingPolicy } from '../scheduler/policy';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import type { DynamicBatchingPatch } from './fields';
 import { limitMessage, withinLimit } from './limits';
@@ -59,8 +59,10 @@ export function planBatchingChange<C extends LiveConfigInput>(
     throw new PolicyError(`max_batch_size ${v} is above what model '${model}' allows (${maxBatchLimit}, from its configuration as loaded)`);
   }
   const { config: next, changes } = mergeBatchingPatch(config, patch);
-  validate?.(next);
-  return { config: next, policy: policyFromConfig(next), changes };
+  // The caller's validation covers the scheduler's rules (they are the config file's); without one, the
+  // scheduler's entry runs those rules itself.
+  if (validate) validate(next);
+  return { config: next, policy: validate ? policyFromValidated(trustValidated(next)) : policyFromConfig(next), changes };
 }
 
 /** Sets one instance group's count; `group` undefined = the only group (refused when there are several). */

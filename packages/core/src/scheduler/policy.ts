@@ -4,6 +4,10 @@
  * makes the decision independent of the whole ModelConfig.
  */
 import type { DynamicBatchingInput, QueuePolicyInput, SchedulerConfigInput, TimeoutAction } from './config-input';
+import type { ModelConfig } from '../config/types';
+import { formatIssue } from '../config/errors';
+import { IssueList } from '../config/validate/issues';
+import { validateBatchSizeAndVersionPolicy, validateDynamicBatching } from '../config/validate/model';
 
 export interface QueuePolicy {
   timeoutAction: TimeoutAction;
@@ -50,59 +54,63 @@ export class PolicyError extends Error {
   override name = 'PolicyError';
 }
 
-function toInt(v: number | string | undefined, field: string, def: number): number {
-  if (v === undefined || v === null || v === '') return def;
-  const n = typeof v === 'string' ? Number(v) : v;
-  if (!Number.isFinite(n) || !Number.isInteger(n) || n < 0) {
-    throw new PolicyError(`${field} must be a non-negative integer, got ${JSON.stringify(v)}`);
-  }
-  return n;
+declare const validated: unique symbol;
+/**
+ * A config the config engine's rules have passed (config/validate/model.ts: preferred sizes within
+ * max_batch_size, priority levels, queue policies). The scheduler derives its policy from such a config
+ * and checks nothing again; values of the right type are the parser's and the control schema's job.
+ */
+export type ValidatedConfig<C extends SchedulerConfigInput = SchedulerConfigInput> = C & { readonly [validated]: true };
+
+/** Says that `config` was validated by the caller (the server validates every config like a file). */
+export function trustValidated<C extends SchedulerConfigInput>(config: C): ValidatedConfig<C> {
+  return config as ValidatedConfig<C>;
 }
 
-function queuePolicy(p: QueuePolicyInput | undefined, field: string): QueuePolicy {
-  const action = p?.timeout_action ?? 'REJECT';
-  if (action !== 'REJECT' && action !== 'DELAY') {
-    throw new PolicyError(`${field}.timeout_action must be REJECT or DELAY, got ${JSON.stringify(action)}`);
-  }
+/**
+ * Runs the config engine's scheduling rules on a config nobody validated yet (a test's literal, the
+ * simulator's, a live patch merged in the scheduler); the first problem is thrown as a PolicyError in
+ * the config file's words.
+ */
+export function validateSchedulerConfig<C extends SchedulerConfigInput>(config: C): ValidatedConfig<C> {
+  const issues = new IssueList();
+  // The rules read the fields the scheduler reads; the rest of a ModelConfig they do not look at.
+  const asModel = { ...(config as unknown as ModelConfig), name: config.name || 'this model' };
+  validateBatchSizeAndVersionPolicy({ ...asModel, version_policy: asModel.version_policy ?? {} }, issues, { gpuCount: 0 });
+  validateDynamicBatching(asModel, issues, { gpuCount: 0 });
+  if (issues.count > 0) throw new PolicyError(formatIssue(issues.issues[0]!));
+  return trustValidated(config);
+}
+
+/** uint64 fields may arrive as decimal strings (protobuf JSON); absent = the proto default 0 */
+const num = (v: number | string | undefined): number => (v === undefined || v === '' ? 0 : Number(v));
+
+function queuePolicy(p: QueuePolicyInput | undefined): QueuePolicy {
   return {
-    timeoutAction: action,
-    defaultTimeoutUs: toInt(p?.default_timeout_microseconds, `${field}.default_timeout_microseconds`, 0),
+    timeoutAction: p?.timeout_action === 'DELAY' ? 'DELAY' : 'REJECT',
+    defaultTimeoutUs: num(p?.default_timeout_microseconds),
     allowTimeoutOverride: p?.allow_timeout_override === true,
-    maxQueueSize: toInt(p?.max_queue_size, `${field}.max_queue_size`, 0),
+    maxQueueSize: num(p?.max_queue_size),
   };
 }
 
+/** The policy of a config that has not been validated: validates it (throwing PolicyError), then derives. */
 export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
-  const maxBatchSize = toInt(config.max_batch_size, 'max_batch_size', 0);
+  return policyFromValidated(validateSchedulerConfig(config));
+}
+
+/** The policy the queues and the batch decision run on, derived from a validated config. */
+export function policyFromValidated(config: ValidatedConfig): BatchingPolicy {
+  const maxBatchSize = num(config.max_batch_size);
   const db: DynamicBatchingInput | null | undefined = config.dynamic_batching;
   const batching = db != null && maxBatchSize > 0;
-  const preferred = [...(db?.preferred_batch_size ?? [])].map((n, i) =>
-    toInt(n, `dynamic_batching.preferred_batch_size[${i}]`, 0),
-  );
-  if (batching) {
-    for (const p of preferred) {
-      if (p < 1 || p > maxBatchSize) {
-        throw new PolicyError(`dynamic_batching.preferred_batch_size ${p} must be between 1 and max_batch_size ${maxBatchSize}`);
-      }
-    }
-  }
-  preferred.sort((a, b) => a - b);
-  const levelsRaw = toInt(db?.priority_levels, 'dynamic_batching.priority_levels', 0);
+  const preferred = (db?.preferred_batch_size ?? []).map(num).sort((a, b) => a - b);
+  const levelsRaw = num(db?.priority_levels);
   const levels = Math.max(1, levelsRaw);
-  let defaultLevel = toInt(db?.default_priority_level, 'dynamic_batching.default_priority_level', 0);
-  if (levelsRaw > 0 && (defaultLevel < 1 || defaultLevel > levelsRaw)) {
-    throw new PolicyError(`dynamic_batching.default_priority_level must be between 1 and priority_levels ${levelsRaw}, got ${defaultLevel}`);
-  }
-  if (levelsRaw === 0) defaultLevel = 1;
-  const base = queuePolicy(db?.default_queue_policy, 'dynamic_batching.default_queue_policy');
+  const defaultLevel = levelsRaw === 0 ? 1 : num(db?.default_priority_level);
+  const base = queuePolicy(db?.default_queue_policy);
   const levelQueues = new Map<number, QueuePolicy>();
-  for (const [key, own] of Object.entries(db?.priority_queue_policy ?? {})) {
-    const k = Number(key);
-    if (!Number.isInteger(k) || k < 1 || k > levels) {
-      throw new PolicyError(`dynamic_batching.priority_queue_policy has level ${key} outside 1..${levels}`);
-    }
-    levelQueues.set(k, queuePolicy(own, `dynamic_batching.priority_queue_policy[${key}]`));
-  }
+  for (const [key, own] of Object.entries(db?.priority_queue_policy ?? {})) levelQueues.set(Number(key), queuePolicy(own));
   // With priority_levels 0 the one level's effective policy is what Triton's check reads.
   const only = levelQueues.get(1) ?? base;
   const prefetch = levelsRaw === 0 && only.defaultTimeoutUs === 0 && !only.allowTimeoutOverride && only.maxQueueSize === 0;
@@ -111,7 +119,7 @@ export function policyFromConfig(config: SchedulerConfigInput): BatchingPolicy {
     maxBatchSize,
     preferred,
     maxPreferred: preferred.length > 0 ? preferred[preferred.length - 1] : Math.max(1, maxBatchSize),
-    maxQueueDelayUs: toInt(db?.max_queue_delay_microseconds, 'dynamic_batching.max_queue_delay_microseconds', 0),
+    maxQueueDelayUs: num(db?.max_queue_delay_microseconds),
     preserveOrdering: db?.preserve_ordering === true,
     levels,
     defaultLevel,

@@ -11,6 +11,8 @@ import type { DynamicBatchingPatch } from '../live/protocol';
 import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live/protocol';
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
 import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
+import { preferredOrDefault } from '../config/normalize';
+import { LIVE_LIMITS, limitMessage, withinLimit, type LiveLimitName } from '../live-config/limits';
 
 const PATCH_FIELDS = new Set<string>(BATCHING_PATCH_FIELDS);
 
@@ -21,6 +23,41 @@ export interface MergeResult<C> {
 
 export interface PatchResult extends MergeResult<SchedulerConfigInput> {
   policy: BatchingPolicy;
+}
+
+/** The patch fields bounded by the live limits table (the control schema applies the same table on the wire). */
+const BOUNDED: ReadonlyArray<[field: string, limit: LiveLimitName]> = [
+  ['max_queue_delay_microseconds', 'max_queue_delay_microseconds'], ['default_priority_level', 'default_priority_level'],
+  ['priority_levels', 'priority_levels'],
+];
+const QUEUE_BOUNDED: ReadonlyArray<[field: string, limit: LiveLimitName]> = [
+  ['default_timeout_microseconds', 'default_timeout_microseconds'], ['max_queue_size', 'max_queue_size'],
+];
+
+/** Each value of a patch inside LIVE_LIMITS; the rules between fields are the config file's (policy.ts). */
+function checkLimits(patch: DynamicBatchingPatch): void {
+  const p = patch as Record<string, unknown>;
+  const bounded = (v: unknown, limit: LiveLimitName, field: string) => {
+    if (v !== undefined && !withinLimit(limit, v)) throw new PolicyError(limitMessage(limit, field, v));
+  };
+  for (const [field, limit] of BOUNDED) bounded(p[field], limit, field);
+  // 0 is its own refusal below (a model with or without a batch dimension)
+  if (patch.max_batch_size !== 0) bounded(patch.max_batch_size, 'max_batch_size', 'max_batch_size');
+  const sizes = patch.preferred_batch_size ?? [];
+  if (sizes.length > LIVE_LIMITS.preferred_batch_sizes.max) {
+    throw new PolicyError(`'preferred_batch_size' may list at most ${LIVE_LIMITS.preferred_batch_sizes.max} sizes, got ${sizes.length}`);
+  }
+  for (const size of sizes) bounded(size, 'preferred_batch_size', 'preferred_batch_size');
+  const queues = [['default_queue_policy', patch.default_queue_policy] as const,
+    ...Object.entries(patch.priority_queue_policy ?? {}).map(([k, q]) => [`priority_queue_policy[${k}]`, q] as const)];
+  for (const [where, q] of queues) {
+    if (q === undefined) continue;
+    for (const [field, limit] of QUEUE_BOUNDED) bounded(q[field], limit, `${where}.${field}`);
+    const action = q.timeout_action;
+    if (action !== undefined && action !== 'REJECT' && action !== 'DELAY') {
+      throw new PolicyError(`'${where}.timeout_action' must be REJECT or DELAY, got ${JSON.stringify(action)}`);
+    }
+  }
 }
 
 function same(a: unknown, b: unknown): boolean {
@@ -35,7 +72,8 @@ function copy<T>(v: T): T {
 /**
  * Merges a patch into any config with Triton's field names (the scheduler's slice or a whole ModelConfig)
  * without changing `current`. Refuses unknown fields and a max_batch_size change between 0 and non-zero
- * (that changes the model's input shapes); the values themselves are checked by policyFromConfig.
+ * (that changes the model's input shapes); the values themselves are checked by the config rules
+ * (policyFromConfig runs them on what the caller has not validated).
  */
 export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, patch: DynamicBatchingPatch): MergeResult<C> {
   if (patch === null || typeof patch !== 'object') throw new PolicyError('dynamic batching patch must be an object');
@@ -45,6 +83,7 @@ export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, p
   if (patch.preferred_batch_size !== undefined && !Array.isArray(patch.preferred_batch_size)) {
     throw new PolicyError(`dynamic_batching.preferred_batch_size must be a list of sizes, got ${JSON.stringify(patch.preferred_batch_size)}`);
   }
+  checkLimits(patch);
   const changes: ConfigChange[] = [];
   const db: Record<string, unknown> = { ...(current.dynamic_batching ?? {}) };
   for (const f of DYNAMIC_BATCHING_FIELDS) {
@@ -62,15 +101,13 @@ export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, p
     if (old !== patch.max_batch_size) changes.push({ path: 'max_batch_size', old, new: patch.max_batch_size });
     next.max_batch_size = patch.max_batch_size;
   }
-  // Triton's NormalizeModelConfig makes max_batch_size the preferred size when none is given; a config read
-  // from a file already has it, so a live "no preferred sizes" must mean the same, or the live config
-  // could not be saved (the file would read back as [max_batch_size]).
-  const max = next.max_batch_size ?? 0;
-  const preferred = db.preferred_batch_size as number[] | undefined;
-  if (patch.preferred_batch_size !== undefined && (preferred ?? []).length === 0 && max > 0) {
-    db.preferred_batch_size = [max];
+  // A live "no preferred sizes" means what it means in a file (normalize.ts: max_batch_size is the
+  // preferred size), or the live config could not be saved (the file would read back differently).
+  if (patch.preferred_batch_size !== undefined) {
+    const preferred = preferredOrDefault(db.preferred_batch_size as number[] | undefined, next.max_batch_size ?? 0);
+    db.preferred_batch_size = preferred;
     const entry = changes.find((c) => c.path === 'dynamic_batching.preferred_batch_size');
-    if (entry) entry.new = [max];
+    if (entry) entry.new = preferred;
     if (entry && same(entry.old, entry.new)) changes.splice(changes.indexOf(entry), 1);
   }
   if (current.dynamic_batching == null && changes.length > 0) {

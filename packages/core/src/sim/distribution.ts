@@ -5,6 +5,7 @@
  * when it was measured: no fitted shape, no tuning knob.
  */
 import type { Rng } from '../load/rng';
+import { percentile } from '../stats/percentile';
 
 export type Quantiles = Record<string, number>;
 
@@ -17,10 +18,7 @@ export function quantilesOf(values: readonly number[], digits = 3): Quantiles {
   const s = Float64Array.from(values).sort();
   const k = 10 ** digits;
   const out: Quantiles = {};
-  for (const p of QUANTILE_LEVELS) {
-    const rank = p === 0 ? 1 : Math.min(s.length, Math.max(1, Math.ceil(p * s.length)));
-    out[String(p)] = Math.round(s[rank - 1] * k) / k;
-  }
+  for (const p of QUANTILE_LEVELS) out[String(p)] = Math.round(percentile(s, p) * k) / k;
   return out;
 }
 

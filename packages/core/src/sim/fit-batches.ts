@@ -17,6 +17,7 @@
 import { fitLinear } from './calibration-cost';
 import { quantilesOf, type Quantiles } from './distribution';
 import type { StallProfile } from './schemas';
+import { percentile } from '../stats/percentile';
 
 /**
  * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds:
@@ -95,7 +96,7 @@ export function fitBatchRecords(records: Iterable<BatchRecord>, options: number 
     if (xs.length < least) continue;
     const sorted = Float64Array.from(xs).sort();
     const med = medianOf(sorted);
-    const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+    const q = (p: number) => percentile(sorted, p);
     const fence = Math.max(q(0.75) + INTERRUPTED_IQRS * (q(0.75) - q(0.25)), med + STALL_THRESHOLD_US);
     table_us[String(size)] = Math.round(med * 10) / 10;
     counts[String(size)] = xs.length;

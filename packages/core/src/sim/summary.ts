@@ -4,6 +4,7 @@
  * and reproducibility matters more than memory here.
  */
 import type { SchedulerEvent } from '../events';
+import { percentile } from '../stats/percentile';
 
 export interface SimSummary {
   scenario: string;
@@ -34,11 +35,8 @@ const round = (v: number, digits = 2) => {
   return Math.round(v * k) / k;
 };
 
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(p * sorted.length)));
-  return sorted[rank - 1];
-}
+/** Re-exported where the simulator's users found it; its home is stats/percentile.ts. */
+export { percentile };
 
 export class SummaryCollector {
   private latencies: number[] = [];

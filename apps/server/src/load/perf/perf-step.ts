@@ -3,7 +3,7 @@
  * stability percentage (throughput and the stabilising latency) or the trial limit is reached, and
  * report the average of those last windows, client side and server side.
  */
-import { percentile } from '../runner';
+import { percentile } from '@inferscope/core/stats/index.ts';
 import type { InferCall, InferTarget } from '../targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
@@ -45,7 +45,7 @@ function windowLatency(w: Window, p: number | undefined): number {
   const ok = w.records.filter((r) => r.outcome.ok).map((r) => r.latency_us);
   if (ok.length === 0) return 0;
   if (p === undefined) return ok.reduce((a, b) => a + b, 0) / ok.length;
-  return percentile(ok.sort((a, b) => a - b), p);
+  return percentile(ok.sort((a, b) => a - b), p / 100); // p is perf_analyzer's percent
 }
 
 function isStable(last: Measured[], pct: number): boolean {
@@ -101,10 +101,10 @@ export async function runPerfStep(target: InferTarget, call: InferCall, mode: St
     errors,
     throughput_per_s: mean(last.map((m) => m.throughput)),
     latency_us: {
-      p50: percentile(lat, 50),
-      p90: percentile(lat, 90),
-      p95: percentile(lat, 95),
-      p99: percentile(lat, 99),
+      p50: percentile(lat, 0.5),
+      p90: percentile(lat, 0.9),
+      p95: percentile(lat, 0.95),
+      p99: percentile(lat, 0.99),
       avg: mean(lat),
       stabilising: mean(last.map((m) => m.latency)),
     },
