@@ -46,6 +46,11 @@ test('under traffic the tuner decides: config.changed by autotune with its reaso
       const e = f.events.find((x): x is ConfigChangedEvent => x.type === 'config.changed' && x.by === 'autotune' && (x.reason?.rate_per_s ?? 0) > 0);
       if (e) resolve(e);
     }));
+    // The declared 3 ms can be out of reach on a loaded test machine (delay 0 measured p99 4-9 ms at
+    // 300/s here), where the tuner rightly keeps the smallest delay: a generous target makes the
+    // decision from measured traffic certain, whatever the machine's latency.
+    const widened = await control(c, { action: 'setAutotune', model: 'mlp_classifier', version: '2', enabled: true, target_ms: 200, token: TOKEN });
+    assert.equal(widened.ok, true, JSON.stringify(widened));
     // bounded: at most 6 runs of 2 s; stop as soon as a decision made from measured traffic is seen
     for (let i = 0; i < 6 && !tunerChanges().some((e) => (e.reason?.rate_per_s ?? 0) > 0); i++) {
       const start = await control(c, { action: 'startLoad', model: 'mlp_classifier', version: '2', scenario: 'poisson', rate: 300, duration: 2, mode: 'inprocess', token: TOKEN });
@@ -58,7 +63,8 @@ test('under traffic the tuner decides: config.changed by autotune with its reaso
     assert.ok(changes[0].changes.some((x) => x.path === 'dynamic_batching.preferred_batch_size'));
     const measured = changes.find((e) => (e.reason?.rate_per_s ?? 0) > 0);
     assert.ok(measured, JSON.stringify(changes));
-    assert.equal(measured.reason!.target_us, 3000);
+    assert.equal(measured.reason!.target_us, 200_000);
+    assert.ok(measured.changes.some((x) => Number(x.new) > Number(x.old)), 'a reachable target lets the delay grow');
     assert.ok(measured.changes.every((x) => x.path === 'dynamic_batching.max_queue_delay_microseconds'));
     const ev = await streamed;
     assert.ok(ev.reason && ev.reason.avg_batch >= 0);
@@ -66,7 +72,7 @@ test('under traffic the tuner decides: config.changed by autotune with its reaso
     c.emit('resync');
     const m = (await snap).models.find((x) => x.name === 'mlp_classifier' && x.version === '2');
     assert.equal(m?.autotune?.enabled, true);
-    assert.equal(m?.autotune?.target_us, 3000);
+    assert.equal(m?.autotune?.target_us, 200_000);
   } finally {
     c.close();
   }
