@@ -16,6 +16,12 @@ const fromApps = {
   group: ['**/apps/**', '@inferscope/server', '@inferscope/server/*', '@inferscope/web', '@inferscope/web/*'],
   message: 'dependencies point one way: apps import core, core never imports an app.',
 };
+// The apps import core by area (its package.json `exports`: '@inferscope/core/config', '.../scheduler'),
+// never a file inside one: an area's index is its contract, its files are free to move.
+const deepCore = {
+  group: ['@inferscope/core/*/*', '@inferscope/core/*.ts', '@inferscope/core/src/*'],
+  message: "import a core area ('@inferscope/core/<area>'), not a file inside it: add what you need to the area's index.ts.",
+};
 const fromWeb = { group: ['**/apps/web/**', '**/web/src/**', '@inferscope/web', '@inferscope/web/*'], message: 'the server does not import the dashboard.' };
 const fromServer = { group: ['**/apps/server/**', '**/server/src/**', '@inferscope/server', '@inferscope/server/*'], message: 'the dashboard talks to the server over HTTP and Socket.IO only.' };
 const fromBench = {
@@ -58,10 +64,10 @@ export default tseslint.config(
   {
     files: ['apps/web/src/**/*.{ts,tsx}'],
     ignores: ['apps/web/src/**/*.test.{ts,tsx}'],
-    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromServer, fromBench] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: nodeBuiltinPaths, patterns: [nodeBuiltins, fromServer, fromBench, deepCore] }] },
   },
   {
     files: ['apps/server/src/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [fromWeb, fromBench] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [fromWeb, fromBench, deepCore] }] },
   },
 );

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus, type InferPayload, type SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { pythonBackend } from '../../apps/server/src/backends/python/backend';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { arg } from '../args';

@@ -11,7 +11,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Calibration, StallProfile } from '@inferscope/core/sim/index.ts';
+import type { Calibration, StallProfile } from '@inferscope/core/sim';
 import { buildApp } from '../../apps/server/src/app';
 import { calibrateModel, type CalibrateOptions } from '../../apps/server/src/calibration/calibrate-model';
 import { measureAnswerWake, measureParallelCores, measureSpinWake } from './host-measures';

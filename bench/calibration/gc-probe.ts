@@ -7,7 +7,7 @@
  * that keeps the events keeps them alive, so the probe must drive the server as the run it stands for does.
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks';
-import { quantilesOf } from '@inferscope/core/sim/index.ts';
+import { quantilesOf } from '@inferscope/core/sim';
 import type { GcProfile } from '../sim-host/schemas';
 
 /** a stretch of time, ms (performance.now()) */

@@ -5,9 +5,9 @@
  * the model is loaded, through calibrateModel's `whileLoaded` hook.
  */
 import type { Executor, InferPayload, InferResult, InstanceInfo } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { quantilesOf, type Quantiles } from '@inferscope/core/sim/index.ts';
-import { mulberry32 } from '@inferscope/core/load/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { quantilesOf, type Quantiles } from '@inferscope/core/sim';
+import { mulberry32 } from '@inferscope/core/load';
 import { heldIntervals, median, requestOf, timeRuns } from '../../apps/server/src/calibration/measure-batches';
 
 /** Idle gaps of the spin-wake measurement, µs: moderate traffic's gaps between batches. */

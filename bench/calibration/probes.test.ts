@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { BUNDLED_CALIBRATIONS, validateCalibration } from '@inferscope/core/sim/index.ts';
+import { BUNDLED_CALIBRATIONS, validateCalibration } from '@inferscope/core/sim';
 import { stallsBeyondCollections } from './stall-probe';
 import { measureGcProfile } from './gc-probe';
 import { calibrateWithHost, shippedHost } from './calibrate';

@@ -10,7 +10,7 @@
  * collections are modelled on their own, per request (the gc mechanism, gc-probe.ts), so here the time a
  * collection covers is taken out of a turn before it is judged.
  */
-import { quantilesOf, STALL_THRESHOLD_US, type StallProfile } from '@inferscope/core/sim/index.ts';
+import { quantilesOf, STALL_THRESHOLD_US, type StallProfile } from '@inferscope/core/sim';
 import { withCollections, type Span } from './gc-probe';
 
 /**

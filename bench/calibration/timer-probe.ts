@@ -8,11 +8,11 @@
  * running thread descheduled: the stall probe's (stall-probe.ts), modelled apart, left out here so it is
  * not counted twice.
  */
-import { RealClock } from '@inferscope/core/clock/index.ts';
-import { quantilesOf, STALL_THRESHOLD_US } from '@inferscope/core/sim/index.ts';
+import { RealClock } from '@inferscope/core/clock';
+import { quantilesOf, STALL_THRESHOLD_US } from '@inferscope/core/sim';
 import { REAL_CLOCK_COARSE_US } from '../sim-host/real-clock-model';
 import type { TimerProfile } from '../sim-host/schemas';
-import { mulberry32 } from '@inferscope/core/load/index.ts';
+import { mulberry32 } from '@inferscope/core/load';
 
 export async function measureTimerProfile(samples = 400, seed = 1): Promise<TimerProfile> {
   const clock = new RealClock();

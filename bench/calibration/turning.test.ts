@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RealClock } from '@inferscope/core/clock/index.ts';
+import { RealClock } from '@inferscope/core/clock';
 import { installTurningWatch, turning } from './turning';
 
 installTurningWatch();

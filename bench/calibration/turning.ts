@@ -7,7 +7,7 @@
  * arming until it fires or is cleared. RealClock also finishes a long wait turn by turn when libuv wakes
  * it a little early; those few microseconds are not counted here.
  */
-import { RealClock, type TimerHandle } from '@inferscope/core/clock/index.ts';
+import { RealClock, type TimerHandle } from '@inferscope/core/clock';
 import { REAL_CLOCK_COARSE_US } from '../sim-host/real-clock-model';
 
 const pending = new Set<object>();

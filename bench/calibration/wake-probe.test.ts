@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerEvent } from '@inferscope/core';
-import { RealClock } from '@inferscope/core/clock/index.ts';
+import { RealClock } from '@inferscope/core/clock';
 import { MIN_WOKEN_BATCHES, spinWakeProfile, wokenBatchWatcher, type WokenBatch } from './wake-probe';
 
 const base = { model: 'm', version: '1' } as const;

@@ -13,7 +13,7 @@
  * it measures the collections (gc-probe.ts): on seconds of the case's own traffic, another seed.
  */
 import type { SchedulerEvent } from '@inferscope/core';
-import { baseLatencyUs, idlePenaltyUs, quantilesOf, type CostModel, type Quantiles } from '@inferscope/core/sim/index.ts';
+import { baseLatencyUs, idlePenaltyUs, quantilesOf, type CostModel, type Quantiles } from '@inferscope/core/sim';
 import { SPIN_WAKE_MIN_IDLE_US } from '../sim-host/host-model';
 import { installTurningWatch, turning } from './turning';
 import type { Span } from './gc-probe';

@@ -5,8 +5,8 @@
  *
  *   node --import tsx bench/loadgen/clock-cpu.ts [--rate 800] [--seconds 3]
  */
-import { RealClock, type Clock } from '@inferscope/core/clock/index.ts';
-import { findPreset, planArrivals } from '@inferscope/core/load/index.ts';
+import { RealClock, type Clock } from '@inferscope/core/clock';
+import { findPreset, planArrivals } from '@inferscope/core/load';
 import { runPlan } from '../../apps/server/src/load/runner';
 import { PacedClock } from '../../apps/server/src/load/generator/paced-clock';
 import type { InferTarget } from '../../apps/server/src/load/targets';

@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BatchCompletedEvent, BatchFormedEvent, SchedulerEvent } from '@inferscope/core';
-import { RealClock } from '@inferscope/core/clock/index.ts';
-import { findPreset, planArrivals } from '@inferscope/core/load/index.ts';
+import { RealClock } from '@inferscope/core/clock';
+import { findPreset, planArrivals } from '@inferscope/core/load';
 import { buildApp } from '../../apps/server/src/app';
 import { runPlan, type RunResult } from '../../apps/server/src/load/runner';
 import { HttpTarget } from '../../apps/server/src/load/targets';
 import { arg } from '../args';
-import { percentileOf } from '@inferscope/core/stats/index.ts';
+import { percentileOf } from '@inferscope/core/stats';
 
 const rate = Number(arg('--rate', '800'));
 const seconds = Number(arg('--seconds', '10'));

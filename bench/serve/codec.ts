@@ -9,7 +9,7 @@ import { parseInferRequest } from '../../apps/server/src/kserve/parse-request';
 import { validateInferRequest } from '../../apps/server/src/kserve/validate-request';
 import { encodeInferResponse } from '../../apps/server/src/kserve/encode-response';
 import { modelSpecFor } from '../../apps/server/src/kserve/model-spec';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { binaryRequest } from '../../test/kserve/wire';
 import { benchInput } from './bench-models';
 import { arg } from '../args';

@@ -13,7 +13,7 @@
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { arg } from '../args';
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 
 export const DEFAULT_MODEL = fileURLToPath(new URL('../../model_repository/mlp_classifier/1/model.onnx', import.meta.url));
 

@@ -10,7 +10,7 @@
  */
 import { createServer } from 'node:http';
 import { EventBus } from '@inferscope/core';
-import { RealClock, ModelScheduler } from '@inferscope/core/scheduler/index.ts';
+import { RealClock, ModelScheduler } from '@inferscope/core/scheduler';
 import type { Executor } from '@inferscope/core';
 import { StatsCollector } from '../../apps/server/src/stats/collector';
 import { ControlGuard } from '../../apps/server/src/control/guard';

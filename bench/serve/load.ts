@@ -3,7 +3,7 @@
  * (promise loops calling a function), both reporting throughput and latency percentiles.
  */
 import { Worker } from 'node:worker_threads';
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 
 export interface LoadResult {
   requests: number;

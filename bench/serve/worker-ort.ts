@@ -11,7 +11,7 @@
  *   node --import tsx bench/serve/worker-ort.ts [--batch 1,8,16,32] [--ms 1500]
  */
 import { fileURLToPath } from 'node:url';
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 import { InstanceWorker } from '../../apps/server/src/backends/onnxruntime/instance-worker';
 import { DEFAULT_MODEL, type DirectOrtRow } from './direct-ort';
 import { arg } from '../args';

@@ -9,9 +9,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
-import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
-import { percentile } from '@inferscope/core/sim/index.ts';
-import { RealClock } from '@inferscope/core/clock/index.ts';
+import { scenarioToArrivals, type Scenario } from '@inferscope/core/load';
+import { percentile } from '@inferscope/core/sim';
+import { RealClock } from '@inferscope/core/clock';
 import { InstanceWorker } from '../../apps/server/src/backends/onnxruntime/instance-worker';
 import { arg } from '../args';
 import { CASES, realRun } from './real-run';

@@ -6,8 +6,8 @@
  *   node --import tsx bench/sim-fidelity/diagnose.ts [--seconds 3] [--case N]
  */
 import type { SchedulerEvent } from '@inferscope/core';
-import { scenarioToArrivals, type Scenario } from '@inferscope/core/load/index.ts';
-import { bundledCalibration, percentile } from '@inferscope/core/sim/index.ts';
+import { scenarioToArrivals, type Scenario } from '@inferscope/core/load';
+import { bundledCalibration, percentile } from '@inferscope/core/sim';
 import { calibrateWithHost } from '../calibration/calibrate';
 import { measureTimerProfile } from '../calibration/timer-probe';
 import { measureEffectiveCores } from '../calibration/cores-probe';

@@ -1,5 +1,5 @@
 /** How the fidelity scripts report: the four target metrics, per-round cells and the medians table. */
-import type { SimSummary } from '@inferscope/core/sim/index.ts';
+import type { SimSummary } from '@inferscope/core/sim';
 import type { Case } from './real-run';
 import { median } from '../median';
 

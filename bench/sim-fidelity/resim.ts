@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseTrace, traceToScenario } from '@inferscope/core/load/index.ts';
-import type { SimSummary } from '@inferscope/core/sim/index.ts';
+import { parseTrace, traceToScenario } from '@inferscope/core/load';
+import type { SimSummary } from '@inferscope/core/sim';
 import { arg } from '../args';
 import { CASES, type Case } from './real-run';
 import { mechanismOptions, simulateCase, type SavedRound } from './sim-side';

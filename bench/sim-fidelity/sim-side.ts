@@ -1,6 +1,6 @@
 /** The simulated side of a fidelity case: the calibration's cost and the host measured for this run. */
-import type { Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, simulate, type Calibration, type Quantiles, type SimSummary, type StallProfile } from '@inferscope/core/sim/index.ts';
+import type { Scenario } from '@inferscope/core/load';
+import { costFromCalibration, simulate, type Calibration, type Quantiles, type SimSummary, type StallProfile } from '@inferscope/core/sim';
 import { hostModel } from '../sim-host/host-model';
 import type { GcProfile, TimerProfile, WakeCost } from '../sim-host/schemas';
 import { arg } from '../args';

@@ -8,8 +8,8 @@
  * measured lengths (the first after a random share, so runs do not line up); what falls in a pause
  * happens at its end, as in a stall.
  */
-import type { Rng } from '@inferscope/core/load/index.ts';
-import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim/index.ts';
+import type { Rng } from '@inferscope/core/load';
+import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim';
 import { GcProfileSchema, type GcProfile } from './schemas';
 
 export type { GcProfile };

@@ -4,9 +4,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '@inferscope/core/load/index.ts';
-import type { Scenario } from '@inferscope/core/load/index.ts';
-import { CpuHost, simulate, type SimulationOptions } from '@inferscope/core/sim/index.ts';
+import { Rng } from '@inferscope/core/load';
+import type { Scenario } from '@inferscope/core/load';
+import { CpuHost, simulate, type SimulationOptions } from '@inferscope/core/sim';
 import { realClockFireUs } from './real-clock-model';
 import type { TimerProfile } from './schemas';
 import { StallSchedule } from './stalls';

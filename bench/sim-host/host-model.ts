@@ -10,9 +10,9 @@
  * - the spin wake-up of an instance woken while the main thread spins, and the main thread's own wake-up
  *   for an answer (HostSimExecutor).
  */
-import type { Clock, VirtualClock } from '@inferscope/core/clock/index.ts';
-import { Rng } from '@inferscope/core/load/index.ts';
-import { baseLatencyUs, idlePenaltyUs, SimExecutor, distributionOf, type CostModel, type CpuHost, type SimHostModel, type StallProfile, type StartingBatch } from '@inferscope/core/sim/index.ts';
+import type { Clock, VirtualClock } from '@inferscope/core/clock';
+import { Rng } from '@inferscope/core/load';
+import { baseLatencyUs, idlePenaltyUs, SimExecutor, distributionOf, type CostModel, type CpuHost, type SimHostModel, type StallProfile, type StartingBatch } from '@inferscope/core/sim';
 import { ON_TIME, RealClockModel } from './real-clock-model';
 import { combinedStalls, StallSchedule } from './stalls';
 import { GcPauses } from './gc-pauses';

@@ -5,10 +5,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '@inferscope/core/clock/index.ts';
-import { Rng } from '@inferscope/core/load/index.ts';
+import { VirtualClock } from '@inferscope/core/clock';
+import { Rng } from '@inferscope/core/load';
 import type { Scenario } from '@inferscope/core/load/scenario.ts';
-import { CpuHost, simulate, validateCost, type CostModel } from '@inferscope/core/sim/index.ts';
+import { CpuHost, simulate, validateCost, type CostModel } from '@inferscope/core/sim';
 import { GcPauses, validateGcProfile } from './gc-pauses';
 import { combinedStalls, StallSchedule } from './stalls';
 import { ON_TIME, RealClockModel } from './real-clock-model';

@@ -15,9 +15,9 @@
  * and defers a timer that falls in a main-thread stall (stalls.ts) to the stall's end, looked up again when
  * it fires: a stall can begin after the timer was armed (a garbage collection a later request started).
  */
-import type { Clock, TimerHandle, VirtualClock } from '@inferscope/core/clock/index.ts';
-import type { Rng } from '@inferscope/core/load/index.ts';
-import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim/index.ts';
+import type { Clock, TimerHandle, VirtualClock } from '@inferscope/core/clock';
+import type { Rng } from '@inferscope/core/load';
+import { EmpiricalDistribution, schemaProblems } from '@inferscope/core/sim';
 import { TimerProfileSchema, type TimerProfile } from './schemas';
 import type { MainThreadStalls } from './stalls';
 

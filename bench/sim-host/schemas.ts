@@ -5,7 +5,7 @@
  * simulation's host model. Same conventions as core's schemas: closed objects, bounded numbers.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { QuantilesSchema, StallProfileSchema, schemaProblems } from '@inferscope/core/sim/index.ts';
+import { QuantilesSchema, StallProfileSchema, schemaProblems } from '@inferscope/core/sim';
 
 const closed = { additionalProperties: false } as const;
 

@@ -11,8 +11,8 @@
  * last. StallSchedule draws a stall sequence from it with a seeded Rng (Poisson starts, durations from the
  * measured quantiles), lazily and in time order, so the simulation stays reproducible.
  */
-import type { Rng } from '@inferscope/core/load/index.ts';
-import { EmpiricalDistribution, schemaProblems, STALL_THRESHOLD_US, StallProfileSchema, type StallProfile } from '@inferscope/core/sim/index.ts';
+import type { Rng } from '@inferscope/core/load';
+import { EmpiricalDistribution, schemaProblems, STALL_THRESHOLD_US, StallProfileSchema, type StallProfile } from '@inferscope/core/sim';
 
 /** core's threshold (fit-batches.ts): a gap longer than it is the thread not running, not timer behaviour */
 export { STALL_THRESHOLD_US };

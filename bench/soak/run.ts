@@ -16,7 +16,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../apps/server/src/app.ts';
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 function arg(name: string, fallback: number): number;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import calibrate from '../../apps/server/src/cli/commands/calibrate';
-import { validateCalibration, costFromCalibration, baseLatencyUs } from '@inferscope/core/sim/index.ts';
+import { validateCalibration, costFromCalibration, baseLatencyUs } from '@inferscope/core/sim';
 import { REPO } from './fixtures';
 
 test('calibrate measures text_encoder at batch 1..64 on onnxruntime and writes its table', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EventBus } from '@inferscope/core';
-import { loadModelConfig } from '@inferscope/core/config/index.ts';
+import { loadModelConfig } from '@inferscope/core/config';
 import { getBackend } from '../../apps/server/src/backends/registry';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { REPO, floats, request } from './fixtures';

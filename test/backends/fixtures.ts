@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { EventBus, type InstanceInfo, type SchedulerRequest, type InferPayload, type Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { onnxRuntimeBackend } from '../../apps/server/src/backends/onnxruntime/backend';
 import type { LoadedModel } from '../../apps/server/src/backends/types';

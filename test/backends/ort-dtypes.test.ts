@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus, type KServeDatatype, type Tensor } from '@inferscope/core';
-import { kserveToTritonDatatype, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { kserveToTritonDatatype, type ModelConfig } from '@inferscope/core/config';
 import { allocateData, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
 import { GraphBuilder, type ElemType } from '../../apps/server/src/models-gen/onnx-builder';
 import { onnxRuntimeBackend } from '../../apps/server/src/backends/onnxruntime/backend';

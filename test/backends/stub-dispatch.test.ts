@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus, type SchedulerEvent } from '@inferscope/core';
-import { RealClock } from '@inferscope/core/clock/index.ts';
+import { RealClock } from '@inferscope/core/clock';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { InferResult } from '@inferscope/core';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { instance, request } from './fixtures';

@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { getBackend } from '../../apps/server/src/backends/registry';
 import type { LoadedModel } from '../../apps/server/src/backends/types';

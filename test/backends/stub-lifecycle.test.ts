@@ -3,7 +3,7 @@
 // refuses what does not fit, live instance-count changes start and stop processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { startTestServer } from '../support/server.ts';

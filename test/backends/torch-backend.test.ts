@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { loadModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { loadModelConfig, type ModelConfig } from '@inferscope/core/config';
 import type { ComputePhases } from '@inferscope/core';
 import { torchSettings } from '../../apps/server/src/backends/pytorch/settings';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';

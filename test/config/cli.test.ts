@@ -13,7 +13,7 @@ import { parseConfigArgs } from '../../apps/server/src/config-files/args';
 import checkCommand, { renderCheckLine } from '../../apps/server/src/cli/commands/config-check';
 import printCommand from '../../apps/server/src/cli/commands/config-print';
 import type { Command } from '../../apps/server/src/cli/command';
-import { normalizeModelConfig, parseModelConfig } from '@inferscope/core/config/index.ts';
+import { normalizeModelConfig, parseModelConfig } from '@inferscope/core/config';
 
 const root = mkdtempSync(join(tmpdir(), 'inferscope-config-'));
 after(() => rmSync(root, { recursive: true, force: true }));

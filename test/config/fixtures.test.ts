@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   loadModelConfig, normalizeModelConfig, parseModelConfig, printModelConfig,
-} from '@inferscope/core/config/index.ts';
+} from '@inferscope/core/config';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
 

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { modelConfigFromJson, parseModelConfig, printModelConfig } from '@inferscope/core/config/index.ts';
+import { modelConfigFromJson, parseModelConfig, printModelConfig } from '@inferscope/core/config';
 import { SCHEMAS, type FieldSpec } from '@inferscope/core/config/schema.ts';
 import type { ModelEnsembling } from '@inferscope/core/config/types.ts';
 import { PROTO_DIR } from '../../apps/server/src/grpc/proto';

@@ -1,7 +1,7 @@
 // The ensemble plan: steps from the config, and the steps a set of requested outputs needs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseModelConfig } from '@inferscope/core/config/index.ts';
+import { parseModelConfig } from '@inferscope/core/config';
 import { buildPlan, composingModels, cycleMessage, ensembleCycle, neededSteps } from '../../apps/server/src/ensemble/plan';
 import { PIPE } from './fixtures.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import { modelConfigToJson } from '@inferscope/core/config';
 import { buildApp, type InferScopeApp } from '../../apps/server/src/app.ts';
 import { fakeRuntime, makeRepository, cfg } from '../repository/fakes.ts';
 

@@ -3,7 +3,7 @@
 // exact edges of what is accepted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { validateControlMessage } from '../../apps/server/src/live/control-validation.ts';
 
 const refused = (msg: unknown): string => {

@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RealClock } from '@inferscope/core/clock/index.ts';
-import { scenarioToArrivals, traceToScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { costFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim/index.ts';
+import { RealClock } from '@inferscope/core/clock';
+import { scenarioToArrivals, traceToScenario, type Scenario } from '@inferscope/core/load';
+import { costFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim';
 import { HttpTarget } from '../../apps/server/src/load/targets';
 import { runLoad } from '../../apps/server/src/load/runner';
 import { startRealServer } from './real-server';

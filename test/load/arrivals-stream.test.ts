@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
   PRESETS, planArrivals, scenarioToArrivals, checkPlanSize, DEFAULT_LOAD_LIMITS, LoadLimitError, findPreset, type Scenario,
-} from '@inferscope/core/load/index.ts';
+} from '@inferscope/core/load';
 
 const CUSTOM: Scenario[] = [
   { name: 'overlapping-bursts', seed: 5, models: [{ value: 'a', weight: 1 }, { value: 'b', weight: 2 }], phases: [

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serializeTrace } from '@inferscope/core/load/index.ts';
+import { serializeTrace } from '@inferscope/core/load';
 import { startRealServer, type RealServer } from '../live/real-server.ts';
 import { perf } from '../../apps/server/src/cli/commands/perf.ts';
 import { replay } from '../../apps/server/src/cli/commands/replay.ts';

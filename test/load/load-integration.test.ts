@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
-import { parseTrace, planArrivals, findPreset } from '@inferscope/core/load/index.ts';
+import { parseTrace, planArrivals, findPreset } from '@inferscope/core/load';
 import type { ControlAck, RequestQueuedEvent, SchedulerEvent } from '@inferscope/core';
 import { startRealServer, type RealServer } from '../live/real-server.ts';
 import { runAB, formatABReport } from '../../apps/server/src/load/ab-compare.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load/index.ts';
+import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
 import { parseServeArgs } from '../../apps/server/src/server-options.ts';
 import { resolveScenario } from '../../apps/server/src/load/scenario-resolver.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '@inferscope/core/clock/index.ts';
-import { planArrivals, findPreset, DEFAULT_LOAD_LIMITS, type Arrival } from '@inferscope/core/load/index.ts';
+import { VirtualClock } from '@inferscope/core/clock';
+import { planArrivals, findPreset, DEFAULT_LOAD_LIMITS, type Arrival } from '@inferscope/core/load';
 import { runLoad, runPlan, type RunResult } from '../../apps/server/src/load/runner.ts';
 import type { InferCall, InferOutcome, InferTarget } from '../../apps/server/src/load/targets.ts';
 

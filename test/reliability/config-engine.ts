@@ -7,7 +7,7 @@ import {
   parseModelConfig,
   printModelConfig,
   validateModelConfig,
-} from '@inferscope/core/config/index.ts';
+} from '@inferscope/core/config';
 import type { ConfigEngine } from '../../apps/server/src/models/runtime.ts';
 
 export const realConfigEngine: ConfigEngine = {

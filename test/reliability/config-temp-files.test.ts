@@ -11,7 +11,7 @@ import { cp, link, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBus } from '@inferscope/core';
-import { parseModelConfig } from '@inferscope/core/config/index.ts';
+import { parseModelConfig } from '@inferscope/core/config';
 import { ModelManager } from '../../apps/server/src/models/model-manager.ts';
 import { saveDelay } from './config-engine.ts';
 import { fakeRuntime, makeRepository, cfg } from '../repository/fakes.ts';

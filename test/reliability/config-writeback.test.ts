@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseModelConfig } from '@inferscope/core/config/index.ts';
+import { parseModelConfig } from '@inferscope/core/config';
 import { scanModelFolder } from '../../apps/server/src/repository/scan.ts';
 import { mulberry32 } from '../../apps/server/src/load/input-generator.ts';
 

@@ -7,7 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load/index.ts';
+import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
 import { MiB, startServer, tempRepository, type Running } from './harness.ts';
 import { connectLive, control } from './live-client.ts';
 

@@ -4,7 +4,7 @@
  * client costs the shared cores as little as possible. Every request is recorded with its outcome.
  */
 import type { FastifyInstance } from 'fastify';
-import { percentileOf } from '@inferscope/core/stats/index.ts';
+import { percentileOf } from '@inferscope/core/stats';
 
 export interface Outcome {
   id: string;

@@ -133,9 +133,10 @@ test('a request keeps its charge while it waits in the scheduler, and gives it b
   const repo = await tempRepository(['text_encoder']);
   const path = join(repo.dir, 'text_encoder/config.pbtxt');
   await writeFile(path, (await readFile(path, 'utf8')).replace('max_queue_delay_microseconds: 500', 'max_queue_delay_microseconds: 500000'));
-  const server = await startTestServer({ modelRepositories: [repo.dir], maxInflightBytes: 8 * 1024, gpuCount: 0 });
+  const server = await startTestServer({ modelRepositories: [repo.dir], maxInflightBytes: 200 * 1024, gpuCount: 0 });
   try {
-    // ~1 KiB of JSON, charged ~6 KiB: one fits in 8 KiB, two do not
+    // ~1 KiB of JSON, charged its estimated memory while it runs (450 tokens x 256 bytes of embedding rows,
+    // ~118 KiB: memory/request-cost.ts): one fits in 200 KiB, two do not
     const payload = { inputs: [{ name: 'token_ids', datatype: 'INT64', shape: [1, 450], data: new Array(450).fill(7) }] };
     const url = '/v2/models/text_encoder/infer';
     const first = server.built.app.inject({ method: 'POST', url, payload });

@@ -11,7 +11,8 @@
  * HTTP, so its cost is not on the server's event loop; the light closed loops around it use inject().
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { SchedulerEvent } from '@inferscope/core';
+import type { SchedulerEvent, Tensor } from '@inferscope/core';
+import { requestMemoryCost } from '../../apps/server/src/memory/request-cost.ts';
 import { defaultInflightLimit, requestCharge } from '../../apps/server/src/http/inflight-bytes.ts';
 import { DEFAULT_INFER_BODY_LIMIT } from '../../apps/server/src/kserve/routes.ts';
 import { threadId } from 'node:worker_threads';
@@ -197,8 +198,12 @@ test('no max_queue_size: the server stays up, answers everything it accepts, mem
   assert.equal(ok + overMemory, over.outcomes.length, 'every request answered 200, or refused over the in-flight bytes limit');
   // Refused only once the budget is full: at least as many are accepted as fit in it at once (how many more
   // depends on how fast the host lets the server drain during the flood: 47-59% of all were seen).
+  // a request is charged its body, grown to its estimated memory while it runs (memory/request-cost.ts)
   const b = body('cnn_unbounded')();
-  const fitAtOnce = Math.floor(defaultInflightLimit() / requestCharge({ headers: { ...b.headers, 'content-length': String(b.body.byteLength) } }, DEFAULT_INFER_BODY_LIMIT));
+  const bodyCharge = requestCharge({ headers: { ...b.headers, 'content-length': String(b.body.byteLength) } }, DEFAULT_INFER_BODY_LIMIT);
+  const config = server.manager.get('cnn_unbounded')!.config;
+  const image: Tensor = { name: 'image', datatype: 'FP32', shape: [8, 3, 64, 64], data: new Float32Array(8 * 3 * 64 * 64) };
+  const fitAtOnce = Math.floor(defaultInflightLimit() / Math.max(bodyCharge, requestMemoryCost(config, [image], 8).total));
   assert.ok(ok >= Math.min(over.outcomes.length, fitAtOnce), `only ${ok} of ${over.outcomes.length} accepted, though ${fitAtOnce} fit in the in-flight budget at once`);
   const bound = over.outcomes.length * RSS_PER_REQUEST_BOUND;
   assert.ok(peakRss - idle.rss < bound, `rss peak +${((peakRss - idle.rss) / MiB).toFixed(0)} MiB, bound ${(bound / MiB).toFixed(0)} MiB for ${over.outcomes.length} requests`);

@@ -11,7 +11,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, ROOT, MiB, type Running } from './harness.ts';
-import { validateScenario } from '@inferscope/core/load/index.ts';
+import { validateScenario } from '@inferscope/core/load';
 import { validateControlMessage } from '../../apps/server/src/live/control-validation.ts';
 import { MAX_MESSAGE_CHARS } from '../../apps/server/src/http/json-guard.ts';
 import { connectLive, control } from './live-client.ts';

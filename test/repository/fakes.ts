@@ -7,7 +7,7 @@ import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigChange, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
-import type { PatchResult } from '@inferscope/core/scheduler/index.ts';
+import type { PatchResult } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import type { ModelRuntime, SchedulerLike, SchedulerFactoryOptions, ConfigProblem } from '../../apps/server/src/models/runtime.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EventBus } from '@inferscope/core';
-import { parseModelConfig, normalizeModelConfig } from '@inferscope/core/config/index.ts';
+import { parseModelConfig, normalizeModelConfig } from '@inferscope/core/config';
 import { ModelManager } from '../../apps/server/src/models/model-manager.ts';
 import { defaultRuntime } from '../../apps/server/src/models/default-runtime.ts';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';

@@ -10,7 +10,7 @@ import {
   findDuplicateModels,
   diffRepository,
   guessPlatform,
-} from '@inferscope/core/repository/index.ts';
+} from '@inferscope/core/repository';
 
 test('version folders: positive integers only, Triton rules for odd names', () => {
   assert.deepEqual(classifyVersionFolder('1'), { version: 1 });

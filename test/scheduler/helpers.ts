@@ -1,6 +1,6 @@
 /** Test doubles for the scheduler: a hand-driven executor and a harness on a VirtualClock. No sleeps. */
 import { EventBus, type SchedulerEvent } from '@inferscope/core/events.ts';
-import { VirtualClock } from '@inferscope/core/clock/index.ts';
+import { VirtualClock } from '@inferscope/core/clock';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';
 import type { ComputePhases, Executor, InstanceInfo, SchedulerRequest } from '@inferscope/core/scheduler/types.ts';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   PRESETS, findPreset, scenarioToArrivals, validateScenario, ScenarioError, parseTrace, serializeTrace, traceToScenario, TraceError,
   applyOverrides, nominalRate, Rng, type Scenario,
-} from '@inferscope/core/load/index.ts';
+} from '@inferscope/core/load';
 
 test('presets: the names a class knows, all valid', () => {
   for (const name of ['steady', 'poisson', 'burst', 'ramp', 'overload', 'lunch-rush', 'mixed-priorities', 'trickle']) assert.ok(findPreset(name), name);

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runNaiveBatcher, runCourseDemo, courseArrivals, COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
+import { runNaiveBatcher, runCourseDemo, courseArrivals, COURSE_DEFAULTS } from '@inferscope/core/sim';
 
 const opts = { maxBatch: 4, processUs: 100, maxWaitUs: 300 };
 

@@ -15,7 +15,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus, type SchedulerEvent } from '@inferscope/core/events.ts';
-import { VirtualClock } from '@inferscope/core/clock/index.ts';
+import { VirtualClock } from '@inferscope/core/clock';
 import { Rng } from '@inferscope/core/load/rng.ts';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler/config-input.ts';

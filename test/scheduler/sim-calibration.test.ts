@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   BUNDLED_CALIBRATIONS, batchingGain, bundledCalibration, calibratedCost, CpuHost, fitLinear, simulate, validateCalibration, CalibrationError,
-} from '@inferscope/core/sim/index.ts';
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
-import type { Scenario } from '@inferscope/core/load/index.ts';
+} from '@inferscope/core/sim';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
+import type { Scenario } from '@inferscope/core/load';
 
 test('every bundled model has a calibration measured at batch 1..64, increasing with the batch', () => {
   for (const m of ['mlp_classifier', 'cnn_classifier', 'text_encoder']) {

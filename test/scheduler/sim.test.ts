@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSimulation, simulate, baseLatencyUs, validateCost } from '@inferscope/core/sim/index.ts';
-import { findPreset, type Scenario } from '@inferscope/core/load/index.ts';
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import { createSimulation, simulate, baseLatencyUs, validateCost } from '@inferscope/core/sim';
+import { findPreset, type Scenario } from '@inferscope/core/load';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 
 const config: SchedulerConfigInput = { name: 'mlp', max_batch_size: 16, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } };
 const small = (name: string, rate?: number): Scenario => ({ ...findPreset(name)!, phases: findPreset(name)!.phases.map((p) => ({ ...p, duration_s: Math.min(p.duration_s, 2) })) });

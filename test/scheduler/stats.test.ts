@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LogHistogram, ModelAggregator, AggregatorSet, littlesLaw, Rolling } from '@inferscope/core/stats/index.ts';
-import { Rng, findPreset } from '@inferscope/core/load/index.ts';
-import { createSimulation, percentile } from '@inferscope/core/sim/index.ts';
+import { LogHistogram, ModelAggregator, AggregatorSet, littlesLaw, Rolling } from '@inferscope/core/stats';
+import { Rng, findPreset } from '@inferscope/core/load';
+import { createSimulation, percentile } from '@inferscope/core/sim';
 
 test('log histogram percentiles stay within 1% of the exact value', () => {
   const r = new Rng(11);

@@ -39,7 +39,7 @@ test('the dashboard imports no node built-in and nothing from the server; the se
   assert.ok((await problems('apps/web/src/probe.ts', "import { readFileSync } from 'node:fs';\n")).length > 0);
   assert.ok((await problems('apps/web/src/probe.ts', "import { buildApp } from '../../server/src/app.ts';\n")).length > 0);
   assert.ok((await problems('apps/server/src/probe.ts', "import { App } from '../../web/src/App.tsx';\n")).length > 0);
-  assert.deepEqual(await problems('apps/server/src/probe.ts', "import { readFileSync } from 'node:fs';\nimport { RealClock } from '@inferscope/core/clock/index.ts';\nexport { readFileSync, RealClock };\n"), []);
+  assert.deepEqual(await problems('apps/server/src/probe.ts', "import { readFileSync } from 'node:fs';\nimport { RealClock } from '@inferscope/core/clock';\nexport { readFileSync, RealClock };\n"), []);
 });
 
 test('no product code imports the bench workspace; the bench imports the product', async () => {
@@ -52,7 +52,19 @@ test('no product code imports the bench workspace; the bench imports the product
     const found = await problems(path, `${code}\nexport { x };\n`);
     assert.ok(found.some((p) => p.startsWith('no-restricted-imports')), `${code} was allowed in ${path}`);
   }
-  assert.deepEqual(await problems('bench/sim/probe.ts', "import { RealClock } from '@inferscope/core/clock/index.ts';\nimport { buildApp } from '../../apps/server/src/app.ts';\nexport { RealClock, buildApp };\n"), []);
+  assert.deepEqual(await problems('bench/sim/probe.ts', "import { RealClock } from '@inferscope/core/clock';\nimport { buildApp } from '../../apps/server/src/app.ts';\nexport { RealClock, buildApp };\n"), []);
+});
+
+test('the apps import core by area, never a file inside one', async () => {
+  for (const [path, code] of [
+    ['apps/server/src/probe.ts', "import { MinHeap as x } from '@inferscope/core/util/min-heap.ts';"],
+    ['apps/web/src/probe.ts', "import { parseModelConfig as x } from '@inferscope/core/config/parser.ts';"],
+    ['apps/server/src/probe.ts', "import type { SchedulerEvent as x } from '@inferscope/core/events.ts';"],
+  ]) {
+    const found = await problems(path, `${code}\nexport { x };\n`);
+    assert.ok(found.some((p) => p.startsWith('no-restricted-imports')), `${code} was allowed in ${path}`);
+  }
+  assert.deepEqual(await problems('apps/web/src/probe.ts', "import { MinHeap } from '@inferscope/core/util';\nimport { parseModelConfig } from '@inferscope/core/config';\nexport { MinHeap, parseModelConfig };\n"), []);
 });
 
 test('a disable comment must name a rule that is on and needed', async () => {

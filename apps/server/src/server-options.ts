@@ -7,7 +7,7 @@ import { parseBytes, parseMemoryBudget } from './memory/ledger';
 import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
-import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load/index.ts';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 

@@ -5,7 +5,7 @@
  * the exact demo. Parsing is forgiving: a bad value falls back to
  * the default instead of breaking the page, because people paste and edit these links by hand.
  */
-import { LIVE_LIMITS, withinLimit } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS, withinLimit } from '@inferscope/core/live-config';
 import { LANGUAGES, type Lang } from './strings';
 
 export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;

@@ -1,7 +1,7 @@
 /** Teaching mode takes a live server's own calibration when it has one and keeps the shipped one otherwise. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { calibrationFromBatches, baseLatencyUs } from '@inferscope/core/sim/index.ts';
+import { calibrationFromBatches, baseLatencyUs } from '@inferscope/core/sim';
 import { calibrationFor, calibrationStore, dropLiveCalibrations, hasLiveServer, loadLiveCalibrations } from '../src/teach/calibrations';
 import { measuredCost } from '../src/teach/models';
 

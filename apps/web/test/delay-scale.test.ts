@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DELAY_TRACK, delayAt, positionOf } from '../src/controls/delay-scale.ts';
-import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS } from '@inferscope/core/live-config';
 
 test('the delay slider is logarithmic: 0-5 ms takes most of the track, not its first 5%', () => {
   assert.equal(delayAt(0), 0);

@@ -10,7 +10,7 @@ import { runExperiment } from '../src/teach/experiments';
 import { LESSONS, SPEEDS } from '../src/teach/lessons';
 import { setLanguage, stringsFor, LANGUAGES } from '../src/strings';
 import { calibrationStore, dropLiveCalibrations } from '../src/teach/calibrations';
-import { bundledCalibration, baseLatencyUs, simulate, type Calibration } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration, baseLatencyUs, simulate, type Calibration } from '@inferscope/core/sim';
 import { measuredCost } from '../src/teach/models';
 import { toCoreScenario } from '../src/teach/engine';
 

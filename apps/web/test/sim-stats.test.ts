@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSimulation } from '@inferscope/core/sim/index.ts';
+import { createSimulation } from '@inferscope/core/sim';
 import { SimStats } from '../src/teach/sim-stats';
 import { toCoreScenario } from '../src/teach/engine';
 import { LESSONS } from '../src/teach/lessons';

@@ -3,7 +3,7 @@
  * Backends Triton has but InferScope does not are named explicitly, so the model's UNAVAILABLE reason
  * says "not available here" rather than "unknown".
  */
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { BackendUnavailableError, type Backend } from './types';
 import { onnxRuntimeBackend } from './onnxruntime/backend';
 import { pytorchBackend } from './pytorch/backend';

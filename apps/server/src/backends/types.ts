@@ -5,7 +5,7 @@
  * whose execute runs one batch on one instance.
  */
 import type { Executor, InferPayload, InferResult } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ServerCalls } from './stub/server-calls';
 

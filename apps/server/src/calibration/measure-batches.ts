@@ -5,8 +5,8 @@
  * same-run baseline (whose host measurements are bench/calibration/host-measures.ts).
  */
 import type { InferPayload, SchedulerRequest, Tensor, Executor, InferResult, InstanceInfo } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import type { BatchRecord } from '@inferscope/core/sim/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import type { BatchRecord } from '@inferscope/core/sim';
 
 export const CALIBRATION_SIZES = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64];
 

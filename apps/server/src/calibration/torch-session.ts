@@ -5,7 +5,7 @@
  * No stub, no frames, no process hop: what the network costs in torch itself.
  */
 import { execFile } from 'node:child_process';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { resolvePython } from '../backends/stub/plan';
 
 const SCRIPT = String.raw`

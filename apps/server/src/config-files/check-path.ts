@@ -8,8 +8,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   formatIssue, loadModelConfig, validateEnsembleSteps, type ConfigError, type ConfigIssue, type ModelConfig,
-} from '@inferscope/core/config/index.ts';
-import { CONFIG_FILE, describeModelFolder, modelFoldersOf, selectVersions } from '@inferscope/core/repository/index.ts';
+} from '@inferscope/core/config';
+import { CONFIG_FILE, describeModelFolder, modelFoldersOf, selectVersions } from '@inferscope/core/repository';
 import { READ_LIMITS, readRegularFileSync } from '../repository/safe-read';
 
 /** config files as the server reads them: regular files only, capped (a FIFO must not hang the CLI) */

@@ -15,7 +15,7 @@
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import { InferError, errors, SchedulerError } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { SchedulerLike, SchedulerView } from '../models/runtime';
 import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
 import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';

@@ -7,8 +7,8 @@
  * unloaded, whatever the order the repository is loaded in.
  */
 import type { EventBus, InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
-import { validateEnsembleSteps } from '@inferscope/core/config/index.ts';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { validateEnsembleSteps } from '@inferscope/core/config';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { ServedModel, VersionSlot } from '../models/types';
 import { EnsembleScheduler } from './ensemble-scheduler';
 import { composingModels, cycleMessage, ensembleCycle } from './plan';

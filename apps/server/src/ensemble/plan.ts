@@ -4,7 +4,7 @@
  * Like Triton's EnsembleContext, a request that asks for some outputs only runs the steps those outputs
  * depend on (backward traversal from the requested outputs). Pure: no I/O, no scheduler.
  */
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 
 export interface StepPlan {
   index: number;

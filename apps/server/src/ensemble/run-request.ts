@@ -8,7 +8,7 @@
  */
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
 import { asInferError, SchedulerError } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { capMessage } from '../http/json-guard';
 import { encodeBinaryData } from '../kserve/binary-data';
 import { modelSpecFor } from '../kserve/model-spec';

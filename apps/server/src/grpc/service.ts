@@ -9,7 +9,7 @@
  * write on a cancelled call).
  */
 import type { sendUnaryData, ServerDuplexStream, ServerUnaryCall, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import { modelConfigToJson } from '@inferscope/core/config';
 import type { ModelManager } from '../models/model-manager';
 import { ClientGone, type CancelSignal } from '../models/cancellable';
 import type { StatsCollector } from '../stats/collector';

@@ -11,7 +11,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { cpus, platform } from 'node:os';
 import type { EventBus } from '@inferscope/core';
-import { BatchLog, CalibrationError, type Calibration } from '@inferscope/core/sim/index.ts';
+import { BatchLog, CalibrationError, type Calibration } from '@inferscope/core/sim';
 import type { ModelManager } from '../models/model-manager';
 import { modelParams } from './models';
 import { errors, InferError } from '@inferscope/core';

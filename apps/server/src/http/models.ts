@@ -4,8 +4,8 @@
  * not READY -> 503; readiness answers the same lookup (see `ready` below).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository/index.ts';
-import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config/index.ts';
+import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository';
+import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from '@inferscope/core';
 import { resolveModel } from '../kserve/resolve-model';

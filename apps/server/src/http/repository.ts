@@ -4,7 +4,7 @@
  * Triton's message and 503).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkModelName } from '@inferscope/core/repository/index.ts';
+import { checkModelName } from '@inferscope/core/repository';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from '@inferscope/core';
 import { objectBody } from './json-body';

@@ -5,7 +5,7 @@
  * state-changing routes.
  */
 import type { FastifyInstance } from 'fastify';
-import { checkModelName } from '@inferscope/core/repository/index.ts';
+import { checkModelName } from '@inferscope/core/repository';
 import { errors } from '@inferscope/core';
 import { parseTraceUpdate, toWire, type TraceSettings } from '../trace/trace-settings';
 import type { Tracer } from '../trace/tracer';

@@ -5,7 +5,7 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { elementByteSize, viewData } from '@inferscope/core/tensor/dtypes.ts';
+import { elementByteSize, viewData } from '@inferscope/core/tensor';
 
 /**
  * Decode one input's bytes, without a new ArrayBuffer per request (this is the hot path: allocating one

@@ -3,7 +3,7 @@
  * ranges and the FP16 <-> number conversion (FP16 travels as raw Uint16 bits, see core/src/tensor/types.ts).
  */
 import type { KServeDatatype } from '@inferscope/core';
-import { isNumericDatatype } from '@inferscope/core/tensor/dtypes.ts';
+import { isNumericDatatype } from '@inferscope/core/tensor';
 
 /** Inclusive integer ranges; 64-bit types are checked as BigInt. */
 export const INT_RANGE: Partial<Record<KServeDatatype, [number, number]>> = {

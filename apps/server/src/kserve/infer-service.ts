@@ -11,7 +11,7 @@ import { describeError } from '../http/errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
 import type { ParsedRequest, ShmRef } from './parse-request';
 import { byteSizeMismatch, encodeBinaryData } from './binary-data';
-import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
+import { elementByteSize } from '@inferscope/core/tensor';
 import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';

@@ -6,7 +6,7 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { allocateData } from '@inferscope/core/tensor/dtypes.ts';
+import { allocateData } from '@inferscope/core/tensor';
 import { INT_RANGE, floatToHalf, halfToFloat } from './datatypes';
 
 const SHAPE_MISMATCH = "Unable to parse 'data': Shape does not match true shape of 'data' field";

@@ -4,8 +4,8 @@
  * `dims` (never `reshape`: that is the backend's business), and so do we.
  */
 import type { KServeDatatype } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { tritonToKServeDatatype } from '@inferscope/core/config/datatype.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { tritonToKServeDatatype } from '@inferscope/core/config';
 
 export interface IOSpec {
   name: string;

@@ -14,7 +14,7 @@
 import { InferError, errors } from '@inferscope/core';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@inferscope/core/config/index.ts';
+import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@inferscope/core/config';
 import type { ModelManager } from '../models/model-manager';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
 import type { PrivateFolders } from '../repository/private-folders';

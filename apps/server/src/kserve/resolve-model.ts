@@ -9,7 +9,7 @@
  * answers one way.
  */
 import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { errors } from '@inferscope/core';
 import type { CancelSignal } from '../models/cancellable';
 

@@ -7,7 +7,7 @@
  * free again then, as in Triton); the stream ends with its final response or an error.
  */
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 
 export interface ResponseStream {
   /**

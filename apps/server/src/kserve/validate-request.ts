@@ -10,7 +10,7 @@ import { decodeBinaryData } from './binary-data';
 import { decodeJsonData } from './json-data';
 import { dimsToString, type IOSpec, type ModelSpec } from './model-spec';
 import type { ParsedInput, ParsedRequest, ShmRef } from './parse-request';
-import { elementByteSize } from '@inferscope/core/tensor/dtypes.ts';
+import { elementByteSize } from '@inferscope/core/tensor';
 
 export interface DecodedInferRequest {
   id?: string;

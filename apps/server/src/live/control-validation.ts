@@ -9,7 +9,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
 import { depthExceeds, NESTING_MESSAGE } from '../http/json-guard';
 import type { ControlAction, ControlMessage } from '@inferscope/core';
-import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema } from '@inferscope/core/live/control-schema.ts';
+import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema } from '@inferscope/core/live';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -18,7 +18,7 @@ import { CONTROL_REFUSAL } from '../control/guard';
 import { capMessage } from '../http/json-guard';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { StatsHistory } from './stats-history';
-import { AggregatorSet } from '@inferscope/core/stats/index.ts';
+import { AggregatorSet } from '@inferscope/core/stats';
 import type { AggregateSource, LiveGatewayDeps } from './types';
 
 /** core's per-model aggregates (throughput, percentiles, queue depth, batch sizes) over a rolling window */

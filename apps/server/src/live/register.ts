@@ -37,7 +37,7 @@ export interface RegisterLiveOptions {
   frameIntervalMs?: number;
   statsIntervalMs?: number;
   /** what one load run may ask for (default: core's DEFAULT_LOAD_LIMITS) */
-  loadLimits?: import('@inferscope/core/load/index.ts').LoadLimits;
+  loadLimits?: import('@inferscope/core/load').LoadLimits;
   /** the server's event-loop delay, shown with the stats */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
 }

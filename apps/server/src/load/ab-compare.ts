@@ -5,10 +5,10 @@
  * the rounds and a side is called better only when the spread separates them (ab-verdict.ts). Client
  * figures come from the runner, server figures (batch sizes, rejections) from the bus or the stats API.
  */
-import type { LoadPlan } from '@inferscope/core/load/index.ts';
-import { RealClock, type Clock } from '@inferscope/core/clock/index.ts';
+import type { LoadPlan } from '@inferscope/core/load';
+import { RealClock, type Clock } from '@inferscope/core/clock';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
-import { parseLivePath } from '@inferscope/core/live-config/index.ts';
+import { parseLivePath } from '@inferscope/core/live-config';
 import type { ControlTarget } from '../live/types';
 import { runPlan, type LatencySummary } from './runner';
 import type { InferTarget } from './targets';

@@ -4,7 +4,7 @@
  * scheduled send and its actual send. Send lag is the generator's own accuracy: when it is large, the
  * figures describe the client, not the server.
  */
-import { LogHistogram } from '@inferscope/core/stats/index.ts';
+import { LogHistogram } from '@inferscope/core/stats';
 import type { LoadClientFigures } from '@inferscope/core';
 
 export interface RunCounters {

@@ -6,10 +6,10 @@
  * Payloads are cached per (batch size, shape): random data per request would make the generator, not the
  * server, the bottleneck, and the scheduler does not care about values.
  */
-import { allocateData } from '@inferscope/core/tensor/dtypes.ts';
-import { tritonToKServeDatatype } from '@inferscope/core/config/datatype.ts';
+import { allocateData } from '@inferscope/core/tensor';
+import { tritonToKServeDatatype } from '@inferscope/core/config';
 import type { InferPayload, KServeDatatype, Tensor } from '@inferscope/core';
-import { mulberry32 } from '@inferscope/core/load/rng.ts';
+import { mulberry32 } from '@inferscope/core/load';
 
 export interface ModelInputSpec {
   name: string;

@@ -8,7 +8,7 @@
  */
 import { join } from 'node:path';
 import type { EventBus, LoadProgress } from '@inferscope/core';
-import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load/index.ts';
+import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
 import type { LoadControl, StartLoadRequest } from '../live/types';
 import { Recorder, timestampName } from './recorder';
 import type { RunProgress, RunResult } from './runner';

@@ -12,7 +12,7 @@
 import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
-import { arrivalLine } from '@inferscope/core/load/index.ts';
+import { arrivalLine } from '@inferscope/core/load';
 import { traceHeaderLine } from './trace-file';
 import type { LoadArrival } from './runner';
 

@@ -5,7 +5,7 @@
  * memory, within 1%), so a run of a million requests costs no more than one of ten.
  */
 import type { EventBus, LoadServerFigures, SchedulerEvent } from '@inferscope/core';
-import { LogHistogram } from '@inferscope/core/stats/index.ts';
+import { LogHistogram } from '@inferscope/core/stats';
 
 export class RunServerFigures {
   private readonly latency = new LogHistogram();

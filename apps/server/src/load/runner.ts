@@ -10,8 +10,8 @@
  *
  * Stopping stops sending; requests already sent are still awaited, so every request counts exactly once.
  */
-import type { Clock } from '@inferscope/core/clock/index.ts';
-import { DEFAULT_LOAD_LIMITS, type Arrival, type ClosedLoopPhase, type LoadLimits, type LoadPlan, type RequestSampler } from '@inferscope/core/load/index.ts';
+import type { Clock } from '@inferscope/core/clock';
+import { DEFAULT_LOAD_LIMITS, type Arrival, type ClosedLoopPhase, type LoadLimits, type LoadPlan, type RequestSampler } from '@inferscope/core/load';
 import type { LoadClientFigures } from '@inferscope/core';
 import { ClientStats, type LatencySummary, type RunCounters } from './client-stats';
 import type { InferCall, InferTarget } from './targets';

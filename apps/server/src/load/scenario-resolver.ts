@@ -4,7 +4,7 @@
  * a lazy stream built where it is sent (generator/job.ts), and its size is checked against the limits
  * before a thread is even started.
  */
-import { checkPlanSize, findPreset, planArrivals, PRESETS, validateScenario, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load/index.ts';
+import { checkPlanSize, findPreset, planArrivals, PRESETS, validateScenario, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load';
 import type { StartLoadRequest } from '../live/types';
 
 export function resolveScenario(req: StartLoadRequest, limits: LoadLimits): { scenario: Scenario; overrides: ScenarioOverrides; name: string; seed: number } {

@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseTrace, TraceError, TraceReader, type Arrival, type Trace } from '@inferscope/core/load/index.ts';
+import { parseTrace, TraceError, TraceReader, type Arrival, type Trace } from '@inferscope/core/load';
 import { checkRegular, READ_LIMITS, readRegularText, UnsafeFileError } from '../repository/safe-read';
 
 export function traceHeaderLine(extra: Record<string, unknown> = {}): string {

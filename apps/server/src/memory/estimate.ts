@@ -5,8 +5,8 @@
  * Activations are not known without running shape inference, so they are modelled as a multiple of the
  * bytes each sample brings in and takes out. The figure is deliberately rough and labelled 'modelled'.
  */
-import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config/index.ts';
-import { datatypeByteSize } from '@inferscope/core/config/index.ts';
+import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config';
+import { datatypeByteSize } from '@inferscope/core/config';
 
 /**
  * A session's own bookkeeping and arena slack beyond weights and activations. Measured here (RSS growth

@@ -14,8 +14,8 @@
  * times the bytes in and out.
  */
 import type { Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { datatypeByteSize } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { datatypeByteSize } from '@inferscope/core/config';
 import { ACTIVATION_FACTOR } from './estimate';
 
 export const ACTIVATION_PARAMETER = 'activation_bytes_per_input_element';

@@ -2,7 +2,7 @@
  * A seeded pseudo-random generator for model weights and test data. Mulberry32: tiny, fast, and the
  * same sequence on every machine, which is what makes the generated .onnx files byte-identical.
  */
-import { mulberry32 } from '@inferscope/core/load/rng.ts';
+import { mulberry32 } from '@inferscope/core/load';
 
 export class Prng {
   /** uniform in [0, 1) */

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
+import { CONFIG_FILE } from '@inferscope/core/repository';
 import { processAlive } from '../process-alive';
 
 /** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */

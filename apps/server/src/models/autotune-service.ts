@@ -10,10 +10,10 @@ import type { AutotuneChangeReason } from '@inferscope/core';
 import {
   AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, autotuneWarnings, costOf, initialAutotuneState, ObservedCost, WindowCollector,
   type AutotuneState, type AutotuneStep, type BatchCost,
-} from '@inferscope/core/autotune/index.ts';
+} from '@inferscope/core/autotune';
 
-import { bundledCalibration, costFromCalibration } from '@inferscope/core/sim/index.ts';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { bundledCalibration, costFromCalibration } from '@inferscope/core/sim';
+import type { ModelConfig } from '@inferscope/core/config';
 
 /** what the model's snapshot says about its tuner */
 export interface AutotuneStatus {

@@ -5,8 +5,8 @@
  * Any failure becomes the model's UNAVAILABLE reason; nothing here throws.
  */
 import { join } from 'node:path';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { DEFAULT_MODEL_FILENAMES, guessPlatform, selectVersions, type VersionSelection } from '@inferscope/core/repository/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { DEFAULT_MODEL_FILENAMES, guessPlatform, selectVersions, type VersionSelection } from '@inferscope/core/repository';
 import type { ScannedModel, ScannedVersion } from '../repository/scan';
 import type { ModelRuntime } from './runtime';
 import { cleanConfigTemps } from './atomic-file';

@@ -2,7 +2,7 @@
  * The real seams of the ModelManager: core's config engine, the backend registry (onnxruntime ...),
  * core's ModelScheduler on the real clock, and the memory ledger's budget pre-check.
  */
-import { RealClock, ModelScheduler, type SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import { RealClock, ModelScheduler, type SchedulerConfigInput } from '@inferscope/core/scheduler';
 import {
   parseModelConfigWithLocations,
   normalizeModelConfig,
@@ -12,7 +12,7 @@ import {
   locate,
   type ModelConfig,
   type SourceLocations,
-} from '@inferscope/core/config/index.ts';
+} from '@inferscope/core/config';
 import type { InferPayload, InferResult } from '@inferscope/core';
 import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';

@@ -5,12 +5,12 @@
  */
 import { InferError } from '@inferscope/core';
 import type { DynamicBatchingPatch } from '@inferscope/core';
-import { PolicyError } from '@inferscope/core/scheduler/index.ts';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { PolicyError } from '@inferscope/core/scheduler';
+import type { ModelConfig } from '@inferscope/core/config';
 import {
   parseLivePath, planBatchingChange, planInstanceCount, readLivePath, writeLivePath,
   type BatchingChange, type InstanceCountChange,
-} from '@inferscope/core/live-config/index.ts';
+} from '@inferscope/core/live-config';
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);

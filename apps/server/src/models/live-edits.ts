@@ -6,7 +6,7 @@
  */
 import { InferError } from '@inferscope/core';
 import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
 import type { ModelEntry } from './model-load';

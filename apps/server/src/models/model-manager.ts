@@ -9,7 +9,7 @@
  */
 import type { AutotuneChangeReason, EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
 import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
-import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository/index.ts';
+import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';

@@ -4,8 +4,8 @@
  * of those modules; ./default-runtime.ts wires the real ones.
  */
 import type { AutotuneChangeReason, EventBus, Executor, InferPayload, InferResult, SchedulerRequest, InstanceSnapshot } from '@inferscope/core';
-import type { PatchResult } from '@inferscope/core/scheduler/index.ts';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { PatchResult } from '@inferscope/core/scheduler';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
 
 /** A config problem; line/column when it comes from the text. */

@@ -11,10 +11,10 @@
 import { InferError } from '@inferscope/core';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
-import { CONFIG_FILE } from '@inferscope/core/repository/index.ts';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import { CONFIG_FILE } from '@inferscope/core/repository';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { SharedConfigFile as SharedFile } from '@inferscope/core';
-import { parseLivePath, readLivePath } from '@inferscope/core/live-config/index.ts';
+import { parseLivePath, readLivePath } from '@inferscope/core/live-config';
 import { scanModelFolder } from '../repository/scan';
 import { READ_LIMITS, readRegularFileStat } from '../repository/safe-read';
 import type { ModelEntry } from './model-manager';

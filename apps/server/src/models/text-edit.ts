@@ -4,9 +4,9 @@
  * comments, order and layout. Anything it cannot place returns undefined and the caller prints the whole
  * config instead. The caller verifies the result parses back to the expected config either way.
  */
-import { parseModelConfigWithLocations, type SourcePosition } from '@inferscope/core/config/index.ts';
-import { tokenize, type Token } from '@inferscope/core/config/lexer.ts';
-import { parseLivePath } from '@inferscope/core/live-config/index.ts';
+import { parseModelConfigWithLocations, type SourcePosition } from '@inferscope/core/config';
+import { tokenize, type Token } from '@inferscope/core/config';
+import { parseLivePath } from '@inferscope/core/live-config';
 
 export interface FieldEdit {
   /** 'max_batch_size' | 'dynamic_batching.<field>' | 'instance_group[<i>].count' */

@@ -1,6 +1,6 @@
 /** What the ModelManager tells others about its models. */
 import type { ModelState, ModelSnapshot } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { LoadedModelLike, SchedulerLike } from './runtime';
 
 /** One model version as listed: the live gateway's ModelSnapshot (same fields). */

@@ -15,7 +15,7 @@ import {
   findDuplicateModels,
   modelFoldersOf,
   type ListingEntry,
-} from '@inferscope/core/repository/index.ts';
+} from '@inferscope/core/repository';
 import { READ_LIMITS, readRegularText } from './safe-read';
 
 export interface ScannedFile {

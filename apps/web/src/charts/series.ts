@@ -4,7 +4,7 @@
  */
 import { FAILURE_REASONS, type FailureReason, type ModelAggregate, type StatsMessage } from '@inferscope/core';
 import { aggregatesFor } from './scales';
-import { percentileOf } from '@inferscope/core/stats/index.ts';
+import { percentileOf } from '@inferscope/core/stats';
 
 export interface SeriesPoint {
   t: number;

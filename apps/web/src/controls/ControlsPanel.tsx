@@ -11,7 +11,7 @@ import { batchingOf, activeInstances, formatDelay } from '../store/config-paths'
 import { controlTarget, firstGroup, parseSizes } from './target';
 import { DELAY_TRACK, delayAt, positionOf } from './delay-scale';
 import { versionLabel } from '../store/select';
-import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { S } from '../strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';

@@ -4,7 +4,7 @@
  * (Triton's "send what is there"); the rest of the track runs from LOWEST_US to the limit table's
  * sliderMax, each value rounded to two significant digits so the slider lands on round numbers.
  */
-import { LIVE_LIMITS } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS } from '@inferscope/core/live-config';
 
 const DELAY = LIVE_LIMITS.max_queue_delay_microseconds;
 export const DELAY_TRACK = 1000;

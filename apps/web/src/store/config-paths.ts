@@ -1,5 +1,5 @@
 /** Helpers that read and patch a model's JSON config by Triton field names (shared by store and controls). */
-import { parseLivePath, writeLivePath } from '@inferscope/core/live-config/index.ts';
+import { parseLivePath, writeLivePath } from '@inferscope/core/live-config';
 import type { ModelLive } from './live-types';
 
 export interface BatchingView {

@@ -7,13 +7,13 @@
 import { useMemo } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { appStore, useApp } from '../store/app-store';
-import { COURSE_DEFAULTS, runCourseDemo, type CourseDemoResult } from '@inferscope/core/sim/index.ts';
+import { COURSE_DEFAULTS, runCourseDemo, type CourseDemoResult } from '@inferscope/core/sim';
 import { sendControl } from '../live/control';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 import { lessonById } from './lessons';
 import { playback } from './playback';
-import { sliderRange } from '@inferscope/core/live-config/index.ts';
+import { sliderRange } from '@inferscope/core/live-config';
 
 // The demo's sliders span what the lesson shows (batches up to 8, half a second of delay) inside the
 // live limits the server applies to the same fields.

@@ -10,7 +10,7 @@ import { activeInstances, batchingOf, formatDelay } from '../store/config-paths'
 import { S } from '../strings';
 import { firstGroup } from '../controls/target';
 import type { LessonKnob as Knob } from './lessons';
-import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config/index.ts';
+import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config';
 
 /** The lesson's delay slider spans the first 5 ms (where batching changes most) within the live limit. */
 const DELAY = sliderRange('max_queue_delay_microseconds', 5000);

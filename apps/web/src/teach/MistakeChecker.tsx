@@ -4,7 +4,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { takeFocus } from './focus';
-import { formatIssue, loadModelConfig } from '@inferscope/core/config/index.ts';
+import { formatIssue, loadModelConfig } from '@inferscope/core/config';
 import { S } from '../strings';
 import { appStore } from '../store/app-store';
 

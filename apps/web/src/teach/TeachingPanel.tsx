@@ -17,7 +17,7 @@ import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 import { calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
-import { bundledCalibration } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration } from '@inferscope/core/sim';
 
 /** the models whose costs the lessons take from a calibration */
 const CALIBRATED = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'];

@@ -6,7 +6,7 @@
  * shipped ones.
  */
 import { createStore } from 'zustand/vanilla';
-import { bundledCalibration, validateCalibration, type Calibration } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration, validateCalibration, type Calibration } from '@inferscope/core/sim';
 import { appStore } from '../store/app-store';
 
 export interface CalibrationSources {

@@ -6,9 +6,9 @@
  * modelled memory ledger and its budget, so lesson 5 can show a refused instance.
  */
 import { codeOf, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
-import { createSimulation, type Simulation } from '@inferscope/core/sim/index.ts';
-import type { Scenario } from '@inferscope/core/load/scenario.ts';
-import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { createSimulation, type Simulation } from '@inferscope/core/sim';
+import type { Scenario } from '@inferscope/core/load';
+import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
 import type { SimModel, SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
 import { S } from '../strings';

@@ -5,9 +5,9 @@
  * calibration or the scheduler and the tables change with it. Pure (no DOM): the unit tests and the page
  * run the same code.
  */
-import { simulate, type SimSummary, type CostModel } from '@inferscope/core/sim/index.ts';
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
-import type { Scenario } from '@inferscope/core/load/scenario.ts';
+import { simulate, type SimSummary, type CostModel } from '@inferscope/core/sim';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
+import type { Scenario } from '@inferscope/core/load';
 import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';

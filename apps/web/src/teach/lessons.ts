@@ -10,7 +10,7 @@ import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
 import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
 import { fullBatchesPerS, moderateRate, roundRate } from './rates';
-import { COURSE_DEFAULTS } from '@inferscope/core/sim/index.ts';
+import { COURSE_DEFAULTS } from '@inferscope/core/sim';
 import { S } from '../strings';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';

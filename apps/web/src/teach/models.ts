@@ -3,7 +3,7 @@
  * (core's sim/calibrations: the MLP memory-bound, the CNN compute-bound, the MLP's TorchScript twin on
  * the pytorch backend); the course demo's model is modelled, and labelled so (`measured: false`).
  */
-import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim/index.ts';
+import { bundledCalibration, costFromCalibration, type CostModel } from '@inferscope/core/sim';
 import type { SimModel } from './sim-types';
 import { calibrationFor } from './calibrations';
 

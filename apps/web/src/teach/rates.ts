@@ -3,7 +3,7 @@
  * server's calibration (another machine, several times faster or slower), and an "overload" fixed for one
  * table is a moderate load for another, where a lesson would no longer show its point.
  */
-import { baseLatencyUs, type CostModel } from '@inferscope/core/sim/index.ts';
+import { baseLatencyUs, type CostModel } from '@inferscope/core/sim';
 import type { SimModel } from './sim-types';
 
 /** Requests per second one instance serves in back-to-back batches of `size` (held: each batch handed over while the one before computes). */

@@ -3,7 +3,7 @@
  * server sends these itself). Same ModelAggregate shape, so the Performance view cannot tell the difference.
  */
 import type { ModelAggregate, SchedulerEvent, StatsMessage } from '@inferscope/core';
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 
 interface Done { t: number; total: number; queue: number; compute: number; size: number }
 interface Batch { t: number; size: number; compute: number }

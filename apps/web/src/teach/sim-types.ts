@@ -1,6 +1,6 @@
 /** What a teaching scenario describes: models with a cost model and memory model, traffic, a budget. */
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
-import type { CostModel } from '@inferscope/core/sim/index.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
+import type { CostModel } from '@inferscope/core/sim';
 
 export interface SimModel {
   name: string;

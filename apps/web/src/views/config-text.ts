@@ -2,7 +2,7 @@
  * The model config as text for the config drawer, and its validation messages. Uses core's printer and
  * validator (the same code the server and the CLI use), so what the page shows is what a file would hold.
  */
-import { formatIssue, printModelConfig, validateModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
+import { formatIssue, printModelConfig, validateModelConfig, type ModelConfig } from '@inferscope/core/config';
 
 export interface ConfigIssueView {
   message: string;

@@ -15,3 +15,4 @@ export { modelConfigToJson, type JsonValue } from './json';
 export { loadModelConfig, locate, type LoadOptions, type LoadResult } from './load';
 export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms';
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
+export { tokenize, type Token } from './lexer';

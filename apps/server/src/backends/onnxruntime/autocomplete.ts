@@ -9,7 +9,7 @@
  * Whatever was filled or written, the result is then checked against the model: names, datatypes and
  * shapes must agree, and a contradiction is refused with both shapes in the message.
  */
-import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config/index.ts';
+import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config';
 import { readOnnxSignature, type OnnxSignature, type OnnxTensorSignature } from './onnx-signature';
 
 export const DEFAULT_MAX_BATCH_SIZE = 4;

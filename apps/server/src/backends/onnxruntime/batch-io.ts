@@ -4,10 +4,10 @@
  * row count and keep only what each request asked for.
  */
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
-import type { ModelConfig, ModelInput } from '@inferscope/core/config/index.ts';
-import { tritonToKServeDatatype } from '@inferscope/core/config/index.ts';
-import { concatBatch, splitBatch } from '@inferscope/core/tensor/batch.ts';
-import { fromOrtType, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { ModelConfig, ModelInput } from '@inferscope/core/config';
+import { tritonToKServeDatatype } from '@inferscope/core/config';
+import { concatBatch, splitBatch } from '@inferscope/core/tensor';
+import { fromOrtType, toOrtType } from '@inferscope/core/tensor';
 import type { WorkerFeed, WorkerOutput } from './instance-worker';
 
 type Batch = readonly SchedulerRequest<InferPayload>[];

@@ -5,7 +5,7 @@
  * memory. A worker that dies fails its batch and is started again at once; the model keeps serving.
  */
 import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { gpuMemoryUsedBytes } from '../../memory/gpu';

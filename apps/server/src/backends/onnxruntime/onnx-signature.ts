@@ -5,7 +5,7 @@
  */
 import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import onnxProto from 'onnx-proto';
-import type { DataType } from '@inferscope/core/config/index.ts';
+import type { DataType } from '@inferscope/core/config';
 
 const { onnx } = onnxProto;
 

@@ -4,7 +4,7 @@
  * enable_mem_pattern, optimization.graph.level, and the execution providers from instance_group.kind
  * plus optimization.execution_accelerators.gpu_execution_accelerator (tensorrt, cuda).
  */
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 
 export type ExecutionProvider = string | { name: string; deviceId?: number };
 

@@ -6,9 +6,9 @@
  *   bytes from <model dir>/warmup/<file>, as Triton reads them.
  */
 import { join } from 'node:path';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { tritonToKServeDatatype } from '@inferscope/core/config/index.ts';
-import { allocateData, elementCount, isNumericDatatype, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { tritonToKServeDatatype } from '@inferscope/core/config';
+import { allocateData, elementCount, isNumericDatatype, toOrtType } from '@inferscope/core/tensor';
 import type { WorkerFeed } from './instance-worker';
 import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 

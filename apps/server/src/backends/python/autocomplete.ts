@@ -10,8 +10,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { modelConfigToJson } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { modelConfigToJson } from '@inferscope/core/config';
 import { resolvePython } from '../stub/plan';
 
 const SCRIPT = fileURLToPath(new URL('../../../python/auto_complete.py', import.meta.url));

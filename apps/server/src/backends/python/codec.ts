@@ -10,7 +10,7 @@
  * never re-run in parts: `rerunSafe: false` (why: isolate-failures.ts).
  */
 import { errorCodeOf, RequestFailure, type InferResult } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { StubBatchCodec } from '../stub/executor';
 import { readCheckedOutputs } from '../stub/outputs';
 

@@ -3,8 +3,8 @@
  * in Triton's pytorch backend), the outputs checked against the config and split back per request.
  * The gather/scatter is the onnxruntime backend's: one implementation of Triton's batch rules.
  */
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { fromOrtType, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { fromOrtType, toOrtType } from '@inferscope/core/tensor';
 import type { Tensor } from '@inferscope/core';
 import { gatherFeeds, outputsToFetch, scatterOutputs } from '../onnxruntime/batch-io';
 import type { StubBatchCodec } from '../stub/executor';

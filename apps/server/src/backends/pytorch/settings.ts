@@ -5,7 +5,7 @@
  * exceed the cores (a torch stub left at torch's default takes every core, and two of them halve each
  * other on a 2-core host).
  */
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { boolParam, instanceCount, intParam } from '../onnxruntime/session-options';
 
 export interface TorchSettings {

@@ -11,7 +11,7 @@
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';

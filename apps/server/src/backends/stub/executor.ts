@@ -8,9 +8,9 @@
  * it runs (memory-watch.ts): past its share the stub is stopped with that cause and restarted.
  */
 import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, RequestFailure, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { modelConfigToJson } from '@inferscope/core/config/index.ts';
-import { fromOrtType } from '@inferscope/core/tensor/dtypes.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { modelConfigToJson } from '@inferscope/core/config';
+import { fromOrtType } from '@inferscope/core/tensor';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { warmupBatches } from '../onnxruntime/warmup';

@@ -5,8 +5,8 @@
  * silently wrong answer.
  */
 import type { Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
-import { tritonToKServeDatatype } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
+import { tritonToKServeDatatype } from '@inferscope/core/config';
 import type { WireTensor } from './protocol';
 import { readTensor } from './tensors';
 

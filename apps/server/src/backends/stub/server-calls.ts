@@ -4,7 +4,7 @@
  * model manager late-bound (`attach`), because the manager is built after the backends' runtime.
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config/types.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import type { CancelSignal } from '../../models/cancellable';
 import { CustomMetrics } from '../../metrics/custom-metrics';
 

@@ -3,7 +3,7 @@
  * settings from the model config), read and validated at load: a value that is not a non-negative
  * integer refuses the load with an error naming the key.
  */
-import type { ModelConfig } from '@inferscope/core/config/index.ts';
+import type { ModelConfig } from '@inferscope/core/config';
 import { intParam } from '../onnxruntime/session-options';
 import { DEFAULT_FINAL_TIMEOUT_S, FINAL_TIMEOUT_KEY } from './decoupled-runs';
 

@@ -4,7 +4,7 @@
  * KServe binary layout (u32 length + bytes per element), the same code the HTTP codec uses.
  */
 import type { Tensor, TensorData } from '@inferscope/core';
-import { allocateData, elementByteSize, elementCount, isNumericDatatype } from '@inferscope/core/tensor/dtypes.ts';
+import { allocateData, elementByteSize, elementCount, isNumericDatatype } from '@inferscope/core/tensor';
 import { decodeBinaryData, encodeBinaryData } from '../../kserve/binary-data';
 import type { WireTensor } from './protocol';
 

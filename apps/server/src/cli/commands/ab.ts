@@ -3,7 +3,7 @@
  * configurations, side by side. Changes go through the live control channel, so they are announced to
  * every dashboard; the original values are restored at the end.
  */
-import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
+import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load';
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { READ_LIMITS, readRegularText } from '../../repository/safe-read';
 import { reportingErrors, type Command } from '../command';

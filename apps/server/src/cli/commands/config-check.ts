@@ -5,7 +5,7 @@
 import { usageError, type Command } from '../command';
 import { parseConfigArgs } from '../../config-files/args';
 import { checkPath, type PathCheck } from '../../config-files/check-path';
-import { formatIssue, type ConfigIssue } from '@inferscope/core/config/index.ts';
+import { formatIssue, type ConfigIssue } from '@inferscope/core/config';
 
 const help = `Usage: inferscope config check [--json] [--gpus N] PATH...
 

@@ -5,7 +5,7 @@
 import { usageError, type Command } from '../command';
 import { parseConfigArgs } from '../../config-files/args';
 import { checkPath } from '../../config-files/check-path';
-import { formatIssue, modelConfigToJson, printModelConfig } from '@inferscope/core/config/index.ts';
+import { formatIssue, modelConfigToJson, printModelConfig } from '@inferscope/core/config';
 
 const help = `Usage: inferscope config print [--json] [--gpus N] PATH
 

@@ -6,8 +6,8 @@
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
 import { HttpTarget } from '../../load/targets';
-import { RealClock } from '@inferscope/core/clock/index.ts';
-import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load/index.ts';
+import { RealClock } from '@inferscope/core/clock';
+import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
 import { scanTraceFile, streamTraceFile } from '../../load/trace-file';
 import { runLoad } from '../../load/runner';
 import { diffServerStats, readModelStats, type ServerModelStats, type ServerWindow } from '../../load/perf/server-stats';

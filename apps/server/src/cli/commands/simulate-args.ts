@@ -3,7 +3,7 @@
  * values parsed as JSON when they are JSON (numbers, booleans, arrays), else kept as strings.
  * (Lives next to simulate.ts; the CLI only loads files that default-export a command.)
  */
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 
 export function parseSetArgs(sets: readonly string[], config: SchedulerConfigInput): SchedulerConfigInput {
   const out = structuredClone(config) as unknown as Record<string, unknown>;

@@ -6,13 +6,13 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from '../command';
-import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config/index.ts';
-import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load/index.ts';
-import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim/index.ts';
-import type { SchedulerConfigInput } from '@inferscope/core/scheduler/index.ts';
+import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config';
+import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load';
+import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim';
+import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import { parseSetArgs } from './simulate-args';
-import { autotuneTargetUs, autotuneWarnings } from '@inferscope/core/autotune/index.ts';
-import type { PhaseFigures } from '@inferscope/core/sim/index.ts';
+import { autotuneTargetUs, autotuneWarnings } from '@inferscope/core/autotune';
+import type { PhaseFigures } from '@inferscope/core/sim';
 
 function printPhases(phases: PhaseFigures[], decisions: number): void {
   console.log(`autotuned (${decisions} changes); per phase:`);

@@ -4,7 +4,7 @@
  * loopback HTTP) or on the server's loop (in-process mode); `prepareJob` is the one place that turns a
  * job into work, for both.
  */
-import { checkPlanSize, planArrivals, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load/index.ts';
+import { checkPlanSize, planArrivals, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load';
 import { planWork, type LoadWork, type RunProgress, type RunResult } from '../runner';
 import type { InferTarget } from '../targets';
 import { scanTraceFile, streamTraceFile } from '../trace-file';

@@ -3,7 +3,7 @@
  * Both hand back the same RunHandle: the controller neither knows nor cares where the sending happens.
  */
 import { Worker } from 'node:worker_threads';
-import { RealClock } from '@inferscope/core/clock/index.ts';
+import { RealClock } from '@inferscope/core/clock';
 import { runLoad, type RunProgress, type RunResult } from '../runner';
 import type { InferTarget } from '../targets';
 import { prepareJob, type FromGenerator, type GeneratorJob, type PreparedFacts, type ToGenerator } from './job';

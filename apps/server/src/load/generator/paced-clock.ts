@@ -11,8 +11,8 @@
  *
  * Only for a thread of its own: Atomics.wait blocks the whole event loop for each slice.
  */
-import type { Clock, TimerHandle } from '@inferscope/core/clock/index.ts';
-import { MinHeap } from '@inferscope/core/util/min-heap.ts';
+import type { Clock, TimerHandle } from '@inferscope/core/clock';
+import { MinHeap } from '@inferscope/core/util';
 
 const SLICE_US = 200;
 const COARSE_US = 1500;

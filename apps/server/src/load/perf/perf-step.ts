@@ -3,7 +3,7 @@
  * stability percentage (throughput and the stabilising latency) or the trial limit is reached, and
  * report the average of those last windows, client side and server side.
  */
-import { percentile } from '@inferscope/core/stats/index.ts';
+import { percentile } from '@inferscope/core/stats';
 import type { InferCall, InferTarget } from '../targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';

@@ -1,0 +1,3 @@
+// The live channel's contract: the Socket.IO wire types and the control messages' schemas.
+export * from './protocol';
+export * from './control-schema';

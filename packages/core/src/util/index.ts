@@ -1,0 +1,2 @@
+// Small data structures and helpers shared by core's areas and the apps.
+export { MinHeap } from './min-heap';
