@@ -9,6 +9,7 @@ import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { startTestServer } from '../support/server.ts';
 import { instance, request } from './fixtures';
 import { ADD_SUB_PY, NO_NUMPY, addSubConfig, inferJson, loadStub, modelIndex, tempRepo } from './stub-fixtures.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** add_sub whose execute() says when it begins (stdout -> server log) and then takes `seconds`. */
 const slowAddSub = (seconds: number) =>
@@ -35,17 +36,6 @@ const sample = (v: number) =>
     { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: new Float32Array([1, 1, 1, 1]) },
   ]);
 
-function waitFor(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const poll = (): void => {
-      if (check()) resolve();
-      else if (Date.now() > until) reject(new Error(`timed out waiting for ${what}`));
-      else setTimeout(poll, 10);
-    };
-    poll();
-  });
-}
 
 test('a stub killed mid-batch fails that batch only; the prefetched batch runs on the restarted stub', { skip: NO_NUMPY }, async () => {
   const repo = tempRepo();

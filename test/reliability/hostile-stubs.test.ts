@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { MAX_LINE_BYTES } from '../../apps/server/src/child-process/bounded-lines';
 import { ROOT, startTestServer, type TestServer } from '../support/server.ts';
 import { ADD_SUB_PY, NO_NUMPY, addSubConfig, inferJson, modelIndex, tempRepo, type TempRepo } from '../backends/stub-fixtures.ts';
+import { waitFor as waitUntil } from '../support/wait.ts';
 
 /**
  * add_sub whose execute() first prints "begin <INPUT0[0]>" and then runs `hostile` (python, indented
@@ -32,17 +33,7 @@ const body = (v: number) => [
   { name: 'INPUT1', datatype: 'FP32', shape: [1, 4], data: [1, 1, 1, 1] },
 ];
 
-function waitFor(check: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const poll = (): void => {
-      if (check()) resolve();
-      else if (Date.now() > until) reject(new Error(`timed out waiting for ${what}`));
-      else setTimeout(poll, 10);
-    };
-    poll();
-  });
-}
+const waitFor = (check: () => boolean, what: string, ms = 60_000) => waitUntil(check, what, ms);
 
 /** Whether `pid` runs (a zombie does not: its parent may be a PID 1 that does not reap). */
 function running(pid: number): boolean {
