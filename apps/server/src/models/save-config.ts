@@ -17,7 +17,7 @@ import type { SharedConfigFile as SharedFile } from '@inferscope/core';
 import { parseLivePath, readLivePath } from '@inferscope/core/live-config';
 import { scanModelFolder } from '../repository/scan';
 import { READ_LIMITS, readRegularFileStat } from '../repository/safe-read';
-import type { ModelEntry } from './model-manager';
+import type { ModelEntry } from './types';
 import type { ConfigEngine } from './runtime';
 import type { VersionSlot } from './types';
 import { carryChangesToRaw } from './live-config';
