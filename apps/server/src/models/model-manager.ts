@@ -16,7 +16,7 @@ import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
 import { enqueueCancellable, type CancelSignal } from './cancellable';
-import { saveModelConfig, type SaveResult } from './save-config';
+import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';

@@ -5,16 +5,16 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { reportingErrors, type Command } from '../command';
-import type { StepMode } from '../../load/perf/step-load';
-import { HttpTarget } from '../../load/targets';
-import { normaliseUrl } from '../../load/cli-args';
+import type { StepMode } from '../../clients/perf/step-load';
+import { HttpTarget } from '../../loadgen/targets';
+import { normaliseUrl } from '../args';
 import { parseBytes } from '../../memory/ledger';
 import { CONTROL_TOKEN_ENV } from '../../live/security';
-import { connectLiveTarget } from '../../analyze/live-target';
-import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
-import { originalConfig, planConfigs, runAnalysis } from '../../analyze/analysis';
-import { recommendationLine, toCsv, toHtml, toText, type ReportMeta } from '../../analyze/report';
-import { searchFor } from '../../analyze/sweep';
+import { connectLiveTarget } from '../../clients/analyze/live-target';
+import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../clients/analyze/search-space';
+import { originalConfig, planConfigs, runAnalysis } from '../../clients/analyze/analysis';
+import { recommendationLine, toCsv, toHtml, toText, type ReportMeta } from '../../clients/analyze/report';
+import { searchFor } from '../../clients/analyze/sweep';
 
 const help = `Usage: inferscope analyze -m MODEL [options]
 

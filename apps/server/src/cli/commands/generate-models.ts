@@ -1,8 +1,8 @@
 import type { Command } from '../command';
-import { DEMO_MODELS, generateRepository } from '../../models-gen/generate';
+import { DEMO_MODELS, generateRepository } from '../../model-generator/generate';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { TORCH_MODEL_NAME, generateTorchModel, torchUnavailableReason } from '../../models-gen/torch-models';
+import { TORCH_MODEL_NAME, generateTorchModel, torchUnavailableReason } from '../../model-generator/torch-models';
 import { resolvePython } from '../../backends/stub/plan';
 
 const KNOWN = [...DEMO_MODELS.map((m) => m.name), TORCH_MODEL_NAME];
