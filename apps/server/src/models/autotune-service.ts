@@ -143,7 +143,8 @@ export class AutotuneService {
       active++; // a tuner whose last change is still being applied keeps the timer running
       if (t.busy) continue;
       const config = this.host.config(t.model, t.version);
-      const cost = t.calibrated ?? t.observed.cost();
+      // the calibration's shape at this host's measured level (the server is seldom the calibration's host)
+      const cost = t.calibrated ? t.observed.scaled(t.calibrated) : t.observed.cost();
       if (!config || !cost) continue;
       this.run(t, autotuneStep(t.state, w, batchingView(config), cost));
     }
