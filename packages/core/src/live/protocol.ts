@@ -139,7 +139,7 @@ export interface EventLoopFigures {
   window_s: number;
 }
 
-/** One configuration a sweep tries (apps/server/src/analyze). */
+/** One configuration a sweep tries (apps/server/src/clients/analyze). */
 export interface SweepConfig {
   instances: number;
   max_batch_size: number;

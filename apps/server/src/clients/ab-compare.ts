@@ -10,8 +10,8 @@ import { RealClock, type Clock } from '@inferscope/core/clock';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import { parseLivePath } from '@inferscope/core/live-config';
 import type { ControlTarget } from '../live/types';
-import { runPlan, type LatencySummary } from './runner';
-import type { InferTarget } from './targets';
+import { runPlan, type LatencySummary } from '../loadgen/runner';
+import type { InferTarget } from '../loadgen/targets';
 import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from './ab-verdict';
 
 export interface ABVariant {
