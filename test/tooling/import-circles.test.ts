@@ -29,3 +29,21 @@ test('the reader resolves relative imports and core areas through the package ex
   assert.ok(manager.includes('apps/server/src/models/types.ts'), manager.join('\n'));
   assert.ok(manager.some((f) => f.startsWith('packages/core/src/') && f.endsWith('index.ts')), manager.join('\n'));
 });
+
+test("core's areas depend on each other one way (scheduler never on the live wire, config never on the autotuner)", () => {
+  const areaOf = (file: string) => (file.startsWith('packages/core/src/') ? file.split('/')[3].replace(/\.ts$/, '') : undefined);
+  const areas = new Map<string, string[]>();
+  for (const [file, targets] of productImportGraph(root)) {
+    const from = areaOf(file);
+    if (!from) continue;
+    const to = new Set(areas.get(from) ?? []);
+    for (const t of targets) {
+      const area = areaOf(t);
+      if (area && area !== from) to.add(area);
+    }
+    areas.set(from, [...to]);
+  }
+  assert.ok(areas.size >= 10, [...areas.keys()].join(' '));
+  assert.deepEqual(importCircles(areas), []);
+  assert.ok(!areas.get('scheduler')!.includes('live'), 'the scheduler imports the live wire module');
+});

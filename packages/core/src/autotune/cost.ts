@@ -1,18 +1,13 @@
 /**
- * The batch cost the autotuner's model predicts with: a calibration's cost model when one is known (the
- * simulator's tables, interpolated as the simulator does), else what the model measured while serving
- * (per batch size, fitted fixed + per item, the way a calibration is fitted). On a server the calibration
- * gives the shape and the measured batches the level (`ObservedCost.scaled`): the serving host is seldom
- * the calibration's (a busier or slower machine takes several times longer per batch).
+ * The batch cost the autotuner's model predicts with when no calibration is known (a calibration's is
+ * sim's costOf): what the model measured while serving, per batch size, fitted fixed + per item the way a
+ * calibration is fitted. On a server with a calibration, the calibration gives the shape and the measured
+ * batches the level (`ObservedCost.scaled`): the serving host is seldom the calibration's (a busier or
+ * slower machine takes several times longer per batch).
  */
-import { fitLinear } from '../sim/calibration-cost';
-import { baseLatencyUs, type CostModel } from '../sim/cost-model';
+import { fitLine } from '../util/fit-line';
 import type { BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';
-
-export function costOf(model: CostModel): BatchCost {
-  return (n) => baseLatencyUs(model, n);
-}
 
 /** the most a host's level may differ from its calibration's, either way (a bound on a wild window) */
 const MAX_SCALE = 50;
@@ -58,7 +53,7 @@ export class ObservedCost {
       table[String(size)] = s.sum / s.batches;
       weights[String(size)] = s.batches;
     }
-    const fit = fitLinear(table, weights);
+    const fit = fitLine(table, weights);
     // one size measured: the fit is per item only; assume the cost does not shrink below that batch's
     return (n) => Math.max(1, fit.fixed_us + fit.per_item_us * n);
   }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { bundledCalibration, calibratedCost, simulate } from '../sim/index';
 import type { Scenario } from '../load/scenario';
 import { instanceChange } from './instances';
-import { costOf } from './cost';
+import { costOf } from '../sim/cost-model';
 import { candidateDelays } from './policy';
 
 const scenario: Scenario = {
