@@ -8,6 +8,7 @@
  */
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
+import type { CancellablePayload } from '../models/cancellable';
 
 export interface ResponseStream {
   /**
@@ -22,7 +23,7 @@ export interface ResponseStream {
 }
 
 /** The payload of a request that may carry a stream, and how deep in BLS calls it was made. */
-export interface StreamingPayload extends InferPayload {
+export interface StreamingPayload extends InferPayload, CancellablePayload {
   stream?: ResponseStream;
   /** 0 for a client's request, n for a request made by a BLS call n levels deep */
   blsDepth?: number;

@@ -1,18 +1,28 @@
 /**
- * The batches one stub process has been sent, as far as the server still needs them after the stub
- * answered: a BLS call names the request it was made for by (batch, index), and a decoupled model's
- * responses keep arriving for its requests after execute() returned (from other threads of the model).
+ * The requests one stub process is working on, as far as the server still needs them after it sent the
+ * batch: a BLS call names the request it was made for by (batch, index), a decoupled model's responses
+ * keep arriving for its requests after execute() returned (from other threads of the model), and a
+ * request cancelled while it runs must reach model.py (`request.is_cancelled()`).
  *
- * Each request of a decoupled batch has one state: open until its final response, its failure, its
- * client's cancellation, or `finalTimeoutMs` without a final response (the request then fails and its
- * stream closes, so a model that forgets the final flag cannot hold a client forever). A response for a
- * request no longer open is refused and logged (cancelled ones are dropped quietly: the model may not
- * have seen the cancellation yet).
+ * Each request has one state. A request of an ordinary model is `running` until its batch is answered.
+ * A request of a decoupled model is `open` until its final response, its failure, its client's
+ * cancellation, or `finalTimeoutMs` without a final response (the request then fails and its stream
+ * closes, so a model that forgets the final flag cannot hold a client forever). A response for a request
+ * no longer open is refused and logged (cancelled ones are dropped quietly: the model may not have seen
+ * the cancellation yet).
+ *
+ * Cancellation: when the request's own signal fires (its client went away, its BLS caller was cancelled
+ * or its BLS timeout passed: `payload.cancelled`, set by ModelManager.infer) the stub is told (`cancel`),
+ * and the BLS calls the request made that are still out are cancelled too (`childrenOf`). They are also
+ * cancelled when the request fails before its end (its batch failed, the stub died or was killed for its
+ * execute timeout, a decoupled request timed out); a request that ended normally leaves them be, as in
+ * Triton (a model may start a call and not wait for it).
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { StreamingPayload } from '../../kserve/response-stream';
+import { ClientGone, type CancelSignal } from '../../models/cancellable';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';
 
@@ -22,11 +32,19 @@ type Batch = readonly SchedulerRequest<StreamingPayload>[];
 export const FINAL_TIMEOUT_KEY = 'decoupled_final_timeout_seconds';
 export const DEFAULT_FINAL_TIMEOUT_S = 600;
 
-interface OpenRequest {
+interface InFlight {
   request: SchedulerRequest<StreamingPayload>;
-  state: 'open' | 'final' | 'failed' | 'cancelled';
+  state: 'running' | 'open' | 'final' | 'failed' | 'cancelled';
+  /** the stub was told the request is cancelled (told once) */
+  told?: boolean;
   timer?: ReturnType<typeof setTimeout>;
+  /** fires when the request is cancelled or fails before its end: the BLS calls it made follow */
+  children?: ClientGone;
+  unlisten?: () => void;
 }
+
+const live = (e: InFlight): boolean => e.state === 'running' || e.state === 'open';
+const ALREADY_OVER: CancelSignal = { aborted: true, onAbort: () => () => undefined };
 
 export interface StubRunsOptions {
   model: string;
@@ -41,62 +59,65 @@ export interface StubRunsOptions {
 
 export class StubRuns {
   private readonly batches = new Map<number, Batch>();
-  private readonly open = new Map<string, OpenRequest>();
+  private readonly entries = new Map<string, InFlight>();
   private readonly batching: boolean;
   private readonly who: string;
+  private readonly closedRuns: number[] = [];
 
   constructor(private readonly o: StubRunsOptions) {
     this.batching = (o.config.max_batch_size ?? 0) > 0;
     this.who = `model.py of decoupled model '${o.model}'`;
   }
 
-  /** A batch was sent as `run`: its requests can now be named by BLS calls and responses. */
+  /** A batch was sent as `run`: its requests can now be named by BLS calls, responses and cancellations. */
   sent(run: number, batch: Batch): void {
     this.batches.set(run, batch);
-    if (!this.o.decoupled) return;
     batch.forEach((request, index) => {
-      const entry: OpenRequest = { request, state: 'open' };
-      this.open.set(`${run}:${index}`, entry);
+      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running' };
+      this.entries.set(`${run}:${index}`, entry);
+      const signal = request.payload.cancelled;
+      if (signal?.aborted) this.cancel(run, index, entry);
+      else if (signal) entry.unlisten = signal.onAbort(() => this.cancel(run, index, entry));
+      if (!this.o.decoupled) return;
       const stream = request.payload.stream;
-      if (stream) {
-        stream.cancel = () => {
-          if (entry.state !== 'open') return;
-          this.close(run, entry, 'cancelled');
-          this.o.tell({ type: 'cancel', run, index });
-        };
-      }
+      if (stream) stream.cancel = () => this.cancel(run, index, entry);
       entry.timer = setTimeout(() => {
-        if (entry.state !== 'open') return;
+        if (!live(entry)) return;
         const s = this.o.finalTimeoutMs / 1000;
+        this.tellCancelled(run, index, entry);
         this.close(run, entry, 'failed');
         this.o.log(`request '${request.id}' of decoupled model '${this.o.model}' got no final response within ${s} s: failed (parameter ${FINAL_TIMEOUT_KEY})`);
         stream?.fail(new Error(`decoupled model '${this.o.model}' sent no final response for request '${request.id}' within ${s} s (parameter ${FINAL_TIMEOUT_KEY})`));
-        this.o.tell({ type: 'cancel', run, index });
       }, this.o.finalTimeoutMs);
       entry.timer.unref?.();
     });
   }
 
-  /** The stub answered the batch (`error`: it failed as a whole, and the scheduler says so to each request). */
   /** A batch the scheduler took back before the stub saw it: it runs elsewhere, under another id. */
   withdrawn(run: number): void {
+    const batch = this.batches.get(run);
     this.batches.delete(run);
-    for (const key of [...this.open.keys()]) if (key.startsWith(`${run}:`)) this.open.delete(key);
+    batch?.forEach((_, index) => {
+      const key = `${run}:${index}`;
+      this.entries.get(key)?.unlisten?.();
+      this.entries.delete(key);
+    });
   }
 
+  /** The stub answered the batch (`error`: it failed as a whole, and the scheduler says so to each request). */
   answered(run: number, error: unknown): void {
     const batch = this.batches.get(run);
-    if (!this.o.decoupled || !batch) {
-      this.batches.delete(run);
-      return;
-    }
-    if (error) {
-      batch.forEach((_, index) => {
-        const entry = this.open.get(`${run}:${index}`);
-        if (entry) this.close(run, entry, 'failed');
-      });
-    }
-    this.forgetIfDone(run);
+    if (!batch) return;
+    batch.forEach((_, index) => {
+      const entry = this.entries.get(`${run}:${index}`);
+      if (!entry) return;
+      if (error) this.close(run, entry, 'failed');
+      else if (entry.state === 'running') this.close(run, entry, 'final');
+    });
+    if (this.o.decoupled) return this.forgetIfDone(run);
+    // an ordinary model's requests end with their batch: nothing of them is needed after it
+    this.batches.delete(run);
+    batch.forEach((_, index) => this.entries.delete(`${run}:${index}`));
   }
 
   /** The request a BLS call was made for. */
@@ -106,9 +127,18 @@ export class StubRuns {
     return batch?.[index ?? 0] ?? batch?.[0];
   }
 
+  /** Fires when that request is cancelled or fails before its end (an already ended one: at once). */
+  childrenOf(run: number | undefined, index: number | undefined): CancelSignal | undefined {
+    if (run === undefined) return undefined;
+    const entry = this.entries.get(`${run}:${index ?? 0}`);
+    if (!entry) return undefined;
+    if (!live(entry)) return entry.state === 'final' ? undefined : ALREADY_OVER;
+    return (entry.children ??= new ClientGone());
+  }
+
   /** One response of the decoupled model. */
   response(m: DecoupledResponse, body: Uint8Array): void {
-    const entry = this.open.get(`${m.run}:${m.index}`);
+    const entry = this.entries.get(`${m.run}:${m.index}`);
     if (!entry || entry.state !== 'open') {
       if (entry?.state === 'cancelled') return;
       const id = entry?.request.id ?? this.request(m.run, m.index)?.id;
@@ -123,9 +153,9 @@ export class StubRuns {
       try {
         outputs = readCheckedOutputs(this.o.config, m.outputs, body, this.batching ? entry.request.batchSize : undefined, this.who);
       } catch (err) {
+        this.tellCancelled(m.run, m.index, entry);
         this.close(m.run, entry, 'failed');
         stream?.fail(err as Error);
-        this.o.tell({ type: 'cancel', run: m.run, index: m.index });
         return;
       }
       stream?.response(outputs, m.final);
@@ -135,43 +165,60 @@ export class StubRuns {
     if (m.final) this.close(m.run, entry, 'final');
   }
 
-  /** The stub died: every request still open fails with the cause. */
+  /** The stub died: every request still in flight fails with the cause (a decoupled one through its stream). */
   failAll(error: Error): void {
-    for (const [key, entry] of [...this.open]) {
-      const run = Number(key.split(':')[0]);
-      if (entry.state !== 'open') continue;
-      this.close(run, entry, 'failed');
-      entry.request.payload.stream?.fail(error);
+    for (const [key, entry] of [...this.entries]) {
+      if (!live(entry)) continue;
+      const open = entry.state === 'open';
+      this.close(Number(key.split(':')[0]), entry, 'failed');
+      if (open) entry.request.payload.stream?.fail(error);
     }
     this.batches.clear();
+    this.entries.clear();
   }
 
+  /** decoupled requests still waiting for their final response */
   get inFlight(): number {
     let n = 0;
-    for (const e of this.open.values()) if (e.state === 'open') n++;
+    for (const e of this.entries.values()) if (e.state === 'open') n++;
     return n;
   }
 
-  private close(run: number, entry: OpenRequest, state: OpenRequest['state']): void {
+  private cancel(run: number, index: number, entry: InFlight): void {
+    if (!live(entry)) return;
+    this.tellCancelled(run, index, entry);
+    entry.children?.abort();
+    // a decoupled request ends here (its client is gone); an ordinary one still answers, and that answer is dropped
+    if (entry.state === 'open') this.close(run, entry, 'cancelled');
+  }
+
+  private tellCancelled(run: number, index: number, entry: InFlight): void {
+    if (entry.told) return;
+    entry.told = true;
+    this.o.tell({ type: 'cancel', run, index });
+  }
+
+  private close(run: number, entry: InFlight, state: InFlight['state']): void {
     entry.state = state;
     clearTimeout(entry.timer);
-    this.forgetIfDone(run);
+    entry.unlisten?.();
+    entry.unlisten = undefined;
+    if (state !== 'final') entry.children?.abort();
+    if (this.o.decoupled) this.forgetIfDone(run);
   }
 
   private forgetIfDone(run: number): void {
     const batch = this.batches.get(run);
     if (!batch) return;
     const keys = batch.map((_, i) => `${run}:${i}`);
-    if (keys.some((k) => this.open.get(k)?.state === 'open') || this.closedRuns.includes(run)) return;
+    if (keys.some((k) => this.entries.get(k)?.state === 'open') || this.closedRuns.includes(run)) return;
     // keep the closed entries of the last few batches for late-response diagnostics; drop older ones
     this.closedRuns.push(run);
     while (this.closedRuns.length > 64) {
       const old = this.closedRuns.shift()!;
       const b = this.batches.get(old);
-      b?.forEach((_, i) => this.open.delete(`${old}:${i}`));
+      b?.forEach((_, i) => this.entries.delete(`${old}:${i}`));
       this.batches.delete(old);
     }
   }
-
-  private readonly closedRuns: number[] = [];
 }

@@ -250,11 +250,12 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       tell: (m) => stub.reply(m),
     });
     this.runs.set(stub, runs);
+    const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls, blsCalls: new Map<number, () => void>() };
     void stub.exited.then(() => {
       this.runs.delete(stub);
       runs.failAll(new Error(`instance ${label} stopped before the request had its final response`));
+      for (const cancel of [...calls.blsCalls.values()]) cancel(); // no one is left to read their answers
     });
-    const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls };
     try {
       const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
