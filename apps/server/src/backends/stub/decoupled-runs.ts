@@ -63,15 +63,21 @@ export class StubRuns {
   private readonly batching: boolean;
   private readonly who: string;
   private readonly closedRuns: number[] = [];
+  private readonly whenAllCancelled = new Map<number, () => void>();
 
   constructor(private readonly o: StubRunsOptions) {
     this.batching = (o.config.max_batch_size ?? 0) > 0;
     this.who = `model.py of decoupled model '${o.model}'`;
   }
 
-  /** A batch was sent as `run`: its requests can now be named by BLS calls, responses and cancellations. */
-  sent(run: number, batch: Batch): void {
+  /**
+   * A batch was sent as `run`: its requests can now be named by BLS calls, responses and cancellations.
+   * `allCancelled` is called when every request of it is cancelled (the executor may then take the batch
+   * back if the stub has not begun it, so a cancelled request never runs).
+   */
+  sent(run: number, batch: Batch, allCancelled?: () => void): void {
     this.batches.set(run, batch);
+    if (allCancelled) this.whenAllCancelled.set(run, allCancelled);
     batch.forEach((request, index) => {
       const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running' };
       this.entries.set(`${run}:${index}`, entry);
@@ -97,6 +103,7 @@ export class StubRuns {
   withdrawn(run: number): void {
     const batch = this.batches.get(run);
     this.batches.delete(run);
+    this.whenAllCancelled.delete(run);
     batch?.forEach((_, index) => {
       const key = `${run}:${index}`;
       this.entries.get(key)?.unlisten?.();
@@ -107,6 +114,7 @@ export class StubRuns {
   /** The stub answered the batch (`error`: it failed as a whole, and the scheduler says so to each request). */
   answered(run: number, error: unknown): void {
     const batch = this.batches.get(run);
+    this.whenAllCancelled.delete(run);
     if (!batch) return;
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
@@ -175,6 +183,7 @@ export class StubRuns {
     }
     this.batches.clear();
     this.entries.clear();
+    this.whenAllCancelled.clear();
   }
 
   /** decoupled requests still waiting for their final response */
@@ -190,6 +199,11 @@ export class StubRuns {
     entry.children?.abort();
     // a decoupled request ends here (its client is gone); an ordinary one still answers, and that answer is dropped
     if (entry.state === 'open') this.close(run, entry, 'cancelled');
+    const all = this.whenAllCancelled.get(run);
+    if (all && this.batches.get(run)?.every((_, i) => this.entries.get(`${run}:${i}`)?.told)) {
+      this.whenAllCancelled.delete(run);
+      all();
+    }
   }
 
   private tellCancelled(run: number, index: number, entry: InFlight): void {

@@ -166,9 +166,16 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       done(err, result);
     });
     if (answered || id < 0) return;
-    // decoupled responses and BLS calls name the batch by its wire id
-    runs?.sent(id, batch);
     this.posted.set(batch, { stub, id });
+    // decoupled responses and BLS calls name the batch by its wire id; a batch whose every request was
+    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run
+    runs?.sent(id, batch, () => {
+      if (answered || !stub.withdraw(id)) return;
+      answered = true;
+      this.posted.delete(batch);
+      runs.withdrawn(id);
+      done(null, cancelledBeforeStart(requests.length));
+    });
   }
 
   /** Test and diagnostics hook: the live stub of an instance. */
@@ -322,6 +329,12 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
+}
+
+/** The answer to a batch taken back because all its requests were cancelled: CANCELLED for each. */
+function cancelledBeforeStart(n: number): StubRunResult {
+  const error = 'the request was cancelled before its instance began it';
+  return { responses: Array.from({ length: n }, () => ({ error, code: 'CANCELLED' as const })), body: new Uint8Array(0), computeUs: 0 };
 }
 
 function asWholeBatchFailure(err: unknown): WholeBatchFailure {
