@@ -7,7 +7,7 @@
  * free again then, as in Triton); the stream ends with its final response or an error.
  */
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config';
+import { isDecoupled } from '@inferscope/core/config';
 import type { CancellablePayload } from '../models/cancellable';
 
 export interface ResponseStream {
@@ -29,4 +29,5 @@ export interface StreamingPayload extends InferPayload, CancellablePayload {
   blsDepth?: number;
 }
 
-export const isDecoupled = (config: ModelConfig): boolean => config.model_transaction_policy?.decoupled === true;
+/** core's rule, where the front ends that take streams have always found it */
+export { isDecoupled };

@@ -11,6 +11,11 @@
  * no longer open is refused and logged (cancelled ones are dropped quietly: the model may not have seen
  * the cancellation yet).
  *
+ * Each response leaving a decoupled request is a `request.response` event (statistics' response_stats, the
+ * trace, the dashboard's stream); so is the end of a request that did not end with its own final
+ * response (cancelled: a final `cancel`; timed out or its stub died: a final `fail`), so every stream's
+ * events end with a final one.
+ *
  * Cancellation: when the request's own signal fires (its client went away, its BLS caller was cancelled
  * or its BLS timeout passed: `payload.cancelled`, set by ModelManager.infer) the stub is told (`cancel`),
  * and the BLS calls the request made that are still out are cancelled too (`childrenOf`). They are also
@@ -19,7 +24,7 @@
  * Triton (a model may start a call and not wait for it).
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
-import type { SchedulerRequest } from '@inferscope/core';
+import type { ResponseOutcome, SchedulerEvent, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
@@ -38,6 +43,9 @@ interface InFlight {
   /** the stub was told the request is cancelled (told once) */
   told?: boolean;
   timer?: ReturnType<typeof setTimeout>;
+  /** responses sent so far, and when the last one (or the batch's start) was, µs on the events' clock */
+  responses: number;
+  lastAt?: number;
   /** fires when the request is cancelled or fails before its end: the BLS calls it made follow */
   children?: ClientGone;
   unlisten?: () => void;
@@ -55,6 +63,8 @@ export interface StubRunsOptions {
   log(msg: string): void;
   /** sends a message to the stub (a cancellation) */
   tell(message: ToStubCall): void;
+  /** where a decoupled model's per-response events go (request.response), on the schedulers' clock in µs */
+  events?: { emit(e: SchedulerEvent): void; now(): number };
 }
 
 export class StubRuns {
@@ -64,6 +74,8 @@ export class StubRuns {
   private readonly who: string;
   private readonly closedRuns: number[] = [];
   private readonly whenAllCancelled = new Map<number, () => void>();
+  /** runs sent and not answered, in the order the stub takes them (the head one is running) */
+  private readonly unanswered: number[] = [];
 
   constructor(private readonly o: StubRunsOptions) {
     this.batching = (o.config.max_batch_size ?? 0) > 0;
@@ -77,9 +89,12 @@ export class StubRuns {
    */
   sent(run: number, batch: Batch, allCancelled?: () => void): void {
     this.batches.set(run, batch);
+    // the stub runs its batches one at a time, in order: this one starts when those before it are answered
+    this.unanswered.push(run);
+
     if (allCancelled) this.whenAllCancelled.set(run, allCancelled);
     batch.forEach((request, index) => {
-      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running' };
+      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running', responses: 0 };
       this.entries.set(`${run}:${index}`, entry);
       const signal = request.payload.cancelled;
       if (signal?.aborted) this.cancel(run, index, entry);
@@ -91,12 +106,14 @@ export class StubRuns {
         if (!live(entry)) return;
         const s = this.o.finalTimeoutMs / 1000;
         this.tellCancelled(run, index, entry);
+        this.responded(entry, true, 'fail', this.o.events?.now(), `no final response within ${s} s`);
         this.close(run, entry, 'failed');
         this.o.log(`request '${request.id}' of decoupled model '${this.o.model}' got no final response within ${s} s: failed (parameter ${FINAL_TIMEOUT_KEY})`);
         stream?.fail(new Error(`decoupled model '${this.o.model}' sent no final response for request '${request.id}' within ${s} s (parameter ${FINAL_TIMEOUT_KEY})`));
       }, this.o.finalTimeoutMs);
       entry.timer.unref?.();
     });
+    if (this.unanswered.length === 1) this.began(run);
   }
 
   /** A batch the scheduler took back before the stub saw it: it runs elsewhere, under another id. */
@@ -104,6 +121,7 @@ export class StubRuns {
     const batch = this.batches.get(run);
     this.batches.delete(run);
     this.whenAllCancelled.delete(run);
+    this.leaveOrder(run);
     batch?.forEach((_, index) => {
       const key = `${run}:${index}`;
       this.entries.get(key)?.unlisten?.();
@@ -115,6 +133,7 @@ export class StubRuns {
   answered(run: number, error: unknown): void {
     const batch = this.batches.get(run);
     this.whenAllCancelled.delete(run);
+    this.leaveOrder(run);
     if (!batch) return;
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
@@ -154,23 +173,62 @@ export class StubRuns {
       return;
     }
     const stream = entry.request.payload.stream;
+    const arrived = this.o.events?.now();
     if (m.error !== undefined) {
-      stream?.response(null, m.final, new InferError(errorCodeOf(m.code), m.error));
+      const code = errorCodeOf(m.code);
+      this.responded(entry, m.final, code === 'CANCELLED' ? 'cancel' : 'fail', arrived, m.error);
+      stream?.response(null, m.final, new InferError(code, m.error));
     } else if (m.outputs && m.outputs.length > 0) {
       let outputs;
       try {
         outputs = readCheckedOutputs(this.o.config, m.outputs, body, this.batching ? entry.request.batchSize : undefined, this.who);
       } catch (err) {
+        this.responded(entry, true, 'fail', arrived, (err as Error).message);
         this.tellCancelled(m.run, m.index, entry);
         this.close(m.run, entry, 'failed');
         stream?.fail(err as Error);
         return;
       }
+      this.responded(entry, m.final, 'success', arrived);
       stream?.response(outputs, m.final);
     } else {
+      this.responded(entry, m.final, 'empty', arrived);
       stream?.response(null, m.final);
     }
     if (m.final) this.close(m.run, entry, 'final');
+  }
+
+  /** One request.response event: from the previous response (or the batch's start) to `arrived`, then reading it. */
+  private responded(entry: InFlight, final: boolean, outcome: ResponseOutcome, arrived: number | undefined, error?: string): void {
+    const ev = this.o.events;
+    if (!ev || arrived === undefined) return;
+    const now = ev.now();
+    const from = entry.lastAt ?? arrived;
+    entry.lastAt = now;
+    ev.emit({
+      type: 'request.response', t: now, model: this.o.model, version: this.o.version, request_id: entry.request.id ?? '',
+      index: entry.responses++, final, outcome, infer_us: Math.max(0, Math.round(arrived - from)), output_us: Math.max(0, Math.round(now - arrived)),
+      ...(error !== undefined ? { error } : {}),
+    });
+  }
+
+  /** `run` no longer holds the stub: the next batch in order starts now. */
+  private leaveOrder(run: number): void {
+    const i = this.unanswered.indexOf(run);
+    if (i < 0) return;
+    this.unanswered.splice(i, 1);
+    const head = this.unanswered[0];
+    if (i === 0 && head !== undefined) this.began(head);
+  }
+
+  /** The stub began `run`: its requests' first responses are timed from now. */
+  private began(run: number): void {
+    const now = this.o.events?.now();
+    if (now === undefined || !this.o.decoupled) return;
+    this.batches.get(run)?.forEach((_, i) => {
+      const e = this.entries.get(`${run}:${i}`);
+      if (e) e.lastAt = now;
+    });
   }
 
   /** The stub died: every request still in flight fails with the cause (a decoupled one through its stream). */
@@ -178,12 +236,14 @@ export class StubRuns {
     for (const [key, entry] of [...this.entries]) {
       if (!live(entry)) continue;
       const open = entry.state === 'open';
+      if (open) this.responded(entry, true, 'fail', this.o.events?.now(), error.message);
       this.close(Number(key.split(':')[0]), entry, 'failed');
       if (open) entry.request.payload.stream?.fail(error);
     }
     this.batches.clear();
     this.entries.clear();
     this.whenAllCancelled.clear();
+    this.unanswered.length = 0;
   }
 
   /** decoupled requests still waiting for their final response */
@@ -198,7 +258,10 @@ export class StubRuns {
     this.tellCancelled(run, index, entry);
     entry.children?.abort();
     // a decoupled request ends here (its client is gone); an ordinary one still answers, and that answer is dropped
-    if (entry.state === 'open') this.close(run, entry, 'cancelled');
+    if (entry.state === 'open') {
+      this.responded(entry, true, 'cancel', this.o.events?.now());
+      this.close(run, entry, 'cancelled');
+    }
     const all = this.whenAllCancelled.get(run);
     if (all && this.batches.get(run)?.every((_, i) => this.entries.get(`${run}:${i}`)?.told)) {
       this.whenAllCancelled.delete(run);

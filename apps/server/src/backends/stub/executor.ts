@@ -255,6 +255,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
       log: plan.log,
       tell: (m) => stub.reply(m),
+      events: plan.calls && { emit: (e) => plan.calls!.bus.emit(e), now: () => plan.calls!.now() },
     });
     this.runs.set(stub, runs);
     const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls, blsCalls: new Map<number, () => void>() };
