@@ -13,7 +13,7 @@ function snapshot(decoupled: boolean): Snapshot {
     server: { name: 's', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
     repositories: ['repo'],
     models: [{
-      name: 's', version: '1', state: 'READY', repository: 'repo', backend: 'python',
+      name: 's', version: '1', state: 'READY', repository: 'repo', backend: 'python', platform: '',
       config: { max_batch_size: 0, model_transaction_policy: { decoupled }, instance_group: [{ name: 's_0', count: 1 }] },
       instances: [{ name: 's_0_0', group: 's_0', kind: 'KIND_CPU', device: 'cpu', state: 'idle' }],
       files: [],
