@@ -5,13 +5,10 @@
  */
 import type { InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { SchedulerLike } from './runtime';
+import type { CancelSignal } from './cancel-signal';
 
-/** What cancellation needs of a signal: whether it fired, and one listener for when it does. */
-export interface CancelSignal {
-  readonly aborted: boolean;
-  /** Calls `fn` once when the signal fires (never if it already has); returns a function that stops it. */
-  onAbort(fn: () => void): () => void;
-}
+export type { CancelSignal } from './cancel-signal';
+
 
 /** A request's payload as an executor sees it while the request runs. */
 export interface CancellablePayload {

@@ -20,7 +20,7 @@
  *   sender's is_cancelled() turn true, and the sender drops further sends.
  */
 import type { ErrorCode } from '@inferscope/core';
-import type { WireTensor } from './protocol';
+import type { WireTensor } from './wire-tensor';
 
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
 
