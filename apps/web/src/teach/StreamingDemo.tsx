@@ -9,7 +9,6 @@ import { useRef, useState } from 'react';
 import { language } from '../strings';
 import { STREAMING_DEMO_EN, STREAMING_DEMO_ZH } from '../i18n/lesson-streaming';
 import { readTokenStream, streamTimings, type TokenArrival } from './token-stream';
-import { hasLiveServer } from './calibrations';
 
 const MODEL = 'token_streamer';
 const W = 640;
@@ -55,7 +54,6 @@ export function StreamingDemo() {
   const span = Math.max(1000, ...runs.map((r) => r.totalMs));
   return (
     <div className="card p-3 mb-2 space-y-2" data-testid="streaming-demo">
-      {!hasLiveServer() && <p className="text-xs text-muted" data-testid="streaming-needs-server">{t.needsServer}</p>}
       <div className="flex flex-wrap gap-2 items-end text-sm">
         <label className="field">
           <span>{t.prompt}</span>
@@ -83,7 +81,7 @@ export function StreamingDemo() {
               {r.tokens.map((tok, k) => <line key={k} x1={(tok.atMs / span) * W} x2={(tok.atMs / span) * W} y1={2} y2={16} stroke="currentColor" strokeWidth={k === 0 ? 3 : 1.5} />)}
             </svg>
             <p className="font-mono" data-testid="streaming-text">{r.tokens.map((tok) => tok.text).join('')}{r.done ? '' : ' ▍'}</p>
-            {r.error && <p className="text-danger text-xs" data-testid="streaming-error">{t.failed(r.error)}</p>}
+            {r.error && <p className="text-danger text-xs" data-testid="streaming-error">{t.failed(r.error)} {t.needsServer}</p>}
           </div>
         );
       })}
