@@ -12,6 +12,7 @@ import { connectLive, type LiveConnection } from './live/socket-source';
 import { TeachingPanel } from './teach/TeachingPanel';
 import { playback } from './teach/playback';
 import { LessonKnob } from './teach/LessonKnob';
+import { StreamingDemo } from './teach/StreamingDemo';
 import { CourseDemo } from './teach/CourseDemo';
 import { LESSONS, lessonById } from './teach/lessons';
 import { S } from './strings';
@@ -72,6 +73,7 @@ function TeachKnob() {
   const lesson = lessonById(id) ?? LESSONS[0];
   if (!lesson.knob) return null;
   if (lesson.knob === 'course') return <CourseDemo />;
+  if (lesson.knob === 'stream') return <StreamingDemo />;
   const watch = S.lessonText[lesson.id].watch;
   return <LessonKnob knob={lesson.knob} caption={watch[watch.length - 1]} />;
 }

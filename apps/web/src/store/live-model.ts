@@ -7,6 +7,8 @@
  */
 import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
 import { Ring } from './ring';
+import { LiveStreams } from './live-streams';
+import { isDecoupled } from '@inferscope/core/config';
 import { applyConfigChanges, configLabel } from './config-paths';
 import type {
   BatchLive, ConfigLogEntry, MemorySample, ModelLive, PerfPoint, QueueSample, RequestLive, StateChange,
@@ -27,6 +29,7 @@ export class LiveModel {
   requests = new Map<string, RequestLive>();
   batches = new Map<string, BatchLive>();
   finished = new Ring<RequestLive>(4000);
+  private readonly streams = new LiveStreams(this.finished);
   timeline = new Ring<BatchLive>(4000);
   stateLog = new Ring<StateChange>(500);
   configLog = new Ring<ConfigLogEntry>(200);
@@ -52,6 +55,7 @@ export class LiveModel {
     this.requests.clear();
     this.batches.clear();
     this.stepLinks.clear();
+    this.streams.clear();
     for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints]) r.clear();
     this.lastSeq = -1;
     this.nextQueueSample = 0;
@@ -257,7 +261,16 @@ export class LiveModel {
         if (m) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
         this.requests.delete(id);
         Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
-        this.finished.push(r);
+        // a decoupled model's answers are its responses (request.response), not the end of its execute()
+        const model = this.models.get(key);
+        if (e.ok && model && isDecoupled(model.config)) this.streams.completed(r);
+        else this.finished.push(r);
+        break;
+      }
+      case 'request.response': {
+        const key = modelKey(e.model, e.version);
+        const id = `${key}/${e.request_id}`;
+        this.streams.response(e, id, key, this.requests.get(id));
         break;
       }
       case 'request.rejected': {
