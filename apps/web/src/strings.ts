@@ -241,7 +241,12 @@ const en = {
   abCompare: 'A/B compare',
   abA: 'A: delay=µs preferred=8,16 max_batch= instances=',
   abB: 'B (same fields)',
-  abRuns: 'A and B per second (solid: throughput, dashed: p99)',
+  abRuns: 'Every round per second: throughput solid (left scale), p99 dashed (right scale)',
+  abP99Axis: 'p99 latency',
+  abRounds: 'rounds',
+  abSpreadNote: (rounds: number) => (rounds > 1 ? `median (min–max) of ${rounds} interleaved rounds; bold = better beyond the rounds' spread` : 'one round per side: no spread, so no side is called better'),
+  abVerdict: (metric: string, better: string | null, rounds: number) =>
+    better ? `${metric}: ${better} is better (every round beat every round of the other side)` : rounds > 1 ? `${metric}: no winner (within noise: the rounds' ranges overlap)` : `${metric}: no verdict from one round (run 3 or more)`,
   abRun: 'Run A then B on the same traffic',
   abRunning: (phase: string) => `running ${phase}…`,
   abResult: 'A/B result',

@@ -33,6 +33,8 @@ export interface ChartInfo {
   scale?: 'robust' | 'log' | 'fixed';
   /** seconds between the oldest and the newest point drawn (how much history the chart holds) */
   spanS?: number;
+  /** the y scales drawn, left first ("inferences/s | p99 latency (ms)"), when a chart has more than one */
+  axes?: string[];
 }
 
 export interface TimeChartOptions {

@@ -24,6 +24,7 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('markers', info.markers === undefined ? undefined : String(info.markers));
   set('clipped', info.clipped === undefined ? undefined : String(info.clipped));
   set('scale', info.scale);
+  set('axes', info.axes?.join(' | '));
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
 }
 

@@ -214,7 +214,12 @@ export const zh: Strings = {
   abCompare: 'A/B 对比',
   abA: 'A：字段 delay=µs preferred=8,16 max_batch= instances=',
   abB: 'B（同样的字段）',
-  abRuns: 'A 与 B 每秒（实线：吞吐量，虚线：p99）',
+  abRuns: '每一轮每秒：实线为吞吐量（左轴），虚线为 p99（右轴）',
+  abP99Axis: 'p99 延迟',
+  abRounds: '轮数',
+  abSpreadNote: (rounds) => (rounds > 1 ? `${rounds} 轮交替运行的中位数（最小–最大）；粗体 = 超出各轮离散范围的更优值` : '每边只跑一轮：没有离散度，因此不判定哪边更好'),
+  abVerdict: (metric, better, rounds) =>
+    better ? `${metric}：${better} 更好（每一轮都胜过另一边的每一轮）` : rounds > 1 ? `${metric}：没有胜者（在噪声范围内：各轮范围重叠）` : `${metric}：一轮无法判定（请跑 3 轮或更多）`,
   abRun: '在相同流量上先跑 A 再跑 B',
   abRunning: (phase) => `正在运行 ${phase}…`,
   abResult: 'A/B 对比结果',

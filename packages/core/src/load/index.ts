@@ -5,3 +5,4 @@ export { PRESETS, findPreset } from './presets';
 export { planArrivals, scenarioToArrivals, RequestSampler, shapeKeyOf, DEFAULT_SEED, type Arrival, type ArrivalPlan, type LoadPlan, type OpenArrivals, type ClosedLoopPhase } from './arrivals';
 export { DEFAULT_LOAD_LIMITS, checkPlanSize, planSize, LoadLimitError, type LoadLimits, type PlanSize } from './limits';
 export { parseTrace, serializeTrace, arrivalLine, traceToScenario, TraceError, TraceReader, type Trace, type TraceHeader } from './trace';
+export { spreadOf, verdictOf, HIGHER_IS_BETTER, type Spread, type ABMetric, type ABVerdict } from './ab-verdict';
