@@ -9,25 +9,9 @@ import { chromiumMissing, launchBrowser, screenshot, watchConsole } from './brow
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { startTestServer } from '../support/server';
 import { connectSocket } from '../support/socket';
+import { traffic } from './traffic';
 
 const missing = chromiumMissing();
-const body = JSON.stringify({ inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784], data: Array(784).fill(0.1) }] });
-
-/** Sends requests to both versions until stopped (a few concurrent, answers awaited). */
-function traffic(url: string): { stop(): Promise<void>; sent: () => number } {
-  let running = true;
-  let sent = 0;
-  const worker = async (version: string) => {
-    while (running) {
-      const r = await fetch(`${url}/v2/models/mlp_classifier/versions/${version}/infer`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      await r.arrayBuffer();
-      sent++;
-    }
-  };
-  const all = Promise.all(['1', '2', '1', '2'].map(worker));
-  return { stop: async () => { running = false; await all; }, sent: () => sent };
-}
-
 const TIME_CHARTS = ['chart-throughput', 'chart-latency', 'chart-queue-compute', 'chart-avg-batch', 'chart-pending', 'chart-failures', 'chart-cpu', 'chart-memory'];
 
 test('per-version series with a legend, config markers on every time chart, backfill after reload', { skip: missing, timeout: 240_000 }, async () => {

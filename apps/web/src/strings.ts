@@ -238,6 +238,7 @@ const en = {
   recordLive: 'Record live traffic',
   stopRecording: 'Stop recording',
   tracePath: 'trace file',
+  serverRestarted: 'server restarted',
   abCompare: 'A/B compare',
   abA: 'A: delay=µs preferred=8,16 max_batch= instances=',
   abB: 'B (same fields)',

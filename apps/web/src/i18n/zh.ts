@@ -211,6 +211,7 @@ export const zh: Strings = {
   recordLive: '录制实时流量',
   stopRecording: '停止录制',
   tracePath: '轨迹文件',
+  serverRestarted: '服务器已重启',
   abCompare: 'A/B 对比',
   abA: 'A：字段 delay=µs preferred=8,16 max_batch= instances=',
   abB: 'B（同样的字段）',

@@ -51,12 +51,22 @@ export function configMarkers(key: string, from: number): Marker[] {
     });
 }
 
+/** Restarts of the server seen across reconnects (store/server-restart.ts), as chart markers. */
+export function restartMarkers(from: number): Marker[] {
+  return live.restarts.since(from, (r) => r.t).map((r) => ({ t: r.t, label: S.serverRestarted }));
+}
+
+/** Everything a time chart marks: the selected models' config changes and the server's restarts, in time order. */
+export function chartMarkers(key: string, from: number): Marker[] {
+  return [...configMarkers(key, from), ...restartMarkers(from)].sort((a, b) => a.t - b.t);
+}
+
 function currentWindow(): Window {
   const { window: win, model } = appStore.getState();
   const now = dataNowUs();
   const [from] = timeDomain(now, windowUs(win));
   const key = statsKey(live, model);
-  return { stats: live.stats.since(from, (m) => m.t), key, from, now, markers: configMarkers(key, from) };
+  return { stats: live.stats.since(from, (m) => m.t), key, from, now, markers: chartMarkers(key, from) };
 }
 
 /** The palette colour a model version has everywhere in the dashboard. */
