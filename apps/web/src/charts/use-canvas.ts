@@ -28,12 +28,15 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
 }
 
-export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean } = {}) {
+/** `rev`: a revision counter of the chart's own data, for charts not fed by the live model (the fleet view's). */
+export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean; rev?: () => number } = {}) {
   const ref = useRef<HTMLCanvasElement | null>(null);
   const drawRef = useRef(draw);
   drawRef.current = draw;
   const logRef = useRef(false);
   logRef.current = opts.log ?? false;
+  const revRef = useRef(opts.rev);
+  revRef.current = opts.rev;
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
@@ -46,12 +49,15 @@ export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDi
     ro.observe(canvas);
     let seenRev = -1;
     let seenLog = logRef.current;
+    let seenOwn = -1;
+    const own = () => revRef.current?.() ?? 0;
     const unregister = registerDrawer({
       minIntervalMs: opts.minIntervalMs ?? 100,
-      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev || seenLog !== logRef.current,
+      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev || seenLog !== logRef.current || own() !== seenOwn,
       draw: () => {
         seenRev = live.rev;
         seenLog = logRef.current;
+        seenOwn = own();
         const dpr = window.devicePixelRatio || 1;
         if (resized) {
           const r = canvas.getBoundingClientRect();

@@ -6,7 +6,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { createStore } from 'zustand/vanilla';
 import { WIRE, type ControlAck, type ControlMessage, type Snapshot, type StatsMessage } from '@inferscope/core';
-import type { ReplicaState } from './fleet-rows';
+import { withPoint, type ReplicaState } from './fleet-rows';
 
 export interface FleetDescription {
   replicas: Array<{ name: string; path: string; url: string }>;
@@ -29,7 +29,7 @@ export interface FleetConnections {
 export function connectFleet(description: FleetDescription, token?: string): FleetConnections {
   const sockets = new Map<string, Socket>();
   fleetStore.setState({
-    replicas: description.replicas.map((r) => ({ name: r.name, path: r.path, status: 'connecting', models: [], memoryBytes: 0, canControl: false })),
+    replicas: description.replicas.map((r) => ({ name: r.name, path: r.path, status: 'connecting', models: [], memoryBytes: 0, canControl: false, history: [] })),
   });
   const patch = (name: string, p: Partial<ReplicaState>) =>
     fleetStore.setState((s) => ({ replicas: s.replicas.map((r) => (r.name === name ? { ...r, ...p } : r)) }));
@@ -47,7 +47,10 @@ export function connectFleet(description: FleetDescription, token?: string): Fle
         models: s.stats?.models ?? [],
       }),
     );
-    socket.on(WIRE.stats, (s: StatsMessage) => patch(r.name, { status: 'connected', models: s.models }));
+    socket.on(WIRE.stats, (s: StatsMessage) => {
+      const cur = fleetStore.getState().replicas.find((x) => x.name === r.name);
+      patch(r.name, { status: 'connected', models: s.models, history: cur ? withPoint(cur, s.wall_ms, s.models) : [] });
+    });
   }
 
   return {

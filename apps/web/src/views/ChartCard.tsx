@@ -3,9 +3,9 @@ import { useCanvas, type DrawFn } from '../charts/use-canvas';
 import { S } from '../strings';
 
 /** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
-export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; children?: ReactNode }) {
+export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; rev?: () => number; children?: ReactNode }) {
   const [log, setLog] = useState(false);
-  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log });
+  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log, rev: props.rev });
   return (
     <section className="card flex flex-col" data-testid={props.testId}>
       <div className="flex items-center justify-between gap-2">
