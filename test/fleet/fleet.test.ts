@@ -205,6 +205,8 @@ test('fleet: replicas behind HAProxy, one killed under load, Prometheus autoscal
           await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLCanvasElement | null)?.dataset.legend ?? '').split(' | ').filter((n) => /^replica-\d$/.test(n)).length >= 2,
             `[data-testid=${chart}] canvas`, { timeout: 30_000 });
         }
+        // lines, not single points: the snapshot's history fills each replica's recent seconds at once
+        await page.waitForFunction(() => Number((document.querySelector('[data-testid=fleet-chart-throughput] canvas') as HTMLCanvasElement).dataset.spanS) >= 2, undefined, { timeout: 30_000 });
         const legend = (await page.locator('[data-testid=fleet-chart-throughput] canvas').getAttribute('data-legend')) ?? '';
         assert.ok(legend.split(' | ').every((n) => fleet.replicas.some((r) => r.name === n)), `legend names replicas only: ${legend}`);
         assert.match(await page.title(), /Fleet/);

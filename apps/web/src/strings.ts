@@ -176,6 +176,7 @@ const en = {
   panels: {
     log: 'log',
     linear: 'linear',
+    legendToggle: 'Click: list every series with data in the legend, or only the first few',
     logTitle: 'Switch the y axis between a robust linear scale (spikes clipped and marked ▲) and a log scale',
     latencyByVersion: 'Latency percentiles (ms)',
     avgBatch: 'Average batch size',
@@ -238,6 +239,7 @@ const en = {
   recordLive: 'Record live traffic',
   stopRecording: 'Stop recording',
   tracePath: 'trace file',
+  legendMore: (n: number) => `+${n} more`,
   serverRestarted: 'server restarted',
   abCompare: 'A/B compare',
   abA: 'A: delay=µs preferred=8,16 max_batch= instances=',

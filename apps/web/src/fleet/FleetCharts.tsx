@@ -9,6 +9,7 @@ import { chartTheme, modelColour } from '../charts/theme';
 import { drawTimeChart, type LineSpec } from '../charts/time-chart';
 import { formatRate, formatUs } from '../charts/format';
 import { ChartCard } from '../views/ChartCard';
+import type { DrawOptions } from '../charts/use-canvas';
 import { S } from '../strings';
 import { fleetStore } from './fleet-connections';
 import type { ReplicaPoint, ReplicaState } from './fleet-rows';
@@ -25,12 +26,12 @@ function linesOf(replicas: ReplicaState[], v: (p: ReplicaPoint) => number): Line
 }
 
 function drawFigure(v: (p: ReplicaPoint) => number, o: { yFormat: (x: number) => string; yKind?: 'us'; yTitle: string; floor: number }) {
-  return (ctx: CanvasRenderingContext2D, w: number, h: number, opts: { log: boolean }) => {
+  return (ctx: CanvasRenderingContext2D, w: number, h: number, opts: DrawOptions) => {
     const now = Date.now() * 1000;
     const lines = linesOf(fleetStore.getState().replicas, v)
       .map((l) => ({ ...l, points: l.points.filter((p) => p.t >= now - WINDOW_US) }))
       .filter((l) => l.points.length > 0);
-    return drawTimeChart(ctx, w, h, chartTheme(), { lines, from: now - WINDOW_US, now, markers: [], log: opts.log, emptyText: S.noDataInWindow, ...o });
+    return drawTimeChart(ctx, w, h, chartTheme(), { lines, from: now - WINDOW_US, now, markers: [], log: opts.log, legendAll: opts.legendAll, emptyText: S.noDataInWindow, ...o });
   };
 }
 

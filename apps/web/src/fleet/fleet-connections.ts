@@ -39,14 +39,18 @@ export function connectFleet(description: FleetDescription, token?: string): Fle
     sockets.set(r.name, socket);
     socket.on('disconnect', () => patch(r.name, { status: 'disconnected' }));
     socket.on('connect_error', () => patch(r.name, { status: 'disconnected' }));
-    socket.on(WIRE.snapshot, (s: Snapshot) =>
+    socket.on(WIRE.snapshot, (s: Snapshot) => {
+      // the replica's recent seconds (the snapshot's history) fill its charts at once
+      let cur = fleetStore.getState().replicas.find((x) => x.name === r.name);
+      for (const st of s.history?.stats ?? []) if (cur) cur = { ...cur, history: withPoint(cur, st.wall_ms, st.models) };
       patch(r.name, {
         status: 'connected',
         canControl: s.server.can_control,
         memoryBytes: s.memory.reduce((n, d) => n + d.used_bytes, 0),
         models: s.stats?.models ?? [],
-      }),
-    );
+        history: cur?.history ?? [],
+      });
+    });
     socket.on(WIRE.stats, (s: StatsMessage) => {
       const cur = fleetStore.getState().replicas.find((x) => x.name === r.name);
       patch(r.name, { status: 'connected', models: s.models, history: cur ? withPoint(cur, s.wall_ms, s.models) : [] });

@@ -152,6 +152,7 @@ export const zh: Strings = {
   panels: {
     log: '对数',
     linear: '线性',
+    legendToggle: '点击：图例列出所有有数据的序列，或只列前几个',
     logTitle: '在稳健线性刻度（尖峰被截断并标记 ▲）与对数刻度之间切换 y 轴',
     latencyByVersion: '延迟百分位（毫秒）',
     avgBatch: '平均批大小',
@@ -211,6 +212,7 @@ export const zh: Strings = {
   recordLive: '录制实时流量',
   stopRecording: '停止录制',
   tracePath: '轨迹文件',
+  legendMore: (n) => `还有 ${n} 个`,
   serverRestarted: '服务器已重启',
   abCompare: 'A/B 对比',
   abA: 'A：字段 delay=µs preferred=8,16 max_batch= instances=',

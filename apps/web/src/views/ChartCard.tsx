@@ -5,7 +5,9 @@ import { S } from '../strings';
 /** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
 export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; rev?: () => number; children?: ReactNode }) {
   const [log, setLog] = useState(false);
-  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log, rev: props.rev });
+  // a click on the chart opens (or closes) a legend cut to "+N more"
+  const [legendAll, setLegendAll] = useState(false);
+  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log, legendAll, rev: props.rev });
   return (
     <section className="card flex flex-col" data-testid={props.testId}>
       <div className="flex items-center justify-between gap-2">
@@ -16,7 +18,8 @@ export function ChartCard(props: { title: string; draw: DrawFn; height?: number;
           </button>
         )}
       </div>
-      <canvas ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title} />
+      <canvas ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title}
+        aria-expanded={legendAll} title={S.panels.legendToggle} onClick={() => setLegendAll(!legendAll)} />
       {props.children}
     </section>
   );

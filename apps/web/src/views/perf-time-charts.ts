@@ -93,7 +93,7 @@ function perVersionChart(pick: (a: ModelAggregate) => number, yFormat: (v: numbe
     const win = currentWindow();
     return drawTimeChart(ctx, w, h, chartTheme(), {
       lines: versionLines(seriesByVersion(win.stats, win.key, pick)), from: win.from, now: win.now, markers: win.markers,
-      yFormat, yTitle, floor, log: o.log, emptyText: emptyText(),
+      yFormat, yTitle, floor, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
     });
   };
 }
@@ -122,7 +122,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
     lines = [...versionLines(p99), ...versionLines(p50, [4, 3], ' p50')];
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
     note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
 };
@@ -136,7 +136,7 @@ export const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: nu
     ? [{ label: 'queue', colour: '#f59e0b', points: queue[0].points }, { label: 'compute', colour: '#6366f1', points: compute[0].points }]
     : [...versionLines(compute), ...versionLines(queue, [4, 3], ' queue')];
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log,
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log, legendAll: o.legendAll,
     emptyText: emptyText(), note: compute.length > 1 ? S.panels.solidDashed : undefined,
   });
 };
@@ -148,7 +148,7 @@ export const drawFailures = (ctx: CanvasRenderingContext2D, w: number, h: number
   const rates = failureRates(win.stats, win.key);
   const lines: LineSpec[] = rates.length === 0 ? [] : FAILURE_REASONS.map((r) => ({ label: r, colour: REASON_COLOUR[r], points: rates.map((x) => ({ t: x.t, v: x.perS[r] })) }));
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatRate, yTitle: S.panels.perSecond, floor: 1, log: o.log, emptyText: emptyText(),
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatRate, yTitle: S.panels.perSecond, floor: 1, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
   });
 };
 
