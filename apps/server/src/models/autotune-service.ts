@@ -8,11 +8,11 @@
 import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { AutotuneChangeReason } from '@inferscope/core';
 import {
-  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, autotuneWarnings, costOf, initialAutotuneState, ObservedCost, WindowCollector,
+  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
   type AutotuneState, type AutotuneStep, type BatchCost,
 } from '@inferscope/core/autotune';
 
-import { bundledCalibration, costFromCalibration } from '@inferscope/core/sim';
+import { bundledCalibration, costFromCalibration, costOf } from '@inferscope/core/sim';
 import type { ModelConfig } from '@inferscope/core/config';
 
 /** what the model's snapshot says about its tuner */

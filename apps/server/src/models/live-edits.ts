@@ -9,7 +9,7 @@ import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@
 import type { ModelConfig } from '@inferscope/core/config';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
-import type { ModelEntry } from './model-load';
+import type { ModelEntry } from './types';
 import type { VersionSlot } from './types';
 
 export interface LiveEditContext {

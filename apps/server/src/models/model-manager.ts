@@ -13,19 +13,18 @@ import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope
 import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
-import { loadModel, type ModelEntry } from './model-load';
+import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
 import { enqueueCancellable, type CancelSignal } from './cancellable';
-import { saveModelConfig, type SaveResult } from './save-config';
+import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
-import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
+import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
 import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
 
-export type { ModelEntry } from './model-load';
 
 export interface ModelManagerOptions {
   repositories: string[];

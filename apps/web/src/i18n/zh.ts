@@ -1,9 +1,9 @@
 /**
- * 中文界面文本。类型为 Strings：英文表（strings.ts）中的每个键这里都必须有，缺一个就无法通过类型检查。
+ * 中文界面文本。类型为 Strings：英文表（en.ts）中的每个键这里都必须有，缺一个就无法通过类型检查。
  * 术语与 Triton 中文资料保持一致：模型仓库、动态批处理、实例组、首选批大小、最大排队延迟、吞吐量、时延……
  * 配置字段名（max_queue_delay_microseconds 等）保留原文，因为用户要在 config.pbtxt 里照着写。
  */
-import type { Strings } from '../strings';
+import type { Strings } from './en';
 import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
 

@@ -1,16 +1,11 @@
 /**
- * The batch cost the autotuner's model predicts with: a calibration's cost model when one is known (the
- * simulator's tables, interpolated as the simulator does), else what the model measured while serving
- * (per batch size, fitted fixed + per item, the way a calibration is fitted).
+ * The batch cost the autotuner's model predicts with when no calibration is known (a calibration's is
+ * sim's costOf): what the model measured while serving, per batch size, fitted fixed + per item the way a
+ * calibration is fitted.
  */
-import { fitLinear } from '../sim/calibration-cost';
-import { baseLatencyUs, type CostModel } from '../sim/cost-model';
+import { fitLine } from '../util/fit-line';
 import type { BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';
-
-export function costOf(model: CostModel): BatchCost {
-  return (n) => baseLatencyUs(model, n);
-}
 
 /** Measured compute per batch size over the windows seen so far; the newest windows weigh most. */
 export class ObservedCost {
@@ -35,7 +30,7 @@ export class ObservedCost {
       table[String(size)] = s.sum / s.batches;
       weights[String(size)] = s.batches;
     }
-    const fit = fitLinear(table, weights);
+    const fit = fitLine(table, weights);
     // one size measured: the fit is per item only; assume the cost does not shrink below that batch's
     return (n) => Math.max(1, fit.fixed_us + fit.per_item_us * n);
   }

@@ -19,7 +19,7 @@
  * them (Triton's default: max_batch_size) and the delay alone sets the batch.
  */
 import type { AutotuneChangeReason } from '../events';
-import type { DynamicBatchingPatch } from '../live/protocol';
+import type { DynamicBatchingPatch } from '../live-config/fields';
 import { LIVE_LIMITS } from '../live-config/limits';
 import { predict, type BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';

@@ -15,7 +15,7 @@ import type { Clock, TimerHandle } from '../clock/clock';
 import type { InferError } from '../errors/infer-error';
 import { errors } from '../errors/messages';
 import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
-import type { DynamicBatchingPatch } from '../live/protocol';
+import type { DynamicBatchingPatch } from '../live-config/fields';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, mayFormWhileBusy } from './decide';
 import { FORMED_PER_INSTANCE } from './formed-batches';

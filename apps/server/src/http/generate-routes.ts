@@ -5,11 +5,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientGone } from '../models/cancellable';
-import { describeError } from '../http/errors';
-import { generateResponse, parseGenerateRequest } from './generate';
-import type { InferServiceDeps } from './infer-service';
-import type { ModelSpec } from './model-spec';
-import { streamInference, type StreamedResponse } from './stream-inference';
+import { describeError } from './errors';
+import { generateResponse, parseGenerateRequest } from '../kserve/generate';
+import type { InferServiceDeps } from '../kserve/infer-service';
+import type { ModelSpec } from '../kserve/model-spec';
+import { streamInference, type StreamedResponse } from '../kserve/stream-inference';
 
 type Params = { model: string; version?: string };
 type Req = FastifyRequest<{ Params: Params }>;

@@ -16,12 +16,12 @@ const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { errors, InferError } from '@inferscope/core';
-import { describeError } from '../http/errors';
-import { parseHeaderLength, parseInferRequest, type ParsedRequest } from './parse-request';
-import type { InferModelSource } from './resolve-model';
-import { encodeInferResponse } from './encode-response';
-import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from './infer-service';
-import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from '../http/inflight-bytes';
+import { describeError } from './errors';
+import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kserve/parse-request';
+import type { InferModelSource } from '../kserve/resolve-model';
+import { encodeInferResponse } from '../kserve/encode-response';
+import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
+import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from './inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
 export interface InferRoutesOptions {

@@ -9,12 +9,12 @@
  * Every refusal is a PolicyError (nothing changed); the server turns it into its INVALID_ARG.
  */
 import type { ConfigChange } from '../events';
-import { mergeBatchingPatch } from '../scheduler/reconfigure';
-import { policyFromConfig, policyFromValidated, PolicyError, trustValidated, type BatchingPolicy } from '../scheduler/policy';
-import type { SchedulerConfigInput } from '../scheduler/config-input';
-import type { DynamicBatchingPatch } from './fields';
-import { limitMessage, withinLimit } from './limits';
-import { formatLivePath, livePath } from './paths';
+import { mergeBatchingPatch } from './reconfigure';
+import { policyFromConfig, policyFromValidated, PolicyError, trustValidated, type BatchingPolicy } from './policy';
+import type { SchedulerConfigInput } from './config-input';
+import type { DynamicBatchingPatch } from '../live-config/fields';
+import { limitMessage, withinLimit } from '../live-config/limits';
+import { formatLivePath, livePath } from '../live-config/paths';
 
 /** The config fields a live change reads besides the scheduler's slice. */
 export interface LiveConfigInput extends SchedulerConfigInput {

@@ -3,8 +3,8 @@
  * (Triton's statistics extension): `{"model_stats": [...]}` or `{"error": "..."}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError } from '../http/errors';
-import type { StatsCollector } from './collector';
+import { describeError } from './errors';
+import type { StatsCollector } from '../stats/collector';
 
 type Params = { model?: string; version?: string };
 

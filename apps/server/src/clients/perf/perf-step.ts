@@ -4,7 +4,7 @@
  * report the average of those last windows, client side and server side.
  */
 import { percentile } from '@inferscope/core/stats';
-import type { InferCall, InferTarget } from '../targets';
+import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
 

@@ -6,10 +6,10 @@
  */
 import { io as connect, type Socket } from 'socket.io-client';
 import { WIRE, type ControlAck, type ControlMessage, type Snapshot } from '@inferscope/core';
-import type { HttpTarget } from '../load/targets';
-import { runPerfStep } from '../load/perf/perf-step';
-import type { StepMode } from '../load/perf/step-load';
-import { readModelStats } from '../load/perf/server-stats';
+import type { HttpTarget } from '../../loadgen/targets';
+import { runPerfStep } from '../perf/perf-step';
+import type { StepMode } from '../perf/step-load';
+import { readModelStats } from '../perf/server-stats';
 import type { SweepConfig } from './search-space';
 import type { SweepDeps } from './sweep';
 import type { SweepResult } from './ranking';

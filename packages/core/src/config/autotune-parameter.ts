@@ -4,7 +4,7 @@
  * parameter's name and its reading: config validation refuses a bad value with these words, and the
  * simulator and the server read the target through `autotuneTargetUs`.
  */
-import type { ModelConfig } from '../config/types';
+import type { ModelConfig } from './types';
 
 export const AUTOTUNE_PARAMETER = 'autotune_p99_ms';
 

@@ -3,9 +3,9 @@
  * (like perf_analyzer) so no window starts cold or ends with a drain; each `takeWindow()` hands back the
  * requests that completed since the previous one.
  */
-import type { InferCall, InferTarget } from '../targets';
-import type { RequestRecord } from '../runner';
-import { mulberry32 } from '../input-generator';
+import type { InferCall, InferTarget } from '../../loadgen/targets';
+import type { RequestRecord } from '../../loadgen/runner';
+import { mulberry32 } from '../../loadgen/input-generator';
 
 export type StepMode =
   | { kind: 'concurrency'; concurrency: number }

@@ -5,7 +5,7 @@
  */
 import { io as connect, type Socket } from 'socket.io-client';
 import type { ConfigChange, ControlAck, DynamicBatchingPatch } from '@inferscope/core';
-import type { HttpTarget } from './targets';
+import type { HttpTarget } from '../loadgen/targets';
 import type { ServerSide, ServerWatcher } from './ab-compare';
 import { diffServerStats, readBatchHistogram, readFailCount, readModelStats } from './perf/server-stats';
 

@@ -9,9 +9,10 @@ import type { LoadPlan } from '@inferscope/core/load';
 import { RealClock, type Clock } from '@inferscope/core/clock';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import { parseLivePath } from '@inferscope/core/live-config';
+import { EventFold } from '@inferscope/core/stats';
 import type { ControlTarget } from '../live/types';
-import { runPlan, type LatencySummary } from './runner';
-import type { InferTarget } from './targets';
+import { runPlan, type LatencySummary } from '../loadgen/runner';
+import type { InferTarget } from '../loadgen/targets';
 import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from '@inferscope/core/load';
 
 export interface ABVariant {
@@ -99,28 +100,15 @@ export function busWatcher(bus: EventBus, model: string): ServerWatcher {
 }
 
 function watchBus(bus: EventBus, model: string): { stop: () => ServerSide } {
-  const hist: Record<string, number> = {};
-  let batches = 0;
-  let samples = 0;
-  let completed = 0;
-  let rejected = 0;
-  let queueSum = 0;
-  const off = bus.on((e) => {
-    if (e.type === 'memory' || e.model !== model) return;
-    if (e.type === 'batch.formed') {
-      batches++;
-      samples += e.size;
-      hist[e.size] = (hist[e.size] ?? 0) + 1;
-    } else if (e.type === 'request.completed' && e.ok) {
-      completed++;
-      queueSum += e.queue_us;
-    }
-    else if (e.type === 'request.rejected') rejected++;
-  });
+  const fold = new EventFold({ models: new Set([model]) });
+  const off = bus.on((e) => fold.add(e));
   return {
     stop() {
       off();
-      return { batches, avg_batch_size: batches ? samples / batches : 0, batch_size_histogram: hist, completed, rejected, queue_us_mean: completed ? queueSum / completed : 0 };
+      return {
+        batches: fold.batches, avg_batch_size: fold.avgBatchSize, batch_size_histogram: fold.batchHistogram(),
+        completed: fold.completed, rejected: fold.rejected, queue_us_mean: fold.timed ? fold.queueSumUs / fold.timed : 0,
+      };
     },
   };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { planBatchingChange, planInstanceCount } from './live-change';
-import { PolicyError } from '../scheduler/policy';
+import { PolicyError } from './policy';
 
 const config = {
   name: 'm', max_batch_size: 8,

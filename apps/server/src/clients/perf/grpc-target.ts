@@ -6,9 +6,9 @@
 import { credentials, status as Status, type Client, type ServiceError } from '@grpc/grpc-js';
 import type { Tensor } from '@inferscope/core';
 import { inferenceService } from '../../grpc/proto';
-import type { InputGenerator } from '../input-generator';
-import { RemoteInputs } from '../remote-inputs';
-import type { InferCall, InferOutcome, InferTarget } from '../targets';
+import type { InputGenerator } from '../../loadgen/input-generator';
+import { RemoteInputs } from '../../loadgen/remote-inputs';
+import type { InferCall, InferOutcome, InferTarget } from '../../loadgen/targets';
 import { httpStatusOfCode } from '@inferscope/core';
 import { codeOfGrpcStatus } from '../../grpc/status';
 import { encodeBinaryData } from '../../kserve/binary-data';

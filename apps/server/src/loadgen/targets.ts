@@ -7,18 +7,10 @@ import { Agent, request as httpRequest } from 'node:http';
 import { asInferError, errors, type InferPayload, type InferResult, type SchedulerRequest, type Tensor } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
 import { RemoteInputs } from './remote-inputs';
+import type { InferCall } from './infer-call';
 
-export interface InferCall {
-  model: string;
-  version?: string;
-  batchSize: number;
-  /** variable non-batch dims */
-  shape?: number[];
-  priority?: number;
-  /** per-request queue timeout override, µs (KServe parameters.timeout) */
-  timeoutUs?: number;
-  id?: string;
-}
+export type { InferCall } from './infer-call';
+
 
 export interface InferOutcome {
   ok: boolean;

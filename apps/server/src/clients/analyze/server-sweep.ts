@@ -6,8 +6,8 @@
  * original config is restored at the end unless the person applies the best one.
  */
 import type { DeviceMemory, ModelSnapshot, StartSweepRequest, SweepConfig, SweepProgress, SweepResult } from '@inferscope/core';
-import { HttpTarget } from '../load/targets';
-import type { ControlTarget } from '../live/types';
+import { HttpTarget } from '../../loadgen/targets';
+import type { ControlTarget } from '../../live/types';
 import { originalConfig, planConfigs, runAnalysis } from './analysis';
 import { measureConfig } from './live-target';
 import { rankResults } from './ranking';

@@ -1,7 +1,8 @@
 /**
- * The load commands' options, read by node's own `util.parseArgs` (strict: an unknown option is an error,
- * a typo must not silently fall back to a default): `--name value`, `--name=value`, `-x value`, flags.
- * Commands describe their options as ArgSpecs; this maps them onto parseArgs and words its errors.
+ * Every command's options, read by node's own `util.parseArgs` (strict: an unknown option is an error,
+ * a typo must not silently fall back to a default): `--name value`, `--name=value`, `-x value`, flags,
+ * options that may repeat. Commands describe their options as ArgSpecs; this maps them onto parseArgs
+ * and words its errors, so every command reads and refuses its arguments the same way.
  */
 import { parseArgs as parseNodeArgs } from 'node:util';
 
@@ -10,11 +11,15 @@ export interface ArgSpec {
   names: string[];
   key: string;
   flag?: boolean;
+  /** may be given more than once: every value lands in `lists[key]`, in order */
+  repeat?: boolean;
 }
 
 export interface ParsedArgs {
   values: Record<string, string>;
   flags: Set<string>;
+  /** the values of repeatable options ([] when not given) */
+  lists: Record<string, string[]>;
   positional: string[];
 }
 
@@ -26,7 +31,7 @@ export function parseArgs(argv: string[], specs: ArgSpec[]): ParsedArgs {
   for (const spec of specs) {
     const long = spec.names.find((n) => n.startsWith('--'))!.slice(2);
     const short = spec.names.find((n) => /^-[^-]$/.test(n))?.slice(1);
-    options[long] = { type: spec.flag ? 'boolean' : 'string', ...(short ? { short } : {}) };
+    options[long] = { type: spec.flag ? 'boolean' : 'string', ...(short ? { short } : {}), ...(spec.flag ? {} : { multiple: true }) };
     keyOf.set(long, spec);
   }
   let parsed;
@@ -37,12 +42,19 @@ export function parseArgs(argv: string[], specs: ArgSpec[]): ParsedArgs {
   }
   const values: Record<string, string> = {};
   const flags = new Set<string>();
+  const lists: Record<string, string[]> = Object.fromEntries(specs.filter((s) => s.repeat).map((s) => [s.key, []]));
   for (const [long, v] of Object.entries(parsed.values)) {
     const spec = keyOf.get(long)!;
     if (spec.flag) flags.add(spec.key);
-    else values[spec.key] = v as string;
+    else if (spec.repeat) lists[spec.key] = v as string[];
+    else {
+      // a value option given twice is a typo or a script's mistake: refused, not silently the last one
+      const given = v as string[];
+      if (given.length > 1) throw new Error(`--${long} was given ${given.length} times (once only)`);
+      values[spec.key] = given[0];
+    }
   }
-  return { values, flags, positional: parsed.positionals };
+  return { values, flags, lists, positional: parsed.positionals };
 }
 
 /** parseArgs's errors in the words the commands have always used (`unknown option --x`, `--x needs a value`). */
@@ -60,13 +72,15 @@ function describeParseError(err: Error & { code?: string }): string {
   }
 }
 
+/** One numeric option, with one wording for every command: `--rate must be a number >= 0, got 'x'`. */
 export function numberArg(v: string | undefined, name: string, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (!Number.isFinite(n) || (opts.integer && !Number.isInteger(n))) throw new Error(`${name} must be ${opts.integer ? 'an integer' : 'a number'}, got '${v}'`);
-  if (opts.min !== undefined && n < opts.min) throw new Error(`${name} must be >= ${opts.min}, got ${n}`);
-  if (opts.max !== undefined && n > opts.max) throw new Error(`${name} must be <= ${opts.max}, got ${n}`);
-  return n;
+  const fits = v.trim() !== '' && Number.isFinite(n) && (!opts.integer || Number.isInteger(n))
+    && (opts.min === undefined || n >= opts.min) && (opts.max === undefined || n <= opts.max);
+  if (fits) return n;
+  const range = [opts.min !== undefined ? `>= ${opts.min}` : '', opts.max !== undefined ? `<= ${opts.max}` : ''].filter(Boolean).join(' and ');
+  throw new Error(`${name} must be ${opts.integer ? 'an integer' : 'a number'}${range ? ` ${range}` : ''}, got '${v}'`);
 }
 
 /** 'localhost:8000' (perf_analyzer's -u form) or a full URL -> URL string */

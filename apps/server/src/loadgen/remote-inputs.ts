@@ -5,7 +5,7 @@
  */
 import type { InferPayload } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
-import type { InferCall } from './targets';
+import type { InferCall } from './infer-call';
 
 export class RemoteInputs<R> {
   private generators = new Map<string, Promise<InputGenerator>>();
