@@ -9,21 +9,8 @@
  */
 import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
 import { S } from '../strings';
-import { sideOfRuns, abVerdicts, type AbResult } from './ab-rounds';
+import { sideOfRuns, abVerdicts, type AbResult, type AbRun } from './ab-rounds';
 
-/** What one run of one side measured. */
-export interface AbRun {
-  throughput: number;
-  p50Us: number;
-  p99Us: number;
-  avgBatch: number;
-  rejected: number;
-  completed: number;
-  /** requests the model served beyond the ones this run's load got answered (other clients' traffic) */
-  otherRequests?: number;
-  /** per second since the side's start: for plotting the two runs over each other */
-  series?: { s: number; throughput: number; p99Us: number }[];
-}
 
 /** What one side changes; absent fields keep their live value. */
 export interface AbPatch {

@@ -5,7 +5,20 @@
  * round of the other.
  */
 import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from '@inferscope/core/load';
-import type { AbRun } from './ab-compare';
+
+/** What one run of one side measured. */
+export interface AbRun {
+  throughput: number;
+  p50Us: number;
+  p99Us: number;
+  avgBatch: number;
+  rejected: number;
+  completed: number;
+  /** requests the model served beyond the ones this run's load got answered (other clients' traffic) */
+  otherRequests?: number;
+  /** per second since the side's start: for plotting the two runs over each other */
+  series?: { s: number; throughput: number; p99Us: number }[];
+}
 
 export interface AbSide {
   label: string;
