@@ -126,7 +126,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
-  registerStatsRoutes(app, stats);
+  registerStatsRoutes(app, stats, (model, version) => manager.autotune.status(model, version));
   const calibration = registerCalibrationRoutes(app, { bus, manager });
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();

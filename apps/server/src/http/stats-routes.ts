@@ -8,10 +8,22 @@ import type { StatsCollector } from '../stats/collector';
 
 type Params = { model?: string; version?: string };
 
-export function registerStatsRoutes(app: FastifyInstance, stats: Pick<StatsCollector, 'modelStats'>): void {
+/**
+ * The tuner's status of a version, when one runs or ran. An entry of an autotuned version carries it as
+ * `autotune` (target, on/off, last reason), a field Triton's clients ignore: the statistics say it is tuned.
+ */
+export type AutotuneLookup = (model: string, version: string) => object | undefined;
+
+export function registerStatsRoutes(app: FastifyInstance, stats: Pick<StatsCollector, 'modelStats'>, autotune?: AutotuneLookup): void {
   const handler = async (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) => {
     try {
-      return { model_stats: stats.modelStats(request.params.model, request.params.version) };
+      const entries = stats.modelStats(request.params.model, request.params.version);
+      return {
+        model_stats: entries.map((e) => {
+          const tuned = autotune?.(e.name, e.version);
+          return tuned ? { ...e, autotune: tuned } : e;
+        }),
+      };
     } catch (err) {
       const { status, message } = describeError(err);
       return reply.code(status).send({ error: message });

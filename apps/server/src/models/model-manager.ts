@@ -8,6 +8,7 @@
  * same model, while different models load independently.
  */
 import type { AutotuneChangeReason, EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
+import { availableParallelism } from 'node:os';
 import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
 import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
@@ -68,6 +69,8 @@ export class ModelManager {
         return v && v.state === 'READY' ? v.config : undefined;
       },
       apply: (model, version, patch, reason) => this.updateDynamicBatching(model, version, patch, 'autotune', reason),
+      setInstances: (model, version, count, reason) => this.setInstanceCount(model, version, undefined, count, 'autotune', reason),
+      cores: availableParallelism(),
     });
   }
 
@@ -323,11 +326,11 @@ export class ModelManager {
     });
   }
 
-  setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
+  setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
-      return setInstanceCount(this.options, entry, slot, group, count, by);
+      return setInstanceCount(this.options, entry, slot, group, count, by, reason);
     });
   }
 

@@ -24,6 +24,23 @@ export interface Marker {
   t: number;
   /** short text at the top of the line ("delay 2 ms → 4 ms") */
   label: string;
+  /** the longer text shown on hover (an autotune decision's reason) */
+  tip?: string;
+  /** made by the autotuner: drawn in the accent colour, so a tuner's change and a person's differ at a glance */
+  autotune?: boolean;
+}
+
+/** Where a marker was drawn (css px from the canvas's left edge), for hover text. */
+export interface MarkerHit {
+  x: number;
+  tip: string;
+}
+
+/** A horizontal reference line (the autotuner's p99 target). */
+export interface Guide {
+  v: number;
+  label: string;
+  colour: string;
 }
 
 /** What a chart drew, for the DOM (legend text, marker count) so tests and screen readers can read it. */
@@ -38,6 +55,12 @@ export interface ChartInfo {
   axes?: string[];
   /** series with data left out of the legend behind "+N more" (0: all named) */
   legendMore?: number;
+  /** markers drawn by the autotuner */
+  autotuneMarkers?: number;
+  /** the markers' places and hover texts */
+  hits?: MarkerHit[];
+  /** labels of the reference lines drawn */
+  guides?: string[];
 }
 
 /** Legend entries named before "+N more" (a click on the chart lists them all). */
@@ -62,13 +85,16 @@ export interface TimeChartOptions {
   legendAll?: boolean;
   /** extra legend entries (e.g. "solid p99, dashed p50") */
   note?: string;
+  /** horizontal reference lines, kept inside the y domain */
+  guides?: Guide[];
 }
 
 export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: number, th: ChartTheme, o: TimeChartOptions): ChartInfo {
   const values = o.lines.flatMap((l) => l.points.map((p) => p.v));
   if (values.length === 0) {
     drawEmpty(ctx, th, w, h, o.emptyText);
-    return { legend: [], markers: drawMarkersOnly(ctx, th, w, h, o), clipped: 0 };
+    const hits: MarkerHit[] = [];
+    return { legend: [], markers: drawMarkersOnly(ctx, th, w, h, o, hits), clipped: 0, ...markerInfo(o.markers, hits) };
   }
   let domain: [number, number];
   let clipped = 0;
@@ -77,16 +103,20 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     domain = [0, o.fixedMax];
     scale = 'fixed';
   } else if (o.log) {
-    domain = logDomain(values, o.floor ? o.floor / 100 : 1);
+    domain = logDomain([...values, ...(o.guides ?? []).map((g) => g.v)], o.floor ? o.floor / 100 : 1);
     scale = 'log';
   } else {
-    const r = robustMax(values, { floor: o.floor });
+    // a reference line stays in view: the axis reaches a little above it
+    const guideTop = Math.max(0, ...(o.guides ?? []).map((g) => g.v * 1.15));
+    const r = robustMax(values, { floor: Math.max(o.floor ?? 0, guideTop) });
     domain = [0, r.max];
     clipped = r.clipped;
   }
   const p = makePlot(ctx, w, h, th, [o.from, o.now], domain, undefined, scale === 'log');
   drawAxes(p, { yFormat: o.yFormat, yKind: o.yKind, xFormat: relativeSeconds(o.now), xRelativeTo: o.now, yTitle: o.yTitle });
-  const markers = drawMarkers(p, o.markers, o.from, o.now);
+  const hits: MarkerHit[] = [];
+  const markers = drawMarkers(p, o.markers, o.from, o.now, hits);
+  const guides = (o.guides ?? []).filter((g) => drawGuide(p, g, domain));
   for (const l of o.lines) {
     if (l.fill) fillUnder(p, l);
     drawLine(p, l.points, (d) => d.t, (d) => d.v, l.colour, 2, l.dash);
@@ -112,7 +142,33 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
   const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
-  return { legend, markers, clipped, scale, spanS, legendMore };
+  return { legend, markers, clipped, scale, spanS, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label), legendMore };
+}
+
+function markerInfo(markers: Marker[], hits: MarkerHit[]): Pick<ChartInfo, 'autotuneMarkers' | 'hits'> {
+  return { autotuneMarkers: markers.filter((m) => m.autotune).length, hits };
+}
+
+/** A dashed horizontal line with its label at the right end; false when it lies outside the domain. */
+function drawGuide(p: Plot, g: Guide, domain: [number, number]): boolean {
+  if (!(g.v > domain[0] && g.v <= domain[1])) return false;
+  const { ctx, theme } = p;
+  const y = Math.round(p.y(g.v)) + 0.5;
+  ctx.save();
+  ctx.strokeStyle = g.colour;
+  ctx.lineWidth = 1.5;
+  ctx.setLineDash([6, 4]);
+  ctx.beginPath();
+  ctx.moveTo(p.left, y);
+  ctx.lineTo(p.right, y);
+  ctx.stroke();
+  ctx.font = `${theme.fontSize - 2}px ${theme.font}`;
+  ctx.fillStyle = g.colour;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(g.label, p.right - 2, y - 2);
+  ctx.restore();
+  return true;
 }
 
 function fillUnder(p: Plot, l: LineSpec): void {
@@ -152,7 +208,7 @@ function drawClipMarks(p: Plot, lines: LineSpec[], max: number): void {
 }
 
 /** Dashed vertical lines at configuration changes inside the window; returns how many were drawn. */
-export function drawMarkers(p: Plot, markers: Marker[], from: number, now: number): number {
+export function drawMarkers(p: Plot, markers: Marker[], from: number, now: number, hits?: MarkerHit[]): number {
   const { ctx, theme } = p;
   let n = 0;
   let labelEnd = -Infinity;
@@ -163,7 +219,8 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
   for (const m of markers) {
     if (m.t < from || m.t > now) continue;
     const x = Math.round(p.x(m.t)) + 0.5;
-    ctx.strokeStyle = theme.warn;
+    const colour = m.autotune ? theme.accent : theme.warn;
+    ctx.strokeStyle = colour;
     ctx.lineWidth = 1;
     ctx.setLineDash([3, 3]);
     ctx.beginPath();
@@ -174,10 +231,11 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
     // the line still marks the change.
     const lx = Math.min(x + 3, p.right - ctx.measureText(m.label).width);
     if (lx > labelEnd) {
-      ctx.fillStyle = theme.warn;
+      ctx.fillStyle = colour;
       ctx.fillText(m.label, lx, p.bottom - 2);
       labelEnd = lx + ctx.measureText(m.label).width + 4;
     }
+    hits?.push({ x, tip: m.tip ?? m.label });
     n++;
   }
   ctx.restore();
@@ -185,7 +243,7 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
 }
 
 /** An empty chart still shows when the config changed (a plot frame with no data). */
-function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: number, h: number, o: TimeChartOptions): number {
+function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: number, h: number, o: TimeChartOptions, hits: MarkerHit[]): number {
   if (o.markers.length === 0) return 0;
-  return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now);
+  return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now, hits);
 }

@@ -173,7 +173,6 @@ export const en = {
   panels: {
     log: 'log',
     linear: 'linear',
-    legendToggle: 'Click: list every series with data in the legend, or only the first few',
     logTitle: 'Switch the y axis between a robust linear scale (spikes clipped and marked ▲) and a log scale',
     latencyByVersion: 'Latency percentiles (ms)',
     avgBatch: 'Average batch size',
@@ -221,6 +220,18 @@ export const en = {
   refused: 'refused',
   pending: 'waiting…',
   noBatching: 'This model has no dynamic_batching block: every request runs alone.',
+  autotune: {
+    title: 'Autotune (p99 target)',
+    toggle: 'autotune',
+    targetMs: 'p99 target (ms)',
+    on: (target: string) => `autotuned: p99 target ${target}`,
+    off: 'not autotuned',
+    marker: 'autotune',
+    targetLine: (target: string) => `p99 target ${target}`,
+    why: (why: string, measured: string, rate: number, batch: number, predicted: string) =>
+      `autotune: ${why}; measured p99 ${measured} at ${rate}/s, avg batch ${batch}; predicted p99 ${predicted}`,
+    needsBatching: 'The autotuner tunes dynamic batching: this model has none.',
+  },
   // load
   load: 'Load',
   preset: 'Scenario',

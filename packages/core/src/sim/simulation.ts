@@ -137,7 +137,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
     // the tuner's windows run on the virtual clock (it models the policy, not the host's timers)
-    autotuners.set(names[i], new AutotuneDriver({ clock, bus, scheduler: schedulers.get(names[i])! as ModelScheduler<unknown, unknown>, target_us: targetUs, cost: costOf(cost), until_us: plan.duration_us }));
+    autotuners.set(names[i], new AutotuneDriver({ clock, bus, scheduler: schedulers.get(names[i])! as ModelScheduler<unknown, unknown>, target_us: targetUs, cost: costOf(cost), until_us: plan.duration_us, cores: opts.cores }));
   });
 
   let seq = 0;

@@ -13,7 +13,7 @@ const rejected = (id: string): SchedulerEvent => ({ ...base, type: 'request.reje
 test('a fold counts arrivals, answers, failures, refusals and batches the way every reader needs', () => {
   const f = new EventFold({ models: new Set(['m']) });
   for (const e of [queued('a'), queued('b'), queued('c'), done('a', 110), done('b', 510, false), rejected('c'), batch(2, 90), batch(4, 120), batch(2, 70), batch(8, 999, false)]) f.add(e);
-  f.add({ ...done('x', 1e6), model: 'other' });
+  f.add({ ...(done('x', 1e6) as Extract<SchedulerEvent, { type: 'request.completed' }>), model: 'other' });
   assert.equal(f.arrivals, 3);
   assert.equal(f.completed, 1);
   assert.equal(f.failed, 2);
