@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ProtocolTaggingBus } from './kserve/protocol-bus';
@@ -147,7 +148,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const eventLoop = new EventLoopDelay();
   const metrics = createMetrics(bus, { stats, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
 
+  const start = { start_id: randomUUID(), started_wall_ms: Date.now() };
   const serverInfo = () => ({
+    ...start,
     name: SERVER_NAME,
     version: SERVER_VERSION,
     extensions: [...EXTENSIONS],

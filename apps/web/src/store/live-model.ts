@@ -14,6 +14,7 @@ import type {
   BatchLive, ConfigLogEntry, MemorySample, ModelLive, PerfPoint, QueueSample, RequestLive, StateChange,
 } from './live-types';
 import { modelKey } from './live-types';
+import { epochOf, shiftRing, startTimeOf, type RestartMark, type ServerEpoch } from './server-restart';
 
 /** Bound on requests tracked in flight: events lost to sampling must not leak memory. */
 const MAX_IN_FLIGHT = 20_000;
@@ -37,6 +38,10 @@ export class LiveModel {
   memorySamples = new Ring<MemorySample>(3000);
   stats = new Ring<StatsMessage>(900);
   perfPoints = new Ring<PerfPoint>(3000);
+  /** server restarts seen across reconnects, on the current server's clock (chart markers) */
+  restarts = new Ring<RestartMark>(50);
+  /** the server process the latest snapshot came from */
+  epoch: ServerEpoch | undefined;
   /** frames whose seq did not follow the previous one (lost while reconnecting) */
   seqGaps = 0;
   /** events the server left out of our frames because this client was slow */
@@ -56,7 +61,8 @@ export class LiveModel {
     this.batches.clear();
     this.stepLinks.clear();
     this.streams.clear();
-    for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints]) r.clear();
+    for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints, this.restarts]) r.clear();
+    this.epoch = undefined;
     this.lastSeq = -1;
     this.nextQueueSample = 0;
     this.now = 0;
@@ -67,8 +73,15 @@ export class LiveModel {
     this.structureRev++;
   }
 
-  /** A snapshot replaces the model picture but keeps history (charts survive a resync). */
-  applySnapshot(s: Snapshot): void {
+  /**
+   * A snapshot replaces the model picture but keeps history (charts survive a resync, and a restart:
+   * server-restart.ts). Returns true when it came from a different server process than the last one.
+   */
+  applySnapshot(s: Snapshot): boolean {
+    const epoch = epochOf(s);
+    const restarted = this.epoch !== undefined && epoch !== undefined && epoch.startId !== this.epoch.startId;
+    if (restarted) this.carryAcrossRestart(s, epoch.clockZeroUs - this.epoch!.clockZeroUs);
+    this.epoch = epoch ?? this.epoch;
     this.models.clear();
     this.requests.clear();
     this.batches.clear();
@@ -91,6 +104,17 @@ export class LiveModel {
     if (s.stats) this.applyStats(s.stats);
     this.rev++;
     this.structureRev++;
+    return restarted;
+  }
+
+  /** The charts' history moves onto the new process's clock; the views of single requests start afresh. */
+  private carryAcrossRestart(s: Snapshot, deltaUs: number): void {
+    for (const r of [this.stats, this.perfPoints, this.configLog, this.stateLog, this.queueSamples, this.memorySamples, this.restarts] as Ring<{ t: number }>[]) shiftRing(r, deltaUs);
+    this.finished.clear();
+    this.timeline.clear();
+    this.restarts.push({ t: startTimeOf(s), startId: s.server.start_id ?? '' });
+    this.now = s.t;
+    this.nextQueueSample = 0;
   }
 
   /** The tuner's status as the control channel answered it (setAutotune's acknowledgement). */
