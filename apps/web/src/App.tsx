@@ -13,6 +13,7 @@ import { TeachingPanel } from './teach/TeachingPanel';
 import { playback } from './teach/playback';
 import { LessonKnob } from './teach/LessonKnob';
 import { StreamingDemo } from './teach/StreamingDemo';
+import { AutotuneDemo } from './teach/AutotuneDemo';
 import { CourseDemo } from './teach/CourseDemo';
 import { LESSONS, lessonById } from './teach/lessons';
 import { S } from './strings';
@@ -74,6 +75,7 @@ function TeachKnob() {
   if (!lesson.knob) return null;
   if (lesson.knob === 'course') return <CourseDemo />;
   if (lesson.knob === 'stream') return <StreamingDemo />;
+  if (lesson.knob === 'autotune') return <AutotuneDemo />;
   const watch = S.lessonText[lesson.id].watch;
   return <LessonKnob knob={lesson.knob} caption={watch[watch.length - 1]} />;
 }

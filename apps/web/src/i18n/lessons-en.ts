@@ -3,6 +3,7 @@
  * caption of its experiment. The Chinese text (lessons-zh.ts) has the same shape, checked by the type.
  */
 import { STREAMING_EN } from './lesson-streaming';
+import { AUTOTUNE_EN } from './lesson-autotune';
 
 export interface LessonText {
   title: string;
@@ -14,10 +15,11 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming' | 'autotune';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
   streaming: STREAMING_EN,
+  autotune: AUTOTUNE_EN,
   repository: {
     title: 'The model repository',
     claim: 'A model repository is plain folders: one per model, numbered versions inside, and the version policy decides which versions are served.',

@@ -12,10 +12,11 @@ import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
 import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim';
 import { S } from '../strings';
+import { QUIET_PER_S } from './autotune-day';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream';
+export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune';
 
 export interface Lesson {
   id: LessonId;
@@ -106,6 +107,13 @@ export const LESSONS: Lesson[] = [
     // the live token_streamer (StreamingDemo.tsx): the simulated picture behind it is plain light traffic
     id: 'streaming', chapter: 11, view: 'data', speed: 100, knob: 'stream',
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
+  },
+  {
+    // the uneven day, static delay vs autotuned (AutotuneDemo.tsx, autotune-day.ts); the playback behind
+    // it is the day's quiet rate with the shipped delay
+    id: 'autotune', chapter: 12, view: 'performance', speed: 1000, knob: 'autotune',
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 2000 })], traffic: { rate: QUIET_PER_S, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
 ];

@@ -1,0 +1,119 @@
+/**
+ * The autotuning lesson's picture: the uneven day (autotune-day.ts) with the static delay a class picks
+ * against the autotuner at a p99 target, per phase: p99 bars under the target line, and instance time per
+ * request beside them (with the whole day's). The two knobs re-run the simulator (cached per value);
+ * the run is deferred a tick so "simulating…" shows while it works. Bars are HTML, so their labels
+ * follow the page's type scale (large type included).
+ */
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+import { language } from '../strings';
+import { formatUs } from '../charts/format';
+import { AUTOTUNE_DEMO_EN, AUTOTUNE_DEMO_ZH } from '../i18n/lesson-autotune';
+import { calibrationStore } from './calibrations';
+import { compareDay, STATIC_DELAYS_US, TARGETS_MS, type DayComparison } from './autotune-day';
+
+const text = () => (language() === 'zh' ? AUTOTUNE_DEMO_ZH : AUTOTUNE_DEMO_EN);
+const FIXED_COLOUR = 'var(--c-muted, #94a3b8)';
+const TUNED_COLOUR = 'var(--c-ok, #34d399)';
+
+interface Bar { value: number; label: string; over?: boolean }
+
+/** One chart: groups of two bars (static, autotuned), an optional horizontal line at `line`. */
+function Bars(props: { title: string; groups: { name: string; bars: [Bar, Bar] }[]; line?: { at: number; label: string }; testid: string }) {
+  const top = Math.max(props.line?.at ?? 0, ...props.groups.flatMap((g) => g.bars.map((b) => b.value))) * 1.15 || 1;
+  const pct = (v: number) => `${(v / top) * 100}%`;
+  return (
+    <figure className="flex-1 min-w-[260px]" data-testid={props.testid}>
+      <figcaption className="text-sm font-semibold mb-1">{props.title}</figcaption>
+      <div className="relative h-48 border-b border-current/30 flex items-end gap-4 px-1">
+        {props.line && (
+          <div className="absolute left-0 right-0 border-t-2 border-dashed border-danger pointer-events-none" style={{ bottom: pct(props.line.at) }} data-testid="autotune-target-line">
+            <span className="absolute right-0 -top-6 text-sm text-danger">{props.line.label}</span>
+          </div>
+        )}
+        {props.groups.map((g) => (
+          <div key={g.name} className="flex-1 flex items-end justify-center gap-1 h-full">
+            {g.bars.map((b, i) => (
+              <div key={i} className="flex-1 max-w-12 flex flex-col items-center justify-end h-full">
+                <span className="text-sm whitespace-nowrap">{b.label}</span>
+                <div style={{ height: pct(b.value), background: i === 0 ? FIXED_COLOUR : TUNED_COLOUR, outline: b.over ? '2px solid var(--c-danger)' : undefined }} className="w-full rounded-t" />
+              </div>
+            ))}
+          </div>
+        ))}
+      </div>
+      <div className="flex gap-4 px-1">
+        {props.groups.map((g) => <span key={g.name} className="flex-1 text-center text-sm">{g.name}</span>)}
+      </div>
+    </figure>
+  );
+}
+
+export function AutotuneDemo() {
+  const t = text();
+  const calVersion = useStore(calibrationStore, (c) => c.version);
+  const [delayUs, setDelay] = useState(500);
+  const [targetMs, setTarget] = useState(3);
+  const [cmp, setCmp] = useState<DayComparison | null>(null);
+
+  useEffect(() => {
+    setCmp(null);
+    // one tick first: the "simulating…" line paints before the simulator holds the thread
+    const h = setTimeout(() => setCmp(compareDay(delayUs, targetMs)), 0);
+    return () => clearTimeout(h);
+  }, [delayUs, targetMs, calVersion]);
+
+  const ms = (us: number) => formatUs(us);
+  const fixedName = t.fixed(formatUs(delayUs));
+  const tunedName = t.tuned(`${targetMs} ms`);
+  const misses = (w: boolean[]) => w.filter((x) => !x).length;
+  return (
+    <div className="card p-3 mb-2 space-y-3" data-testid="autotune-demo" data-delay={delayUs} data-target={targetMs}
+      data-ready={cmp ? 'true' : 'false'}
+      data-fixed-p99={cmp?.fixed.phases.map((p) => p.p99_us).join(',') ?? ''}
+      data-tuned-p99={cmp?.tuned.phases.map((p) => p.p99_us).join(',') ?? ''}
+      data-fixed-compute={cmp ? cmp.fixedComputeUs.toFixed(1) : ''} data-tuned-compute={cmp ? cmp.tunedComputeUs.toFixed(1) : ''}>
+      <div className="flex flex-wrap gap-4 items-center text-sm">
+        <div role="group" aria-label={t.staticDelay} className="flex gap-1 items-center">
+          <span className="font-semibold mr-1">{t.staticDelay}</span>
+          {STATIC_DELAYS_US.map((d) => (
+            <button key={d} type="button" className="btn" aria-pressed={d === delayUs} onClick={() => setDelay(d)} data-testid={`autotune-delay-${d}`}>{formatUs(d)}</button>
+          ))}
+        </div>
+        <div role="group" aria-label={t.target} className="flex gap-1 items-center">
+          <span className="font-semibold mr-1">{t.target}</span>
+          {TARGETS_MS.map((m) => (
+            <button key={m} type="button" className="btn" aria-pressed={m === targetMs} onClick={() => setTarget(m)} data-testid={`autotune-target-${m}`}>{m} ms</button>
+          ))}
+        </div>
+      </div>
+      <div className="flex flex-wrap gap-3 text-sm">
+        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: FIXED_COLOUR }} />{fixedName}</span>
+        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: TUNED_COLOUR }} />{tunedName}</span>
+      </div>
+      {!cmp ? <p className="text-sm text-muted" data-testid="autotune-computing">{t.computing}</p> : (
+        <>
+          <div className="flex flex-wrap gap-6">
+            <Bars testid="autotune-p99" title={t.p99} line={{ at: cmp.targetUs, label: t.targetLine(ms(cmp.targetUs)) }}
+              groups={t.phases.map((name, i) => ({ name, bars: [
+                { value: cmp.fixed.phases[i].p99_us, label: ms(cmp.fixed.phases[i].p99_us), over: !cmp.fixedWithin[i] },
+                { value: cmp.tuned.phases[i].p99_us, label: ms(cmp.tuned.phases[i].p99_us), over: !cmp.tunedWithin[i] },
+              ] as [Bar, Bar] }))} />
+            <Bars testid="autotune-compute" title={t.compute}
+              groups={[...t.phases.map((name, i) => ({ name, bars: [
+                { value: cmp.fixed.phases[i].compute_per_request_us, label: ms(cmp.fixed.phases[i].compute_per_request_us) },
+                { value: cmp.tuned.phases[i].compute_per_request_us, label: ms(cmp.tuned.phases[i].compute_per_request_us) },
+              ] as [Bar, Bar] })), { name: t.dayCompute, bars: [
+                { value: cmp.fixedComputeUs, label: ms(cmp.fixedComputeUs) }, { value: cmp.tunedComputeUs, label: ms(cmp.tunedComputeUs) },
+              ] as [Bar, Bar] }]} />
+          </div>
+          <p className="text-sm" data-testid="autotune-verdict">
+            {t.verdict({ fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), fixed: ms(cmp.fixedComputeUs), tuned: ms(cmp.tunedComputeUs) })}
+          </p>
+        </>
+      )}
+      <p className="font-semibold" data-testid="autotune-takeaway">{t.takeaway}</p>
+    </div>
+  );
+}
