@@ -55,10 +55,11 @@ export function AutotuneDemo() {
   const calVersion = useStore(calibrationStore, (c) => c.version);
   const [delayUs, setDelay] = useState(500);
   const [targetMs, setTarget] = useState(3);
-  const [cmp, setCmp] = useState<DayComparison | null>(null);
+  const [shown, setCmp] = useState<DayComparison | null>(null);
+  // the comparison for the knobs as they are now (an older one is not shown while the new one runs)
+  const cmp = shown && shown.delayUs === delayUs && shown.targetUs === Math.round(targetMs * 1000) ? shown : null;
 
   useEffect(() => {
-    setCmp(null);
     // one tick first: the "simulating…" line paints before the simulator holds the thread
     const h = setTimeout(() => setCmp(compareDay(delayUs, targetMs)), 0);
     return () => clearTimeout(h);
