@@ -24,12 +24,12 @@ function Bars(props: { title: string; groups: { name: string; bars: [Bar, Bar] }
   const top = Math.max(props.line?.at ?? 0, ...props.groups.flatMap((g) => g.bars.map((b) => b.value))) * 1.15 || 1;
   const pct = (v: number) => `${(v / top) * 100}%`;
   return (
-    <figure className="flex-1 min-w-[260px]" data-testid={props.testid}>
+    <figure data-testid={props.testid}>
       <figcaption className="text-sm font-semibold mb-1">{props.title}</figcaption>
-      <div className="relative h-48 border-b border-current/30 flex items-end gap-4 px-1">
+      <div className="relative h-40 border-b border-current/30 flex items-end gap-4 pl-1 pr-28">
         {props.line && (
           <div className="absolute left-0 right-0 border-t-2 border-dashed border-danger pointer-events-none" style={{ bottom: pct(props.line.at) }} data-testid="autotune-target-line">
-            <span className="absolute right-0 -top-6 text-sm text-danger">{props.line.label}</span>
+            <span className="absolute right-1 -top-6 w-26 text-right text-sm text-danger">{props.line.label}</span>
           </div>
         )}
         {props.groups.map((g) => (
@@ -43,7 +43,7 @@ function Bars(props: { title: string; groups: { name: string; bars: [Bar, Bar] }
           </div>
         ))}
       </div>
-      <div className="flex gap-4 px-1">
+      <div className="flex gap-4 pl-1 pr-28">
         {props.groups.map((g) => <span key={g.name} className="flex-1 text-center text-sm">{g.name}</span>)}
       </div>
     </figure>
@@ -95,7 +95,7 @@ export function AutotuneDemo() {
       </div>
       {!cmp ? <p className="text-sm text-muted" data-testid="autotune-computing">{t.computing}</p> : (
         <>
-          <div className="flex flex-wrap gap-6">
+          <div className="space-y-3">
             <Bars testid="autotune-p99" title={t.p99} line={{ at: cmp.targetUs, label: t.targetLine(ms(cmp.targetUs)) }}
               groups={t.phases.map((name, i) => ({ name, bars: [
                 { value: cmp.fixed.phases[i].p99_us, label: ms(cmp.fixed.phases[i].p99_us), over: !cmp.fixedWithin[i] },
