@@ -302,6 +302,8 @@ const en = {
   // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
   lessonText: LESSONS_EN,
   claim: 'Claim',
+  /** after a label: Chinese text takes the full-width colon */
+  colon: ': ',
   experiment: 'Experiment',
   runExperiment: 'Run the experiment',
   rerunExperiment: 'Run again',

@@ -1,6 +1,6 @@
 /** Small canvas drawing primitives shared by the charts: plot frame, axes, lines, areas, bars, dots. */
 import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
-import type { ChartTheme } from './theme';
+import { textPx, type ChartTheme } from './theme';
 import { linear } from './scales';
 import { axisLabel, axisUnit, formatUs, type AxisKind } from './format';
 
@@ -92,7 +92,7 @@ export function drawAxes(
  */
 export function drawAxisTitles(p: Plot, xTitle?: string, yTitle?: string): void {
   const { ctx, theme } = p;
-  ctx.font = `${theme.fontSize - 1}px ${theme.font}`;
+  ctx.font = `${textPx(theme, -1)}px ${theme.font}`;
   ctx.fillStyle = theme.muted;
   if (yTitle) {
     ctx.textAlign = 'left';
@@ -163,7 +163,7 @@ export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, ite
 }
 
 export function drawEmpty(ctx: CanvasRenderingContext2D, theme: ChartTheme, width: number, height: number, text: string): void {
-  ctx.font = `${theme.fontSize + 1}px ${theme.font}`;
+  ctx.font = `${textPx(theme, 1)}px ${theme.font}`;
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';

@@ -3,7 +3,7 @@
  * percentile) with a legend, a y axis scaled to the typical value (robust) or logarithmic, spikes that
  * the robust axis clips marked at the top edge, and a vertical marker at each configuration change.
  */
-import type { ChartTheme } from './theme';
+import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
@@ -87,7 +87,7 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   const legend = named.map((l) => l.label);
   drawLegend(ctx, th, named.map((l) => ({ label: l.label, colour: l.colour })), p.left + 6, p.top + 6, p.right);
   if (o.note || clipped > 0) {
-    ctx.font = `${th.fontSize - 1}px ${th.font}`;
+    ctx.font = `${textPx(th, -1)}px ${th.font}`;
     ctx.fillStyle = th.muted;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'top';
@@ -141,7 +141,7 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
   let n = 0;
   let labelEnd = -Infinity;
   ctx.save();
-  ctx.font = `${theme.fontSize - 2}px ${theme.font}`;
+  ctx.font = `${textPx(theme, -2)}px ${theme.font}`;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'bottom';
   for (const m of markers) {

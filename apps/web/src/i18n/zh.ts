@@ -288,6 +288,7 @@ export const zh: Strings = {
   instanceStates: { loading: '加载中', idle: '空闲', busy: '忙碌', draining: '排空中', failed: '失败', stopped: '已停止' },
   lessonText: LESSONS_ZH,
   claim: '本课结论',
+  colon: '：',
   experiment: '实验',
   runExperiment: '运行实验',
   rerunExperiment: '再运行一次',

@@ -53,8 +53,8 @@ export function CourseDemo() {
         {c.verdict(formatUs(r.worst_wait_us.naive), formatUs(r.worst_wait_us.triton), ratio.toFixed(1))}
       </p>
       <p className="text-xs text-muted">
-        {c.worst}: <b data-testid="course-worst-naive">{formatUs(r.worst_wait_us.naive)}</b> / <b data-testid="course-worst-triton">{formatUs(r.worst_wait_us.triton)}</b>
-        {' · '}{c.mean}: {formatUs(r.mean_wait_us.naive)} / {formatUs(r.mean_wait_us.triton)}
+        {c.worst}{S.colon}<b data-testid="course-worst-naive">{formatUs(r.worst_wait_us.naive)}</b> / <b data-testid="course-worst-triton">{formatUs(r.worst_wait_us.triton)}</b>
+        {' · '}{c.mean}{S.colon}{formatUs(r.mean_wait_us.naive)} / {formatUs(r.mean_wait_us.triton)}
       </p>
     </div>
   );

@@ -9,7 +9,6 @@ import { LESSONS, SPEEDS, lessonById, lessonText } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
-import { ExperimentPanel } from './ExperimentPanel';
 import { Misconceptions } from './Misconceptions';
 import { Interview } from './Interview';
 import { LESSON_KNOBS_CLEARED } from './knobs';
@@ -45,7 +44,6 @@ export function TeachingPanel() {
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
   const ex = useApp((s) => s.ex);
-  const calVersion = useStore(calibrationStore, (c) => c.version);
   // a page served by a live server that has run traffic simulates with that server's own calibration
   useEffect(() => {
     if (hasLiveServer()) void loadLiveCalibrations(CALIBRATED);
@@ -72,7 +70,7 @@ export function TeachingPanel() {
         <select className="input w-full" value={lesson.id} onChange={(e) => pick(e.target.value)} data-testid="lesson-select" aria-label={S.lessons}>
           {LESSONS.map((l) => <option key={l.id} value={l.id}>{l.chapter}. {S.lessonText[l.id].title}</option>)}
         </select>
-        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}: </span>{text.claim}</p>
+        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}{S.colon}</span>{text.claim}</p>
         <div className="lesson-text text-sm">
           {text.intro.map((p, i) => <p key={i}>{p}</p>)}
         </div>
@@ -109,7 +107,6 @@ export function TeachingPanel() {
         </div>
         {lesson.id === 'config' && <MistakeChecker key={ex ?? 0} />}
         <CalibrationSource />
-        {lesson.experiment && <ExperimentPanel key={calVersion} id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
         <Misconceptions />
         <Interview />
