@@ -16,7 +16,7 @@ import { drawBatcher, drawWaitingBatches } from './data-flow-batcher';
 import { drawInstances } from './data-flow-instances';
 import { drawPipelineRow } from './data-flow-pipeline';
 import { pipelineOf } from '../store/pipeline';
-import { colourFn, dot, DotBatch, ease, hash, lerp, roundRect, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
+import { colourFn, dot, DotBatch, ease, hash, lerp, roundRect, spreadHeaders, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
 
 const DOT_STEP = 11;
 
@@ -43,7 +43,11 @@ export function drawDataFlow(
   ];
   // a view of ensembles only has no queues, batcher or instances of its own: its steps fill the middle
   if (models.every((m) => pipelineOf(m.config))) heads.splice(1, 3, [S.pipeline.title, (X.qStart + X.inst + X.instW) / 2, 'center']);
-  for (const [label, x, align] of heads) text(ctx, th, label.toUpperCase(), x, 6, { align, base: 'top', weight: 700, colour: th.muted, size: textPx(th, -1) });
+  const headSize = textPx(th, -1);
+  ctx.font = `700 ${headSize}px ${th.font}`;
+  const headItems = heads.map(([label, x, align]) => ({ label: label.toUpperCase(), x, align, w: ctx.measureText(label.toUpperCase()).width }));
+  const headLeft = spreadHeaders(headItems, w - 4);
+  headItems.forEach((hd, i) => text(ctx, th, hd.label, headLeft[i], 6, { base: 'top', weight: 700, colour: th.muted, size: headSize }));
 
   // One pass over in-flight requests, grouped by model and phase (Map order = arrival order).
   const byModel = new Map<string, Groups>();
