@@ -130,6 +130,13 @@ const en = {
   noConfigChanges: 'No configuration changes yet. Changes from the live controls (or another client) appear here as old → new.',
   noQueueSamples: 'No queue samples yet. Queue depth per priority level appears once requests arrive.',
   noBatchesInWindow: 'No batches in this window yet. Each batch an instance runs will appear as a bar on its lane.',
+  /** words drawn inside the charts (legends, tick labels, states): canvases read them at draw time */
+  chartWords: {
+    queue: 'queue', compute: 'compute', now: 'now',
+    budget: (v: string) => `p99 budget ${v}`,
+    clipped: (n: number) => `${n} clipped`,
+    reasons: { REJECTED: 'rejected', CANCELED: 'cancelled', BACKEND: 'backend error', OTHER: 'other' } as Record<string, string>,
+  },
   axis: {
     inferencesPerS: 'inferences/s',
     latency: 'latency',

@@ -2,6 +2,7 @@
 import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
 import { textPx, type ChartTheme } from './theme';
 import { linear } from './scales';
+import { S } from '../strings';
 import { axisLabel, axisUnit, formatUs, type AxisKind } from './format';
 
 export interface Plot {
@@ -110,7 +111,7 @@ export function drawAxisTitles(p: Plot, xTitle?: string, yTitle?: string): void 
 /** Time axis labels relative to now: "-20 s", "-300 ms", "now". */
 export const relativeSeconds = (nowUs: number) => (t: number): string => {
   const d = t - nowUs;
-  return Math.abs(d) < 1 ? 'now' : formatUs(d).replace(/\.0+ /, ' ');
+  return Math.abs(d) < 1 ? S.chartWords.now : formatUs(d).replace(/\.0+ /, ' ');
 };
 
 export function drawLine<T>(p: Plot, data: T[], xOf: (d: T) => number, yOf: (d: T) => number, colour: string, width = 2, dash?: number[]): void {

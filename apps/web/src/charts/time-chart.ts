@@ -3,6 +3,7 @@
  * percentile) with a legend, a y axis scaled to the typical value (robust) or logarithmic, spikes that
  * the robust axis clips marked at the top edge, and a vertical marker at each configuration change.
  */
+import { S } from '../strings';
 import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
@@ -52,6 +53,8 @@ export interface TimeChartOptions {
   emptyText: string;
   /** extra legend entries (e.g. "solid p99, dashed p50") */
   note?: string;
+  /** a target the reader compares the lines with (a latency budget): a dashed line the y axis always reaches */
+  target?: { v: number; label: string };
 }
 
 export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: number, th: ChartTheme, o: TimeChartOptions): ChartInfo {
@@ -67,10 +70,10 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     domain = [0, o.fixedMax];
     scale = 'fixed';
   } else if (o.log) {
-    domain = logDomain(values, o.floor ? o.floor / 100 : 1);
+    domain = logDomain(o.target ? [...values, o.target.v] : values, o.floor ? o.floor / 100 : 1);
     scale = 'log';
   } else {
-    const r = robustMax(values, { floor: o.floor });
+    const r = robustMax(values, { floor: Math.max(o.floor ?? 0, o.target ? o.target.v * 1.15 : 0) });
     domain = [0, r.max];
     clipped = r.clipped;
   }
@@ -82,6 +85,7 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     drawLine(p, l.points, (d) => d.t, (d) => d.v, l.colour, 2, l.dash);
   }
   if (clipped > 0) drawClipMarks(p, o.lines, domain[1]);
+  if (o.target) drawTarget(p, o.target);
   // Only series with data in the window are named: nine idle versions listed a third of the chart away.
   const named = o.lines.filter((l) => l.inLegend !== false && l.points.some((d) => d.t >= o.from && d.t <= o.now));
   const legend = named.map((l) => l.label);
@@ -91,7 +95,7 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     ctx.fillStyle = th.muted;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'top';
-    const text = [o.note, clipped > 0 ? `▲ ${clipped} clipped` : ''].filter(Boolean).join(' · ');
+    const text = [o.note, clipped > 0 ? `▲ ${S.chartWords.clipped(clipped)}` : ''].filter(Boolean).join(' · ');
     ctx.fillText(text, p.right, 1);
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
@@ -172,4 +176,24 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
 function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: number, h: number, o: TimeChartOptions): number {
   if (o.markers.length === 0) return 0;
   return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now);
+}
+
+/** A horizontal dashed target line across the plot, labelled at its right end above the line. */
+function drawTarget(p: Plot, target: { v: number; label: string }): void {
+  const { ctx, theme } = p;
+  const y = Math.round(p.y(target.v)) + 0.5;
+  ctx.save();
+  ctx.strokeStyle = theme.danger;
+  ctx.lineWidth = 2;
+  ctx.setLineDash([6, 4]);
+  ctx.beginPath();
+  ctx.moveTo(p.left, y);
+  ctx.lineTo(p.right, y);
+  ctx.stroke();
+  ctx.font = `600 ${textPx(theme)}px ${theme.font}`;
+  ctx.fillStyle = theme.danger;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(target.label, p.right - 4, y - 3);
+  ctx.restore();
 }

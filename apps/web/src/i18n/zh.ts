@@ -107,6 +107,12 @@ export const zh: Strings = {
   noConfigChanges: '暂无配置变更。通过在线控制（或其他客户端）做的修改会以“旧值 → 新值”显示在这里。',
   noQueueSamples: '还没有队列采样。请求到达后会显示各优先级的队列深度。',
   noBatchesInWindow: '当前窗口内还没有批。实例执行的每一批都会在它的泳道上显示为一根柱子。',
+  chartWords: {
+    queue: '排队', compute: '计算', now: '现在',
+    budget: (v) => `p99 预算 ${v}`,
+    clipped: (n) => `${n} 个超出上限`,
+    reasons: { REJECTED: '被拒绝', CANCELED: '已取消', BACKEND: '后端错误', OTHER: '其他' },
+  },
   axis: {
     inferencesPerS: '推理次数/秒',
     latency: '时延',

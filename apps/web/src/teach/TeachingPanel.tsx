@@ -56,7 +56,7 @@ export function TeachingPanel() {
     // a link that names its view keeps it; otherwise the lesson opens on its own view
     const linkedView = fromLink && linkNamesView;
     linkNamesView = false;
-    appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
+    appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, latencyBudgetUs: lesson.latencyBudgetUs, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
     void playback.load(lesson, seed, fromLink ? st : {}, fromLink ? { t: st.t, speed: st.speed } : undefined);
   }, [lesson.id, seed]);
 
