@@ -319,6 +319,7 @@ const en = {
   narrationEmpty: 'Press Step: each step says what the scheduler did.',
   measuredHere: 'measured',
   modelledCost: 'modelled',
+  calibrationPin: { label: 'Lessons simulate with:', auto: "this server's calibration when it has one", shipped: 'the shipped calibration (pinned)', server: "this server's calibration (pinned)", noServerYet: 'This server has no calibration yet: the shipped one is used until it has run enough batches.' },
   calibrationLive: (models: string, batches: number) => `Costs: live calibration from this server's own batches (${models}; ${batches} batches)`,
   calibrationBundled: (date: string) => `Costs: calibration shipped with InferScope (measured ${date}); a live server that has run traffic gives its own`,
   ...TEACH_EN,

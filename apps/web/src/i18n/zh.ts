@@ -303,6 +303,7 @@ export const zh: Strings = {
   narrationEmpty: '点击“单步”：每一步都会说明调度器做了什么。',
   measuredHere: '实测',
   modelledCost: '建模',
+  calibrationPin: { label: '课程模拟使用：', auto: '本服务器有标定时用它的', shipped: '自带的标定（固定）', server: '本服务器的标定（固定）', noServerYet: '本服务器还没有标定：在它跑够批次之前使用自带的标定。' },
   calibrationLive: (models, batches) => `开销数据：来自本服务器自己跑过的批次的实时标定（${models}；共 ${batches} 个批次）`,
   calibrationBundled: (date) => `开销数据：InferScope 自带的标定（${date} 测得）；连上跑过流量的服务器后会改用它自己的实时标定`,
   ...TEACH_ZH,

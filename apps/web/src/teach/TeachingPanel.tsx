@@ -15,21 +15,39 @@ import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
-import { calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import { calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import type { CalibrationPin } from '../url-state';
 import { bundledCalibration } from '@inferscope/core/sim';
 
 /** the models whose costs the lessons take from a calibration */
 const CALIBRATED = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'];
 
-/** One line saying where the lessons' costs come from: this server's own batches, or the shipped tables. */
+/**
+ * One line saying where the lessons' costs come from (this server's own batches, or the tables shipped
+ * with InferScope), and the teacher's pin: the lesson figures then do not depend on what the server ran.
+ */
 function CalibrationSource() {
   const { live } = useStore(calibrationStore);
+  const pin = useApp((s) => s.cal);
+  const inUse = calibrationInUse();
   const models = Object.keys(live);
   const batches = models.reduce((n, m) => n + Object.values(live[m].counts ?? {}).reduce((a, b) => a + b, 0), 0);
+  const c = S.calibrationPin;
   return (
-    <p className="text-xs text-muted" data-testid="calibration-source" data-source={models.length ? 'live' : 'bundled'}>
-      {models.length ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
-    </p>
+    <div className="space-y-1">
+      <p className="text-xs text-muted" data-testid="calibration-source" data-source={inUse} data-pin={pin ?? 'auto'}>
+        {inUse === 'live' ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
+        {pin === 'server' && inUse === 'bundled' ? ` ${c.noServerYet}` : ''}
+      </p>
+      <label className="flex flex-wrap items-center gap-2 text-xs">
+        <span>{c.label}</span>
+        <select className="input" value={pin ?? ''} onChange={(e) => appStore.setState({ cal: (e.target.value || undefined) as CalibrationPin | undefined })} data-testid="calibration-pin">
+          <option value="">{c.auto}</option>
+          <option value="shipped">{c.shipped}</option>
+          <option value="server">{c.server}</option>
+        </select>
+      </label>
+    </div>
   );
 }
 
