@@ -79,7 +79,8 @@ export function TeachingPanel() {
   }, [lesson.id, seed]);
 
   const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
-  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, 1);
+  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played
+  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
   const recent = pb.ready ? playback.recent() : [];
   return (
     <section className="card" data-testid="teaching-panel" data-lesson={lesson.id}>

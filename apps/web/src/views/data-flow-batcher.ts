@@ -122,6 +122,8 @@ function drawTriggerLabel(c: RowCtx, box: BatcherBox): void {
   }
   let last: BatchLive | undefined;
   for (const b of recent) if (!last || b.tFormed > last.tFormed) last = b;
+  // a label held from later than now belongs to a run the clock went back from (Restart, a seek back)
+  if ((heldTrigger.get(m.key)?.since ?? -Infinity) > now) heldTrigger.delete(m.key);
   const held = heldTrigger.get(m.key);
   if (last && (!held || (last.trigger !== held.trigger && now - held.since > holdUs) || (last.trigger === held.trigger && now - held.since > holdUs / 2))) {
     heldTrigger.set(m.key, { trigger: last.trigger, size: last.size, since: now });
