@@ -34,6 +34,8 @@ export interface ChartInfo {
   scale?: 'robust' | 'log' | 'fixed';
   /** seconds between the oldest and the newest point drawn (how much history the chart holds) */
   spanS?: number;
+  /** seconds the x axis covers (the window): spanS near it means the data fills the chart */
+  windowS?: number;
 }
 
 export interface TimeChartOptions {
@@ -100,7 +102,7 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
   const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
-  return { legend, markers, clipped, scale, spanS };
+  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6 };
 }
 
 function fillUnder(p: Plot, l: LineSpec): void {

@@ -25,6 +25,7 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('clipped', info.clipped === undefined ? undefined : String(info.clipped));
   set('scale', info.scale);
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
+  set('windowS', info.windowS === undefined ? undefined : info.windowS.toFixed(2));
 }
 
 export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean } = {}) {
