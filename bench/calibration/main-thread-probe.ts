@@ -11,7 +11,7 @@
  * simulator's GcPauses). Closed-loop clients allocate least; a run driven otherwise measures its own.
  */
 import { performance } from 'node:perf_hooks';
-import { InProcessTarget, type InProcessManager } from '../../apps/server/src/load/targets';
+import { InProcessTarget, type InProcessManager } from '../../apps/server/src/loadgen/targets';
 import type { GcProfile } from '../sim-host/schemas';
 import { measureGcProfile } from './gc-probe';
 

@@ -7,9 +7,9 @@
  */
 import { RealClock, type Clock } from '@inferscope/core/clock';
 import { findPreset, planArrivals } from '@inferscope/core/load';
-import { runPlan } from '../../apps/server/src/load/runner';
-import { PacedClock } from '../../apps/server/src/load/generator/paced-clock';
-import type { InferTarget } from '../../apps/server/src/load/targets';
+import { runPlan } from '../../apps/server/src/loadgen/runner';
+import { PacedClock } from '../../apps/server/src/loadgen/generator/paced-clock';
+import type { InferTarget } from '../../apps/server/src/loadgen/targets';
 import { arg } from '../args';
 
 const rate = Number(arg('--rate', '800'));

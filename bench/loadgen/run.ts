@@ -20,8 +20,8 @@ import type { BatchCompletedEvent, BatchFormedEvent, SchedulerEvent } from '@inf
 import { RealClock } from '@inferscope/core/clock';
 import { findPreset, planArrivals } from '@inferscope/core/load';
 import { buildApp } from '../../apps/server/src/app';
-import { runPlan, type RunResult } from '../../apps/server/src/load/runner';
-import { HttpTarget } from '../../apps/server/src/load/targets';
+import { runPlan, type RunResult } from '../../apps/server/src/loadgen/runner';
+import { HttpTarget } from '../../apps/server/src/loadgen/targets';
 import { arg } from '../args';
 import { percentileOf } from '@inferscope/core/stats';
 

@@ -1,10 +1,10 @@
 /** The sweep's pure parts: the grid, the pruning rule, the Pareto set, the ranking and the reports. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configKey, gridConfigs, parsePreferred, type SweepConfig } from '../../apps/server/src/analyze/search-space.ts';
-import { paretoSet, rankResults, recommend, type SweepResult } from '../../apps/server/src/analyze/ranking.ts';
-import { runSweep, searchFor } from '../../apps/server/src/analyze/sweep.ts';
-import { recommendationLine, toCsv, toHtml } from '../../apps/server/src/analyze/report.ts';
+import { configKey, gridConfigs, parsePreferred, type SweepConfig } from '../../apps/server/src/clients/analyze/search-space.ts';
+import { paretoSet, rankResults, recommend, type SweepResult } from '../../apps/server/src/clients/analyze/ranking.ts';
+import { runSweep, searchFor } from '../../apps/server/src/clients/analyze/sweep.ts';
+import { recommendationLine, toCsv, toHtml } from '../../apps/server/src/clients/analyze/report.ts';
 
 const cfg = (instances: number, delay: number, max = 32, pref: number[] = []): SweepConfig =>
   ({ instances, max_batch_size: max, max_queue_delay_microseconds: delay, preferred_batch_size: pref });
@@ -126,7 +126,7 @@ test('CSV and HTML have a row for every config of the space, skipped ones with t
 });
 
 test('confirmation re-measures only the leaders and keeps their second figures (no winner\'s curse)', async () => {
-  const { confirmLeaders } = await import('../../apps/server/src/analyze/sweep.ts');
+  const { confirmLeaders } = await import('../../apps/server/src/clients/analyze/sweep.ts');
   const run = { results: [res(cfg(1, 0), 900, 1000), res(cfg(2, 0), 500, 1000), res(cfg(3, 0), 100, 1000)], skipped: [] };
   const measured: string[] = [];
   const deps = {

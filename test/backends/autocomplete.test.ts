@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { autoCompleteConfig, autoCompleteFromSignature } from '../../apps/server/src/backends/onnxruntime/autocomplete';
 import { parseOnnxSignature } from '../../apps/server/src/backends/onnxruntime/onnx-signature';
-import { GraphBuilder } from '../../apps/server/src/models-gen/onnx-builder';
+import { GraphBuilder } from '../../apps/server/src/model-generator/onnx-builder';
 import { REPO } from './fixtures';
 
 const mlpFile = join(REPO, 'mlp_classifier/1/model.onnx');

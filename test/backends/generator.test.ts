@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { generateRepository } from '../../apps/server/src/models-gen/generate';
+import { generateRepository } from '../../apps/server/src/model-generator/generate';
 import { parseOnnxSignature } from '../../apps/server/src/backends/onnxruntime/onnx-signature';
 import { REPO } from './fixtures';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EventBus, type KServeDatatype, type Tensor } from '@inferscope/core';
 import { kserveToTritonDatatype, type ModelConfig } from '@inferscope/core/config';
 import { allocateData, toOrtType } from '@inferscope/core/tensor/dtypes.ts';
-import { GraphBuilder, type ElemType } from '../../apps/server/src/models-gen/onnx-builder';
+import { GraphBuilder, type ElemType } from '../../apps/server/src/model-generator/onnx-builder';
 import { onnxRuntimeBackend } from '../../apps/server/src/backends/onnxruntime/backend';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { instance, request } from './fixtures';

@@ -12,7 +12,7 @@ import { loadModelConfig, type ModelConfig } from '@inferscope/core/config';
 import type { ComputePhases } from '@inferscope/core';
 import { torchSettings } from '../../apps/server/src/backends/pytorch/settings';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
-import { generateTorchModel } from '../../apps/server/src/models-gen/torch-models';
+import { generateTorchModel } from '../../apps/server/src/model-generator/torch-models';
 import { startTestServer, DEMO_REPO } from '../support/server.ts';
 import { floats, instance, request } from './fixtures';
 import { NO_TORCH, PYTHON, interpreterWithoutTorch, loadStub, modelIndex, tempRepo } from './stub-fixtures.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Recorder } from '../../apps/server/src/load/recorder';
+import { Recorder } from '../../apps/server/src/loadgen/recorder';
 import { startTestServer } from '../support/server.ts';
 import { ensembleRepository } from './fixtures.ts';
 

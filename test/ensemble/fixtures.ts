@@ -13,7 +13,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GraphBuilder } from '../../apps/server/src/models-gen/onnx-builder';
+import { GraphBuilder } from '../../apps/server/src/model-generator/onnx-builder';
 
 export const W = Float32Array.from([0.5, -1, 2, 1, 0.25, -0.5, -2, 1.5, 0, 3, -0.75, 1]); // [4,3] row-major
 export const TABLE = Float32Array.from({ length: 16 }, (_, i) => i - 7.5); // [4,4]

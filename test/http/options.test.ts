@@ -37,8 +37,8 @@ test('serve flags: every mistake is refused with the flag named', () => {
   refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port expects a number/);
   refuses(['--model-repository', 'r', '--memory-budget', 'lots'], /--memory-budget/);
   refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);
-  refuses(['--model-repository', 'r', '--bogus'], /unknown option '--bogus'/);
+  refuses(['--model-repository', 'r', '--bogus'], /unknown option --bogus/);
   refuses(['--model-repository'], /--model-repository needs a value/);
-  refuses(['--model-repository', 'r', '--host', 'a', '--host', 'b'], /--host given 2 times/);
+  refuses(['--model-repository', 'r', '--host', 'a', '--host', 'b'], /--host was given 2 times/);
   assert.throws(() => validateServerOptions({ modelRepositories: ['r'], bodyLimit: 10 }), /body limit/);
 });

@@ -10,7 +10,7 @@ import { EventBus, type SchedulerEvent, type InferPayload, type InferResult } fr
 import { VirtualClock } from '@inferscope/core/clock';
 import { ModelScheduler } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { registerInferRoutes } from '../../apps/server/src/kserve/routes';
+import { registerInferRoutes } from '../../apps/server/src/http/kserve-routes';
 import type { InferModelSource } from '../../apps/server/src/kserve/resolve-model';
 import { enqueueCancellable } from '../../apps/server/src/models/cancellable';
 import { ManualExecutor } from '../scheduler/helpers';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { SchedulerError, type InferPayload, type InferResult, type SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { registerInferRoutes } from '../../apps/server/src/kserve/routes';
+import { registerInferRoutes } from '../../apps/server/src/http/kserve-routes';
 import type { InferModelSource, ServedModelView } from '../../apps/server/src/kserve/resolve-model';
 import { binaryRequest, jsonRequest, parseResponse } from './wire';
 
@@ -241,7 +241,7 @@ test('codec refusals for a known model are published as request.rejected (invali
 
 test('responses are compressed when the client accepts gzip or deflate (header length stays uncompressed)', async () => {
   const { gunzipSync, inflateSync } = await import('node:zlib');
-  const { responseEncoding } = await import('../../apps/server/src/kserve/routes');
+  const { responseEncoding } = await import('../../apps/server/src/http/kserve-routes');
   assert.equal(responseEncoding(undefined), 'identity');
   assert.equal(responseEncoding('gzip, deflate'), 'gzip');
   assert.equal(responseEncoding('deflate;q=0.9, gzip;q=0.5'), 'deflate');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { EventBus } from '@inferscope/core';
 import { StatsCollector } from '../../apps/server/src/stats/collector';
-import { registerStatsRoutes } from '../../apps/server/src/stats/routes';
+import { registerStatsRoutes } from '../../apps/server/src/http/stats-routes';
 
 import { syntheticStream } from './synthetic-events';
 

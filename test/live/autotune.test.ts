@@ -37,6 +37,9 @@ test('loads READY and shows the parameter in its config', async () => {
   assert.equal(res.status, 200);
   const config = (await (await fetch(`${server.url}/v2/models/mlp_classifier/config`)).json()) as { parameters: Record<string, { string_value: string }> };
   assert.deepEqual(config.parameters.autotune_p99_ms, { string_value: '3' });
+  // the statistics extension says the version is autotuned, and to what target
+  const stats = (await (await fetch(`${server.url}/v2/models/mlp_classifier/versions/2/stats`)).json()) as { model_stats: { autotune?: { enabled: boolean; target_us: number } }[] };
+  assert.deepEqual([stats.model_stats[0].autotune?.enabled, stats.model_stats[0].autotune?.target_us], [true, 3000]);
 });
 
 test('under traffic the tuner decides: config.changed by autotune with its reason, in the stream and the snapshot', async () => {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { RealClock } from '@inferscope/core/clock';
 import { scenarioToArrivals, traceToScenario, type Scenario } from '@inferscope/core/load';
 import { costFromCalibration, simulate, validateCalibration } from '@inferscope/core/sim';
-import { HttpTarget } from '../../apps/server/src/load/targets';
-import { runLoad } from '../../apps/server/src/load/runner';
+import { HttpTarget } from '../../apps/server/src/loadgen/targets';
+import { runLoad } from '../../apps/server/src/loadgen/runner';
 import { startRealServer } from './real-server';
 
 const MODEL = 'mlp_classifier';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spreadOf, verdictOf } from '../../apps/server/src/load/ab-verdict.ts';
+import { spreadOf, verdictOf } from '../../apps/server/src/clients/ab-verdict.ts';
 
 test('spread: median and range of the rounds', () => {
   assert.deepEqual(spreadOf([3, 1, 2]), { median: 2, min: 1, max: 3 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InputGenerator, modelIOFromConfig } from '../../apps/server/src/load/input-generator.ts';
-import { encodeInferBody } from '../../apps/server/src/load/targets.ts';
+import { InputGenerator, modelIOFromConfig } from '../../apps/server/src/loadgen/input-generator.ts';
+import { encodeInferBody } from '../../apps/server/src/loadgen/targets.ts';
 
 const mlp = { name: 'mlp', max_batch_size: 64, input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [784] }] };
 const text = { name: 'text', max_batch_size: 32, input: [{ name: 'token_ids', data_type: 'TYPE_INT64', dims: [-1] }] };

@@ -7,8 +7,8 @@ import { threadId } from 'node:worker_threads';
 import { parseTrace, planArrivals, findPreset } from '@inferscope/core/load';
 import type { ControlAck, RequestQueuedEvent, SchedulerEvent } from '@inferscope/core';
 import { startRealServer, type RealServer } from '../live/real-server.ts';
-import { runAB, formatABReport } from '../../apps/server/src/load/ab-compare.ts';
-import { HttpTarget } from '../../apps/server/src/load/targets.ts';
+import { runAB, formatABReport } from '../../apps/server/src/clients/ab-compare.ts';
+import { HttpTarget } from '../../apps/server/src/loadgen/targets.ts';
 
 let s: RealServer;
 before(async () => {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
 import { parseServeArgs } from '../../apps/server/src/server-options.ts';
-import { resolveScenario } from '../../apps/server/src/load/scenario-resolver.ts';
+import { resolveScenario } from '../../apps/server/src/loadgen/scenario-resolver.ts';
 
 test('the load limits are configurable with serve flags, checked, and applied to startLoad', () => {
   assert.deepEqual(parseServeArgs(['--model-repository', 'm']).loadLimits, DEFAULT_LOAD_LIMITS);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PacedClock } from '../../apps/server/src/load/generator/paced-clock.ts';
+import { PacedClock } from '../../apps/server/src/loadgen/generator/paced-clock.ts';
 
 test('the generator clock: timers never fire early, fire in time order, can be cleared, may be set from a firing timer', async () => {
   const clock = new PacedClock();

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRange, type StepResult } from '../../apps/server/src/load/perf/perf-step.ts';
-import { toCsv, stepSummary } from '../../apps/server/src/load/perf/perf-report.ts';
-import { diffServerStats, readModelStats } from '../../apps/server/src/load/perf/server-stats.ts';
+import { parseRange, type StepResult } from '../../apps/server/src/clients/perf/perf-step.ts';
+import { toCsv, stepSummary } from '../../apps/server/src/clients/perf/perf-report.ts';
+import { diffServerStats, readModelStats } from '../../apps/server/src/clients/perf/server-stats.ts';
 
 test('ranges follow perf_analyzer: START[:END[:STEP]]', () => {
   assert.deepEqual(parseRange('1:8:2', 'c', true), [1, 3, 5, 7]);

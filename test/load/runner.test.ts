@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '@inferscope/core/clock';
 import { planArrivals, findPreset, DEFAULT_LOAD_LIMITS, type Arrival } from '@inferscope/core/load';
-import { runLoad, runPlan, type RunResult } from '../../apps/server/src/load/runner.ts';
-import type { InferCall, InferOutcome, InferTarget } from '../../apps/server/src/load/targets.ts';
+import { runLoad, runPlan, type RunResult } from '../../apps/server/src/loadgen/runner.ts';
+import type { InferCall, InferOutcome, InferTarget } from '../../apps/server/src/loadgen/targets.ts';
 
 /** Answers `serviceUs` later on the virtual clock, remembering when each call arrived. */
 class FakeTarget implements InferTarget {

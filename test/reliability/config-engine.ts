@@ -24,7 +24,7 @@ export const realConfigEngine: ConfigEngine = {
  */
 export async function saveDelay(repo: string, delayUs: number, beforeSave: () => Promise<void> = async () => {}) {
   const { scanModelFolder } = await import('../../apps/server/src/repository/scan.ts');
-  const { saveModelConfig } = await import('../../apps/server/src/models/save-config.ts');
+  const { saveModelConfig } = await import('../../apps/server/src/config-writeback/save-config.ts');
   const scanned = await scanModelFolder(repo, 'cnn_classifier');
   await beforeSave();
   const raw = parseModelConfig(scanned.configText!);

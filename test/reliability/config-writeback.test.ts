@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseModelConfig } from '@inferscope/core/config';
 import { scanModelFolder } from '../../apps/server/src/repository/scan.ts';
-import { mulberry32 } from '../../apps/server/src/load/input-generator.ts';
+import { mulberry32 } from '../../apps/server/src/loadgen/input-generator.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const KILLS = 10;
@@ -79,7 +79,7 @@ test('SIGKILL during repeated saves never leaves a broken config.pbtxt', { timeo
 });
 
 test('a completed save keeps the previous file as .bak and writes text that parses back to the live config', async () => {
-  const { saveModelConfig } = await import('../../apps/server/src/models/save-config.ts');
+  const { saveModelConfig } = await import('../../apps/server/src/config-writeback/save-config.ts');
   const { realConfigEngine } = await import('./config-engine.ts');
   const repo = await mkdtemp(join(tmpdir(), 'is-writeback-'));
   const modelDir = join(repo, 'cnn_classifier');

@@ -5,7 +5,7 @@
  * Triton-style `{"error": "..."}` body. Cases are built so that no random mutation can produce a valid
  * request (truncation always cuts before the closing brace, numeric noise only goes where it is an error).
  */
-import { mulberry32 } from '../../apps/server/src/load/input-generator.ts';
+import { mulberry32 } from '../../apps/server/src/loadgen/input-generator.ts';
 
 export interface BadCase {
   category: string;

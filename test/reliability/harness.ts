@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
 import type { ModelManager } from '../../apps/server/src/models/model-manager.ts';
 import type { LiveGateway } from '../../apps/server/src/live/gateway.ts';
-import type { LoadController } from '../../apps/server/src/load/load-controller.ts';
+import type { LoadController } from '../../apps/server/src/loadgen/load-controller.ts';
 import { startTestServer, tempRepository as copyDemoModels, ROOT, DEMO_REPO } from '../support/server.ts';
 
 export { ROOT, DEMO_REPO };

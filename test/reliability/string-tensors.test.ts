@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GraphBuilder } from '../../apps/server/src/models-gen/onnx-builder.ts';
+import { GraphBuilder } from '../../apps/server/src/model-generator/onnx-builder.ts';
 import { startServer, type Running } from './harness.ts';
 
 let dir: string;

@@ -24,7 +24,7 @@ import { registerModelRoutes } from './http/models';
 import { registerRepositoryRoutes } from './http/repository';
 import { PrivateFolders, removeStaleFolders } from './repository/private-folders';
 import { registerStaticRoutes } from './http/static';
-import { registerInferRoutes } from './kserve/index';
+import { registerInferRoutes } from './http/kserve-routes';
 import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
@@ -40,7 +40,7 @@ import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 import { ServerCalls } from './backends/stub/server-calls';
-import { registerGenerateRoutes } from './kserve/generate-routes';
+import { registerGenerateRoutes } from './http/generate-routes';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -125,7 +125,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
-  registerStatsRoutes(app, stats);
+  registerStatsRoutes(app, stats, (model, version) => manager.autotune.status(model, version));
   const calibration = registerCalibrationRoutes(app, { bus, manager });
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();

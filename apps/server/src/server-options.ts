@@ -2,7 +2,7 @@
  * Options of the server (`inferscope serve` flags and buildApp's input), parsed and validated in one
  * place. Every refusal is an OptionsError whose message names the flag and what was wrong with it.
  */
-import { parseArgs } from 'node:util';
+import { parseArgs } from './cli/args';
 import { parseBytes, parseMemoryBudget } from './memory/ledger';
 import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
@@ -176,31 +176,13 @@ const VALUE_FLAGS = new Set([
   '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness', '--exit-timeout-secs',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
+/** value flags that add up when repeated; every other one may be given once */
+const REPEATABLE_FLAGS = new Set(['--model-repository', '--load-model', '--trace-config']);
 
 function numberFlag(flag: string, text: string): number {
   const v = Number(text);
   if (text.trim() === '' || !Number.isFinite(v)) throw new OptionsError(`${flag} expects a number, got '${text}'`);
   return v;
-}
-
-/** The flags as node's util.parseArgs takes them: every value flag may repeat (one() refuses a repeat where it must not). */
-function parseArgsOptions() {
-  const options: Record<string, { type: 'string'; multiple: true } | { type: 'boolean' }> = {};
-  for (const f of VALUE_FLAGS) options[f.slice(2)] = { type: 'string', multiple: true };
-  for (const f of BOOL_FLAGS) options[f.slice(2)] = { type: 'boolean' };
-  return options;
-}
-
-/** util.parseArgs's errors in this command's words. */
-function optionsError(err: Error & { code?: string }): OptionsError {
-  const quoted = /'([^']+)'/.exec(err.message)?.[1] ?? '';
-  const flag = /--?[^ ,=<]+/.exec(quoted)?.[0] ?? quoted;
-  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    if (/does not take an argument/.test(err.message)) return new OptionsError(`${flag} takes no value`);
-    if (/ambiguous/.test(err.message)) return new OptionsError(`${flag} needs a value (write ${flag}=VALUE for one that starts with '-')`);
-    return new OptionsError(`${flag} needs a value`);
-  }
-  return new OptionsError(`unknown option '${quoted || flag}' (see inferscope serve --help)`);
 }
 
 /** A boolean given as a value (Triton's --flag=<boolean>): true/false, 1/0, yes/no, on/off. */
@@ -225,21 +207,17 @@ function bytesFlag(flag: string, text: string | undefined): number | undefined {
 export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ServerOptions {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: parseArgsOptions(), strict: true, allowPositionals: false });
+    parsed = parseArgs([...argv], [
+      ...[...VALUE_FLAGS].map((flag) => ({ names: [flag], key: flag, repeat: REPEATABLE_FLAGS.has(flag) })),
+      ...[...BOOL_FLAGS].map((flag) => ({ names: [flag], key: flag, flag: true })),
+    ]);
   } catch (err) {
-    throw optionsError(err as Error & { code?: string });
+    throw new OptionsError(`${(err as Error).message} (see inferscope serve --help)`);
   }
-  const values = new Map<string, string[]>();
-  const bools = new Set<string>();
-  for (const [name, v] of Object.entries(parsed.values)) {
-    if (Array.isArray(v)) values.set(`--${name}`, v);
-    else if (v === true) bools.add(`--${name}`);
-  }
-  const one = (flag: string) => {
-    const v = values.get(flag);
-    if (v && v.length > 1) throw new OptionsError(`${flag} given ${v.length} times; give it once`);
-    return v?.[0];
-  };
+  if (parsed.positional.length) throw new OptionsError(`unexpected argument '${parsed.positional[0]}' (see inferscope serve --help)`);
+  const values = new Map<string, string[]>(Object.entries(parsed.lists));
+  const bools = parsed.flags;
+  const one = (flag: string): string | undefined => parsed.values[flag];
   const num = (flag: string) => (one(flag) === undefined ? undefined : numberFlag(flag, one(flag)!));
   let memoryBudget: Record<string, number> = {};
   const budget = one('--memory-budget');

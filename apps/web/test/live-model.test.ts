@@ -147,3 +147,23 @@ test('a batch handed to a busy instance (next_on) shows as its next batch until 
   assert.deepEqual([inst.state, inst.batchId, inst.nextBatchId, inst.nextSize], ['busy', 'b2', undefined, undefined]);
   assert.equal(live.requests.get('m:1/r3')?.phase, 'running');
 });
+
+test('the autotuner: the snapshot says it runs, its change keeps its reason and tells a dashboard that did not switch it on', () => {
+  const live = new LiveModel();
+  const s = snapshot();
+  s.models[0].autotune = { enabled: false, target_us: 2000 };
+  live.applySnapshot(s);
+  assert.deepEqual(live.models.get('m:1')?.autotune, { enabled: false, target_us: 2000 });
+  const reason = { why: 'least compute per request predicted within target', target_us: 3000, measured_p99_us: 1800, rate_per_s: 9000, avg_batch: 12.5, predicted_p99_us: 2500, predicted_compute_us: 40 };
+  live.apply({ type: 'config.changed', ...base, t: 2000, by: 'autotune', reason, changes: [{ path: 'dynamic_batching.max_queue_delay_microseconds', old: 100, new: 600 }] });
+  assert.deepEqual(live.configLog.last()?.reason, reason);
+  assert.deepEqual(live.models.get('m:1')?.autotune, { enabled: true, target_us: 3000, last: reason });
+  // a person's change carries no reason and leaves the tuner's status alone
+  live.apply({ type: 'config.changed', ...base, t: 2100, by: 'dashboard:x', changes: [{ path: 'dynamic_batching.max_queue_delay_microseconds', old: 600, new: 700 }] });
+  assert.equal(live.configLog.last()?.reason, undefined);
+  assert.equal(live.models.get('m:1')?.autotune?.enabled, true);
+  const rev = live.structureRev;
+  live.setAutotune('m:1', { enabled: false, target_us: 3000 });
+  assert.equal(live.models.get('m:1')?.autotune?.enabled, false);
+  assert.ok(live.structureRev > rev, 'switching re-renders the controls');
+});

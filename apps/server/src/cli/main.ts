@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Command } from './command';
 
-async function loadCommands(): Promise<Command[]> {
+export async function loadCommands(): Promise<Command[]> {
   const dir = fileURLToPath(new URL('./commands/', import.meta.url));
   const files = readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts')).sort();
   const commands: Command[] = [];

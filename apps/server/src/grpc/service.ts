@@ -46,7 +46,7 @@ export interface GrpcServiceDeps extends InferServiceDeps {
 
 /**
  * One ModelInfer message as runInference sees it: a class with a `decode` method, not a literal with an
- * arrow (per request, tsx's keepNames turns a named closure into a defineProperty; see kserve/routes.ts).
+ * arrow (per request, tsx's keepNames turns a named closure into a defineProperty; see http/kserve-routes.ts).
  */
 class GrpcInferCall implements InferCall {
   readonly protocol = 'grpc' as const;
@@ -101,7 +101,7 @@ type CancellableCall = { cancelled: boolean; once(event: 'cancelled', fn: () => 
 /**
  * A call's "the client cancelled" as the scheduler's CancelSignal, and `settled()` to stop listening once
  * the call is answered. A class, made per call: named arrows would each cost a defineProperty under tsx's
- * keepNames (see kserve/routes.ts); the listener is a bound method.
+ * keepNames (see http/kserve-routes.ts); the listener is a bound method.
  */
 class CallCancel {
   readonly signal = new ClientGone();

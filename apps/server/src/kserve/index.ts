@@ -1,5 +1,4 @@
-// KServe v2 inference front end: codec (pure functions) and the Fastify routes.
-export { registerInferRoutes, DEFAULT_INFER_BODY_LIMIT, type InferRoutesOptions } from './routes';
+// KServe v2 inference, shared by HTTP and gRPC: the codec (pure functions), request resolution and errors. Its HTTP routes are http/kserve-routes.ts.
 export { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 export { invalid } from './errors';
 export { buildModelSpec, modelSpecFor, type ModelSpec, type IOSpec } from './model-spec';

@@ -9,10 +9,10 @@ import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@infersc
 import { attachLiveGateway, type LiveGateway } from './gateway';
 import type { ControlTarget } from './types';
 import type { ControlGuard } from '../control/guard';
-import { LoadController } from '../load/load-controller';
-import { InProcessTarget, type InProcessManager } from '../load/targets';
+import { LoadController } from '../loadgen/load-controller';
+import { InProcessTarget, type InProcessManager } from '../loadgen/targets';
 import { CpuMetrics } from '../metrics/system-metrics';
-import { SweepController } from '../analyze/server-sweep';
+import { SweepController } from '../clients/analyze/server-sweep';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &

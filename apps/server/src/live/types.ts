@@ -52,7 +52,7 @@ export interface LoadControl {
   progress(): LoadProgress[];
 }
 
-/** The server-side config sweep (apps/server/src/analyze/server-sweep.ts). */
+/** The server-side config sweep (apps/server/src/clients/analyze/server-sweep.ts). */
 export interface SweepControl {
   start(req: import('@inferscope/core').StartSweepRequest, by: string): { id: string; total: number };
   stop(): boolean;

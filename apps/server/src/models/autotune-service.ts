@@ -8,11 +8,11 @@
 import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { AutotuneChangeReason } from '@inferscope/core';
 import {
-  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, autotuneWarnings, costOf, initialAutotuneState, ObservedCost, WindowCollector,
+  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
   type AutotuneState, type AutotuneStep, type BatchCost,
 } from '@inferscope/core/autotune';
 
-import { bundledCalibration, costFromCalibration } from '@inferscope/core/sim';
+import { bundledCalibration, costFromCalibration, costOf } from '@inferscope/core/sim';
 import type { ModelConfig } from '@inferscope/core/config';
 
 /** what the model's snapshot says about its tuner */
@@ -30,6 +30,10 @@ export interface AutotuneHost {
   /** the live config of a loaded version, undefined when it is not READY */
   config(model: string, version: string): ModelConfig | undefined;
   apply(model: string, version: string, patch: DynamicBatchingPatch, reason: AutotuneChangeReason): Promise<unknown>;
+  /** sets the first instance group's count (the tuner adds an instance when no delay can hold the target) */
+  setInstances?(model: string, version: string, count: number, reason: AutotuneChangeReason): Promise<unknown>;
+  /** the host's cores: the most instances the tuner may run; absent: it never changes the count */
+  cores?: number;
   windowMs?: number;
 }
 
@@ -121,7 +125,7 @@ export class AutotuneService {
     };
     this.tuners.set(key(model, version), t);
     this.host.log(`${model}:${version} autotuned to p99 ${targetUs / 1000} ms${cal ? '' : ' (no calibration: from the measured batch times)'}`);
-    this.run(t, autotuneStart(t.state, batchingView(config)));
+    this.run(t, autotuneStart(t.state, batchingView(config, this.cores())));
     this.arm();
     return t;
   }
@@ -143,9 +147,10 @@ export class AutotuneService {
       active++; // a tuner whose last change is still being applied keeps the timer running
       if (t.busy) continue;
       const config = this.host.config(t.model, t.version);
-      const cost = t.calibrated ?? t.observed.cost();
+      // the calibration's shape at this host's measured level (the server is seldom the calibration's host)
+      const cost = t.calibrated ? t.observed.scaled(t.calibrated) : t.observed.cost();
       if (!config || !cost) continue;
-      this.run(t, autotuneStep(t.state, w, batchingView(config), cost));
+      this.run(t, autotuneStep(t.state, w, batchingView(config, this.cores()), cost), config);
     }
     if (active === 0 && this.timer) {
       clearInterval(this.timer);
@@ -153,12 +158,22 @@ export class AutotuneService {
     }
   }
 
-  private run(t: Tuner, step: AutotuneStep): void {
+  /** the cores bound only where the host can change the count */
+  private cores(): number | undefined {
+    return this.host.setInstances ? this.host.cores : undefined;
+  }
+
+  private run(t: Tuner, step: AutotuneStep, config?: ModelConfig): void {
     t.state = step.state;
-    if (!step.patch || !step.decision) return;
+    if (!step.decision || (!step.patch && !step.instances_delta)) return;
     const reason = step.decision.reason;
+    const patch = step.patch;
+    const count = step.instances_delta && config ? tunedGroupCount(config, step.instances_delta) : undefined;
     t.busy = true;
-    this.host.apply(t.model, t.version, step.patch, reason).then(
+    // the delay first (it suits the new count as well as the old), then the count
+    Promise.resolve(patch ? this.host.apply(t.model, t.version, patch, reason) : undefined)
+      .then(() => (count !== undefined && this.host.setInstances ? this.host.setInstances(t.model, t.version, count, reason) : undefined))
+      .then(
       () => { t.status = { ...t.status, last: reason }; },
       (err) => this.host.log(`${t.model}: autotune change refused: ${(err as Error).message}`),
     ).finally(() => { t.busy = false; });

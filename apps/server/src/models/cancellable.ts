@@ -5,13 +5,10 @@
  */
 import type { InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { SchedulerLike } from './runtime';
+import type { CancelSignal } from './cancel-signal';
 
-/** What cancellation needs of a signal: whether it fired, and one listener for when it does. */
-export interface CancelSignal {
-  readonly aborted: boolean;
-  /** Calls `fn` once when the signal fires (never if it already has); returns a function that stops it. */
-  onAbort(fn: () => void): () => void;
-}
+export type { CancelSignal } from './cancel-signal';
+
 
 /**
  * "The client went away", made once per request on the hot path. An AbortController with its EventTarget

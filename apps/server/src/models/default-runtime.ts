@@ -18,12 +18,13 @@ import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ServerCalls } from '../backends/stub/server-calls';
 import type { ModelRuntime, ConfigProblem } from './runtime';
+import { fineWait } from '../timing/fine-wait';
 
 export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; calls?: ServerCalls }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
-  const clock = new RealClock();
+  const clock = new RealClock(fineWait);
   // Loads per model version over this runtime's (the server's) lifetime. A reloaded model gets a fresh
   // ModelScheduler, whose counters restart; the load number in the id prefix keeps every request and batch
   // id unique, because the dashboard and the recorder key on them. The first load keeps the plain prefix.

@@ -5,12 +5,9 @@
  */
 import { InferError } from '@inferscope/core';
 import type { DynamicBatchingPatch } from '@inferscope/core';
-import { PolicyError } from '@inferscope/core/scheduler';
+import { PolicyError, planBatchingChange, planInstanceCount, type BatchingChange, type InstanceCountChange } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config';
-import {
-  parseLivePath, planBatchingChange, planInstanceCount, readLivePath, writeLivePath,
-  type BatchingChange, type InstanceCountChange,
-} from '@inferscope/core/live-config';
+import { parseLivePath, readLivePath, writeLivePath } from '@inferscope/core/live-config';
 
 function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);

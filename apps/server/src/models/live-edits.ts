@@ -9,7 +9,7 @@ import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@
 import type { ModelConfig } from '@inferscope/core/config';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
-import type { ModelEntry } from './model-load';
+import type { ModelEntry } from './types';
 import type { VersionSlot } from './types';
 
 export interface LiveEditContext {
@@ -38,13 +38,13 @@ export async function updateDynamicBatching(
 }
 
 export async function setInstanceCount(
-  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, group: string | undefined, count: number, by: string,
+  ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason,
 ): Promise<ConfigChange[]> {
   const next = applyInstanceCount(entry.name, slot.config!, group, count);
   validateLive(ctx, entry.name, next.config);
   if (next.changes.length === 0) return next.changes;
   if (next.delta > 0) ctx.runtime.memory?.checkAddInstances(entry.name, String(slot.version), next.delta);
-  await slot.scheduler!.setInstanceCount(next.group, count, by);
+  await slot.scheduler!.setInstanceCount(next.group, count, by, reason);
   keep(slot, next.config, next.changes);
   return next.changes;
 }

@@ -9,15 +9,7 @@ import { loadVersions, drainVersions, type VersionHost } from './version-loader'
 import type { VersionSlot } from './types';
 import { failureOf } from './views';
 
-/** Everything the manager keeps about one model: its folder, its resolved config and its versions. */
-export interface ModelEntry {
-  name: string;
-  scanned: ScannedModel;
-  resolved: ResolvedModel;
-  /** max_batch_size as loaded: live edits may not go above it */
-  maxBatchLimit: number;
-  versions: Map<number, VersionSlot>;
-}
+import type { ModelEntry } from './types';
 
 /**
  * Loads `scanned` in place of `previous` (undefined on a first load). `publish` makes an entry the one

@@ -8,24 +8,24 @@
  * same model, while different models load independently.
  */
 import type { AutotuneChangeReason, EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
+import { availableParallelism } from 'node:os';
 import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
 import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
-import { loadModel, type ModelEntry } from './model-load';
+import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
 import { enqueueCancellable, type CancelSignal } from './cancellable';
-import { saveModelConfig, type SaveResult } from './save-config';
+import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
-import type { ControlMode, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
+import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
 import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
 
-export type { ModelEntry } from './model-load';
 
 export interface ModelManagerOptions {
   repositories: string[];
@@ -69,6 +69,8 @@ export class ModelManager {
         return v && v.state === 'READY' ? v.config : undefined;
       },
       apply: (model, version, patch, reason) => this.updateDynamicBatching(model, version, patch, 'autotune', reason),
+      setInstances: (model, version, count, reason) => this.setInstanceCount(model, version, undefined, count, 'autotune', reason),
+      cores: availableParallelism(),
     });
   }
 
@@ -324,11 +326,11 @@ export class ModelManager {
     });
   }
 
-  setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]> {
+  setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
-      return setInstanceCount(this.options, entry, slot, group, count, by);
+      return setInstanceCount(this.options, entry, slot, group, count, by, reason);
     });
   }
 

@@ -51,7 +51,7 @@ export interface SchedulerLike {
   cancel(id: string): boolean;
   /** a live change computed by core's planBatchingChange: the scheduler does not merge the patch again */
   applyLiveChange(next: PatchResult, by: string, reason?: AutotuneChangeReason): unknown;
-  setInstanceCount(group: string, count: number, by: string): unknown;
+  setInstanceCount(group: string, count: number, by: string, reason?: AutotuneChangeReason): unknown;
   stop(): Promise<void>;
   snapshot(): SchedulerView;
 }

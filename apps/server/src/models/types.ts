@@ -2,6 +2,8 @@
 import type { ModelState, ModelSnapshot } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { LoadedModelLike, SchedulerLike } from './runtime';
+import type { ScannedModel } from '../repository/scan';
+import type { ResolvedModel } from './config-loader';
 
 /** One model version as listed: the live gateway's ModelSnapshot (same fields). */
 export type ServedModelInfo = ModelSnapshot;
@@ -41,4 +43,14 @@ export interface VersionSlot {
   files: { path: string; bytes: number }[];
   /** dotted paths changed live since load or the last save (saveConfig writes these into the file) */
   changedPaths: Set<string>;
+}
+
+/** Everything the manager keeps about one model: its folder, its resolved config and its versions. */
+export interface ModelEntry {
+  name: string;
+  scanned: ScannedModel;
+  resolved: ResolvedModel;
+  /** max_batch_size as loaded: live edits may not go above it */
+  maxBatchLimit: number;
+  versions: Map<number, VersionSlot>;
 }

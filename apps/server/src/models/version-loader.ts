@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { ModelState } from '@inferscope/core';
-import type { ModelEntry } from './model-load';
+import type { ModelEntry } from './types';
 import type { ModelRuntime } from './runtime';
 import type { VersionSlot } from './types';
 import { versionOf } from './config-loader';

@@ -3,7 +3,7 @@
  * repository index rows, and version lookup with Triton's messages and codes. Pure functions, no state.
  */
 import { InferError, errors } from '@inferscope/core';
-import type { ModelEntry } from './model-load';
+import type { ModelEntry } from './types';
 import type { RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 
 const byVersion = (a: VersionSlot, b: VersionSlot) => a.version - b.version;

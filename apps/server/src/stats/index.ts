@@ -1,2 +1,2 @@
 export { StatsCollector, type ModelStat, type BatchStat, type Duration, type StatsCollectorOptions } from './collector';
-export { registerStatsRoutes } from './routes';
+export { registerStatsRoutes } from '../http/stats-routes';

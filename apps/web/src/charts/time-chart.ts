@@ -24,6 +24,23 @@ export interface Marker {
   t: number;
   /** short text at the top of the line ("delay 2 ms → 4 ms") */
   label: string;
+  /** the longer text shown on hover (an autotune decision's reason) */
+  tip?: string;
+  /** made by the autotuner: drawn in the accent colour, so a tuner's change and a person's differ at a glance */
+  autotune?: boolean;
+}
+
+/** Where a marker was drawn (css px from the canvas's left edge), for hover text. */
+export interface MarkerHit {
+  x: number;
+  tip: string;
+}
+
+/** A horizontal reference line (the autotuner's p99 target). */
+export interface Guide {
+  v: number;
+  label: string;
+  colour: string;
 }
 
 /** What a chart drew, for the DOM (legend text, marker count) so tests and screen readers can read it. */
@@ -36,6 +53,12 @@ export interface ChartInfo {
   spanS?: number;
   /** seconds the x axis covers (the window): spanS near it means the data fills the chart */
   windowS?: number;
+  /** markers drawn by the autotuner */
+  autotuneMarkers?: number;
+  /** the markers' places and hover texts */
+  hits?: MarkerHit[];
+  /** labels of the reference lines drawn */
+  guides?: string[];
 }
 
 export interface TimeChartOptions {
@@ -55,15 +78,16 @@ export interface TimeChartOptions {
   emptyText: string;
   /** extra legend entries (e.g. "solid p99, dashed p50") */
   note?: string;
-  /** a target the reader compares the lines with (a latency budget): a dashed line the y axis always reaches */
-  target?: { v: number; label: string };
+  /** horizontal reference lines, kept inside the y domain */
+  guides?: Guide[];
 }
 
 export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: number, th: ChartTheme, o: TimeChartOptions): ChartInfo {
   const values = o.lines.flatMap((l) => l.points.map((p) => p.v));
   if (values.length === 0) {
     drawEmpty(ctx, th, w, h, o.emptyText);
-    return { legend: [], markers: drawMarkersOnly(ctx, th, w, h, o), clipped: 0 };
+    const hits: MarkerHit[] = [];
+    return { legend: [], markers: drawMarkersOnly(ctx, th, w, h, o, hits), clipped: 0, ...markerInfo(o.markers, hits) };
   }
   let domain: [number, number];
   let clipped = 0;
@@ -72,22 +96,25 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
     domain = [0, o.fixedMax];
     scale = 'fixed';
   } else if (o.log) {
-    domain = logDomain(o.target ? [...values, o.target.v] : values, o.floor ? o.floor / 100 : 1);
+    domain = logDomain([...values, ...(o.guides ?? []).map((g) => g.v)], o.floor ? o.floor / 100 : 1);
     scale = 'log';
   } else {
-    const r = robustMax(values, { floor: Math.max(o.floor ?? 0, o.target ? o.target.v * 1.15 : 0) });
+    // a reference line stays in view: the axis reaches a little above it
+    const guideTop = Math.max(0, ...(o.guides ?? []).map((g) => g.v * 1.15));
+    const r = robustMax(values, { floor: Math.max(o.floor ?? 0, guideTop) });
     domain = [0, r.max];
     clipped = r.clipped;
   }
   const p = makePlot(ctx, w, h, th, [o.from, o.now], domain, undefined, scale === 'log');
   drawAxes(p, { yFormat: o.yFormat, yKind: o.yKind, xFormat: relativeSeconds(o.now), xRelativeTo: o.now, yTitle: o.yTitle });
-  const markers = drawMarkers(p, o.markers, o.from, o.now);
+  const hits: MarkerHit[] = [];
+  const markers = drawMarkers(p, o.markers, o.from, o.now, hits);
+  const guides = (o.guides ?? []).filter((g) => drawGuide(p, g, domain));
   for (const l of o.lines) {
     if (l.fill) fillUnder(p, l);
     drawLine(p, l.points, (d) => d.t, (d) => d.v, l.colour, 2, l.dash);
   }
   if (clipped > 0) drawClipMarks(p, o.lines, domain[1]);
-  if (o.target) drawTarget(p, o.target);
   // Only series with data in the window are named: nine idle versions listed a third of the chart away.
   const named = o.lines.filter((l) => l.inLegend !== false && l.points.some((d) => d.t >= o.from && d.t <= o.now));
   const legend = named.map((l) => l.label);
@@ -102,7 +129,33 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
   const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
-  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6 };
+  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label) };
+}
+
+function markerInfo(markers: Marker[], hits: MarkerHit[]): Pick<ChartInfo, 'autotuneMarkers' | 'hits'> {
+  return { autotuneMarkers: markers.filter((m) => m.autotune).length, hits };
+}
+
+/** A dashed horizontal line with its label at the right end; false when it lies outside the domain. */
+function drawGuide(p: Plot, g: Guide, domain: [number, number]): boolean {
+  if (!(g.v > domain[0] && g.v <= domain[1])) return false;
+  const { ctx, theme } = p;
+  const y = Math.round(p.y(g.v)) + 0.5;
+  ctx.save();
+  ctx.strokeStyle = g.colour;
+  ctx.lineWidth = 1.5;
+  ctx.setLineDash([6, 4]);
+  ctx.beginPath();
+  ctx.moveTo(p.left, y);
+  ctx.lineTo(p.right, y);
+  ctx.stroke();
+  ctx.font = `600 ${textPx(theme, -2)}px ${theme.font}`;
+  ctx.fillStyle = g.colour;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'bottom';
+  ctx.fillText(g.label, p.right - 2, y - 2);
+  ctx.restore();
+  return true;
 }
 
 function fillUnder(p: Plot, l: LineSpec): void {
@@ -142,7 +195,7 @@ function drawClipMarks(p: Plot, lines: LineSpec[], max: number): void {
 }
 
 /** Dashed vertical lines at configuration changes inside the window; returns how many were drawn. */
-export function drawMarkers(p: Plot, markers: Marker[], from: number, now: number): number {
+export function drawMarkers(p: Plot, markers: Marker[], from: number, now: number, hits?: MarkerHit[]): number {
   const { ctx, theme } = p;
   let n = 0;
   let labelEnd = -Infinity;
@@ -153,7 +206,8 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
   for (const m of markers) {
     if (m.t < from || m.t > now) continue;
     const x = Math.round(p.x(m.t)) + 0.5;
-    ctx.strokeStyle = theme.warn;
+    const colour = m.autotune ? theme.accent : theme.warn;
+    ctx.strokeStyle = colour;
     ctx.lineWidth = 1;
     ctx.setLineDash([3, 3]);
     ctx.beginPath();
@@ -164,10 +218,11 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
     // the line still marks the change.
     const lx = Math.min(x + 3, p.right - ctx.measureText(m.label).width);
     if (lx > labelEnd) {
-      ctx.fillStyle = theme.warn;
+      ctx.fillStyle = colour;
       ctx.fillText(m.label, lx, p.bottom - 2);
       labelEnd = lx + ctx.measureText(m.label).width + 4;
     }
+    hits?.push({ x, tip: m.tip ?? m.label });
     n++;
   }
   ctx.restore();
@@ -175,27 +230,8 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
 }
 
 /** An empty chart still shows when the config changed (a plot frame with no data). */
-function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: number, h: number, o: TimeChartOptions): number {
+function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: number, h: number, o: TimeChartOptions, hits: MarkerHit[]): number {
   if (o.markers.length === 0) return 0;
-  return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now);
+  return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now, hits);
 }
 
-/** A horizontal dashed target line across the plot, labelled at its right end above the line. */
-function drawTarget(p: Plot, target: { v: number; label: string }): void {
-  const { ctx, theme } = p;
-  const y = Math.round(p.y(target.v)) + 0.5;
-  ctx.save();
-  ctx.strokeStyle = theme.danger;
-  ctx.lineWidth = 2;
-  ctx.setLineDash([6, 4]);
-  ctx.beginPath();
-  ctx.moveTo(p.left, y);
-  ctx.lineTo(p.right, y);
-  ctx.stroke();
-  ctx.font = `600 ${textPx(theme)}px ${theme.font}`;
-  ctx.fillStyle = theme.danger;
-  ctx.textAlign = 'right';
-  ctx.textBaseline = 'bottom';
-  ctx.fillText(target.label, p.right - 4, y - 3);
-  ctx.restore();
-}

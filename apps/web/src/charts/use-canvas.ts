@@ -3,7 +3,17 @@ import { useEffect, useRef } from 'react';
 import { registerDrawer } from './frame-loop';
 import { live } from '../store/app-store';
 
-import type { ChartInfo } from './time-chart';
+import type { ChartInfo, MarkerHit } from './time-chart';
+
+/** The markers each canvas drew last, for its hover text (see markerTipAt). */
+const drawnHits = new WeakMap<HTMLCanvasElement, MarkerHit[]>();
+
+/** The hover text of the marker nearest css x on a canvas (within a few pixels), if any. */
+export function markerTipAt(canvas: HTMLCanvasElement, x: number): string | undefined {
+  let best: MarkerHit | undefined;
+  for (const h of drawnHits.get(canvas) ?? []) if (Math.abs(h.x - x) <= 4 && (!best || Math.abs(h.x - x) < Math.abs(best.x - x))) best = h;
+  return best?.tip;
+}
 
 /** Options a card passes to its chart (the log toggle). */
 export interface DrawOptions {
@@ -26,6 +36,11 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('scale', info.scale);
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
   set('windowS', info.windowS === undefined ? undefined : info.windowS.toFixed(2));
+  set('autotuneMarkers', info.autotuneMarkers === undefined ? undefined : String(info.autotuneMarkers));
+  set('guides', info.guides?.join(' | '));
+  // where the markers are, so a test (or a tool) can point at one
+  set('markerX', info.hits?.map((h) => Math.round(h.x)).join(','));
+  if (info.hits) drawnHits.set(canvas, info.hits);
 }
 
 export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean } = {}) {

@@ -1,5 +1,5 @@
 /**
- * Live controls: max_queue_delay, preferred and max batch size, instance count, each sent as a `control`
+ * Live controls: max_queue_delay, preferred and max batch size, instance count, the autotuner, each sent as a `control`
  * message; the server's answer (applied, or refused with its reason) is listed below. Viewers without the
  * control token see the values but cannot change them. Save shows the diff (dry run) before writing.
  */
@@ -15,6 +15,7 @@ import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { S } from '../strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';
+import { AutotuneControl } from './AutotuneControl';
 
 // Bounds from the live-config limits table: what the inputs offer is what the server accepts.
 const DELAY = LIVE_LIMITS.max_queue_delay_microseconds;
@@ -118,6 +119,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
               onClick={() => void sendControl({ action: 'setInstanceCount', model: m.name, version: m.version, group, count: count + 1 })}>+</button>
           </span>
         </div>
+        {mode === 'live' && <AutotuneControl model={m} disabled={disabled} batching={b.dynamic && b.maxBatchSize > 0} />}
         {localError && <p className="text-danger text-sm" role="alert">{localError}</p>}
         {mode === 'live' && <SaveConfig model={m.name} version={m.version} disabled={disabled} />}
         <AckLog />

@@ -1,9 +1,9 @@
 /**
- * 中文界面文本。类型为 Strings：英文表（strings.ts）中的每个键这里都必须有，缺一个就无法通过类型检查。
+ * 中文界面文本。类型为 Strings：英文表（en.ts）中的每个键这里都必须有，缺一个就无法通过类型检查。
  * 术语与 Triton 中文资料保持一致：模型仓库、动态批处理、实例组、首选批大小、最大排队延迟、吞吐量、时延……
  * 配置字段名（max_queue_delay_microseconds 等）保留原文，因为用户要在 config.pbtxt 里照着写。
  */
-import type { Strings } from '../strings';
+import type { Strings } from './en';
 import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
 
@@ -203,6 +203,17 @@ export const zh: Strings = {
   refused: '被拒绝',
   pending: '等待中…',
   noBatching: '该模型没有 dynamic_batching 配置：每个请求单独执行。',
+  autotune: {
+    title: '自动调优（p99 目标）',
+    toggle: '自动调优',
+    targetMs: 'p99 目标（毫秒）',
+    on: (target) => `自动调优中：p99 目标 ${target}`,
+    off: '未自动调优',
+    marker: '自动调优',
+    targetLine: (target) => `p99 目标 ${target}`,
+    why: (why, measured, rate, batch, predicted) => `自动调优：${why}；实测 p99 ${measured}（${rate}/秒，平均批大小 ${batch}）；预测 p99 ${predicted}`,
+    needsBatching: '自动调优调整的是动态批处理：该模型没有配置。',
+  },
   load: '负载',
   preset: '场景',
   rate: '速率（请求/秒）',

@@ -76,7 +76,7 @@ export class LiveModel {
       this.models.set(key, {
         key, name: m.name, version: m.version, state: m.state, reason: m.reason, repository: m.repository,
         backend: m.backend, platform: m.platform, config: structuredClone(m.config), files: m.files ?? [],
-        queued, colour: i,
+        queued, colour: i, autotune: m.autotune,
         instances: new Map(m.instances.map((x) => [x.name, { ...x, batchId: x.batch_id }])),
       });
     });
@@ -85,6 +85,15 @@ export class LiveModel {
     this.lastSeq = -1;
     if (s.history) this.applyHistory(s.history);
     if (s.stats) this.applyStats(s.stats);
+    this.rev++;
+    this.structureRev++;
+  }
+
+  /** The tuner's status as the control channel answered it (setAutotune's acknowledgement). */
+  setAutotune(key: string, status: ModelLive['autotune']): void {
+    const m = this.models.get(key);
+    if (!m) return;
+    m.autotune = status;
     this.rev++;
     this.structureRev++;
   }
@@ -113,7 +122,7 @@ export class LiveModel {
     }
     const lastConfigT = this.configLog.last()?.t ?? -Infinity;
     for (const e of h.config_changes) {
-      if (e.t > lastConfigT) this.configLog.push({ t: e.t, modelKey: modelKey(e.model, e.version), by: e.by, changes: e.changes });
+      if (e.t > lastConfigT) this.configLog.push({ t: e.t, modelKey: modelKey(e.model, e.version), by: e.by, changes: e.changes, reason: e.reason });
     }
     const lastT = this.stats.last()?.t ?? -Infinity;
     for (const s of h.stats) if (s.t > lastT) this.applyStats(s);
@@ -301,7 +310,9 @@ export class LiveModel {
         const key = modelKey(e.model, e.version);
         const m = this.models.get(key);
         if (m) applyConfigChanges(m.config, e.changes);
-        this.configLog.push({ t: e.t, modelKey: key, by: e.by, changes: e.changes });
+        // a tuner's change says it runs, with its target, also to a dashboard that did not switch it on
+        if (m && e.by === 'autotune' && e.reason) m.autotune = { enabled: true, target_us: e.reason.target_us, last: e.reason };
+        this.configLog.push({ t: e.t, modelKey: key, by: e.by, changes: e.changes, reason: e.reason });
         this.structureRev++;
         break;
       }

@@ -1,5 +1,5 @@
 /** Shapes the dashboard keeps about the server's live state. All times are µs on the scheduler clock. */
-import type { BatchTrigger, InstanceSnapshot, ModelSnapshot, RejectReason, RequestProtocol } from '@inferscope/core';
+import type { AutotuneChangeReason, BatchTrigger, InstanceSnapshot, ModelSnapshot, RejectReason, RequestProtocol } from '@inferscope/core';
 
 /** An instance as the snapshot describes it, plus the batch it runs now (kept from the event stream). */
 export interface InstanceLive extends Omit<InstanceSnapshot, 'batch_id'> {
@@ -107,6 +107,8 @@ export interface ConfigLogEntry {
   modelKey: string;
   by: string;
   changes: { path: string; old: unknown; new: unknown }[];
+  /** the autotuner's reason, when it made the change (by 'autotune') */
+  reason?: AutotuneChangeReason;
 }
 
 export const modelKey = (name: string, version: string): string => `${name}:${version}`;

@@ -9,7 +9,7 @@ import { selectedModels, versionLabel } from '../store/select';
 import type { InstanceLive, ModelLive } from '../store/live-types';
 import { useLiveElement, useLiveText } from '../charts/use-live-text';
 import { modelColour, priorityColour } from '../charts/theme';
-import { formatBytes } from '../charts/format';
+import { formatBytes, formatUs } from '../charts/format';
 import { batchingOf, formatDelay } from '../store/config-paths';
 import { S } from '../strings';
 import { ConfigDrawer } from './ConfigDrawer';
@@ -76,6 +76,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
           {S.versions} {m.version} · {S.backend} {m.backend || '–'} · {S.platform} {m.platform || '–'}
         </div>
         {m.reason && <div className="text-sm text-danger">{m.reason}</div>}
+        {m.autotune?.enabled && <div className="text-sm text-ok" data-testid={`autotuned-${m.name}`}>{S.autotune.on(formatUs(m.autotune.target_us))}</div>}
         <div className="text-sm">
           max_batch_size {b.maxBatchSize} · {pipeline ? S.pipeline.steps(pipeline.steps.length) : b.dynamic ? `${S.configSummary.delay(formatDelay(b.maxQueueDelayUs))}${b.preferred.length ? ` · ${S.configSummary.preferred(b.preferred.join(', '))}` : ''}` : S.configSummary.none}
         </div>

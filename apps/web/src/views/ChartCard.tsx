@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { useCanvas, type DrawFn } from '../charts/use-canvas';
+import { markerTipAt, useCanvas, type DrawFn } from '../charts/use-canvas';
 import { S } from '../strings';
 
 /** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
@@ -16,7 +16,15 @@ export function ChartCard(props: { title: string; draw: DrawFn; height?: number;
           </button>
         )}
       </div>
-      <canvas ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title} />
+      <canvas
+        ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title}
+        // a configuration marker says on hover what changed and, for the autotuner's, why
+        onMouseMove={(e) => {
+          const c = e.currentTarget;
+          const tip = markerTipAt(c, e.clientX - c.getBoundingClientRect().left) ?? '';
+          if (c.title !== tip) c.title = tip;
+        }}
+      />
       {props.children}
     </section>
   );

@@ -4,7 +4,8 @@ import { appStore, useApp } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { versionLabel } from '../store/select';
 import { configAsPbtxt, validateConfig } from './config-text';
-import { formatBytes } from '../charts/format';
+import { formatBytes, formatUs } from '../charts/format';
+import { autotuneTip } from './autotune-marks';
 import { S } from '../strings';
 
 export function ConfigDrawer(props: { m: ModelLive }) {
@@ -36,6 +37,12 @@ export function ConfigDrawer(props: { m: ModelLive }) {
         <p className="text-ok text-sm mb-2">{S.valid}</p>
       ) : (
         <ul className="text-danger text-sm mb-2 list-disc pl-5">{issues.map((i, k) => <li key={k}>{i.message}</li>)}</ul>
+      )}
+      {m.autotune && (
+        <p className="text-sm mb-2" data-testid="config-autotune">
+          {m.autotune.enabled ? S.autotune.on(formatUs(m.autotune.target_us)) : S.autotune.off}
+          {m.autotune.last ? ` · ${autotuneTip(m.autotune.last)}` : ''}
+        </p>
       )}
       <pre className="pbtxt" data-testid="config-pbtxt">{text}</pre>
       <h3 className="card-title px-0 mt-3">{S.versionPolicy}</h3>

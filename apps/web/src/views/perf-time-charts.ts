@@ -16,6 +16,7 @@ import type { DrawOptions } from '../charts/use-canvas';
 import { formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
+import { autotuneTip, targetGuides } from './autotune-marks';
 
 interface Window {
   stats: StatsMessage[];
@@ -45,9 +46,12 @@ export function configMarkers(key: string, from: number): Marker[] {
     .since(from, (e) => e.t)
     .filter((e) => key === 'all' || e.modelKey === key)
     .map((e) => {
-      const what = e.changes.map((c) => changeText(c.path, c.new)).join(' ') || e.by;
+      const changed = e.changes.map((c) => changeText(c.path, c.new)).join(' ') || e.by;
+      const autotune = e.by === 'autotune';
+      const what = autotune ? `${S.autotune.marker}: ${changed}` : changed;
       // with every model on the chart, say whose config changed
-      return { t: e.t, label: key === 'all' ? `${labelOf(e.modelKey)}: ${what}` : what };
+      const label = key === 'all' ? `${labelOf(e.modelKey)}: ${what}` : what;
+      return { t: e.t, label, autotune, tip: autotune && e.reason ? `${label} — ${autotuneTip(e.reason)}` : label };
     });
 }
 
@@ -115,7 +119,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
     lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
-    target: budget === undefined ? undefined : { v: budget, label: S.chartWords.budget(formatUs(budget)) },
+    guides: [...targetGuides(win.key, chartTheme().danger), ...(budget === undefined ? [] : [{ v: budget, label: S.chartWords.budget(formatUs(budget)), colour: chartTheme().danger }])],
     note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
 };

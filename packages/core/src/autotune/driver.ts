@@ -14,14 +14,27 @@ import type { BatchCost } from './queue-model';
 import { WindowCollector } from './window';
 import { ObservedCost } from './cost';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
+import { LIVE_LIMITS } from '../live-config/limits';
 
 export const AUTOTUNE_WINDOW_US = 1_000_000;
 
-/** The view of batching the policy reads, from a scheduler's config slice. */
-export function batchingView(config: SchedulerConfigInput): BatchingView {
+/**
+ * The view of batching the policy reads, from a scheduler's config slice. `cores`: the host's, which bound
+ * the instances the tuner may run; only a model with one CPU instance group gets them (a GPU group's count
+ * is per device, several groups are the user's layout).
+ */
+export function batchingView(config: SchedulerConfigInput, cores?: number): BatchingView {
   const policy = policyFromConfig(config);
-  const instances = (config.instance_group ?? []).reduce((n, g) => n + Math.max(0, (g.count ?? 1) * Math.max(1, g.gpus?.length ?? 1)), 0) || 1;
-  return { delay_us: policy.maxQueueDelayUs, preferred: policy.preferred, max_batch_size: config.max_batch_size ?? 0, instances };
+  const groups = config.instance_group ?? [];
+  const instances = groups.reduce((n, g) => n + Math.max(0, (g.count ?? 1) * Math.max(1, g.gpus?.length ?? 1)), 0) || 1;
+  const cpuOnly = groups.length <= 1 && groups.every((g) => (g.kind ?? 'KIND_CPU') === 'KIND_CPU' && (g.gpus?.length ?? 0) === 0);
+  const max_instances = cores !== undefined && cpuOnly ? Math.min(LIVE_LIMITS.instance_count.max, Math.max(1, Math.floor(cores))) : undefined;
+  return { delay_us: policy.maxQueueDelayUs, preferred: policy.preferred, max_batch_size: config.max_batch_size ?? 0, instances, ...(max_instances ? { max_instances } : {}) };
+}
+
+/** The first instance group's count after the tuner's change (the group it tunes). */
+export function tunedGroupCount(config: SchedulerConfigInput, delta: number): number {
+  return Math.max(1, (config.instance_group?.[0]?.count ?? 1) + delta);
 }
 
 export interface AutotuneDriverOptions {
@@ -34,10 +47,14 @@ export interface AutotuneDriverOptions {
   window_us?: number;
   /** stop ticking after this time (the simulation's end), µs */
   until_us?: number;
+  /** the host's cores: the tuner may run up to this many instances (absent: it never changes the count) */
+  cores?: number;
 }
 
 export interface DecisionRecord extends AutotuneDecision {
   t_us: number;
+  /** an instance added (+1) or taken back (-1) */
+  instances_delta?: 1 | -1;
 }
 
 export class AutotuneDriver {
@@ -51,7 +68,7 @@ export class AutotuneDriver {
     this.state = initialAutotuneState(o.target_us);
     this.collector = new WindowCollector(o.scheduler.model, o.clock.now(), o.target_us);
     this.off = o.bus.on((e) => this.collector.add(e));
-    this.apply(autotuneStart(this.state, batchingView(o.scheduler.currentConfig)));
+    this.apply(autotuneStart(this.state, batchingView(o.scheduler.currentConfig, o.cores)));
     this.arm();
   }
 
@@ -59,8 +76,12 @@ export class AutotuneDriver {
     this.state = step.state;
     if (step.patch && step.decision) {
       this.o.scheduler.updateDynamicBatching(step.patch, 'autotune', step.decision.reason);
-      this.decisions.push({ t_us: this.o.clock.now(), ...step.decision });
     }
+    if (step.instances_delta && step.decision) {
+      const count = tunedGroupCount(this.o.scheduler.currentConfig, step.instances_delta);
+      void this.o.scheduler.setInstanceCount(undefined, count, 'autotune', step.decision.reason).catch(() => undefined);
+    }
+    if (step.decision && (step.patch || step.instances_delta)) this.decisions.push({ t_us: this.o.clock.now(), ...step.decision, ...(step.instances_delta ? { instances_delta: step.instances_delta } : {}) });
   }
 
   private arm(): void {
@@ -77,7 +98,7 @@ export class AutotuneDriver {
     const w = this.collector.take(now);
     this.observed.add(w);
     const cost = this.o.cost ?? this.observed.cost();
-    if (cost) this.apply(autotuneStep(this.state, w, batchingView(this.o.scheduler.currentConfig), cost));
+    if (cost) this.apply(autotuneStep(this.state, w, batchingView(this.o.scheduler.currentConfig, this.o.cores), cost));
     this.arm();
   }
 }

@@ -19,10 +19,11 @@
  * them (Triton's default: max_batch_size) and the delay alone sets the batch.
  */
 import type { AutotuneChangeReason } from '../events';
-import type { DynamicBatchingPatch } from '../live/protocol';
+import type { DynamicBatchingPatch } from '../live-config/fields';
 import { LIVE_LIMITS } from '../live-config/limits';
 import { predict, type BatchCost } from './queue-model';
 import type { AutotuneWindow } from './window';
+import { instanceChange } from './instances';
 
 /** aim this far under the target: a window's p99 is noisy, the target is a bound */
 export const HEADROOM = 0.9;
@@ -62,6 +63,9 @@ export interface AutotuneState {
   /** answers over the target and all answers, over recent windows (decayed): the measured miss rate */
   over: number;
   answered: number;
+  /** instances the tuner added (it takes back only these) and the rate that made it add the last one */
+  added?: number;
+  added_at_rate?: number;
 }
 
 /** The model's batching as it is now. */
@@ -70,6 +74,8 @@ export interface BatchingView {
   preferred: readonly number[];
   max_batch_size: number;
   instances: number;
+  /** the most instances the tuner may run (the host's cores); absent: it never changes the count */
+  max_instances?: number;
 }
 
 /** the reason a decision carries (the config.changed event's `reason`) */
@@ -85,6 +91,8 @@ export interface AutotuneStep {
   state: AutotuneState;
   patch?: DynamicBatchingPatch;
   decision?: AutotuneDecision;
+  /** the instance count to set (the first instance group's count + this), see instances.ts */
+  instances_delta?: 1 | -1;
 }
 
 export function initialAutotuneState(targetUs: number): AutotuneState {
@@ -165,6 +173,34 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
     why = 'target out of reach: least predicted p99';
   }
   let next = want.delay;
+
+  // (6) instances, when the host allows more and no delay fits (or the rate fell after adding): instances.ts
+  const missingNow = answered >= MIN_SAMPLES && over > MISS_SHARE * answered;
+  const lateNow = missingNow || held.p99_us + off > target;
+  const inst = instanceChange({
+    model, max_instances: view.max_instances, added: state.added ?? 0, added_at_rate: state.added_at_rate ?? 0,
+    candidates: candidates.map((c) => c.delay), offset_us: off, bound_us: target * HEADROOM, late: lateNow, fitsNow: fits.length > 0, missing: missingNow, held_us: view.delay_us,
+  });
+  if (inst) {
+    const added = (state.added ?? 0) + inst.delta;
+    const decision: AutotuneDecision = {
+      old: { max_queue_delay_microseconds: view.delay_us },
+      new: { max_queue_delay_microseconds: inst.delay_us },
+      reason: {
+        why: inst.why, target_us: target, measured_p99_us: measured ?? 0, rate_per_s: Math.round(rate),
+        avg_batch: w.batches > 0 ? Math.round((w.batch_samples / w.batches) * 100) / 100 : 0,
+        predicted_p99_us: Math.round(inst.predicted_p99_us), predicted_compute_us: Math.round(inst.predicted_compute_us * 10) / 10,
+      },
+    };
+    const patch: DynamicBatchingPatch | undefined = inst.delay_us !== view.delay_us || clearPreferred
+      ? { max_queue_delay_microseconds: inst.delay_us, ...(clearPreferred ? { preferred_batch_size: [] } : {}) }
+      : undefined;
+    // a new instance needs a window to start and the next mixes both counts: two windows are not judged
+    const nextState: AutotuneState = {
+      ...state, offset_us: offset, skip: 2, over: 0, answered: 0, added, added_at_rate: inst.delta > 0 ? rate : state.added_at_rate,
+    };
+    return { state: nextState, patch, decision, instances_delta: inst.delta };
+  }
 
   // (4) correct with the measurement, bounded steps
   const missing = answered >= MIN_SAMPLES && over > MISS_SHARE * answered;

@@ -45,6 +45,15 @@ export interface Prediction {
  */
 const QUEUE_WEIGHT = 4;
 
+/**
+ * The wait behind busy instances, in units of one batch's compute: ρ/(1-ρ) for one instance (M/M/1), and
+ * Sakasegawa's approximation of M/M/c, ρ^(√(2(c+1))-1) / (c(1-ρ)), for c instances sharing the queue
+ * (a request waits only when all are busy). For c = 1 the two are the same.
+ */
+export function queueFactor(rho: number, c: number): number {
+  return rho ** (Math.sqrt(2 * (c + 1)) - 1) / (c * (1 - rho));
+}
+
 export function predict(m: QueueModelInput, delayUs: number): Prediction {
   const perInstance = m.rate_per_s / Math.max(1, m.instances);
   const samplesPerUs = (perInstance * Math.max(1, m.samples_per_request)) / 1e6;
@@ -61,6 +70,6 @@ export function predict(m: QueueModelInput, delayUs: number): Prediction {
   // the oldest request waits the delay, or until the batch is full
   const fillUs = samplesPerUs > 0 ? (max - spr) / samplesPerUs : Infinity;
   const wait = Math.min(delayUs, fillUs);
-  const p99 = wait + s + QUEUE_WEIGHT * s * (rho / (1 - rho));
+  const p99 = wait + s + QUEUE_WEIGHT * s * queueFactor(rho, Math.max(1, m.instances));
   return { batch: n, utilization: rho, compute_per_request_us: computePerRequest, p99_us: p99 };
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, issuesOf } from '../config/validate/test-helpers';
-import { AUTOTUNE_PARAMETER, autotuneTargetUs, autotuneWarnings } from './target';
+import { AUTOTUNE_PARAMETER, autotuneTargetUs, autotuneWarnings } from '../config/autotune-parameter';
 import { autotuneStep, candidateDelays, initialAutotuneState } from './policy';
 import { LIVE_LIMITS } from '../live-config/limits';
 

@@ -4,7 +4,7 @@
  * per-second statistics; the simulator every simulated second.
  */
 import type { SchedulerEvent } from '../events';
-import { percentile } from '../sim/summary';
+import { EventFold } from '../stats/event-fold';
 
 export interface AutotuneWindow {
   /** length of the window, µs */
@@ -28,12 +28,7 @@ export interface AutotuneWindow {
 
 export class WindowCollector {
   private start: number;
-  private arrivals = 0;
-  private latencies: number[] = [];
-  private batches = 0;
-  private samples = 0;
-  private busy = 0;
-  private bySize: Record<number, [number, number]> = {};
+  private fold: EventFold;
 
   /**
    * `model`: only this model's events count (the bus may carry several). `targetUs`: count the answers
@@ -42,63 +37,33 @@ export class WindowCollector {
    */
   constructor(private readonly model: string, startUs: number, public targetUs = Infinity, private readonly version?: string) {
     this.start = startUs;
+    this.fold = this.freshFold();
+  }
+
+  private freshFold(): EventFold {
+    return new EventFold({ models: new Set([this.model]), version: this.version });
   }
 
   add(e: SchedulerEvent): void {
-    if (!('model' in e) || e.model !== this.model || (this.version !== undefined && e.version !== this.version)) return;
-    switch (e.type) {
-      case 'request.queued':
-        this.arrivals++;
-        return;
-      case 'request.completed':
-        if (e.ok) this.latencies.push(e.total_us);
-        return;
-      case 'batch.completed': {
-        if (!e.ok) return;
-        this.batches++;
-        this.samples += e.size;
-        this.busy += e.compute_us;
-        const s = (this.bySize[e.size] ??= [0, 0]);
-        s[0]++;
-        s[1] += e.compute_us;
-        return;
-      }
-    }
+    this.fold.add(e);
   }
 
   /** Closes the window at `nowUs` and starts the next one. */
   take(nowUs: number): AutotuneWindow {
-    const sorted = Float64Array.from(this.latencies).sort();
+    const f = this.fold;
     const w: AutotuneWindow = {
       duration_us: Math.max(1, nowUs - this.start),
-      arrivals: this.arrivals,
-      completed: sorted.length,
-      p99_us: percentile(sorted, 0.99),
-      over_target: countAbove(sorted, this.targetUs),
-      batches: this.batches,
-      batch_samples: this.samples,
-      busy_us: this.busy,
-      compute_by_size: this.bySize,
+      arrivals: f.arrivals,
+      completed: f.completed,
+      p99_us: f.latency.percentile(0.99),
+      over_target: f.latency.countAbove(this.targetUs),
+      batches: f.batches,
+      batch_samples: f.batchSamples,
+      busy_us: f.busyUs,
+      compute_by_size: f.bySize,
     };
     this.start = nowUs;
-    this.arrivals = 0;
-    this.latencies = [];
-    this.batches = 0;
-    this.samples = 0;
-    this.busy = 0;
-    this.bySize = {};
+    this.fold = this.freshFold();
     return w;
   }
-}
-
-/** how many of the sorted values exceed `limit` */
-function countAbove(sorted: Float64Array, limit: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid] <= limit) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted.length - lo;
 }

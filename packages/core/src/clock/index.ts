@@ -1,3 +1,3 @@
 export * from './clock';
-export { RealClock } from './real-clock';
+export { RealClock, type FineWait } from './real-clock';
 export { VirtualClock } from './virtual-clock';

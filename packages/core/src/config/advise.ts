@@ -4,7 +4,7 @@
  */
 import type { ConfigIssue } from './errors';
 import type { ModelConfig } from './types';
-import { AUTOTUNE_PARAMETER, autotuneWarnings } from '../autotune/target';
+import { AUTOTUNE_PARAMETER, autotuneWarnings } from './autotune-parameter';
 
 export function adviseModelConfig(config: ModelConfig): ConfigIssue[] {
   const advice: ConfigIssue[] = [];

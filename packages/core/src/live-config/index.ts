@@ -2,4 +2,3 @@
 export * from './fields';
 export * from './limits';
 export * from './paths';
-export * from './live-change';

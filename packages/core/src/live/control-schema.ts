@@ -103,7 +103,7 @@ export const CONTROL_SCHEMAS = {
     models: Type.Optional(Type.Array(ModelNameSchema, { minItems: 1, maxItems: 100, errorMessage: 'must be a non-empty list of model names' })),
   }, closed),
   stopRecording: Type.Object({ action: Type.Literal('stopRecording'), id: Type.Optional(IdSchema('recording')) }, closed),
-  /** runs a config sweep in the server (apps/server/src/analyze): lists are the grid's axes; progress in stats.sweep */
+  /** runs a config sweep in the server (apps/server/src/clients/analyze): lists are the grid's axes; progress in stats.sweep */
   startSweep: Type.Object({
     action: Type.Literal('startSweep'), model: ModelNameSchema, version: Type.Optional(VersionSchema),
     instances: Type.Optional(Type.Array(limited('instance_count'), { minItems: 1, maxItems: 32 })),

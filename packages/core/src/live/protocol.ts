@@ -10,6 +10,7 @@
 import type { AutotuneChangeReason, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
+import type { InstanceSnapshot } from '../scheduler/snapshot';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -19,16 +20,7 @@ export const WIRE = {
   resync: 'resync',
 } as const;
 
-export interface InstanceSnapshot {
-  name: string;
-  group: string;
-  kind: string;
-  device: string;
-  state: InstanceState;
-  /** batch currently running, if busy */
-  batch_id?: string;
-  reason?: string;
-}
+export type { InstanceSnapshot } from '../scheduler/snapshot';
 
 export interface ModelSnapshot {
   name: string;
@@ -139,7 +131,7 @@ export interface EventLoopFigures {
   window_s: number;
 }
 
-/** One configuration a sweep tries (apps/server/src/analyze). */
+/** One configuration a sweep tries (apps/server/src/clients/analyze). */
 export interface SweepConfig {
   instances: number;
   max_batch_size: number;

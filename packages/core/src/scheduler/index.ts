@@ -10,3 +10,4 @@ export { applyBatchingPatch, mergeBatchingPatch, type MergeResult, type PatchRes
 export * from './snapshot';
 export { ModelScheduler, type ModelSchedulerOptions, type SchedulerState } from './model-scheduler';
 export * from '../clock/index';
+export * from './live-change';

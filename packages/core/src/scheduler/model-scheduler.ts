@@ -15,7 +15,7 @@ import type { Clock, TimerHandle } from '../clock/clock';
 import type { InferError } from '../errors/infer-error';
 import { errors } from '../errors/messages';
 import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
-import type { DynamicBatchingPatch } from '../live/protocol';
+import type { DynamicBatchingPatch } from '../live-config/fields';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch, mayFormWhileBusy } from './decide';
 import { FORMED_PER_INSTANCE } from './formed-batches';
@@ -227,7 +227,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
    * removed ones (highest index first) finish their current batch, then stop. Resolves when the new ones
    * have started.
    */
-  async setInstanceCount(group: string | undefined, count: number, by: string): Promise<void> {
+  async setInstanceCount(group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason): Promise<void> {
     const gi = group === undefined ? 0 : this.groups.findIndex((g) => g.name === group);
     const g = this.groups[gi];
     if (!g) throw new SchedulerError('invalid', `model ${this.model} has no instance group "${group}" (groups: ${this.groups.map((x) => x.name).join(', ')})`, 'INVALID_ARG');
@@ -238,7 +238,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const old = g.count;
     if (old === count) return;
     g.count = count;
-    this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by);
+    this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by, reason);
     await this.instances.resize(g);
   }
 

@@ -7,8 +7,8 @@
  * loaded model file), so the change list in an acknowledgement and in config.changed cannot disagree.
  */
 import type { ConfigChange } from '../events';
-import type { DynamicBatchingPatch } from '../live/protocol';
-import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live/protocol';
+import type { DynamicBatchingPatch } from '../live-config/fields';
+import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live-config/fields';
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
 import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
 import { preferredOrDefault } from '../config/normalize';

@@ -1,8 +1,19 @@
 /** What a scheduler reports about itself: counters and a point-in-time view for dashboards and tests. */
-import type { RejectReason } from '../events';
-import type { InstanceSnapshot } from '../live/protocol';
+import type { InstanceState, RejectReason } from '../events';
 import type { BatchDecision } from './decide';
 import type { PoolInstance } from './instance-pool';
+
+/** One instance as a snapshot shows it (the live wire's instance rows are these). */
+export interface InstanceSnapshot {
+  name: string;
+  group: string;
+  kind: string;
+  device: string;
+  state: InstanceState;
+  /** batch currently running, if busy */
+  batch_id?: string;
+  reason?: string;
+}
 
 export interface SchedulerStats {
   accepted: number;

@@ -102,3 +102,8 @@ export function idlePenaltyUs(cost: CostModel, idleUs: number): number {
   }
   return pts[pts.length - 1][1];
 }
+
+/** A cost model as the autotuner's batch cost (µs for a batch of n): the table interpolated as the simulator does. */
+export function costOf(model: CostModel): (n: number) => number {
+  return (n) => baseLatencyUs(model, n);
+}

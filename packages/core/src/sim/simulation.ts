@@ -21,13 +21,12 @@ import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '../load/limits';
 import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
-import { DEFAULT_COST, type CostModel } from './cost-model';
+import { costOf, DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
 import { AutotuneDriver, batchingView, type DecisionRecord } from '../autotune/driver';
-import { autotuneTargetUs } from '../autotune/target';
-import { costOf } from '../autotune/cost';
+import { autotuneTargetUs } from '../config/autotune-parameter';
 import { PhaseCollector, type PhaseFigures } from './phase-summary';
 
 /** What a model of the real server's host puts in place of the simulation's ideal one. */
@@ -138,7 +137,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
     // the tuner's windows run on the virtual clock (it models the policy, not the host's timers)
-    autotuners.set(names[i], new AutotuneDriver({ clock, bus, scheduler: schedulers.get(names[i])! as ModelScheduler<unknown, unknown>, target_us: targetUs, cost: costOf(cost), until_us: plan.duration_us }));
+    autotuners.set(names[i], new AutotuneDriver({ clock, bus, scheduler: schedulers.get(names[i])! as ModelScheduler<unknown, unknown>, target_us: targetUs, cost: costOf(cost), until_us: plan.duration_us, cores: opts.cores }));
   });
 
   let seq = 0;

@@ -44,6 +44,14 @@ export class LogHistogram {
     return this.count > 0 ? this.sum / this.count : 0;
   }
 
+  /** how many values lie above `limitUs`, counting a bucket as its reported (geometric middle) value */
+  countAbove(limitUs: number): number {
+    if (!(limitUs < this.max)) return 0;
+    let above = 0;
+    for (let i = this.counts.length - 1; i >= 0 && (i === 0 ? 1 : Math.pow(GROWTH, i - 0.5)) > limitUs; i--) above += this.counts[i];
+    return above;
+  }
+
   /** nearest-rank percentile (p in [0,1]), reported as the bucket's geometric middle, capped at the max seen */
   percentile(p: number): number {
     if (this.count === 0) return 0;

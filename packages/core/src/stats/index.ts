@@ -2,3 +2,4 @@ export { LogHistogram, HISTOGRAM_BUCKETS } from './histogram';
 export { Rolling } from './rolling';
 export { percentile, percentileOf } from './percentile';
 export { ModelAggregator, AggregatorSet, littlesLaw } from './aggregator';
+export { EventFold, type FoldFilter } from './event-fold';

@@ -14,7 +14,7 @@ import { InstanceSupervisor, noteOnce, type Supervised } from '../instance-super
 import { executionProviders, lazyLoad, sessionOptions } from './session-options';
 import { warmupBatches } from './warmup';
 import { gatherFeeds, outputsToFetch, scatterOutputs } from './batch-io';
-import { GraphBuilder } from '../../models-gen/onnx-builder';
+import { GraphBuilder } from '../../model-generator/onnx-builder';
 
 let primer: Uint8Array | null = null;
 /** A one-node model ([1] -> Identity) used to initialise ONNX Runtime in a worker before measuring. */

@@ -16,7 +16,7 @@
  * - `cancel`: the client of request `index` of batch `run` cancelled; the model's sender stops sending.
  */
 import type { ErrorCode } from '@inferscope/core';
-import type { WireTensor } from './protocol';
+import type { WireTensor } from './wire-tensor';
 
 export type MetricKind = 'counter' | 'gauge' | 'histogram';
 

@@ -16,15 +16,9 @@
  */
 import type { KServeDatatype, Tensor } from '@inferscope/core';
 import type { FromStubCall, ToStubCall } from './protocol-calls';
+import type { WireTensor } from './wire-tensor';
 
-/** Where one tensor's bytes lie in the frame body. */
-export interface WireTensor {
-  name: string;
-  datatype: KServeDatatype;
-  shape: number[];
-  offset: number;
-  bytes: number;
-}
+export type { WireTensor } from './wire-tensor';
 
 /** One inference request as the stub sees it (a pytorch batch is one merged request). */
 export interface WireRequest {

@@ -7,11 +7,11 @@ import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, 
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { READ_LIMITS, readRegularText } from '../../repository/safe-read';
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
-import { HttpTarget } from '../../load/targets';
-import { readTraceFile, scanTraceFile } from '../../load/trace-file';
-import { formatABReport, runAB } from '../../load/ab-compare';
-import { connectControl, statsApiWatcher } from '../../load/ab-remote';
+import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { HttpTarget } from '../../loadgen/targets';
+import { readTraceFile, scanTraceFile } from '../../loadgen/trace-file';
+import { formatABReport, runAB } from '../../clients/ab-compare';
+import { connectControl, statsApiWatcher } from '../../clients/ab-remote';
 import { resolveControlToken } from '../../live/security';
 import { validateControlMessage } from '../../live/control-validation';
 

@@ -3,18 +3,17 @@
  * running server, without reloads: each config is applied live and driven with identical traffic.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { reportingErrors, type Command } from '../command';
-import type { StepMode } from '../../load/perf/step-load';
-import { HttpTarget } from '../../load/targets';
-import { normaliseUrl } from '../../load/cli-args';
+import type { StepMode } from '../../clients/perf/step-load';
+import { HttpTarget } from '../../loadgen/targets';
+import { normaliseUrl, numberArg, parseArgs } from '../args';
 import { parseBytes } from '../../memory/ledger';
 import { CONTROL_TOKEN_ENV } from '../../live/security';
-import { connectLiveTarget } from '../../analyze/live-target';
-import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../analyze/search-space';
-import { originalConfig, planConfigs, runAnalysis } from '../../analyze/analysis';
-import { recommendationLine, toCsv, toHtml, toText, type ReportMeta } from '../../analyze/report';
-import { searchFor } from '../../analyze/sweep';
+import { connectLiveTarget } from '../../clients/analyze/live-target';
+import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../clients/analyze/search-space';
+import { originalConfig, planConfigs, runAnalysis } from '../../clients/analyze/analysis';
+import { recommendationLine, toCsv, toHtml, toText, type ReportMeta } from '../../clients/analyze/report';
+import { searchFor } from '../../clients/analyze/sweep';
 
 const help = `Usage: inferscope analyze -m MODEL [options]
 
@@ -57,29 +56,26 @@ Example:
 `;
 
 async function analyze(argv: string[]): Promise<number> {
-  const { values: v } = parseArgs({
-    args: argv, strict: true,
-    options: {
-      model: { type: 'string', short: 'm' }, 'model-version': { type: 'string', short: 'x' }, url: { type: 'string', short: 'u' },
-      'control-token': { type: 'string' }, instances: { type: 'string' }, 'max-batch': { type: 'string' },
-      delay: { type: 'string', default: '0,500,1000,2000,4000' }, preferred: { type: 'string', default: 'none,max' },
-      search: { type: 'string', default: 'auto' }, repeat: { type: 'string', default: '1' }, concurrency: { type: 'string' }, 'request-rate': { type: 'string' },
-      'request-distribution': { type: 'string', default: 'constant' }, seed: { type: 'string', default: '1' },
-      'batch-size': { type: 'string', short: 'b', default: '1' }, 'measurement-interval': { type: 'string', default: '1000' },
-      'stability-percentage': { type: 'string', default: '10' }, 'max-trials': { type: 'string', default: '10' },
-      'latency-budget-ms': { type: 'string' }, 'memory-budget': { type: 'string' }, csv: { type: 'string' }, html: { type: 'string' },
-      'apply-best': { type: 'boolean', default: false }, confirm: { type: 'string', default: '3' }, 'save-best': { type: 'boolean', default: false },
-    },
-  });
+  const a = parseArgs(argv, [
+    { names: ['-m', '--model'], key: 'model' }, { names: ['-x', '--model-version'], key: 'model-version' }, { names: ['-u', '--url'], key: 'url' },
+    { names: ['-b', '--batch-size'], key: 'batch-size' },
+    ...['control-token', 'instances', 'max-batch', 'delay', 'preferred', 'search', 'repeat', 'concurrency', 'request-rate',
+      'request-distribution', 'seed', 'measurement-interval', 'stability-percentage', 'max-trials', 'latency-budget-ms',
+      'memory-budget', 'csv', 'html', 'confirm'].map((key) => ({ names: [`--${key}`], key })),
+    { names: ['--apply-best'], key: 'apply-best', flag: true }, { names: ['--save-best'], key: 'save-best', flag: true },
+  ]);
+  if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+  const v: Record<string, string | undefined> = {
+    delay: '0,500,1000,2000,4000', preferred: 'none,max', search: 'auto', repeat: '1', 'request-distribution': 'constant', seed: '1',
+    'batch-size': '1', 'measurement-interval': '1000', 'stability-percentage': '10', 'max-trials': '10', confirm: '3', ...a.values,
+  };
+  const applyBest = a.flags.has('apply-best');
+  const saveBest = a.flags.has('save-best');
   const model = v.model;
   if (!model) throw new Error('-m MODEL is required');
   if (v.search !== 'auto' && v.search !== 'grid' && v.search !== 'prune') throw new Error(`--search must be auto, grid or prune, got '${v.search}'`);
   if (v.concurrency && v['request-rate']) throw new Error('give --concurrency or --request-rate, not both');
-  const num = (text: string, what: string, min: number, integer = true) => {
-    const n = Number(text);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new Error(`${what} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${text}'`);
-    return n;
-  };
+  const num = (text: string | undefined, what: string, min: number, integer = true) => numberArg(text, what, NaN, { integer, min });
   const dist = v['request-distribution'];
   if (dist !== 'constant' && dist !== 'poisson') throw new Error(`--request-distribution must be constant or poisson, got '${dist}'`);
   const mode: StepMode = v['request-rate']
@@ -123,10 +119,10 @@ async function analyze(argv: string[]): Promise<number> {
     if (v.csv) writeFileSync(v.csv, toCsv(ranked, run.skipped, meta));
     if (v.html) writeFileSync(v.html, toHtml(ranked, meta, { skipped: run.skipped, recommendation }));
     const best = ranked.find((r) => r.rank === 1);
-    if ((v['apply-best'] || v['save-best']) && best) {
+    if ((applyBest || saveBest) && best) {
       await live.apply(best.config);
       console.log(`\nbest config applied live: ${describeConfig(best.config)}`);
-      if (v['save-best']) {
+      if (saveBest) {
         const ack = await live.send({ action: 'saveConfig', model, version });
         console.log(`wrote ${String(ack.path)}${ack.diff ? `\n${String(ack.diff)}` : ''}`);
       }

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../command';
 import { usageError } from '../command';
+import { numberArg, parseArgs } from '../args';
 import { CALIBRATION_SIZES as SIZES } from '../../calibration/measure-batches';
 import { calibrateModel } from '../../calibration/calibrate-model';
 
@@ -41,28 +42,22 @@ const command: Command = {
   summary: 'measure the bundled models\' batch times on this machine and write the simulator\'s cost tables',
   help,
   async run(argv) {
-    let repo = 'model_repository';
-    let out = DEFAULT_OUT;
-    let seqLen = 16;
-    let minMs = 300;
-    let rounds = 3;
-    const only: string[] = [];
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i];
-      const v = argv[i + 1];
-      if (!['--model-repository', '--model', '--out', '--seq-len', '--min-ms', '--rounds'].includes(a)) return usageError(`unknown option: ${a}`, help);
-      if (v === undefined || v.startsWith('--')) return usageError(`${a} needs a value`, help);
-      i++;
-      if (a === '--model-repository') repo = v;
-      else if (a === '--model') only.push(v);
-      else if (a === '--out') out = v;
-      else {
-        const n = Number(v);
-        if (!Number.isInteger(n) || n < 1) return usageError(`${a} must be an integer >= 1, got "${v}"`, help);
-        if (a === '--seq-len') seqLen = n;
-        else if (a === '--rounds') rounds = n;
-        else minMs = n;
-      }
+    let repo: string, out: string, seqLen: number, minMs: number, rounds: number, only: string[];
+    try {
+      const a = parseArgs(argv, [
+        { names: ['--model-repository'], key: 'repo' }, { names: ['--model'], key: 'model', repeat: true },
+        { names: ['--out'], key: 'out' }, { names: ['--seq-len'], key: 'seqLen' }, { names: ['--min-ms'], key: 'minMs' },
+        { names: ['--rounds'], key: 'rounds' },
+      ]);
+      if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+      repo = a.values.repo ?? 'model_repository';
+      out = a.values.out ?? DEFAULT_OUT;
+      only = a.lists.model;
+      seqLen = numberArg(a.values.seqLen, '--seq-len', 16, { integer: true, min: 1 });
+      minMs = numberArg(a.values.minMs, '--min-ms', 300, { integer: true, min: 1 });
+      rounds = numberArg(a.values.rounds, '--rounds', 3, { integer: true, min: 1 });
+    } catch (err) {
+      return usageError((err as Error).message, help);
     }
     mkdirSync(out, { recursive: true });
     for (const name of only.length ? only : BUNDLED) {

@@ -3,8 +3,8 @@
  * One line per config/model folder: `PATH: ok` or `PATH: error: MESSAGE (line L, column C)`.
  */
 import { usageError, type Command } from '../command';
-import { parseConfigArgs } from '../../config-files/args';
-import { checkPath, type PathCheck } from '../../config-files/check-path';
+import { parseConfigArgs } from '../../config-check/args';
+import { checkPath, type PathCheck } from '../../config-check/check-path';
 import { formatIssue, type ConfigIssue } from '@inferscope/core/config';
 
 const help = `Usage: inferscope config check [--json] [--gpus N] PATH...

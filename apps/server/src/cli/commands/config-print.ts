@@ -3,8 +3,8 @@
  * as config.pbtxt text or as the JSON of Triton's GET /v2/models/{m}/config.
  */
 import { usageError, type Command } from '../command';
-import { parseConfigArgs } from '../../config-files/args';
-import { checkPath } from '../../config-files/check-path';
+import { parseConfigArgs } from '../../config-check/args';
+import { checkPath } from '../../config-check/check-path';
 import { formatIssue, modelConfigToJson, printModelConfig } from '@inferscope/core/config';
 
 const help = `Usage: inferscope config print [--json] [--gpus N] PATH

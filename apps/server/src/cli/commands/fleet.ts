@@ -2,7 +2,7 @@
  * `inferscope fleet`: N replicas of `inferscope serve` behind Debian's HAProxy, scraped by Debian's
  * Prometheus, on this machine. Ctrl-C stops everything.
  */
-import { parseArgs } from 'node:util';
+import { numberArg, parseArgs } from '../args';
 import type { Command } from '../command';
 
 const help = `Usage: inferscope fleet [options]
@@ -33,46 +33,38 @@ const command: Command = {
   summary: 'run N replicas behind HAProxy with Prometheus on this machine',
   help,
   async run(argv) {
-    let values;
+    let options;
     try {
-      ({ values } = parseArgs({
-        args: argv,
-        strict: true,
-        options: {
-          replicas: { type: 'string', default: '2' },
-          'model-repository': { type: 'string', default: 'model_repository' },
-          port: { type: 'string', default: '8000' },
-          host: { type: 'string', default: '127.0.0.1' },
-          'no-prometheus': { type: 'boolean', default: false },
-          'scrape-interval': { type: 'string', default: '1' },
-          'check-interval-ms': { type: 'string', default: '1000' },
-          'serve-arg': { type: 'string', multiple: true, default: [] },
-        },
-      }));
+      const a = parseArgs(argv, [
+        { names: ['--replicas'], key: 'replicas' },
+        { names: ['--model-repository'], key: 'repository' },
+        { names: ['--port'], key: 'port' },
+        { names: ['--host'], key: 'host' },
+        { names: ['--no-prometheus'], key: 'noPrometheus', flag: true },
+        { names: ['--scrape-interval'], key: 'scrapeInterval' },
+        { names: ['--check-interval-ms'], key: 'checkIntervalMs' },
+        { names: ['--serve-arg'], key: 'serveArgs', repeat: true },
+      ]);
+      if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+      options = {
+        replicas: numberArg(a.values.replicas, '--replicas', 2, { integer: true, min: 1 }),
+        modelRepositories: [a.values.repository ?? 'model_repository'],
+        port: numberArg(a.values.port, '--port', 8000, { integer: true, min: 0, max: 65535 }),
+        host: a.values.host ?? '127.0.0.1',
+        prometheus: !a.flags.has('noPrometheus'),
+        scrapeIntervalSec: numberArg(a.values.scrapeInterval, '--scrape-interval', 1, { integer: true, min: 1 }),
+        checkIntervalMs: numberArg(a.values.checkIntervalMs, '--check-interval-ms', 1000, { integer: true, min: 100 }),
+        serveArgs: a.lists.serveArgs,
+      };
     } catch (err) {
       console.error(`inferscope fleet: ${(err as Error).message}`);
       return 2;
     }
-    const num = (name: string, v: string, min: number) => {
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got '${v}'`);
-      return n;
-    };
     const log = (line: string) => console.log(line);
     const { startFleet } = await import('../../fleet/fleet');
     let fleet;
     try {
-      fleet = await startFleet({
-        replicas: num('replicas', values.replicas, 1),
-        modelRepositories: [values['model-repository']],
-        port: num('port', values.port, 0),
-        host: values.host,
-        prometheus: !values['no-prometheus'],
-        scrapeIntervalSec: num('scrape-interval', values['scrape-interval'], 1),
-        checkIntervalMs: num('check-interval-ms', values['check-interval-ms'], 100),
-        serveArgs: values['serve-arg'],
-        log,
-      });
+      fleet = await startFleet({ ...options, log });
     } catch (err) {
       console.error(`inferscope fleet: ${(err as Error).message}`);
       return 1;

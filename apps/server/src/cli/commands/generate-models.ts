@@ -1,8 +1,9 @@
-import type { Command } from '../command';
-import { DEMO_MODELS, generateRepository } from '../../models-gen/generate';
+import { usageError, type Command } from '../command';
+import { parseArgs } from '../args';
+import { DEMO_MODELS, generateRepository } from '../../model-generator/generate';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
-import { TORCH_MODEL_NAME, generateTorchModel, torchUnavailableReason } from '../../models-gen/torch-models';
+import { TORCH_MODEL_NAME, generateTorchModel, torchUnavailableReason } from '../../model-generator/torch-models';
 import { resolvePython } from '../../backends/stub/plan';
 
 const KNOWN = [...DEMO_MODELS.map((m) => m.name), TORCH_MODEL_NAME];
@@ -23,21 +24,15 @@ Options:
   --out DIR       repository folder to write into (default: model_repository)
   --model NAME    only this model (repeatable)`,
   async run(argv) {
-    let out = 'model_repository';
-    const only: string[] = [];
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i];
-      const value = argv[i + 1];
-      if ((a === '--out' || a === '--model') && (value === undefined || value.startsWith('--'))) {
-        console.error(`${a} needs a value`);
-        return 2;
-      }
-      if (a === '--out') out = argv[++i];
-      else if (a === '--model') only.push(argv[++i]);
-      else {
-        console.error(`unknown option: ${a} (see --help)`);
-        return 2;
-      }
+    let out: string;
+    let only: string[];
+    try {
+      const a = parseArgs(argv, [{ names: ['--out'], key: 'out' }, { names: ['--model'], key: 'model', repeat: true }]);
+      if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+      out = a.values.out ?? 'model_repository';
+      only = a.lists.model;
+    } catch (err) {
+      return usageError((err as Error).message, command.help);
     }
     const unknown = only.filter((n) => !KNOWN.includes(n));
     if (unknown.length > 0) {

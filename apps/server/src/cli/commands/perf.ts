@@ -4,13 +4,13 @@
  */
 import { writeFileSync } from 'node:fs';
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
-import { HttpTarget } from '../../load/targets';
-import { GrpcTarget } from '../../load/perf/grpc-target';
-import { runPerfStep, parseRange, type StepResult } from '../../load/perf/perf-step';
-import { composingModelsOf, readModelStats } from '../../load/perf/server-stats';
-import { closingTable, stepSummary, toCsv } from '../../load/perf/perf-report';
-import type { StepMode } from '../../load/perf/step-load';
+import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { HttpTarget } from '../../loadgen/targets';
+import { GrpcTarget } from '../../clients/perf/grpc-target';
+import { runPerfStep, parseRange, type StepResult } from '../../clients/perf/perf-step';
+import { composingModelsOf, readModelStats } from '../../clients/perf/server-stats';
+import { closingTable, stepSummary, toCsv } from '../../clients/perf/perf-report';
+import type { StepMode } from '../../clients/perf/step-load';
 
 const help = `Usage: inferscope perf -m MODEL [options]
 

@@ -4,14 +4,14 @@
  * server's side of the same window per model (perf_analyzer's "Server:" block, from the statistics API).
  */
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../../load/cli-args';
-import { HttpTarget } from '../../load/targets';
+import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { HttpTarget } from '../../loadgen/targets';
 import { RealClock } from '@inferscope/core/clock';
 import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
-import { scanTraceFile, streamTraceFile } from '../../load/trace-file';
-import { runLoad } from '../../load/runner';
-import { diffServerStats, readModelStats, type ServerModelStats, type ServerWindow } from '../../load/perf/server-stats';
-import { serverLines } from '../../load/perf/perf-report';
+import { scanTraceFile, streamTraceFile } from '../../loadgen/trace-file';
+import { runLoad } from '../../loadgen/runner';
+import { diffServerStats, readModelStats, type ServerModelStats, type ServerWindow } from '../../clients/perf/server-stats';
+import { serverLines } from '../../clients/perf/perf-report';
 
 const help = `Usage: inferscope replay TRACE [options]
 

@@ -5,6 +5,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import { basename, dirname, join } from 'node:path';
+import { numberArg, parseArgs } from '../args';
 import type { Command } from '../command';
 import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config';
 import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load';
@@ -98,44 +99,31 @@ const command: Command = {
   summary: 'run a load scenario through the scheduler on a virtual clock (offline, seeded) and summarise it',
   help,
   async run(argv) {
-    const opts: Record<string, string> = {};
-    const configs: string[] = [];
-    const sets: string[] = [];
-    const calibrationFiles: string[] = [];
-    let json = false;
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i];
-      if (a === '--json') json = true;
-      else if (a === '--list-presets') {
+    let opts: Record<string, string>, configs: string[], sets: string[], calibrationFiles: string[], json: boolean;
+    try {
+      const a = parseArgs(argv, [
+        { names: ['--json'], key: 'json', flag: true }, { names: ['--list-presets'], key: 'listPresets', flag: true },
+        ...['scenario', 'rate', 'duration', 'cost', 'seed', 'events', 'concurrency', 'cores', 'autotune'].map((key) => ({ names: [`--${key}`], key })),
+        { names: ['--model-config'], key: 'configs', repeat: true }, { names: ['--set'], key: 'sets', repeat: true },
+        { names: ['--calibration'], key: 'calibrations', repeat: true },
+      ]);
+      if (a.positional.length) throw new Error(`unexpected argument '${a.positional[0]}'`);
+      if (a.flags.has('listPresets')) {
         for (const p of PRESETS) console.log(`${p.name.padEnd(18)} ${p.description ?? ''}`);
         return 0;
-      } else if (['--scenario', '--model-config', '--rate', '--duration', '--cost', '--seed', '--set', '--events', '--concurrency', '--cores', '--calibration', '--autotune'].includes(a)) {
-        const v = argv[i + 1];
-        if (v === undefined || v.startsWith('--')) {
-          console.error(`${a} needs a value (see --help)`);
-          return 2;
-        }
-        i++;
-        if (a === '--model-config') configs.push(v);
-        else if (a === '--set') sets.push(v);
-        else if (a === '--calibration') calibrationFiles.push(v);
-        else opts[a.slice(2)] = v;
-      } else {
-        console.error(`unknown option: ${a} (see --help)`);
-        return 2;
       }
+      ({ values: opts, lists: { configs, sets, calibrations: calibrationFiles } } = a);
+      json = a.flags.has('json');
+    } catch (err) {
+      console.error(`${(err as Error).message} (see --help)`);
+      return 2;
     }
     if (!opts.scenario || configs.length === 0) {
       console.error('simulate needs --scenario and --model-config (see --help)');
       return 2;
     }
     try {
-      const num = (k: string) => {
-        if (opts[k] === undefined) return undefined;
-        const n = Number(opts[k]);
-        if (!Number.isFinite(n) || n < 0) throw new Error(`--${k} must be a number >= 0, got "${opts[k]}"`);
-        return n;
-      };
+      const num = (k: string) => (opts[k] === undefined ? undefined : numberArg(opts[k], `--${k}`, 0, { min: 0 }));
       const scenario = readScenario(opts.scenario);
       const loaded = configs.map(readConfig);
       const models = loaded as SchedulerConfigInput[];

@@ -5,7 +5,7 @@
  */
 import { nameOf, type Rule } from './issues';
 import { PLATFORM, KNOWN_PLATFORMS, backendTypeOfBackend, backendTypeOfPlatform, suggestPlatform } from '../platforms';
-import { AUTOTUNE_PARAMETER, autotuneTargetProblem } from '../../autotune/target';
+import { AUTOTUNE_PARAMETER, autotuneTargetProblem } from '../autotune-parameter';
 
 export const validateName: Rule = (config, issues, opts) => {
   if (!config.name) {

@@ -1,0 +1,85 @@
+/**
+ * The one fold of a model's scheduler events over a stretch of time: what a load run's "Server:" block,
+ * an A/B round and the autotuner's window each read, so the three count the same way (a request that
+ * failed, a batch that errored, a refusal before queueing). Fixed memory: latencies go to a log histogram
+ * (percentiles within 1%), batch sizes to a count per size.
+ */
+import type { SchedulerEvent } from '../events';
+import { LogHistogram } from './histogram';
+
+/** Which events count: one model (or a set of them), optionally one version. */
+export interface FoldFilter {
+  models: ReadonlySet<string>;
+  version?: string;
+}
+
+export class EventFold {
+  /** requests that arrived (request.queued) */
+  arrivals = 0;
+  /** end-to-end latency of the requests answered successfully, µs */
+  readonly latency = new LogHistogram();
+  /** requests answered with an error after they ran, and requests refused (rejected) */
+  failed = 0;
+  /** of `failed`, those refused before they ran (queue full, timeout, invalid): no queue or compute of their own */
+  rejected = 0;
+  /** Σ queue and compute time of the requests that ran (ok or not), µs */
+  queueSumUs = 0;
+  computeSumUs = 0;
+  /** batches that completed without error, the samples they carried and the instance time they took */
+  batches = 0;
+  batchSamples = 0;
+  busyUs = 0;
+  /** per batch size: [batches, Σ compute µs] of the batches that completed without error */
+  bySize: Record<number, [number, number]> = {};
+
+  constructor(private readonly filter: FoldFilter) {}
+
+  add(e: SchedulerEvent): void {
+    if (e.type === 'memory' || !this.filter.models.has(e.model)) return;
+    if (this.filter.version !== undefined && e.version !== this.filter.version) return;
+    switch (e.type) {
+      case 'request.queued':
+        this.arrivals++;
+        return;
+      case 'request.rejected':
+        this.failed++;
+        this.rejected++;
+        return;
+      case 'request.completed':
+        if (e.ok) this.latency.add(e.total_us);
+        else this.failed++;
+        this.queueSumUs += e.queue_us;
+        this.computeSumUs += e.compute_us;
+        return;
+      case 'batch.completed': {
+        if (!e.ok) return;
+        this.batches++;
+        this.batchSamples += e.size;
+        this.busyUs += e.compute_us;
+        const s = (this.bySize[e.size] ??= [0, 0]);
+        s[0]++;
+        s[1] += e.compute_us;
+        return;
+      }
+    }
+  }
+
+  /** requests answered successfully */
+  get completed(): number {
+    return this.latency.count;
+  }
+
+  /** requests that ran (answered ok or with an error after running): the ones with queue and compute times */
+  get timed(): number {
+    return this.latency.count + this.failed - this.rejected;
+  }
+
+  get avgBatchSize(): number {
+    return this.batches > 0 ? this.batchSamples / this.batches : 0;
+  }
+
+  /** batches per size, as the statistics extension's batch_stats count them */
+  batchHistogram(): Record<string, number> {
+    return Object.fromEntries(Object.entries(this.bySize).map(([size, [n]]) => [size, n]));
+  }
+}
