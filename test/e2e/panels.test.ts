@@ -9,25 +9,9 @@ import { chromiumMissing, launchBrowser, screenshot, watchConsole } from './brow
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { startTestServer } from '../support/server';
 import { connectSocket } from '../support/socket';
+import { traffic } from './traffic';
 
 const missing = chromiumMissing();
-const body = JSON.stringify({ inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784], data: Array(784).fill(0.1) }] });
-
-/** Sends requests to both versions until stopped (a few concurrent, answers awaited). */
-function traffic(url: string): { stop(): Promise<void>; sent: () => number } {
-  let running = true;
-  let sent = 0;
-  const worker = async (version: string) => {
-    while (running) {
-      const r = await fetch(`${url}/v2/models/mlp_classifier/versions/${version}/infer`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      await r.arrayBuffer();
-      sent++;
-    }
-  };
-  const all = Promise.all(['1', '2', '1', '2'].map(worker));
-  return { stop: async () => { running = false; await all; }, sent: () => sent };
-}
-
 const TIME_CHARTS = ['chart-throughput', 'chart-latency', 'chart-queue-compute', 'chart-avg-batch', 'chart-pending', 'chart-failures', 'chart-cpu', 'chart-memory'];
 
 test('per-version series with a legend, config markers on every time chart, backfill after reload', { skip: missing, timeout: 240_000 }, async () => {
@@ -94,6 +78,7 @@ test('A/B takes any patch, plots both runs and warns when other traffic hits the
     await page.fill('[data-testid=load-panel] input[type=number] >> nth=2', '2'); // duration, s
     await page.getByTestId('ab-a').fill('delay=0 instances=1');
     await page.getByTestId('ab-b').fill('delay=2000 preferred=8 max_batch=16');
+    await page.getByTestId('ab-rounds').fill('2');
     other = traffic(server.url); // v1 and v2: v2 is the compared model, so the warning must show
     await page.getByRole('button', { name: /Run A then B/ }).click();
     await page.getByTestId('ab-table').waitFor({ timeout: 120_000 });
@@ -101,6 +86,24 @@ test('A/B takes any patch, plots both runs and warns when other traffic hits the
     const legend = (await page.locator('[data-testid=ab-chart] canvas').getAttribute('data-legend')) ?? '';
     assert.match(legend, /A \(delay=0 instances=1\) \| B \(delay=2000 preferred=8 max_batch=16\)/);
     assert.match((await page.getByTestId('ab-warning').first().textContent()) ?? '', /requests from other clients/);
+    assert.equal(await page.locator('[data-testid=ab-chart] canvas').getAttribute('data-axes'), 'inferences/s | p99 latency', 'p99 on its own latency scale');
+    // two interleaved rounds: each figure shows its range, and a value is bold only where the verdict names its side
+    assert.equal(await page.getByTestId('ab-table').getAttribute('data-rounds'), '2');
+    const table = await page.evaluate(() => [...document.querySelectorAll('[data-testid=ab-table] tr[data-metric]')].map((tr) => ({
+      metric: tr.getAttribute('data-metric'),
+      cells: [...tr.querySelectorAll('td[data-rounds-values]')].map((td) => ({ text: td.textContent ?? '', bold: td.classList.contains('font-bold'), values: td.getAttribute('data-rounds-values') })),
+    })));
+    const verdicts = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-testid=ab-verdicts] li')].map((li) => [li.getAttribute('data-metric'), li.getAttribute('data-better')])));
+    assert.equal(table.length, 4);
+    const labels = ['A (delay=0 instances=1)', 'B (delay=2000 preferred=8 max_batch=16)'];
+    for (const row of table) {
+      assert.equal(row.metric! in verdicts, true, `${row.metric} has a verdict`);
+      row.cells.forEach((c, i) => {
+        assert.equal(c.values?.split(',').length, 2, `${row.metric}: one value per round`);
+        assert.match(c.text, /\(.+–.+\)/, `${row.metric}: median (min–max)`);
+        assert.equal(c.bold, verdicts[row.metric!] === labels[i], `${row.metric}: bold exactly where the verdict names the side`);
+      });
+    }
     // restored: the touched fields are back at v2's loaded values
     const v2 = server.built.manager.list().find((m) => m.name === 'mlp_classifier' && m.version === '2')!;
     const cfg = v2.config as { max_batch_size: number; dynamic_batching: { max_queue_delay_microseconds: number; preferred_batch_size: number[] } };

@@ -12,6 +12,7 @@ import { queuePressureQuery } from '../../apps/server/src/fleet/queue-pressure.t
 import { io } from 'socket.io-client';
 import { imageBody } from '../reliability/load-tools.ts';
 import { DEMO_REPO } from '../support/server.ts';
+import { perf } from '../../apps/server/src/cli/commands/perf.ts';
 import { chromiumMissing, launchBrowser, screenshot, watchConsole } from '../e2e/browser.ts';
 import { ensureWebBuilt, WEB_DIST } from '../e2e/server-under-test.ts';
 
@@ -161,6 +162,30 @@ test('fleet: replicas behind HAProxy, one killed under load, Prometheus autoscal
       console.log(`queue pressure: light ${before.toFixed(0)} µs, overload ${heavy.toFixed(0)} µs, after ${after.toFixed(0)} µs`);
     });
 
+    await t.test('perf through the balancer reports the server statistics of every replica, summed', async () => {
+      const served = async () => Promise.all(fleet.replicas.map(async (r) => {
+        const doc = (await (await fetch(`${r.url}/v2/models/${MODEL}/stats`)).json()) as { model_stats: Array<{ inference_stats: { success: { count: number } } }> };
+        return doc.model_stats.reduce((n, m) => n + m.inference_stats.success.count, 0);
+      }));
+      const before = await served();
+      const lines: string[] = [];
+      const code = await perf(['-m', MODEL, '-u', fleet.url, '--concurrency-range', '6', '--measurement-interval', '1500', '--max-trials', '3'], (x) => lines.push(x), () => {});
+      const text = lines.join('\n');
+      assert.equal(code, 0, text);
+      const after = await served();
+      const deltas = after.map((n, i) => n - before[i]);
+      assert.ok(deltas.filter((n) => n > 0).length >= 2, `the balancer spread perf's requests: ${deltas.join(', ')}`);
+      assert.match(text, new RegExp(`Server statistics: the sum of ${fleet.replicas.length} replicas behind the balancer`));
+      // the measured windows: what the client counted and what the summed server statistics counted
+      const client = Number(/Client: \n\s+Request count: (\d+)/.exec(text)?.[1]);
+      const server = Number(/Successful request count: (\d+)/.exec(text)?.[1]);
+      assert.ok(client > 0 && server > 0, text);
+      // One replica's statistics would show about 1/3 of the client's count (and never more than the
+      // largest replica's share); the sum matches the client up to the windows' edges.
+      const largestShare = Math.max(...deltas) / deltas.reduce((a, b) => a + b, 0);
+      assert.ok(server / client > Math.max(0.85, largestShare + 0.05) && server / client < 1.15, `server ${server} vs client ${client} requests (largest replica's share ${largestShare.toFixed(2)})`);
+    });
+
     await t.test('the fleet view shows every replica live with totals, controls all, opens one replica', { skip: chromiumMissing() }, async () => {
       const browser = await launchBrowser({ width: 1280, height: 720 });
       let stop = false;
@@ -175,6 +200,16 @@ test('fleet: replicas behind HAProxy, one killed under load, Prometheus autoscal
           const rows = [...document.querySelectorAll('[data-testid^=fleet-row-] [data-testid=fleet-inferences]')];
           return rows.filter((r) => parseFloat(r.textContent ?? '0') > 0).length >= 2;
         }, undefined, { timeout: 30_000 });
+        // Per-replica charts: one line per replica that has data, named in the legend, on both charts.
+        for (const chart of ['fleet-chart-throughput', 'fleet-chart-p99']) {
+          await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLCanvasElement | null)?.dataset.legend ?? '').split(' | ').filter((n) => /^replica-\d$/.test(n)).length >= 2,
+            `[data-testid=${chart}] canvas`, { timeout: 30_000 });
+        }
+        // lines, not single points: the snapshot's history fills each replica's recent seconds at once
+        await page.waitForFunction(() => Number((document.querySelector('[data-testid=fleet-chart-throughput] canvas') as HTMLCanvasElement).dataset.spanS) >= 2, undefined, { timeout: 30_000 });
+        const legend = (await page.locator('[data-testid=fleet-chart-throughput] canvas').getAttribute('data-legend')) ?? '';
+        assert.ok(legend.split(' | ').every((n) => fleet.replicas.some((r) => r.name === n)), `legend names replicas only: ${legend}`);
+        assert.match(await page.title(), /Fleet/);
         await screenshot(page, 'fleet-view');
         await page.locator('input[aria-label=max_queue_delay_microseconds]').fill('3000');
         await page.getByTestId('fleet-apply').click();
@@ -190,6 +225,8 @@ test('fleet: replicas behind HAProxy, one killed under load, Prometheus autoscal
         await page.waitForURL(/replica=replica-2/);
         await page.locator('.dot-connected').first().waitFor({ timeout: 30_000 });
         assert.match(page.url(), /replica=replica-2/, 'the replica survives URL-state rewrites');
+        assert.equal(await page.getByTestId('replica-name').textContent(), 'replica replica-2', 'the page says which replica it shows');
+        assert.match(await page.title(), /replica-2/);
         assert.deepEqual(errors, []);
       } finally {
         stop = true;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spreadOf, verdictOf } from '../../apps/server/src/clients/ab-verdict.ts';
+import { spreadOf, verdictOf } from '../../packages/core/src/load/ab-verdict.ts';
 
 test('spread: median and range of the rounds', () => {
   assert.deepEqual(spreadOf([3, 1, 2]), { median: 2, min: 1, max: 3 });
@@ -17,5 +17,5 @@ test('a side is better only when every round beats every round of the other, in 
   assert.match(overlap.why, /noise/);
   const single = verdictOf('throughput_per_s', side('A', [100]), side('B', [200]), 1);
   assert.equal(single.better, null, 'one round has no spread: no verdict');
-  assert.match(single.why, /--rounds/);
+  assert.match(single.why, /3 rounds or more/);
 });

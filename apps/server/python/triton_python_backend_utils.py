@@ -211,6 +211,7 @@ class InferenceRequest:
         self._sender = None  # set by the stub for a request of a decoupled model
         self._run = None  # which batch (and position in it) this request came in, for BLS parentage
         self._index = None
+        self._cancelled = False  # set by the stub's reader thread (inferscope_stub/cancellation.py)
 
     def inputs(self):
         _touch(self)
@@ -245,7 +246,9 @@ class InferenceRequest:
         return self._flags
 
     def is_cancelled(self):
-        return self._sender is not None and self._sender.is_cancelled()
+        """Whether the server cancelled this request (its client went away, its BLS caller was cancelled
+        or timed out): model.py may then stop early, as in Triton (checking is optional)."""
+        return self._cancelled
 
     def _bls(self):
         if not self._model_name:

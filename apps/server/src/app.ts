@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { ProtocolTaggingBus } from './kserve/protocol-bus';
@@ -34,7 +35,8 @@ import { startGrpcEndpoint, type GrpcEndpoint } from './grpc/server';
 import { checkBindSecurity } from './live/security';
 import { ServerLogger } from './logging/server-logger';
 import { TraceSettings, parseTraceConfig } from './trace/trace-settings';
-import { Tracer } from './trace/tracer';
+import { Tracer, TRACE_LIMITS } from './trace/tracer';
+import { isDecoupled } from './kserve/response-stream';
 import { registerSettingsRoutes } from './http/settings-routes';
 import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
@@ -132,14 +134,23 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm, memory });
   registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
-  const tracer = new Tracer(bus, traceSettings, logger.warn);
+  const decoupled = (model: string, version: string): boolean => {
+    try {
+      return isDecoupled(calls.manager.require(model, version).config);
+    } catch {
+      return false;
+    }
+  };
+  const tracer = new Tracer(bus, traceSettings, logger.warn, TRACE_LIMITS, decoupled);
   registerSettingsRoutes(app, { trace: traceSettings, tracer, logger, knows: (m) => manager.index().some((r) => r.name === m) });
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
   const metrics = createMetrics(bus, { stats, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
 
+  const start = { start_id: randomUUID(), started_wall_ms: Date.now() };
   const serverInfo = () => ({
+    ...start,
     name: SERVER_NAME,
     version: SERVER_VERSION,
     extensions: [...EXTENSIONS],

@@ -6,7 +6,7 @@ import { appStore } from './store/app-store';
 import { parseUrlState, serializeUrlState, type UrlState } from './url-state';
 import { FleetPage } from './fleet/FleetPage';
 import { replicaName } from './live/replica-path';
-import { HTML_LANG, language, setLanguage } from './strings';
+import { HTML_LANG, language, S, setLanguage } from './strings';
 
 // URL -> store once at start; store -> URL (replaceState) whenever a shareable field changes.
 const prefersDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;
@@ -31,8 +31,11 @@ function applyDocumentState() {
   root.lang = HTML_LANG[s.lang];
   root.classList.toggle('dark', s.theme === 'dark');
   root.classList.toggle('large', s.large);
+  // a replica's page opened from the fleet view says which replica it is, also in the tab's title
+  document.title = replicaName ? `${S.fleet.replicaBadge(replicaName)} · ${S.appName}` : S.appName;
 }
-if (!isFleetPage) {
+if (isFleetPage) document.title = `${S.fleet.title} · ${S.appName}`;
+else {
   applyDocumentState();
   appStore.subscribe(applyDocumentState);
 }

@@ -13,7 +13,7 @@ const stat = (t: number, delay: number, completed: number): StatsMessage => ({
 });
 
 test('summarise averages busy seconds and counts completions as a difference of totals', () => {
-  const side = summarise('A', [stat(1, 0, 10), stat(2, 0, 110)], 'm', '1');
+  const side = summarise([stat(1, 0, 10), stat(2, 0, 110)], 'm', '1');
   assert.equal(side.throughput, 500);
   assert.equal(side.completed, 100);
   assert.equal(side.p99Us, 300);
@@ -86,9 +86,60 @@ test('A/B patches take any live field, restore exactly what they touched, and fl
     statsSince: () => [stat(1, 0, 0), stat(2, 0, 100)],
     sleep: async () => {},
   };
-  const [a] = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { instances: 2 }, b: { max_batch_size: 16 }, restore: { instances: 1, max_batch_size: 32 } });
+  const { sides: [a] } = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { instances: 2 }, b: { max_batch_size: 16 }, restore: { instances: 1, max_batch_size: 32 } });
   assert.deepEqual(sent.map((m) => m.action), ['setInstanceCount', 'startLoad', 'setDynamicBatching', 'startLoad', 'setDynamicBatching', 'setInstanceCount']);
   assert.equal(a.otherRequests, 90, '100 served, 10 were ours');
   assert.match(otherLoadWarning(a) ?? '', /90 requests from other clients/);
-  assert.equal(a.series?.length, 2);
+  assert.equal(a.runs[0].series?.length, 2);
+});
+
+test('A/B rounds interleave A, B, A, B on one seed, restore once at the end, and judge by the rounds\' spread', async () => {
+  const sent: ControlMessage[] = [];
+  let delay = 0;
+  const stats: StatsMessage[] = [];
+  let clock = 1000;
+  let run = 0;
+  // B (delay 5000) serves more per second in every round; its p99 overlaps A's over the rounds
+  const p99ByRun = [300, 5000, 9000, 5200, 400, 5100];
+  const deps = {
+    async send(msg: ControlMessage) {
+      sent.push(msg);
+      if (msg.action === 'setDynamicBatching') delay = msg.max_queue_delay_microseconds ?? delay;
+      if (msg.action === 'startLoad') {
+        const s = stat(clock + 1, delay, 0);
+        s.models[0].latency_us.p99 = p99ByRun[run++];
+        stats.push(s, stat(clock + 2, delay, 50));
+        stats[stats.length - 1].models[0].latency_us.p99 = s.models[0].latency_us.p99;
+        return { ok: true as const, id: `L${run}` };
+      }
+      return { ok: true as const };
+    },
+    progress: (id: string): LoadProgress => ({ id, model: 'm', scenario: 's', state: 'done', sent: 50, answered: 50, errors: 0, elapsed_s: 1, duration_s: 1 }),
+    statsSince: (ms: number) => stats.filter((s) => s.wall_ms >= ms),
+    sleep: async () => { clock += 10; }, // past this run's stats, so the next run sees only its own
+  };
+  const realNow = Date.now;
+  Date.now = () => clock;
+  let result;
+  try {
+    result = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, rounds: 3, a: { max_queue_delay_microseconds: 0 }, b: { max_queue_delay_microseconds: 5000 }, restore: { max_queue_delay_microseconds: 777 } });
+  } finally {
+    Date.now = realNow;
+  }
+  const delays = sent.filter((m) => m.action === 'setDynamicBatching').map((m) => m.action === 'setDynamicBatching' && m.max_queue_delay_microseconds);
+  assert.deepEqual(delays, [0, 5000, 0, 5000, 0, 5000, 777], 'interleaved, restored once at the end');
+  assert.equal(result.rounds, 3);
+  assert.deepEqual(result.sides.map((s) => s.runs.length), [3, 3]);
+  assert.deepEqual(result.sides[0].spread.p99_us, { median: 400, min: 300, max: 9000 });
+  const better = Object.fromEntries(result.verdicts.map((v) => [v.metric, v.better]));
+  assert.equal(better.throughput_per_s, result.sides[1].label, 'every B round beat every A round');
+  assert.equal(better.p99_us, null, 'ranges overlap: within noise, no winner');
+  assert.equal(result.sides[0].completed, 150, 'completions summed over the rounds');
+});
+
+test('one A/B round has no spread and so no winner, however large the gap', async () => {
+  const { abVerdicts, sideOfRuns } = await import('../src/controls/ab-rounds');
+  const run = (throughput: number) => ({ throughput, p50Us: 1, p99Us: 1, avgBatch: 1, rejected: 0, completed: 1 });
+  const v = abVerdicts(sideOfRuns('A', [run(100)]), sideOfRuns('B', [run(900)]), 1);
+  assert.ok(v.every((x) => x.better === null));
 });

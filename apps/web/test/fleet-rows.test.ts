@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelAggregate } from '@inferscope/core';
-import { fleetTotals, replicaRow, type ReplicaState } from '../src/fleet/fleet-rows.ts';
+import { fleetTotals, REPLICA_HISTORY_S, replicaRow, withPoint, type ReplicaState } from '../src/fleet/fleet-rows.ts';
 
 const agg = (model: string, throughput: number, avgBatch: number, queue: Record<string, number>, p99: number): ModelAggregate => ({
   model, version: '1', window_s: 1, throughput_per_s: throughput, requests_per_s: throughput, latency_us: { p50: 1, p90: 1, p99, mean: 1 },
@@ -10,7 +10,7 @@ const agg = (model: string, throughput: number, avgBatch: number, queue: Record<
 });
 
 const replica = (name: string, status: ReplicaState['status'], models: ModelAggregate[], memoryBytes = 100): ReplicaState => ({
-  name, path: `/replica/${name}`, status, models, memoryBytes, canControl: true,
+  name, path: `/replica/${name}`, status, models, memoryBytes, canControl: true, history: [],
 });
 
 test('a replica row sums its models and weights the batch size by batches, not by model', () => {
@@ -36,4 +36,16 @@ test('a replica that is down contributes nothing, and the fleet totals say how m
   assert.equal(t.avgBatch, 1000 / 200); // 100 + 100 batches
   assert.equal(t.p99Us, 2000);
   assert.equal(t.memoryBytes, 300);
+});
+
+test('each stats message adds one point of the replica\'s row to its history, bounded, never out of order', () => {
+  let r = replica('r0', 'connected', []);
+  r = { ...r, history: withPoint(r, 1000, [agg('mlp', 800, 8, {}, 900), agg('cnn', 100, 1, {}, 4000)]) };
+  assert.deepEqual(r.history, [{ wallMs: 1000, inferencesPerS: 900, p99Us: 4000 }]);
+  // a repeated or older second (a resync's snapshot) replaces, it does not duplicate
+  r = { ...r, history: withPoint(r, 1000, [agg('mlp', 10, 1, {}, 5)]) };
+  assert.deepEqual(r.history.map((p) => p.inferencesPerS), [10]);
+  for (let i = 1; i <= REPLICA_HISTORY_S + 5; i++) r = { ...r, history: withPoint(r, 1000 + i * 1000, [agg('mlp', i, 1, {}, 1)]) };
+  assert.equal(r.history.length, REPLICA_HISTORY_S);
+  assert.equal(r.history.at(-1)!.inferencesPerS, REPLICA_HISTORY_S + 5);
 });

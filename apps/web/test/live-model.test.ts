@@ -148,6 +148,36 @@ test('a batch handed to a busy instance (next_on) shows as its next batch until 
   assert.equal(live.requests.get('m:1/r3')?.phase, 'running');
 });
 
+test('a reconnect to a restarted server keeps the history on the new clock and marks the restart', () => {
+  const live = new LiveModel();
+  const stat = (t: number, wall: number): StatsMessage => ({ t, wall_ms: wall, models: [] });
+  // first process: its clock read 50 s when the wall clock read 1,000 s
+  const first = { ...snapshot(), t: 50e6, wall_ms: 1_000_000 };
+  first.server = { ...first.server, start_id: 'one', started_wall_ms: 950_000 };
+  assert.equal(live.applySnapshot(first), false, 'the first snapshot is no restart');
+  live.applyStats(stat(51e6, 1_001_000));
+  live.applyStats(stat(52e6, 1_002_000));
+  assert.equal(live.applySnapshot({ ...first, t: 53e6, wall_ms: 1_003_000 }), false, 'a resync to the same process is no restart');
+  // the second process started at wall 1,010 s and its clock reads 5 s at wall 1,015 s
+  const second = { ...snapshot(), t: 5e6, wall_ms: 1_015_000, history: { stats: [stat(4e6, 1_014_000)], config_changes: [] } };
+  second.server = { ...second.server, start_id: 'two', started_wall_ms: 1_010_000 };
+  assert.equal(live.applySnapshot(second), true);
+  const ts = live.stats.toArray().map((s) => s.t);
+  // wall 1,001 s and 1,002 s on the new clock (zero at wall 1,010 s): -9 s and -8 s, then the new history
+  assert.deepEqual(ts, [-9e6, -8e6, 4e6], 'old history kept before the new one, in order');
+  assert.deepEqual(live.restarts.toArray().map((r) => [r.t, r.startId]), [[0, 'two']], 'the marker sits at the new process\'s start');
+  assert.equal(live.now, 5e6, 'now follows the new clock');
+});
+
+test('a server without a start id keeps the old behaviour: a history older than what is held replaces it', () => {
+  const live = new LiveModel();
+  live.applySnapshot({ ...snapshot(), t: 50e6 });
+  live.applyStats({ t: 51e6, wall_ms: 1, models: [] });
+  assert.equal(live.applySnapshot({ ...snapshot(), t: 5e6, history: { stats: [{ t: 4e6, wall_ms: 2, models: [] }], config_changes: [] } }), false);
+  assert.deepEqual(live.stats.toArray().map((s) => s.t), [4e6]);
+  assert.equal(live.restarts.length, 0);
+});
+
 test('the autotuner: the snapshot says it runs, its change keeps its reason and tells a dashboard that did not switch it on', () => {
   const live = new LiveModel();
   const s = snapshot();

@@ -147,6 +147,28 @@ export interface RequestCompletedEvent extends Base {
   steps?: number;
 }
 
+/** How one response of a request that answers many times ended (Triton's response statistics). */
+export type ResponseOutcome = 'success' | 'fail' | 'empty' | 'cancel';
+
+/**
+ * One response of a request that answers many times (a decoupled model: 0..n responses, the last one
+ * flagged final), as it leaves the model. Its request.completed came when the model's execute() returned
+ * (the instance was free again then, as in Triton); responses may follow it. Timing as Triton's
+ * response statistics: from the previous response (the first: from the start of the request's batch)
+ * to this one (`infer_us`), then reading its outputs (`output_us`).
+ */
+export interface RequestResponseEvent extends Base {
+  type: 'request.response';
+  request_id: string;
+  /** 0 for the request's first response, then 1, 2, ... (Triton's response_stats key) */
+  index: number;
+  final: boolean;
+  outcome: ResponseOutcome;
+  infer_us: number;
+  output_us: number;
+  error?: string;
+}
+
 /** The ensemble request a step request belongs to. */
 export interface EnsembleParent {
   model: string;
@@ -228,6 +250,7 @@ export type SchedulerEvent =
   | BatchStartedEvent
   | BatchCompletedEvent
   | RequestCompletedEvent
+  | RequestResponseEvent
   | EnsembleStepEvent
   | MemoryEvent
   | ConfigChangedEvent;

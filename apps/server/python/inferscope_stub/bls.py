@@ -70,22 +70,58 @@ def _start(req, decoupled):
         return e
 
 
-def _iterate(reply):
-    """The responses of a decoupled BLS call, in order; the last one is the (possibly empty) final one."""
-    while True:
-        msg, body = reply.items.get()
-        yield response_of(msg, body)
+class ResponseIterator:
+    """The responses of a decoupled BLS call, in order; the last one is the (possibly empty) final one.
+    cancel() asks the server to cancel the call (Triton's `bls_response_iterator.cancel()`): still queued,
+    it is taken out; running, the called model's request sees is_cancelled(). The iterator then ends with
+    a CANCELLED error response."""
+
+    def __init__(self, reply, call_id):
+        self._reply = reply
+        self._call = call_id
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        msg, body = self._reply.items.get()
         if msg is None or msg.get("final", True):
+            self._done = True
+        return response_of(msg, body)
+
+    def cancel(self):
+        if self._done or self._call is None:
             return
+        try:
+            link.require().send({"type": "blsCancel", "call": self._call})
+        except (OSError, link.CallFailed):
+            pass
+
+
+class _FailedIterator(ResponseIterator):
+    """A decoupled call that never reached the server: its one, final error response."""
+
+    def __init__(self, err):
+        super().__init__(None, None)
+        self._err = err
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        self._done = True
+        return self._err
 
 
 def exec_request(req, decoupled):
     reply = _start(req, decoupled)
     if isinstance(reply, Exception):
         err = pb_utils.InferenceResponse(error=pb_utils.TritonError(str(reply), pb_utils.TritonError.UNAVAILABLE))
-        return iter([err]) if decoupled else err
+        return _FailedIterator(err) if decoupled else err
     if decoupled:
-        return _iterate(reply)
+        return ResponseIterator(reply, reply.call)
     return response_of(*reply.items.get())
 
 
@@ -96,10 +132,10 @@ def async_exec_request(req, decoupled):
     reply = _start(req, decoupled)
     if isinstance(reply, Exception):
         err = pb_utils.InferenceResponse(error=pb_utils.TritonError(str(reply), pb_utils.TritonError.UNAVAILABLE))
-        future.set_result(iter([err]) if decoupled else err)
+        future.set_result(_FailedIterator(err) if decoupled else err)
         return future
     if decoupled:
-        future.set_result(_iterate(reply))
+        future.set_result(ResponseIterator(reply, reply.call))
         return future
 
     def arrived(item):

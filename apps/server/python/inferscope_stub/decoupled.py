@@ -2,7 +2,7 @@
 the model sends 0..n responses from any thread, the last with TRITONSERVER_RESPONSE_COMPLETE_FINAL.
 Each send is one `response` frame to the server (apps/server/src/backends/stub/decoupled-run.ts), which
 streams it to the client. A sender refuses sends after its final one; once the client cancelled, sends
-are dropped (the model sees `is_cancelled()`), so a response thread can still finish and finalize() is
+are dropped (the model sees `is_cancelled()`; cancellation.py marks it), so a response thread can still finish and finalize() is
 not left waiting for it.
 """
 import sys
@@ -10,19 +10,8 @@ import threading
 
 import triton_python_backend_utils as pb_utils
 
-from . import link
+from . import cancellation, link
 from .tensors import layout
-
-_live = {}
-_lock = threading.Lock()
-
-
-def on_cancel(msg):
-    with _lock:
-        sender = _live.get((msg.get("run"), msg.get("index")))
-    if sender is not None:
-        sender._cancelled = True
-
 
 class ResponseSender:
     def __init__(self, run, index, request_id):
@@ -32,8 +21,6 @@ class ResponseSender:
         self._closed = False
         self._cancelled = False
         self._lock = threading.Lock()
-        with _lock:
-            _live[(run, index)] = self
 
     def is_cancelled(self):
         return self._cancelled
@@ -49,8 +36,7 @@ class ResponseSender:
                 raise pb_utils.TritonModelException("Unable to send response. Response sender has been closed.")
             if final:
                 self._closed = True
-                with _lock:
-                    _live.pop((self._run, self._index), None)
+                cancellation.forget(self._run, self._index)
             if self._cancelled and not final:
                 return
             msg = {"type": "response", "run": self._run, "index": self._index, "final": final}

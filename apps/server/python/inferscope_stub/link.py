@@ -11,6 +11,7 @@ import itertools
 import queue
 import threading
 
+from . import cancellation
 from .wire import ChannelClosed
 
 
@@ -23,6 +24,7 @@ class _Reply:
 
     def __init__(self, stream):
         self.stream = stream
+        self.call = None  # the call id, once sent
         self.items = queue.Queue()
         self.callbacks = []
         self.lock = threading.Lock()
@@ -64,6 +66,7 @@ class ServerLink:
             cid = next(self._ids)
             self._pending[cid] = reply
         message["call"] = cid
+        reply.call = cid
         self.channel.write(message, chunks, body_len)
         return reply
 
@@ -97,9 +100,7 @@ class ServerLink:
                 if reply is not None:
                     reply.put((msg, body))
             elif kind == "cancel":
-                from . import decoupled  # numpy-dependent: imported once a model runs
-
-                decoupled.on_cancel(msg)
+                cancellation.on_cancel(msg)
         with self._lock:
             self._closed = True
             pending = list(self._pending.values())

@@ -88,6 +88,7 @@ class PythonRunner:
         return {"type": "ready", "device": "cpu", "runtime": "python %d.%d, numpy %s" % (sys.version_info[0], sys.version_info[1], np.__version__)}
 
     def run(self, requests, run_id=None):
+        from . import cancellation
         from .decoupled import ResponseSender
 
         reqs = []
@@ -101,7 +102,16 @@ class PythonRunner:
             r._run, r._index = run_id, index
             if self.decoupled:
                 r._sender = ResponseSender(run_id, index, rid or "")
+            cancellation.track(run_id, index, r)
             reqs.append(r)
+        try:
+            return self._execute(reqs)
+        finally:
+            if not self.decoupled:  # a decoupled request stays known until its sender's final flag
+                for index in range(len(reqs)):
+                    cancellation.forget(run_id, index)
+
+    def _execute(self, reqs):
         try:
             responses = self.model.execute(reqs)
             if inspect.iscoroutine(responses):

@@ -2,7 +2,7 @@
  * A/B comparison: the same traffic (a trace, or a scenario + seed, so the arrivals are identical) under two
  * configurations of one model, in interleaved rounds (A, B, A, B, ...) so a drift of the shared machine
  * falls on both sides alike; restore what was there before. Each figure is reported with its spread over
- * the rounds and a side is called better only when the spread separates them (ab-verdict.ts). Client
+ * the rounds and a side is called better only when the spread separates them (core's ab-verdict.ts, the dashboard's A/B uses the same). Client
  * figures come from the runner, server figures (batch sizes, rejections) from the bus or the stats API.
  */
 import type { LoadPlan } from '@inferscope/core/load';
@@ -13,7 +13,7 @@ import { EventFold } from '@inferscope/core/stats';
 import type { ControlTarget } from '../live/types';
 import { runPlan, type LatencySummary } from '../loadgen/runner';
 import type { InferTarget } from '../loadgen/targets';
-import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from './ab-verdict';
+import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from '@inferscope/core/load';
 
 export interface ABVariant {
   label: string;

@@ -7,7 +7,8 @@
  * free again then, as in Triton); the stream ends with its final response or an error.
  */
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config';
+import { isDecoupled } from '@inferscope/core/config';
+import type { CancellablePayload } from '../models/cancellable';
 
 export interface ResponseStream {
   /**
@@ -22,10 +23,11 @@ export interface ResponseStream {
 }
 
 /** The payload of a request that may carry a stream, and how deep in BLS calls it was made. */
-export interface StreamingPayload extends InferPayload {
+export interface StreamingPayload extends InferPayload, CancellablePayload {
   stream?: ResponseStream;
   /** 0 for a client's request, n for a request made by a BLS call n levels deep */
   blsDepth?: number;
 }
 
-export const isDecoupled = (config: ModelConfig): boolean => config.model_transaction_policy?.decoupled === true;
+/** core's rule, where the front ends that take streams have always found it */
+export { isDecoupled };

@@ -57,7 +57,13 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     const host = addr.family === 'IPv6' ? `[${addr.address === '::' ? '::1' : addr.address}]` : addr.address === '0.0.0.0' ? '127.0.0.1' : addr.address;
     return `http://${host}:${addr.port}`;
   };
-  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
+  // A recording's header names the version it met and that version's tuning fields, live at the start.
+  const describeModel = (model: string, version?: string) => {
+    const served = o.manager.get(model, version)?.version; // the manager's rule for an unnamed version
+    const m = o.manager.list().find((x) => x.name === model && x.version === served);
+    return m ? { version: m.version, config: { max_batch_size: m.config.max_batch_size, dynamic_batching: m.config.dynamic_batching, instance_group: m.config.instance_group } } : undefined;
+  };
+  const load = new LoadController({ bus: o.bus, recordingsDir: o.recordingsDir, url, limits: o.loadLimits, describeModel, inProcessTarget: () => (inProcess ??= new InProcessTarget(o.manager)) });
   const sweep = new SweepController({
     control: o.manager, models: () => o.manager.list(), memory: () => o.memory?.snapshot() ?? [], url, log: o.log,
   });

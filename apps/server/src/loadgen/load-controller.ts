@@ -33,6 +33,8 @@ export interface LoadControllerOptions {
   maxRuns?: number;
   /** send binary tensors (default true: what a fast client sends; JSON costs the server more to parse) */
   binary?: boolean;
+  /** the served version and live config of a model, for a recording's header (what the traffic met) */
+  describeModel?: (model: string, version?: string) => { version: string; config: Record<string, unknown> } | undefined;
 }
 
 interface Run {
@@ -51,6 +53,12 @@ export class LoadController implements LoadControl {
   readonly limits: LoadLimits;
   constructor(private readonly opts: LoadControllerOptions) {
     this.limits = opts.limits ?? DEFAULT_LOAD_LIMITS;
+  }
+
+  /** A recording header's model fields (`model_version`: the header's `version` is the trace format's). */
+  private recordedModel(model: string, version?: string): Record<string, unknown> {
+    const d = this.opts.describeModel?.(model, version);
+    return d ? { model, model_version: d.version, config: d.config } : { model, ...(version ? { model_version: version } : {}) };
   }
 
   private running(): number {
@@ -88,7 +96,8 @@ export class LoadController implements LoadControl {
         progress.state = r.error ? 'failed' : r.stopped ? 'stopped' : 'done';
         if (r.error) progress.reason = r.error;
         else if (r.truncated) progress.reason = `reached the limit of ${this.limits.max_requests_per_run} requests per run`;
-        if (recorder) await recorder.stop();
+        // the recording ends with what this run measured, so a replay can set its figures beside them
+        if (recorder) await recorder.stop({ sent: r.sent, answered: r.answered, errors: r.errors, elapsed_s: r.elapsed_s, client: r.client, server: progress.server });
         return r;
       },
       async (err: unknown) => {
@@ -114,7 +123,7 @@ export class LoadController implements LoadControl {
     const handle = await this.launch(this.job({ kind: 'scenario', scenario: s.scenario, overrides: s.overrides }, { model: req.model, version: req.version, seed: 1 }), req.mode ?? 'http', () => run?.progress);
     // The recorder listens on the server's bus before the generator sends its first request.
     const recorder = req.record
-      ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), new Set([req.model, ...handle.facts.models]), { scenario: s.name, seed: s.seed })
+      ? new Recorder(this.opts.bus, this.opts.recordingsDir, timestampName(req.model), new Set([req.model, ...handle.facts.models]), { scenario: s.name, seed: s.seed, ...this.recordedModel(req.model, req.version) })
       : undefined;
     const id = this.begin(handle, req.model, s.name, recorder);
     run = this.runs.get(id);

@@ -12,7 +12,7 @@
 import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
-import { arrivalLine } from '@inferscope/core/load';
+import { arrivalLine, summaryLine, type TraceSummary } from '@inferscope/core/load';
 import { traceHeaderLine } from './trace-file';
 import type { LoadArrival } from './runner';
 
@@ -151,12 +151,16 @@ export class Recorder {
     return { name: this.name, path: this.path, arrivals: this.count, written: this.writtenCount, ...(this.failure ? { error: this.failure } : {}) };
   }
 
-  /** Stops recording; resolves once the file is closed, with the write failure (if any) in `error`. */
-  stop(): Promise<RecordingInfo> {
+  /**
+   * Stops recording; resolves once the file is closed, with the write failure (if any) in `error`.
+   * `summary`: what the recorded run measured, written as the file's last line (core's summaryLine).
+   */
+  stop(summary?: TraceSummary): Promise<RecordingInfo> {
     if (!this.finished) {
       this.off();
       clearInterval(this.timer);
       this.flush();
+      if (summary && !this.out.destroyed) this.out.write(summaryLine(summary) + '\n');
       this.finished = new Promise((resolve) => {
         const done = () => resolve(this.info());
         if (this.out.destroyed) return done();

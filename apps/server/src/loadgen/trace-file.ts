@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseTrace, TraceError, TraceReader, type Arrival, type Trace } from '@inferscope/core/load';
+import { parseTrace, TraceError, TraceReader, type Arrival, type Trace, type TraceHeader, type TraceSummary } from '@inferscope/core/load';
 import { checkRegular, READ_LIMITS, readRegularText, UnsafeFileError } from '../repository/safe-read';
 
 export function traceHeaderLine(extra: Record<string, unknown> = {}): string {
@@ -29,7 +29,8 @@ export async function readTraceFile(path: string): Promise<Trace> {
 }
 
 /** A trace's arrivals read line by line (a replay never holds the file), each error naming file and line. */
-export async function* streamTraceFile(path: string, opts: { model?: string } = {}): AsyncGenerator<Arrival> {
+/** `read`: called once the whole file was read, with its header and (a recording's) summary line. */
+export async function* streamTraceFile(path: string, opts: { model?: string; read?: (header: TraceHeader, summary: TraceSummary | undefined) => void } = {}): AsyncGenerator<Arrival> {
   let handle: FileHandle;
   try {
     // not through a symlink: a replay reads recordings, not whatever a link planted in the folder points at;
@@ -60,7 +61,7 @@ export async function* streamTraceFile(path: string, opts: { model?: string } = 
       // Replaying onto another model: same arrival pattern, the target model's inputs.
       if (a) yield opts.model ? { ...a, model: opts.model, version: undefined } : a;
     }
-    reader.end();
+    opts.read?.(reader.end(), reader.summary);
   } catch (err) {
     throw err instanceof TraceError ? new Error(`${path}: ${err.message}`) : err;
   } finally {
@@ -74,6 +75,9 @@ export interface TraceFacts {
   /** distinct models, '' for arrivals that name none */
   models: string[];
   last_t_us: number;
+  /** the trace's header (a recording's: model, version, config, scenario) and its summary line, if any */
+  header: TraceHeader;
+  summary?: TraceSummary;
 }
 
 /** One streaming pass over a trace: how many arrivals, to which models, how long (before replaying it). */
@@ -81,11 +85,13 @@ export async function scanTraceFile(path: string, opts: { model?: string; maxMod
   const models = new Set<string>();
   let arrivals = 0;
   let last = 0;
-  for await (const a of streamTraceFile(path, opts)) {
+  let meta: { header: TraceHeader; summary?: TraceSummary } | undefined;
+  const read = (header: TraceHeader, summary: TraceSummary | undefined) => { meta = summary ? { header, summary } : { header }; };
+  for await (const a of streamTraceFile(path, { ...opts, read })) {
     arrivals++;
     last = a.t_us;
     models.add(a.model);
     if (models.size > (opts.maxModels ?? 64)) throw new Error(`${path}: arrivals for more than ${opts.maxModels ?? 64} models`);
   }
-  return { arrivals, models: [...models], last_t_us: last };
+  return { arrivals, models: [...models], last_t_us: last, ...meta! };
 }

@@ -10,6 +10,16 @@ import type { CancelSignal } from './cancel-signal';
 export type { CancelSignal } from './cancel-signal';
 
 
+/** A request's payload as an executor sees it while the request runs. */
+export interface CancellablePayload {
+  /**
+   * Fires when the request is cancelled (its client went away, its BLS caller was cancelled, its BLS
+   * timeout passed): set by ModelManager.infer, read by an executor whose model may stop early (a python
+   * model's request.is_cancelled()).
+   */
+  cancelled?: CancelSignal;
+}
+
 /**
  * "The client went away", made once per request on the hot path. An AbortController with its EventTarget
  * signal cost ~4 µs per request there (creating the signal, adding and removing a listener: ~5% of the

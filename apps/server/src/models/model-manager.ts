@@ -16,7 +16,7 @@ import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable, type CancelSignal } from './cancellable';
+import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
 import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -243,7 +243,7 @@ export class ModelManager {
   /**
    * Queues one request. `signal` aborts when the client went away: a request still queued then is
    * cancelled (answered 'cancelled', no batch slot taken); one already in a running batch completes and
-   * its answer is discarded by the caller.
+   * its answer is discarded by the caller (its executor sees the signal in the payload and may stop early).
    */
   infer(name: string, version: number | string | undefined, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult> {
     let slot: VersionSlot;
@@ -252,7 +252,10 @@ export class ModelManager {
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
-    return signal ? enqueueCancellable(slot.scheduler!, req, signal) : slot.scheduler!.enqueue(req);
+    if (!signal) return slot.scheduler!.enqueue(req);
+    // a running request's executor may stop early (a python model's request.is_cancelled())
+    (req.payload as CancellablePayload).cancelled = signal;
+    return enqueueCancellable(slot.scheduler!, req, signal);
   }
 
   // ------------------------------------------------------------------------------- explicit control

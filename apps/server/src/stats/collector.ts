@@ -26,6 +26,12 @@
  * compute_infer is the rest of the batch's span (events.ts computeSplit); each request of a batch
  * reports its batch's figures, as in Triton. An ensemble's own request reports its steps' compute as
  * compute_infer. No response cache: cache_hit/cache_miss stay 0.
+ * - request.response (a decoupled model's responses) -> response_stats[index], as Triton's core folds
+ *   backend-reported response statistics: success adds compute_infer, compute_output and success
+ *   (their sum); fail adds compute_infer (+ compute_output when outputs were read) and fail; empty (a
+ *   final flag alone) adds compute_infer and empty_response; cancel adds cancel. The request itself is
+ *   still counted once, by its request.completed. (Triton's python backend reports no response
+ *   statistics, so Triton leaves this map empty for python models; InferScope fills it.)
  */
 import { computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
 import { errors } from '@inferscope/core';
@@ -60,9 +66,19 @@ export interface ModelStat {
     cache_hit: Duration;
     cache_miss: Duration;
   };
-  response_stats: Record<string, never>;
+  /** per response index ("0", "1", ...): Triton's InferResponseStatistics */
+  response_stats: Record<string, ResponseStat>;
   batch_stats: BatchStat[];
   memory_usage: never[];
+}
+
+export interface ResponseStat {
+  compute_infer: Duration;
+  compute_output: Duration;
+  success: Duration;
+  fail: Duration;
+  empty_response: Duration;
+  cancel: Duration;
 }
 
 interface Acc {
@@ -80,6 +96,7 @@ interface Acc {
   batches: Map<number, BatchAcc>;
   failures: Record<FailureReason, number>;
   pending: number;
+  responses: Map<number, ResponseStat>;
 }
 
 interface BatchAcc {
@@ -118,7 +135,7 @@ export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
     name, version, last: 0, inferences: 0, executions: 0,
     success: zero(), fail: zero(), queue: zero(), input: zero(), infer: zero(), output: zero(),
-    batches: new Map(), failures: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }, pending: 0,
+    batches: new Map(), failures: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }, pending: 0, responses: new Map(),
   }));
   /** scheduler-clock µs of a version's LOADING event, then its load duration once READY */
   private readonly loads = new PerVersion<{ sinceUs?: number; secs?: number }>(() => ({}));
@@ -190,6 +207,20 @@ export class StatsCollector {
           if (load) load.sinceUs = undefined;
         }
         break;
+      case 'request.response': {
+        const a = this.acc(e.model, e.version);
+        let r = a.responses.get(e.index);
+        if (!r) a.responses.set(e.index, (r = { compute_infer: zero(), compute_output: zero(), success: zero(), fail: zero(), empty_response: zero(), cancel: zero() }));
+        const total = e.infer_us + e.output_us;
+        if (e.outcome === 'cancel') {
+          add(r.cancel, total);
+          break;
+        }
+        add(r.compute_infer, e.outcome === 'success' ? e.infer_us : e.output_us > 0 ? e.infer_us : total);
+        if (e.outcome === 'success' || (e.outcome === 'fail' && e.output_us > 0)) add(r.compute_output, e.output_us);
+        add(e.outcome === 'success' ? r.success : e.outcome === 'fail' ? r.fail : r.empty_response, total);
+        break;
+      }
       case 'batch.completed': {
         if (!e.ok) break;
         this.execution(this.acc(e.model, e.version), e.size, computeSplit(e));
@@ -270,7 +301,12 @@ export class StatsCollector {
         cache_hit: zero(),
         cache_miss: zero(),
       },
-      response_stats: {},
+      response_stats: Object.fromEntries([...(a?.responses ?? new Map<number, ResponseStat>())]
+        .sort(([x], [y]) => x - y)
+        .map(([index, r]) => [String(index), {
+          compute_infer: copy(r.compute_infer), compute_output: copy(r.compute_output), success: copy(r.success),
+          fail: copy(r.fail), empty_response: copy(r.empty_response), cancel: copy(r.cancel),
+        }])),
       batch_stats: [...(a?.batches ?? new Map<number, BatchAcc>())]
         .sort(([x], [y]) => x - y)
         .map(([size, d]) => ({

@@ -11,6 +11,10 @@
  * which has no compute timestamps). Not traced here: HTTP_RECV/SEND (the front end is not on the bus).
  * A traced ensemble request brings its step requests into the trace (announced by ensemble.step), each
  * with `parent_id` = the ensemble's trace id, as Triton writes them.
+ * A request that answers many times (a decoupled model) gets one INFER_RESPONSE timestamp per response
+ * (request.response; a custom activity name, as Triton's trace API allows: its own per-response points
+ * are the front ends' GRPC_SEND / HTTP_SEND, which are not on the bus), and its trace is written when
+ * its final response left, which may be after REQUEST_END (execute() returned).
  */
 import { writeFile } from 'node:fs/promises';
 import type { EventBus, SchedulerEvent } from '@inferscope/core';
@@ -24,6 +28,11 @@ interface Open {
   version: string;
   requestId: string;
   queuedT: number;
+  /** INFER_RESPONSE timestamps so far, and whether the final one came */
+  responses?: Array<[string, number]>;
+  finalSeen?: boolean;
+  /** the timestamps up to REQUEST_END of a decoupled request still sending responses */
+  parked?: Array<[string, number]>;
 }
 
 interface BatchTimes {
@@ -74,6 +83,8 @@ export class Tracer {
     private readonly settings: TraceSettings,
     private readonly log: (msg: string) => void = () => {},
     limits: { files: number; bytes: number } = TRACE_LIMITS,
+    /** whether a model version answers many times (decoupled): its traces wait for the final response */
+    private readonly answersMany: (model: string, version: string) => boolean = () => false,
   ) {
     this.limits = { ...limits }; // read once, when the server is built
     this.off = bus.on((e) => this.onEvent(e));
@@ -157,7 +168,24 @@ export class Tracer {
           if (b && --b.pending <= 0) this.batches.delete(e.batch_id);
         }
         ts.push(['REQUEST_END', e.t]);
-        this.finish(o, ts);
+        if (e.type === 'request.completed' && e.ok && !o.finalSeen && this.answersMany(e.model, e.version)) {
+          o.parked = ts; // its responses are still coming: the final one writes the trace
+          this.open.set(k, o);
+          return;
+        }
+        this.finish(o, o.responses ? [...ts, ...o.responses].sort((a, b) => a[1] - b[1]) : ts);
+        return;
+      }
+      case 'request.response': {
+        const k = this.key(e.model, e.version, e.request_id);
+        const o = this.open.get(k);
+        if (!o) return;
+        (o.responses ??= []).push(['INFER_RESPONSE', e.t]);
+        if (!e.final) return;
+        o.finalSeen = true;
+        if (!o.parked) return;
+        this.open.delete(k);
+        this.finish(o, [...o.parked, ...o.responses].sort((a, b) => a[1] - b[1]));
         return;
       }
       default:

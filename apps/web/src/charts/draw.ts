@@ -87,6 +87,25 @@ export function drawAxes(
 }
 
 /**
+ * A second y scale on the right edge for a second quantity (latency beside throughput): its own ticks in
+ * one unit, labels right of the plot, no grid (the left axis owns the grid), its title at the top right.
+ * Give the plot a right margin as wide as the left one (makePlot's `m`).
+ */
+export function drawRightAxis(p: Plot, kind: AxisKind, title: string, count = 4): void {
+  const { ctx, theme } = p;
+  const { ticks, label } = ticksInUnit(p.y.domain() as [number, number], kind, count);
+  ctx.font = `${theme.fontSize}px ${theme.font}`;
+  ctx.fillStyle = theme.muted;
+  ctx.textAlign = 'left';
+  ctx.textBaseline = 'middle';
+  for (const v of ticks) ctx.fillText(label(v), p.right + 5, Math.min(Math.round(p.y(v)), p.bottom - theme.fontSize / 2));
+  ctx.font = `${theme.fontSize - 1}px ${theme.font}`;
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'top';
+  ctx.fillText(title, ctx.canvas.clientWidth || p.right + 40, 1);
+}
+
+/**
  * Axis titles, both in the band above the plot: the y title over the y labels on the left, the x title
  * on the right (time axes need none: their ticks read "-20 s … now"). Small and muted, so they label
  * without competing with the data.

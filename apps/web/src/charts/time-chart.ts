@@ -3,11 +3,11 @@
  * percentile) with a legend, a y axis scaled to the typical value (robust) or logarithmic, spikes that
  * the robust axis clips marked at the top edge, and a vertical marker at each configuration change.
  */
-import { S } from '../strings';
 import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
+import { S } from '../strings';
 
 export interface LineSpec {
   label: string;
@@ -53,6 +53,10 @@ export interface ChartInfo {
   spanS?: number;
   /** seconds the x axis covers (the window): spanS near it means the data fills the chart */
   windowS?: number;
+  /** the y scales drawn, left first ("inferences/s | p99 latency (ms)"), when a chart has more than one */
+  axes?: string[];
+  /** series with data left out of the legend behind "+N more" (0: all named) */
+  legendMore?: number;
   /** markers drawn by the autotuner */
   autotuneMarkers?: number;
   /** the markers' places and hover texts */
@@ -60,6 +64,9 @@ export interface ChartInfo {
   /** labels of the reference lines drawn */
   guides?: string[];
 }
+
+/** Legend entries named before "+N more" (a click on the chart lists them all). */
+export const LEGEND_LIMIT = 4;
 
 export interface TimeChartOptions {
   lines: LineSpec[];
@@ -76,6 +83,8 @@ export interface TimeChartOptions {
   /** a fixed y domain (utilisation 0..1): no robust scaling */
   fixedMax?: number;
   emptyText: string;
+  /** list every series with data in the legend (the chart was clicked open) */
+  legendAll?: boolean;
   /** extra legend entries (e.g. "solid p99, dashed p50") */
   note?: string;
   /** horizontal reference lines, kept inside the y domain */
@@ -116,9 +125,15 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   }
   if (clipped > 0) drawClipMarks(p, o.lines, domain[1]);
   // Only series with data in the window are named: nine idle versions listed a third of the chart away.
-  const named = o.lines.filter((l) => l.inLegend !== false && l.points.some((d) => d.t >= o.from && d.t <= o.now));
+  const withData = o.lines.filter((l) => l.inLegend !== false && l.points.some((d) => d.t >= o.from && d.t <= o.now));
+  // Many series would cover the lines with their legend: the first few, then "+N more" (click: all).
+  const cut = !o.legendAll && withData.length > LEGEND_LIMIT + 1;
+  const named = cut ? withData.slice(0, LEGEND_LIMIT) : withData;
+  const legendMore = withData.length - named.length;
   const legend = named.map((l) => l.label);
-  drawLegend(ctx, th, named.map((l) => ({ label: l.label, colour: l.colour })), p.left + 6, p.top + 6, p.right);
+  const entries = named.map((l) => ({ label: l.label, colour: l.colour }));
+  if (legendMore > 0) entries.push({ label: S.legendMore(legendMore), colour: 'transparent' });
+  drawLegend(ctx, th, entries, p.left + 6, p.top + 6, p.right);
   if (o.note || clipped > 0) {
     ctx.font = `${textPx(th, -1)}px ${th.font}`;
     ctx.fillStyle = th.muted;
@@ -129,7 +144,7 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
   const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
-  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label) };
+  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label), legendMore };
 }
 
 function markerInfo(markers: Marker[], hits: MarkerHit[]): Pick<ChartInfo, 'autotuneMarkers' | 'hits'> {

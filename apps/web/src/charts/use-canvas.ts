@@ -18,6 +18,8 @@ export function markerTipAt(canvas: HTMLCanvasElement, x: number): string | unde
 /** Options a card passes to its chart (the log toggle). */
 export interface DrawOptions {
   log: boolean;
+  /** the legend lists every series with data (clicked open), not the first few and "+N more" */
+  legendAll: boolean;
 }
 
 /** Draws one frame; may say what it drew (legend, markers), which lands on the canvas's data-* attributes. */
@@ -34,6 +36,8 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('markers', info.markers === undefined ? undefined : String(info.markers));
   set('clipped', info.clipped === undefined ? undefined : String(info.clipped));
   set('scale', info.scale);
+  set('axes', info.axes?.join(' | '));
+  set('legendMore', info.legendMore === undefined ? undefined : String(info.legendMore));
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
   set('windowS', info.windowS === undefined ? undefined : info.windowS.toFixed(2));
   set('autotuneMarkers', info.autotuneMarkers === undefined ? undefined : String(info.autotuneMarkers));
@@ -43,12 +47,17 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   if (info.hits) drawnHits.set(canvas, info.hits);
 }
 
-export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean } = {}) {
+/** `rev`: a revision counter of the chart's own data, for charts not fed by the live model (the fleet view's). */
+export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDirty?: boolean; log?: boolean; legendAll?: boolean; rev?: () => number } = {}) {
   const ref = useRef<HTMLCanvasElement | null>(null);
   const drawRef = useRef(draw);
   drawRef.current = draw;
   const logRef = useRef(false);
   logRef.current = opts.log ?? false;
+  const legendRef = useRef(false);
+  legendRef.current = opts.legendAll ?? false;
+  const revRef = useRef(opts.rev);
+  revRef.current = opts.rev;
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas) return;
@@ -61,12 +70,17 @@ export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDi
     ro.observe(canvas);
     let seenRev = -1;
     let seenLog = logRef.current;
+    let seenOwn = -1;
+    let seenLegend = legendRef.current;
+    const own = () => revRef.current?.() ?? 0;
     const unregister = registerDrawer({
       minIntervalMs: opts.minIntervalMs ?? 100,
-      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev || seenLog !== logRef.current,
+      dirty: () => resized || opts.alwaysDirty === true || live.rev !== seenRev || seenLog !== logRef.current || own() !== seenOwn || seenLegend !== legendRef.current,
       draw: () => {
         seenRev = live.rev;
         seenLog = logRef.current;
+        seenOwn = own();
+        seenLegend = legendRef.current;
         const dpr = window.devicePixelRatio || 1;
         if (resized) {
           const r = canvas.getBoundingClientRect();
@@ -80,7 +94,7 @@ export function useCanvas(draw: DrawFn, opts: { minIntervalMs?: number; alwaysDi
         if (!ctx) return;
         ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
         ctx.clearRect(0, 0, width, height);
-        publish(canvas, drawRef.current(ctx, width, height, { log: logRef.current }));
+        publish(canvas, drawRef.current(ctx, width, height, { log: logRef.current, legendAll: legendRef.current }));
       },
     });
     return () => {

@@ -3,7 +3,8 @@ import { useState } from 'react';
 import { appStore, live, useApp } from '../store/app-store';
 import { sendControl } from '../live/control';
 import { controlTarget } from './target';
-import { runAbCompare, type AbSide } from './ab-compare';
+import { runAbCompare } from './ab-compare';
+import type { AbResult } from './ab-rounds';
 import { abRequest } from './ab-request';
 import { startLoadMessage } from './load-message';
 import { AbTable } from './AbTable';
@@ -26,7 +27,8 @@ export function LoadPanel(props: { canControl: boolean }) {
   const [speed, setSpeed] = useState(1);
   const [ab, setAb] = useState({ a: 'delay=0', b: 'delay=5000' });
   const [abPhase, setAbPhase] = useState<string | null>(null);
-  const [abResult, setAbResult] = useState<[AbSide, AbSide] | null>(null);
+  const [abResult, setAbResult] = useState<AbResult | null>(null);
+  const [abRounds, setAbRounds] = useState(3);
   const [abError, setAbError] = useState<string | null>(null);
   const target = useApp((s) => s.target);
   const m = controlTarget(pick, target);
@@ -49,7 +51,7 @@ export function LoadPanel(props: { canControl: boolean }) {
           sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
           onPhase: setAbPhase,
         },
-        abRequest(m, { scenario, rate, duration: Math.min(duration, 10), seed }, ab.a, ab.b),
+        abRequest(m, { scenario, rate, duration: Math.min(duration, 10), seed, rounds: abRounds }, ab.a, ab.b),
       );
       setAbResult(result);
     } catch (err) {
@@ -104,10 +106,11 @@ export function LoadPanel(props: { canControl: boolean }) {
           <div className="grid grid-cols-2 gap-2">
             <label className="field"><span>{S.abA}</span><input className="input" value={ab.a} onChange={(e) => setAb({ ...ab, a: e.target.value })} data-testid="ab-a" /></label>
             <label className="field"><span>{S.abB}</span><input className="input" value={ab.b} onChange={(e) => setAb({ ...ab, b: e.target.value })} data-testid="ab-b" /></label>
+            <label className="field"><span>{S.abRounds}</span><input type="number" className="input" min={1} max={20} value={abRounds} onChange={num(setAbRounds)} data-testid="ab-rounds" /></label>
           </div>
           <button type="button" className="btn w-full mt-2" disabled={disabled || abPhase !== null} onClick={() => void runAb()}>{abPhase ? S.abRunning(abPhase) : S.abRun}</button>
           {abError && <p className="text-danger text-sm" role="alert">{abError}</p>}
-          {abResult && <AbTable sides={abResult} />}
+          {abResult && <AbTable result={abResult} />}
         </fieldset>
       </div>
     </section>

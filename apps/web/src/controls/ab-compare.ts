@@ -1,26 +1,16 @@
 /**
  * A/B compare on the live server, built from ordinary control messages so it works with any gateway:
- * apply patch A (any of delay, preferred sizes, max batch, instances), run the scenario with a fixed seed
- * (identical arrivals), collect the aggregates that arrived during the run; apply B, run the same
- * traffic, collect; restore the original values of every field either side touched. A side whose model
- * served more requests than its own load answered had other traffic on it, and says so.
+ * in interleaved rounds (A, B, A, B, ...) apply patch A (any of delay, preferred sizes, max batch,
+ * instances), run the scenario with a fixed seed (identical arrivals), collect the aggregates that
+ * arrived during the run; apply B, run the same traffic, collect; at the end restore the original values
+ * of every field either side touched. The rounds' spread and the verdict come from core's ab-verdict (the
+ * CLI's `ab --rounds` judges by the same rule). A run whose model served more requests than its own load
+ * answered had other traffic on it, and says so.
  */
 import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
 import { S } from '../strings';
+import { sideOfRuns, abVerdicts, type AbResult, type AbRun } from './ab-rounds';
 
-export interface AbSide {
-  label: string;
-  throughput: number;
-  p50Us: number;
-  p99Us: number;
-  avgBatch: number;
-  rejected: number;
-  completed: number;
-  /** requests the model served beyond the ones this run's load got answered (other clients' traffic) */
-  otherRequests?: number;
-  /** per second since the side's start: for plotting the two runs over each other */
-  series?: { s: number; throughput: number; p99Us: number }[];
-}
 
 /** What one side changes; absent fields keep their live value. */
 export interface AbPatch {
@@ -81,16 +71,17 @@ export interface AbRequest {
   b: AbPatch;
   /** the live values of the touched fields, applied at the end (restoreFor) */
   restore: AbPatch;
+  /** rounds per side, interleaved A, B, A, B... (default 1: no spread, so no verdict) */
+  rounds?: number;
 }
 
 /** Mean of the per-second aggregates of one model over a run (seconds with no traffic are skipped). */
-export function summarise(label: string, stats: StatsMessage[], model: string, version: string, answered?: number): AbSide {
+export function summarise(stats: StatsMessage[], model: string, version: string, answered?: number): AbRun {
   const aggs = stats.flatMap((s) => s.models.filter((a) => a.model === model && a.version === version && a.requests_per_s > 0));
   const mean = (f: (a: (typeof aggs)[number]) => number) => (aggs.length ? aggs.reduce((n, a) => n + f(a), 0) / aggs.length : 0);
   const first = stats.flatMap((s) => s.models.filter((a) => a.model === model && a.version === version))[0];
   const last = stats.flatMap((s) => s.models.filter((a) => a.model === model && a.version === version)).at(-1);
   return {
-    label,
     throughput: mean((a) => a.throughput_per_s),
     p50Us: mean((a) => a.latency_us.p50),
     p99Us: mean((a) => a.latency_us.p99),
@@ -104,7 +95,7 @@ export function summarise(label: string, stats: StatsMessage[], model: string, v
 }
 
 /** Warns when a side's model served clearly more than its own load (2% and 5 requests of slack). */
-export function otherLoadWarning(side: AbSide): string | undefined {
+export function otherLoadWarning(side: { label: string; otherRequests?: number; completed: number }): string | undefined {
   return (side.otherRequests ?? 0) > Math.max(5, side.completed * 0.02) ? `${side.label}: ${side.otherRequests} requests from other clients reached the model during the run` : undefined;
 }
 
@@ -120,7 +111,7 @@ async function applyPatch(deps: AbDeps, req: AbRequest, label: string, p: AbPatc
   }
 }
 
-async function runSide(deps: AbDeps, req: AbRequest, label: string, patch: AbPatch): Promise<AbSide> {
+async function runSide(deps: AbDeps, req: AbRequest, label: string, patch: AbPatch): Promise<AbRun> {
   deps.onPhase?.(label);
   await applyPatch(deps, req, label, patch);
   const started = Date.now();
@@ -139,14 +130,21 @@ async function runSide(deps: AbDeps, req: AbRequest, label: string, patch: AbPat
     if (Date.now() > deadline) throw new Error(`${label}: the load run did not finish in time`);
   }
   await deps.sleep(1100); // one more stats message so the tail of the run is counted
-  return summarise(S.abSide(label, describePatch(patch)), deps.statsSince(started), req.model, req.version, answered);
+  return summarise(deps.statsSince(started), req.model, req.version, answered);
 }
 
-export async function runAbCompare(deps: AbDeps, req: AbRequest): Promise<[AbSide, AbSide]> {
+/** Interleaved rounds so a drift of the shared machine falls on both sides alike. */
+export async function runAbCompare(deps: AbDeps, req: AbRequest): Promise<AbResult> {
+  const rounds = Math.max(1, Math.floor(req.rounds ?? 1));
+  const runs: [AbRun[], AbRun[]] = [[], []];
   try {
-    const a = await runSide(deps, req, 'A', req.a);
-    const b = await runSide(deps, req, 'B', req.b);
-    return [a, b];
+    for (let i = 0; i < rounds; i++) {
+      const tag = rounds > 1 ? ` ${i + 1}/${rounds}` : '';
+      runs[0].push(await runSide(deps, req, `A${tag}`, req.a));
+      runs[1].push(await runSide(deps, req, `B${tag}`, req.b));
+    }
+    const sides = [sideOfRuns(S.abSide('A', describePatch(req.a)), runs[0]), sideOfRuns(S.abSide('B', describePatch(req.b)), runs[1])] as const;
+    return { rounds, sides: [sides[0], sides[1]], verdicts: abVerdicts(sides[0], sides[1], rounds) };
   } finally {
     await applyPatch(deps, req, 'restore', req.restore).catch(() => undefined);
   }

@@ -3,7 +3,7 @@ import type { ModelLive } from '../store/live-types';
 import { activeInstances, batchingOf } from '../store/config-paths';
 import { parsePatch, restoreFor, type AbRequest } from './ab-compare';
 
-export function abRequest(m: ModelLive, run: { scenario: string; rate: number; duration: number; seed: number }, textA: string, textB: string): AbRequest {
+export function abRequest(m: ModelLive, run: { scenario: string; rate: number; duration: number; seed: number; rounds?: number }, textA: string, textB: string): AbRequest {
   const a = parsePatch(textA);
   const b = parsePatch(textB);
   const cur = batchingOf(m.config, activeInstances(m));

@@ -1,6 +1,6 @@
 /**
  * The fleet view (`/?fleet=1` on the balancer of `inferscope fleet`): per-replica throughput, queue depth,
- * batch size, p99 and memory with the fleet's totals; a replica's own four views one click away
+ * batch size, p99 and memory with the fleet's totals, and per-replica charts of throughput and p99; a replica's own four views one click away
  * (`/?replica=NAME`, whose live socket goes to that replica); a live control applied to one replica or all.
  */
 import { useEffect, useRef, useState } from 'react';
@@ -9,6 +9,7 @@ import { formatBytes, formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { connectFleet, fleetStore, type FleetConnections, type FleetDescription } from './fleet-connections';
 import { fleetTotals, replicaRow, type FleetRow } from './fleet-rows';
+import { FleetCharts } from './FleetCharts';
 
 export function FleetPage() {
   const [error, setError] = useState<string | null>(null);
@@ -63,6 +64,7 @@ export function FleetPage() {
           </tbody>
         </table>
       </div>
+      <FleetCharts />
       <FleetControl rows={rows} models={[...new Set(replicas.flatMap((r) => r.models.map((m) => m.model)))].sort()}
         send={(names, msg) => conn.current?.control(names, msg) ?? Promise.resolve([])} token={token} onToken={setToken} />
     </div>

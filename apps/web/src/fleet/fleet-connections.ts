@@ -6,7 +6,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { createStore } from 'zustand/vanilla';
 import { WIRE, type ControlAck, type ControlMessage, type Snapshot, type StatsMessage } from '@inferscope/core';
-import type { ReplicaState } from './fleet-rows';
+import { withPoint, type ReplicaState } from './fleet-rows';
 
 export interface FleetDescription {
   replicas: Array<{ name: string; path: string; url: string }>;
@@ -29,7 +29,7 @@ export interface FleetConnections {
 export function connectFleet(description: FleetDescription, token?: string): FleetConnections {
   const sockets = new Map<string, Socket>();
   fleetStore.setState({
-    replicas: description.replicas.map((r) => ({ name: r.name, path: r.path, status: 'connecting', models: [], memoryBytes: 0, canControl: false })),
+    replicas: description.replicas.map((r) => ({ name: r.name, path: r.path, status: 'connecting', models: [], memoryBytes: 0, canControl: false, history: [] })),
   });
   const patch = (name: string, p: Partial<ReplicaState>) =>
     fleetStore.setState((s) => ({ replicas: s.replicas.map((r) => (r.name === name ? { ...r, ...p } : r)) }));
@@ -39,15 +39,22 @@ export function connectFleet(description: FleetDescription, token?: string): Fle
     sockets.set(r.name, socket);
     socket.on('disconnect', () => patch(r.name, { status: 'disconnected' }));
     socket.on('connect_error', () => patch(r.name, { status: 'disconnected' }));
-    socket.on(WIRE.snapshot, (s: Snapshot) =>
+    socket.on(WIRE.snapshot, (s: Snapshot) => {
+      // the replica's recent seconds (the snapshot's history) fill its charts at once
+      let cur = fleetStore.getState().replicas.find((x) => x.name === r.name);
+      for (const st of s.history?.stats ?? []) if (cur) cur = { ...cur, history: withPoint(cur, st.wall_ms, st.models) };
       patch(r.name, {
         status: 'connected',
         canControl: s.server.can_control,
         memoryBytes: s.memory.reduce((n, d) => n + d.used_bytes, 0),
         models: s.stats?.models ?? [],
-      }),
-    );
-    socket.on(WIRE.stats, (s: StatsMessage) => patch(r.name, { status: 'connected', models: s.models }));
+        history: cur?.history ?? [],
+      });
+    });
+    socket.on(WIRE.stats, (s: StatsMessage) => {
+      const cur = fleetStore.getState().replicas.find((x) => x.name === r.name);
+      patch(r.name, { status: 'connected', models: s.models, history: cur ? withPoint(cur, s.wall_ms, s.models) : [] });
+    });
   }
 
   return {

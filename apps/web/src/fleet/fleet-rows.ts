@@ -12,7 +12,19 @@ export interface ReplicaState {
   models: ModelAggregate[];
   memoryBytes: number;
   canControl: boolean;
+  /** the replica's recent seconds, oldest first (the fleet view's per-replica charts) */
+  history: ReplicaPoint[];
 }
+
+/** One second of one replica: what its row showed then. */
+export interface ReplicaPoint {
+  wallMs: number;
+  inferencesPerS: number;
+  p99Us: number;
+}
+
+/** Seconds of history each replica keeps for the charts (two of the longest chart window). */
+export const REPLICA_HISTORY_S = 120;
 
 export interface FleetRow {
   name: string;
@@ -47,6 +59,13 @@ export function replicaRow(r: ReplicaState): FleetRow {
     p99Us: Math.max(0, ...models.map((m) => m.latency_us.p99)),
     memoryBytes: up ? r.memoryBytes : 0,
   };
+}
+
+/** The history with one more second: the replica's row for these stats, the oldest dropped past the cap. */
+export function withPoint(r: ReplicaState, wallMs: number, models: ModelAggregate[]): ReplicaPoint[] {
+  const row = replicaRow({ ...r, status: 'connected', models });
+  const next = [...r.history.filter((p) => p.wallMs < wallMs), { wallMs, inferencesPerS: row.inferencesPerS, p99Us: row.p99Us }];
+  return next.slice(-REPLICA_HISTORY_S);
 }
 
 export function fleetTotals(rows: FleetRow[]): Omit<FleetRow, 'name' | 'path' | 'status'> & { up: number; replicas: number } {

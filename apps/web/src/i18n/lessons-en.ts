@@ -2,6 +2,8 @@
  * The lessons' text in English: one claim per lesson, what the picture shows, what to look at, and the
  * caption of its experiment. The Chinese text (lessons-zh.ts) has the same shape, checked by the type.
  */
+import { STREAMING_EN } from './lesson-streaming';
+
 export interface LessonText {
   title: string;
   /** the one sentence the lesson proves on screen */
@@ -12,9 +14,10 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
+  streaming: STREAMING_EN,
   repository: {
     title: 'The model repository',
     claim: 'A model repository is plain folders: one per model, numbered versions inside, and the version policy decides which versions are served.',

@@ -1,7 +1,9 @@
 /** 六节课的中文文本：与 lessons-en.ts 结构相同，由类型检查保证一一对应。 */
 import type { LessonId, LessonText } from './lessons-en';
+import { STREAMING_ZH } from './lesson-streaming';
 
 export const LESSONS_ZH: Record<LessonId, LessonText> = {
+  streaming: STREAMING_ZH,
   repository: {
     title: '模型仓库',
     claim: '模型仓库就是普通的目录：每个模型一个文件夹，里面按数字编号存放各个版本，由版本策略决定对外提供哪些版本。',

@@ -40,6 +40,11 @@ export class FrameClock implements DataClock {
       this.lastLocal = localMs;
     }
   }
+  /** A new server process: its clock starts again, so earlier (larger) times must not hold "now" back. */
+  restart(): void {
+    this.lastT = 0;
+    this.lastLocal = 0;
+  }
   nowUs(localMs = performance.now()): number {
     return this.lastT + Math.min(this.maxExtrapolateUs, Math.max(0, (localMs - this.lastLocal) * 1000));
   }

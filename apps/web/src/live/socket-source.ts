@@ -56,7 +56,7 @@ export function connectLive(url?: string): LiveConnection {
   socket.io.on('reconnect_attempt', (n) => setConn({ status: 'connecting', attempts: n }));
 
   socket.on(WIRE.snapshot, (s) => {
-    live.applySnapshot(s);
+    if (live.applySnapshot(s)) clock.restart();
     clock.onFrame(s.t, performance.now());
     appStore.setState((st) => ({
       server: s.server,

@@ -7,11 +7,14 @@
  */
 import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
 import { Ring } from './ring';
+import { LiveStreams } from './live-streams';
+import { isDecoupled } from '@inferscope/core/config';
 import { applyConfigChanges, configLabel } from './config-paths';
 import type {
   BatchLive, ConfigLogEntry, MemorySample, ModelLive, PerfPoint, QueueSample, RequestLive, StateChange,
 } from './live-types';
 import { modelKey } from './live-types';
+import { epochOf, shiftRing, startTimeOf, type RestartMark, type ServerEpoch } from './server-restart';
 
 /** Bound on requests tracked in flight: events lost to sampling must not leak memory. */
 const MAX_IN_FLIGHT = 20_000;
@@ -27,6 +30,7 @@ export class LiveModel {
   requests = new Map<string, RequestLive>();
   batches = new Map<string, BatchLive>();
   finished = new Ring<RequestLive>(4000);
+  private readonly streams = new LiveStreams(this.finished);
   timeline = new Ring<BatchLive>(4000);
   stateLog = new Ring<StateChange>(500);
   configLog = new Ring<ConfigLogEntry>(200);
@@ -34,6 +38,10 @@ export class LiveModel {
   memorySamples = new Ring<MemorySample>(3000);
   stats = new Ring<StatsMessage>(900);
   perfPoints = new Ring<PerfPoint>(3000);
+  /** server restarts seen across reconnects, on the current server's clock (chart markers) */
+  restarts = new Ring<RestartMark>(50);
+  /** the server process the latest snapshot came from */
+  epoch: ServerEpoch | undefined;
   /** frames whose seq did not follow the previous one (lost while reconnecting) */
   seqGaps = 0;
   /** events the server left out of our frames because this client was slow */
@@ -52,7 +60,9 @@ export class LiveModel {
     this.requests.clear();
     this.batches.clear();
     this.stepLinks.clear();
-    for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints]) r.clear();
+    this.streams.clear();
+    for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints, this.restarts]) r.clear();
+    this.epoch = undefined;
     this.lastSeq = -1;
     this.nextQueueSample = 0;
     this.now = 0;
@@ -63,8 +73,15 @@ export class LiveModel {
     this.structureRev++;
   }
 
-  /** A snapshot replaces the model picture but keeps history (charts survive a resync). */
-  applySnapshot(s: Snapshot): void {
+  /**
+   * A snapshot replaces the model picture but keeps history (charts survive a resync, and a restart:
+   * server-restart.ts). Returns true when it came from a different server process than the last one.
+   */
+  applySnapshot(s: Snapshot): boolean {
+    const epoch = epochOf(s);
+    const restarted = this.epoch !== undefined && epoch !== undefined && epoch.startId !== this.epoch.startId;
+    if (restarted) this.carryAcrossRestart(s, epoch.clockZeroUs - this.epoch!.clockZeroUs);
+    this.epoch = epoch ?? this.epoch;
     this.models.clear();
     this.requests.clear();
     this.batches.clear();
@@ -87,6 +104,17 @@ export class LiveModel {
     if (s.stats) this.applyStats(s.stats);
     this.rev++;
     this.structureRev++;
+    return restarted;
+  }
+
+  /** The charts' history moves onto the new process's clock; the views of single requests start afresh. */
+  private carryAcrossRestart(s: Snapshot, deltaUs: number): void {
+    for (const r of [this.stats, this.perfPoints, this.configLog, this.stateLog, this.queueSamples, this.memorySamples, this.restarts] as Ring<{ t: number }>[]) shiftRing(r, deltaUs);
+    this.finished.clear();
+    this.timeline.clear();
+    this.restarts.push({ t: startTimeOf(s), startId: s.server.start_id ?? '' });
+    this.now = s.t;
+    this.nextQueueSample = 0;
   }
 
   /** The tuner's status as the control channel answered it (setAutotune's acknowledgement). */
@@ -257,7 +285,16 @@ export class LiveModel {
         if (m) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
         this.requests.delete(id);
         Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
-        this.finished.push(r);
+        // a decoupled model's answers are its responses (request.response), not the end of its execute()
+        const model = this.models.get(key);
+        if (e.ok && model && isDecoupled(model.config)) this.streams.completed(r);
+        else this.finished.push(r);
+        break;
+      }
+      case 'request.response': {
+        const key = modelKey(e.model, e.version);
+        const id = `${key}/${e.request_id}`;
+        this.streams.response(e, id, key, this.requests.get(id));
         break;
       }
       case 'request.rejected': {

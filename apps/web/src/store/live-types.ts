@@ -50,6 +50,8 @@ export interface RequestLive {
   /** a step request of an ensemble: `ensemble:version/request_id` of its ensemble request, and its step */
   parent?: string;
   step?: number;
+  /** one response of a request that answers many times (a decoupled model): its index (0, 1, ...) */
+  response?: number;
 }
 
 export interface BatchLive {

@@ -9,6 +9,7 @@ import { S } from '../strings';
 import { LESSONS, lessonById, type Lesson } from './lessons';
 import { LessonKnob } from './LessonKnob';
 import { CourseDemo } from './CourseDemo';
+import { StreamingDemo } from './StreamingDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
 
@@ -22,7 +23,8 @@ export function TeachStage() {
   return (
     <>
       {lesson.knob === 'course' && <CourseDemo />}
-      {lesson.knob && lesson.knob !== 'course' && <LessonKnob knob={lesson.knob} caption={text.watch[text.watch.length - 1]} />}
+      {lesson.knob === 'stream' && <StreamingDemo />}
+      {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} caption={text.watch[text.watch.length - 1]} />}
       {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} caption={text.caption} current={current} />}
     </>
   );
@@ -32,6 +34,6 @@ export function TeachStage() {
 function useKnobValue(lesson: Lesson): number | undefined {
   useApp((s) => s.structureRev);
   const m = [...live.models.values()][0];
-  if (!m || !lesson.knob || lesson.knob === 'course') return undefined;
+  if (!m || (lesson.knob !== 'delay' && lesson.knob !== 'instances')) return undefined;
   return lesson.knob === 'delay' ? batchingOf(m.config, activeInstances(m)).maxQueueDelayUs : activeInstances(m);
 }

@@ -15,7 +15,7 @@ import { S } from '../strings';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances' | 'course';
+export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream';
 
 export interface Lesson {
   id: LessonId;
@@ -102,6 +102,12 @@ export const LESSONS: Lesson[] = [
       const m = mlp({ config: { ...mlp().config, max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000, priority_levels: 2, default_priority_level: 2 } } });
       return { models: [m], traffic: { rate: roundRate(1.25 * fullBatchesPerS(m)), priorities: { 1: 0.2, 2: 0.8 }, durationUs: 20 * SECOND }, budgetBytes: 0, seed };
     },
+    formulas: ['little'],
+  },
+  {
+    // the live token_streamer (StreamingDemo.tsx): the simulated picture behind it is plain light traffic
+    id: 'streaming', chapter: 11, view: 'data', speed: 100, knob: 'stream',
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
 ];

@@ -4,6 +4,7 @@ import { VIEWS, WINDOWS } from '../url-state';
 import { useLiveText } from '../charts/use-live-text';
 import { LANGUAGES, LANGUAGE_NAMES, S } from '../strings';
 import { useShallow } from 'zustand/react/shallow';
+import { replicaName } from '../live/replica-path';
 
 export function Header(props: { onResync(): void }) {
   useApp((s) => s.structureRev);
@@ -14,6 +15,7 @@ export function Header(props: { onResync(): void }) {
         <h1 className="text-xl font-bold tracking-tight">
           <span className="text-accent">◉</span> {S.appName}
         </h1>
+        {replicaName && <a className="badge font-mono" href="/?fleet=1" title={S.fleet.title} data-testid="replica-name">{S.fleet.replicaBadge(replicaName)}</a>}
         <div role="tablist" aria-label={S.modeLabel} className="seg">
           {(['live', 'teach'] as const).map((m) => (
             <button key={m} type="button" role="tab" aria-selected={st.mode === m} className={st.mode === m ? 'on' : ''} onClick={() => appStore.setState({ mode: m })} data-testid={`mode-${m}`}>

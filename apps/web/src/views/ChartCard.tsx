@@ -3,9 +3,11 @@ import { markerTipAt, useCanvas, type DrawFn } from '../charts/use-canvas';
 import { S } from '../strings';
 
 /** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
-export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; children?: ReactNode }) {
+export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; rev?: () => number; children?: ReactNode }) {
   const [log, setLog] = useState(false);
-  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log });
+  // a click on the chart opens (or closes) a legend cut to "+N more"
+  const [legendAll, setLegendAll] = useState(false);
+  const ref = useCanvas(props.draw, { minIntervalMs: props.animate ? 0 : 100, alwaysDirty: props.animate, log, legendAll, rev: props.rev });
   return (
     <section className="card flex flex-col" data-testid={props.testId}>
       <div className="flex items-center justify-between gap-2">
@@ -18,6 +20,7 @@ export function ChartCard(props: { title: string; draw: DrawFn; height?: number;
       </div>
       <canvas
         ref={ref} className="w-full" style={{ height: props.height ?? 180 }} role="img" aria-label={props.title}
+        aria-expanded={legendAll} onClick={() => setLegendAll(!legendAll)}
         // a configuration marker says on hover what changed and, for the autotuner's, why
         onMouseMove={(e) => {
           const c = e.currentTarget;

@@ -13,7 +13,7 @@ import { chartTheme, modelColour } from '../charts/theme';
 import { groupByConfig, mergeHistograms, aggregatesFor, niceMax, timeDomain } from '../charts/scales';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
 import { drawMarkers } from '../charts/time-chart';
-import { configMarkers, drawAvgBatch, drawCpu, drawFailures, drawLatency, drawPending, drawQueueCompute, drawThroughput } from './perf-time-charts';
+import { chartMarkers, drawAvgBatch, drawCpu, drawFailures, drawLatency, drawPending, drawQueueCompute, drawThroughput } from './perf-time-charts';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../strings';
@@ -89,7 +89,7 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const max = niceMax(series.flatMap((s) => s.pts.flatMap((p) => [p.used, p.budget])), 1024 * 1024);
   const p = makePlot(ctx, w, h, th, [from, now], [0, max], { l: Math.max(60, th.fontSize * 5.5), r: 10, t: th.fontSize + 6, b: th.fontSize + 10 });
   drawAxes(p, { yFormat: formatBytes, yKind: 'bytes', xFormat: relativeSeconds(now), xRelativeTo: now, yTitle: S.axis.bytesUsed });
-  const markers = drawMarkers(p, configMarkers(statsKey(live, appStore.getState().model), from), from, now);
+  const markers = drawMarkers(p, chartMarkers(statsKey(live, appStore.getState().model), from), from, now);
   let anyBudget = false;
   series.forEach((s, i) => {
     const c = modelColour(i + 3);

@@ -55,12 +55,22 @@ export function configMarkers(key: string, from: number): Marker[] {
     });
 }
 
+/** Restarts of the server seen across reconnects (store/server-restart.ts), as chart markers. */
+export function restartMarkers(from: number): Marker[] {
+  return live.restarts.since(from, (r) => r.t).map((r) => ({ t: r.t, label: S.serverRestarted }));
+}
+
+/** Everything a time chart marks: the selected models' config changes and the server's restarts, in time order. */
+export function chartMarkers(key: string, from: number): Marker[] {
+  return [...configMarkers(key, from), ...restartMarkers(from)].sort((a, b) => a.t - b.t);
+}
+
 function currentWindow(): Window {
   const { window: win, model } = appStore.getState();
   const now = dataNowUs();
   const [from] = timeDomain(now, windowUs(win));
   const key = statsKey(live, model);
-  return { stats: live.stats.since(from, (m) => m.t), key, from, now, markers: configMarkers(key, from) };
+  return { stats: live.stats.since(from, (m) => m.t), key, from, now, markers: chartMarkers(key, from) };
 }
 
 /** The palette colour a model version has everywhere in the dashboard. */
@@ -88,7 +98,7 @@ function perVersionChart(pick: (a: ModelAggregate) => number, yFormat: (v: numbe
     const win = currentWindow();
     return drawTimeChart(ctx, w, h, chartTheme(), {
       lines: versionLines(seriesByVersion(win.stats, win.key, pick)), from: win.from, now: win.now, markers: win.markers,
-      yFormat, yTitle: yTitle(), floor, log: o.log, emptyText: emptyText(),
+      yFormat, yTitle: yTitle(), floor, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
     });
   };
 }
@@ -118,7 +128,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
     lines = [...versionLines(p99), ...versionLines(p50, [4, 3], ' p50')];
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, emptyText: emptyText(),
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
     guides: [...targetGuides(win.key, chartTheme().danger), ...(budget === undefined ? [] : [{ v: budget, label: S.chartWords.budget(formatUs(budget)), colour: chartTheme().danger }])],
     note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
@@ -133,7 +143,7 @@ export const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: nu
     ? [{ label: S.chartWords.queue, colour: '#f59e0b', points: queue[0].points }, { label: S.chartWords.compute, colour: '#6366f1', points: compute[0].points }]
     : [...versionLines(compute), ...versionLines(queue, [4, 3], ` ${S.chartWords.queue}`)];
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log,
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log, legendAll: o.legendAll,
     emptyText: emptyText(), note: compute.length > 1 ? S.panels.solidDashed : undefined,
   });
 };
@@ -145,7 +155,7 @@ export const drawFailures = (ctx: CanvasRenderingContext2D, w: number, h: number
   const rates = failureRates(win.stats, win.key);
   const lines: LineSpec[] = rates.length === 0 ? [] : FAILURE_REASONS.map((r) => ({ label: S.chartWords.reasons[r] ?? r, colour: REASON_COLOUR[r], points: rates.map((x) => ({ t: x.t, v: x.perS[r] })) }));
   return drawTimeChart(ctx, w, h, chartTheme(), {
-    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatRate, yTitle: S.panels.perSecond, floor: 1, log: o.log, emptyText: emptyText(),
+    lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatRate, yTitle: S.panels.perSecond, floor: 1, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
   });
 };
 

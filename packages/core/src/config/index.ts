@@ -16,3 +16,4 @@ export { loadModelConfig, locate, type LoadOptions, type LoadResult } from './lo
 export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms';
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
 export { tokenize, type Token } from './lexer';
+export { isDecoupled } from './transaction-policy';

@@ -60,6 +60,13 @@ export interface ServerInfo {
   can_control: boolean;
   cpu_count: number;
   gpu_count: number;
+  /**
+   * Which server process this is (new at every start) and when it started (wall ms): a client that
+   * reconnects to a different start id knows the server restarted, keeps its history (on the new
+   * process's clock) and marks the restart.
+   */
+  start_id?: string;
+  started_wall_ms?: number;
 }
 
 /** Per model-version aggregates over the last window (about 1 s, plus running totals). */

@@ -23,7 +23,19 @@ export interface TraceHeader {
 export interface Trace {
   header: TraceHeader;
   arrivals: Arrival[];
+  /** what the recorded run measured, when the recorder knew it (its last line) */
+  summary?: TraceSummary;
 }
+
+/**
+ * A recording's last line, `{"summary": {...}}`: what the recorded run measured (the server's figures
+ * over its window, the client's), known only when it ends, so it cannot sit in the header. Readers that
+ * replay arrivals skip it.
+ */
+export type TraceSummary = Record<string, unknown>;
+
+/** the summary line a recorder ends with (no newline) */
+export const summaryLine = (summary: TraceSummary): string => JSON.stringify({ summary });
 
 export class TraceError extends Error {
   override name = 'TraceError';
@@ -58,7 +70,8 @@ export function parseTrace(text: string): Trace {
     const a = reader.line(lines[i], i + 1);
     if (a) arrivals.push(a);
   }
-  return { header: reader.end(), arrivals };
+  const header = reader.end();
+  return reader.summary ? { header, arrivals, summary: reader.summary } : { header, arrivals };
 }
 
 /**
@@ -67,6 +80,8 @@ export function parseTrace(text: string): Trace {
  */
 export class TraceReader {
   header: TraceHeader | undefined;
+  /** the recorder's summary line, once read (it must be the last line) */
+  summary: TraceSummary | undefined;
   private last = 0;
 
   /** the arrival on this line (1-based `n` for errors), or undefined for the header and blank lines */
@@ -85,6 +100,12 @@ export class TraceReader {
       if (o.format !== 'inferscope-trace') throw new TraceError(n, 'the first line must be the header {"format":"inferscope-trace","version":1}');
       if (o.version !== 1) throw new TraceError(n, `unsupported trace version ${JSON.stringify(o.version)} (this reader knows version 1)`);
       this.header = o as TraceHeader;
+      return undefined;
+    }
+    if (this.summary) throw new TraceError(n, 'a line after the summary line: the summary must be the last line');
+    if ('summary' in o && !('t_us' in o)) {
+      if (typeof o.summary !== 'object' || o.summary === null || Array.isArray(o.summary)) throw new TraceError(n, '"summary" must be a JSON object');
+      this.summary = o.summary as TraceSummary;
       return undefined;
     }
     const a = parseArrival(o, n, this.last);

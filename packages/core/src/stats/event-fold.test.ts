@@ -6,7 +6,7 @@ import { LogHistogram } from './histogram';
 
 const base = { t: 0, model: 'm', version: '1' };
 const queued = (id: string, version = '1'): SchedulerEvent => ({ ...base, version, type: 'request.queued', request_id: id, priority: 1, batch_size: 1, queue_depth: 0 });
-const done = (id: string, total: number, ok = true): SchedulerEvent => ({ ...base, type: 'request.completed', request_id: id, batch_id: 'b', priority: 1, batch_size: 1, queue_us: 10, compute_us: total - 10, total_us: total, ok });
+const done = (id: string, total: number, ok = true): Extract<SchedulerEvent, { type: 'request.completed' }> => ({ ...base, type: 'request.completed', request_id: id, batch_id: 'b', priority: 1, batch_size: 1, queue_us: 10, compute_us: total - 10, total_us: total, ok });
 const batch = (size: number, compute: number, ok = true): SchedulerEvent => ({ ...base, type: 'batch.completed', batch_id: 'b', instance: 'i', size, compute_us: compute, ok });
 const rejected = (id: string): SchedulerEvent => ({ ...base, type: 'request.rejected', request_id: id, reason: 'queue_full', message: 'full' });
 

@@ -9,6 +9,14 @@
  * (InferenceResponse.has_error()): an unknown or unready model, a refused input, a queue timeout, a failed
  * batch, a call nested deeper than MAX_BLS_DEPTH, or the call's own `timeout` passing. A decoupled call
  * (`exec(decoupled=True)`) streams each response of a decoupled model and ends with a final one.
+ *
+ * A call ends early, answered at once and its request cancelled wherever it is (still queued: taken out;
+ * running: the called model's executor sees `payload.cancelled`, a python model's request.is_cancelled()),
+ * when its `timeout` passes, when the calling request is cancelled or fails before its end (the parent's
+ * `children` signal), or when model.py cancels it (`bls_response_iterator.cancel()`, the `blsCancel`
+ * message). Triton applies the timeout only while the request is queued (and only under a queue policy
+ * with allow_timeout_override) and leaves a parent's cancellation to model.py; InferScope makes both a
+ * bound on the whole call, so no BLS call outlives what asked for it.
  */
 import type { SchedulerRequest, Tensor } from '@inferscope/core';
 import { encodeBinaryData } from '../../kserve/binary-data';
@@ -16,8 +24,8 @@ import { modelSpecFor } from '../../kserve/model-spec';
 import type { ParsedRequest } from '../../kserve/parse-request';
 import { toSchedulerRequest, validateInferRequest } from '../../kserve/validate-request';
 import { isDecoupled, type ResponseStream, type StreamingPayload } from '../../kserve/response-stream';
-import { ClientGone } from '../../models/cancellable';
-import { asInferError, errors as inferErrors } from '@inferscope/core';
+import { ClientGone, type CancelSignal } from '../../models/cancellable';
+import { asInferError, errors, type InferError } from '@inferscope/core';
 import type { BlsCall, ToStubCall } from './protocol-calls';
 import type { ServerCalls } from './server-calls';
 import { readTensor } from './tensors';
@@ -33,21 +41,30 @@ export interface BlsParent {
   model: string;
   version: string;
   request: SchedulerRequest<StreamingPayload>;
+  /** fires when that request is cancelled or fails before its end */
+  children?: CancelSignal;
 }
 
 export type BlsReply = (message: Extract<ToStubCall, { type: 'blsResponse' }>, tensors?: readonly Tensor[]) => void;
 
 let seq = 0;
 
-export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, parent: BlsParent | undefined, reply: BlsReply): void {
+/**
+ * Runs one call; returns what cancels it (model.py's cancel(), a no-op once the call was answered). The
+ * call's request is cancelled through `signal`, which ModelManager.infer hands on to its executor.
+ */
+export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, parent: BlsParent | undefined, reply: BlsReply): () => void {
   let answered = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let unlisten: (() => void) | undefined;
+  let request: SchedulerRequest<StreamingPayload> | undefined;
   const signal = new ClientGone();
   const end = (message: Omit<Extract<ToStubCall, { type: 'blsResponse' }>, 'type' | 'call'>, tensors?: readonly Tensor[]): void => {
     if (answered) return;
     if (message.final) {
       answered = true;
       clearTimeout(timer);
+      unlisten?.();
     }
     reply({ type: 'blsResponse', call: call.call, ...message }, tensors);
   };
@@ -55,15 +72,28 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     const e = asInferError(err);
     end({ final: true, error: e.message, code: e.code });
   };
+  /** answers the call with `error` and cancels its request wherever it is */
+  const stop = (error: InferError): void => {
+    if (answered) return;
+    fail(error);
+    signal.abort();
+    request?.payload.stream?.cancel?.();
+  };
   try {
     const depth = (parent?.request.payload.blsDepth ?? 0) + 1;
     if (depth > MAX_BLS_DEPTH) {
-      return end({ final: true, error: `BLS calls nest deeper than ${MAX_BLS_DEPTH} levels (model '${call.model}' called from '${parent?.model}')`, code: 'INVALID_ARG' });
+      end({ final: true, error: `BLS calls nest deeper than ${MAX_BLS_DEPTH} levels (model '${call.model}' called from '${parent?.model}')`, code: 'INVALID_ARG' });
+      return noop;
+    }
+    if (parent?.children?.aborted) {
+      stop(errors.CLIENT_CANCELLED(`BLS call to model '${call.model}' cancelled: the request of model '${parent.model}' that made it was cancelled`));
+      return noop;
     }
     const served = calls.manager.require(call.model, call.version);
     const targetDecoupled = isDecoupled(served.config);
     if (targetDecoupled && !call.decoupled) {
-      return end({ final: true, error: `model '${served.name}' is decoupled (it may send any number of responses): call it with exec(decoupled=True)`, code: 'INVALID_ARG' });
+      end({ final: true, error: `model '${served.name}' is decoupled (it may send any number of responses): call it with exec(decoupled=True)`, code: 'INVALID_ARG' });
+      return noop;
     }
     const spec = modelSpecFor(served.name, served.version, served.config);
     const parsed: ParsedRequest = {
@@ -76,15 +106,11 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     };
     const decoded = validateInferRequest(parsed, spec);
     const req = toSchedulerRequest(decoded) as SchedulerRequest<StreamingPayload>;
+    request = req;
     req.payload.blsDepth = depth;
     if (call.timeoutUs !== undefined && call.timeoutUs > 0) {
-      req.timeoutUs = call.timeoutUs;
-      // the call's own bound, wherever the request is then (queued: taken out; running: answer dropped)
-      timer = setTimeout(() => {
-        fail(inferErrors.TIMEOUT());
-        signal.abort();
-        req.payload.stream?.cancel?.();
-      }, Math.max(1, Math.ceil(call.timeoutUs / 1000)));
+      req.timeoutUs = call.timeoutUs; // the called model's queue policy reads it too (allow_timeout_override)
+      timer = setTimeout(() => stop(errors.TIMEOUT()), Math.max(1, Math.ceil(call.timeoutUs / 1000)));
       timer.unref?.();
     }
     if (parent) {
@@ -93,6 +119,8 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
         type: 'ensemble.step', t: calls.now(), model: served.name, version: served.version, request_id: req.id, step: -1, via: 'bls',
         parent: { model: parent.model, version: parent.version, request_id: parent.request.id ?? '' },
       });
+      unlisten = parent.children?.onAbort(() =>
+        stop(errors.CLIENT_CANCELLED(`BLS call to model '${served.name}' cancelled: the request of model '${parent.model}' that made it was cancelled or failed`)));
     }
     let settle: (outputs: Tensor[]) => void = (outputs) => end({ final: true }, outputs);
     if (targetDecoupled) {
@@ -112,4 +140,7 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
   } catch (err) {
     fail(err);
   }
+  return () => stop(errors.CLIENT_CANCELLED(`BLS call to model '${call.model}' cancelled by the calling model`));
 }
+
+const noop = (): void => undefined;

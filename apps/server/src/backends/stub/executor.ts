@@ -166,9 +166,16 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       done(err, result);
     });
     if (answered || id < 0) return;
-    // decoupled responses and BLS calls name the batch by its wire id
-    runs?.sent(id, batch);
     this.posted.set(batch, { stub, id });
+    // decoupled responses and BLS calls name the batch by its wire id; a batch whose every request was
+    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run
+    runs?.sent(id, batch, () => {
+      if (answered || !stub.withdraw(id)) return;
+      answered = true;
+      this.posted.delete(batch);
+      runs.withdrawn(id);
+      done(null, cancelledBeforeStart(requests.length));
+    });
   }
 
   /** Test and diagnostics hook: the live stub of an instance. */
@@ -248,13 +255,15 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
       log: plan.log,
       tell: (m) => stub.reply(m),
+      events: plan.calls && { emit: (e) => plan.calls!.bus.emit(e), now: () => plan.calls!.now() },
     });
     this.runs.set(stub, runs);
+    const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls, blsCalls: new Map<number, () => void>() };
     void stub.exited.then(() => {
       this.runs.delete(stub);
       runs.failAll(new Error(`instance ${label} stopped before the request had its final response`));
+      for (const cancel of [...calls.blsCalls.values()]) cancel(); // no one is left to read their answers
     });
-    const calls = { model: plan.model, version: plan.version, stub, runs, calls: plan.calls };
     try {
       const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
@@ -321,6 +330,12 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
+}
+
+/** The answer to a batch taken back because all its requests were cancelled: CANCELLED for each. */
+function cancelledBeforeStart(n: number): StubRunResult {
+  const error = 'the request was cancelled before its instance began it';
+  return { responses: Array.from({ length: n }, () => ({ error, code: 'CANCELLED' as const })), body: new Uint8Array(0), computeUs: 0 };
 }
 
 function asWholeBatchFailure(err: unknown): WholeBatchFailure {

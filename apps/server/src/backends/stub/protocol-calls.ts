@@ -8,12 +8,16 @@
  *   answered by one `blsResponse` (final), or by several when `decoupled` (the last has final: true).
  * - `response`: one response of a decoupled model to request `index` of batch `run` (its tensors in the
  *   body), `final` when the model sent TRITONSERVER_RESPONSE_COMPLETE_FINAL (possibly without outputs).
+ * - `blsCancel`: model.py cancelled BLS call `call` (bls_response_iterator.cancel()); not answered beyond the
+ *   call's own final `blsResponse` (a CANCELLED error, unless it had already ended).
  * - `metricFamily`, `metric`, `metricValue`: answered by `callReply` (an id, a value, or an error);
  *   `metricOp` updates a metric and is not answered (frames arrive in order, so a later value() sees it).
  *
  * server -> stub
  * - `blsResponse`, `callReply`: answers, by the stub's `call` id.
- * - `cancel`: the client of request `index` of batch `run` cancelled; the model's sender stops sending.
+ * - `cancel`: request `index` of batch `run` was cancelled (its client went away, its BLS caller was
+ *   cancelled or timed out, its final-response timeout passed): request.is_cancelled() and the model's
+ *   sender's is_cancelled() turn true, and the sender drops further sends.
  */
 import type { ErrorCode } from '@inferscope/core';
 import type { WireTensor } from './wire-tensor';
@@ -33,6 +37,11 @@ export interface BlsCall {
   /** the batch and request the model was handling when it made the call (its parent) */
   run?: number;
   index?: number;
+}
+
+export interface BlsCancel {
+  type: 'blsCancel';
+  call: number;
 }
 
 export interface DecoupledResponse {
@@ -57,7 +66,7 @@ export interface MetricOp {
   value: number;
 }
 
-export type FromStubCall = BlsCall | DecoupledResponse | MetricCall | MetricOp;
+export type FromStubCall = BlsCall | BlsCancel | DecoupledResponse | MetricCall | MetricOp;
 
 export type ToStubCall =
   | { type: 'blsResponse'; call: number; final: boolean; outputs?: WireTensor[]; error?: string; code?: ErrorCode }

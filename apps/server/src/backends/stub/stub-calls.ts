@@ -15,6 +15,8 @@ export interface StubCallContext {
   stub: StubProcess;
   runs: StubRuns;
   calls: ServerCalls | undefined;
+  /** this stub's BLS calls still unanswered, by call id: what cancels each */
+  blsCalls: Map<number, () => void>;
 }
 
 /** Owner of a model version's custom metrics (released when it unloads). */
@@ -24,6 +26,7 @@ export function serveStubCall(ctx: StubCallContext, m: FromStubCall, body: Uint8
   const { stub, calls } = ctx;
   if (m.type === 'response') return ctx.runs.response(m, body);
   if (m.type === 'metricOp') return calls?.metrics.update(m.metric, m.op, m.value);
+  if (m.type === 'blsCancel') return ctx.blsCalls.get(m.call)?.();
   if (!calls) {
     const error = 'calls into the server are not available to this instance';
     if (m.type === 'bls') stub.reply({ type: 'blsResponse', call: m.call, final: true, error, code: 'UNAVAILABLE' });
@@ -32,7 +35,16 @@ export function serveStubCall(ctx: StubCallContext, m: FromStubCall, body: Uint8
   }
   if (m.type === 'bls') {
     const request = ctx.runs.request(m.run, m.index);
-    runBlsCall(calls, m, body, request ? { model: ctx.model, version: ctx.version, request } : undefined, (reply, tensors) => stub.reply(reply, tensors));
+    const parent = request ? { model: ctx.model, version: ctx.version, request, children: ctx.runs.childrenOf(m.run, m.index) } : undefined;
+    let open = true;
+    const cancel = runBlsCall(calls, m, body, parent, (reply, tensors) => {
+      if (reply.final) {
+        open = false;
+        ctx.blsCalls.delete(m.call);
+      }
+      stub.reply(reply, tensors);
+    });
+    if (open) ctx.blsCalls.set(m.call, cancel);
     return;
   }
   const owner = metricOwner(ctx.model, ctx.version);

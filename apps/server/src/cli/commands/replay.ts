@@ -9,6 +9,7 @@ import { HttpTarget } from '../../loadgen/targets';
 import { RealClock } from '@inferscope/core/clock';
 import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';
 import { scanTraceFile, streamTraceFile } from '../../loadgen/trace-file';
+import { recordingLines } from '../../loadgen/recording-meta';
 import { runLoad } from '../../loadgen/runner';
 import { diffServerStats, readModelStats, type ServerModelStats, type ServerWindow } from '../../clients/perf/server-stats';
 import { serverLines } from '../../clients/perf/perf-report';
@@ -79,9 +80,10 @@ export async function replay(argv: string[], out: (s: string) => void = console.
     const after = before ? await readStats() : null;
     const server: Record<string, ServerWindow> | undefined = before && after ? Object.fromEntries(models.map((m) => [m, diffServerStats(before.get(m)!, after.get(m)!)])) : undefined;
     const s = result.summary;
-    const report = { trace: file, models, speed, arrivals: facts.arrivals, sent: result.sent, skipped: result.skipped, ...s, send_lag_us_p99: s.send_lag_us.p99, ...(server ? { server } : {}) };
+    const report = { trace: file, recording: { header: facts.header, ...(facts.summary ? { summary: facts.summary } : {}) }, models, speed, arrivals: facts.arrivals, sent: result.sent, skipped: result.skipped, ...s, send_lag_us_p99: s.send_lag_us.p99, ...(server ? { server } : {}) };
     if (a.flags.has('json')) out(JSON.stringify(report, null, 2));
     else {
+      for (const line of recordingLines(facts.header, facts.summary)) out(line);
       out(`Replayed ${result.sent} of ${facts.arrivals} arrivals of ${file} at ${speed}x onto ${models.join(', ')} in ${result.elapsed_s.toFixed(2)} s`);
       out(`  Throughput: ${s.throughput_per_s.toFixed(1)} req/sec (${s.ok} ok, ${s.errors} errors${result.skipped ? `, ${result.skipped} skipped: too many in flight` : ''})`);
       out(`  Latency: p50 ${Math.round(s.latency_us.p50)} usec, p90 ${Math.round(s.latency_us.p90)} usec, p95 ${Math.round(s.latency_us.p95)} usec, p99 ${Math.round(s.latency_us.p99)} usec, avg ${Math.round(s.latency_us.mean)} usec`);

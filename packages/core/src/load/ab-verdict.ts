@@ -31,7 +31,7 @@ export function spreadOf(values: readonly number[]): Spread {
 }
 
 export function verdictOf(metric: ABMetric, a: { label: string; spread: Spread }, b: { label: string; spread: Spread }, rounds: number): ABVerdict {
-  if (rounds < 2) return { metric, better: null, why: 'one round per side: no spread to judge by (use --rounds 3 or more)' };
+  if (rounds < 2) return { metric, better: null, why: 'one round per side: no spread to judge by (run 3 rounds or more)' };
   const higher = HIGHER_IS_BETTER[metric];
   const aAbove = a.spread.min > b.spread.max;
   const bAbove = b.spread.min > a.spread.max;
