@@ -191,10 +191,13 @@ test('teaching mode runs the simulator in the page and single-steps', { skip: mi
   const n1 = Number((await eventsText())!.split('/')[0]);
   assert.equal(n1, n0 + 3, 'three steps apply three scheduler events');
   await page.click('[data-testid=teach-play]');
-  await page.waitForTimeout(2500);
+  // playback runs on the page's frames: on a loaded machine it is slower, never stuck, so wait for progress
+  await page.waitForFunction((from) => Number(document.querySelector('[data-testid=teach-events]')?.textContent?.split('/')[0]) > from + 20, n1, { timeout: 30_000 });
   await page.click('[data-testid=teach-pause]');
   const n2 = Number((await eventsText())!.split('/')[0]);
   assert.ok(n2 > n1 + 20, `playing advances the simulation (${n1} -> ${n2})`);
+  await page.waitForTimeout(300);
+  assert.equal(Number((await eventsText())!.split('/')[0]), n2, 'pause stops the simulation');
   assert.match(page.url(), /mode=teach/);
   assert.match(page.url(), /lesson=batching/);
   await page.waitForSelector('[data-testid=experiment][data-state=done]', { timeout: 30_000 });

@@ -37,7 +37,7 @@ export async function column(page: Page, table: string, col: 'throughput' | 'bat
  * as printed), and options that show their own value (preset and model names), minus identifiers (anything with _ . / digits, ALL CAPS), model, backend and
  * product names, and units.
  */
-const ALLOWED = new Set([
+export const ALLOWED = new Set([
   'InferScope', 'English', 'Triton', 'ONNX', 'gRPC', 'Runtime', 'TensorRT', 'PyTorch', 'TorchScript', 'torch', 'Prometheus', 'KServe', 'GPU', 'CPU', 'MLP', 'CNN',
   'onnxruntime', 'tensorrt', 'pytorch', 'python', 'Python', 'pbtxt', 'dims', 'name', 'platform', 'backend', 'npx', 'inferscope', 'perf',
   'calibrate', 'protobuf', 'cpu', 'ensemble', 'KiB', 'MiB', 'GiB', 'now', 'plan', 'config', 'max_queue_delay', 'input', 'output', 'logits', 'image', 'data_type', 'dim',
@@ -53,6 +53,11 @@ export async function englishWords(page: Page): Promise<string[]> {
     // innerText of a detached node has no layout: use textContent of the visible page's elements instead
     return clone.textContent ?? '';
   });
+  return englishWordsIn(text);
+}
+
+/** The English words of a text (canvas labels, a page's prose), by the same rules as englishWords. */
+export function englishWordsIn(text: string): string[] {
   // Input syntax shown as an example is what the user types, not prose: `key=value` pairs (the A/B patch
   // fields) and value lists that contain numbers (`none,max,8+16`).
   const prose = text.replace(/\b[a-z_]+=\S*/g, ' ').replace(/[A-Za-z0-9+]*(?:,[A-Za-z0-9+]+)+/g, (m) => (/\d/.test(m) ? ' ' : m));

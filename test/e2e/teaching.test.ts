@@ -65,7 +65,7 @@ for (const lang of ['en', 'zh'] as const) {
       await page.click('[data-testid=knob-plus]');
       await page.waitForTimeout(200);
     }
-    assert.match((await page.textContent('[data-testid=knob-error]')) ?? '', lang === 'zh' ? /超出显存预算/ : /memory budget exceeded/);
+    assert.match((await page.textContent('[data-testid=knob-error]')) ?? '', lang === 'zh' ? /超出内存预算/ : /memory budget exceeded/);
     assert.equal(await page.textContent('[data-testid=knob-count]'), '4');
     assert.match(page.url(), /inst=4/);
   });

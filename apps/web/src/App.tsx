@@ -11,12 +11,7 @@ import { LoadPanel } from './controls/LoadPanel';
 import { connectLive, type LiveConnection } from './live/socket-source';
 import { TeachingPanel } from './teach/TeachingPanel';
 import { playback } from './teach/playback';
-import { LessonKnob } from './teach/LessonKnob';
-import { StreamingDemo } from './teach/StreamingDemo';
-import { AutotuneDemo } from './teach/AutotuneDemo';
-import { CourseDemo } from './teach/CourseDemo';
-import { LESSONS, lessonById } from './teach/lessons';
-import { S } from './strings';
+import { TeachStage } from './teach/TeachStage';
 
 export function App() {
   const view = useApp((s) => s.view);
@@ -51,7 +46,7 @@ export function App() {
       <Header onResync={() => conn.current?.resync()} />
       <div className="layout">
         <main className="min-w-0" aria-live="off">
-          {mode === 'teach' && <TeachKnob />}
+          {mode === 'teach' && <TeachStage />}
           {view === 'architecture' && <ArchitectureView />}
           {view === 'data' && <DataView />}
           {view === 'state' && <StateView />}
@@ -68,14 +63,3 @@ export function App() {
   );
 }
 
-/** The lesson's knob, above the picture it changes. */
-function TeachKnob() {
-  const id = useApp((s) => s.lesson);
-  const lesson = lessonById(id) ?? LESSONS[0];
-  if (!lesson.knob) return null;
-  if (lesson.knob === 'course') return <CourseDemo />;
-  if (lesson.knob === 'stream') return <StreamingDemo />;
-  if (lesson.knob === 'autotune') return <AutotuneDemo />;
-  const watch = S.lessonText[lesson.id].watch;
-  return <LessonKnob knob={lesson.knob} caption={watch[watch.length - 1]} />;
-}

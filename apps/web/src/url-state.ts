@@ -43,7 +43,15 @@ export interface UrlState {
   gap?: number;
   /** the config lesson's mistake example */
   ex?: number;
+  /**
+   * The calibration the lessons simulate with, pinned by the teacher: the one shipped with InferScope or
+   * this server's own; undefined = this server's when it has one, else the shipped one.
+   */
+  cal?: CalibrationPin;
 }
+
+export const CALIBRATION_PINS = ['shipped', 'server'] as const;
+export type CalibrationPin = (typeof CALIBRATION_PINS)[number];
 
 export const WINDOWS = [10, 30, 60, 300] as const;
 
@@ -74,6 +82,7 @@ export function parseUrlState(search: string, prefersDark = false): UrlState {
     colour: pick(q.get('colour'), ['model', 'priority'] as const, d.colour),
     lang: pick(q.get('lang'), LANGUAGES, d.lang),
     ...demoKnobs(q, int),
+    ...(q.get('cal') !== null && (CALIBRATION_PINS as readonly string[]).includes(q.get('cal')!) ? { cal: q.get('cal') as CalibrationPin } : {}),
   };
 }
 
@@ -122,6 +131,7 @@ export function serializeUrlState(s: UrlState): string {
   if (s.lang !== d.lang) q.set('lang', s.lang);
   for (const k of ['delay', 'mbs', 'inst', 'speed', 't', 'gap', 'ex'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
   if (s.pbs !== undefined) q.set('pbs', s.pbs.join(','));
+  if (s.cal !== undefined) q.set('cal', s.cal);
   const text = q.toString();
   return text ? `?${text}` : '';
 }

@@ -1,7 +1,8 @@
 /** Small canvas drawing primitives shared by the charts: plot frame, axes, lines, areas, bars, dots. */
 import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
-import type { ChartTheme } from './theme';
+import { textPx, type ChartTheme } from './theme';
 import { linear } from './scales';
+import { S } from '../strings';
 import { axisLabel, axisUnit, formatUs, type AxisKind } from './format';
 
 export interface Plot {
@@ -111,7 +112,7 @@ export function drawRightAxis(p: Plot, kind: AxisKind, title: string, count = 4)
  */
 export function drawAxisTitles(p: Plot, xTitle?: string, yTitle?: string): void {
   const { ctx, theme } = p;
-  ctx.font = `${theme.fontSize - 1}px ${theme.font}`;
+  ctx.font = `${textPx(theme, -1)}px ${theme.font}`;
   ctx.fillStyle = theme.muted;
   if (yTitle) {
     ctx.textAlign = 'left';
@@ -129,7 +130,7 @@ export function drawAxisTitles(p: Plot, xTitle?: string, yTitle?: string): void 
 /** Time axis labels relative to now: "-20 s", "-300 ms", "now". */
 export const relativeSeconds = (nowUs: number) => (t: number): string => {
   const d = t - nowUs;
-  return Math.abs(d) < 1 ? 'now' : formatUs(d).replace(/\.0+ /, ' ');
+  return Math.abs(d) < 1 ? S.chartWords.now : formatUs(d).replace(/\.0+ /, ' ');
 };
 
 export function drawLine<T>(p: Plot, data: T[], xOf: (d: T) => number, yOf: (d: T) => number, colour: string, width = 2, dash?: number[]): void {
@@ -182,7 +183,7 @@ export function drawLegend(ctx: CanvasRenderingContext2D, theme: ChartTheme, ite
 }
 
 export function drawEmpty(ctx: CanvasRenderingContext2D, theme: ChartTheme, width: number, height: number, text: string): void {
-  ctx.font = `${theme.fontSize + 1}px ${theme.font}`;
+  ctx.font = `${textPx(theme, 1)}px ${theme.font}`;
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';

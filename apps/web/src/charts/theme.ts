@@ -12,8 +12,17 @@ export interface ChartTheme {
   warn: string;
   ok: string;
   font: string;
+  /** the charts' body text size, in px (from the root size: large type scales it) */
   fontSize: number;
+  /** the smallest text any chart may draw, in px: the page's `--type-min` (16 px with large type) */
+  minFont: number;
 }
+
+/**
+ * A chart text size `delta` px from the body size, never below the page's floor: smaller labels (axis
+ * titles, slot numbers) shrink only while there is room above the floor, so large type reaches them too.
+ */
+export const textPx = (th: Pick<ChartTheme, 'fontSize' | 'minFont'>, delta = 0): number => Math.max(th.minFont, th.fontSize + delta);
 
 let cache: { key: string; theme: ChartTheme } | undefined;
 
@@ -24,11 +33,13 @@ export function chartTheme(): ChartTheme {
   const css = getComputedStyle(root);
   const v = (name: string, def: string) => css.getPropertyValue(name).trim() || def;
   const fontSize = parseFloat(css.fontSize) || 16;
+  // The one type scale: index.css sets the root size and the floor (--type-min); DOM text and canvases read both.
+  const minFont = parseFloat(css.getPropertyValue('--type-min')) || 0;
   const theme: ChartTheme = {
     fg: v('--c-fg', '#0f172a'), muted: v('--c-muted', '#64748b'), grid: v('--c-grid', '#e2e8f0'), bg: v('--c-bg', '#fff'),
     panel: v('--c-panel', '#fff'), accent: v('--c-accent', '#4f46e5'), danger: v('--c-danger', '#dc2626'),
     warn: v('--c-warn', '#d97706'), ok: v('--c-ok', '#059669'),
-    font: 'ui-sans-serif, system-ui, sans-serif', fontSize: Math.round(fontSize * 0.72),
+    font: 'ui-sans-serif, system-ui, sans-serif', fontSize: Math.max(minFont, Math.round(fontSize * 0.72)), minFont,
   };
   cache = { key, theme };
   return theme;

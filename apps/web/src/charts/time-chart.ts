@@ -3,7 +3,7 @@
  * percentile) with a legend, a y axis scaled to the typical value (robust) or logarithmic, spikes that
  * the robust axis clips marked at the top edge, and a vertical marker at each configuration change.
  */
-import type { ChartTheme } from './theme';
+import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
@@ -51,6 +51,8 @@ export interface ChartInfo {
   scale?: 'robust' | 'log' | 'fixed';
   /** seconds between the oldest and the newest point drawn (how much history the chart holds) */
   spanS?: number;
+  /** seconds the x axis covers (the window): spanS near it means the data fills the chart */
+  windowS?: number;
   /** the y scales drawn, left first ("inferences/s | p99 latency (ms)"), when a chart has more than one */
   axes?: string[];
   /** series with data left out of the legend behind "+N more" (0: all named) */
@@ -133,16 +135,16 @@ export function drawTimeChart(ctx: CanvasRenderingContext2D, w: number, h: numbe
   if (legendMore > 0) entries.push({ label: S.legendMore(legendMore), colour: 'transparent' });
   drawLegend(ctx, th, entries, p.left + 6, p.top + 6, p.right);
   if (o.note || clipped > 0) {
-    ctx.font = `${th.fontSize - 1}px ${th.font}`;
+    ctx.font = `${textPx(th, -1)}px ${th.font}`;
     ctx.fillStyle = th.muted;
     ctx.textAlign = 'right';
     ctx.textBaseline = 'top';
-    const text = [o.note, clipped > 0 ? `▲ ${clipped} clipped` : ''].filter(Boolean).join(' · ');
+    const text = [o.note, clipped > 0 ? `▲ ${S.chartWords.clipped(clipped)}` : ''].filter(Boolean).join(' · ');
     ctx.fillText(text, p.right, 1);
   }
   const ts = o.lines.flatMap((l) => l.points.map((d) => d.t));
   const spanS = (Math.max(...ts) - Math.min(...ts)) / 1e6;
-  return { legend, markers, clipped, scale, spanS, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label), legendMore };
+  return { legend, markers, clipped, scale, spanS, windowS: (o.now - o.from) / 1e6, ...markerInfo(o.markers, hits), guides: guides.map((g) => g.label), legendMore };
 }
 
 function markerInfo(markers: Marker[], hits: MarkerHit[]): Pick<ChartInfo, 'autotuneMarkers' | 'hits'> {
@@ -162,7 +164,7 @@ function drawGuide(p: Plot, g: Guide, domain: [number, number]): boolean {
   ctx.moveTo(p.left, y);
   ctx.lineTo(p.right, y);
   ctx.stroke();
-  ctx.font = `${theme.fontSize - 2}px ${theme.font}`;
+  ctx.font = `600 ${textPx(theme, -2)}px ${theme.font}`;
   ctx.fillStyle = g.colour;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'bottom';
@@ -213,7 +215,7 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
   let n = 0;
   let labelEnd = -Infinity;
   ctx.save();
-  ctx.font = `${theme.fontSize - 2}px ${theme.font}`;
+  ctx.font = `${textPx(theme, -2)}px ${theme.font}`;
   ctx.textAlign = 'left';
   ctx.textBaseline = 'bottom';
   for (const m of markers) {
@@ -247,3 +249,4 @@ function drawMarkersOnly(ctx: CanvasRenderingContext2D, th: ChartTheme, w: numbe
   if (o.markers.length === 0) return 0;
   return drawMarkers(makePlot(ctx, w, h, th, [o.from, o.now], [0, 1]), o.markers, o.from, o.now, hits);
 }
+

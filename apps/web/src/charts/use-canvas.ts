@@ -39,6 +39,7 @@ function publish(canvas: HTMLCanvasElement, info: void | ChartInfo): void {
   set('axes', info.axes?.join(' | '));
   set('legendMore', info.legendMore === undefined ? undefined : String(info.legendMore));
   set('spanS', info.spanS === undefined ? undefined : info.spanS.toFixed(1));
+  set('windowS', info.windowS === undefined ? undefined : info.windowS.toFixed(2));
   set('autotuneMarkers', info.autotuneMarkers === undefined ? undefined : String(info.autotuneMarkers));
   set('guides', info.guides?.join(' | '));
   // where the markers are, so a test (or a tool) can point at one

@@ -95,10 +95,11 @@ export function LoadPanel(props: { canControl: boolean }) {
           <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'startRecording' })} data-testid="record-start">● {S.recordLive}</button>
           <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'stopRecording' })}>■ {S.stopRecording}</button>
         </div>
-        <div className="flex gap-2 items-end">
-          <label className="field flex-1 min-w-0"><span>{S.tracePath}</span><input className="input w-full min-w-0" value={trace} onChange={(e) => setTrace(e.target.value)} placeholder="recordings/….ndjson" /></label>
+        {/* wraps rather than squeezing the button to one character per line (large type, Chinese) */}
+        <div className="flex flex-wrap gap-2 items-end">
+          <label className="field flex-1 min-w-[10rem]"><span>{S.tracePath}</span><input className="input w-full" value={trace} onChange={(e) => setTrace(e.target.value)} placeholder="recordings/….ndjson" /></label>
           <label className="field w-16"><span>×</span><input type="number" className="input" min={0.1} step={0.1} value={speed} onChange={num(setSpeed)} /></label>
-          <button type="button" className="btn shrink-0" disabled={disabled || !trace} onClick={() => void sendControl({ action: 'startReplay', trace, speed, model: m?.name })}>{S.replay}</button>
+          <button type="button" className="btn shrink-0 whitespace-nowrap" disabled={disabled || !trace} onClick={() => void sendControl({ action: 'startReplay', trace, speed, model: m?.name })} data-testid="replay-start">{S.replay}</button>
         </div>
         <fieldset className="border-t pt-2 border-line">
           <legend className="text-xs uppercase tracking-wide text-muted">{S.abCompare}</legend>

@@ -127,6 +127,13 @@ export const en = {
   noConfigChanges: 'No configuration changes yet. Changes from the live controls (or another client) appear here as old → new.',
   noQueueSamples: 'No queue samples yet. Queue depth per priority level appears once requests arrive.',
   noBatchesInWindow: 'No batches in this window yet. Each batch an instance runs will appear as a bar on its lane.',
+  /** words drawn inside the charts (legends, tick labels, states): canvases read them at draw time */
+  chartWords: {
+    queue: 'queue', compute: 'compute', now: 'now',
+    budget: (v: string) => `p99 budget ${v}`,
+    clipped: (n: number) => `${n} clipped`,
+    reasons: { REJECTED: 'rejected', CANCELED: 'cancelled', BACKEND: 'backend error', OTHER: 'other' } as Record<string, string>,
+  },
   axis: {
     inferencesPerS: 'inferences/s',
     latency: 'latency',
@@ -321,6 +328,8 @@ export const en = {
   // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
   lessonText: LESSONS_EN,
   claim: 'Claim',
+  /** after a label: Chinese text takes the full-width colon */
+  colon: ': ',
   experiment: 'Experiment',
   runExperiment: 'Run the experiment',
   rerunExperiment: 'Run again',
@@ -329,6 +338,7 @@ export const en = {
   narrationEmpty: 'Press Step: each step says what the scheduler did.',
   measuredHere: 'measured',
   modelledCost: 'modelled',
+  calibrationPin: { label: 'Lessons simulate with:', auto: "this server's calibration when it has one", shipped: 'the shipped calibration (pinned)', server: "this server's calibration (pinned)", noServerYet: 'This server has no calibration yet: the shipped one is used until it has run enough batches.' },
   calibrationLive: (models: string, batches: number) => `Costs: live calibration from this server's own batches (${models}; ${batches} batches)`,
   calibrationBundled: (date: string) => `Costs: calibration shipped with InferScope (measured ${date}); a live server that has run traffic gives its own`,
   ...TEACH_EN,

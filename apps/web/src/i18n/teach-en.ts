@@ -6,6 +6,9 @@
 export const TEACH_EN = {
   exp: {
     cols: { setting: 'setting', throughput: 'throughput /s', batch: 'mean batch', p50: 'p50', p99: 'p99', busy: 'instance time / request', lastAnswer: 'last answer at' },
+    on: 'batching on',
+    off: 'batching off',
+    chart: { show: 'Show', current: 'current setting', table: 'The numbers behind the chart', higherBetter: 'higher is better', lowerBetter: 'lower is better' },
     offeredLoad: (rate: string, seconds: string) => `${rate} requests/s for ${seconds}`,
     onOffTitle: (rate: string) => `Batching off vs on, ${rate} req/s (more than batch 1 can serve)`,
     batchingOff: 'no dynamic_batching',

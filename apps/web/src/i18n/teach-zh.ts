@@ -4,6 +4,9 @@ import type { TEACH_EN } from './teach-en';
 export const TEACH_ZH: typeof TEACH_EN = {
   exp: {
     cols: { setting: '配置', throughput: '吞吐量/秒', batch: '平均批大小', p50: 'p50', p99: 'p99', busy: '单请求实例时间', lastAnswer: '最后应答时刻' },
+    on: '开启批处理',
+    off: '关闭批处理',
+    chart: { show: '显示', current: '当前设置', table: '图背后的数字', higherBetter: '越高越好', lowerBetter: '越低越好' },
     offeredLoad: (rate, seconds) => `每秒 ${rate} 个请求，持续 ${seconds}`,
     onOffTitle: (rate) => `关闭与开启批处理，${rate} 请求/秒（超过逐条处理的能力）`,
     batchingOff: '不配置 dynamic_batching',
@@ -21,7 +24,7 @@ export const TEACH_ZH: typeof TEACH_EN = {
     whereSession: '仅后端计算',
     whereServer: '经过本服务',
     boundVerdict: (mlp, cnn, cnnServer) =>
-      `批处理让 MLP 的吞吐量提高到 ${mlp} 倍，而 CNN 的计算只提高到 ${cnn} 倍：MLP 每批只读一次权重（访存受限），CNN 每张图片都要完整计算（计算受限）。经过本服务时 CNN 仍有 ${cnnServer} 倍的提升，这来自每次执行都要付出的固定交接开销，而不是它的计算。`,
+      `批处理让 MLP 的吞吐量提高到 ${mlp} 倍，而 CNN 的计算${Number(cnn) < 1 ? `反而慢了，降到 ${cnn} 倍` : `只提高到 ${cnn} 倍`}：MLP 每批只读一次权重（访存受限），CNN 每张图片都要完整计算（计算受限）。经过本服务时 CNN 仍有 ${cnnServer} 倍的提升，这来自每次执行都要付出的固定交接开销，而不是它的计算。`,
     instancesTitle: (rate, cores) => `${cores} 核主机上的实例数，${rate} 请求/秒`,
     instancesRow: (n) => `${n} 个实例`,
     instancesVerdict: (two, four, cores) => `2 个实例的吞吐量是 1 个的 ${two} 倍；4 个实例是 2 个的 ${four} 倍：超过 ${cores} 个核心后，实例只是在分享同样的核心。`,
@@ -76,7 +79,7 @@ export const TEACH_ZH: typeof TEACH_EN = {
   },
   simErrors: {
     unknownModel: (m) => `未知模型 '${m}'`,
-    budget: (count, model, need, device, budget) => `超出显存预算：${model} 的 ${count} 个实例需要 ${need}，${device} 的预算只有 ${budget}`,
+    budget: (count, model, need, device, budget) => `超出${/gpu/i.test(device) ? '显存' : '内存'}预算：${model} 的 ${count} 个实例需要 ${need}，${device} 的预算只有 ${budget}`,
     needsServer: (action) => `'${action}' 需要连接在线服务（教学模式下不可用）`,
   },
   course: {
@@ -102,7 +105,7 @@ export const TEACH_ZH: typeof TEACH_EN = {
     showMe: '演示给我看',
     cards: {
       biggerBatch: { myth: '批越大越快。', truth: '只对访存受限的模型成立：计算受限的 CNN 在 CPU 上几乎得不到批处理的好处，而为了凑大批多等的时间会变成时延。' },
-      moreInstances: { myth: '实例越多越好。', truth: '实例数超过 CPU 核心数后只是在分享核心；而且每个实例都占内存，直到显存预算拒绝下一个。' },
+      moreInstances: { myth: '实例越多越好。', truth: '实例数超过 CPU 核心数后只是在分享核心；而且每个实例都占内存，直到内存预算拒绝下一个。' },
       dimsBatch: { myth: 'dims 要包含批维度。', truth: 'max_batch_size > 0 时 Triton 会自己加上批维度：应写 dims: [784]，而不是 [1, 784]。' },
       backendPlatform: { myth: 'backend 和 platform 可以随便互换。', truth: '两者是同一件事的两种写法，必须对应（onnxruntime_onnx 对应 onnxruntime）；只写其中一个就够了。' },
       delayZero: { myth: 'max_queue_delay 为 0 就等于不做批处理。', truth: '已经在排队的请求仍然会一起发出：有负载时，队列自己就能凑出大批。' },
@@ -115,7 +118,7 @@ export const TEACH_ZH: typeof TEACH_EN = {
       whenSend: { q: '动态批处理器如何决定什么时候发出一批？', a: '满足任一条件就发送：排队请求达到某个首选批大小（取能达到的最大一个）；再加一个请求就会超过 max_batch_size；最早的请求已等待 max_queue_delay_microseconds；或者延迟为 0 且有空闲实例时立即发送。在数据流视图里单步执行：每一批都会标明是哪条规则触发的。' },
       preferred: { q: 'preferred_batch_size 和 max_batch_size 有什么区别？', a: 'max_batch_size 是模型能接受的硬上限（也是 Triton 自动加上的批维度）；首选批大小是提前发批的目标，不必等延迟用完。批处理器方框在通往最大值的刻度上标出了首选批大小。' },
       delayCost: { q: 'max_queue_delay 的代价是什么，换来了什么？', a: '代价是时延：每个请求最多多等一个延迟。中等负载下换来更大的批，每个请求占用的实例时间更少；过载时几乎换不来什么，队列自己就会凑成批。' },
-      instances: { q: '如何确定 instance_group 的实例数？', a: '只要吞吐量还在增长就继续加实例：CPU 上加到核心数为止（每个实例 intra_op_thread_count 为 1），GPU 上加到它忙满为止，并且不能超过显存预算。超过核心数后，实例只是在分享核心。' },
+      instances: { q: '如何确定 instance_group 的实例数？', a: '只要吞吐量还在增长就继续加实例：CPU 上加到核心数为止（每个实例 intra_op_thread_count 为 1），GPU 上加到它忙满为止，并且不能超过内存预算（GPU 上是显存预算）。超过核心数后，实例只是在分享核心。' },
       queueCompute: { q: '如何解读排队时间和计算时间？', a: '排队时间是等待凑批和等待空闲实例的时间，计算时间是执行本身。计算时间不变而排队时间不断增长，说明实例已经饱和（增加实例或加大批）；计算时间本身很长，说明瓶颈在模型本身。' },
       perfSweep: { q: '如何用压测扫描找到吞吐量上限？', a: '在同一配置上逐步提高请求速率（或并发数）：吞吐量先跟着负载增长，到达上限后不再增长，p99 却急剧上升。perf_analyzer（或 npx inferscope perf）就是对在线服务做这种扫描。' },
       ensemble: { q: '为什么要用模型集成（ensemble）？', a: '把一条流水线（预处理、模型、后处理）作为一个模型对外提供：每一步都有自己的调度器、批处理和实例，数据在服务内部的各步之间传递，而不必经过客户端往返。连接在线服务时，架构视图里每一步都是一个独立的模型，有自己的队列和实例。' },

@@ -107,6 +107,12 @@ export const zh: Strings = {
   noConfigChanges: '暂无配置变更。通过在线控制（或其他客户端）做的修改会以“旧值 → 新值”显示在这里。',
   noQueueSamples: '还没有队列采样。请求到达后会显示各优先级的队列深度。',
   noBatchesInWindow: '当前窗口内还没有批。实例执行的每一批都会在它的泳道上显示为一根柱子。',
+  chartWords: {
+    queue: '排队', compute: '计算', now: '现在',
+    budget: (v) => `p99 预算 ${v}`,
+    clipped: (n) => `${n} 个超出上限`,
+    reasons: { REJECTED: '被拒绝', CANCELED: '已取消', BACKEND: '后端错误', OTHER: '其他' },
+  },
   axis: {
     inferencesPerS: '推理次数/秒',
     latency: '时延',
@@ -309,6 +315,7 @@ export const zh: Strings = {
   instanceStates: { loading: '加载中', idle: '空闲', busy: '忙碌', draining: '排空中', failed: '失败', stopped: '已停止' },
   lessonText: LESSONS_ZH,
   claim: '本课结论',
+  colon: '：',
   experiment: '实验',
   runExperiment: '运行实验',
   rerunExperiment: '再运行一次',
@@ -317,6 +324,7 @@ export const zh: Strings = {
   narrationEmpty: '点击“单步”：每一步都会说明调度器做了什么。',
   measuredHere: '实测',
   modelledCost: '建模',
+  calibrationPin: { label: '课程模拟使用：', auto: '本服务器有标定时用它的', shipped: '自带的标定（固定）', server: '本服务器的标定（固定）', noServerYet: '本服务器还没有标定：在它跑够批次之前使用自带的标定。' },
   calibrationLive: (models, batches) => `开销数据：来自本服务器自己跑过的批次的实时标定（${models}；共 ${batches} 个批次）`,
   calibrationBundled: (date) => `开销数据：InferScope 自带的标定（${date} 测得）；连上跑过流量的服务器后会改用它自己的实时标定`,
   ...TEACH_ZH,

@@ -8,8 +8,11 @@ export interface DataClock {
   nowUs(): number;
   /** how much data time an animated move takes (live: 200 ms; teaching: scaled with the speed) */
   animUs?(): number;
-  /** data µs per wall µs: the chart window (in wall seconds) is scaled by it; live = 1 */
-  windowScale?(): number;
+  /**
+   * The charts' window in data µs when the clock knows what there is to show (teaching: the whole run
+   * simulated so far, so a 0.4 s simulation fills the chart instead of its last 10%); live: the URL's window.
+   */
+  spanUs?(): number;
 }
 
 let current: DataClock = { nowUs: () => 0 };
@@ -47,9 +50,9 @@ export class FrameClock implements DataClock {
   }
 }
 
-/** The charts' time window in data µs: the URL's window (seconds of watching) times the playback scale. */
+/** The charts' time window in data µs: the clock's span (teaching), else the URL's window in seconds. */
 export function windowUs(windowS: number): number {
-  return windowS * 1_000_000 * (current.windowScale?.() ?? 1);
+  return current.spanUs?.() ?? windowS * 1_000_000;
 }
 
 declare global {

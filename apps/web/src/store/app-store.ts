@@ -35,6 +35,8 @@ export interface AppState extends UrlState {
    * undefined: derived from the header's pick (controls/target.ts). One field, so they cannot disagree.
    */
   target?: string;
+  /** the p99 budget the open lesson talks about (teaching): the latency chart draws it and its axis reaches it */
+  latencyBudgetUs?: number;
 }
 
 export const live = new LiveModel();

@@ -4,7 +4,8 @@
  * them, a per-request table and the verdict. The numbers come from core's runCourseDemo (the naive policy
  * and the real scheduler); the data-flow view below runs the same scheduler live on the same kind of traffic.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { chartTheme, textPx } from '../charts/theme';
 import { useShallow } from 'zustand/react/shallow';
 import { appStore, useApp } from '../store/app-store';
 import { COURSE_DEFAULTS, runCourseDemo, type CourseDemoResult } from '@inferscope/core/sim';
@@ -19,8 +20,6 @@ import { sliderRange } from '@inferscope/core/live-config';
 // live limits the server applies to the same fields.
 const BATCH = sliderRange('max_batch_size', 8);
 const DELAY = sliderRange('max_queue_delay_microseconds', 500_000);
-const W = 900;
-const ROW = 13;
 
 export function CourseDemo() {
   const st = useApp(useShallow((s) => ({ delay: s.delay, mbs: s.mbs, gap: s.gap, seed: s.seed })));
@@ -53,8 +52,8 @@ export function CourseDemo() {
         {c.verdict(formatUs(r.worst_wait_us.naive), formatUs(r.worst_wait_us.triton), ratio.toFixed(1))}
       </p>
       <p className="text-xs text-muted">
-        {c.worst}: <b data-testid="course-worst-naive">{formatUs(r.worst_wait_us.naive)}</b> / <b data-testid="course-worst-triton">{formatUs(r.worst_wait_us.triton)}</b>
-        {' · '}{c.mean}: {formatUs(r.mean_wait_us.naive)} / {formatUs(r.mean_wait_us.triton)}
+        {c.worst}{S.colon}<b data-testid="course-worst-naive">{formatUs(r.worst_wait_us.naive)}</b> / <b data-testid="course-worst-triton">{formatUs(r.worst_wait_us.triton)}</b>
+        {' · '}{c.mean}{S.colon}{formatUs(r.mean_wait_us.naive)} / {formatUs(r.mean_wait_us.triton)}
       </p>
     </div>
   );
@@ -74,36 +73,58 @@ function Slider(props: { label: string; value: number; min: number; max: number;
  * (the naive lane labels why each left; Triton's many batches say it in their tooltip, so labels never collide).
  */
 function Lanes({ r, delay }: { r: CourseDemoResult; delay: number }) {
+  // drawn at the box's own width in px (no viewBox scaling), with the type scale's sizes: large type
+  // makes the lane titles, batch labels and ticks as large as the rest of the page
+  const [box, W] = useWidth(900);
+  const th = chartTheme();
+  const f = textPx(th);
+  const ROW = Math.max(13, Math.round(f * 0.8));
   const n = r.arrivals_us.length;
   const end = Math.max(...r.naive.requests.map((x) => x.done_us), ...r.triton.requests.map((x) => x.done_us), 1);
-  const x = (t: number) => 150 + (t / end) * (W - 160);
-  const laneH = n * ROW + 48;
+  const x = (t: number) => 10 + (t / end) * (W - 20);
+  const laneH = n * ROW + 2 * f + 24;
   const lane = (top: number, title: string, reqs: CourseDemoResult['naive']['requests'], batches: { start_us: number; requests: number[]; label: string; showLabel: boolean }[], colour: string, id: string) => (
     <g transform={`translate(0 ${top})`} data-testid={`course-lane-${id}`}>
-      <text x={0} y={16} className="lane-title" fontSize={17} fontWeight={600} fill="currentColor">{title}</text>
+      <text x={0} y={f} className="lane-title" fontSize={textPx(th, 2)} fontWeight={600} fill="currentColor">{title}</text>
       {batches.map((b, i) => (
         <g key={i}>
-          <rect x={x(b.start_us)} y={20} width={Math.max(2, x(b.start_us + COURSE_DEFAULTS.processUs) - x(b.start_us))} height={n * ROW} style={{ fill: colour }} opacity={0.14} />
+          <rect x={x(b.start_us)} y={f + 6} width={Math.max(2, x(b.start_us + COURSE_DEFAULTS.processUs) - x(b.start_us))} height={n * ROW} style={{ fill: colour }} opacity={0.14} />
           <title>{b.label}</title>
-          {b.showLabel && <text x={x(b.start_us) + 3} y={n * ROW + 20 + 16} fontSize={14} fill="currentColor" opacity={0.7} textAnchor={x(b.start_us) > W - 120 ? 'end' : 'start'}>{b.requests.length} · {b.label}</text>}
+          {b.showLabel && <text x={x(b.start_us) + 3} y={n * ROW + 2 * f + 10} fontSize={f} fill="currentColor" opacity={0.7} textAnchor={x(b.start_us) > W - 8 * f ? 'end' : 'start'}>{b.requests.length} · {b.label}</text>}
         </g>
       ))}
       {reqs.map((q, i) => (
         <g key={i}>
-          <line x1={x(q.arrive_us)} x2={x(q.start_us)} y1={26 + i * ROW} y2={26 + i * ROW} style={{ stroke: colour }} strokeWidth={3} />
-          <circle cx={x(q.arrive_us)} cy={26 + i * ROW} r={3.5} style={{ fill: colour }} />
+          <line x1={x(q.arrive_us)} x2={x(q.start_us)} y1={f + 12 + i * ROW} y2={f + 12 + i * ROW} style={{ stroke: colour }} strokeWidth={3} />
+          <circle cx={x(q.arrive_us)} cy={f + 12 + i * ROW} r={3.5} style={{ fill: colour }} />
         </g>
       ))}
     </g>
   );
   const c = S.course;
   return (
-    <svg viewBox={`0 0 ${W} ${laneH * 2 + 34}`} className="w-full" role="img" aria-label={`${c.naiveLane} / ${c.tritonLane(formatUs(delay))}`}>
+    <div ref={box} className="w-full">
+    <svg width={W} height={laneH * 2 + f + 24} viewBox={`0 0 ${W} ${laneH * 2 + f + 24}`} className="block" role="img" aria-label={`${c.naiveLane} / ${c.tritonLane(formatUs(delay))}`}>
       {lane(0, c.naiveLane, r.naive.requests, r.naive.batches.map((b) => ({ ...b, label: b.why === 'full' ? c.full : c.flush, showLabel: true })), 'var(--c-danger)', 'naive')}
       {lane(laneH + 10, c.tritonLane(formatUs(delay)), r.triton.requests, r.triton.batches.map((b) => ({ ...b, label: S.triggers[b.trigger] ?? b.trigger, showLabel: false })), 'var(--c-accent)', 'triton')}
-      {[0, 0.25, 0.5, 0.75, 1].map((f) => (
-        <text key={f} x={x(f * end)} y={laneH * 2 + 30} fontSize={14} textAnchor={f === 1 ? 'end' : 'middle'} fill="currentColor" opacity={0.6}>{formatUs(f * end)}</text>
+      {[0, 0.25, 0.5, 0.75, 1].map((q) => (
+        <text key={q} x={x(q * end)} y={laneH * 2 + f + 18} fontSize={f} textAnchor={q === 1 ? 'end' : q === 0 ? 'start' : 'middle'} fill="currentColor" opacity={0.6}>{formatUs(q * end)}</text>
       ))}
     </svg>
+    </div>
   );
+}
+
+/** A box's width in px, followed as it resizes (`initial` until the first measure). */
+function useWidth(initial: number): [React.RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [w, setW] = useState(initial);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setW(Math.max(200, Math.floor(el.clientWidth))));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  return [ref, w];
 }

@@ -1,17 +1,20 @@
 /**
- * A lesson's experiment on screen: its tables (the same seeded arrivals under each setting, simulated with
- * the calibrated costs) and the verdict sentence built from those rows. Runs by itself once the lesson
- * opens (after the first paint) and again on demand.
+ * A lesson's experiment on the main stage: the claim's result as a chart (one table at a time, its rows as
+ * bars on one scale, paired rows side by side), the metric as the knob, the row the lesson knob is set to
+ * marked, and the verdict built from the same rows. The tables stay below, folded. Runs by itself once the
+ * lesson opens (after the first paint) and again on demand.
  */
 import { useEffect, useState } from 'react';
 import { takeFocus } from './focus';
 import { formatRate, formatUs } from '../charts/format';
 import { S } from '../strings';
 import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
+import { ExperimentChart } from './ExperimentChart';
 
-export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption: string }) {
+export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption: string; current?: number }) {
   const [tables, setTables] = useState<ExperimentTable[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState(0);
   const start = () => {
     setTables(null);
     setError(null);
@@ -25,18 +28,33 @@ export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption
     }, 30);
   };
   useEffect(start, [props.id, props.seed]);
+  useEffect(() => setShown(0), [props.id]);
   useEffect(() => {
     if (tables) takeFocus();
   }, [tables]);
+  const table = tables?.[Math.min(shown, tables.length - 1)];
   return (
-    <section className="border-t pt-2 border-line space-y-2" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
-      <div className="flex items-center justify-between gap-2">
-        <h3 className="text-xs uppercase tracking-wide text-muted">{S.experiment}</h3>
+    <section className="card p-3 mb-2 space-y-2" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 className="text-sm font-semibold">{S.experiment}</h3>
+        {tables && tables.length > 1 && (
+          <div className="seg flex-wrap" role="tablist" data-testid="experiment-tabs">
+            {tables.map((t, i) => (
+              <button key={t.id} type="button" role="tab" aria-selected={i === shown} className={i === shown ? 'on' : ''} onClick={() => setShown(i)} data-testid={`experiment-tab-${t.id}`}>{i + 1}</button>
+            ))}
+          </div>
+        )}
         <button type="button" className="btn btn-sm" onClick={start} disabled={!tables} data-testid="experiment-run">{tables ? S.rerunExperiment : S.pending}</button>
       </div>
-      <p className="text-xs text-muted"><span className="font-semibold">{S.lookAt}: </span>{props.caption}</p>
+      <p className="text-sm text-muted"><span className="font-semibold">{S.lookAt}{S.colon}</span>{props.caption}</p>
       {error && <p className="text-danger text-sm" role="alert">{error}</p>}
-      {tables?.map((t) => <Table key={t.id} table={t} />)}
+      {table && <ExperimentChart key={table.id} table={table} current={props.current} />}
+      {tables && (
+        <details className="text-sm" data-testid="experiment-tables">
+          <summary className="cursor-pointer text-muted">{S.exp.chart.table}</summary>
+          {tables.map((t) => <Table key={t.id} table={t} />)}
+        </details>
+      )}
     </section>
   );
 }
@@ -44,7 +62,7 @@ export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption
 function Table({ table }: { table: ExperimentTable }) {
   const c = S.exp.cols;
   return (
-    <div data-testid={`exp-${table.id}`}>
+    <div data-testid={`exp-${table.id}`} className="overflow-x-auto">
       <table className="w-full text-xs exp-table">
         <caption className="text-left text-sm font-semibold">{table.title}</caption>
         <thead>

@@ -9,28 +9,45 @@ import { LESSONS, SPEEDS, lessonById, lessonText } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
-import { ExperimentPanel } from './ExperimentPanel';
 import { Misconceptions } from './Misconceptions';
 import { Interview } from './Interview';
 import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
-import { calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import { calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import type { CalibrationPin } from '../url-state';
 import { bundledCalibration } from '@inferscope/core/sim';
 
 /** the models whose costs the lessons take from a calibration */
 const CALIBRATED = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'];
 
-/** One line saying where the lessons' costs come from: this server's own batches, or the shipped tables. */
+/**
+ * One line saying where the lessons' costs come from (this server's own batches, or the tables shipped
+ * with InferScope), and the teacher's pin: the lesson figures then do not depend on what the server ran.
+ */
 function CalibrationSource() {
   const { live } = useStore(calibrationStore);
+  const pin = useApp((s) => s.cal);
+  const inUse = calibrationInUse();
   const models = Object.keys(live);
   const batches = models.reduce((n, m) => n + Object.values(live[m].counts ?? {}).reduce((a, b) => a + b, 0), 0);
+  const c = S.calibrationPin;
   return (
-    <p className="text-xs text-muted" data-testid="calibration-source" data-source={models.length ? 'live' : 'bundled'}>
-      {models.length ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
-    </p>
+    <div className="space-y-1">
+      <p className="text-xs text-muted" data-testid="calibration-source" data-source={inUse} data-pin={pin ?? 'auto'}>
+        {inUse === 'live' ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
+        {pin === 'server' && inUse === 'bundled' ? ` ${c.noServerYet}` : ''}
+      </p>
+      <label className="flex flex-wrap items-center gap-2 text-xs">
+        <span>{c.label}</span>
+        <select className="input" value={pin ?? ''} onChange={(e) => appStore.setState({ cal: (e.target.value || undefined) as CalibrationPin | undefined })} data-testid="calibration-pin">
+          <option value="">{c.auto}</option>
+          <option value="shipped">{c.shipped}</option>
+          <option value="server">{c.server}</option>
+        </select>
+      </label>
+    </div>
   );
 }
 
@@ -45,7 +62,6 @@ export function TeachingPanel() {
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
   const ex = useApp((s) => s.ex);
-  const calVersion = useStore(calibrationStore, (c) => c.version);
   // a page served by a live server that has run traffic simulates with that server's own calibration
   useEffect(() => {
     if (hasLiveServer()) void loadLiveCalibrations(CALIBRATED);
@@ -58,12 +74,13 @@ export function TeachingPanel() {
     // a link that names its view keeps it; otherwise the lesson opens on its own view
     const linkedView = fromLink && linkNamesView;
     linkNamesView = false;
-    appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
+    appStore.setState({ view: linkedView ? st.view : lesson.view, lesson: lesson.id, latencyBudgetUs: lesson.latencyBudgetUs, model: 'all', inspect: undefined, connection: { status: 'offline', attempts: 0 }, server: undefined });
     void playback.load(lesson, seed, fromLink ? st : {}, fromLink ? { t: st.t, speed: st.speed } : undefined);
   }, [lesson.id, seed]);
 
   const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
-  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, 1);
+  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played
+  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
   const recent = pb.ready ? playback.recent() : [];
   return (
     <section className="card" data-testid="teaching-panel" data-lesson={lesson.id}>
@@ -72,7 +89,7 @@ export function TeachingPanel() {
         <select className="input w-full" value={lesson.id} onChange={(e) => pick(e.target.value)} data-testid="lesson-select" aria-label={S.lessons}>
           {LESSONS.map((l) => <option key={l.id} value={l.id}>{l.chapter}. {S.lessonText[l.id].title}</option>)}
         </select>
-        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}: </span>{text.claim}</p>
+        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}{S.colon}</span>{text.claim}</p>
         <div className="lesson-text text-sm">
           {text.intro.map((p, i) => <p key={i}>{p}</p>)}
         </div>
@@ -109,7 +126,6 @@ export function TeachingPanel() {
         </div>
         {lesson.id === 'config' && <MistakeChecker key={ex ?? 0} />}
         <CalibrationSource />
-        {lesson.experiment && <ExperimentPanel key={calVersion} id={lesson.experiment} seed={seed} caption={text.caption} />}
         <FormulaCards ids={lesson.formulas} />
         <Misconceptions />
         <Interview />

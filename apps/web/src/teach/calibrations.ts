@@ -18,9 +18,9 @@ export interface CalibrationSources {
 
 export const calibrationStore = createStore<CalibrationSources>(() => ({ version: 0, live: {} }));
 
-/** The calibration the simulator uses for `model` now, and where it comes from. */
+/** The calibration the simulator uses for `model` now, and where it comes from (a teacher's pin first). */
 export function calibrationFor(model: string): { cal: Calibration; source: 'live' | 'bundled' } | undefined {
-  const live = calibrationStore.getState().live[model];
+  const live = appStore.getState().cal === 'shipped' ? undefined : calibrationStore.getState().live[model];
   if (live) return { cal: live, source: 'live' };
   const cal = bundledCalibration(model);
   return cal ? { cal, source: 'bundled' } : undefined;
@@ -38,6 +38,19 @@ appStore.subscribe((s) => {
   if (s.server && s.connection.status === 'connected') liveServerSeen = true;
 });
 export const hasLiveServer = (): boolean => liveServerSeen;
+
+// a new pin changes the costs every lesson simulates with: what depends on them re-runs
+let pin = appStore.getState().cal;
+appStore.subscribe((s) => {
+  if (s.cal === pin) return;
+  pin = s.cal;
+  calibrationStore.setState((c) => ({ version: c.version + 1 }));
+});
+
+/** What the lessons use now: 'live' only when some model has a live calibration and nothing pins the shipped ones. */
+export function calibrationInUse(): 'live' | 'bundled' {
+  return appStore.getState().cal !== 'shipped' && Object.keys(calibrationStore.getState().live).length > 0 ? 'live' : 'bundled';
+}
 
 /**
  * Asks this page's server for its live calibrations (GET /v2/calibration: every READY version that has

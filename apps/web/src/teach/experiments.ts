@@ -21,6 +21,11 @@ export interface ExperimentRow {
   /** "measured" or "modelled" cost */
   source: 'measured' | 'modelled';
   summary: SimSummary;
+  /** for the chart: rows sharing a group stand side by side (MLP vs CNN), their series tells them apart (on/off) */
+  group?: string;
+  series?: string;
+  /** the lesson knob's value this row was run at (delay µs, instance count): the chart marks the current one */
+  setting?: number;
 }
 
 export interface ExperimentTable {
@@ -34,6 +39,9 @@ export interface ExperimentTable {
 
 interface Variant {
   label: string;
+  group?: string;
+  series?: string;
+  setting?: number;
   model: SimModel;
   config: SchedulerConfigInput;
   cost?: CostModel;
@@ -47,7 +55,7 @@ function run(v: Variant, rate: number, seconds: number, seed: number): Experimen
     scenario, configs: [{ ...v.config, name: v.model.name }], cost: { [v.model.name]: v.cost ?? v.model.cost },
     cores: CALIBRATION_CORES, seed, record: false,
   });
-  return { label: v.label, source: v.model.measured ? 'measured' : 'modelled', summary };
+  return { label: v.label, source: v.model.measured ? 'measured' : 'modelled', summary, group: v.group, series: v.series, setting: v.setting };
 }
 
 const withBatching = (m: SimModel, db: Record<string, unknown> | null, extra: Record<string, unknown> = {}): SchedulerConfigInput => {
@@ -65,12 +73,12 @@ function batching(seed: number): ExperimentTable[] {
   const over = roundRate(2 * single); // twice what batches of one can serve
   const moderate = moderateRate(m.cost);
   const delay = (us: number) => withBatching(m, { max_queue_delay_microseconds: us }, { max_batch_size: 32 });
-  const off = run({ label: S.exp.batchingOff, model: m, config: withBatching(m, null, { max_batch_size: 32 }) }, over, 0.5, seed);
-  const on0 = run({ label: S.exp.batchingOn(formatUs(0)), model: m, config: delay(0) }, over, 0.5, seed);
-  const on2 = run({ label: S.exp.batchingOn(formatUs(2000)), model: m, config: delay(2000) }, over, 0.5, seed);
+  const off = run({ label: S.exp.batchingOff, setting: -1, model: m, config: withBatching(m, null, { max_batch_size: 32 }) }, over, 0.5, seed);
+  const on0 = run({ label: S.exp.batchingOn(formatUs(0)), setting: 0, model: m, config: delay(0) }, over, 0.5, seed);
+  const on2 = run({ label: S.exp.batchingOn(formatUs(2000)), setting: 2000, model: m, config: delay(2000) }, over, 0.5, seed);
   const onOff = ratio(thr(on0), thr(off));
-  const mod0 = run({ label: S.exp.batchingOn(formatUs(0)), model: m, config: delay(0) }, moderate, 1, seed);
-  const mod2 = run({ label: S.exp.batchingOn(formatUs(2000)), model: m, config: delay(2000) }, moderate, 1, seed);
+  const mod0 = run({ label: S.exp.batchingOn(formatUs(0)), setting: 0, model: m, config: delay(0) }, moderate, 1, seed);
+  const mod2 = run({ label: S.exp.batchingOn(formatUs(2000)), setting: 2000, model: m, config: delay(2000) }, moderate, 1, seed);
   const batchRatio = ratio(mod2.summary.avg_batch_size, mod0.summary.avg_batch_size);
   const busyRatio = ratio(mod2.summary.busy_us_per_request, mod0.summary.busy_us_per_request);
   const overloadRatio = ratio(thr(on2), thr(on0));
@@ -82,6 +90,7 @@ function batching(seed: number): ExperimentTable[] {
   const bound = (model: SimModel, on: boolean, which: 'session' | 'server') =>
     run({
       label: S.exp.boundRow(model.name, on, which === 'session' ? S.exp.whereSession : S.exp.whereServer), model,
+      group: `${model.name} (${which === 'session' ? S.exp.whereSession : S.exp.whereServer})`, series: on ? S.exp.on : S.exp.off,
       config: withBatching(model, on ? { max_queue_delay_microseconds: 0 } : null, { max_batch_size: 32, instance_group: instances(model, 1) }),
       cost: measuredCost(model.name, which, 0),
     }, heavy, 0.2, seed);
@@ -114,7 +123,7 @@ function backends(seed: number): ExperimentTable[] {
   const load = (rate: number, delayUs: number) => {
     const db = { max_queue_delay_microseconds: delayUs };
     const row = (m: SimModel, which: 'server' | 'session') =>
-      run({ label: `${m.name} (${m.backend}, ${which === 'session' ? S.exp.whereSession : S.exp.whereServer})`, model: m, config: { ...m.config, dynamic_batching: db }, cost: measuredCost(m.name, which, 0) }, rate, 1, seed);
+      run({ label: `${m.name} (${m.backend}, ${which === 'session' ? S.exp.whereSession : S.exp.whereServer})`, group: which === 'session' ? S.exp.whereSession : S.exp.whereServer, series: m.backend, model: m, config: { ...m.config, dynamic_batching: db }, cost: measuredCost(m.name, which, 0) }, rate, 1, seed);
     const rows = [row(a, 'server'), row(b, 'server'), row(a, 'session'), row(b, 'session')];
     const busy = (i: number) => rows[i].summary.busy_us_per_request;
     return { rows, server: ratio(busy(1), busy(0)), compute: ratio(busy(3), busy(2)), batch: rows[0].summary.avg_batch_size };
@@ -134,7 +143,7 @@ function concurrency(seed: number): ExperimentTable[] {
   const c = cnn();
   // three instances' worth at the largest batch: more than the cores can serve however many instances
   const rate = roundRate(3 * fullBatchesPerS(c));
-  const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
+  const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), setting: n, model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
   const two = ratio(thr(rows[1]), thr(rows[0]));
   const four = ratio(thr(rows[3]), thr(rows[1]));
   return [{ id: 'instances', title: S.exp.instancesTitle(formatRate(rate), CALIBRATION_CORES), rows, verdict: S.exp.instancesVerdict(two.toFixed(2), four.toFixed(2), CALIBRATION_CORES), figures: { two, four } }];

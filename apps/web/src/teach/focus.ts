@@ -14,6 +14,9 @@ export function takeFocus(): void {
   const el = document.querySelector(`[data-testid="${pending}"]`);
   if (!el) return;
   pending = null;
+  // a table folded under its chart opens to be seen
+  const folded = el.closest('details');
+  if (folded) folded.open = true;
   el.scrollIntoView({ block: 'center' });
   el.setAttribute('data-focused', '1');
 }

@@ -29,6 +29,8 @@ export interface Lesson {
   inspect?: string;
   experiment?: ExperimentId;
   knob?: LessonKnob;
+  /** the p99 budget the lesson's text names (µs): drawn as a line on the latency chart */
+  latencyBudgetUs?: number;
   formulas: FormulaId[];
 }
 
@@ -84,7 +86,7 @@ export const LESSONS: Lesson[] = [
   },
   // application scenarios: presets that stand for real uses
   {
-    id: 'online', chapter: 8, view: 'performance', speed: 1000,
+    id: 'online', chapter: 8, view: 'performance', speed: 1000, latencyBudgetUs: 10_000,
     scenario: (seed) => ({ models: [cnn({ config: { ...cnn().config, max_batch_size: 16, dynamic_batching: { preferred_batch_size: [4, 8], max_queue_delay_microseconds: 500 }, instance_group: [{ name: 'cnn_classifier_0', kind: 'KIND_CPU', count: 2 }] } })], traffic: { rate: 3000, durationUs: 120 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['capacity', 'little'],
   },

@@ -6,6 +6,7 @@
 import { createStore } from 'zustand/vanilla';
 import { appStore, live, syncStructure } from '../store/app-store';
 import { setDataClock } from '../live/clock';
+import { CALIBRATION_CORES } from './models';
 import { setControlSender } from '../live/control';
 import { registerDrawer } from '../charts/frame-loop';
 import { TeachingEngine } from './engine';
@@ -25,6 +26,9 @@ const NARRATED = 8;
  */
 const statsEveryUs = () => Math.max(50, playbackStore.getState().speed * 100);
 const statsWindowUs = () => Math.max(50_000, playbackStore.getState().speed * 1000);
+
+/** The teaching charts' window: everything simulated so far (time 0 to now), at least one stats window. */
+export const chartSpanUs = (nowUs: number, speed: number): number => Math.max(nowUs, 50_000, speed * 1000);
 
 export interface PlaybackState {
   lessonId: string;
@@ -74,7 +78,8 @@ class Playback {
       nowUs: () => playbackStore.getState().t,
       // Paused: moves land at once. Playing: a move takes ~300 ms of wall time whatever the speed.
       animUs: () => (playbackStore.getState().playing ? Math.max(1, 300 * playbackStore.getState().speed) : 1),
-      windowScale: () => playbackStore.getState().speed / 1000,
+      // from the run's start to now, never narrower than the stats' own window (a second of watching)
+      spanUs: () => chartSpanUs(playbackStore.getState().t, playbackStore.getState().speed),
     });
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
@@ -161,7 +166,7 @@ class Playback {
     live.queueSampleUs = Math.max(20, playbackStore.getState().speed * 50);
     live.applySnapshot(e.snapshot());
     this.cursor = 0;
-    this.stats = new SimStats(statsWindowUs());
+    this.stats = new SimStats(statsWindowUs(), e.scenario.cores ?? CALIBRATION_CORES);
     this.nextStats = statsEveryUs();
     this.applyUpTo(t);
     if (this.lesson?.inspect) appStore.setState({ inspect: this.lesson.inspect });

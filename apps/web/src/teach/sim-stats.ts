@@ -35,7 +35,8 @@ export class SimStats {
   private flightSteps = new Map<string, { t: number; n: number }[]>();
   private figures = new Map<string, WindowFigures>();
 
-  constructor(private windowUs: number) {}
+  /** `cores`: the simulated host's, for the CPU chart (instances' busy time over what the cores offer) */
+  constructor(private windowUs: number, private readonly cores = 1) {}
 
   /** The figures computed at the last snapshot (undefined before the first one). */
   windowFigures(key: string): WindowFigures | undefined {
@@ -97,6 +98,7 @@ export class SimStats {
     const from = nowUs - this.windowUs;
     const win = Math.max(1, Math.min(this.windowUs, nowUs)) / 1_000_000;
     const models: ModelAggregate[] = [];
+    let busy = 0;
     for (const [key, tot] of this.totals) {
       const [model, version] = key.split(':');
       const done = trim(this.done.get(key) ?? [], from);
@@ -106,10 +108,12 @@ export class SimStats {
       for (const b of batches) hist[b.size] = (hist[b.size] ?? 0) + 1;
       const mean = (f: (d: Done) => number) => (done.length ? done.reduce((n, d) => n + f(d), 0) / done.length : 0);
       const span = Math.max(1, nowUs - Math.max(0, from));
+      const busyUs = batches.reduce((n, b) => n + Math.min(b.compute, b.t - Math.max(0, from)), 0);
+      busy += busyUs;
       this.figures.set(key, {
         window_us: span,
         samples: batches.reduce((n, b) => n + b.size, 0),
-        busy_us: batches.reduce((n, b) => n + Math.min(b.compute, b.t - Math.max(0, from)), 0),
+        busy_us: busyUs,
         mean_in_flight: this.meanInFlight(key, Math.max(0, from), nowUs),
         requests: done.length,
         mean_latency_us: mean((d) => d.total),
@@ -129,7 +133,10 @@ export class SimStats {
         memory_bytes: this.memory.get(model) ?? 0,
       });
     }
-    return { t: nowUs, wall_ms: Date.now(), models };
+    // the simulated host's utilisation, as Triton's nv_cpu_utilization reads the real one: the instances'
+    // compute over what the cores could give in the window (the CPU chart is not empty while a run plays)
+    const span = Math.max(1, nowUs - Math.max(0, from));
+    return { t: nowUs, wall_ms: Date.now(), models, cpu: { utilization: Math.min(1, busy / (this.cores * span)) } };
   }
 }
 

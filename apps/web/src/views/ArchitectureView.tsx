@@ -58,7 +58,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
     <>
       <div className="arch-cell text-sm">
         <div className="font-mono break-all">{m.repository || '–'}</div>
-        <div className="text-muted">{S.repoSize}: {formatBytes(props.repoBytes)}</div>
+        <div className="text-muted">{S.repoSize}{S.colon}{formatBytes(props.repoBytes)}</div>
       </div>
       <button
         type="button"

@@ -7,7 +7,7 @@
  * moment. Batches already formed but still waiting for a free instance sit as chips to its right.
  */
 import type { BatchLive, RequestLive } from '../store/live-types';
-import { TRIGGER_COLOUR } from '../charts/theme';
+import { TRIGGER_COLOUR, textPx } from '../charts/theme';
 import { withAlpha } from '../charts/draw';
 import { formatUs } from '../charts/format';
 import { batchingOf } from '../store/config-paths';
@@ -75,7 +75,7 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
 
   // Fill vs max_batch_size with the preferred sizes as ticks; a reached preferred size turns green.
   let y = box.y + box.h - 74;
-  text(ctx, th, S.flow.fill, box.x + pad, y, { colour: th.muted, size: th.fontSize - 1, maxW: innerW });
+  text(ctx, th, S.flow.fill, box.x + pad, y, { colour: th.muted, size: textPx(th, -1), maxW: innerW });
   y += 9;
   const reachedPreferred = b.preferred.some((p) => n >= p);
   gauge(ctx, th, box.x + pad, y, innerW, 8, n / b.maxBatchSize, reachedPreferred ? TRIGGER_COLOUR.preferred : th.accent);
@@ -92,7 +92,7 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
     // Close preferred sizes (8 and 16 of 64) would print on top of each other: skip a label that collides.
     const half = (String(p).length * th.fontSize) / 3;
     if (tx - half > lastLabelRight + 2) {
-      text(ctx, th, String(p), tx, y + 19, { align: 'center', size: th.fontSize - 2, colour: th.muted });
+      text(ctx, th, String(p), tx, y + 19, { align: 'center', size: textPx(th, -2), colour: th.muted });
       lastLabelRight = tx + half;
     }
   }
@@ -102,7 +102,7 @@ export function drawBatcher(c: RowCtx, pending: RequestLive[]): BatcherBox {
   const oldest = pending[0];
   const waited = oldest ? Math.max(0, now - oldest.tQueued) : 0;
   const frac = b.maxQueueDelayUs > 0 ? waited / b.maxQueueDelayUs : oldest ? 1 : 0;
-  text(ctx, th, b.maxQueueDelayUs > 0 ? S.flow.waited(formatUs(waited), formatUs(b.maxQueueDelayUs)) : S.flow.noDelay, box.x + pad, y, { colour: th.muted, size: th.fontSize - 1, maxW: innerW });
+  text(ctx, th, b.maxQueueDelayUs > 0 ? S.flow.waited(formatUs(waited), formatUs(b.maxQueueDelayUs)) : S.flow.noDelay, box.x + pad, y, { colour: th.muted, size: textPx(th, -1), maxW: innerW });
   gauge(ctx, th, box.x + pad, y + 9, innerW, 6, frac, frac >= 1 ? TRIGGER_COLOUR.delay : withAlpha(TRIGGER_COLOUR.delay, 0.7));
 
   drawTriggerLabel(c, box);
@@ -122,6 +122,8 @@ function drawTriggerLabel(c: RowCtx, box: BatcherBox): void {
   }
   let last: BatchLive | undefined;
   for (const b of recent) if (!last || b.tFormed > last.tFormed) last = b;
+  // a label held from later than now belongs to a run the clock went back from (Restart, a seek back)
+  if ((heldTrigger.get(m.key)?.since ?? -Infinity) > now) heldTrigger.delete(m.key);
   const held = heldTrigger.get(m.key);
   if (last && (!held || (last.trigger !== held.trigger && now - held.since > holdUs) || (last.trigger === held.trigger && now - held.since > holdUs / 2))) {
     heldTrigger.set(m.key, { trigger: last.trigger, size: last.size, since: now });
@@ -131,10 +133,10 @@ function drawTriggerLabel(c: RowCtx, box: BatcherBox): void {
   if (show && now - show.since < holdUs * 4) {
     const fade = Math.max(0.45, 1 - (now - show.since) / (holdUs * 4));
     const colour = withAlpha(TRIGGER_COLOUR[show.trigger] ?? th.accent, fade);
-    text(ctx, th, S.flow.sent(show.size), box.x + box.w / 2, y, { align: 'center', colour: th.muted, size: th.fontSize - 1 });
-    text(ctx, th, S.triggers[show.trigger] ?? show.trigger, box.x + box.w / 2, y + th.fontSize + 4, { align: 'center', colour, weight: 700, size: th.fontSize + 2, maxW: box.w + 40 });
+    text(ctx, th, S.flow.sent(show.size), box.x + box.w / 2, y, { align: 'center', colour: th.muted, size: textPx(th, -1) });
+    text(ctx, th, S.triggers[show.trigger] ?? show.trigger, box.x + box.w / 2, y + th.fontSize + 4, { align: 'center', colour, weight: 700, size: textPx(th, 2), maxW: box.w + 40 });
   } else {
-    text(ctx, th, S.flow.noBatchYet, box.x + box.w / 2, y, { align: 'center', colour: th.muted, size: th.fontSize - 1 });
+    text(ctx, th, S.flow.noBatchYet, box.x + box.w / 2, y, { align: 'center', colour: th.muted, size: textPx(th, -1) });
   }
   // Trigger mix of the batches formed within the hold window: a thin stacked bar.
   if (recent.length > 1) {
@@ -148,7 +150,7 @@ function drawTriggerLabel(c: RowCtx, box: BatcherBox): void {
       ctx.fillRect(x, by, Math.max(1, w - 1), 5);
       x += w;
     }
-    text(ctx, th, S.flow.mix(recent.length, formatUs(holdUs)), box.x + box.w / 2, by + 14, { align: 'center', colour: th.muted, size: th.fontSize - 2 });
+    text(ctx, th, S.flow.mix(recent.length, formatUs(holdUs)), box.x + box.w / 2, by + 14, { align: 'center', colour: th.muted, size: textPx(th, -2) });
   }
 }
 
@@ -165,11 +167,11 @@ export function drawWaitingBatches(c: RowCtx, box: BatcherBox): Map<string, { x:
     roundRect(ctx, cx - chipW / 2, y, chipW, 18, 5);
     ctx.fillStyle = withAlpha(TRIGGER_COLOUR[b.trigger] ?? th.accent, 0.85);
     ctx.fill();
-    text(ctx, th, String(b.size), cx, y + 9, { align: 'center', colour: '#ffffff', weight: 700, size: th.fontSize - 1 });
+    text(ctx, th, String(b.size), cx, y + 9, { align: 'center', colour: '#ffffff', weight: 700, size: textPx(th, -1) });
     at.set(b.id, { x: cx, y: y + 9 });
   });
   if (waiting.length > 0) {
-    text(ctx, th, S.flow.waitingForInstance(waiting.length), cx, box.y + 8, { align: 'center', colour: th.muted, size: th.fontSize - 2 });
+    text(ctx, th, S.flow.waitingForInstance(waiting.length), cx, box.y + 8, { align: 'center', colour: th.muted, size: textPx(th, -2) });
   }
   return at;
 }

@@ -8,7 +8,7 @@
  */
 import type { LiveModel } from '../store/live-model';
 import type { ModelLive, RequestLive } from '../store/live-types';
-import { chartTheme, priorityColour } from '../charts/theme';
+import { chartTheme, priorityColour, textPx } from '../charts/theme';
 import { withAlpha } from '../charts/draw';
 import { S } from '../strings';
 import { formatRate } from '../charts/format';
@@ -16,7 +16,7 @@ import { drawBatcher, drawWaitingBatches } from './data-flow-batcher';
 import { drawInstances } from './data-flow-instances';
 import { drawPipelineRow } from './data-flow-pipeline';
 import { pipelineOf } from '../store/pipeline';
-import { colourFn, dot, DotBatch, ease, hash, lerp, roundRect, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
+import { colourFn, dot, DotBatch, ease, hash, lerp, roundRect, spreadHeaders, text, type Columns, type Groups, type RowCtx } from './data-flow-shared';
 
 const DOT_STEP = 11;
 
@@ -43,7 +43,11 @@ export function drawDataFlow(
   ];
   // a view of ensembles only has no queues, batcher or instances of its own: its steps fill the middle
   if (models.every((m) => pipelineOf(m.config))) heads.splice(1, 3, [S.pipeline.title, (X.qStart + X.inst + X.instW) / 2, 'center']);
-  for (const [label, x, align] of heads) text(ctx, th, label.toUpperCase(), x, 6, { align, base: 'top', weight: 700, colour: th.muted, size: th.fontSize - 1 });
+  const headSize = textPx(th, -1);
+  ctx.font = `700 ${headSize}px ${th.font}`;
+  const headItems = heads.map(([label, x, align]) => ({ label: label.toUpperCase(), x, align, w: ctx.measureText(label.toUpperCase()).width }));
+  const headLeft = spreadHeaders(headItems, w - 4);
+  headItems.forEach((hd, i) => text(ctx, th, hd.label, headLeft[i], 6, { base: 'top', weight: 700, colour: th.muted, size: headSize }));
 
   // One pass over in-flight requests, grouped by model and phase (Map order = arrival order).
   const byModel = new Map<string, Groups>();
@@ -97,7 +101,7 @@ function drawRow(c: RowCtx): void {
   dot(ctx, X.arrive, c.mid, th.muted, 7 + 3 * pulse, 0.25 + 0.5 * pulse);
   dot(ctx, X.arrive, c.mid, th.muted, 5);
   const rate = c.live.latestAggregate(m.key)?.requests_per_s;
-  if (rate !== undefined) text(ctx, th, `${formatRate(rate)}/s`, 2, c.mid + 20, { colour: th.muted, size: th.fontSize - 1, maxW: X.qStart - 6 }); // left-aligned: centred on the arrival dot it left the canvas
+  if (rate !== undefined) text(ctx, th, `${formatRate(rate)}/s`, 2, c.mid + 20, { colour: th.muted, size: textPx(th, -1), maxW: X.qStart - 6 }); // left-aligned: centred on the arrival dot it left the canvas
 
   const levels = [...new Set([...m.queued.keys(), ...g.queued.keys(), 1])].sort((a, b) => a - b).slice(0, 5);
   const laneArea = Math.min(c.bottom - c.top - 90, levels.length * 150);
@@ -129,7 +133,7 @@ function drawLane(c: RowCtx, level: number, list: RequestLive[], y0: number, lh:
   ctx.lineWidth = 1;
   ctx.stroke();
   text(ctx, th, `P${level}`, X.qStart - 8, y0 + lh / 2 - 7, { align: 'right', weight: 700, colour: pc });
-  text(ctx, th, String(list.length), X.qStart - 8, y0 + lh / 2 + 8, { align: 'right', colour: th.muted, size: th.fontSize - 1 });
+  text(ctx, th, String(list.length), X.qStart - 8, y0 + lh / 2 + 8, { align: 'right', colour: th.muted, size: textPx(th, -1) });
   const rows = Math.max(1, Math.floor((lh - 6) / DOT_STEP));
   const cols = Math.max(1, Math.floor((X.qEnd - X.qStart - 34) / DOT_STEP));
   const fit = rows * cols;
@@ -144,8 +148,8 @@ function drawLane(c: RowCtx, level: number, list: RequestLive[], y0: number, lh:
     const k = ease((now - r.tQueued) / (anim * 0.4));
     c.dots.add(c.colourOf(r), lerp(X.arrive, tx, k), lerp(c.mid, ty, k), r.delayed ? 3 : 4, 1, r.protocol === 'grpc');
   }
-  if (list.length > fit) text(ctx, th, `+${list.length - fit}`, X.qStart + 6, y0 + lh / 2, { weight: 700, size: th.fontSize - 1 });
-  if (list.length === 0) text(ctx, th, S.flow.emptyQueue, (X.qStart + X.qEnd) / 2, y0 + lh / 2, { align: 'center', colour: withAlpha(th.muted, 0.7), size: th.fontSize - 1 });
+  if (list.length > fit) text(ctx, th, `+${list.length - fit}`, X.qStart + 6, y0 + lh / 2, { weight: 700, size: textPx(th, -1) });
+  if (list.length === 0) text(ctx, th, S.flow.emptyQueue, (X.qStart + X.qEnd) / 2, y0 + lh / 2, { align: 'center', colour: withAlpha(th.muted, 0.7), size: textPx(th, -1) });
 }
 
 /** Responses fly right from their instance and fade; rejections drop out under the queues in red. */

@@ -5,7 +5,7 @@
  * server cannot know in advance how long a run takes).
  */
 import { withAlpha } from '../charts/draw';
-import { modelColour } from '../charts/theme';
+import { modelColour, textPx } from '../charts/theme';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
 import { ease, gauge, lerp, roundRect, text, type RowCtx } from './data-flow-shared';
@@ -63,8 +63,8 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
     const statusStyle = { weight: busy ? 700 : 400, colour: busy ? mc : bad ? th.danger : th.muted };
     if (small) {
       // One line: the name on the left, the state on the right, each given its share of the width.
-      text(ctx, th, inst.name, card.x + 8, card.y + cardH / 2, { weight: 600, size: th.fontSize - 1, maxW: card.w * 0.55 - 8 });
-      text(ctx, th, status, card.x + card.w - 8, card.y + cardH / 2, { ...statusStyle, align: 'right', size: th.fontSize - 1, maxW: card.w * 0.42 - 8 });
+      text(ctx, th, inst.name, card.x + 8, card.y + cardH / 2, { weight: 600, size: textPx(th, -1), maxW: card.w * 0.55 - 8 });
+      text(ctx, th, status, card.x + card.w - 8, card.y + cardH / 2, { ...statusStyle, align: 'right', size: textPx(th, -1), maxW: card.w * 0.42 - 8 });
       return;
     }
     text(ctx, th, inst.name, card.x + 10, card.y + 13, { weight: 600, maxW: card.w - 20 });
@@ -81,9 +81,9 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
         const hint = S.flow.running(formatUs(elapsed), formatUs(typical));
         ctx.font = `${statusStyle.weight} ${th.fontSize}px ${th.font}`;
         const statusW = ctx.measureText(status).width;
-        ctx.font = `400 ${th.fontSize - 2}px ${th.font}`;
+        ctx.font = `400 ${textPx(th, -2)}px ${th.font}`;
         const hintW = ctx.measureText(hint).width;
-        const hintStyle = { colour: th.muted, size: th.fontSize - 2 };
+        const hintStyle = { colour: th.muted, size: textPx(th, -2) };
         if (statusW + hintW + 12 <= card.w - 20) text(ctx, th, hint, card.x + card.w - 10, line2, { ...hintStyle, align: 'right' });
         else if (hintW <= card.w - 20 && line2 + th.fontSize + 4 < card.y + card.h - 16) text(ctx, th, hint, card.x + 10, line2 + th.fontSize + 2, hintStyle);
       }
@@ -102,6 +102,6 @@ export function drawInstances(c: RowCtx, from: (batchId: string | undefined) => 
     });
   });
   const shown = cards.size;
-  if (shown < insts.length) text(ctx, th, S.flow.moreInstances(insts.length - shown), X.inst + X.instW / 2, c.bottom + 6, { align: 'center', colour: th.muted, size: th.fontSize - 1 });
+  if (shown < insts.length) text(ctx, th, S.flow.moreInstances(insts.length - shown), X.inst + X.instW / 2, c.bottom + 6, { align: 'center', colour: th.muted, size: textPx(th, -1) });
   return cards;
 }

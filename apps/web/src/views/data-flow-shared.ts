@@ -120,10 +120,13 @@ export function text(
   ctx.fillStyle = o.colour ?? th.fg;
   ctx.textAlign = o.align ?? 'left';
   ctx.textBaseline = o.base ?? 'middle';
-  ctx.fillText(s, x, y, o.maxW);
+  // Past its room a label is cut with an ellipsis, never compressed: fillText's maxWidth squeezes the
+  // glyphs below the type scale's floor (large type must stay large).
+  if (s && o.maxW !== undefined) s = fitText(ctx, s, o.maxW);
+  ctx.fillText(s, x, y);
   if (!s) return;
   const natural = ctx.measureText(s).width;
-  const w = Math.min(natural, o.maxW ?? Infinity);
+  const w = natural;
   const x0 = ctx.textAlign === 'right' ? x - w : ctx.textAlign === 'center' ? x - w / 2 : x;
   const y0 = ctx.textBaseline === 'middle' ? y - size / 2 : ctx.textBaseline === 'top' ? y : y - size;
   drawnLabels.push({ text: s, x0, x1: x0 + w, y0, y1: y0 + size, natural });
@@ -146,4 +149,33 @@ export function hash(s: string): number {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return h >>> 0;
+}
+
+/** `s` as it fits in `maxW` at the context's font: whole, or cut with "…" (at least one character). */
+export function fitText(ctx: Pick<CanvasRenderingContext2D, 'measureText'>, s: string, maxW: number): string {
+  if (ctx.measureText(s).width <= maxW) return s;
+  let lo = 1;
+  let hi = s.length - 1;
+  // the longest prefix whose "prefix…" fits (binary search: measureText is the cost)
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ctx.measureText(`${s.slice(0, mid)}…`).width <= maxW) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${s.slice(0, lo)}…`;
+}
+
+/**
+ * Column headers along one line: each wants its anchor (left, centre or right aligned), but none may
+ * overlap its neighbour or leave [0, width]. Returns each header's left edge: pushed right past the one
+ * before, then pulled left before the one after and the canvas's end (large type widens them all).
+ */
+export function spreadHeaders(items: { x: number; align: CanvasTextAlign; w: number }[], width: number, gap = 12): number[] {
+  const left = items.map((it) => Math.max(0, it.align === 'right' ? it.x - it.w : it.align === 'center' ? it.x - it.w / 2 : it.x));
+  for (let i = 1; i < left.length; i++) left[i] = Math.max(left[i], left[i - 1] + items[i - 1].w + gap);
+  for (let i = left.length - 1; i >= 0; i--) {
+    const limit = i === left.length - 1 ? width : left[i + 1] - gap;
+    left[i] = Math.max(0, Math.min(left[i], limit - items[i].w));
+  }
+  return left;
 }

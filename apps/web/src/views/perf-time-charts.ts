@@ -92,26 +92,28 @@ function versionLines(series: Series[], dash?: number[], suffix = ''): LineSpec[
   }));
 }
 
-function perVersionChart(pick: (a: ModelAggregate) => number, yFormat: (v: number) => string, yTitle: string, floor: number) {
+// the title is read at draw time: the language can change while the chart lives
+function perVersionChart(pick: (a: ModelAggregate) => number, yFormat: (v: number) => string, yTitle: () => string, floor: number) {
   return (ctx: CanvasRenderingContext2D, w: number, h: number, o: DrawOptions): ChartInfo => {
     const win = currentWindow();
     return drawTimeChart(ctx, w, h, chartTheme(), {
       lines: versionLines(seriesByVersion(win.stats, win.key, pick)), from: win.from, now: win.now, markers: win.markers,
-      yFormat, yTitle, floor, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
+      yFormat, yTitle: yTitle(), floor, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
     });
   };
 }
 
 const emptyText = () => (live.stats.length ? S.noDataInWindow : S.waitingForStats);
 
-export const drawThroughput = perVersionChart((a) => a.throughput_per_s, formatRate, S.axis.inferencesPerS, 10);
-export const drawAvgBatch = perVersionChart((a) => a.avg_batch_size || NaN, (v) => String(+v.toFixed(1)), S.axis.batchSize.replace(' →', ''), 1);
-export const drawPending = perVersionChart(pendingOf, formatRate, S.panels.requests, 1);
+export const drawThroughput = perVersionChart((a) => a.throughput_per_s, formatRate, () => S.axis.inferencesPerS, 10);
+export const drawAvgBatch = perVersionChart((a) => a.avg_batch_size || NaN, (v) => String(+v.toFixed(1)), () => S.axis.batchSize.replace(' →', ''), 1);
+export const drawPending = perVersionChart(pendingOf, formatRate, () => S.panels.requests, 1);
 
 export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number, o: DrawOptions): ChartInfo => {
   const win = currentWindow();
   const served = (a: ModelAggregate) => a.requests_per_s > 0;
   const p99 = seriesByVersion(win.stats, win.key, (a) => (served(a) ? a.latency_us.p99 : NaN));
+  const budget = appStore.getState().mode === 'teach' ? appStore.getState().latencyBudgetUs : undefined;
   const p50 = seriesByVersion(win.stats, win.key, (a) => (served(a) ? a.latency_us.p50 : NaN));
   let lines: LineSpec[];
   if (p99.length === 1) {
@@ -127,7 +129,7 @@ export const drawLatency = (ctx: CanvasRenderingContext2D, w: number, h: number,
   }
   return drawTimeChart(ctx, w, h, chartTheme(), {
     lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.latency, floor: 1000, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
-    guides: targetGuides(win.key, chartTheme().danger),
+    guides: [...targetGuides(win.key, chartTheme().danger), ...(budget === undefined ? [] : [{ v: budget, label: S.chartWords.budget(formatUs(budget)), colour: chartTheme().danger }])],
     note: p99.length > 1 ? S.panels.solidDashedLatency : undefined,
   });
 };
@@ -138,8 +140,8 @@ export const drawQueueCompute = (ctx: CanvasRenderingContext2D, w: number, h: nu
   const compute = seriesByVersion(win.stats, win.key, (a) => (served(a) ? a.compute_us_mean : NaN));
   const queue = seriesByVersion(win.stats, win.key, (a) => (served(a) ? a.queue_us_mean : NaN));
   const lines: LineSpec[] = compute.length === 1
-    ? [{ label: 'queue', colour: '#f59e0b', points: queue[0].points }, { label: 'compute', colour: '#6366f1', points: compute[0].points }]
-    : [...versionLines(compute), ...versionLines(queue, [4, 3], ' queue')];
+    ? [{ label: S.chartWords.queue, colour: '#f59e0b', points: queue[0].points }, { label: S.chartWords.compute, colour: '#6366f1', points: compute[0].points }]
+    : [...versionLines(compute), ...versionLines(queue, [4, 3], ` ${S.chartWords.queue}`)];
   return drawTimeChart(ctx, w, h, chartTheme(), {
     lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatUs, yKind: 'us', yTitle: S.axis.meanTime, floor: 1000, log: o.log, legendAll: o.legendAll,
     emptyText: emptyText(), note: compute.length > 1 ? S.panels.solidDashed : undefined,
@@ -151,7 +153,7 @@ const REASON_COLOUR = { REJECTED: '#d97706', CANCELED: '#64748b', BACKEND: '#dc2
 export const drawFailures = (ctx: CanvasRenderingContext2D, w: number, h: number, o: DrawOptions): ChartInfo => {
   const win = currentWindow();
   const rates = failureRates(win.stats, win.key);
-  const lines: LineSpec[] = rates.length === 0 ? [] : FAILURE_REASONS.map((r) => ({ label: r, colour: REASON_COLOUR[r], points: rates.map((x) => ({ t: x.t, v: x.perS[r] })) }));
+  const lines: LineSpec[] = rates.length === 0 ? [] : FAILURE_REASONS.map((r) => ({ label: S.chartWords.reasons[r] ?? r, colour: REASON_COLOUR[r], points: rates.map((x) => ({ t: x.t, v: x.perS[r] })) }));
   return drawTimeChart(ctx, w, h, chartTheme(), {
     lines, from: win.from, now: win.now, markers: win.markers, yFormat: formatRate, yTitle: S.panels.perSecond, floor: 1, log: o.log, legendAll: o.legendAll, emptyText: emptyText(),
   });

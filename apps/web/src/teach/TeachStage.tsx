@@ -1,0 +1,41 @@
+/**
+ * What a lesson puts on the main stage above the view: its knob (the delay slider, the instance buttons,
+ * or the course demo's lanes and sliders) and its experiment as a chart, the row the knob is set to marked.
+ */
+import { useStore } from 'zustand';
+import { live, useApp } from '../store/app-store';
+import { activeInstances, batchingOf } from '../store/config-paths';
+import { S } from '../strings';
+import { LESSONS, lessonById, type Lesson } from './lessons';
+import { LessonKnob } from './LessonKnob';
+import { CourseDemo } from './CourseDemo';
+import { StreamingDemo } from './StreamingDemo';
+import { AutotuneDemo } from './AutotuneDemo';
+import { ExperimentPanel } from './ExperimentPanel';
+import { calibrationStore } from './calibrations';
+
+export function TeachStage() {
+  const id = useApp((s) => s.lesson);
+  const seed = useApp((s) => s.seed);
+  const calVersion = useStore(calibrationStore, (c) => c.version);
+  const lesson = lessonById(id) ?? LESSONS[0];
+  const current = useKnobValue(lesson);
+  const text = S.lessonText[lesson.id];
+  return (
+    <>
+      {lesson.knob === 'course' && <CourseDemo />}
+      {lesson.knob === 'stream' && <StreamingDemo />}
+      {lesson.knob === 'autotune' && <AutotuneDemo />}
+      {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} caption={text.watch[text.watch.length - 1]} />}
+      {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} caption={text.caption} current={current} />}
+    </>
+  );
+}
+
+/** The lesson knob's value now, in the unit the experiment rows record (delay µs, instance count). */
+function useKnobValue(lesson: Lesson): number | undefined {
+  useApp((s) => s.structureRev);
+  const m = [...live.models.values()][0];
+  if (!m || (lesson.knob !== 'delay' && lesson.knob !== 'instances')) return undefined;
+  return lesson.knob === 'delay' ? batchingOf(m.config, activeInstances(m)).maxQueueDelayUs : activeInstances(m);
+}
