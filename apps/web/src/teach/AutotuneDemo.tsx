@@ -2,49 +2,52 @@
  * The autotuning lesson's picture: the uneven day (autotune-day.ts) with the static delay a class picks
  * against the autotuner at a p99 target, per phase: p99 bars under the target line, and instance time per
  * request beside them (with the whole day's). The two knobs re-run the simulator (cached per value);
- * the run is deferred a tick so "simulating…" shows while it works. Bars are HTML, so their labels
+ * the run is deferred a tick so "simulating…" shows while it works. Bars are DOM, so their labels
  * follow the page's type scale (large type included).
  */
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { language } from '../strings';
 import { formatUs } from '../charts/format';
+import { MODEL_PALETTE } from '../charts/theme';
 import { AUTOTUNE_DEMO_EN, AUTOTUNE_DEMO_ZH } from '../i18n/lesson-autotune';
 import { calibrationStore } from './calibrations';
 import { compareDay, STATIC_DELAYS_US, TARGETS_MS, type DayComparison } from './autotune-day';
 
 const text = () => (language() === 'zh' ? AUTOTUNE_DEMO_ZH : AUTOTUNE_DEMO_EN);
-const FIXED_COLOUR = 'var(--c-muted, #94a3b8)';
-const TUNED_COLOUR = 'var(--c-ok, #34d399)';
+/** static, autotuned: the experiment chart's series colours */
+const COLOURS = [MODEL_PALETTE[0], MODEL_PALETTE[1]];
 
 interface Bar { value: number; label: string; over?: boolean }
 
-/** One chart: groups of two bars (static, autotuned), an optional horizontal line at `line`. */
+/**
+ * One chart in the lessons' experiment-chart style (index.css .exp-*: horizontal bars on one scale, the
+ * value at the bar's end, the type scale's floor): groups of two bars (static, autotuned), and the target
+ * as a dashed line through every track. Not ExperimentChart itself: that one draws a table of whole-run
+ * summaries by one metric, with no target; this picture is per phase, with one.
+ */
 function Bars(props: { title: string; groups: { name: string; bars: [Bar, Bar] }[]; line?: { at: number; label: string }; testid: string }) {
-  const top = Math.max(props.line?.at ?? 0, ...props.groups.flatMap((g) => g.bars.map((b) => b.value))) * 1.15 || 1;
-  const pct = (v: number) => `${(v / top) * 100}%`;
+  const top = Math.max(props.line?.at ?? 0, ...props.groups.flatMap((g) => g.bars.map((b) => b.value))) * 1.1 || 1;
+  const pct = (v: number) => `${Math.max(0, Math.min(100, (v / top) * 100))}%`;
   return (
-    <figure data-testid={props.testid}>
-      <figcaption className="text-sm font-semibold mb-1">{props.title}</figcaption>
-      <div className="relative h-40 border-b border-current/30 flex items-end gap-4 pl-1 pr-28">
-        {props.line && (
-          <div className="absolute left-0 right-0 border-t-2 border-dashed border-danger pointer-events-none" style={{ bottom: pct(props.line.at) }} data-testid="autotune-target-line">
-            <span className="absolute right-1 -top-6 w-26 text-right text-sm text-danger">{props.line.label}</span>
-          </div>
-        )}
+    <figure className="exp-chart space-y-1" data-testid={props.testid}>
+      <figcaption className="font-semibold">{props.title}</figcaption>
+      {props.line && <p className="text-sm text-danger" data-testid="autotune-target-line"><span className="autotune-target-key" /> {props.line.label}</p>}
+      <div className="exp-bars" role="img" aria-label={props.title}>
         {props.groups.map((g) => (
-          <div key={g.name} className="flex-1 flex items-end justify-center gap-1 h-full">
+          <div key={g.name} className="exp-group">
+            <div className="exp-group-label text-sm">{g.name}</div>
             {g.bars.map((b, i) => (
-              <div key={i} className="flex-1 max-w-12 flex flex-col items-center justify-end h-full">
-                <span className="text-sm whitespace-nowrap">{b.label}</span>
-                <div style={{ height: pct(b.value), background: i === 0 ? FIXED_COLOUR : TUNED_COLOUR, outline: b.over ? '2px solid var(--c-danger)' : undefined }} className="w-full rounded-t" />
+              <div key={i} className="exp-row" data-value={b.value}>
+                <div className="exp-track">
+                  <span className="exp-bar" style={{ width: pct(b.value), background: COLOURS[i], outline: b.over ? '3px solid var(--c-danger)' : undefined }} />
+                  {props.line && <span className="autotune-target" style={{ left: pct(props.line.at) }} />}
+                </div>
+                <span className="exp-value">{b.label}</span>
               </div>
             ))}
           </div>
         ))}
-      </div>
-      <div className="flex gap-4 pl-1 pr-28">
-        {props.groups.map((g) => <span key={g.name} className="flex-1 text-center text-sm">{g.name}</span>)}
       </div>
     </figure>
   );
@@ -90,8 +93,8 @@ export function AutotuneDemo() {
         </div>
       </div>
       <div className="flex flex-wrap gap-3 text-sm">
-        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: FIXED_COLOUR }} />{fixedName}</span>
-        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: TUNED_COLOUR }} />{tunedName}</span>
+        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: COLOURS[0] }} />{fixedName}</span>
+        <span><span className="inline-block w-3 h-3 mr-1 align-middle" style={{ background: COLOURS[1] }} />{tunedName}</span>
       </div>
       {!cmp ? <p className="text-sm text-muted" data-testid="autotune-computing">{t.computing}</p> : (
         <>
