@@ -4,28 +4,14 @@
  * clients at once all start before any finishes (the one instance is not held while tokens flow); the
  * lesson reads in Chinese with ?lang=zh.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
-import { startServer, type RunningServer } from './server-under-test';
+import { chromiumMissing, screenshot } from './browser';
+import { liveSuite } from './live-suite';
 
 const missing = chromiumMissing();
-let server: RunningServer;
-let browser: LaunchedBrowser;
-let page: Page;
-let errors: string[];
-
-before(async () => {
-  if (missing) return;
-  server = await startServer();
-  ({ browser, page, errors } = await openWatchedPage({ viewport: { width: 1440, height: 900 }, timeoutMs: 30_000 }));
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const s = liveSuite();
 
 const runs = (p: Page) => p.$$eval('[data-testid=streaming-run]', (els) => els.map((e) => ({
   tokens: Number(e.getAttribute('data-tokens')), done: e.getAttribute('data-done') === 'true',
@@ -34,35 +20,35 @@ const runs = (p: Page) => p.$$eval('[data-testid=streaming-run]', (els) => els.m
 })));
 
 test('one stream: the tokens arrive one by one, the first long before the total', { skip: missing }, async () => {
-  await page.goto(`${server.url}/?mode=teach&lesson=streaming`);
-  await page.waitForSelector('[data-testid=streaming-demo]');
-  await page.fill('[data-testid=streaming-count]', '12');
-  await page.click('[data-testid=streaming-start]');
+  await s.page.goto(`${s.server.url}/?mode=teach&lesson=streaming`);
+  await s.page.waitForSelector('[data-testid=streaming-demo]');
+  await s.page.fill('[data-testid=streaming-count]', '12');
+  await s.page.click('[data-testid=streaming-start]');
   // part-way: some tokens shown, the stream not done yet
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid=streaming-run]')?.getAttribute('data-tokens')) >= 2, undefined, { timeout: 20_000 });
-  const partial = (await runs(page))[0]!;
+  await s.page.waitForFunction(() => Number(document.querySelector('[data-testid=streaming-run]')?.getAttribute('data-tokens')) >= 2, undefined, { timeout: 20_000 });
+  const partial = (await runs(s.page))[0]!;
   assert.ok(partial.tokens < 12 || partial.done);
-  await page.waitForSelector('[data-testid=streaming-run][data-done=true]', { timeout: 30_000 });
-  const [r] = await runs(page);
+  await s.page.waitForSelector('[data-testid=streaming-run][data-done=true]', { timeout: 30_000 });
+  const [r] = await runs(s.page);
   assert.equal(r!.tokens, 12);
   assert.equal(r!.text.trim().split(/\s+/).length, 12);
   assert.ok(r!.first > 0 && r!.first < r!.total, JSON.stringify(r));
-  await screenshot(page, 'streaming-lesson');
+  await screenshot(s.page, 'streaming-lesson');
 });
 
 test('four clients at once: every stream has its first token before any stream ends', { skip: missing }, async () => {
-  await page.click('[data-testid=streaming-four]');
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=streaming-run]')].filter((e) => e.getAttribute('data-done') === 'true').length === 4, undefined, { timeout: 40_000 });
-  const all = await runs(page);
+  await s.page.click('[data-testid=streaming-four]');
+  await s.page.waitForFunction(() => [...document.querySelectorAll('[data-testid=streaming-run]')].filter((e) => e.getAttribute('data-done') === 'true').length === 4, undefined, { timeout: 40_000 });
+  const all = await runs(s.page);
   assert.equal(all.length, 4);
   for (const r of all) assert.equal(r.tokens, 12);
   assert.ok(Math.max(...all.map((r) => r.first)) < Math.min(...all.map((r) => r.total)), JSON.stringify(all));
 });
 
 test('the lesson in Chinese', { skip: missing }, async () => {
-  await page.goto(`${server.url}/?mode=teach&lesson=streaming&lang=zh`);
-  await page.waitForSelector('[data-testid=streaming-demo]');
-  assert.match(await page.textContent('[data-testid=lesson-claim]') ?? '', /解耦/);
-  assert.equal(await page.textContent('[data-testid=streaming-start]'), '开始流式');
-  assert.deepEqual(errors, []);
+  await s.page.goto(`${s.server.url}/?mode=teach&lesson=streaming&lang=zh`);
+  await s.page.waitForSelector('[data-testid=streaming-demo]');
+  assert.match(await s.page.textContent('[data-testid=lesson-claim]') ?? '', /解耦/);
+  assert.equal(await s.page.textContent('[data-testid=streaming-start]'), '开始流式');
+  assert.deepEqual(s.errors, []);
 });
