@@ -4,31 +4,15 @@
  * only those), moving the target changes the tuned ones and the line. At 3 ms the tuned bars stay under
  * the line in every phase. Runs against the built dashboard on a static server (the simulator is in the page).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
-import { serveStatic } from './static-server';
-import { ensureWebBuilt, WEB_DIST } from './server-under-test';
+import { chromiumMissing, screenshot } from './browser';
+import { staticSuite } from './suites';
 import { englishWords, openLesson } from './teaching-page';
 
 const missing = chromiumMissing();
-let web: { url: string; close(): Promise<void> };
-let browser: LaunchedBrowser;
-let page: Page;
-let errors: string[];
-
-before(async () => {
-  if (missing) return;
-  ensureWebBuilt();
-  web = await serveStatic(WEB_DIST);
-  ({ browser, page, errors } = await openWatchedPage({ viewport: { width: 1280, height: 720 }, timeoutMs: 60_000 }));
-});
-
-after(async () => {
-  await browser?.close();
-  await web?.close();
-});
+const s = staticSuite({ viewport: { width: 1280, height: 720 }, timeoutMs: 60_000 });
 
 const DEMO = '[data-testid=autotune-demo]';
 async function picture(p: Page) {
@@ -45,36 +29,36 @@ async function picture(p: Page) {
 
 for (const lang of ['en', 'zh'] as const) {
   test(`${lang}: the same day, static vs autotuned; the knobs move the picture`, { skip: missing }, async () => {
-    await openLesson(page, web.url, 'autotune', lang, '&large=1');
-    const first = await picture(page);
+    await openLesson(s.page, s.url, 'autotune', lang, '&large=1');
+    const first = await picture(s.page);
     assert.equal(first.fixed.length, 3);
     assert.equal(first.tuned.length, 3);
     for (const p99 of first.tuned) assert.ok(p99 <= 3000, `autotuned at 3 ms: ${first.tuned}`);
     assert.ok(first.tunedCompute < first.fixedCompute, `${first.tunedCompute} vs ${first.fixedCompute}`);
     assert.match(first.line ?? '', /3 ms/);
     // large type: the picture's labels are at least 16 px
-    const sizes = await page.$$eval(`${DEMO} span, ${DEMO} p, ${DEMO} figcaption`, (els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)));
+    const sizes = await s.page.$$eval(`${DEMO} span, ${DEMO} p, ${DEMO} figcaption`, (els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)));
     assert.ok(Math.min(...sizes) >= 16, `smallest label ${Math.min(...sizes)} px`);
 
-    await page.click('[data-testid=autotune-delay-8000]');
-    const longer = await picture(page);
+    await s.page.click('[data-testid=autotune-delay-8000]');
+    const longer = await picture(s.page);
     assert.notDeepEqual(longer.fixed, first.fixed);
     assert.deepEqual(longer.tuned, first.tuned, 'the autotuned side does not depend on the static knob');
     assert.ok(longer.fixed[0] > 3000, `8 ms when quiet: ${longer.fixed}`);
     assert.notEqual(longer.verdict, first.verdict);
 
-    await page.click('[data-testid="autotune-target-1.2"]');
-    const tight = await picture(page);
+    await s.page.click('[data-testid="autotune-target-1.2"]');
+    const tight = await picture(s.page);
     assert.notDeepEqual(tight.tuned, first.tuned);
     assert.match(tight.line ?? '', /1\.2 ms/);
     if (lang === 'zh') {
-      assert.match(await page.textContent('[data-testid=autotune-takeaway]') ?? '', /没有哪个延迟能管一整天/);
-      assert.deepEqual(await englishWords(page), []);
-    } else assert.match(await page.textContent('[data-testid=autotune-takeaway]') ?? '', /No single delay is right all day/);
-    await screenshot(page, `autotune-lesson-${lang}`);
+      assert.match(await s.page.textContent('[data-testid=autotune-takeaway]') ?? '', /没有哪个延迟能管一整天/);
+      assert.deepEqual(await englishWords(s.page), []);
+    } else assert.match(await s.page.textContent('[data-testid=autotune-takeaway]') ?? '', /No single delay is right all day/);
+    await screenshot(s.page, `autotune-lesson-${lang}`);
   });
 }
 
 test('no console errors on the way', { skip: missing }, () => {
-  assert.deepEqual(errors, []);
+  assert.deepEqual(s.errors, []);
 });

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { chromiumMissing, screenshot } from './browser';
-import { liveSuite } from './live-suite';
+import { liveSuite } from './suites';
 
 const missing = chromiumMissing();
 const s = liveSuite();

@@ -5,9 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { chromiumMissing, screenshot } from './browser';
-import { liveSuite } from './live-suite';
+import { liveSuite } from './suites';
 import { englishWords } from './teaching-page';
 
 const missing = chromiumMissing();
