@@ -152,7 +152,7 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
   assert.equal(m.sched.snapshot().pending?.requests, 2);
 });
 
-test('prefetch with max_queue_delay: a batch whose delay ran out is not handed to the busy instance; it grows until the instance is free', async () => {
+test('prefetch with max_queue_delay: a batch whose delay ran out is not formed while the instance is busy; it grows (lent as it stands) until the instance is free', async () => {
   const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000 } });
   await h.start();
   h.send('a');
@@ -162,17 +162,22 @@ test('prefetch with max_queue_delay: a batch whose delay ran out is not handed t
   h.send('c');
   h.clock.advance(0);
   h.clock.advance(1000);
-  assert.equal(h.exec.all.length, 1, 'the delay ran out, but the instance is busy: nothing is handed over');
+  assert.equal(h.of('batch.formed').length, 1, 'the delay ran out, but the instance is busy: nothing is formed');
+  assert.equal(h.exec.all.length, 1, 'nor lent: until something happens the instance is not told');
+  assert.equal(h.sched.snapshot().pending?.requests, 2);
   assert.equal(h.clock.pending, 0, 'and no timer spins meanwhile');
   h.clock.advance(500);
   h.send('d');
   h.clock.advance(0);
-  assert.equal(h.exec.all.length, 1);
+  assert.equal(h.of('batch.formed').length, 1);
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c', 'd']], 'b,c,d are lent to it as they stand, still queued');
+  assert.equal(h.sched.snapshot().pending?.requests, 3);
   h.clock.advance(500); // t=3000
   h.exec.finish(0);
   assert.deepEqual(h.exec.sizes(), [1, 3], 'the batch grew until the instance was free');
   assert.equal(h.of('batch.formed')[1].trigger, 'delay');
-  assert.equal(h.of('batch.formed')[1].next_on, undefined);
+  assert.equal(h.of('batch.formed')[1].next_on, 'm_0_0', 'formed as the instance began it, where it had been lent');
+  assert.equal(h.of('batch.started')[1].prefetched, true);
   assert.equal(h.of('batch.started')[1].t, 3000);
   h.exec.finish(0);
   h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
@@ -451,4 +456,108 @@ test('a batch held behind a slow instance moves to an instance that frees up fir
   assert.equal(k.of('batch.started').find((e) => e.batch_id === batchOf(k, 'c'))!.instance, 'm_0_0');
   while (k.exec.running.length) k.exec.finish(0);
   k.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+});
+
+// ---- lending: a batch that could still grow, handed over as it stands (batch-runner.ts) ----
+
+/** preferred [2, 4] with a delay: a 2 reached while the instance is busy could still grow into 4 */
+const growable = { max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 5000 } };
+
+test('lent: a batch that could still grow is handed to the busy instance as it stands; it begins there when the instance frees, formed then', async () => {
+  const h = prefetchHarness(growable);
+  await h.start();
+  h.send('a', { batchSize: 4 });
+  h.send('b');
+  h.send('c');
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.all.map(ids), [['a'], ['b', 'c']], 'b,c lent behind a');
+  assert.equal(h.of('batch.formed').length, 1, 'but not formed: it may still grow');
+  assert.equal(h.sched.snapshot().pending?.requests, 2, 'and still queued');
+  h.clock.advanceTo(1000);
+  h.exec.finish(0);
+  assert.deepEqual(lifecycleOf(h, batchOf(h, 'b')), ['formed', 'started'], 'formed as its instance began it');
+  assert.equal(h.of('batch.started')[1].prefetched, true);
+  assert.equal(h.of('batch.formed')[1].oldest_wait_us, 1000);
+  assert.equal(h.sched.snapshot().pending, null);
+  h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c']);
+  assert.deepEqual(h.exec.sizes(), [4, 2]);
+});
+
+test('lent: an arrival that changes the decision takes the loan back and lends the grown batch; one that reaches the largest preferred size is formed', async () => {
+  const h = prefetchHarness(growable);
+  await h.start();
+  h.send('a', { batchSize: 4 });
+  h.send('b');
+  h.send('c');
+  h.clock.advance(0);
+  h.send('d');
+  h.clock.advance(0);
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [], 'b,c,d: still a preferred 2 (b,c) with d waiting: the same decision, the loan stands');
+  h.send('e');
+  h.clock.advance(0);
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [['b', 'c']], 'b..e reach 4: the loan is taken back');
+  assert.deepEqual(h.of('batch.formed').slice(1).map((e) => [e.request_ids.join(','), e.next_on]), [['b,c,d,e', 'm_0_0']], 'and the 4, which cannot grow, formed and held early');
+  h.exec.finish(0);
+  h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(h.exec.sizes(), [4, 4]);
+});
+
+test('lent: the delay running out changes what would be sent (everything pending): the loan is taken back at that moment', async () => {
+  const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 8], max_queue_delay_microseconds: 1000 } });
+  await h.start();
+  h.send('a', { batchSize: 8 });
+  for (const p of ['b', 'c', 'd']) h.send(p);
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c']], 'the preferred 2 is lent');
+  h.clock.advance(1000);
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [['b', 'c']], 'at b\'s delay the decision is b,c,d');
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c', 'd']]);
+  h.exec.finish(0);
+  assert.equal(h.of('batch.formed')[1].trigger, 'delay');
+  h.exec.finish(0);
+  assert.deepEqual(h.exec.sizes(), [8, 3]);
+});
+
+test('lent: an instance that raced ahead (the loan cannot be taken back) runs it as lent; nothing is answered twice', async () => {
+  const exec = new PrefetchExecutor();
+  const h = prefetchHarness(growable, exec);
+  await h.start();
+  h.send('a', { batchSize: 4 });
+  h.send('b');
+  h.send('c');
+  h.clock.advance(0);
+  exec.refuse = true;
+  h.send('d');
+  h.send('e');
+  h.clock.advance(0);
+  assert.deepEqual(h.of('batch.formed').slice(1).map((e) => e.request_ids.join(',')), ['b,c'], 'it had begun: formed as it was lent');
+  assert.equal(h.sched.snapshot().pending?.requests, 2, 'd,e wait for the next batch');
+  exec.refuse = false;
+  h.exec.finish(0);
+  h.exec.finish(0);
+  h.clock.advance(5000);
+  h.exec.finish(0);
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(h.exec.sizes(), [4, 2, 2]);
+});
+
+test('lent: a cancelled request leaves the loan (taken back, the rest lent again); unload answers a lent batch exactly once', async () => {
+  const h = prefetchHarness(growable);
+  await h.start();
+  h.send('a', { batchSize: 4 });
+  for (const p of ['b', 'c', 'd']) h.send(p);
+  h.clock.advance(0);
+  assert.equal(h.sched.cancel('b'), true);
+  assert.equal(h.outcome('b')?.error?.reason, 'cancelled');
+  h.clock.advance(0);
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['c', 'd']], 'c,d lent in its place');
+  const stopped = h.sched.stop();
+  h.clock.advance(0);
+  h.exec.finish(0);
+  h.exec.finish(0);
+  await stopped;
+  h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  assert.deepEqual(h.exec.sizes(), [4, 2]);
 });

@@ -218,7 +218,7 @@ test('test_max_queue_delay_only_default: delay 0, requests arriving while the in
   h.assertAllAnsweredOnce(all);
 });
 
-test('a batch that would still grow is not handed to a busy instance: after the delay it keeps growing until one is free', async () => {
+test('a batch that would still grow is not formed for a busy instance (only lent as it stands): after the delay it keeps growing until one is free', async () => {
   const h = harness({ max_batch_size: 16, dynamic_batching: { preferred_batch_size: [8, 16], max_queue_delay_microseconds: 1000 } });
   await h.start();
   for (let i = 0; i < 8; i++) h.send(`a${i}`);
@@ -232,10 +232,16 @@ test('a batch that would still grow is not handed to a busy instance: after the 
   // nor is a smaller preferred size reached while busy: Triton's payload at 8 may still grow into 16
   for (let i = 0; i < 8; i++) h.send(`c${i}`);
   h.clock.advance(0);
-  assert.deepEqual(h.exec.sizes(), [8, 4], 'c0-c7 (preferred 8 of [8, 16], delay 1000) stay in the queue');
+  const formedSizes = () => h.of('batch.formed').map((e) => e.size);
+  assert.deepEqual(formedSizes(), [8, 4], 'c0-c7 (preferred 8 of [8, 16], delay 1000) stay in the queue');
+  assert.equal(h.sched.snapshot().pending?.requests, 8);
+  assert.deepEqual(ids(h.exec.all[2]), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'], 'lent to the busy instance as they stand');
   for (let i = 0; i < 8; i++) h.send(`d${i}`);
+  h.clock.advance(0);
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed.at(-1), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'], 'the queue changed: the loan is taken back');
   finishAt(h, 6000);
-  assert.deepEqual(h.exec.sizes(), [8, 4, 16], 'grown to the largest preferred size while the instance was busy');
+  assert.deepEqual(formedSizes(), [8, 4, 16], 'grown to the largest preferred size while the instance was busy');
+  assert.deepEqual(h.exec.sizes(), [8, 4, 16], 'and that is what ran');
 });
 
 test('VirtualClock: fractional arrival times and delays never livelock, and the delay is kept', async () => {

@@ -3,9 +3,16 @@
  * every instance is busy waits in the model's queue of formed batches (formed-batches.ts), and every
  * instance that becomes free takes the oldest. The head of that queue may be handed early to the busy
  * instance likeliest to free up first (executors with `prefetch` and `reclaim`), and taken back when
- * another frees up first, so prefetch hides the hand-off without changing which batch runs first. Every
- * request of a finished batch is answered exactly once. Split from ModelScheduler, which owns the
- * queues and decides what to form.
+ * another frees up first, so prefetch hides the hand-off without changing which batch runs first.
+ *
+ * A batch that could still grow is not formed while every instance is busy (Triton's queued payload keeps
+ * growing), but it may be lent: its requests stay queued and the same array is handed to the busy instance
+ * likeliest to free up first, so it can begin there without a round trip. The lent batch is what that
+ * instance would be given when it frees up, as long as the decision over the queue stays the same; when it
+ * changes (arrivals, the delay running out, a cancellation) or another instance frees up, the scheduler
+ * takes it back (reclaim) and decides again. A lent batch that cannot be taken back has begun: it is formed
+ * then. Every request of a finished batch is answered exactly once. Split from ModelScheduler, which owns
+ * the queues and decides what to form.
  */
 import { codeOf, type InferError } from '../errors/infer-error';
 import type { Clock } from '../clock/clock';
@@ -17,13 +24,15 @@ import { FormedBatches } from './formed-batches';
 import type { InstanceBatch, InstancePool, PoolInstance } from './instance-pool';
 import type { InstanceLifecycle } from './instance-lifecycle';
 import type { OrderedRelease } from './ordering';
-import type { QueueEntry } from './queue-entry';
+import type { AnyEntry, QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
 import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from './types';
 
 export interface RunnerHooks {
   /** form the next batches (false: leave formation for busy instances to a same-time timer) */
   pump(prefetchNow: boolean): void;
+  /** take a lent batch's entries out of the queue: it is being formed (they are the queue's first) */
+  takeQueued(entries: readonly AnyEntry[]): void;
   /** the model has stopped: an instance that ends its batch stops too */
   stopped(): boolean;
   /** a batch was answered: an unload waiting for the last one may finish */
@@ -39,6 +48,8 @@ export class BatchRunner<P, R> {
    * instance runs it, and so the order.
    */
   private readonly depth: number;
+  /** the queue's head lent to a busy instance (see the file comment); while it is, nothing else is formed */
+  private lentRun: InstanceBatch | undefined;
 
   constructor(
     private readonly clock: Clock,
@@ -58,6 +69,61 @@ export class BatchRunner<P, R> {
   /** formed batches no instance has begun (Triton's queued payloads) */
   get formedCount(): number {
     return this.formed.size;
+  }
+
+  /** the batch lent to a busy instance, if any: its entries are the queue's first */
+  get lent(): InstanceBatch | undefined {
+    return this.lentRun;
+  }
+
+  /**
+   * Lends the queue's first `entries` (a decision that may still grow) to the busy instance likeliest to free
+   * up first; false when there is none to lend to, or formed batches wait (they go first).
+   */
+  lend(entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): boolean {
+    if (this.lentRun || this.formed.size > 0 || this.depth === 0 || entries.length === 0) return false;
+    const holder = this.pool.holderFor(this.depth);
+    if (!holder) return false;
+    const run: InstanceBatch = {
+      batchId: '', seq: 0, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req),
+      lent: { trigger: d.trigger, oldestUs: d.oldestUs },
+    };
+    this.lentRun = run;
+    this.handEarly(holder, run);
+    return true;
+  }
+
+  /**
+   * Ends the loan: taken back (its entries simply stay queued), or, when its holder has begun it, formed
+   * there. `keep`: the decision is unchanged and can no longer grow, so it is formed where it is, held early.
+   */
+  settleLent(keep = false): void {
+    const run = this.lentRun;
+    if (!run) return;
+    const holder = run.holder!;
+    if (!keep && this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
+      holder.prefetched.splice(holder.prefetched.indexOf(run), 1);
+      run.holder = undefined;
+      this.lentRun = undefined;
+      return;
+    }
+    this.formLent(run);
+    if (!keep) this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
+  }
+
+  /** a lent batch becomes a formed one, held early by its holder, at the head of the formed batches */
+  private formLent(run: InstanceBatch): void {
+    const lent = run.lent!;
+    const entries = run.entries as QueueEntry<P, R>[];
+    this.hooks.takeQueued(entries);
+    run.lent = undefined;
+    this.lentRun = undefined;
+    run.seq = ++this.batchSeq;
+    run.batchId = `${this.idPrefix}b${run.seq}`;
+    this.stats.batches++;
+    this.stats.samples += run.size;
+    this.formed.push(run);
+    this.emit.batchFormed(run.batchId, entries, run.size, lent.trigger, this.clock.now() - lent.oldestUs, run.holder?.info.name);
   }
 
   /** commit `entries` as one batch: it begins on `idle` now, or (undefined) waits for the first free instance */
@@ -159,6 +225,7 @@ export class BatchRunner<P, R> {
 
   /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */
   private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
+    if (run.lent) this.formLent(run); // the instance went on to the batch lent to it
     const prefetched = run.holder === inst;
     if (run.holder) this.formed.remove(run); // held early and begun where it was held
     run.holder = undefined;
@@ -173,6 +240,7 @@ export class BatchRunner<P, R> {
     const entries = run.entries as QueueEntry<P, R>[];
     if (!run.started) {
       // Ended before the batch ahead of it (an executor failing a held batch at once): it never ran.
+      if (run.lent) this.formLent(run);
       const i = inst.prefetched.indexOf(run);
       if (i >= 0) inst.prefetched.splice(i, 1);
       this.formed.remove(run);

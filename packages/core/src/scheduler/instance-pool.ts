@@ -4,16 +4,17 @@
  * hands out idle instances (least recently used first, so work spreads evenly); starting and stopping
  * instances through the executor is the scheduler's job.
  */
-import type { InstanceState } from '../events';
+import type { BatchTrigger, InstanceState } from '../events';
 import type { InstanceGroupInput } from './config-input';
 import type { AnyEntry } from './queue-entry';
 import type { InstanceInfo, SchedulerRequest } from './types';
 
 /** One batch handed to an instance: running, or waiting behind the running one (prefetched). */
 export interface InstanceBatch {
-  readonly batchId: string;
-  /** formation order */
-  readonly seq: number;
+  /** set when the batch is formed ('' while it is only lent) */
+  batchId: string;
+  /** formation order (0 while lent) */
+  seq: number;
   readonly size: number;
   readonly entries: readonly AnyEntry[];
   /** what the executor was given (the same array, so an executor can recognise it in `reclaim`) */
@@ -22,6 +23,11 @@ export interface InstanceBatch {
   handOffs?: number;
   /** the busy instance it was handed to early (prefetch), while it may still be taken back (formed-batches.ts) */
   holder?: PoolInstance;
+  /**
+   * Lent, not formed: the queue's head handed to a busy instance while it could still grow (lent-batch.ts).
+   * Its entries are still queued; this is the decision it was lent on.
+   */
+  lent?: { trigger: BatchTrigger; oldestUs: number };
   /** when the instance began it (clock µs); meaningful once `started` */
   startedUs: number;
   started: boolean;

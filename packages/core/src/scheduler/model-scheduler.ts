@@ -27,7 +27,7 @@ import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
-import type { QueueEntry, Settle } from './queue-entry';
+import type { AnyEntry, QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
@@ -99,6 +99,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
+      takeQueued: (entries) => this.takeQueued(entries),
       stopped: () => this.state === 'stopped',
       answered: () => this.notifyIfDrained(),
     });
@@ -189,6 +190,10 @@ export class ModelScheduler<P = unknown, R = unknown> {
   cancel(id: string): boolean {
     const e = this.queues.all().find((x) => x.id === id);
     if (!e) return false;
+    if (this.runner.lent?.entries.includes(e)) {
+      this.runner.settleLent();
+      if (!e.queued) return false; // its batch had begun
+    }
     this.queues.remove(e);
     this.reject(e, 'cancelled', errors.CLIENT_CANCELLED(`request ${id} was cancelled: its client went away before it was scheduled`));
     this.pump();
@@ -202,6 +207,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
   applyLiveChange(next: PatchResult, by: string, reason?: AutotuneChangeReason) {
     const { config, policy, changes } = next;
     if (changes.length === 0) return changes;
+    this.runner.settleLent(); // lent on the old policy's decision
     const old = this.policy;
     this.config = config;
     this.policy = policy;
@@ -277,6 +283,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
+      if (this.runner.lent && (prefetchNow || this.pool.idleCount > 0)) this.reviewLent(flush);
       this.runner.serveIdle();
       while (this.queues.size > 0) {
         const idle = this.pool.idleCount > 0;
@@ -286,6 +293,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
             this.armTimer(this.clock.now());
             break;
           }
+          if (this.runner.lent) break; // the queue's head is lent as it stands
         }
         const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
         if (d.kind === 'wait') {
@@ -293,7 +301,14 @@ export class ModelScheduler<P = unknown, R = unknown> {
           if (idle) this.armTimer(d.untilUs);
           break;
         }
-        if (!idle && !mayFormWhileBusy(d, this.policy)) break;
+        if (!idle && !mayFormWhileBusy(d, this.policy)) {
+          // it could still grow: lent, not formed; the delay running out may change what it would be
+          if (this.runner.lend(this.queues.peekFirst(d.count), d) && this.policy.maxQueueDelayUs > 0) {
+            const expires = d.oldestUs + this.policy.maxQueueDelayUs;
+            if (expires > this.clock.now()) this.armTimer(expires);
+          }
+          break;
+        }
         // (idleCount may count an instance that left the idle list: then look again)
         const inst = idle ? this.pool.takeIdle() : undefined;
         if (idle && !inst) continue;
@@ -305,6 +320,29 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.pumping = false;
     }
     this.notifyIfDrained();
+  }
+
+  /**
+   * The lent batch still stands only while every instance is busy and the decision over the queue is what
+   * it was lent on; one that can no longer grow is formed where it is.
+   */
+  private reviewLent(flush: boolean): void {
+    const lent = this.runner.lent!;
+    if (this.pool.idleCount === 0 && !flush) {
+      const d = decideBatch(this.queues, this.policy, this.clock.now());
+      if (d.kind === 'send' && d.count === lent.entries.length) {
+        if (mayFormWhileBusy(d, this.policy)) this.runner.settleLent(true);
+        return;
+      }
+    }
+    this.runner.settleLent();
+  }
+
+  private takeQueued(entries: readonly AnyEntry[]): void {
+    const taken = this.queues.takeFirst(entries.length);
+    if (taken.length !== entries.length || taken.some((e, i) => e !== entries[i])) {
+      throw new Error(`${this.model}: a lent batch is no longer the head of the queue`); // an invariant, not input
+    }
   }
 
   /** whether a batch may be formed with every instance busy: where Triton prefetches, below its cap */
@@ -349,6 +387,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   private failAllQueued(reason: RejectReason, error: InferError): void {
+    this.runner.settleLent();
     this.runner.failFormed(reason, error);
     for (const e of this.queues.all()) {
       this.queues.remove(e);

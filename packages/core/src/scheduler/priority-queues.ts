@@ -100,6 +100,13 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     }
   }
 
+  /** the first `n` waiting entries in service order, left in the queue */
+  peekFirst(n: number): E[] {
+    const out: E[] = [];
+    if (n > 0) this.forEachInOrder((e) => (out.push(e), out.length < n));
+    return out;
+  }
+
   /** remove and return the first `n` waiting entries in service order */
   takeFirst(n: number): E[] {
     const out: E[] = [];
