@@ -1,6 +1,8 @@
-// The stub backends follow the scheduler's one dispatch rule (issue 30): a batch handed to a busy stub
-// waits on the server's side until the stub answers the one before, so the scheduler can take it back
-// (StubExecutor.reclaim) and give it to an instance that frees up first. Real python stubs.
+// The stub backends follow the scheduler's one dispatch rule (issue 30): a batch handed to a busy stub is
+// written to it at once, and the scheduler can take it back (StubExecutor.reclaim, decided by the claim
+// words the stub shares: claim-region.ts) until the stub begins it, and give it to an instance that frees
+// up first. A batch taken back never begins there; a stub killed meanwhile fails only the batch it ran.
+// Real python stubs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus, type SchedulerEvent } from '@inferscope/core';
@@ -11,11 +13,12 @@ import type { InferResult } from '@inferscope/core';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { instance, request } from './fixtures';
 import { ADD_SUB_PY, NO_NUMPY, loadStub, tempRepo } from './stub-fixtures.ts';
+import { waitFor } from '../support/wait';
 
-/** add_sub whose execute() sleeps INPUT0's first value / 10 seconds when it is 2 or more */
+/** add_sub whose execute() prints what it runs and sleeps INPUT0's first value / 10 seconds when it is 2 or more */
 const sleepyAddSub = ADD_SUB_PY.replace(
   '        responses = []\n',
-  '        responses = []\n        import time\n        v = float(pb_utils.get_input_tensor_by_name(requests[0], "INPUT0").as_numpy().flat[0])\n        if v >= 2:\n            time.sleep(v / 10)\n',
+  '        responses = []\n        import time\n        v = float(pb_utils.get_input_tensor_by_name(requests[0], "INPUT0").as_numpy().flat[0])\n        print("execute", v)\n        if v >= 2:\n            time.sleep(v / 10)\n',
 );
 
 const config = (count: number): ModelConfig => ({
@@ -41,10 +44,10 @@ const sample = (v: number) =>
   ]);
 const sum = (r: InferResult[]) => Array.from(r[0][0].data as Float32Array);
 
-test('a batch held behind a busy stub is taken back while unwritten, and not once the stub has it', { skip: NO_NUMPY }, async () => {
+test('a batch held behind a busy stub is taken back before it begins, never runs there, and not once the stub began it', { skip: NO_NUMPY }, async () => {
   const repo = tempRepo();
   repo.add('sleepy', '', { 'model.py': sleepyAddSub });
-  const { loaded } = await loadStub(repo.dir, 'sleepy', config(2), 'model.py');
+  const { loaded, logs } = await loadStub(repo.dir, 'sleepy', config(2), 'model.py');
   const ex = loaded.executor as StubExecutor;
   const [i0, i1] = [instance('sleepy_0_0'), instance('sleepy_0_1')];
   try {
@@ -55,17 +58,24 @@ test('a batch held behind a busy stub is taken back while unwritten, and not onc
     let heldAnswers = 0;
     ex.executeWithCallback(i0, held, () => heldAnswers++);
     assert.equal(ex.stubOf(i0.name)!.inFlight, 2, 'the stub owes both');
-    assert.equal(ex.reclaim(i0, held), true, 'not written to the busy stub yet: taken back');
+    assert.equal(ex.reclaim(i0, held), true, 'not begun by the busy stub yet: taken back');
     assert.equal(ex.reclaim(i0, held), false, 'only once');
     assert.equal(ex.stubOf(i0.name)!.inFlight, 1);
     assert.deepEqual(sum(await ex.execute(i1, held)), [2, 2, 2, 2], 'it runs on the other instance');
-    // behind the slow one again: written when the stub answers the slow one, and no longer taken back then
+    // behind the slow one again: the stub begins it when the slow one ends, and then it is not taken back
     const next = [sample(3)];
     const nextDone = new Promise<InferResult[]>((resolve, reject) => ex.executeWithCallback(i0, next, (err, r) => (err ? reject(err) : resolve(r!))));
     assert.deepEqual(sum(await slow), [6, 6, 6, 6]);
-    assert.equal(ex.reclaim(i0, next), false, 'the stub has it once it answered the batch before');
+    const stub = ex.stubOf(i0.name)!;
+    const [nextId] = stub.owedIds();
+    await waitFor(() => stub.begun(nextId), 'the stub to begin the batch behind the slow one');
+    assert.equal(ex.reclaim(i0, next), false, 'the stub began it');
     assert.deepEqual(sum(await nextDone), [4, 4, 4, 4]);
     assert.equal(heldAnswers, 0, 'a batch taken back is never answered from its first stub');
+    // what the first stub's execute() ran, from its prints (stdout is a pipe of its own: wait for the line)
+    const ran = () => logs.filter((l) => l.includes('sleepy_0_0') && / execute /.test(l)).map((l) => l.split('execute ')[1]);
+    await waitFor(() => ran().includes('3.0'), "the stub's print of the last batch");
+    assert.deepEqual(ran(), ['5.0', '3.0'], 'the stub never began the batch taken back');
   } finally {
     await loaded.unload();
     repo.remove();

@@ -1,10 +1,12 @@
 """Entry point of an InferScope stub process (one per model instance).
 
-The server spawns `python3 -u stub_main.py` with fd 3 as the frame channel (see inferscope_stub/wire.py),
-sends `init`, and waits for `ready` or `initError`. Then it sends `run` messages; each is answered with
-`result` or `runError`, one at a time, in order. `close` (or the channel closing) calls finalize and exits.
-While a model runs it may call the server (BLS, custom metrics) and a decoupled model sends `response`
-frames from any thread: a reader thread (inferscope_stub/link.py) owns the channel's reading end.
+The server spawns `python3 -u stub_main.py` with fd 3 as the frame channel (see inferscope_stub/wire.py)
+and fd 4 as its claim words (inferscope_stub/claims.py), sends `init`, and waits for `ready` or
+`initError`. Then it sends `run` messages, also while one runs; each is answered with `result` or
+`runError`, one at a time, in order, unless the server took it back before it began. `close` (or the
+channel closing) calls finalize and exits. While a model runs it may call the server (BLS, custom
+metrics) and a decoupled model sends `response` frames from any thread: a reader thread
+(inferscope_stub/link.py) owns the channel's reading end.
 stdout and stderr are the model's own: the server logs them, prefixed with model/version/instance.
 """
 import os
@@ -81,7 +83,9 @@ def main():
         channel.write({"type": "initError", "message": describe(e)})
         return 1
     from inferscope_stub.tensors import decode_tensor, layout
+    from inferscope_stub.claims import Claims
 
+    claims = Claims(server)
     channel.write(runner.ready_message())
     while True:
         msg, body = server.next_job()
@@ -89,6 +93,8 @@ def main():
             break
         if msg["type"] != "run":
             continue
+        if not claims.begin(msg["id"]):
+            continue  # taken back by the server for another instance: it never begins here
         started = time.perf_counter()
         try:
             requests = [

@@ -98,7 +98,7 @@ const FIRST_GPU_GUESS = 300 * 1024 * 1024;
 const RESERVATION_STEP = 16 * 1024 * 1024;
 
 export class StubExecutor implements Executor<InferPayload, InferResult> {
-  /** a batch behind the running one waits encoded on the server's side, where `reclaim` can take it back */
+  /** a batch behind the running one is written to the stub at once; claim words let `reclaim` take it back until it begins */
   readonly prefetch = 1;
   private readonly supervisor: InstanceSupervisor<StubProcess, StubInstance>;
   /** per live stub: the batches it was sent that responses and BLS calls may still name */
@@ -144,7 +144,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
 
   /**
    * The scheduler takes back a batch held behind a running one, for an instance that is free: it succeeds
-   * while the batch still waits on the server's side (StubProcess.withdraw), and then it is never run here.
+   * while the stub has not begun it (StubProcess.withdraw), and then it is never run here.
    */
   reclaim(_info: InstanceInfo, batch: Batch): boolean {
     const p = this.posted.get(batch);

@@ -5,7 +5,7 @@
  * frames.
  *
  * Frame (both directions, little-endian), on the stub's fd 3 (a socket pair; stdout/stderr stay free for
- * the model's own prints, which go to the server log):
+ * the model's own prints, which go to the server log; fd 4 holds the claim words, claim-region.ts):
  *
  *   u32 header length H | u32 body length B | H bytes of UTF-8 JSON (the message), space-padded so that
  *   8 + H is a multiple of 8 | B bytes of body: the raw bytes of every tensor, each at an offset that is a
@@ -77,6 +77,8 @@ export type StubMessage =
   /** inputUs / outputUs: the stub's side of compute_input / compute_output (decoding tensors, laying them out) */
   | { type: 'result'; id: number; responses: WireResponse[]; computeUs: number; inputUs?: number; outputUs?: number }
   | { type: 'runError'; id: number; message: string }
+  /** before batch `id` the stub found it marked taken back: may it skip it? (claim-region.ts; callReply value 0 = skip) */
+  | { type: 'claim'; call: number; id: number }
   // calls into the server, decoupled responses and their answers (protocol-calls.ts)
   | FromStubCall
   | ToStubCall;

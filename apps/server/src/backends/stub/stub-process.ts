@@ -14,11 +14,11 @@
  * have begun: that one fails with the cause; the ones queued behind it fail with NotStartedError and may be
  * sent again to the replacement (the same rule as the onnxruntime worker threads).
  *
- * A batch handed over while the stub runs one (the scheduler's prefetch) is encoded at once but written
- * only when the stub answers the batch before: the stub's answer is its request for the next. Until then
- * the scheduler can take it back (`withdraw`), synchronously, which a frame already in the socket would
- * not allow; it is written before that answer reaches the scheduler, so the stub is not kept waiting for
- * the answer's processing.
+ * A batch handed over while the stub runs one (the scheduler's prefetch) is written at once, so the stub
+ * begins it the moment the one before ends, without a round trip through the server (which left the stub
+ * asleep and its caches cold for each batch). Until the stub begins it the scheduler can still take it
+ * back (`withdraw`), synchronously: the claim words the stub shares (claim-region.ts) decide which came
+ * first, and a batch taken back never begins there.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -33,6 +33,7 @@ import { killGroup, spawnInGroup, SpawnRefusedError } from '../../child-process/
 import { WholeBatchFailure } from '../isolate-failures';
 import { ExecuteDeadline } from './execute-deadline';
 import { EXECUTE_TIMEOUT_KEY } from './stub-params';
+import { CLAIM_FD, CLAIM_SLOTS, ClaimRegion } from './claim-region';
 
 export { NotStartedError };
 
@@ -61,14 +62,6 @@ export interface StubRunResult {
 
 type Pending = (error: Error | null, result?: StubRunResult) => void;
 
-/** A run frame encoded but not written yet: it waits for the stub to answer the batch before it. */
-interface HeldFrame {
-  id: number;
-  message: Extract<ToStub, { type: 'run' }>;
-  chunks: Uint8Array[];
-  bodyBytes: number;
-}
-
 export interface StubSpawn {
   python: string;
   init: StubInit;
@@ -87,8 +80,9 @@ export class StubProcess {
   private child: ChildProcess | null = null;
   private channel: Socket | null = null;
   private readonly pending = new Map<number, Pending>();
-  /** run frames behind the one the stub is running, oldest first (see the file comment) */
-  private held: HeldFrame[] = [];
+  /** batches taken back that the stub has not passed yet (it asks about each: `claim`), oldest first */
+  private readonly withdrawn = new Set<number>();
+  private claims: ClaimRegion | null = null;
   private nextId = 1;
   private closing = false;
   private deathError: Error | null = null;
@@ -114,6 +108,11 @@ export class StubProcess {
     return this.pending.size;
   }
 
+  /** the wire ids of the batches owed, oldest first (diagnostics, tests) */
+  owedIds(): number[] {
+    return [...this.pending.keys()];
+  }
+
   /** Spawns the stub and loads the model; resolves on its ready message. */
   start(s: StubSpawn): Promise<StubReady> {
     return new Promise<StubReady>((resolve, reject) => {
@@ -134,11 +133,14 @@ export class StubProcess {
       });
       let child: ChildProcess;
       try {
+        this.claims = new ClaimRegion();
+        const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe', 'pipe'];
+        stdio[CLAIM_FD] = this.claims.fd;
         // -u: unbuffered stdout/stderr, so the model's prints reach the log line by line as they happen.
         child = spawnInGroup(
           s.python,
           ['-u', STUB_MAIN],
-          { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } },
+          { stdio, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } },
           {
             label: `instance ${this.label}`,
             busy: () => (this.pending.size > 0 ? `${this.pending.size} batch${this.pending.size === 1 ? '' : 'es'} owed` : ''),
@@ -146,6 +148,7 @@ export class StubProcess {
           },
         );
       } catch (err) {
+        this.claims?.close();
         this.failStart(err instanceof SpawnRefusedError ? err : new Error(`cannot start the Python interpreter '${s.python}': ${(err as Error).message}`));
         return;
       }
@@ -156,6 +159,7 @@ export class StubProcess {
         ended = true;
         for (const stream of child.stdio) stream?.destroy();
         this.deadline?.stop();
+        this.claims?.close();
         const error = this.deathError ?? new Error(`stub process of instance ${this.label} ${how}`);
         this.deathError = error;
         this.failStart(error);
@@ -228,31 +232,29 @@ export class StubProcess {
       done(err as Error);
       return -1;
     }
-    const busy = this.pending.size > 0;
     this.pending.set(id, done);
-    const frame: HeldFrame = { id, message: { type: 'run', id, requests: wire }, chunks, bodyBytes: end };
-    if (busy) this.held.push(frame);
-    else this.send(frame.message, frame.chunks, frame.bodyBytes);
+    this.send({ type: 'run', id, requests: wire }, chunks, end);
     this.deadline?.running(this.oldestOwed());
     return id;
   }
 
   /**
-   * Takes back batch `id` if it is still held here, not written to the stub: true, and its `done` is never
-   * called; false when the stub has it (it runs, or will next).
+   * Takes back batch `id` if the stub has not begun it: true, and it never begins there and its `done` is
+   * never called; false when it has begun (or may have: it then runs, and is answered as usual).
    */
   withdraw(id: number): boolean {
-    const i = this.held.findIndex((f) => f.id === id);
-    if (i < 0) return false;
-    this.held.splice(i, 1);
+    if (!this.pending.has(id) || this.deathError || this.stopping || this.closing || !this.claims) return false;
+    // every batch the stub has not passed yet must be within CLAIM_SLOTS ids (claim-region.ts)
+    const oldest = Math.min(this.oldestOwed() ?? id, this.withdrawn.values().next().value ?? id);
+    if (id - oldest >= CLAIM_SLOTS || !this.claims.takeBack(id)) return false;
     this.pending.delete(id);
+    this.withdrawn.add(id);
     return true;
   }
 
-  /** The stub answered a batch: write the next held one now, before the answer is processed here. */
-  private sendNextHeld(): void {
-    const next = this.held.shift();
-    if (next) this.send(next.message, next.chunks, next.bodyBytes);
+  /** Whether the stub has begun batch `id` (diagnostics, tests). */
+  begun(id: number): boolean {
+    return this.claims?.begun(id) ?? false;
   }
 
   /** Answers a call of the stub (or tells it of a cancellation), with tensors in the frame body. */
@@ -293,8 +295,6 @@ export class StubProcess {
     if (!this.child) return;
     if (!this.closing) {
       this.closing = true;
-      // held batches were promised to this stub: it runs them before it finalizes
-      for (const f of this.held.splice(0)) this.send(f.message, f.chunks, f.bodyBytes);
       if (this.child.exitCode === null && this.child.signalCode === null) this.send({ type: 'close' }, []);
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -329,12 +329,15 @@ export class StubProcess {
       case 'initError':
         this.failStart(new Error(m.message));
         return;
+      case 'claim':
+        // the stub saw "taken back" on batch m.id: skip it only if withdraw() said so (claim-region.ts)
+        this.reply({ type: 'callReply', call: m.call, value: this.withdrawn.delete(m.id) ? 0 : 1 });
+        return;
       case 'result':
       case 'runError': {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
-        this.sendNextHeld();
         this.deadline?.running(this.oldestOwed());
         if (m.type === 'result') p(null, { responses: m.responses, body, computeUs: m.computeUs, phases: { inputUs: m.inputUs ?? 0, outputUs: m.outputUs ?? 0 } });
         else p(new Error(m.message));
@@ -357,11 +360,20 @@ export class StubProcess {
     r?.reject(error);
   }
 
-  /** See the file comment: the oldest owed batch gets the cause, the rest NotStartedError. */
+  /**
+   * See the file comment: the oldest owed batch gets the cause, the rest NotStartedError. A stub still
+   * before a batch taken back (waiting to hear it may skip it) began none of those owed after it.
+   */
   private failAll(error: Error, died = false): void {
     const owed = [...this.pending.values()];
+    const blocked = (this.withdrawn.values().next().value ?? Infinity) < (this.oldestOwed() ?? Infinity);
     this.pending.clear();
-    this.held = []; // owed too (never written): NotStartedError, sent again to the replacement
+    this.withdrawn.clear();
+    if (died && blocked) {
+      const notStarted = new NotStartedError(`instance ${this.label} died before it began this batch`);
+      for (const p of owed) p(notStarted);
+      return;
+    }
     failOwed(owed, error, died, this.label);
   }
 }
