@@ -46,6 +46,9 @@ class ServerLink:
         self._lock = threading.Lock()
         self._closed = False
         self._reader = threading.Thread(target=self._read_loop, name="inferscope-reader", daemon=True)
+        # set by stub_main once the model is loaded: turns a `run` message into what the runner takes, on
+        # this thread, while the main thread still runs the batch before (the result or the exception)
+        self.prepare = None
 
     def start(self):
         self._reader.start()
@@ -88,7 +91,13 @@ class ServerLink:
             if msg is None:
                 break
             kind = msg.get("type")
-            if kind in ("run", "close"):
+            if kind == "run" and self.prepare is not None:
+                try:
+                    msg["prepared"] = (self.prepare(msg, body), None)
+                except Exception as e:  # noqa: BLE001 - reported as this batch's runError by the main thread
+                    msg["prepared"] = (None, e)
+                self.jobs.put((msg, body))
+            elif kind in ("run", "close"):
                 self.jobs.put((msg, body))
             elif kind in ("callReply", "blsResponse"):
                 cid = msg.get("call")
