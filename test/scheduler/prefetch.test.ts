@@ -463,13 +463,19 @@ test('a batch held behind a slow instance moves to an instance that frees up fir
 /** preferred [2, 4] with a delay: a 2 reached while the instance is busy could still grow into 4 */
 const growable = { max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 5000 } };
 
-test('lent: a batch that could still grow is handed to the busy instance as it stands; it begins there when the instance frees, formed then', async () => {
-  const h = prefetchHarness(growable);
+/** a (4) runs on the one instance; b,c (a preferred 2 that could still grow) are lent behind it */
+async function lentBehindA(exec: ManualExecutor = new PrefetchExecutor()): Promise<Harness> {
+  const h = prefetchHarness(growable, exec);
   await h.start();
   h.send('a', { batchSize: 4 });
   h.send('b');
   h.send('c');
   h.clock.advance(0);
+  return h;
+}
+
+test('lent: a batch that could still grow is handed to the busy instance as it stands; it begins there when the instance frees, formed then', async () => {
+  const h = await lentBehindA();
   assert.deepEqual(h.exec.all.map(ids), [['a'], ['b', 'c']], 'b,c lent behind a');
   assert.equal(h.of('batch.formed').length, 1, 'but not formed: it may still grow');
   assert.equal(h.sched.snapshot().pending?.requests, 2, 'and still queued');
@@ -485,12 +491,7 @@ test('lent: a batch that could still grow is handed to the busy instance as it s
 });
 
 test('lent: an arrival that changes the decision takes the loan back and lends the grown batch; one that reaches the largest preferred size is formed', async () => {
-  const h = prefetchHarness(growable);
-  await h.start();
-  h.send('a', { batchSize: 4 });
-  h.send('b');
-  h.send('c');
-  h.clock.advance(0);
+  const h = await lentBehindA();
   h.send('d');
   h.clock.advance(0);
   assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [], 'b,c,d: still a preferred 2 (b,c) with d waiting: the same decision, the loan stands');
@@ -522,12 +523,7 @@ test('lent: the delay running out changes what would be sent (everything pending
 
 test('lent: an instance that raced ahead (the loan cannot be taken back) runs it as lent; nothing is answered twice', async () => {
   const exec = new PrefetchExecutor();
-  const h = prefetchHarness(growable, exec);
-  await h.start();
-  h.send('a', { batchSize: 4 });
-  h.send('b');
-  h.send('c');
-  h.clock.advance(0);
+  const h = await lentBehindA(exec);
   exec.refuse = true;
   h.send('d');
   h.send('e');

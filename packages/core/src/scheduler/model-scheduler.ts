@@ -27,7 +27,7 @@ import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
-import type { AnyEntry, QueueEntry, Settle } from './queue-entry';
+import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
@@ -99,7 +99,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
-      takeQueued: (entries) => this.takeQueued(entries),
+      takeQueued: (entries) => this.queues.takeHead(entries),
       stopped: () => this.state === 'stopped',
       answered: () => this.notifyIfDrained(),
     });
@@ -336,13 +336,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
       }
     }
     this.runner.settleLent();
-  }
-
-  private takeQueued(entries: readonly AnyEntry[]): void {
-    const taken = this.queues.takeFirst(entries.length);
-    if (taken.length !== entries.length || taken.some((e, i) => e !== entries[i])) {
-      throw new Error(`${this.model}: a lent batch is no longer the head of the queue`); // an invariant, not input
-    }
   }
 
   /** whether a batch may be formed with every instance busy: where Triton prefetches, below its cap */

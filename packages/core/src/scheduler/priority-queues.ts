@@ -107,6 +107,14 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     return out;
   }
 
+  /** remove `entries`, which must be the first waiting entries (a lent batch being formed) */
+  takeHead(entries: readonly AnyEntry[]): void {
+    const taken = this.takeFirst(entries.length);
+    if (taken.length !== entries.length || taken.some((e, i) => e !== entries[i])) {
+      throw new Error('a lent batch is no longer the head of its queue'); // an invariant, not input
+    }
+  }
+
   /** remove and return the first `n` waiting entries in service order */
   takeFirst(n: number): E[] {
     const out: E[] = [];
