@@ -111,6 +111,14 @@ export class BatchRunner<P, R> {
     if (!keep) this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
   }
 
+  /** a batch is formed: its id, its place in formation order, the batch statistics */
+  private numberFormed(run: InstanceBatch): void {
+    run.seq = ++this.batchSeq;
+    run.batchId = `${this.idPrefix}b${run.seq}`;
+    this.stats.batches++;
+    this.stats.samples += run.size;
+  }
+
   /** a lent batch becomes a formed one, held early by its holder, at the head of the formed batches */
   private formLent(run: InstanceBatch): void {
     const lent = run.lent!;
@@ -118,22 +126,15 @@ export class BatchRunner<P, R> {
     this.hooks.takeQueued(entries);
     run.lent = undefined;
     this.lentRun = undefined;
-    run.seq = ++this.batchSeq;
-    run.batchId = `${this.idPrefix}b${run.seq}`;
-    this.stats.batches++;
-    this.stats.samples += run.size;
+    this.numberFormed(run);
     this.formed.push(run);
     this.emit.batchFormed(run.batchId, entries, run.size, lent.trigger, this.clock.now() - lent.oldestUs, run.holder?.info.name);
   }
 
   /** commit `entries` as one batch: it begins on `idle` now, or (undefined) waits for the first free instance */
   form(idle: PoolInstance | undefined, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
-    const seq = ++this.batchSeq;
-    const run: InstanceBatch = {
-      batchId: `${this.idPrefix}b${seq}`, seq, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req),
-    };
-    this.stats.batches++;
-    this.stats.samples += d.size;
+    const run: InstanceBatch = { batchId: '', seq: 0, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req) };
+    this.numberFormed(run);
     const waitedUs = this.clock.now() - d.oldestUs;
     if (idle) {
       this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, waitedUs);
