@@ -102,12 +102,7 @@ def main():
         server.prepare = decode
         answers_out = QueuedWriter(channel)
     channel.write(runner.ready_message())
-    _g = [0, time.thread_time(), time.perf_counter()]
     while True:
-        _g[0] += 1
-        if _g[0] % 2000 == 0:
-            _c, _w = time.thread_time(), time.perf_counter()
-            open('/tmp/fwd.log', 'a').write('main cpu per batch %.0f wall %.0f\n' % ((_c - _g[1]) / 2000 * 1e6, (_w - _g[2]) / 2000 * 1e6)); _g[1], _g[2] = _c, _w
         msg, body = server.next_job()
         if msg is None or msg["type"] == "close":
             break
