@@ -95,6 +95,10 @@ export class FrameCoalescer {
     this.clients.delete(id);
   }
 
+  get hasClients(): boolean {
+    return this.clients.size > 0;
+  }
+
   get bufferedEvents(): number {
     return this.control.length + this.batch.length + this.request.length;
   }

@@ -52,6 +52,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   let lastStats: StatsMessage | null = null;
   const history = new StatsHistory(deps.history);
 
+  let closed = false;
   const offBus = deps.bus.on((e) => {
     coalescer.push(e);
     stats.add(e);
@@ -95,6 +96,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     const auth = socket.handshake.auth as Record<string, unknown> | undefined;
     if (deps.guard.verdict(auth?.token) === 'allowed') controllers.add(socket.id);
     coalescer.addClient(socket.id);
+    framesFollowClients();
     flow.sent(socket, () => sendSnapshot(socket));
 
     socket.on(WIRE.resync, () => flow.resync(socket, () => sendSnapshot(socket)));
@@ -122,11 +124,12 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     socket.on('disconnect', () => {
       controllers.delete(socket.id);
       coalescer.removeClient(socket.id);
+      framesFollowClients();
       flow.forget(socket.id);
     });
   });
 
-  const frameTimer = setInterval(() => {
+  const sendFrames = () => {
     const sockets = io.of('/').sockets;
     coalescer.flush(
       deps.source.now(),
@@ -139,7 +142,20 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         if (s && flow.check(s)) s.emit(WIRE.frame, frame);
       },
     );
-  }, deps.frameIntervalMs ?? 40);
+  };
+  // Frames tick only while a client is connected: with nobody to send to, nothing is buffered and a tick
+  // would only wake the main thread (25 times a second, measurable on an idle server).
+  let frameTimer: ReturnType<typeof setInterval> | undefined;
+  const framesFollowClients = () => {
+    if (coalescer.hasClients && !frameTimer && !closed) {
+      frameTimer = setInterval(sendFrames, deps.frameIntervalMs ?? 40);
+      frameTimer.unref?.();
+    } else if (!coalescer.hasClients && frameTimer) {
+      sendFrames(); // drops what was buffered for the clients that left: a later one starts from a snapshot
+      clearInterval(frameTimer);
+      frameTimer = undefined;
+    }
+  };
 
   const statsTimer = setInterval(() => {
     try {
@@ -155,10 +171,8 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       log(`live: stats failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }, deps.statsIntervalMs ?? 1000);
-  frameTimer.unref?.();
   statsTimer.unref?.();
 
-  let closed = false;
   return {
     io,
     flow,
@@ -167,6 +181,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       if (closed) return;
       closed = true;
       clearInterval(frameTimer);
+      frameTimer = undefined;
       clearInterval(statsTimer);
       offBus();
       io.local.disconnectSockets(true);

@@ -11,7 +11,10 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { EventLoopFigures } from '@inferscope/core';
 import type { MetricFamily } from './exposition';
 
-const RESOLUTION_MS = 2;
+// Node's default. Each sample is a wake-up of the main thread: at 2 ms an idle server woke 500 times a
+// second and spent ~2.5% of a core on it (bench/serve/README.md, "An idle server"). A stall longer than
+// the resolution is always seen; a shorter one is seen in proportion to its length.
+const RESOLUTION_MS = 10;
 const WINDOW_MS = 5_000;
 
 export class EventLoopDelay {
