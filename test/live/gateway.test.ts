@@ -103,3 +103,26 @@ test('a client that stops reading is sampled: the server holds no growing backlo
     await h.close();
   }
 });
+
+test('frames follow clients: what was buffered for a client that left never reaches a later one, whose frames start after its snapshot', async () => {
+  // a long frame interval, so the events emitted just before the first client leaves are still buffered
+  const h = await startFakeServer({ frameIntervalMs: 300 });
+  const ids = (frames: Frame[]) => frames.flatMap((f) => f.events).map((e) => (e as { request_id?: string }).request_id);
+  const queued = (id: string): SchedulerEvent => ({ type: 'request.queued', t: 1, model: 'm', version: '1', request_id: id, priority: 1, batch_size: 1, queue_depth: 1 });
+  try {
+    const first = await h.connect();
+    for (let i = 0; i < 3; i++) h.bus.emit(queued(`late${i}`));
+    first.disconnect();
+    while (h.gateway.io.of('/').sockets.size > 0) await new Promise((r) => setTimeout(r, 5));
+    h.bus.emit(queued('nobody'));
+    const later = await h.connect();
+    const frames: Frame[] = [];
+    later.on('frame', (f: Frame) => frames.push(f));
+    h.bus.emit(queued('after'));
+    while (!ids(frames).includes('after')) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(ids(frames), ['after'], 'the later client sees only what happened after it connected');
+    assert.equal(frames[0].seq, 1);
+  } finally {
+    await h.close();
+  }
+});
