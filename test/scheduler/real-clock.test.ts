@@ -76,3 +76,17 @@ test('clearing a timer that already fired is harmless', async () => {
   clock.clearTimer(handle!);
   assert.equal(fired, 1);
 });
+
+test('a deadline already reached runs on the next turn without the fine wait; a future one sleeps in it', async () => {
+  const asked: number[] = [];
+  const spied = new RealClock((atUs, fn) => {
+    asked.push(atUs);
+    setImmediate(fn); // the clock re-checks, so an early call only re-arms
+  });
+  await new Promise<void>((resolve) => spied.setTimer(spied.now(), resolve));
+  await new Promise<void>((resolve) => spied.setTimer(spied.now() - 500, resolve));
+  assert.deepEqual(asked, [], 'a timer at or before now is one turn, not a thread wake-up and a message back');
+  const at = spied.now() + 300;
+  await new Promise<void>((resolve) => spied.setTimer(at, resolve));
+  assert.ok(asked.length >= 1 && asked.every((a) => a === at), 'the sub-millisecond rest of a future deadline goes to the fine wait');
+});

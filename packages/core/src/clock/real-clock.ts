@@ -94,7 +94,10 @@ export class RealClock implements Clock {
       timer.timeout = globalThis.setTimeout(() => this.check(timer), Math.ceil(remaining / 1000));
       return;
     }
-    if (this.fineWait) this.fineWait(timer.atUs, () => this.check(timer));
+    // A deadline already reached (the scheduler's "re-decide once this turn's arrivals are in") needs one
+    // turn, not a sleep: through the fine-wait thread it would cost a thread wake-up and a message back,
+    // per batch under load.
+    if (this.fineWait && remaining > 0) this.fineWait(timer.atUs, () => this.check(timer));
     else (yieldTurn ??= makeYield())(() => this.check(timer));
   }
 
