@@ -27,7 +27,7 @@ interface Waiting { x: Float32Array; send(bytes: Buffer): void }
  * (floor-ort-worker.mjs) instead of touching the inputs, so the floor pays the model's real compute too:
  * what no server of this architecture can go below on this host with this model.
  */
-export async function startArchitectureFloor(withModel?: string): Promise<{ url: string; close(): Promise<void> }> {
+export async function startArchitectureFloor(withModel?: string): Promise<{ url: string; formed(): { batches: number; requests: number }; close(): Promise<void> }> {
   const worker = withModel
     ? new Worker(new URL('./floor-ort-worker.mjs', import.meta.url), { workerData: { modelFile: withModel }, execArgv: [] })
     : new Worker(WORKER, { eval: true });
@@ -36,9 +36,11 @@ export async function startArchitectureFloor(withModel?: string): Promise<{ url:
   const running = new Map<number, Waiting[]>();
   let busy = false;
   let nextId = 0;
+  let requests = 0;
   const pump = () => {
     if (busy || queue.length === 0) return;
     const batch = queue.splice(0, 16);
+    requests += batch.length;
     busy = true;
     const data = new Float32Array(batch.length * 784);
     batch.forEach((b, i) => data.set(b.x, i * 784));
@@ -70,5 +72,5 @@ export async function startArchitectureFloor(withModel?: string): Promise<{ url:
     setImmediate(pump);
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url: `${url}/floor`, close: async () => { await app.close(); await worker.terminate(); } };
+  return { url: `${url}/floor`, formed: () => ({ batches: nextId, requests }), close: async () => { await app.close(); await worker.terminate(); } };
 }

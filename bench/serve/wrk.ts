@@ -9,7 +9,7 @@
  *      process (client-process.mjs: node:http keep-alive vs grpc-js), alternating rounds. No gRPC load
  *      tool is on npm (ghz is a Go binary), so both sides use a Node client in a separate process.
  *
- *   node --import tsx bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1] [--delay-us 2000] [--rate 1000] [--only all|http|inferscope|grpc]
+ *   node --import tsx bench/serve/wrk.ts [--rounds 5] [--seconds 5] [--c 32] [--live true] [--instances 1] [--delay-us 2000] [--rule floor|preferred] [--rate 1000] [--only all|http|inferscope|grpc]
  *   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/serve/wrk.ts --rounds 1 --only inferscope   # profile the server
  */
 import { spawn } from 'node:child_process';
@@ -37,6 +37,9 @@ const only = arg('--only', 'all'); // all | http (InferScope and its baselines) 
 const baselines = only === 'all' || only === 'http';
 // max_queue_delay_microseconds of mlp_batched (the other serve benchmarks use 2000)
 const delayUs = Number(arg('--delay-us', '2000'));
+// floor: max_batch_size 16, no preferred sizes (the floors' own rule); preferred: the other serve
+// benchmarks' mlp_batched (max 64, preferred 8/16/32: at c=32 Triton's rule forms mostly batches of 8)
+const rule = arg('--rule', 'floor');
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 /** wrk against this process's server (asynchronously: the server runs on this process's event loop). */
@@ -58,7 +61,11 @@ const cpuPer = (cpu: NodeJS.CpuUsage, reqPerS: number) => (cpu.user + cpu.system
 async function main(): Promise<void> {
   const repo = makeBenchRepository(instances, ['mlp_batched']);
   const configFile = join(repo, 'mlp_batched', 'config.pbtxt');
-  writeFileSync(configFile, readFileSync(configFile, 'utf8').replace('max_queue_delay_microseconds: 2000', `max_queue_delay_microseconds: ${delayUs}`));
+  let config = readFileSync(configFile, 'utf8').replace('max_queue_delay_microseconds: 2000', `max_queue_delay_microseconds: ${delayUs}`);
+  // the floors batch "up to 16 of whatever is queued when the thread is free": in Triton's terms
+  // max_batch_size 16 without preferred sizes, the default here so both sides batch by one rule
+  if (rule === 'floor') config = config.replace('max_batch_size: 64', 'max_batch_size: 16').replace('preferred_batch_size: [ 8, 16, 32 ] ', '');
+  writeFileSync(configFile, config);
   const server = await buildApp({ modelRepositories: [repo], httpPort: 0, metricsPort: null, grpcPort: 0, host: '127.0.0.1', live });
   const { url, grpcAddress } = await server.listen();
   const bare = Fastify();
@@ -73,7 +80,7 @@ async function main(): Promise<void> {
   const bodyFile = join(tmpdir(), `inferscope-wrk-body-${process.pid}.bin`);
   writeFileSync(bodyFile, body);
   const inferUrl = `${url}/v2/models/mlp_batched/infer`;
-  console.log(`wrk -t1 -c${c} -d${seconds}s, ${rounds} rounds, live gateway ${live ? 'on' : 'off'}, ${instances} instance(s), max_queue_delay ${delayUs} µs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`wrk -t1 -c${c} -d${seconds}s, ${rounds} rounds, live gateway ${live ? 'on' : 'off'}, ${instances} instance(s), max_queue_delay ${delayUs} µs, batching rule ${rule}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   try {
     // warm-up: the first batches (session warm-up, JIT) are not measured
     if (only !== 'grpc-alone') await wrk(inferUrl, bodyFile, headerLength);
@@ -82,7 +89,9 @@ async function main(): Promise<void> {
       const mainCosts: [number, number][] = [];
       const floorRatios: number[] = [];
       const floorModelRatios: number[] = [];
-      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | main thread µs/req | bare Fastify req/s | p50 ms | main thread µs/req | ratio | architecture floor req/s | main thread µs/req | floor / bare | floor with model req/s | main thread µs/req | floor with model / bare | avg batch | non-2xx');
+      /** InferScope / the floor with the model, per round (the two runs are seconds apart) */
+      const vsFloorModel: number[] = [];
+      console.log('round | InferScope req/s | p50 ms | p99 ms | server CPU µs/req (all threads) | main thread µs/req | bare Fastify req/s | p50 ms | main thread µs/req | ratio | architecture floor req/s | main thread µs/req | floor / bare | floor with model req/s | main thread µs/req | floor with model / bare | avg batch: InferScope, floor with model | non-2xx');
       for (let r = 1; r <= rounds; r++) {
         const formed: number[] = [];
         const off = server.bus.on((e) => { if (e.type === 'batch.formed') formed.push(e.size); });
@@ -101,19 +110,23 @@ async function main(): Promise<void> {
         const floorMainPerReq = fl ? (mainThreadCpuUs() - main0) / (fl.req_per_s * seconds) : NaN;
         if (fl && base) floorRatios.push(fl.req_per_s / base.req_per_s);
         main0 = mainThreadCpuUs();
+        const fm0 = floorModel.formed();
         const fm = baselines ? await wrk(floorModel.url, bodyFile, headerLength) : undefined;
         const floorModelMainPerReq = fm ? (mainThreadCpuUs() - main0) / (fm.req_per_s * seconds) : NaN;
         if (fm && base) floorModelRatios.push(fm.req_per_s / base.req_per_s);
+        if (fm) vsFloorModel.push(ours.req_per_s / fm.req_per_s);
+        const fm1 = floorModel.formed();
+        const floorModelBatch = (fm1.requests - fm0.requests) / Math.max(1, fm1.batches - fm0.batches);
         const ratio = base ? ours.req_per_s / base.req_per_s : NaN;
         if (base) ratios.push(ratio);
         if (base) mainCosts.push([mainPerReq, bareMainPerReq]);
         const avg = formed.reduce((a, b) => a + b, 0) / Math.max(1, formed.length);
-        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${mainPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${bareMainPerReq.toFixed(1)} | ${ratio.toFixed(2)} | ${fl?.req_per_s.toFixed(0) ?? '-'} | ${floorMainPerReq.toFixed(1)} | ${fl && base ? (fl.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${fm?.req_per_s.toFixed(0) ?? '-'} | ${floorModelMainPerReq.toFixed(1)} | ${fm && base ? (fm.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${avg.toFixed(1)} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
+        console.log(`${r} | ${ours.req_per_s.toFixed(0)} | ${ours.p50_ms.toFixed(2)} | ${ours.p99_ms.toFixed(2)} | ${cpuPerReq.toFixed(1)} | ${mainPerReq.toFixed(1)} | ${base?.req_per_s.toFixed(0) ?? '-'} | ${base?.p50_ms.toFixed(2) ?? '-'} | ${bareMainPerReq.toFixed(1)} | ${ratio.toFixed(2)} | ${fl?.req_per_s.toFixed(0) ?? '-'} | ${floorMainPerReq.toFixed(1)} | ${fl && base ? (fl.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${fm?.req_per_s.toFixed(0) ?? '-'} | ${floorModelMainPerReq.toFixed(1)} | ${fm && base ? (fm.req_per_s / base.req_per_s).toFixed(2) : '-'} | ${avg.toFixed(1)}, ${fm ? floorModelBatch.toFixed(1) : '-'} | ${ours.non2xx + (base?.non2xx ?? 0)}`);
       }
       if (ratios.length) {
         console.log(`InferScope / bare Fastify (wrk, c=${c}): median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
         console.log(`architecture floor (Fastify + one worker thread, no InferScope; architecture-floor.ts) / bare Fastify: median ${median(floorRatios).toFixed(2)} (rounds ${floorRatios.map((x) => x.toFixed(2)).join(', ')}); InferScope / floor ${(median(ratios) / median(floorRatios)).toFixed(2)}`);
-        console.log(`architecture floor with the model (the same, its worker running mlp_classifier with onnxruntime; floor-ort-worker.mjs) / bare Fastify: median ${median(floorModelRatios).toFixed(2)} (rounds ${floorModelRatios.map((x) => x.toFixed(2)).join(', ')}); InferScope / floor with model ${(median(ratios) / median(floorModelRatios)).toFixed(2)}`);
+        console.log(`architecture floor with the model (the same, its worker running mlp_classifier with onnxruntime; floor-ort-worker.mjs) / bare Fastify: median ${median(floorModelRatios).toFixed(2)} (rounds ${floorModelRatios.map((x) => x.toFixed(2)).join(', ')}); InferScope / floor with model ${(median(ratios) / median(floorModelRatios)).toFixed(2)}; per round ${median(vsFloorModel).toFixed(2)} (${vsFloorModel.map((x) => x.toFixed(2)).join(', ')})`);
         console.log(`main-thread CPU per request: InferScope median ${median(mainCosts.map((m) => m[0])).toFixed(1)} µs, bare Fastify ${median(mainCosts.map((m) => m[1])).toFixed(1)} µs; bare / ours ${median(mainCosts.map((m) => m[1] / m[0])).toFixed(2)}`);
       }
     }
