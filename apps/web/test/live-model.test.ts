@@ -169,6 +169,19 @@ test('a reconnect to a restarted server keeps the history on the new clock and m
   assert.equal(live.now, 5e6, 'now follows the new clock');
 });
 
+test('a restarted server that has not sampled stats yet (empty history) does not wipe the history carried over', () => {
+  const live = new LiveModel();
+  const first = { ...snapshot(), t: 50e6, wall_ms: 1_000_000 };
+  first.server = { ...first.server, start_id: 'one', started_wall_ms: 950_000 };
+  live.applySnapshot(first);
+  live.applyStats({ t: 51e6, wall_ms: 1_001_000, models: [] });
+  live.applyStats({ t: 52e6, wall_ms: 1_002_000, models: [] });
+  const second = { ...snapshot(), t: 1e5, wall_ms: 1_010_100, history: { stats: [], config_changes: [] } };
+  second.server = { ...second.server, start_id: 'two', started_wall_ms: 1_010_000 };
+  assert.equal(live.applySnapshot(second), true);
+  assert.deepEqual(live.stats.toArray().map((s) => s.t), [-9e6, -8e6], 'the old process\'s history, on the new clock');
+});
+
 test('a server without a start id keeps the old behaviour: a history older than what is held replaces it', () => {
   const live = new LiveModel();
   live.applySnapshot({ ...snapshot(), t: 50e6 });

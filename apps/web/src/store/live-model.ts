@@ -142,8 +142,9 @@ export class LiveModel {
    * replaces it.
    */
   applyHistory(h: LiveHistory): void {
-    const newest = h.stats.at(-1)?.t ?? -Infinity;
-    if (newest < (this.stats.last()?.t ?? -Infinity)) {
+    // an empty history (a server that has not sampled yet) says nothing about which process is older
+    const newest = h.stats.at(-1)?.t;
+    if (newest !== undefined && newest < (this.stats.last()?.t ?? -Infinity)) {
       this.stats.clear();
       this.perfPoints.clear();
       this.configLog.clear();
