@@ -22,12 +22,20 @@ parentPort.on('message', (m) => {
 
 interface Waiting { x: Float32Array; send(bytes: Buffer): void }
 
+/** The floor's batching without a transport: what each protocol's floor puts its requests into. */
+export interface FloorPump {
+  /** queues one sample; `send` gets its 10 output floats (40 bytes) when its batch has run */
+  submit(x: Float32Array, send: (bytes: Buffer) => void): void;
+  formed(): { batches: number; requests: number };
+  close(): Promise<void>;
+}
+
 /**
  * `withModel` (a .onnx file of the bundled MLP's signature): the worker runs it with onnxruntime
  * (floor-ort-worker.mjs) instead of touching the inputs, so the floor pays the model's real compute too:
  * what no server of this architecture can go below on this host with this model.
  */
-export async function startArchitectureFloor(withModel?: string): Promise<{ url: string; formed(): { batches: number; requests: number }; close(): Promise<void> }> {
+export async function startFloorPump(withModel?: string): Promise<FloorPump> {
   const worker = withModel
     ? new Worker(new URL('./floor-ort-worker.mjs', import.meta.url), { workerData: { modelFile: withModel }, execArgv: [] })
     : new Worker(WORKER, { eval: true });
@@ -55,6 +63,19 @@ export async function startArchitectureFloor(withModel?: string): Promise<{ url:
     pump();
     batch.forEach((b, i) => b.send(Buffer.from(m.out, i * 40, 40)));
   });
+  return {
+    submit(x, send) {
+      queue.push({ x, send });
+      setImmediate(pump);
+    },
+    formed: () => ({ batches: nextId, requests }),
+    close: async () => { await worker.terminate(); },
+  };
+}
+
+/** The floor over HTTP/1.1: Fastify reading the KServe binary body, answering a KServe binary response. */
+export async function startArchitectureFloor(withModel?: string): Promise<{ url: string; formed(): { batches: number; requests: number }; close(): Promise<void> }> {
+  const floor = await startFloorPump(withModel);
   const header = Buffer.from(JSON.stringify({ model_name: 'floor', model_version: '1', outputs: [{ name: 'probabilities', datatype: 'FP32', shape: [1, 10], parameters: { binary_data_size: 40 } }] }));
   const app: FastifyInstance = Fastify();
   app.removeAllContentTypeParsers();
@@ -65,12 +86,8 @@ export async function startArchitectureFloor(withModel?: string): Promise<{ url:
     JSON.parse(body.subarray(0, headerLength).toString('utf8'));
     const x = new Float32Array(784);
     new Uint8Array(x.buffer).set(body.subarray(headerLength, headerLength + 784 * 4));
-    queue.push({
-      x,
-      send: (bytes) => void reply.header('content-type', 'application/octet-stream').header('inference-header-content-length', String(header.byteLength)).send(Buffer.concat([header, bytes])),
-    });
-    setImmediate(pump);
+    floor.submit(x, (bytes) => void reply.header('content-type', 'application/octet-stream').header('inference-header-content-length', String(header.byteLength)).send(Buffer.concat([header, bytes])));
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url: `${url}/floor`, formed: () => ({ batches: nextId, requests }), close: async () => { await app.close(); await worker.terminate(); } };
+  return { url: `${url}/floor`, formed: floor.formed, close: async () => { await app.close(); await floor.close(); } };
 }

@@ -3,7 +3,7 @@
  * dynamic_batching) and `mlp_batched` (preferred 8/16/32, 2 ms max queue delay), one intra-op thread per
  * instance so one instance compares with one directly-run session.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Tensor } from '@inferscope/core';
@@ -34,6 +34,18 @@ export function makeBenchRepository(instances = 1, models: BenchModel[] = ['mlp_
     copyFileSync(DEFAULT_MODEL, join(dir, name, '1', 'model.onnx'));
   }
   return dir;
+}
+
+/**
+ * mlp_batched rewritten to the architecture floors' batching rule ("up to 16 of whatever is queued when
+ * the thread is free": in Triton's terms max_batch_size 16, no preferred sizes) and the given queue delay,
+ * so a comparison with a floor batches by one rule on both sides.
+ */
+export function useFloorRule(repo: string, delayUs: number, rule: 'floor' | 'preferred' = 'floor'): void {
+  const file = join(repo, 'mlp_batched', 'config.pbtxt');
+  let config = readFileSync(file, 'utf8').replace('max_queue_delay_microseconds: 2000', `max_queue_delay_microseconds: ${delayUs}`);
+  if (rule === 'floor') config = config.replace('max_batch_size: 64', 'max_batch_size: 16').replace('preferred_batch_size: [ 8, 16, 32 ] ', '');
+  writeFileSync(file, config);
 }
 
 /** One sample, as every benchmark request sends it. */

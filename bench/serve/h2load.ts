@@ -29,6 +29,7 @@ import { runWrk } from './wrk-client';
 import { ensureH2load, grpcInferBody, h2load } from './h2load-client';
 import { mainThreadCpuUs } from './thread-cpu';
 import { median } from '../median';
+import { serverCounts, settledCounts } from './server-counts';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -58,23 +59,8 @@ async function main(): Promise<void> {
   const grpcArgs = (n: number) => ['-n', String(n), '-c', String(Math.max(1, Math.round(c / streams))), '-m', String(streams), '-t', '1', '-d', grpcBodyFile, '-H', 'content-type: application/grpc', '-H', 'te: trailers', grpcUrl];
   const httpArgs = (n: number) => [...common(n), '--h1', '-d', httpBodyFile, '-H', 'content-type: application/octet-stream', '-H', `inference-header-content-length: ${headerLength}`, inferUrl];
 
-  /** the server's own count of this model's successful and failed requests (Triton's statistics) */
-  const counts = async () => {
-    const s = await (await fetch(`${url}/v2/models/${MODEL}/stats`)).json() as { model_stats: Array<{ inference_count: number; execution_count: number; inference_stats: { success: { count: number }; fail: { count: number } } }> };
-    const m = s.model_stats[0]!;
-    return { success: m.inference_stats.success.count, fail: m.inference_stats.fail.count, inferences: m.inference_count, executions: m.execution_count };
-  };
-  /** the counts once the previous run's stragglers are answered (wrk leaves requests in running batches) */
-  const settled = async () => {
-    let last = await counts();
-    for (let stable = 0; stable < 3; ) {
-      await new Promise((r) => setTimeout(r, 100));
-      const now = await counts();
-      stable = now.success === last.success && now.fail === last.fail ? stable + 1 : 0;
-      last = now;
-    }
-    return last;
-  };
+  const counts = () => serverCounts(url, MODEL);
+  const settled = () => settledCounts(url, MODEL);
   /** one h2load run with the server's CPU and the statistics check around it */
   const measured = async (what: string, args: string[], n: number) => {
     const before = await settled();

@@ -13,13 +13,13 @@
  *   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/serve/wrk.ts --rounds 1 --only inferscope   # profile the server
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { buildApp } from '../../apps/server/src/app';
-import { benchInput, makeBenchRepository } from './bench-models';
+import { benchInput, makeBenchRepository, useFloorRule } from './bench-models';
 import { DEFAULT_MODEL } from './direct-ort';
 import { binaryRequest } from '../../test/kserve/wire';
 import { arg } from '../args';
@@ -60,12 +60,7 @@ const cpuPer = (cpu: NodeJS.CpuUsage, reqPerS: number) => (cpu.user + cpu.system
 
 async function main(): Promise<void> {
   const repo = makeBenchRepository(instances, ['mlp_batched']);
-  const configFile = join(repo, 'mlp_batched', 'config.pbtxt');
-  let config = readFileSync(configFile, 'utf8').replace('max_queue_delay_microseconds: 2000', `max_queue_delay_microseconds: ${delayUs}`);
-  // the floors batch "up to 16 of whatever is queued when the thread is free": in Triton's terms
-  // max_batch_size 16 without preferred sizes, the default here so both sides batch by one rule
-  if (rule === 'floor') config = config.replace('max_batch_size: 64', 'max_batch_size: 16').replace('preferred_batch_size: [ 8, 16, 32 ] ', '');
-  writeFileSync(configFile, config);
+  useFloorRule(repo, delayUs, rule === 'preferred' ? 'preferred' : 'floor');
   const server = await buildApp({ modelRepositories: [repo], httpPort: 0, metricsPort: null, grpcPort: 0, host: '127.0.0.1', live });
   const { url, grpcAddress } = await server.listen();
   const bare = Fastify();

@@ -24,14 +24,19 @@ export interface GrpcEndpointOptions {
   maxMessageBytes: number;
 }
 
-export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndpointOptions): Promise<GrpcEndpoint> {
-  const server = new Server({
-    'grpc.max_receive_message_length': options.maxMessageBytes,
+/** The grpc-js server as the endpoint configures it (also the transport of bench/serve/grpc-floor.ts). */
+export function newGrpcServer(maxMessageBytes: number): Server {
+  return new Server({
+    'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': -1,
     // channelz (grpc-js's call and socket tracking for the channelz debug service, which this server does
     // not offer) costs a tracker update per call and per stream: ~2% of the server's CPU under load
     'grpc.enable_channelz': 0,
   });
+}
+
+export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndpointOptions): Promise<GrpcEndpoint> {
+  const server = newGrpcServer(options.maxMessageBytes);
   server.addService(inferenceServiceDefinition(), guardControlMethods(grpcHandlers(deps), deps.control));
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const port = await new Promise<number>((resolve, reject) =>
@@ -64,7 +69,7 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
  * a private field, so each accepted socket gets setNoDelay. Without that field (another grpc-js version)
  * nothing happens and the endpoint is only slower.
  */
-function disableNagle(server: Server): void {
+export function disableNagle(server: Server): void {
   const servers = (server as unknown as { http2Servers?: Map<import('node:net').Server, unknown> }).http2Servers;
   if (!(servers instanceof Map)) return;
   for (const http2Server of servers.keys()) {
