@@ -9,7 +9,8 @@
  * against the server's statistics, every floor round against the floor's own count of batched requests
  * (h2load sees HTTP 200 for a failed gRPC call).
  *
- *   node --import tsx bench/serve/h2load-grpc-floor.ts [--rounds 5] [--requests 30000] [--c 32] [--streams 1] [--delay-us 2000] [--live true]
+ *   node --import tsx bench/serve/h2load-grpc-floor.ts [--rounds 5] [--requests 30000] [--c 32] [--streams 1] [--delay-us 2000] [--live true] [--only both|inferscope|floor]
+ *   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/serve/h2load-grpc-floor.ts --rounds 2 --only floor   # profile one side
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ const c = Number(arg('--c', '32'));
 const streams = Number(arg('--streams', '1'));
 const delayUs = Number(arg('--delay-us', '2000'));
 const live = arg('--live', 'true') !== 'false';
+const only = arg('--only', 'both');
 const MODEL = 'mlp_batched';
 
 interface Run extends H2Result { main_us: number; all_us: number; avg_batch: number }
@@ -74,16 +76,20 @@ async function main(): Promise<void> {
     const mainRatios: number[] = [];
     console.log('round | InferScope req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | gRPC floor with model req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | InferScope / floor');
     for (let round = 1; round <= rounds; round++) {
-      const order = round % 2 ? [inferscope, floorRun] : [floorRun, inferscope];
+      const order = (round % 2 ? [inferscope, floorRun] : [floorRun, inferscope]).filter((side) => only === 'both' || (side === inferscope) === (only === 'inferscope'));
       const res = new Map<unknown, Run>();
       for (const side of order) res.set(side, await side(requests));
-      const a = res.get(inferscope)!, b = res.get(floorRun)!;
+      const a = res.get(inferscope), b = res.get(floorRun);
+      const row = (r: Run | undefined) => (r ? `${r.req_per_s.toFixed(0)} | ${r.mean_ms.toFixed(2)} | ${r.main_us.toFixed(1)} | ${r.all_us.toFixed(1)} | ${r.avg_batch.toFixed(1)}` : '- | - | - | - | -');
+      if (!a || !b) {
+        console.log(`${round} | ${row(a)} | ${row(b)} | -`);
+        continue;
+      }
       ratios.push(a.req_per_s / b.req_per_s);
       mainRatios.push(b.main_us / a.main_us);
-      const row = (r: Run) => `${r.req_per_s.toFixed(0)} | ${r.mean_ms.toFixed(2)} | ${r.main_us.toFixed(1)} | ${r.all_us.toFixed(1)} | ${r.avg_batch.toFixed(1)}`;
       console.log(`${round} | ${row(a)} | ${row(b)} | ${ratios.at(-1)!.toFixed(2)}`);
     }
-    console.log(`InferScope gRPC / gRPC floor with model (h2load, c=${c}): req/s median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}); main-thread CPU per request, floor / InferScope, median ${median(mainRatios).toFixed(2)}`);
+    if (ratios.length) console.log(`InferScope gRPC / gRPC floor with model (h2load, c=${c}): req/s median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}); main-thread CPU per request, floor / InferScope, median ${median(mainRatios).toFixed(2)}`);
   } finally {
     rmSync(bodyFile, { force: true });
     await floor.close();
