@@ -6,21 +6,26 @@ import { EventLoopDelay } from '../../apps/server/src/metrics/event-loop.ts';
 import { createMetrics } from '../../apps/server/src/metrics/index.ts';
 import { checkExposition } from '../metrics/format-check.ts';
 
-const turns = async (n: number) => {
-  for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 0));
+/** yields to the loop until the monitor has recorded more than `than` samples (it wakes every 10 ms) */
+const samplesAbove = async (loop: EventLoopDelay, than: number) => {
+  for (let i = 0; loop.samplesInWindow() <= than; i++) {
+    assert.ok(i < 10_000, `the monitor recorded no sample after ${than}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
 };
 
 test("a stall of the server's event loop shows in inferscope_event_loop_delay_seconds and in the live figures", async () => {
   const loop = new EventLoopDelay();
   const metrics = createMetrics(new EventBus(), { cpu: false, collectors: [() => loop.families()] });
   try {
-    await turns(3);
+    // the monitor must be running (a first sample recorded) before the stall, or the stall is its start
+    await samplesAbove(loop, 0);
     // block the loop for 60 ms, as a CPU-heavy client on the same thread would
     const until = performance.now() + 60;
     while (performance.now() < until) {
       /* stall */
     }
-    await turns(3); // the monitor's next sample records how late it ran
+    await samplesAbove(loop, loop.samplesInWindow()); // its next sample records how late it ran
     loop.closeWindow();
     const f = loop.figures();
     assert.ok(f, "figures once a window closed");

@@ -42,6 +42,12 @@ export class EventLoopDelay {
     h.reset();
   }
 
+  /** samples recorded in the current window. Node records a sample from the second wake-up on (each is the
+   *  time since the previous one), so a stall is seen only once the monitor has woken twice */
+  samplesInWindow(): number {
+    return this.h.count;
+  }
+
   /** the last complete window's figures (for the live stats) */
   figures(): EventLoopFigures | undefined {
     return this.last;
