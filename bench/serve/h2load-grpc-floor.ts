@@ -24,6 +24,7 @@ import { startGrpcFloor } from './grpc-floor';
 import { mainThreadCpuUs } from './thread-cpu';
 import { settledCounts } from './server-counts';
 import { median } from '../median';
+import { gcMeter } from './gc-time';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -34,7 +35,7 @@ const live = arg('--live', 'true') !== 'false';
 const only = arg('--only', 'both');
 const MODEL = 'mlp_batched';
 
-interface Run extends H2Result { main_us: number; all_us: number; avg_batch: number }
+interface Run extends H2Result { main_us: number; all_us: number; avg_batch: number; gc_us: number; pauses_per_1k: number }
 
 async function main(): Promise<void> {
   ensureH2load();
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const server = await buildApp({ modelRepositories: [repo], httpPort: 0, metricsPort: null, grpcPort: 0, host: '127.0.0.1', live });
   const { url, grpcAddress } = await server.listen();
   const floor = await startGrpcFloor(DEFAULT_MODEL);
+  const gc = gcMeter();
   const bodyFile = join(tmpdir(), `inferscope-grpc-floor-${process.pid}.bin`);
   writeFileSync(bodyFile, grpcInferBody(MODEL, benchInput));
   const conns = Math.max(1, Math.round(c / streams));
@@ -51,15 +53,17 @@ async function main(): Promise<void> {
   /** one h2load run with this process's CPU around it; `served` reads how many requests the side really batched */
   const timed = async (address: string, n: number, served: () => Promise<{ requests: number; batches: number }>): Promise<Run> => {
     const before = await served();
+    const gc0 = await gc.read();
     const cpu0 = process.cpuUsage();
     const main0 = mainThreadCpuUs();
     const r = await h2load(args(address, n));
     const cpu = process.cpuUsage(cpu0);
     const mainUs = mainThreadCpuUs() - main0;
     const after = await served();
+    const gc1 = await gc.read();
     const ok = after.requests - before.requests;
     if (r.succeeded !== n || ok !== n) throw new Error(`${address}: h2load ${r.succeeded}/${n} succeeded, the server served ${ok}`);
-    return { ...r, main_us: mainUs / n, all_us: (cpu.user + cpu.system) / n, avg_batch: ok / Math.max(1, after.batches - before.batches) };
+    return { ...r, main_us: mainUs / n, all_us: (cpu.user + cpu.system) / n, avg_batch: ok / Math.max(1, after.batches - before.batches), gc_us: ((gc1.ms - gc0.ms) * 1000) / n, pauses_per_1k: ((gc1.pauses - gc0.pauses) * 1000) / n };
   };
   const inferscope = (n: number) => timed(grpcAddress!, n, async () => {
     const s = await settledCounts(url, MODEL);
@@ -74,13 +78,13 @@ async function main(): Promise<void> {
     await floorRun(3000);
     const ratios: number[] = [];
     const mainRatios: number[] = [];
-    console.log('round | InferScope req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | gRPC floor with model req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | InferScope / floor');
+    console.log('round | InferScope req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | GC µs/req (pauses per 1k) | gRPC floor with model req/s | mean ms | main thread µs/req | all threads µs/req | avg batch | GC µs/req (pauses per 1k) | InferScope / floor');
     for (let round = 1; round <= rounds; round++) {
       const order = (round % 2 ? [inferscope, floorRun] : [floorRun, inferscope]).filter((side) => only === 'both' || (side === inferscope) === (only === 'inferscope'));
       const res = new Map<unknown, Run>();
       for (const side of order) res.set(side, await side(requests));
       const a = res.get(inferscope), b = res.get(floorRun);
-      const row = (r: Run | undefined) => (r ? `${r.req_per_s.toFixed(0)} | ${r.mean_ms.toFixed(2)} | ${r.main_us.toFixed(1)} | ${r.all_us.toFixed(1)} | ${r.avg_batch.toFixed(1)}` : '- | - | - | - | -');
+      const row = (r: Run | undefined) => (r ? `${r.req_per_s.toFixed(0)} | ${r.mean_ms.toFixed(2)} | ${r.main_us.toFixed(1)} | ${r.all_us.toFixed(1)} | ${r.avg_batch.toFixed(1)} | ${r.gc_us.toFixed(1)} (${r.pauses_per_1k.toFixed(1)})` : '- | - | - | - | - | -');
       if (!a || !b) {
         console.log(`${round} | ${row(a)} | ${row(b)} | -`);
         continue;
@@ -91,6 +95,7 @@ async function main(): Promise<void> {
     }
     if (ratios.length) console.log(`InferScope gRPC / gRPC floor with model (h2load, c=${c}): req/s median ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')}); main-thread CPU per request, floor / InferScope, median ${median(mainRatios).toFixed(2)}`);
   } finally {
+    gc.close();
     rmSync(bodyFile, { force: true });
     await floor.close();
     await server.close();
