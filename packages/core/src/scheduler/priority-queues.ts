@@ -29,7 +29,7 @@ class Lane<E extends AnyEntry> {
   /** drop flagged entries at the head and compact the array now and then */
   tidy(): void {
     const items = this.items;
-    while (this.head < items.length && !this.has(items[this.head])) this.head++;
+    while (this.head < items.length && !this.has(items[this.head])) items[this.head++] = undefined as unknown as E;
     if (this.head === items.length) {
       this.items = [];
       this.head = 0;
@@ -58,7 +58,9 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   private order: number[] = [];
   // Earliest deadline first, equal deadlines in acceptance order (a DELAY moves them to the delayed lane in
   // the order they expire, which must be arrival order, as Triton walks its queue). Entries that left the
-  // queue stay until they reach the top (lazy removal).
+  // queue stay until they reach the top (lazy removal), or until they outnumber the waiting entries: then
+  // the heap is rebuilt, so a batched request with a long timeout is not held (tensors and all) behind a
+  // waiting one with a short timeout.
   private readonly deadlines = new MinHeap<E>((a, b) => a.deadlineUs < b.deadlineUs || (a.deadlineUs === b.deadlineUs && a.seq < b.seq));
   size = 0;
 
@@ -83,7 +85,10 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     const level = e.level === this.keptLevel ? this.kept : this.levelOf(e.level);
     (e.delayed ? level.delayed : level.fresh).push(e);
     this.size++;
-    if (e.deadlineUs > 0) this.deadlines.push(e);
+    if (e.deadlineUs > 0) {
+      this.deadlines.push(e);
+      if (this.deadlines.size > 2 * this.size + 64) this.deadlines.retain((d) => d.queued && d.deadlineUs > 0);
+    }
   }
 
   forEachInOrder(visit: (e: E) => boolean): void {
@@ -124,7 +129,9 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
       for (const lane of [level.fresh, level.delayed]) {
         const items = lane.items;
         while (out.length < n && lane.head < items.length) {
-          const e = items[lane.head++];
+          const e = items[lane.head];
+          // the slot is cleared: an entry that left must not stay reachable from a long-lived array
+          items[lane.head++] = undefined as unknown as E;
           if (!lane.has(e)) continue;
           e.queued = false;
           lane.live--;

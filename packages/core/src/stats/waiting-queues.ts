@@ -43,6 +43,7 @@ export class WaitingQueues {
       const q = this.ids.get(level)!;
       const head = this.heads.get(level)!;
       if (head < q.length && q[head] === id) {
+        q[head] = null;
         this.advance(level, q, head + 1);
         return true;
       }
@@ -70,8 +71,14 @@ export class WaitingQueues {
   private advance(level: number, q: (string | null)[], head: number): void {
     this.counts.set(level, this.counts.get(level)! - 1);
     while (head < q.length && q[head] === null) head++;
-    // Compact once the consumed prefix dominates, so memory follows the live queue, not its history.
-    if (head > 1024 && head * 2 > q.length) {
+    // An emptied queue starts over; else compact once the consumed prefix dominates, so memory follows
+    // the live queue, not its history. Consumed slots are cleared at once: a long-lived array that still
+    // pointed at the ids of requests long gone kept them alive through every young-generation GC, and
+    // everything promoted with them (bench/serve/README.md, "What the heap keeps").
+    if (head === q.length) {
+      q.length = 0;
+      head = 0;
+    } else if (head > 1024 && head * 2 > q.length) {
       q.splice(0, head);
       head = 0;
     }

@@ -40,18 +40,31 @@ export class MinHeap<T> {
     const last = h.pop();
     if (h.length > 0) {
       h[0] = last!;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(h[l], h[m])) m = l;
-        if (r < h.length && this.less(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
+      this.siftDown(0);
     }
     return top;
+  }
+
+  /** keeps only the items `keep` accepts, in O(n) (for a user that removes lazily and must bound what it holds) */
+  retain(keep: (item: T) => boolean): void {
+    const h = this.h;
+    let n = 0;
+    for (let i = 0; i < h.length; i++) if (keep(h[i])) h[n++] = h[i];
+    h.length = n;
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  private siftDown(i: number): void {
+    const h = this.h;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.less(h[l], h[m])) m = l;
+      if (r < h.length && this.less(h[r], h[m])) m = r;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
   }
 }
