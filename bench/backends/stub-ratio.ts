@@ -4,12 +4,12 @@
  * (the serve bench's method: each round's own ratio, the median decides; a shared machine moves too much
  * for one long cell against a baseline measured a minute apart).
  *
- *   node --import tsx bench/backends/stub-ratio.ts [--rounds 11] [--ms 1000] [--c 32]
+ *   node --import tsx bench/backends/stub-ratio.ts [--rounds 11] [--ms 1000] [--c 32] [--max-batch 64]
  *
  * Both sides use one intra-op thread; the server has one instance. Prints per round: server samples/s,
  * direct samples/s for the same batch mix, the ratio, and the batch-size histogram.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SchedulerEvent } from '@inferscope/core';
@@ -22,6 +22,22 @@ import { DirectTorch, TORCH_MODEL } from './direct-torch';
 import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { median } from '../median';
 
+/** per thread of a process: CPU seconds and context switches (each voluntary one a sleep, so a wake-up) */
+function threadTimes(pid: number): Map<number, { cpu: number; switches: number }> {
+  const out = new Map<number, { cpu: number; switches: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const st = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const sw = Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(st)![1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(st)![1]);
+      out.set(tid, { cpu: (Number(f[11]) + Number(f[12])) / 100, switches: sw });
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
 /** CPU seconds a process has used (utime + stime from /proc/<pid>/stat, at 100 ticks/s). */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -31,6 +47,11 @@ function cpuSeconds(pid: number): number {
 const rounds = Number(arg('--rounds', '11'));
 const ms = Number(arg('--ms', '1000'));
 const concurrency = Number(arg('--c', '32'));
+// --max-batch N: the instance's max_batch_size (preferred sizes above it dropped), so a batch size can be
+// measured with more than two batches in flight: at c = 2 x batch the closed loop leaves the instance
+// idle whenever the server's turn between batches outlasts a forward()
+const maxBatch = Number(arg('--max-batch', '64'));
+const preferred = [8, 16, 32].filter((n) => n <= maxBatch);
 
 const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-torch-'));
 mkdirSync(join(dir, 'mlp_torch', '1'), { recursive: true });
@@ -38,10 +59,10 @@ copyFileSync(TORCH_MODEL, join(dir, 'mlp_torch', '1', 'model.pt'));
 writeFileSync(join(dir, 'mlp_torch', 'config.pbtxt'), [
   'name: "mlp_torch"',
   'backend: "pytorch"',
-  'max_batch_size: 64',
+  `max_batch_size: ${maxBatch}`,
   'input [ { name: "input" data_type: TYPE_FP32 dims: [ 784 ] } ]',
   'output [ { name: "probabilities" data_type: TYPE_FP32 dims: [ 10 ] } ]',
-  'dynamic_batching { preferred_batch_size: [ 8, 16, 32 ] max_queue_delay_microseconds: 2000 }',
+  `dynamic_batching { ${preferred.length ? `preferred_batch_size: [ ${preferred.join(', ')} ] ` : ''}max_queue_delay_microseconds: 2000 }`,
   'instance_group [ { count: 1 kind: KIND_CPU } ]',
   'parameters { key: "INTRA_OP_THREAD_COUNT" value: { string_value: "1" } }',
   '',
@@ -65,12 +86,14 @@ const cpuRatios: number[] = [];
 // the stub: this process's python child that is not the direct-torch baseline
 const stubPid = childPids(process.pid).find((p) => p !== direct.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('stub_main.py'))!;
 try {
-  console.log(`in-process mlp_torch (pytorch stub, 1 instance, 1 thread) c=${concurrency} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
+  console.log(`in-process mlp_torch (pytorch stub, 1 instance, 1 thread) c=${concurrency}, max_batch_size ${maxBatch} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
   await closedLoop(); // cold round, not recorded
   for (let r = 0; r < rounds; r++) {
     hist = {};
     const stubCpu0 = cpuSeconds(stubPid);
+    const threads0 = threadTimes(stubPid);
     const res = await closedLoop();
+    const threads1 = threadTimes(stubPid);
     // CPU per sample on the server side: the whole server process (scheduler, client loops, answers) plus
     // the stub, against torch's own CPU per sample directly. Steadier than wall time on a loaded machine.
     const stubCpuUs = ((cpuSeconds(stubPid) - stubCpu0) * 1e6) / (res.requests + res.errors);
@@ -84,7 +107,12 @@ try {
     const ratio = res.req_per_s / baseline;
     ratios.push(ratio);
     const top = Object.entries(hist).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([s, n]) => `${s}x${n}`).join(' ');
-    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${baseline.toFixed(0)}, ratio ${ratio.toFixed(3)}; CPU/sample stub ${stubCpuUs.toFixed(1)} µs, server process ${(res.cpu_us_per_req ?? NaN).toFixed(1)} µs, direct ${directCpuUs.toFixed(1)} µs; avg batch ${avgBatch.toFixed(1)} [${top}]`);
+    // the stub's threads in the order they started (main = the pid; then the reader, then the writer)
+    const perBatch = [...threads1].filter(([tid]) => threads0.has(tid)).sort((a, b) => a[0] - b[0]).map(([tid, t]) => {
+      const t0 = threads0.get(tid)!;
+      return `${tid === stubPid ? 'main' : tid} ${(((t.cpu - t0.cpu) * 1e6) / batches).toFixed(0)} µs ${((t.switches - t0.switches) / batches).toFixed(2)} sw`;
+    });
+    console.log(`round ${r + 1}: server ${res.req_per_s.toFixed(0)} samples/s (p50 ${res.p50_ms.toFixed(2)} ms, errors ${res.errors}), direct ${baseline.toFixed(0)}, ratio ${ratio.toFixed(3)}; CPU/sample stub ${stubCpuUs.toFixed(1)} µs, server process ${(res.cpu_us_per_req ?? NaN).toFixed(1)} µs, direct ${directCpuUs.toFixed(1)} µs; avg batch ${avgBatch.toFixed(1)} [${top}]; stub threads per batch: ${perBatch.join(', ')}`);
   }
   console.log(`median server/direct throughput ratio: ${median(ratios).toFixed(3)} (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)})`);
   console.log(`median direct/stub CPU-per-sample ratio (what the stub process alone costs over torch): ${median(cpuRatios).toFixed(3)}`);
