@@ -9,6 +9,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Worker } from 'node:worker_threads';
+import { applyServingHeapFlags } from '../../apps/server/src/memory/heap-tuning';
 
 const WORKER = `
 const { parentPort } = require('node:worker_threads');
@@ -36,6 +37,9 @@ export interface FloorPump {
  * what no server of this architecture can go below on this host with this model.
  */
 export async function startFloorPump(withModel?: string): Promise<FloorPump> {
+  // the server's V8 heap settings are part of the architecture: a floor without them would be measured
+  // in a GC mode the server never runs in (apps/server/src/memory/heap-tuning.ts)
+  applyServingHeapFlags();
   const worker = withModel
     ? new Worker(new URL('./floor-ort-worker.mjs', import.meta.url), { workerData: { modelFile: withModel }, execArgv: [] })
     : new Worker(WORKER, { eval: true });

@@ -30,6 +30,7 @@ import { StatsCollector, registerStatsRoutes } from './stats/index';
 import { createMetrics, startMetricsServer, type Metrics, type MetricsServer } from './metrics/index';
 import { registerLive, type LiveParts } from './live/register';
 import { EventLoopDelay } from './metrics/event-loop';
+import { applyServingHeapFlags } from './memory/heap-tuning';
 import { ControlGuard } from './control/guard';
 import { startGrpcEndpoint, type GrpcEndpoint } from './grpc/server';
 import { checkBindSecurity } from './live/security';
@@ -75,6 +76,7 @@ export interface InferScopeApp {
 
 export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const options = validateServerOptions(input);
+  applyServingHeapFlags();
   // Every server line goes through the logger, so /v2/logging switches and formats all of them.
   const logger = new ServerLogger(input.log ?? (() => {}), { log_file: options.logFile ?? '', log_format: options.logFormat });
   const log = logger.info;
