@@ -173,15 +173,18 @@ test('reclaim: a batch held behind running ones is taken back before the worker 
   await withMlpInstance(async (ex, inst) => {
     const worker = ex.workerOf(inst.name)!;
     const order: string[] = [];
-    // three big batches ahead keep the worker busy for far longer than the synchronous reclaim below takes
     const ahead = [1, 2, 3].map((i) => [sample(64, 40 + i)]);
     const calls = ahead.map((batch, i) => send(ex, inst, batch, order, `A${i}`));
+    // the worker stops after the batches ahead, so the held one has certainly not begun when it is taken
+    // back (a loaded machine could otherwise let the thread get through all three first)
+    const release = worker.hold();
     const held = [sample(5, 44)];
     const h = send(ex, inst, held, order, 'H');
     assert.equal(worker.inFlight, 4);
     assert.equal(ex.reclaim(inst, held), true, 'not begun: taken back');
     assert.equal(worker.inFlight, 3);
     assert.equal(ex.reclaim(inst, held), false, 'only once');
+    release();
     for (const [i, c] of calls.entries()) await assertMatchesDirect(ahead[i], await c.result);
     await afterOneMoreRoundTrip(ex, inst);
     assert.equal(h.calls, 0, 'a reclaimed batch is never answered by this instance');

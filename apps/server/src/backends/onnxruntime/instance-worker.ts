@@ -191,6 +191,21 @@ export class InstanceWorker {
   }
 
   /**
+   * Test hook: the worker stops before the message posted after this one until the returned function is
+   * called, so a run sent behind it has certainly not begun (a test can take it back without a race with
+   * the thread). Only in a process the test harness started with TEST_HOOKS_ENV=1.
+   */
+  hold(): () => void {
+    if (!testHooksOn()) throw new Error(`hold() is a test hook: the test harness sets ${TEST_HOOKS_ENV}=1`);
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    this.post({ type: 'hold', gate: gate.buffer });
+    return () => {
+      Atomics.store(gate, 0, 1);
+      Atomics.notify(gate, 0);
+    };
+  }
+
+  /**
    * Test hook: kill the thread now. Only safe while no run is in flight: Worker.terminate() while
    * onnxruntime is inside session.run aborts the whole process (Napi::Error -> std::terminate; see
    * test/reliability/worker-terminate.test.ts), which is why nothing in the server calls this.

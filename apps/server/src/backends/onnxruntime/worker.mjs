@@ -181,6 +181,14 @@ async function onMessage(msg) {
       crashArmed = msg.how;
       return;
     }
+    case 'hold': {
+      // Test hook (as 'crash'): stop here until the parent opens the gate, so the messages behind this one
+      // are known not to have begun while a test acts on them (takes one back) without racing the thread.
+      if (workerData?.testHooks !== true) return;
+      const gate = new Int32Array(msg.gate);
+      while (Atomics.load(gate, 0) === 0) Atomics.wait(gate, 0, 0);
+      return;
+    }
     case 'close': {
       try {
         await session?.release();
