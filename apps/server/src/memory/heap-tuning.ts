@@ -3,10 +3,10 @@
  *
  * Allocation-site pretenuring off. V8 watches how many objects from each allocation site survive a
  * scavenge. If enough of them do, it allocates that site's objects straight into the old generation,
- * and it keeps that decision. Under a steady stream of requests the decision lands by chance on some
- * sites whose objects live as long as one request. They then sit in the old space as garbage that only a
- * full GC frees, and through their pointers they keep the young objects of every request of the last
- * tens of milliseconds alive at each scavenge. The process then stays in that mode for good.
+ * and it keeps that decision. Under a steady stream of requests the decision can land, by chance, on
+ * sites whose objects live only as long as one request. The likely mechanism, inferred from the figures
+ * below rather than traced: they sit in the old space as garbage that only a full GC frees, and their
+ * pointers keep young objects alive at every scavenge. Once a process falls into that mode, it stays.
  *
  * Measured with grpc-js on this host (bench/serve/README.md, "gRPC's two GC modes"): InferScope and the
  * bare gRPC floor alike settled in it in about two runs of three. In that mode 2.6-3 MB survived each
