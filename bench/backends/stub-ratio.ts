@@ -21,6 +21,7 @@ import { arg } from '../args';
 import { DirectTorch, TORCH_MODEL } from './direct-torch';
 import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { median } from '../median';
+import { taskSwitches } from '../serve/thread-cpu';
 
 /** per thread of a process: CPU seconds and context switches (each voluntary one a sleep, so a wake-up) */
 function threadTimes(pid: number): Map<number, { cpu: number; switches: number }> {
@@ -28,9 +29,7 @@ function threadTimes(pid: number): Map<number, { cpu: number; switches: number }
   for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
     try {
       const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-      const st = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      const sw = Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(st)![1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(st)![1]);
-      out.set(tid, { cpu: (Number(f[11]) + Number(f[12])) / 100, switches: sw });
+      out.set(tid, { cpu: (Number(f[11]) + Number(f[12])) / 100, switches: taskSwitches(pid, tid) });
     } catch {
       // the thread ended between the listing and the read
     }

@@ -5,18 +5,16 @@
  *
  *   IDLE_MS=10000 node --import tsx bench/serve/idle-cost.ts [nolive]
  */
-import { readFileSync } from 'node:fs';
 import { buildApp } from '../../apps/server/src/app';
 import { makeBenchRepository } from './bench-models';
-import { mainThreadCpuUs } from './thread-cpu';
-const ctx = () => { const s = readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8'); return Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(s)![1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(s)![1]); };
+import { mainThreadCpuUs, taskSwitches } from './thread-cpu';
 const repo = makeBenchRepository(1, ['mlp_batched']);
 const live = process.argv[2] !== 'nolive';
 const server = await buildApp({ modelRepositories: [repo], httpPort: 0, grpcPort: null, metricsPort: null, host: '127.0.0.1', live });
 await server.listen();
 await new Promise((r) => setTimeout(r, 1500));
-const c0 = mainThreadCpuUs(), x0 = ctx(), t0 = performance.now();
+const c0 = mainThreadCpuUs(), x0 = taskSwitches(), t0 = performance.now();
 await new Promise((r) => setTimeout(r, Number(process.env.IDLE_MS ?? 4000)));
 const s = (performance.now() - t0) / 1000;
-console.log(`live=${live} idle: main thread ${((mainThreadCpuUs() - c0) / s / 1000).toFixed(1)} ms CPU/s, ${((ctx() - x0) / s).toFixed(0)} context switches/s`);
+console.log(`live=${live} idle: main thread ${((mainThreadCpuUs() - c0) / s / 1000).toFixed(1)} ms CPU/s, ${((taskSwitches() - x0) / s).toFixed(0)} context switches/s`);
 await server.close();

@@ -15,7 +15,6 @@
  * waits for its delay: one timer per batch the floor does not have.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +25,7 @@ import { makeBenchRepository, useFloorRule } from './bench-models';
 import { DEFAULT_MODEL } from './direct-ort';
 import { settledCounts } from './server-counts';
 import { startInferScope } from './server-under-test';
-import { mainThreadCpuUs } from './thread-cpu';
+import { mainThreadCpuUs, taskSwitches } from './thread-cpu';
 
 type Side = 'inferscope' | 'floor';
 interface Figure { us: number; wakeups: number; rps: number }
@@ -36,12 +35,6 @@ interface SideRun { saturated: Figure; rates: Figure[] }
 const rates = arg('--rates', '50,200,800').split(',').map(Number);
 const seconds = Number(arg('--seconds', '3'));
 const here = fileURLToPath(new URL('.', import.meta.url));
-
-/** voluntary + involuntary context switches of the main thread: each voluntary one is a sleep, so a wake-up */
-function mainThreadSwitches(): number {
-  const s = readFileSync(`/proc/self/task/${process.pid}/status`, 'utf8');
-  return Number(/\nvoluntary_ctxt_switches:\s+(\d+)/.exec(s)![1]) + Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(s)![1]);
-}
 
 function client(url: string, rate?: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -71,11 +64,11 @@ async function runSide(side: Side): Promise<SideRun> {
   const measure = async (rate?: number): Promise<Figure> => {
     const n0 = await answered();
     const cpu0 = mainThreadCpuUs();
-    const x0 = mainThreadSwitches();
+    const x0 = taskSwitches();
     const t0 = performance.now();
     await client(url, rate);
     const cpu = mainThreadCpuUs() - cpu0;
-    const x = mainThreadSwitches() - x0;
+    const x = taskSwitches() - x0;
     const s = (performance.now() - t0) / 1000;
     const n = (await answered()) - n0;
     return { us: cpu / n, wakeups: x / n, rps: n / s };
