@@ -68,19 +68,26 @@ function paramValue(p: Param): unknown {
  */
 export const ENABLE_EMPTY_FINAL = 'triton_enable_empty_final_response';
 
-function plainParams(params: Params): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, p] of Object.entries(params ?? {})) if (k !== ENABLE_EMPTY_FINAL) out[k] = paramValue(p);
-  return out;
+/** What a message without parameters reads: nearly every one, so it costs no object or entries list. */
+const NO_PARAMS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function plainParams(params: Params): Readonly<Record<string, unknown>> {
+  let out: Record<string, unknown> | undefined;
+  for (const k in params) {
+    if (k !== ENABLE_EMPTY_FINAL && Object.hasOwn(params, k)) (out ??= {})[k] = paramValue(params[k]);
+  }
+  return out ?? NO_PARAMS;
 }
 
 function shapeOf(name: string, raw: string[]): number[] {
-  const shape = raw.map(Number);
+  const shape = new Array<number>(raw.length);
   let elements = 1;
-  for (const d of shape) {
+  for (let i = 0; i < raw.length; i++) {
+    const d = Number(raw[i]);
     if (!Number.isSafeInteger(d) || d < 0) {
       throw invalid(`Unable to parse 'shape': dimensions of input '${name}' must be non-negative integers, got ${JSON.stringify(raw)}`);
     }
+    shape[i] = d;
     elements *= d;
   }
   if (elements > MAX_ELEMENTS) throw invalid(`Unable to parse 'shape': input '${name}' has ${elements} elements, more than the ${MAX_ELEMENTS} allowed`);
@@ -96,76 +103,84 @@ export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
   if (raw.length > 0 && raw.length !== msg.inputs.length) {
     throw invalid(`expected ${msg.inputs.length} raw_input_contents (one per input) for model '${model}', got ${raw.length}`);
   }
-  const seen = new Set<string>();
-  msg.inputs.forEach((io, index) => {
-    if (!isKServeDatatype(io.datatype)) throw invalid(`invalid datatype for input ${io.name}`);
-    if (seen.has(io.name)) throw invalid(`input '${io.name}' already exists in request`);
-    seen.add(io.name);
-    const input: ParsedInput = { name: io.name, datatype: io.datatype, shape: shapeOf(io.name, io.shape) };
-    const inputParams = plainParams(io.parameters);
-    if (inputParams.shared_memory_region !== undefined) {
-      // The data is in a registered system shared-memory region: read (bounds-checked) before validation.
-      input.shm = shmRef(inputParams, `input '${io.name}'`);
-      req.inputs.push(input);
-      return;
-    }
-    const given = io.contents ? FIELDS.filter((f) => (io.contents![f] as unknown[]).length > 0) : [];
-    if (given.length > 0 && raw.length > 0) {
-      throw invalid(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
-    }
-    if (given.length > 0) {
-      const field = CONTENTS_FIELD[io.datatype];
-      if (given.length > 1 || given[0] !== field) {
-        throw invalid(`unexpected explicit tensor data for input tensor '${io.name}' for model '${model}' of type '${io.datatype}': use ${field ?? 'raw_input_contents'}`);
-      }
-      const values = io.contents![field];
-      // Typed contents are flat JS values: the JSON decoder checks count, type and range.
-      if (io.datatype === 'BYTES') input.binary = encodeBinaryData('BYTES', values as Uint8Array[]); // length-prefixed, as raw BYTES
-      else input.json = values;
-    } else if (raw.length > 0) {
-      input.binary = raw[index];
-    } else if (input.shape.includes(0)) {
-      input.binary = new Uint8Array(0); // an empty tensor needs no data
-    } else {
-      throw invalid(`unable to find data for input tensor '${io.name}' for model '${model}' in request.`);
-    }
-    req.inputs.push(input);
-  });
-  if (msg.outputs.length > 0) {
-    req.outputs = msg.outputs.map((o) => {
-      const params = plainParams(o.parameters);
-      const out: { name: string; classification?: number; shm?: ShmRef } = { name: o.name };
-      if (params.shared_memory_region !== undefined) out.shm = shmRef(params, `output '${o.name}'`);
-      if (params.classification !== undefined) {
-        const k = params.classification;
-        if (typeof k !== 'number') throw invalid("invalid value type for 'classification' parameter, expected int64_param");
-        if (k < 0) throw invalid("invalid value for 'classification' parameter, expected >= 0");
-        out.classification = k;
-      }
-      return out;
-    });
-  }
+  // a plain loop over the inputs (no closure per message: tsx's keepNames names each one, see http/kserve-routes.ts)
+  const seen = msg.inputs.length > 1 ? new Set<string>() : undefined;
+  for (let index = 0; index < msg.inputs.length; index++) req.inputs.push(parseInput(msg, index, raw, seen));
+  if (msg.outputs.length > 0) req.outputs = msg.outputs.map(parseOutput);
   return req;
 }
 
+/** `seen`: the names of the inputs before this one (none for a single input, nearly every request) */
+function parseInput(msg: GrpcInferRequest, index: number, raw: Uint8Array[], seen: Set<string> | undefined): ParsedInput {
+  const model = msg.model_name;
+  const io = msg.inputs[index];
+  if (!isKServeDatatype(io.datatype)) throw invalid(`invalid datatype for input ${io.name}`);
+  if (seen) {
+    if (seen.has(io.name)) throw invalid(`input '${io.name}' already exists in request`);
+    seen.add(io.name);
+  }
+  const input: ParsedInput = { name: io.name, datatype: io.datatype, shape: shapeOf(io.name, io.shape) };
+  const inputParams = plainParams(io.parameters);
+  if (inputParams.shared_memory_region !== undefined) {
+    // The data is in a registered system shared-memory region: read (bounds-checked) before validation.
+    input.shm = shmRef(inputParams, `input '${io.name}'`);
+    return input;
+  }
+  const given = io.contents ? FIELDS.filter((f) => (io.contents![f] as unknown[]).length > 0) : [];
+  if (given.length > 0 && raw.length > 0) {
+    throw invalid(`contents field must not be specified when using raw_input_contents for '${io.name}' for model '${model}'`);
+  }
+  if (given.length > 0) {
+    const field = CONTENTS_FIELD[io.datatype];
+    if (given.length > 1 || given[0] !== field) {
+      throw invalid(`unexpected explicit tensor data for input tensor '${io.name}' for model '${model}' of type '${io.datatype}': use ${field ?? 'raw_input_contents'}`);
+    }
+    const values = io.contents![field];
+    // Typed contents are flat JS values: the JSON decoder checks count, type and range.
+    if (io.datatype === 'BYTES') input.binary = encodeBinaryData('BYTES', values as Uint8Array[]); // length-prefixed, as raw BYTES
+    else input.json = values;
+  } else if (raw.length > 0) {
+    input.binary = raw[index];
+  } else if (input.shape.includes(0)) {
+    input.binary = new Uint8Array(0); // an empty tensor needs no data
+  } else {
+    throw invalid(`unable to find data for input tensor '${io.name}' for model '${model}' in request.`);
+  }
+  return input;
+}
+
+function parseOutput(o: GrpcInferRequest['outputs'][number]): NonNullable<ParsedRequest['outputs']>[number] {
+  const params = plainParams(o.parameters);
+  const out: { name: string; classification?: number; shm?: ShmRef } = { name: o.name };
+  if (params.shared_memory_region !== undefined) out.shm = shmRef(params, `output '${o.name}'`);
+  if (params.classification !== undefined) {
+    const k = params.classification;
+    if (typeof k !== 'number') throw invalid("invalid value type for 'classification' parameter, expected int64_param");
+    if (k < 0) throw invalid("invalid value for 'classification' parameter, expected >= 0");
+    out.classification = k;
+  }
+  return out;
+}
+
 export function grpcInferResponse(model: string, version: string, id: string | undefined, outputs: readonly Tensor[], shmWritten?: ReadonlyMap<string, number>, shmOutputs?: ReadonlyMap<string, ShmRef>) {
-  // An output written into shared memory is described by its parameters, with an empty raw entry (so the
-  // raw contents stay aligned with the outputs list).
-  const shmParams = (name: string) => {
-    const n = shmWritten?.get(name);
-    const ref = shmOutputs?.get(name);
-    return n === undefined || !ref ? {} : { shared_memory_region: { string_param: ref.region }, shared_memory_byte_size: { int64_param: n } };
-  };
-  return {
-    model_name: model,
-    model_version: version,
-    id: id ?? '',
-    parameters: {},
-    outputs: outputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, parameters: shmParams(t.name) })),
-    raw_output_contents: outputs.map((t) => {
-      if (shmWritten?.has(t.name)) return Buffer.alloc(0);
-      const bytes = encodeBinaryData(t.datatype, t.data);
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }),
-  };
+  const described = new Array<{ name: string; datatype: string; shape: number[]; parameters: Record<string, unknown> }>(outputs.length);
+  const raw = new Array<Buffer>(outputs.length);
+  for (let i = 0; i < outputs.length; i++) {
+    const t = outputs[i];
+    // An output written into shared memory is described by its parameters, with an empty raw entry (so
+    // the raw contents stay aligned with the outputs list).
+    const written = shmWritten?.get(t.name);
+    const ref = written === undefined ? undefined : shmOutputs?.get(t.name);
+    described[i] = {
+      name: t.name, datatype: t.datatype, shape: t.shape,
+      parameters: ref ? { shared_memory_region: { string_param: ref.region }, shared_memory_byte_size: { int64_param: written } } : {},
+    };
+    if (written !== undefined) {
+      raw[i] = Buffer.alloc(0);
+      continue;
+    }
+    const bytes = encodeBinaryData(t.datatype, t.data);
+    raw[i] = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+  return { model_name: model, model_version: version, id: id ?? '', parameters: {}, outputs: described, raw_output_contents: raw };
 }

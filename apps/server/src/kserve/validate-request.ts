@@ -121,8 +121,8 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
       );
     }
     const batched = spec.maxBatchSize > 0 && !cfg.isShapeTensor;
-    const dims = batched ? input.shape.slice(1) : input.shape;
-    if (!shapeMatches(dims, cfg.dims)) {
+    const skip = batched ? 1 : 0;
+    if (!shapeMatches(input.shape, skip, cfg.dims)) {
       const expected = batched ? [-1, ...cfg.dims] : cfg.dims;
       const note = batched
         ? ' NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. ' +
@@ -133,8 +133,9 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
         `unexpected shape for input '${input.name}' for model '${model}'. Expected ${dimsToString(expected)}, got ${dimsToString(input.shape)}.${note}`,
       );
     }
-    if (cfg.variable) keyParts.push(dims.join('x'));
-    const count = input.shape.reduce((a, b) => a * b, 1);
+    if (cfg.variable) keyParts.push(input.shape.slice(skip).join('x'));
+    let count = 1;
+    for (const d of input.shape) count *= d;
     const data =
       input.binary !== undefined
         ? decodeBinaryData(input.name, model, input.datatype, input.binary, count)
@@ -142,19 +143,21 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
     tensors.push({ name: input.name, datatype: input.datatype, shape: input.shape, data });
   }
 
-  return {
+  const decoded: DecodedInferRequest = {
     id: req.id,
     inputs: tensors,
     outputs,
     binaryOutputs,
     binaryDefault: req.binaryOutput,
-    ...(classification ? { classification } : {}),
-    ...(shmOutputs ? { shmOutputs } : {}),
     priority: req.priority,
     timeoutUs: req.timeoutUs,
     batchSize: spec.maxBatchSize > 0 ? batch : 1,
     shapeKey: spec.variableShapes ? keyParts.join(';') : '',
   };
+  // set afterwards, only when present: a conditional spread costs an object and a copy per request
+  if (classification) decoded.classification = classification;
+  if (shmOutputs) decoded.shmOutputs = shmOutputs;
+  return decoded;
 }
 
 /**
@@ -197,9 +200,10 @@ function rawInput(bytes: Uint8Array, spec: ModelSpec): ParsedInput {
   return { name: cfg.name, datatype: cfg.datatype, shape, binary: bytes };
 }
 
-function shapeMatches(dims: readonly number[], config: readonly number[]): boolean {
-  if (dims.length !== config.length) return false;
-  for (let i = 0; i < dims.length; i++) if (config[i] !== -1 && config[i] !== dims[i]) return false;
+/** whether `shape` past its first `skip` dims (the batch dim) matches the config's dims (-1: any) */
+function shapeMatches(shape: readonly number[], skip: number, config: readonly number[]): boolean {
+  if (shape.length - skip !== config.length) return false;
+  for (let i = 0; i < config.length; i++) if (config[i] !== -1 && config[i] !== shape[i + skip]) return false;
   return true;
 }
 
