@@ -96,7 +96,7 @@ function unary<T>(fn: (req: Req, call: ServerUnaryCall<Req, T>) => Promise<T> | 
  * closes, also after a normal answer; a settled call stops listening, so that late report costs nothing
  * (with an AbortController it built a DOMException per call: GC 11% -> 4% of the main thread under load).
  */
-type CancellableCall = { cancelled: boolean; once(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown };
+type CancellableCall = { cancelled: boolean; on(event: 'cancelled', fn: () => void): unknown; removeListener(event: 'cancelled', fn: () => void): unknown };
 
 /**
  * A call's "the client cancelled" as the scheduler's CancelSignal, and `settled()` to stop listening once
@@ -110,7 +110,7 @@ class CallCancel {
   constructor(private readonly call: CancellableCall) {
     this.onCancel = this.signal.abort.bind(this.signal);
     if (call.cancelled) this.signal.abort();
-    else call.once('cancelled', this.onCancel);
+    else call.on('cancelled', this.onCancel); // `on`, not `once`: once wraps the listener in two more objects per call
   }
 
   settled(): void {
@@ -130,23 +130,6 @@ function repositoryParams(params: Req['parameters']): Record<string, unknown> {
 
 export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementation {
   const { manager } = deps;
-
-  // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
-  // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
-  const infer = (msg: GrpcInferRequest, signal: CancelSignal): Promise<ReturnType<typeof grpcInferResponse>> => {
-    const held = admitGrpcMessage(deps.inflight, msg);
-    if (held instanceof InferError) return Promise.reject(held);
-    return runInference(deps, new GrpcInferCall(msg, signal, held)).then(
-      ({ served, request, outputs, shmWritten }) => {
-        held.release();
-        return grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs);
-      },
-      (err: unknown) => {
-        held.release();
-        throw err;
-      },
-    );
-  };
 
   return {
     ServerLive: unary(() => ({ live: true })),
@@ -178,14 +161,31 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
       await unloadModel(manager, deps.loadFolders, req.model_name ?? '');
       return {};
     }),
+    // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
+    // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
+      const held = admitGrpcMessage(deps.inflight, call.request);
+      if (held instanceof InferError) {
+        callback(grpcError(held));
+        return;
+      }
       const cancel = new CallCancel(call);
-      infer(call.request, cancel.signal).then(
-        (res) => {
+      // one level of promise from the pipeline's outcome to the answer
+      runInference(deps, new GrpcInferCall(call.request, cancel.signal, held)).then(
+        ({ served, request, outputs, shmWritten }) => {
+          held.release();
           cancel.settled();
-          callback(null, res);
+          let answer: ReturnType<typeof grpcInferResponse>;
+          try {
+            answer = grpcInferResponse(served.name, served.version, request.id, outputs, shmWritten, request.shmOutputs);
+          } catch (err) {
+            callback(grpcError(err)); // still exactly one answer
+            return;
+          }
+          callback(null, answer);
         },
-        (err) => {
+        (err: unknown) => {
+          held.release();
           cancel.settled();
           callback(grpcError(err));
         },
