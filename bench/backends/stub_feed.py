@@ -12,8 +12,11 @@ import subprocess
 import sys
 import time
 
-import numpy as np
-import torch
+# the driver's own torch gets the one BLAS thread the pytorch backend gives its stubs; OpenBLAS reads this
+# when it loads, and otherwise starts one spinning thread per core (2x the CPU per forward() here)
+os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = os.path.join(HERE, "..", "..", "apps", "server", "python")
