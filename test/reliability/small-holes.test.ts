@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startServer, ROOT, MiB, type Running } from './harness.ts';
 import { validateScenario } from '@inferscope/core/load';
 import { validateControlMessage } from '../../apps/server/src/live/control-validation.ts';
-import { MAX_MESSAGE_CHARS } from '../../apps/server/src/http/json-guard.ts';
+import { depthExceeds, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS } from '../../apps/server/src/http/json-guard.ts';
 import { connectLive, control } from './live-client.ts';
 
 let server: Running;
@@ -40,6 +40,20 @@ test('JSON nested deeper than 100 is a 400 with Triton\'s message, on infer and 
   // 100 levels are fine (refused for their content, not their depth)
   const ok = await server.app.inject({ method: 'POST', url: '/v2/repository/index', payload: `{"ready":${deep(99)}}`, headers: { 'content-type': 'application/json' } });
   assert.doesNotMatch(ok.body, /nesting depth/);
+});
+
+test('the depth guard skips only texts too short to nest past the limit (two brackets a level)', async () => {
+  const tight = deep(MAX_JSON_DEPTH + 1); // the shortest text one level too deep: 202 characters
+  assert.equal(depthExceeds(JSON.parse(tight), MAX_JSON_DEPTH, tight.length), true);
+  assert.equal(depthExceeds(JSON.parse(deep(MAX_JSON_DEPTH)), MAX_JSON_DEPTH, 2 * MAX_JSON_DEPTH), false);
+  // the same shortest text as a binary-extension header, where the parser passes the header's length
+  const header = Buffer.from(tight);
+  const res = await server.app.inject({
+    method: 'POST', url: '/v2/models/mlp_classifier/infer', payload: header,
+    headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(header.byteLength) },
+  });
+  assert.equal(res.statusCode, 400, res.body);
+  assert.match(res.json().error, /JSON nesting depth exceeds maximum allowed/);
 });
 
 test('deeply nested control messages are refused with the same message', () => {

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '@inferscope/core';
-import { depthExceeds, NESTING_MESSAGE } from './json-guard';
+import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from './json-guard';
 
 export function installJsonParser(app: FastifyInstance, bodyLimit: number): void {
   const parse = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
@@ -17,7 +17,7 @@ export function installJsonParser(app: FastifyInstance, bodyLimit: number): void
     } catch (err) {
       return done(errors.INVALID_JSON((err as Error).message), undefined);
     }
-    if (depthExceeds(value)) return done(errors.INVALID_JSON(NESTING_MESSAGE), undefined);
+    if (depthExceeds(value, MAX_JSON_DEPTH, text.length)) return done(errors.INVALID_JSON(NESTING_MESSAGE), undefined);
     done(null, value);
   };
   // Triton reads these bodies as JSON whatever the Content-Type says (curl -d sends form encoding).

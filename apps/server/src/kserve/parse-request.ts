@@ -4,7 +4,7 @@
  * `Inference-Header-Content-Length` bytes followed by the inputs' raw bytes, in input order, each
  * `parameters.binary_data_size` long). Messages follow Triton's HTTP front end where it has one.
  */
-import { depthExceeds, NESTING_MESSAGE } from '../http/json-guard';
+import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../http/json-guard';
 import { invalid } from './errors';
 import { isKServeDatatype } from './datatypes';
 import type { KServeDatatype } from '@inferscope/core';
@@ -91,7 +91,7 @@ export function parseInferRequest(body: Uint8Array, headerLength: number | undef
   } catch (err) {
     throw invalid(`failed to parse the request JSON buffer: ${(err as Error).message}`);
   }
-  if (depthExceeds(doc)) throw invalid(`failed to parse the request JSON buffer: ${NESTING_MESSAGE}`);
+  if (depthExceeds(doc, MAX_JSON_DEPTH, jsonEnd)) throw invalid(`failed to parse the request JSON buffer: ${NESTING_MESSAGE}`);
   if (!isObject(doc)) throw invalid('failed to parse the request JSON buffer: the request must be a JSON object');
 
   const req: ParsedRequest = { inputs: [], binaryOutput: false };
