@@ -40,7 +40,7 @@ class _Reply:
 class ServerLink:
     def __init__(self, channel):
         self.channel = channel
-        self.jobs = queue.Queue()
+        self.jobs = queue.SimpleQueue()  # C-implemented: one lock, no Condition (the main thread takes a job per batch)
         self._ids = itertools.count(1)
         self._pending = {}
         self._lock = threading.Lock()
