@@ -5,6 +5,7 @@ alternating rounds. What is left between the two is the stub's loop (frames, num
 reader thread); what stub-ratio.ts adds on top is the server process sharing the cores.
 
     /usr/bin/python3 bench/backends/stub_feed.py [BATCH=16] [ROUNDS=3] [SECONDS=1.5]
+    NATIVE_STUB=/tmp/native_loop /usr/bin/python3 bench/backends/stub_feed.py 8    # the C++ lab loop instead
 """
 import os
 import socket
@@ -37,7 +38,10 @@ def cpu_seconds(pid):
 def main(batch=16, rounds=3, seconds=1.5):
     ours, theirs = socket.socketpair()
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    stub = subprocess.Popen([sys.executable, "-u", STUB], preexec_fn=lambda: os.dup2(theirs.fileno(), 3), env=env, close_fds=False)
+    # NATIVE_STUB=path: the lab's C++ loop (native_loop.cpp) in place of the Python stub, on the same frames
+    native = os.environ.get("NATIVE_STUB")
+    argv = [native, MODEL] if native else [sys.executable, "-u", STUB]
+    stub = subprocess.Popen(argv, preexec_fn=lambda: os.dup2(theirs.fileno(), 3), env=env, close_fds=False)
     channel = Channel(ours.fileno())
     channel.write({"type": "init", "backend": "pytorch", "modelFile": MODEL, "model": "mlp", "version": "1", "modelDir": HERE,
                    "instance": "mlp_0", "device": "cpu", "kind": "KIND_CPU", "config": CONFIG,
