@@ -15,8 +15,9 @@ export const NESTING_MESSAGE = 'JSON nesting depth exceeds maximum allowed';
 
 /**
  * True when `value` holds arrays/objects nested more than `max` deep. `textLength`, the length of the
- * JSON text `value` was parsed from: each level takes two brackets, so a text of at most 2 * max + 1
- * characters cannot be too deep and is not walked (an infer request's binary-extension header is ~150).
+ * JSON text `value` was parsed from, in characters or UTF-8 bytes (brackets are one of either): each level
+ * takes two brackets, so a text of at most 2 * max + 1 cannot be too deep and is not walked (an infer
+ * request's binary-extension header is ~150 bytes).
  */
 export function depthExceeds(value: unknown, max = MAX_JSON_DEPTH, textLength = Infinity): boolean {
   if (typeof value !== 'object' || value === null || textLength <= 2 * max + 1) return false;
