@@ -37,11 +37,10 @@ def cpu_seconds(pid):
 
 def main(batch=16, rounds=3, seconds=1.5):
     ours, theirs = socket.socketpair()
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     # NATIVE_STUB=path: the lab's C++ loop (native_loop.cpp) in place of the Python stub, on the same frames
     native = os.environ.get("NATIVE_STUB")
     argv = [native, MODEL] if native else [sys.executable, "-u", STUB]
-    stub = subprocess.Popen(argv, preexec_fn=lambda: os.dup2(theirs.fileno(), 3), env=env, close_fds=False)
+    stub = subprocess.Popen(argv, preexec_fn=lambda: os.dup2(theirs.fileno(), 3), close_fds=False)  # inherits the one BLAS thread set above
     channel = Channel(ours.fileno())
     channel.write({"type": "init", "backend": "pytorch", "modelFile": MODEL, "model": "mlp", "version": "1", "modelDir": HERE,
                    "instance": "mlp_0", "device": "cpu", "kind": "KIND_CPU", "config": CONFIG,
