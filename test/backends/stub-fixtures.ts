@@ -12,6 +12,7 @@ import type { ModelConfig } from '@inferscope/core/config';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger';
 import { getBackend } from '../../apps/server/src/backends/registry';
 import type { LoadedModel } from '../../apps/server/src/backends/types';
+import { nativeStub, type TorchStubChoice } from '../../apps/server/src/backends/pytorch/native-stub';
 
 export const PYTHON = '/usr/bin/python3';
 
@@ -33,6 +34,21 @@ export const NO_TORCH: string | false = (() => {
   const why = probe('import torch');
   return why ? `needs torch for ${PYTHON} (apt-get install python3-torch libopenblas0-pthread): ${why}` : false;
 })();
+
+/**
+ * Why the native torch stub cannot run here (false = it can). Wherever torch is installed its headers are
+ * too, and npm install builds the stub: torch-backend.test.ts fails, not skips, when it is missing there.
+ */
+export const NATIVE_STUB_MISSING: string | false = (() => {
+  const found = nativeStub();
+  return 'missing' in found ? found.missing : false;
+})();
+
+/** The two stubs a pytorch model can run on, each with the skip reason of its tests (false = run). */
+export const TORCH_STUBS: { stub: Exclude<TorchStubChoice, 'auto'>; skip: string | false }[] = [
+  { stub: 'native', skip: NO_TORCH || NATIVE_STUB_MISSING },
+  { stub: 'python', skip: NO_TORCH },
+];
 
 /** add_sub in the style of Triton's example: OUTPUT0 = INPUT0 + INPUT1, OUTPUT1 = INPUT0 - INPUT1. */
 export const ADD_SUB_PY = `
@@ -125,7 +141,7 @@ export async function loadStub(
   model: string,
   config: ModelConfig,
   file: string,
-  opts: { budgets?: Record<string, number>; gpuCount?: number; python?: string } = {},
+  opts: { budgets?: Record<string, number>; gpuCount?: number; python?: string; torchStub?: TorchStubChoice } = {},
 ): Promise<LoadedStub> {
   const ledger = new MemoryLedger({ bus: new EventBus(), budgets: opts.budgets });
   const logs: string[] = [];
@@ -133,6 +149,7 @@ export async function loadStub(
   const loaded = await getBackend(config).load({
     model, version: '1', versionDir, modelFile: join(versionDir, file), config,
     gpuCount: opts.gpuCount ?? 0, log: (m) => logs.push(m), memory: ledger, python: opts.python,
+    torchStub: opts.torchStub,
   });
   return { loaded, ledger, logs };
 }

@@ -86,7 +86,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
   // what models may ask of the server while they run (BLS calls, custom metrics); bound to the manager below
   const calls = new ServerCalls(bus, now);
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, calls });
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,

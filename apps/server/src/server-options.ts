@@ -8,6 +8,7 @@ import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
+import { TORCH_STUB_CHOICES, type TorchStubChoice } from './backends/pytorch/native-stub';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 
@@ -58,6 +59,8 @@ export interface ServerOptions {
   logFormat: 'default' | 'ISO8601';
   /** Python interpreter of the stub backends (pytorch, python); undefined = INFERSCOPE_PYTHON, else /usr/bin/python3 */
   python?: string;
+  /** which stub runs pytorch models: auto (native where built, else Python), native, python */
+  torchStub: TorchStubChoice;
   /** what one load run may ask for (packages/core/src/load/limits.ts says why the defaults) */
   loadLimits: LoadLimits;
   /**
@@ -99,6 +102,12 @@ function traceConfig(values: string[]): string[] {
 function logFormat(v: string): 'default' | 'ISO8601' {
   if (v !== 'default' && v !== 'ISO8601') throw new OptionsError(`--log-format must be default or ISO8601, got '${v}'`);
   return v;
+}
+
+function torchStub(v: string): TorchStubChoice {
+  const choice = TORCH_STUB_CHOICES.find((c) => c === v);
+  if (!choice) throw new OptionsError(`--torch-stub must be one of ${TORCH_STUB_CHOICES.join(', ')}, got '${v}'`);
+  return choice;
 }
 
 function port(flag: string, v: number): number {
@@ -153,6 +162,7 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     logFile: o.logFile,
     logFormat: logFormat(o.logFormat ?? 'default'),
     python: o.python,
+    torchStub: torchStub(o.torchStub ?? 'auto'),
     loadLimits: loadLimits(o.loadLimits),
     exitTimeoutSecs,
   };
@@ -173,7 +183,8 @@ const VALUE_FLAGS = new Set([
   '--model-repository', '--model-control-mode', '--load-model', '--repository-poll-secs', '--http-port',
   '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
-  '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness', '--exit-timeout-secs',
+  '--torch-stub', '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness',
+  '--exit-timeout-secs',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 /** value flags that add up when repeated; every other one may be given once */
@@ -251,6 +262,7 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     logFile: one('--log-file'),
     logFormat: one('--log-format') as 'default' | 'ISO8601' | undefined,
     python: one('--python'),
+    torchStub: one('--torch-stub') as TorchStubChoice | undefined,
     exitTimeoutSecs: num('--exit-timeout-secs'),
     loadLimits: {
       ...(num('--load-max-rate') !== undefined ? { max_rate_per_s: num('--load-max-rate') } : {}),

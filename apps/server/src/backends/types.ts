@@ -8,6 +8,7 @@ import type { Executor, InferPayload, InferResult } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ServerCalls } from './stub/server-calls';
+import type { TorchStubChoice } from './pytorch/native-stub';
 
 export interface ModelLoadContext {
   model: string;
@@ -24,6 +25,8 @@ export interface ModelLoadContext {
   memory: MemoryLedger;
   /** Python interpreter for stub backends (--python); unset = INFERSCOPE_PYTHON, else /usr/bin/python3 */
   python?: string;
+  /** which stub runs pytorch models (--torch-stub; pytorch/native-stub.ts); unset = auto */
+  torchStub?: TorchStubChoice;
   /** the server, for models that call it while they run (BLS, custom metrics) */
   calls?: ServerCalls;
   /** a backend appended to its notes while the model serves (e.g. an instance stopped): show them */

@@ -17,10 +17,11 @@ import type { InferPayload, InferResult } from '@inferscope/core';
 import { getBackend, autoCompleteConfig } from '../backends/index';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ServerCalls } from '../backends/stub/server-calls';
+import type { TorchStubChoice } from '../backends/pytorch/native-stub';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 import { fineWait } from '../timing/fine-wait';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; calls?: ServerCalls }): ModelRuntime {
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; torchStub?: TorchStubChoice; calls?: ServerCalls }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -59,7 +60,7 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, calls: opts.calls });
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {

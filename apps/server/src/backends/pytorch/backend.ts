@@ -1,13 +1,27 @@
 /**
  * The pytorch backend (platform pytorch_libtorch): TorchScript model.pt files, each instance a stub
- * process running torch.jit.load (apps/server/python/inferscope_stub/torch_runner.py). Where the
- * interpreter has no torch, the instances fail to start and the model is UNAVAILABLE with the install line.
+ * process: the native stub on libtorch (apps/server/native/torch-stub) where it is built, else the
+ * Python one running torch.jit.load (apps/server/python/inferscope_stub/torch_runner.py); --torch-stub
+ * chooses (native-stub.ts). Where the interpreter has no torch, the Python stub's instances fail to start
+ * and the model is UNAVAILABLE with the install line.
  */
 import { availableParallelism } from 'node:os';
 import type { Backend, LoadedModel, ModelLoadContext } from '../types';
-import { loadStubModel, requireModelFile } from '../stub/plan';
+import { loadStubModel, requireModelFile, resolvePython } from '../stub/plan';
+import { nativeTorchStub, pythonStub, type StubProgram } from '../stub/program';
 import { torchCodec } from './codec';
 import { torchSettings } from './settings';
+import { nativeStub } from './native-stub';
+
+function stubProgram(ctx: ModelLoadContext): StubProgram {
+  const choice = ctx.torchStub ?? 'auto';
+  if (choice === 'python') return pythonStub(resolvePython(ctx.python));
+  const native = nativeStub();
+  if ('binary' in native) return nativeTorchStub(native.binary);
+  if (choice === 'native') throw new Error(`model '${ctx.model}' cannot run on the native torch stub (--torch-stub native): ${native.missing}`);
+  ctx.log(`model '${ctx.model}': ${native.missing}; running it on the Python stub`);
+  return pythonStub(resolvePython(ctx.python));
+}
 
 async function load(ctx: ModelLoadContext): Promise<LoadedModel> {
   requireModelFile(ctx);
@@ -21,7 +35,7 @@ async function load(ctx: ModelLoadContext): Promise<LoadedModel> {
   // unless told otherwise (measured here: 1.2-1.7x the CPU time per batch of the MLP on two busy cores); it must hear
   // the intra-op count before torch is imported.
   const threads = String(settings.intraOpThreads);
-  return loadStubModel(ctx, 'pytorch', torchCodec(ctx.config), { ...settings }, { OPENBLAS_NUM_THREADS: threads, OMP_NUM_THREADS: threads });
+  return loadStubModel(ctx, 'pytorch', torchCodec(ctx.config), { ...settings }, { OPENBLAS_NUM_THREADS: threads, OMP_NUM_THREADS: threads }, stubProgram(ctx));
 }
 
 export const pytorchBackend: Backend = {

@@ -24,6 +24,7 @@ import type { StubInit } from './protocol';
 import type { ServerCalls } from './server-calls';
 import { DEFAULT_FINAL_TIMEOUT_S, StubRuns } from './decoupled-runs';
 import { metricOwner, serveStubCall } from './stub-calls';
+import type { StubProgram } from './program';
 
 type Batch = readonly SchedulerRequest<InferPayload>[];
 
@@ -48,8 +49,8 @@ export interface StubModelPlan {
   /** <repository>/<model> */
   modelDir: string;
   config: ModelConfig;
-  /** the Python interpreter (--python / INFERSCOPE_PYTHON / /usr/bin/python3) */
-  python: string;
+  /** what each instance's stub process runs (the Python interpreter on stub_main.py, or the native torch stub) */
+  program: StubProgram;
   /** backend settings sent to the stub in its init message */
   settings: Record<string, unknown>;
   /** environment of the stub process (e.g. BLAS thread counts, read when the library loads) */
@@ -82,9 +83,9 @@ interface StubInstance {
 type InstanceRuntime = Supervised<StubProcess> & StubInstance;
 
 /**
- * Resident memory of a freshly loaded stub, by interpreter and backend, as last measured: the interpreter
- * and framework dominate (measured here: python + numpy ~32 MiB, + torch ~230 MiB), so later instances
- * reserve what the earlier ones turned out to need rather than the weights alone.
+ * Resident memory of a freshly loaded stub, by program and backend, as last measured: the interpreter
+ * and framework dominate (measured here: python + numpy ~32 MiB, + torch ~230 MiB; the native torch stub
+ * less), so later instances reserve what the earlier ones turned out to need rather than the weights alone.
  */
 const measuredStubRss = new Map<string, number>();
 const FIRST_GUESS: Record<StubInit['backend'], number> = { python: 32 * 1024 * 1024, pytorch: 230 * 1024 * 1024 };
@@ -237,10 +238,10 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     }
     const owner = { model: plan.model, version: plan.version, instance: info.name };
     const estimate = estimateInstanceMemory(plan.config, plan.weightsBytes).total;
-    const typical = measuredStubRss.get(`${plan.python}\0${plan.backend}`) ?? FIRST_GUESS[plan.backend] + estimate;
+    const typical = measuredStubRss.get(`${plan.program.file}\0${plan.backend}`) ?? FIRST_GUESS[plan.backend] + estimate;
     // Host memory: the whole stub process. GPU memory (when the model runs there): weights + activations.
     if (!rt.host) rt.host = plan.memory.reserve({ ...owner, device: 'cpu' }, device === 'cpu' ? Math.max(typical, estimate) : typical);
-    const gpuKey = `${plan.python}\0${plan.backend}\0gpu`;
+    const gpuKey = `${plan.program.file}\0${plan.backend}\0gpu`;
     if (device !== 'cpu' && !rt.gpu) rt.gpu = plan.memory.reserve({ ...owner, device }, measuredStubGpu.get(gpuKey) ?? FIRST_GPU_GUESS + estimate);
     const label = `${info.name} of model '${plan.model}'`;
     const stub = new StubProcess(label, (error) => {
@@ -267,7 +268,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     try {
       const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
-        python: plan.python,
+        program: plan.program,
         env: plan.env,
         loadTimeoutMs: plan.loadTimeoutMs,
         executeTimeoutMs: plan.executeTimeoutMs,
@@ -302,7 +303,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       const rss = processRssBytes(stub.pid);
       if (rss !== undefined) {
         rt.host?.update(rss, 'measured');
-        measuredStubRss.set(`${plan.python}\0${plan.backend}`, rss);
+        measuredStubRss.set(`${plan.program.file}\0${plan.backend}`, rss);
       }
       if (rt.gpu) {
         // The driver's figure for this pid (CUDA context included), else what torch's allocator holds.

@@ -1,6 +1,7 @@
 /**
- * What both stub backends (pytorch, python) work out the same way at load time: the Python interpreter,
- * the load timeout, the model file's presence, and the StubExecutor plan around a backend's codec.
+ * What both stub backends (pytorch, python) work out the same way at load time: the Python interpreter
+ * (unless the pytorch backend runs its native stub), the load timeout, the model file's presence, and
+ * the StubExecutor plan around a backend's codec.
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -8,6 +9,7 @@ import type { LoadedModel, ModelLoadContext } from '../types';
 import { executeTimeoutMs, finalTimeoutMs, loadTimeoutMs } from './stub-params';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
 import { isDecoupled } from '../../kserve/response-stream';
+import { pythonStub, type StubProgram } from './program';
 
 /** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -31,6 +33,7 @@ export function loadStubModel(
   codec: StubBatchCodec,
   settings: Record<string, unknown>,
   env?: Record<string, string>,
+  program: StubProgram = pythonStub(resolvePython(ctx.python)),
 ): LoadedModel {
   const notes: string[] = [];
   const executor = new StubExecutor({
@@ -40,7 +43,7 @@ export function loadStubModel(
     modelFile: ctx.modelFile,
     modelDir: dirname(ctx.versionDir),
     config: ctx.config,
-    python: resolvePython(ctx.python),
+    program,
     settings,
     env,
     codec,

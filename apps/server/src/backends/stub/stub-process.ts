@@ -1,8 +1,9 @@
 /**
- * The server's side of one stub process (one model instance): spawns the Python interpreter on
- * apps/server/python/stub_main.py, loads the model through the ready handshake (with a load timeout),
- * sends batches as binary frames on fd 3 and matches the answers, forwards the stub's stdout/stderr lines
- * to the server log (bounded lines: child-process/bounded-lines.ts), and notices when the process dies.
+ * The server's side of one stub process (one model instance): spawns its program (program.ts: the
+ * Python interpreter on apps/server/python/stub_main.py, or the native pytorch stub), loads the model
+ * through the ready handshake (with a load timeout), sends batches as binary frames on fd 3 and matches
+ * the answers, forwards the stub's stdout/stderr lines to the server log (bounded lines:
+ * child-process/bounded-lines.ts), and notices when the process dies.
  *
  * The process leads a process group of its own (child-process/process-group.ts): its death is seen on its
  * 'exit' (not on its pipes closing, which a forked grandchild holding them would delay for ever), and the
@@ -22,7 +23,6 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import type { ComputePhases, Tensor } from '@inferscope/core';
 import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
@@ -34,13 +34,12 @@ import { WholeBatchFailure } from '../isolate-failures';
 import { ExecuteDeadline } from './execute-deadline';
 import { EXECUTE_TIMEOUT_KEY } from './stub-params';
 import { CLAIM_FD, CLAIM_SLOTS, ClaimRegion } from './claim-region';
+import type { StubProgram } from './program';
 
 export { NotStartedError };
 
 /** How long the frames a dead stub wrote may take to arrive after its exit. */
 const CHANNEL_DRAIN_MS = 2000;
-
-export const STUB_MAIN = fileURLToPath(new URL('../../../python/stub_main.py', import.meta.url));
 
 export type StubReady = Extract<FromStub, { type: 'ready' }>;
 
@@ -63,12 +62,12 @@ export interface StubRunResult {
 type Pending = (error: Error | null, result?: StubRunResult) => void;
 
 export interface StubSpawn {
-  python: string;
+  program: StubProgram;
   init: StubInit;
   loadTimeoutMs: number;
   /** the model's execute timeout in ms (0 = none) */
   executeTimeoutMs?: number;
-  /** environment additions for the interpreter (thread counts that must be set before imports) */
+  /** environment additions for the stub (thread counts that must be set before torch loads) */
   env?: Record<string, string>;
   /** one line of the stub's stdout/stderr, already prefixed */
   log(line: string): void;
@@ -136,10 +135,9 @@ export class StubProcess {
         this.claims = new ClaimRegion();
         const stdio: ('ignore' | 'pipe' | number)[] = ['ignore', 'pipe', 'pipe', 'pipe'];
         stdio[CLAIM_FD] = this.claims.fd;
-        // -u: unbuffered stdout/stderr, so the model's prints reach the log line by line as they happen.
         child = spawnInGroup(
-          s.python,
-          ['-u', STUB_MAIN],
+          s.program.file,
+          s.program.args,
           { stdio, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', ...s.env } },
           {
             label: `instance ${this.label}`,
@@ -149,7 +147,7 @@ export class StubProcess {
         );
       } catch (err) {
         this.claims?.close();
-        this.failStart(err instanceof SpawnRefusedError ? err : new Error(`cannot start the Python interpreter '${s.python}': ${(err as Error).message}`));
+        this.failStart(err instanceof SpawnRefusedError ? err : new Error(`cannot start ${s.program.what}: ${(err as Error).message}`));
         return;
       }
       this.child = child;
@@ -169,8 +167,8 @@ export class StubProcess {
       };
       child.on('error', (err: NodeJS.ErrnoException) => {
         if (child.pid !== undefined) return; // a failed kill of a live process: its exit still comes
-        const hint = err.code === 'ENOENT' ? ' (no such interpreter: set --python or INFERSCOPE_PYTHON)' : '';
-        this.deathError = new Error(`cannot start the Python interpreter '${s.python}' for instance ${this.label}: ${err.message}${hint}`);
+        const hint = err.code === 'ENOENT' ? ` (${s.program.missingHint})` : '';
+        this.deathError = new Error(`cannot start ${s.program.what} for instance ${this.label}: ${err.message}${hint}`);
         end('did not start'); // a process that never started has no 'exit'
       });
       for (const stream of [child.stdout, child.stderr]) if (stream) readBoundedLines(stream, s.log);

@@ -49,6 +49,8 @@ Options:
                                 POST /v2/trace/setting, /v2/models/M/trace/setting)
   --python PATH                 interpreter of the pytorch/python backend stubs (default: $INFERSCOPE_PYTHON,
                                 else /usr/bin/python3, where Debian's python3-torch installs)
+  --torch-stub auto|native|python  what runs pytorch models: auto (default) the native libtorch stub
+                                where it is built (npm install builds it), else the Python stub
   --load-max-rate N             most requests/s one load run may schedule (default 20000)
   --load-max-requests N         most requests one load run may send (default 5000000)
   --load-max-in-flight N        most requests a load run keeps unanswered (default 10000)
