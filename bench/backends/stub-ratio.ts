@@ -5,7 +5,9 @@
  * for one long cell against a baseline measured a minute apart).
  *
  *   node --import tsx bench/backends/stub-ratio.ts [--rounds 11] [--ms 1000] [--c 32] [--max-batch 64]
+ *       [--stub auto|native|python]
  *
+ * --stub: the server's --torch-stub (auto: the native stub where it is built).
  * Both sides use one intra-op thread; the server has one instance. Prints per round: server samples/s,
  * direct samples/s for the same batch mix, the ratio, and the batch-size histogram.
  */
@@ -22,6 +24,7 @@ import { DirectTorch, TORCH_MODEL } from './direct-torch';
 import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { median } from '../median';
 import { taskSwitches } from '../serve/thread-cpu';
+import type { TorchStubChoice } from '../../apps/server/src/backends/pytorch/native-stub';
 
 /** per thread of a process: CPU seconds and context switches (each voluntary one a sleep, so a wake-up) */
 function threadTimes(pid: number): Map<number, { cpu: number; switches: number }> {
@@ -51,6 +54,7 @@ const concurrency = Number(arg('--c', '32'));
 // idle whenever the server's turn between batches outlasts a forward()
 const maxBatch = Number(arg('--max-batch', '64'));
 const preferred = [8, 16, 32].filter((n) => n <= maxBatch);
+const stub = arg('--stub', 'auto') as TorchStubChoice;
 
 const dir = mkdtempSync(join(tmpdir(), 'inferscope-bench-torch-'));
 mkdirSync(join(dir, 'mlp_torch', '1'), { recursive: true });
@@ -67,7 +71,7 @@ writeFileSync(join(dir, 'mlp_torch', 'config.pbtxt'), [
   '',
 ].join('\n'));
 
-const server = await startInferScope(dir, true);
+const server = await startInferScope(dir, true, stub);
 const direct = new DirectTorch();
 await direct.ready;
 let hist: Record<number, number> = {};
@@ -82,10 +86,11 @@ const closedLoop = () =>
   });
 const ratios: number[] = [];
 const cpuRatios: number[] = [];
-// the stub: this process's python child that is not the direct-torch baseline
-const stubPid = childPids(process.pid).find((p) => p !== direct.pid && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('stub_main.py'))!;
+// the stub: this process's child (Python or native) that is not the direct-torch baseline
+const stubPid = childPids(process.pid).find((p) => p !== direct.pid && /stub_main\.py|torch_stub/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8')))!;
+const stubKind = readFileSync(`/proc/${stubPid}/cmdline`, 'utf8').includes('torch_stub') ? 'native' : 'Python';
 try {
-  console.log(`in-process mlp_torch (pytorch stub, 1 instance, 1 thread) c=${concurrency}, max_batch_size ${maxBatch} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
+  console.log(`in-process mlp_torch (${stubKind} pytorch stub, 1 instance, 1 thread) c=${concurrency}, max_batch_size ${maxBatch} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
   await closedLoop(); // cold round, not recorded
   for (let r = 0; r < rounds; r++) {
     hist = {};
@@ -95,10 +100,12 @@ try {
     const threads1 = threadTimes(stubPid);
     // CPU per sample on the server side: the whole server process (scheduler, client loops, answers) plus
     // the stub, against torch's own CPU per sample directly. Steadier than wall time on a loaded machine.
-    const stubCpuUs = ((cpuSeconds(stubPid) - stubCpu0) * 1e6) / (res.requests + res.errors);
     const sizes = Object.keys(hist).map(Number).sort((a, b) => a - b);
     const batches = Object.values(hist).reduce((a, b) => a + b, 0);
-    const avgBatch = sizes.reduce((a, s) => a + s * hist[s], 0) / batches;
+    // every sample the stub ran in the round, the closed loop's warm-up included (as its CPU is)
+    const samples = sizes.reduce((a, s) => a + s * hist[s], 0);
+    const stubCpuUs = ((cpuSeconds(stubPid) - stubCpu0) * 1e6) / samples;
+    const avgBatch = samples / batches;
     const rows = await direct.measure(sizes, Math.max(200, Math.round(ms / sizes.length)));
     const baseline = directThroughputForMix(rows, hist);
     const directCpuUs = directCpuPerSampleForMix(rows, hist);

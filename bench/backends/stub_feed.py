@@ -5,7 +5,7 @@ alternating rounds. What is left between the two is the stub's loop (frames, num
 reader thread); what stub-ratio.ts adds on top is the server process sharing the cores.
 
     /usr/bin/python3 bench/backends/stub_feed.py [BATCH=16] [ROUNDS=3] [SECONDS=1.5]
-    NATIVE_STUB=/tmp/native_loop /usr/bin/python3 bench/backends/stub_feed.py 8    # the C++ lab loop instead
+    STUB=native /usr/bin/python3 bench/backends/stub_feed.py 8    # the native stub (npm run build:torch-stub)
 """
 import os
 import socket
@@ -25,6 +25,7 @@ sys.path.insert(0, PY)
 from inferscope_stub.wire import Channel  # noqa: E402
 
 STUB = os.path.join(PY, "stub_main.py")
+NATIVE = os.path.join(HERE, "..", "..", "apps", "server", "native", "torch-stub", "build", "torch_stub")
 MODEL = os.path.join(HERE, "..", "..", "model_repository", "mlp_classifier_torch", "1", "model.pt")
 CONFIG = {"name": "mlp", "input": [{"name": "input", "data_type": "TYPE_FP32", "dims": [784]}],
           "output": [{"name": "probabilities", "data_type": "TYPE_FP32", "dims": [10]}]}
@@ -37,9 +38,8 @@ def cpu_seconds(pid):
 
 def main(batch=16, rounds=3, seconds=1.5):
     ours, theirs = socket.socketpair()
-    # NATIVE_STUB=path: the lab's C++ loop (native_loop.cpp) in place of the Python stub, on the same frames
-    native = os.environ.get("NATIVE_STUB")
-    argv = [native, MODEL] if native else [sys.executable, "-u", STUB]
+    # STUB=native: the native pytorch stub (apps/server/native/torch-stub) in place of the Python one
+    argv = [NATIVE] if os.environ.get("STUB") == "native" else [sys.executable, "-u", STUB]
     stub = subprocess.Popen(argv, preexec_fn=lambda: os.dup2(theirs.fileno(), 3), close_fds=False)  # inherits the one BLAS thread set above
     channel = Channel(ours.fileno())
     channel.write({"type": "init", "backend": "pytorch", "modelFile": MODEL, "model": "mlp", "version": "1", "modelDir": HERE,

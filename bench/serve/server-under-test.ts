@@ -5,6 +5,7 @@
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import { buildApp } from '../../apps/server/src/app';
+import type { TorchStubChoice } from '../../apps/server/src/backends/pytorch/native-stub';
 
 export interface ServerUnderTest {
   url: string;
@@ -14,8 +15,8 @@ export interface ServerUnderTest {
 }
 
 /** `live` false leaves out the dashboard's Socket.IO gateway (default: the server as shipped, with it). */
-export async function startInferScope(repository: string, live = true): Promise<ServerUnderTest> {
-  const server = await buildApp({ modelRepositories: [repository], httpPort: 0, metricsPort: null, host: '127.0.0.1', live });
+export async function startInferScope(repository: string, live = true, torchStub?: TorchStubChoice): Promise<ServerUnderTest> {
+  const server = await buildApp({ modelRepositories: [repository], httpPort: 0, metricsPort: null, host: '127.0.0.1', live, torchStub });
   const { url } = await server.listen();
   for (const m of server.manager.list()) {
     if (m.state !== 'READY') throw new Error(`model ${m.name} v${m.version} is ${m.state}: ${m.reason ?? ''}`);
