@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadModelConfig, type ModelConfig } from '@inferscope/core/config';
@@ -174,6 +174,31 @@ torch.jit.trace(M(), (torch.ones(1, 2), torch.ones(1, 2))).save(${JSON.stringify
     }
   });
 }
+
+test('--torch-stub auto: native for a CPU model of /usr/bin/python3; Python for another interpreter, or KIND_GPU on a GPU host', { skip: NO_TORCH || NATIVE_STUB_MISSING, timeout: 120_000 }, async () => {
+  const gpuConfig = { ...torchConfig(), instance_group: [{ name: 'gpu', kind: 'KIND_GPU', count: 1, gpus: [0] }] } as ModelConfig;
+  const repo = tempRepo();
+  const cases = [
+    { config: torchConfig(), inst: instance('mlp_classifier_torch_cpu_0'), opts: {}, stub: 'native' as const, why: null },
+    { config: torchConfig(), inst: instance('mlp_classifier_torch_cpu_0'), opts: { python: join(repo.dir, 'python3-link') }, stub: 'python' as const, why: /the stub interpreter is .*python3-link/ },
+    { config: gpuConfig, inst: instance('gpu_0', 'KIND_GPU', 'gpu0'), opts: { gpuCount: 1 }, stub: 'python' as const, why: /KIND_GPU instances and the native stub runs on CPU only/ },
+  ];
+  symlinkSync(PYTHON, join(repo.dir, 'python3-link')); // the same interpreter under another name: auto cannot know that
+  try {
+    for (const c of cases) {
+      const { loaded, logs } = await loadStub(DEMO_REPO, 'mlp_classifier_torch', c.config, 'model.pt', c.opts);
+      try {
+        await loaded.executor.startInstance!(c.inst);
+        assert.ok(logs.some((l) => READY_LINE[c.stub].test(l)) && !(c.stub === 'python' && logs.some((l) => READY_LINE.native.test(l))), logs.join('\n'));
+        if (c.why) assert.ok(logs.some((l) => c.why.test(l)), logs.join('\n'));
+      } finally {
+        await loaded.unload();
+      }
+    }
+  } finally {
+    repo.remove();
+  }
+});
 
 test('Python stub without torch: UNAVAILABLE naming what to install; the ONNX models serve', async () => {
   const repo = tempRepo();

@@ -7,20 +7,37 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Backend, LoadedModel, ModelLoadContext } from '../types';
-import { loadStubModel, requireModelFile, resolvePython } from '../stub/plan';
+import { DEFAULT_PYTHON, loadStubModel, requireModelFile, resolvePython } from '../stub/plan';
 import { nativeTorchStub, pythonStub, type StubProgram } from '../stub/program';
 import { torchCodec } from './codec';
 import { torchSettings } from './settings';
 import { nativeStub } from './native-stub';
 
+/**
+ * The native stub is built against Debian's libtorch, /usr/bin/python3's torch, and links no CUDA; so
+ * `auto` leaves to the Python stub a model that names another interpreter's torch or wants a GPU this host has.
+ */
+function autoWantsPython(ctx: ModelLoadContext, python: string): string | null {
+  if (python !== DEFAULT_PYTHON) return `the stub interpreter is ${python}, whose torch may not be the one the native stub was built against`;
+  const gpu = (ctx.config.instance_group ?? []).some((g) => g.kind === 'KIND_GPU');
+  if (gpu && ctx.gpuCount > 0) return 'it has KIND_GPU instances and the native stub runs on CPU only';
+  return null;
+}
+
 function stubProgram(ctx: ModelLoadContext): StubProgram {
   const choice = ctx.torchStub ?? 'auto';
-  if (choice === 'python') return pythonStub(resolvePython(ctx.python));
+  const python = resolvePython(ctx.python);
+  if (choice === 'python') return pythonStub(python);
+  const why = choice === 'auto' ? autoWantsPython(ctx, python) : null;
+  if (why) {
+    ctx.log(`model '${ctx.model}': running it on the Python stub: ${why}`);
+    return pythonStub(python);
+  }
   const native = nativeStub();
   if ('binary' in native) return nativeTorchStub(native.binary);
   if (choice === 'native') throw new Error(`model '${ctx.model}' cannot run on the native torch stub (--torch-stub native): ${native.missing}`);
   ctx.log(`model '${ctx.model}': ${native.missing}; running it on the Python stub`);
-  return pythonStub(resolvePython(ctx.python));
+  return pythonStub(python);
 }
 
 async function load(ctx: ModelLoadContext): Promise<LoadedModel> {

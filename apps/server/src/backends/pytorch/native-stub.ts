@@ -6,7 +6,9 @@
  * is not used (the Python stub runs the model instead, and the log says to rebuild).
  *
  * Which stub runs a pytorch model (--torch-stub): `auto` (default) the native one when it is built and
- * current, else the Python one; `native` only the native one (the model is UNAVAILABLE without it);
+ * current, unless the model's torch may be another (--python names an interpreter other than
+ * /usr/bin/python3) or it wants a GPU the host has (the stub links no CUDA): else the Python one
+ * (pytorch/backend.ts decides); `native` only the native one (the model is UNAVAILABLE without it);
  * `python` only the Python one (apps/server/python/stub_main.py), e.g. for a torch that only another
  * interpreter (--python) has.
  */

@@ -84,8 +84,8 @@ type InstanceRuntime = Supervised<StubProcess> & StubInstance;
 
 /**
  * Resident memory of a freshly loaded stub, by program and backend, as last measured: the interpreter
- * and framework dominate (measured here: python + numpy ~32 MiB, + torch ~230 MiB; the native torch stub
- * less), so later instances reserve what the earlier ones turned out to need rather than the weights alone.
+ * and framework dominate (measured here: python + numpy ~32 MiB, + torch ~240 MiB; the native torch stub
+ * ~170 MiB), so later instances reserve what the earlier ones turned out to need rather than the weights alone.
  */
 const measuredStubRss = new Map<string, number>();
 const FIRST_GUESS: Record<StubInit['backend'], number> = { python: 32 * 1024 * 1024, pytorch: 230 * 1024 * 1024 };
