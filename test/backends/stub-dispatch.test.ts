@@ -2,7 +2,7 @@
 // written to it at once, and the scheduler can take it back (StubExecutor.reclaim, decided by the claim
 // words the stub shares: claim-region.ts) until the stub begins it, and give it to an instance that frees
 // up first. A batch taken back never begins there; a stub killed meanwhile fails only the batch it ran.
-// Real python stubs.
+// Real stubs: python, and the two pytorch stubs (native and Python), whose claim code is their own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventBus, type SchedulerEvent } from '@inferscope/core';
@@ -12,7 +12,11 @@ import type { ModelConfig } from '@inferscope/core/config';
 import type { InferResult } from '@inferscope/core';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { instance, request } from './fixtures';
-import { ADD_SUB_PY, NO_NUMPY, loadStub, tempRepo } from './stub-fixtures.ts';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADD_SUB_PY, NO_NUMPY, PYTHON, TORCH_STUBS, loadStub, tempRepo } from './stub-fixtures.ts';
+import type { TorchStubChoice } from '../../apps/server/src/backends/pytorch/native-stub';
 import { waitFor } from '../support/wait';
 
 /** add_sub whose execute() prints what it runs and sleeps INPUT0's first value / 10 seconds when it is 2 or more */
@@ -21,9 +25,23 @@ const sleepyAddSub = ADD_SUB_PY.replace(
   '        responses = []\n        import time\n        v = float(pb_utils.get_input_tensor_by_name(requests[0], "INPUT0").as_numpy().flat[0])\n        print("execute", v)\n        if v >= 2:\n            time.sleep(v / 10)\n',
 );
 
-const config = (count: number): ModelConfig => ({
+/** The same as TorchScript: prints what it runs, and spins for about as long (no sleep in TorchScript). */
+const SLEEPY_TORCH = `
+import torch
+class M(torch.nn.Module):
+    def forward(self, INPUT0, INPUT1):
+        v = float(INPUT0[0, 0].item())
+        print("execute", v)
+        if v >= 2:
+            y = INPUT0
+            for i in range(int(v * 20000)):
+                y = torch.sin(y)
+        return INPUT0 + INPUT1, INPUT0 - INPUT1
+`;
+
+const config = (count: number, backend = 'python'): ModelConfig => ({
   name: 'sleepy',
-  backend: 'python',
+  backend,
   max_batch_size: 1,
   dynamic_batching: {},
   input: [
@@ -44,10 +62,23 @@ const sample = (v: number) =>
   ]);
 const sum = (r: InferResult[]) => Array.from(r[0][0].data as Float32Array);
 
-test('a batch held behind a busy stub is taken back before it begins, never runs there, and not once the stub began it', { skip: NO_NUMPY }, async () => {
+const KINDS: { name: string; skip: string | false; torchStub?: TorchStubChoice }[] = [
+  { name: 'python model', skip: NO_NUMPY },
+  ...TORCH_STUBS.map((t) => ({ name: `TorchScript model on the ${t.stub} stub`, skip: t.skip, torchStub: t.stub })),
+];
+
+for (const kind of KINDS) test(`${kind.name}: a batch held behind a busy stub is taken back before it begins, never runs there, and not once the stub began it`, { skip: kind.skip }, async () => {
   const repo = tempRepo();
-  repo.add('sleepy', '', { 'model.py': sleepyAddSub });
-  const { loaded, logs } = await loadStub(repo.dir, 'sleepy', config(2), 'model.py');
+  const torch = kind.torchStub !== undefined;
+  if (torch) {
+    repo.add('sleepy', '', {});
+    const script = join(repo.dir, 'sleepy_def.py'); // torch.jit.script reads the class's source from its file
+    writeFileSync(script, `${SLEEPY_TORCH}\ntorch.jit.script(M()).save(${JSON.stringify(join(repo.dir, 'sleepy/1/model.pt'))})\n`);
+    execFileSync(PYTHON, [script]);
+  } else {
+    repo.add('sleepy', '', { 'model.py': sleepyAddSub });
+  }
+  const { loaded, logs } = await loadStub(repo.dir, 'sleepy', config(2, torch ? 'pytorch' : 'python'), torch ? 'model.pt' : 'model.py', { torchStub: kind.torchStub });
   const ex = loaded.executor as StubExecutor;
   const [i0, i1] = [instance('sleepy_0_0'), instance('sleepy_0_1')];
   try {
@@ -73,9 +104,9 @@ test('a batch held behind a busy stub is taken back before it begins, never runs
     assert.deepEqual(sum(await nextDone), [4, 4, 4, 4]);
     assert.equal(heldAnswers, 0, 'a batch taken back is never answered from its first stub');
     // what the first stub's execute() ran, from its prints (stdout is a pipe of its own: wait for the line)
-    const ran = () => logs.filter((l) => l.includes('sleepy_0_0') && / execute /.test(l)).map((l) => l.split('execute ')[1]);
-    await waitFor(() => ran().includes('3.0'), "the stub's print of the last batch");
-    assert.deepEqual(ran(), ['5.0', '3.0'], 'the stub never began the batch taken back');
+    const ran = () => logs.filter((l) => l.includes('sleepy_0_0') && / execute /.test(l)).map((l) => Number(l.split('execute ')[1]));
+    await waitFor(() => ran().includes(3), "the stub's print of the last batch");
+    assert.deepEqual(ran(), [5, 3], 'the stub never began the batch taken back');
   } finally {
     await loaded.unload();
     repo.remove();
