@@ -1,6 +1,7 @@
 // When the server may use the native torch stub: only a binary whose stamp matches its sources (and the
-// torch headers, where they are installed) counts, so an edited source or an upgraded torch falls back to
-// the Python stub with a reason instead of running a stale binary. --torch-stub takes three values.
+// torch headers, where they are installed) and whose libtorch libraries are still there counts, so an
+// edited source or an upgraded or removed torch falls back to the Python stub with a reason instead of
+// running a stale binary. --torch-stub takes three values.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,6 +27,9 @@ test('the native stub counts only while its stamp matches its sources and torch'
       assert.match(JSON.stringify(nativeStub(dir)), /torch changed since the native torch stub was built/);
       writeFileSync(join(dir, 'build', 'torch_stub.stamp'), JSON.stringify(key));
     }
+    writeFileSync(join(dir, 'build', 'torch_stub.stamp'), JSON.stringify({ ...key, libraries: [join(dir, 'gone', 'libtorch_cpu.so.1.13')] }));
+    assert.match(JSON.stringify(nativeStub(dir)), /libtorch_cpu\.so\.1\.13, which the native torch stub was built against, is gone/);
+    writeFileSync(join(dir, 'build', 'torch_stub.stamp'), JSON.stringify(key));
     appendFileSync(join(dir, 'json.hpp'), '\n// edited\n');
     assert.match(JSON.stringify(nativeStub(dir)), /older than its sources: rebuild it/);
   } finally {

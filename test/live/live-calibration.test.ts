@@ -50,10 +50,11 @@ test('a live calibration from real traffic is positive and lets the simulator re
     assert.equal(cal.model, MODEL);
     assert.equal(cal.version, served.version);
     assert.equal(cal.kind, 'KIND_CPU');
-    assert.ok(cal.fit.fixed_us > 0, `fixed cost ${cal.fit.fixed_us} µs`);
-    // the slope is fitted from real batch times: on a loaded machine their noise can hide the MLP's few µs
-    // per sample (the fit then clamps it to 0), so the test asks for a valid fit, not for the machine's speed
-    assert.ok(cal.fit.per_item_us >= 0, `per-item cost ${cal.fit.per_item_us} µs`);
+    // the line is fitted from real batch times: on a loaded machine their noise can tilt it so far that the
+    // intercept or the MLP's few µs per sample come out negative (the fit clamps each to 0), so the test
+    // asks for a valid fit that costs a batch of one something, not for how the machine split it
+    assert.ok(cal.fit.fixed_us >= 0 && cal.fit.per_item_us >= 0, `fit ${JSON.stringify(cal.fit)}`);
+    assert.ok(cal.fit.fixed_us + cal.fit.per_item_us > 0, `a batch of one costs nothing: ${JSON.stringify(cal.fit)}`);
     assert.ok(Object.keys(cal.table_us).length >= 3, `sizes fitted: ${Object.keys(cal.table_us)}`);
     const versioned = await fetch(`${s.url}/v2/models/${MODEL}/versions/${served.version}/calibration`);
     assert.equal(versioned.status, 200);

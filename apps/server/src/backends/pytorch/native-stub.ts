@@ -44,11 +44,21 @@ export function buildKey(sources: string): { sources: string; torch: string | nu
   return { sources: h.digest('hex'), torch };
 }
 
+/** The libtorch libraries the binary loads (ldd, at build time): a torch removed since is seen before a spawn fails. */
+function torchLibraries(binary: string): string[] {
+  try {
+    const out = execFileSync('ldd', [binary], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return [...out.matchAll(/=> (\S*\/lib(?:torch|c10)[^\s/]*)/g)].map((m) => m[1]);
+  } catch {
+    return [];
+  }
+}
+
 /** The built binary when it is current; otherwise why not (for the log, and for --torch-stub native). */
 export function nativeStub(sources = NATIVE_STUB_SOURCES): { binary: string } | { missing: string } {
   const binary = binaryIn(sources);
   if (!existsSync(binary) || !existsSync(stampIn(sources))) return { missing: `the native torch stub is not built (${BUILD_COMMAND})` };
-  let stamp: { sources?: string; torch?: string | null };
+  let stamp: { sources?: string; torch?: string | null; libraries?: string[] };
   try {
     stamp = JSON.parse(readFileSync(stampIn(sources), 'utf8')) as typeof stamp;
   } catch {
@@ -58,6 +68,8 @@ export function nativeStub(sources = NATIVE_STUB_SOURCES): { binary: string } | 
   if (stamp.sources !== now.sources) return { missing: `the native torch stub is older than its sources: rebuild it (${BUILD_COMMAND})` };
   // headers gone (libtorch-dev removed) is fine: the binary needs the libraries, not the headers
   if (now.torch !== null && stamp.torch !== now.torch) return { missing: `torch changed since the native torch stub was built: rebuild it (${BUILD_COMMAND})` };
+  const gone = (stamp.libraries ?? []).find((lib) => !existsSync(lib));
+  if (gone) return { missing: `${gone}, which the native torch stub was built against, is gone (is python3-torch installed?)` };
   return { binary };
 }
 
@@ -88,6 +100,6 @@ export function buildNativeStub(sources = NATIVE_STUB_SOURCES): BuildOutcome {
   }
   // a server starting meanwhile sees either the old pair or the new binary with its stamp written after
   renameSync(partial, binary);
-  writeFileSync(stampIn(sources), JSON.stringify(buildKey(sources)));
+  writeFileSync(stampIn(sources), JSON.stringify({ ...buildKey(sources), libraries: torchLibraries(binary) }));
   return { built: true, binary, fresh: true };
 }
