@@ -12,6 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { loadModelConfig, type ModelConfig } from '@inferscope/core/config';
 import type { ComputePhases } from '@inferscope/core';
 import { torchSettings } from '../../apps/server/src/backends/pytorch/settings';
+import { TORCH_VERSION_HEADER } from '../../apps/server/src/backends/pytorch/native-stub';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { generateTorchModel } from '../../apps/server/src/model-generator/torch-models';
 import { startTestServer, DEMO_REPO } from '../support/server.ts';
@@ -50,7 +51,7 @@ test('settings: Triton keys, and instances x intra-op threads stay within the co
 });
 
 test('wherever torch and its headers are installed, the native stub is built and current', { skip: NO_TORCH }, () => {
-  if (!existsSync('/usr/include/torch/csrc/api/include/torch/version.h')) return;
+  if (!existsSync(TORCH_VERSION_HEADER)) return;
   assert.equal(NATIVE_STUB_MISSING, false, 'npm install builds it (npm run build:torch-stub)');
 });
 

@@ -315,19 +315,19 @@ int main() {
     return 1;
   }
   channel.write(runner->readyMessage());
-  for (;;) {
-    try {
-      if (!next(channel, frame)) break;
-    } catch (const std::exception& e) {
-      std::cerr << "inferscope native stub: " << describe(e) << std::endl;
-      return 1;  // a frame the server did not write: the server sees the exit and restarts the stub
+  try {
+    while (next(channel, frame)) {
+      const std::string type = frame.message.str("type");
+      if (type == "close") break;
+      if (type != "run") continue;  // cancel, late replies: nothing a TorchScript model acts on
+      const int64_t id = static_cast<int64_t>(frame.message.num("id"));
+      if (!claims.beginWithoutAsking(id) && !askClaim(channel, id)) continue;  // taken back: never begins here
+      answer(channel, *runner, frame, id);  // the model's own failures become its runError
     }
-    const std::string type = frame.message.str("type");
-    if (type == "close") break;
-    if (type != "run") continue;  // cancel, late replies: nothing a TorchScript model acts on
-    const int64_t id = static_cast<int64_t>(frame.message.num("id"));
-    if (!claims.beginWithoutAsking(id) && !askClaim(channel, id)) continue;  // taken back: never begins here
-    answer(channel, *runner, frame, id);
+  } catch (const std::exception& e) {
+    // a frame the server did not write (or no memory for one): the server sees the exit, restarts the stub
+    std::cerr << "inferscope native stub: " << describe(e) << std::endl;
+    return 1;
   }
   return 0;
 }

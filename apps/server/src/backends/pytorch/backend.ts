@@ -8,10 +8,10 @@
 import { availableParallelism } from 'node:os';
 import type { Backend, LoadedModel, ModelLoadContext } from '../types';
 import { DEFAULT_PYTHON, loadStubModel, requireModelFile, resolvePython } from '../stub/plan';
-import { nativeTorchStub, pythonStub, type StubProgram } from '../stub/program';
+import { pythonStub, type StubProgram } from '../stub/program';
 import { torchCodec } from './codec';
 import { torchSettings } from './settings';
-import { nativeStub } from './native-stub';
+import { nativeStub, nativeTorchStub } from './native-stub';
 
 /**
  * The native stub is built against Debian's libtorch, /usr/bin/python3's torch, and links no CUDA; so

@@ -17,6 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StubProgram } from '../stub/program';
 
 export const TORCH_STUB_CHOICES = ['auto', 'native', 'python'] as const;
 export type TorchStubChoice = (typeof TORCH_STUB_CHOICES)[number];
@@ -27,7 +28,7 @@ const binaryIn = (sources: string): string => join(sources, 'build', 'torch_stub
 const stampIn = (sources: string): string => join(sources, 'build', 'torch_stub.stamp');
 /** Debian's layout: <torch/script.h> under /usr/include, the C++ API's headers under torch/csrc/api/include. */
 const TORCH_INCLUDE = '/usr/include/torch/csrc/api/include';
-const TORCH_VERSION_HEADER = join(TORCH_INCLUDE, 'torch/version.h');
+export const TORCH_VERSION_HEADER = join(TORCH_INCLUDE, 'torch/version.h');
 const COMPILER = (): string => process.env.CXX || 'g++';
 const FLAGS = ['-O2', '-std=c++17', `-I${TORCH_INCLUDE}`, '-ltorch', '-ltorch_cpu', '-lc10'];
 
@@ -71,6 +72,10 @@ export function nativeStub(sources = NATIVE_STUB_SOURCES): { binary: string } | 
   const gone = (stamp.libraries ?? []).find((lib) => !existsSync(lib));
   if (gone) return { missing: `${gone}, which the native torch stub was built against, is gone (is python3-torch installed?)` };
   return { binary };
+}
+
+export function nativeTorchStub(binary: string): StubProgram {
+  return { file: binary, args: [], what: `the native torch stub '${binary}'`, missingHint: `rebuild it: ${BUILD_COMMAND}` };
 }
 
 export type BuildOutcome = { built: true; binary: string; fresh: boolean } | { built: false; unavailable: string } | { built: false; failed: string };

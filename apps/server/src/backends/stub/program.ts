@@ -20,7 +20,3 @@ export function pythonStub(python: string): StubProgram {
   // -u: unbuffered stdout/stderr, so the model's prints reach the log line by line as they happen
   return { file: python, args: ['-u', STUB_MAIN], what: `the Python interpreter '${python}'`, missingHint: 'no such interpreter: set --python or INFERSCOPE_PYTHON' };
 }
-
-export function nativeTorchStub(binary: string): StubProgram {
-  return { file: binary, args: [], what: `the native torch stub '${binary}'`, missingHint: 'rebuild it: npm run build:torch-stub' };
-}
