@@ -6,6 +6,7 @@
  */
 import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../http/json-guard';
 import { invalid } from './errors';
+import { HeaderCache } from './header-cache';
 import { isKServeDatatype } from './datatypes';
 import type { KServeDatatype } from '@inferscope/core';
 
@@ -81,17 +82,31 @@ export function parseHeaderLength(raw: string | string[] | undefined, bodyLength
   return n;
 }
 
-export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {
-  if (headerLength === 0) return { inputs: [], binaryOutput: false, raw: body };
-  const jsonEnd = headerLength ?? body.byteLength;
+const binaryHeaders = new HeaderCache();
+
+/** JSON.parse with the nesting bound, in Triton's words for either failure. */
+function parseChecked(text: string): unknown {
   let doc: unknown;
   try {
-    if (jsonEnd === 0) throw new Error('The document is empty.');
-    doc = JSON.parse(Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8'));
+    doc = JSON.parse(text);
   } catch (err) {
     throw invalid(`failed to parse the request JSON buffer: ${(err as Error).message}`);
   }
-  if (depthExceeds(doc, MAX_JSON_DEPTH, jsonEnd)) throw invalid(`failed to parse the request JSON buffer: ${NESTING_MESSAGE}`);
+  if (depthExceeds(doc, MAX_JSON_DEPTH, text.length)) throw invalid(`failed to parse the request JSON buffer: ${NESTING_MESSAGE}`);
+  return doc;
+}
+
+/** The request's JSON document; a binary-extension header may come from the cache. */
+function parseJson(body: Uint8Array, jsonEnd: number, binary: boolean): unknown {
+  if (jsonEnd === 0) throw invalid('failed to parse the request JSON buffer: The document is empty.');
+  const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
+  return binary ? binaryHeaders.parse(text, parseChecked) : parseChecked(text);
+}
+
+export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {
+  if (headerLength === 0) return { inputs: [], binaryOutput: false, raw: body };
+  const jsonEnd = headerLength ?? body.byteLength;
+  const doc = parseJson(body, jsonEnd, headerLength !== undefined);
   if (!isObject(doc)) throw invalid('failed to parse the request JSON buffer: the request must be a JSON object');
 
   const req: ParsedRequest = { inputs: [], binaryOutput: false };
