@@ -186,6 +186,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
           { manager, loadFolders, stats, events: { bus, now }, shm, memory, ready, control, inflight, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
           { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
         );
+        if (!grpc.unaryDirect) log('note: this grpc-js is not laid out as grpc/direct-unary.ts expects; grpc-js answers every gRPC call (slower)');
       }
       return { url: `http://${host}:${addr.port}`, metricsUrl: metricsServer?.url, grpcAddress: grpc?.address };
     },

@@ -8,11 +8,14 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { inferenceServiceDefinition } from './proto';
 import { grpcHandlers, type GrpcServiceDeps } from './service';
 import { guardControlMethods } from './control-methods';
+import { answerUnaryDirectly } from './direct-unary';
 
 export interface GrpcEndpoint {
   port: number;
   /** host:port, as grpc clients take it */
   address: string;
+  /** whether the unary methods are answered directly (grpc/direct-unary.ts) rather than by grpc-js */
+  unaryDirect: boolean;
   /** stop accepting, let calls in flight finish (they are answered: the schedulers still run) */
   close(): Promise<void>;
 }
@@ -37,16 +40,21 @@ export function newGrpcServer(maxMessageBytes: number): Server {
 
 export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndpointOptions): Promise<GrpcEndpoint> {
   const server = newGrpcServer(options.maxMessageBytes);
-  server.addService(inferenceServiceDefinition(), guardControlMethods(grpcHandlers(deps), deps.control));
+  const definition = inferenceServiceDefinition();
+  const handlers = guardControlMethods(grpcHandlers(deps), deps.control);
+  server.addService(definition, handlers);
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${options.port}`, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
   );
   disableNagle(server);
+  // the unary methods (ModelInfer above all) skip grpc-js's per-call machinery; streams stay with grpc-js
+  const unaryDirect = answerUnaryDirectly(server, definition, handlers, options.maxMessageBytes) > 0;
   let closing: Promise<void> | undefined;
   return {
     port,
     address: `${host}:${port}`,
+    unaryDirect,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // tryShutdown waits for calls in flight; a stuck client cannot hold shutdown for ever.
