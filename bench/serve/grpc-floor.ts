@@ -15,6 +15,7 @@ import { createServer, type ServerHttp2Stream } from 'node:http2';
 import { ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { disableNagle, newGrpcServer } from '../../apps/server/src/grpc/server';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
+import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 import { startFloorPump } from './architecture-floor';
 
 interface InferMessage { model_name: string; raw_input_contents: Buffer[] }
@@ -70,10 +71,7 @@ export async function startH2GrpcFloor(withModel?: string): Promise<GrpcFloor> {
   const method = inferenceServiceDefinition().ModelInfer;
   const server = createServer();
   const answer = (stream: ServerHttp2Stream, message: Buffer) => {
-    const frame = Buffer.allocUnsafe(5 + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
+    const frame = grpcFrame(message);
     stream.respond({ ':status': 200, 'content-type': 'application/grpc+proto' }, { waitForTrailers: true });
     stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', 'grpc-message': 'OK' }));
     stream.end(frame);

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { Tensor } from '@inferscope/core';
 import { inferenceService } from '../../apps/server/src/grpc/proto';
+import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 
 export function ensureH2load(): void {
   if (spawnSync('h2load', ['--version']).status === 0) return;
@@ -49,10 +50,6 @@ export function grpcInferBody(model: string, input: Tensor): Buffer {
     inputs: [{ name: input.name, datatype: input.datatype, shape: input.shape.map(String) }],
     raw_input_contents: [Buffer.from(data.buffer, data.byteOffset, data.byteLength)],
   });
-  const frame = Buffer.alloc(5 + message.length);
-  frame.writeUInt8(0, 0);
-  frame.writeUInt32BE(message.length, 1);
-  message.copy(frame, 5);
-  return frame;
+  return grpcFrame(message);
 }
 

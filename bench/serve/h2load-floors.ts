@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { Server, ServerCredentials, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { inferenceService } from '../../apps/server/src/grpc/proto';
+import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 import { benchInput } from './bench-models';
 import { binaryRequest } from '../../test/kserve/wire';
 import { arg } from '../args';
@@ -59,10 +60,7 @@ async function main(): Promise<void> {
   grpcServer.addService(service, handlers);
   const grpcPort = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
 
-  const encoded = modelInfer.responseSerialize(answer);
-  const frame = Buffer.alloc(5 + encoded.length);
-  frame.writeUInt32BE(encoded.length, 1);
-  encoded.copy(frame, 5);
+  const frame = grpcFrame(modelInfer.responseSerialize(answer));
   const h2 = http2.createServer();
   h2.on('stream', (stream) => {
     const chunks: Buffer[] = [];

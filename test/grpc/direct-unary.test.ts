@@ -8,7 +8,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { Metadata, ServerCredentials, status, type Server, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { newGrpcServer } from '../../apps/server/src/grpc/server';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
-import { answerUnaryDirectly } from '../../apps/server/src/grpc/direct-unary';
+import { answerUnaryDirectly, grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 import { grpcClient, type TestGrpcClient } from './client';
 
 const MAX = 4096;
@@ -88,10 +88,9 @@ async function rawCall(body: Buffer[], headers: Record<string, string> = {}): Pr
 }
 
 const framed = (message: Buffer, flag = 0) => {
-  const prefix = Buffer.alloc(5);
-  prefix[0] = flag;
-  prefix.writeUInt32BE(message.length, 1);
-  return Buffer.concat([prefix, message]);
+  const frame = grpcFrame(message);
+  frame[0] = flag;
+  return frame;
 };
 const request = (model: string, id = '') => definition.ModelInfer.requestSerialize({ model_name: model, id });
 

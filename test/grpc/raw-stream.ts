@@ -6,6 +6,7 @@
  */
 import { connect, constants, type ClientHttp2Stream } from 'node:http2';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
+import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 
 export interface RawGrpcStream {
   /** writes one request message */
@@ -31,10 +32,7 @@ export function rawGrpcStream(address: string, method: string): RawGrpcStream {
   stream.pause();
   return {
     write(msg) {
-      const body = def.requestSerialize(msg);
-      const frame = Buffer.alloc(5);
-      frame.writeUInt32BE(body.length, 1);
-      stream.write(Buffer.concat([frame, body]));
+      stream.write(grpcFrame(def.requestSerialize(msg)));
     },
     end: () => stream.end(),
     readAll() {

@@ -93,6 +93,15 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
   return taken;
 }
 
+/** One gRPC message on the wire: flag 0 (not compressed), its length big-endian in 4 bytes, the message. */
+export function grpcFrame(message: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  frame.set(message, PREFIX_BYTES);
+  return frame;
+}
+
 function takes(headers: IncomingHttpHeaders): boolean {
   const type = headers['content-type'];
   const encoding = headers['grpc-encoding'];
@@ -145,10 +154,6 @@ class DirectUnaryCall {
     return this;
   }
 
-  getDeadline(): number {
-    return Infinity;
-  }
-
   private startDeadline(value: string): void {
     const match = TIMEOUT.exec(value.trim());
     if (match === null) {
@@ -174,7 +179,8 @@ class DirectUnaryCall {
         return;
       }
       this.length = head.readUInt32BE(1);
-      if (this.length > this.route.maxReceiveBytes) {
+      // a negative limit is none, as in grpc-js's options
+      if (this.route.maxReceiveBytes >= 0 && this.length > this.route.maxReceiveBytes) {
         this.fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs ${this.route.maxReceiveBytes})`);
         return;
       }
@@ -220,10 +226,7 @@ class DirectUnaryCall {
       return;
     }
     this.finish();
-    const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
-    frame[0] = 0;
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, PREFIX_BYTES);
+    const frame = grpcFrame(message);
     const stream = this.stream;
     stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
     stream.once('wantTrailers', () => stream.sendTrailers(OK_TRAILERS));
