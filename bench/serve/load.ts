@@ -79,6 +79,8 @@ export async function inProcessClosedLoop(
   await Promise.all(Array.from({ length: opts.concurrency }, loop));
   clearTimeout(cpuTimer);
   clearTimeout(cpuEnd);
+  // the loops can end before the timer due at the same instant has run: the window closes now then
+  if (cpuFrom && !cpuTo) cpuTo = process.cpuUsage(cpuFrom);
   const res = summarize(latencies, errors, opts.durationMs / 1000, firstError);
   if (cpuTo && latencies.length > 0) res.cpu_us_per_req = (cpuTo.user + cpuTo.system) / latencies.length;
   return res;
