@@ -23,6 +23,7 @@ import { arg } from '../args';
 import { DirectTorch, TORCH_MODEL } from './direct-torch';
 import { childPids } from '../../apps/server/src/backends/stub/proc-memory';
 import { median } from '../median';
+import { hostConditions } from '../host';
 import { taskSwitches } from '../serve/thread-cpu';
 import type { TorchStubChoice } from '../../apps/server/src/backends/pytorch/native-stub';
 
@@ -90,7 +91,7 @@ const cpuRatios: number[] = [];
 const stubPid = childPids(process.pid).find((p) => p !== direct.pid && /stub_main\.py|torch_stub/.test(readFileSync(`/proc/${p}/cmdline`, 'utf8')))!;
 const stubKind = readFileSync(`/proc/${stubPid}/cmdline`, 'utf8').includes('torch_stub') ? 'native' : 'Python';
 try {
-  console.log(`in-process mlp_torch (${stubKind} pytorch stub, 1 instance, 1 thread) c=${concurrency}, max_batch_size ${maxBatch} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms`);
+  console.log(`in-process mlp_torch (${stubKind} pytorch stub, 1 instance, 1 thread) c=${concurrency}, max_batch_size ${maxBatch} vs torch direct in one process (1 thread); ${rounds} rounds of ${ms} ms; ${hostConditions()}`);
   await closedLoop(); // cold round, not recorded
   for (let r = 0; r < rounds; r++) {
     hist = {};

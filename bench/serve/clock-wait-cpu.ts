@@ -8,10 +8,10 @@
  *   node --import tsx bench/serve/clock-wait-cpu.ts [--delay-us 2000] [--rate 200] [--ms 2000] [--rounds 3]
  */
 import { RealClock } from '@inferscope/core/clock';
-import { loadavg } from 'node:os';
 import { fineWait } from '../../apps/server/src/timing/fine-wait';
 import { arg } from '../args';
 import { median } from '../median';
+import { hostConditions } from '../host';
 
 const delayUs = Number(arg('--delay-us', '2000'));
 const rate = Number(arg('--rate', '200'));
@@ -46,7 +46,7 @@ async function round(clock: RealClock): Promise<{ cpuPerTimer: number; lateP50: 
 
 const clocks = { 'turn by turn': new RealClock(), 'fine-wait thread': new RealClock(fineWait) };
 await round(clocks['fine-wait thread']); // starts the thread, warms both paths
-console.log(`timers of ${delayUs} µs at ${rate}/s, ${rounds} alternating rounds of ${ms} ms, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`timers of ${delayUs} µs at ${rate}/s, ${rounds} alternating rounds of ${ms} ms, ${hostConditions()}`);
 const ratios: number[] = [];
 for (let r = 0; r < rounds; r++) {
   const a = await round(clocks['turn by turn']);

@@ -15,7 +15,7 @@
  *   node --cpu-prof --cpu-prof-dir=prof --import tsx bench/serve/h2load-grpc-floor.ts --rounds 2 --only floor   # profile one side
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../apps/server/src/app';
 import { benchInput, makeBenchRepository, useFloorRule } from './bench-models';
@@ -27,6 +27,7 @@ import { mainThreadCpuUs } from './thread-cpu';
 import { settledCounts } from './server-counts';
 import { median } from '../median';
 import { gcMeter } from './gc-time';
+import { hostConditions } from '../host';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   const h2Run = (n: number) => timed(h2Floor.address, n, async () => h2Floor.formed());
   const sides: Array<[string, (n: number) => Promise<Run>]> = [['inferscope', inferscope], ['floor', floorRun], ['h2', h2Run]];
 
-  console.log(`h2load gRPC -c${conns} -m${streams}, ${requests} requests per run, ${rounds} rounds, max_queue_delay ${delayUs} µs, batching rule floor, live gateway ${live ? 'on' : 'off'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`h2load gRPC -c${conns} -m${streams}, ${requests} requests per run, ${rounds} rounds, max_queue_delay ${delayUs} µs, batching rule floor, live gateway ${live ? 'on' : 'off'}, ${hostConditions()}`);
   try {
     for (const [, side] of sides) await side(3000);
     const ratios: number[] = [];

@@ -19,7 +19,7 @@
  * Never in CI or tests: this is a benchmark.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../apps/server/src/app';
 import { benchInput, makeBenchRepository } from './bench-models';
@@ -30,6 +30,7 @@ import { ensureH2load, grpcInferBody, h2load } from './h2load-client';
 import { mainThreadCpuUs } from './thread-cpu';
 import { median } from '../median';
 import { serverCounts, settledCounts } from './server-counts';
+import { hostConditions } from '../host';
 
 const rounds = Number(arg('--rounds', '5'));
 const requests = Number(arg('--requests', '30000'));
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
     return { ...r, cpu_us_per_req: (cpu.user + cpu.system) / n, main_us_per_req: mainUs / n, avg_batch: (after.inferences - before.inferences) / Math.max(1, after.executions - before.executions) };
   };
 
-  console.log(`h2load: HTTP -c${c} -m1, gRPC -c${Math.max(1, Math.round(c / streams))} -m${streams}; ${requests} requests per run, ${rounds} rounds, ${MODEL}, live gateway ${live ? 'on' : 'off'}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`h2load: HTTP -c${c} -m1, gRPC -c${Math.max(1, Math.round(c / streams))} -m${streams}; ${requests} requests per run, ${rounds} rounds, ${MODEL}, live gateway ${live ? 'on' : 'off'}, ${hostConditions()}`);
   try {
     // warm-up (session warm-up, JIT, connections): not measured
     await measured('warm-up gRPC', grpcArgs(3000), 3000);

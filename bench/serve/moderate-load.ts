@@ -15,7 +15,6 @@
  * waits for its delay: one timer per batch the floor does not have.
  */
 import { spawn } from 'node:child_process';
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { arg } from '../args';
@@ -26,6 +25,7 @@ import { DEFAULT_MODEL } from './direct-ort';
 import { settledCounts } from './server-counts';
 import { startInferScope } from './server-under-test';
 import { mainThreadCpuUs, taskSwitches } from './thread-cpu';
+import { hostConditions } from '../host';
 
 type Side = 'inferscope' | 'floor';
 interface Figure { us: number; wakeups: number; rps: number }
@@ -97,7 +97,7 @@ if (side === 'inferscope' || side === 'floor') {
   console.log(JSON.stringify(await runSide(side)));
 } else {
   const rounds = Number(arg('--rounds', '3'));
-  console.log(`main thread per request, open loop, InferScope (${arg('--rule', 'bundled')} rule) vs the floor with the model, ${seconds} s per rate, ${rounds} rounds, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`main thread per request, open loop, InferScope (${arg('--rule', 'bundled')} rule) vs the floor with the model, ${seconds} s per rate, ${rounds} rounds, ${hostConditions()}`);
   const runs: Record<Side, SideRun[]> = { inferscope: [], floor: [] };
   for (let r = 0; r < rounds; r++) {
     const order: Side[] = r % 2 === 0 ? ['inferscope', 'floor'] : ['floor', 'inferscope'];

@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
@@ -27,6 +27,7 @@ import { runWrk, type WrkResult } from './wrk-client';
 import { startArchitectureFloor } from './architecture-floor';
 import { mainThreadCpuUs } from './thread-cpu';
 import { median } from '../median';
+import { hostConditions } from '../host';
 
 const rounds = Number(arg('--rounds', '5'));
 const seconds = Number(arg('--seconds', '5'));
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
   const bodyFile = join(tmpdir(), `inferscope-wrk-body-${process.pid}.bin`);
   writeFileSync(bodyFile, body);
   const inferUrl = `${url}/v2/models/mlp_batched/infer`;
-  console.log(`wrk -t1 -c${c} -d${seconds}s, ${rounds} rounds, live gateway ${live ? 'on' : 'off'}, ${instances} instance(s), max_queue_delay ${delayUs} µs, batching rule ${rule}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`wrk -t1 -c${c} -d${seconds}s, ${rounds} rounds, live gateway ${live ? 'on' : 'off'}, ${instances} instance(s), max_queue_delay ${delayUs} µs, batching rule ${rule}, ${hostConditions()}`);
   try {
     // warm-up: the first batches (session warm-up, JIT) are not measured
     if (only !== 'grpc-alone') await wrk(inferUrl, bodyFile, headerLength);
