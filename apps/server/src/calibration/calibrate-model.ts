@@ -4,7 +4,6 @@
  * the session alone in this thread. `inferscope calibrate` writes the result; the fidelity benchmark
  * measures a same-run baseline with it, and its host figures through `whileLoaded`.
  */
-import { cpus, platform } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceInfo } from '@inferscope/core';
@@ -16,6 +15,7 @@ import { getBackend } from '../backends/registry';
 import { MemoryLedger } from '../memory/ledger';
 import { CALIBRATION_SIZES, measureBatchRecords, measureHeldBatches, measureIdlePenalty, median, requestOf, timeRuns } from './measure-batches';
 import { torchSessionTable } from './torch-session';
+import { calibrationHost } from './host';
 
 /** The model as calibrateModel has it loaded: one started instance of its real backend. */
 export interface LoadedModel {
@@ -121,7 +121,7 @@ export async function calibrateModel(repo: string, name: string, o: CalibrateOpt
   return {
     format: 'inferscope-calibration', model: name, backend: config.backend ?? backend.name, kind: 'KIND_CPU',
     method: `one instance, intra_op_thread_count ${threads}, batches sent one after the other through the executor, ${how}${variable ? `, variable dims = ${seqLen}` : ''}`,
-    host: { cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}` },
+    host: calibrationHost(),
     measured_at: new Date().toISOString().slice(0, 10),
     table_us: fitted.table_us,
     fit: fitted.fit,

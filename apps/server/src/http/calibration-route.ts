@@ -9,13 +9,13 @@
  * cannot be fitted yet are listed with the reason), which is what the dashboard asks for.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { cpus, platform } from 'node:os';
 import type { EventBus } from '@inferscope/core';
 import { BatchLog, CalibrationError, type Calibration } from '@inferscope/core/sim';
 import type { ModelManager } from '../models/model-manager';
 import { modelParams } from './models';
 import { errors, InferError } from '@inferscope/core';
 import { resolveModel, type ServedModelView } from '../kserve/resolve-model';
+import { calibrationHost } from '../calibration/host';
 
 type Params = { model: string; version?: string };
 const KINDS = ['KIND_CPU', 'KIND_GPU', 'KIND_AUTO', 'KIND_MODEL'];
@@ -26,7 +26,7 @@ export function registerCalibrationRoutes(app: FastifyInstance, deps: { bus: Pic
     if (e.type === 'model.state' && (e.state === 'UNLOADING' || e.state === 'LOADING')) log.forget(e.model, e.version);
     else log.add(e);
   });
-  const host = { cpus: cpus().length, platform: `${platform()} ${cpus()[0]?.model ?? ''}`.trim(), runtime: `node ${process.versions.node}` };
+  const host = calibrationHost();
 
   const calibrationOf = (served: ServedModelView, kind?: string) => log.calibration({
     model: served.name, version: served.version, backend: served.config.backend ?? served.config.platform ?? '', kind, host,
