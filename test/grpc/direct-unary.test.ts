@@ -33,6 +33,7 @@ const handlers: UntypedServiceImplementation = {
       return;
     }
     if (model === 'throw') throw new Error('handler bug');
+    if (model === 'slow') return void setTimeout(() => cb(null, { model_name: model }), 30);
     if (model === 'refuse') return cb({ code: status.INVALID_ARGUMENT, details: "unexpected shape for input 'x' of model 'ünï', 50% off" });
     if (model === 'token') return cb(null, { model_name: String(call.metadata.get('authorization')[0] ?? '') });
     cb(null, { model_name: model, id: call.request.id, raw_output_contents: [Buffer.from([1, 2, 3])] });
@@ -128,7 +129,7 @@ test('a deadline that passes answers DEADLINE_EXCEEDED and cancels the call; a c
   assert.equal(await held.get('c1')!.cancelled, true);
 });
 
-test('framing: too large, two messages, none, a compressed flag without an encoding, bytes that do not decode, a bad timeout', async () => {
+test('framing: too large, two messages, none, a compressed flag without an encoding, bytes that do not decode, a bad or far timeout', async () => {
   const big = await rawCall([framed(Buffer.alloc(MAX + 1))]);
   assert.equal(big.status, status.RESOURCE_EXHAUSTED);
   assert.match(big.message, /larger than max \(4097 vs 4096\)/);
@@ -140,12 +141,29 @@ test('framing: too large, two messages, none, a compressed flag without an encod
   assert.equal((await rawCall([framed(request('a'), 1)])).status, status.INTERNAL);
   assert.equal((await rawCall([framed(Buffer.from([0x0a, 0xff]))])).status, status.INTERNAL);
   assert.equal((await rawCall([framed(request('a'))], { 'grpc-timeout': 'soon' })).status, status.INTERNAL);
+  // a timeout longer than a timer holds (grpc-js truncates it to 32 bits, which can fall due at once)
+  for (const far of ['2147484S', '99999999H']) {
+    assert.equal((await rawCall([framed(request('slow'))], { 'grpc-timeout': far })).status, status.OK, far);
+  }
   // a message split across writes is put back together
   const whole = framed(request('split', 's1'));
   const split = await rawCall([whole.subarray(0, 3), whole.subarray(3, 9), whole.subarray(9)]);
   assert.equal(split.status, status.OK);
   assert.equal(split.frames > 0, true);
   assert.deepEqual(seen.at(-1), { model: 'split', direct: true });
+});
+
+test('a deadline 30 days away holds on both paths (grpc-js alone truncates it to 32 bits and answers DEADLINE_EXCEEDED at once)', async () => {
+  const far = Date.now() + 30 * 24 * 3600 * 1000;
+  assert.equal((await infer({ model_name: 'slow' }, { deadline: far })).code, status.OK, 'answered directly');
+  const gz = grpcClient(address, { 'grpc.default_compression_algorithm': 2 });
+  try {
+    const code = await new Promise<number>((resolve) => gz.raw.ModelInfer({ model_name: 'slow' }, new Metadata(), { deadline: far }, (e: { code: number } | null) => resolve(e ? e.code : status.OK)));
+    assert.equal(code, status.OK, 'answered by grpc-js');
+    assert.deepEqual(seen.at(-1), { model: 'slow', direct: false });
+  } finally {
+    gz.close();
+  }
 });
 
 test('a compressed request is left to grpc-js, which answers it', async () => {

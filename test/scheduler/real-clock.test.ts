@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RealClock } from '../../packages/core/src/clock/index.ts';
+import { LONGEST_TIMER_MS, RealClock, timerDelayMs } from '../../packages/core/src/clock/index.ts';
 
 const clock = new RealClock();
 const fireAfter = (delayUs: number): Promise<{ lateUs: number; waitedUs: number }> =>
@@ -89,4 +89,23 @@ test('a deadline already reached runs on the next turn without the fine wait; a 
   const at = spied.now() + 300;
   await new Promise<void>((resolve) => spied.setTimer(at, resolve));
   assert.ok(asked.length >= 1 && asked.every((a) => a === at), 'the sub-millisecond rest of a future deadline goes to the fine wait');
+});
+
+test('a timer weeks away sleeps once, for what a host timer holds (a longer setTimeout fires after 1 ms)', () => {
+  const delays: number[] = [];
+  const real = globalThis.setTimeout;
+  globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+    delays.push(ms ?? 0);
+    return real(fn, 0);
+  }) as typeof setTimeout;
+  let handle: ReturnType<RealClock['setTimer']>;
+  try {
+    handle = clock.setTimer(clock.now() + 30 * 24 * 3600 * 1e6, () => assert.fail('fired weeks early'));
+  } finally {
+    globalThis.setTimeout = real;
+  }
+  clock.clearTimer(handle);
+  assert.deepEqual(delays, [LONGEST_TIMER_MS]);
+  assert.equal(timerDelayMs(5), 5);
+  assert.equal(timerDelayMs(1e12), LONGEST_TIMER_MS);
 });

@@ -8,6 +8,7 @@
  * waits for.
  */
 import { liveGroups, stopBusyGroups } from '../child-process/process-group';
+import { timerDelayMs } from '@inferscope/core/clock';
 
 /** After the stubs were stopped: what else may still finish (HTTP replies, gRPC's own 10 s, unloads). */
 export const FINAL_GRACE_MS = 15_000;
@@ -42,7 +43,7 @@ export function boundedShutdown(signal: string, o: ShutdownOptions): Promise<num
       exit(1);
     }, FINAL_GRACE_MS);
     last.unref();
-  }, o.exitTimeoutSecs * 1000);
+  }, timerDelayMs(o.exitTimeoutSecs * 1000));
   expire.unref();
   const settle = (code: number): number => {
     clearTimeout(expire);

@@ -17,7 +17,8 @@
  * does every call when the grpc-js internals this relies on are not as expected (another grpc-js version).
  *
  * What grpc-js does and this keeps: `grpc-timeout` (the call is cancelled and answered DEADLINE_EXCEEDED
- * when it passes; a malformed value is INTERNAL), grpc.max_receive_message_length (RESOURCE_EXHAUSTED
+ * when it passes; a malformed value is INTERNAL; unlike grpc-js, one longer than a timer holds is held at
+ * the longest, on the calls left to grpc-js too, not truncated to 32 bits), grpc.max_receive_message_length (RESOURCE_EXHAUSTED
  * before the message is buffered), exactly one request message (none or a second is UNIMPLEMENTED, in
  * grpc-js's words), a message that does not decode (INTERNAL), a handler that throws (UNKNOWN), the
  * call's `cancelled` flag and 'cancelled' event when the client resets the stream or the connection
@@ -26,6 +27,7 @@
 import type { Server, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, ServiceError } from '@grpc/grpc-js';
 import { Metadata, status as Status } from '@grpc/grpc-js';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { LONGEST_TIMER_MS, timerDelayMs } from '@inferscope/core/clock';
 
 type UnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callback: (err: Partial<ServiceError> | null, value?: unknown) => void) => void;
 
@@ -43,12 +45,26 @@ type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, 
 const TIMEOUT_UNIT_MS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 0.001, n: 0.000001 };
 const TIMEOUT = /^(\d{1,8})\s*([HMSmun])$/;
 
+/**
+ * grpc-js truncates a timeout's milliseconds to 32 bits, so one of ~25 days or more fell due at once or
+ * at an arbitrary time; here a deadline past what a timer holds is held at it, on both paths (the header
+ * of a call left to grpc-js is rewritten to that bound in a value its parser takes).
+ */
+const LONGEST_TIMEOUT_HEADER = `${Math.floor(LONGEST_TIMER_MS / 1000)}S`;
+
+/** a `grpc-timeout` value in ms, held at LONGEST_TIMER_MS; null when it is not one */
+function timeoutMs(value: string): number | null {
+  const match = TIMEOUT.exec(value.trim());
+  return match === null ? null : timerDelayMs(Math.ceil(Number(match[1]) * TIMEOUT_UNIT_MS[match[2]]));
+}
+
 const PREFIX_BYTES = 5;
+const CONTENT_TYPE = 'application/grpc+proto';
 
 /** Response headers as grpc-js sends them (it advertises the request encodings it can decompress). */
 const RESPONSE_HEADERS = {
   ':status': 200,
-  'content-type': 'application/grpc+proto',
+  'content-type': CONTENT_TYPE,
   'grpc-accept-encoding': 'identity,deflate,gzip',
   'grpc-encoding': 'identity',
 };
@@ -85,8 +101,13 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
     http2Server.removeListener('stream', grpcJs);
     http2Server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
       const route = routes.get(headers[':path'] ?? '');
-      if (route !== undefined && takes(headers)) new DirectUnaryCall(stream, headers, route);
-      else grpcJs.call(http2Server, stream, headers, ...rest);
+      if (route !== undefined && takes(headers)) {
+        new DirectUnaryCall(stream, headers, route);
+        return;
+      }
+      const timeout = headers['grpc-timeout'];
+      if (typeof timeout === 'string' && timeoutMs(timeout) === LONGEST_TIMER_MS) headers['grpc-timeout'] = LONGEST_TIMEOUT_HEADER;
+      grpcJs.call(http2Server, stream, headers, ...rest);
     });
     taken++;
   }
@@ -155,12 +176,11 @@ class DirectUnaryCall {
   }
 
   private startDeadline(value: string): void {
-    const match = TIMEOUT.exec(value.trim());
-    if (match === null) {
+    const ms = timeoutMs(value);
+    if (ms === null) {
       this.fail(Status.INTERNAL, `Invalid grpc-timeout value "${value}"`);
       return;
     }
-    const ms = (Number(match[1]) * TIMEOUT_UNIT_MS[match[2]]) | 0;
     this.deadline = setTimeout(() => {
       this.fail(Status.DEADLINE_EXCEEDED, 'Deadline exceeded');
       this.cancel();
@@ -240,7 +260,7 @@ class DirectUnaryCall {
     if (this.stream.destroyed || this.stream.closed || this.stream.headersSent) return;
     this.stream.respond({
       ':status': 200,
-      'content-type': 'application/grpc+proto',
+      'content-type': CONTENT_TYPE,
       'grpc-status': String(code),
       'grpc-message': encodeURI(details),
     }, { endStream: true });

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from './clock';
+import { timerDelayMs } from './timer-delay';
 
 /** Waits at least this long sleep in setTimeout; shorter ones are checked on every event-loop turn. */
 const COARSE_MARGIN_US = 1000;
@@ -91,7 +92,7 @@ export class RealClock implements Clock {
   private schedule(timer: RealTimer): void {
     const remaining = timer.atUs - this.now();
     if (remaining >= COARSE_MARGIN_US) {
-      timer.timeout = globalThis.setTimeout(() => this.check(timer), Math.ceil(remaining / 1000));
+      timer.timeout = globalThis.setTimeout(() => this.check(timer), timerDelayMs(Math.ceil(remaining / 1000)));
       return;
     }
     // A deadline already reached (the scheduler's "re-decide once this turn's arrivals are in") needs one

@@ -19,6 +19,7 @@
  * bound on the whole call, so no BLS call outlives what asked for it.
  */
 import type { SchedulerRequest, Tensor } from '@inferscope/core';
+import { timerDelayMs } from '@inferscope/core/clock';
 import { encodeBinaryData } from '../../kserve/binary-data';
 import { modelSpecFor } from '../../kserve/model-spec';
 import type { ParsedRequest } from '../../kserve/parse-request';
@@ -110,7 +111,7 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     req.payload.blsDepth = depth;
     if (call.timeoutUs !== undefined && call.timeoutUs > 0) {
       req.timeoutUs = call.timeoutUs; // the called model's queue policy reads it too (allow_timeout_override)
-      timer = setTimeout(() => stop(errors.TIMEOUT()), Math.max(1, Math.ceil(call.timeoutUs / 1000)));
+      timer = setTimeout(() => stop(errors.TIMEOUT()), timerDelayMs(Math.max(1, Math.ceil(call.timeoutUs / 1000))));
       timer.unref?.();
     }
     if (parent) {

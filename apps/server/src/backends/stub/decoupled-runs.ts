@@ -26,6 +26,7 @@
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { ResponseOutcome, SchedulerEvent, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
+import { timerDelayMs } from '@inferscope/core/clock';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
 import { readCheckedOutputs } from './outputs';
@@ -110,7 +111,7 @@ export class StubRuns {
         this.close(run, entry, 'failed');
         this.o.log(`request '${request.id}' of decoupled model '${this.o.model}' got no final response within ${s} s: failed (parameter ${FINAL_TIMEOUT_KEY})`);
         stream?.fail(new Error(`decoupled model '${this.o.model}' sent no final response for request '${request.id}' within ${s} s (parameter ${FINAL_TIMEOUT_KEY})`));
-      }, this.o.finalTimeoutMs);
+      }, timerDelayMs(this.o.finalTimeoutMs));
       entry.timer.unref?.();
     });
     if (this.unanswered.length === 1) this.began(run);

@@ -1,3 +1,5 @@
+import { timerDelayMs } from '@inferscope/core/clock';
+
 /**
  * The per-model execute timeout of a stub (parameter `execute_timeout_ms`; 0 or absent = none, as Triton
  * has none by default). A stub runs its batches one at a time, in order, so the batch it is running is the
@@ -22,7 +24,7 @@ export class ExecuteDeadline {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.onExpire(oldest, this.ms);
-    }, this.ms);
+    }, timerDelayMs(this.ms));
     this.timer.unref();
   }
 

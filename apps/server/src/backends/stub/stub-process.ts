@@ -24,6 +24,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import type { ComputePhases, Tensor } from '@inferscope/core';
+import { timerDelayMs } from '@inferscope/core/clock';
 import { NotStartedError, failOwed } from '../owed-batches';
 import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
 import type { FromStubCall, ToStubCall } from './protocol-calls';
@@ -118,7 +119,7 @@ export class StubProcess {
       const timer = setTimeout(() => {
         this.failStart(new Error(`instance ${this.label}: the stub did not become ready within ${s.loadTimeoutMs / 1000} s`));
         this.killAll();
-      }, s.loadTimeoutMs);
+      }, timerDelayMs(s.loadTimeoutMs));
       timer.unref();
       const settleTimer = (): void => clearTimeout(timer);
       this.onReady = {

@@ -11,7 +11,7 @@
  *
  * Only for a thread of its own: Atomics.wait blocks the whole event loop for each slice.
  */
-import type { Clock, TimerHandle } from '@inferscope/core/clock';
+import { timerDelayMs, type Clock, type TimerHandle } from '@inferscope/core/clock';
 import { MinHeap } from '@inferscope/core/util';
 
 const SLICE_US = 200;
@@ -65,7 +65,7 @@ export class PacedClock implements Clock {
     if (!next || this.timeout !== undefined || this.immediate !== undefined) return;
     const remaining = next.at - this.now();
     if (remaining >= COARSE_US) {
-      this.timeout = setTimeout(this.tick, Math.floor((remaining - 1000) / 1000));
+      this.timeout = setTimeout(this.tick, timerDelayMs(Math.floor((remaining - 1000) / 1000)));
       return;
     }
     if (remaining > 0) Atomics.wait(this.cell, 0, 0, Math.min(remaining, SLICE_US) / 1000);
