@@ -74,7 +74,8 @@ export function checkConfigFile(path: string, opts: CheckOptions): PathCheck {
   const full = resolve(path);
   const modelName = basename(dirname(full));
   const r = loadModelConfig(readConfigText(full), { modelName, gpuCount: opts.gpuCount });
-  return { path, kind: 'config', error: r.error, issues: r.issues, warnings: r.advice.map(formatIssue), config: r.normalized };
+  const issues = [...r.issues, ...r.unserved];
+  return { path, kind: 'config', error: issues[0], issues, warnings: r.advice.map(formatIssue), config: r.normalized };
 }
 
 export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
@@ -120,7 +121,7 @@ export function checkModelFolder(path: string, opts: CheckOptions): PathCheck {
   if (r.issues.length === 0 && folderIssues.length === 0 && r.normalized.ensemble_scheduling) {
     folderIssues.push(...validateEnsembleSteps(r.normalized, (m) => siblingConfig(dirname(full), m, opts)));
   }
-  result.issues = [...r.issues, ...folderIssues];
+  result.issues = [...r.issues, ...r.unserved, ...folderIssues];
   result.error = result.issues[0];
   return result;
 }

@@ -7,6 +7,7 @@ import {
   parseModelConfigWithLocations,
   normalizeModelConfig,
   validateModelConfig,
+  unservedFields,
   printModelConfig,
   formatIssue,
   locate,
@@ -38,8 +39,10 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return parsed.config;
       },
       normalize: (config, o) => normalizeModelConfig(config, o),
+      // Triton's rules first (its first issue is the one Triton reports), then what InferScope does not serve.
       validate: (config, o): ConfigProblem[] =>
-        validateModelConfig(config, o).map((issue) => ({ message: formatIssue({ ...issue, line: undefined }), path: issue.path })),
+        [...validateModelConfig(config, o), ...unservedFields(config)]
+          .map((issue) => ({ message: formatIssue({ ...issue, line: undefined }), path: issue.path })),
       locate(problem, raw) {
         const at = positions.get(raw);
         const path = (problem as { path?: string }).path;

@@ -17,3 +17,5 @@ export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms'
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
 export { tokenize, type Token } from './lexer';
 export { isDecoupled } from './transaction-policy';
+export { schemaOf, type MessageName } from './schema';
+export { FIELD_USE, fieldUseOf, schemaPaths, unservedFields, type FieldUse } from './field-use';

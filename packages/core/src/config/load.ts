@@ -8,6 +8,7 @@ import { normalizeModelConfig, type NormalizeOptions } from './normalize';
 import { parseModelConfigWithLocations, type SourceLocations } from './parser';
 import type { ModelConfig } from './types';
 import { validateModelConfig } from './validate/index';
+import { unservedFields } from './field-use';
 
 export interface LoadOptions {
   /** the model's folder name: used as the name when the config has none, and must equal it otherwise */
@@ -27,6 +28,8 @@ export interface LoadResult {
   issues: ConfigIssue[];
   /** warnings: accepted by Triton but probably not meant (adviseModelConfig), located like issues */
   advice: ConfigIssue[];
+  /** fields Triton accepts that InferScope's server does not serve (unservedFields): a load refuses them */
+  unserved: ConfigIssue[];
   /** the normalised config even when invalid (for printing / inspection); absent when the text did not parse */
   normalized?: ModelConfig;
 }
@@ -36,7 +39,7 @@ export function loadModelConfig(text: string, opts: LoadOptions): LoadResult {
   try {
     parsed = parseModelConfigWithLocations(text);
   } catch (e) {
-    if (e instanceof ConfigError) return { error: e, issues: [], advice: [] };
+    if (e instanceof ConfigError) return { error: e, issues: [], advice: [], unserved: [] };
     throw e;
   }
   const normalized = normalizeModelConfig(parsed.config, opts);
@@ -45,8 +48,9 @@ export function loadModelConfig(text: string, opts: LoadOptions): LoadResult {
     folderName: opts.checkFolderName === false ? undefined : opts.modelName,
   }).map((issue) => locate(issue, parsed.locations));
   const advice = adviseModelConfig(normalized).map((issue) => locate(issue, parsed.locations));
-  if (issues.length > 0) return { error: issues[0], issues, advice, normalized };
-  return { config: normalized, issues, advice, normalized };
+  const unserved = unservedFields(normalized).map((issue) => locate(issue, parsed.locations));
+  if (issues.length > 0) return { error: issues[0], issues, advice, unserved, normalized };
+  return { config: normalized, issues, advice, unserved, normalized };
 }
 
 /** Adds line/column from the closest written ancestor of the issue's path ('input[0].dims' -> 'input[0]' -> 'input'). */
