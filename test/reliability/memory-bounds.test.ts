@@ -12,6 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
 import { MiB, tempRepository } from './harness.ts';
 import { postHead, rawRequest } from './raw-http.ts';
 import { validMlpRequest } from './corpus.ts';
@@ -140,7 +141,8 @@ test('a request keeps its charge while it waits in the scheduler, and gives it b
     const payload = { inputs: [{ name: 'token_ids', datatype: 'INT64', shape: [1, 450], data: new Array(450).fill(7) }] };
     const url = '/v2/models/text_encoder/infer';
     const first = server.built.app.inject({ method: 'POST', url, payload });
-    await new Promise((r) => setTimeout(r, 150)); // the first is queued (500 ms delay) by now
+    // the first waits in the queue (500 ms delay): the second is sent only once the scheduler holds it
+    await waitFor(() => server.events.some((e) => e.type === 'request.queued' && e.model === 'text_encoder'), 'the first request queued');
     const second = await server.built.app.inject({ method: 'POST', url, payload });
     assert.equal(second.statusCode, 503, `second: ${second.statusCode} ${second.body.slice(0, 200)}`);
     assert.equal((await first).statusCode, 200);
