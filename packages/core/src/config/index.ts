@@ -17,5 +17,6 @@ export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms'
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
 export { tokenize, type Token } from './lexer';
 export { isDecoupled } from './transaction-policy';
+export { configSignatureMismatch, fullConfigShape, shapeText, type ModelSignature, type TensorSignature } from './model-signature';
 export { schemaOf, type MessageName } from './schema';
 export { FIELD_USE, fieldUseOf, schemaPaths, unservedFields, type FieldUse } from './field-use';
