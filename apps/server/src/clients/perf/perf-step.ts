@@ -3,7 +3,7 @@
  * stability percentage (throughput and the stabilising latency) or the trial limit is reached, and
  * report the average of those last windows, client side and server side.
  */
-import { percentile } from '@inferscope/core/stats';
+import { percentile, standardDeviation } from '@inferscope/core/stats';
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
@@ -28,7 +28,7 @@ export interface StepResult {
   errors: Record<string, number>;
   /** inferences (samples) per second */
   throughput_per_s: number;
-  latency_us: { p50: number; p90: number; p95: number; p99: number; avg: number; stabilising: number };
+  latency_us: { p50: number; p90: number; p95: number; p99: number; avg: number; std: number; stabilising: number };
   client_send_us: number;
   client_recv_us: number;
   response_wait_us: number;
@@ -106,6 +106,7 @@ export async function runPerfStep(target: InferTarget, call: InferCall, mode: St
       p95: percentile(lat, 0.95),
       p99: percentile(lat, 0.99),
       avg: mean(lat),
+      std: standardDeviation(lat),
       stabilising: mean(last.map((m) => m.latency)),
     },
     client_send_us: mean(ok.map((r) => r.outcome.send_us ?? 0)),
