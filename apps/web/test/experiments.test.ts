@@ -10,6 +10,7 @@ import { runExperiment } from '../src/teach/experiments';
 import { LESSONS, SPEEDS } from '../src/teach/lessons';
 import { setLanguage, stringsFor, LANGUAGES } from '../src/strings';
 import { calibrationStore, dropLiveCalibrations } from '../src/teach/calibrations';
+import { appStore } from '../src/store/app-store';
 import { bundledCalibration, baseLatencyUs, simulate, type Calibration } from '@inferscope/core/sim';
 import { measuredCost } from '../src/teach/models';
 import { toCoreScenario } from '../src/teach/engine';
@@ -77,6 +78,7 @@ for (const k of [1 / 3, 3]) {
     // the page simulates with a live server's calibration when it has one (calibrations.ts)
     const live = Object.fromEntries(['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'].map((m) => [m, scaled(m, k)]));
     calibrationStore.setState((s) => ({ version: s.version + 1, live }));
+    appStore.setState({ cal: 'server' });
     try {
       // The lesson's delay stays 2 ms (its stated setting): where batches take 3x longer the moderate load
       // is a third, so 2 ms gathers fewer requests (2.3x the delay-0 batch, not 4.8x). Physics, not a bug.
@@ -86,6 +88,7 @@ for (const k of [1 / 3, 3]) {
       assertSweepClaims();
       assertApplicationClaims();
     } finally {
+      appStore.setState({ cal: undefined });
       dropLiveCalibrations();
     }
   });
