@@ -18,7 +18,7 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository';
 import { processAlive } from '../process-alive';
-import { BACKUP_FILE, WRITTEN_RECORD } from './file-names';
+import { backupOf, writtenRecordOf } from './file-names';
 
 /** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */
 const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-([0-9a-f]+)$/;
@@ -118,5 +118,5 @@ export async function removeStaleTemps(dir: string, targets: readonly string[]):
  * each save and each time the manager (re)loads the model.
  */
 export function cleanConfigTemps(modelDir: string): Promise<string[]> {
-  return removeStaleTemps(modelDir, [CONFIG_FILE, BACKUP_FILE, WRITTEN_RECORD]);
+  return removeStaleTemps(modelDir, [CONFIG_FILE, backupOf(CONFIG_FILE), writtenRecordOf(CONFIG_FILE)]);
 }

@@ -3,17 +3,16 @@
  *
  * Before this, every save copied the file it replaced to .bak: a second save (a double click, a second
  * dashboard) copied the first save's output there, and the original was gone. Now the server records
- * the sha256 of each text it writes (WRITTEN_RECORD); a file that still matches it is the server's own
+ * the sha256 of each text it writes (file-names.ts); a file that still matches it is the server's own
  * output, and an existing .bak is kept rather than replaced by it. A file that does not match (the
  * original, or one edited by hand since the last save) is the user's and becomes the .bak. The record
  * lives on disk, so this holds across restarts of the server.
  */
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { readRegularFile } from '../repository/safe-read';
 import { writeFileAtomic } from './atomic-file';
-import { BACKUP_FILE, WRITTEN_RECORD } from './file-names';
+import { backupOf, writtenRecordOf } from './file-names';
 
 export interface Backup {
   /** where the user's previous file is; null when there was no file to back up */
@@ -29,7 +28,7 @@ function digest(data: string | Uint8Array): string {
 /** Whether `current` (the bytes of config.pbtxt now) is the text the server last wrote there. */
 async function serverWrote(configPath: string, current: Buffer): Promise<boolean> {
   try {
-    const record = await readRegularFile(join(dirname(configPath), WRITTEN_RECORD), 1024, { followLinks: false });
+    const record = await readRegularFile(writtenRecordOf(configPath), 1024, { followLinks: false });
     return record.toString('utf8').trim() === digest(current);
   } catch {
     return false; // no record (never saved here, or removed): the file is treated as the user's
@@ -47,7 +46,7 @@ async function exists(path: string): Promise<boolean> {
  */
 export async function backUp(configPath: string, current: Buffer | undefined, mode: number): Promise<Backup> {
   if (current === undefined) return { path: null, kept: false };
-  const bak = join(dirname(configPath), BACKUP_FILE);
+  const bak = backupOf(configPath);
   if ((await serverWrote(configPath, current)) && (await exists(bak))) return { path: bak, kept: true };
   await writeFileAtomic(bak, current, mode);
   return { path: bak, kept: false };
@@ -59,5 +58,5 @@ export async function backUp(configPath: string, current: Buffer | undefined, mo
  * treated as the user's; the other order could leave the server's output looking like the user's.
  */
 export function recordWritten(configPath: string, text: string, mode: number): Promise<void> {
-  return writeFileAtomic(join(dirname(configPath), WRITTEN_RECORD), `${digest(text)}\n`, mode);
+  return writeFileAtomic(writtenRecordOf(configPath), `${digest(text)}\n`, mode);
 }
