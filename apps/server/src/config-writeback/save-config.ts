@@ -77,7 +77,12 @@ function sharedFile(entry: ModelEntry, slot: VersionSlot, changed: readonly stri
 /** Thrown by the pre-rename check: the file is no longer what the save read. */
 class ChangedOnDisk extends Error {}
 
-export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean): Promise<SaveResult> {
+export interface SaveSeams {
+  /** runs between reading the file and writing it (tests land an outside edit in that window) */
+  afterRead?: () => Promise<void>;
+}
+
+export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean, seams: SaveSeams = {}): Promise<SaveResult> {
   const path = entry.scanned.configPath ?? join(entry.scanned.dir, CONFIG_FILE);
   for (let attempt = 1; ; attempt++) {
     const target = await writeTarget(path, entry.scanned.repository);
@@ -95,6 +100,7 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
       return result;
     }
     await cleanConfigTemps(dirname(target.path));
+    await seams.afterRead?.();
     try {
       const backup = await backUp(target.path, target.current, target.mode);
       await recordWritten(target.path, plan.text, target.mode);
