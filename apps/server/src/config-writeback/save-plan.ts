@@ -2,7 +2,8 @@
  * What a config save writes, computed from config.pbtxt AS IT IS ON DISK NOW, never from the text read
  * when the model loaded: edits made by hand since (a parameter, a comment, an outside tool's change) are
  * the user's and survive; only the live-changed fields whose value the file does not already hold are
- * edited, in the file's own text where possible (comments and layout survive), else the config engine's
+ * edited, in the file's own text where possible (comments and layout survive; a comment the new value
+ * would make false is updated or dropped), else the config engine's
  * printer writes the whole file. Either text is checked: it must parse back to exactly the edited config,
  * and every changed field must normalise to the live value. When the file already says what is live, the
  * plan is the file itself: nothing to write.
@@ -71,9 +72,11 @@ export function planSave(input: SaveInput, engine: ConfigEngine): SavePlan {
   if (pending.length === 0) return { text: current ?? '', pending, edited: base, notes };
 
   const edited = carryChangesToRaw(base, live, pending);
-  const inPlace = current === undefined ? undefined : editConfigText(current, pending.map((p) => ({ path: p, value: pick(live, p) })));
+  const commentNotes: string[] = [];
+  const inPlace = current === undefined ? undefined : editConfigText(current, pending.map((p) => ({ path: p, value: pick(live, p) })), commentNotes);
   let text = inPlace ?? engine.print(edited);
   let problem = checkReadsBack(text, edited, model, live, pending, engine);
+  if (!problem && inPlace !== undefined) notes.push(...commentNotes);
   if (problem && inPlace !== undefined) {
     text = engine.print(edited);
     problem = checkReadsBack(text, edited, model, live, pending, engine);
