@@ -92,7 +92,7 @@ function rewriteScalar(comment: string, field: string, old: number, value: numbe
     return `${formatNumber(value / scale)}${space}${unit ?? (duration ? word ?? '' : noun(word))}`;
   });
   if (!duration && Number.isInteger(old) && old <= 20) {
-    out = out.replace(new RegExp(`\\b(${WORDS[old]})\\b(\\s+)([A-Za-z]+)?`, 'gi'), (_m, said: string, space: string, word: string | undefined) => {
+    out = out.replace(new RegExp(`\\b(${WORDS[old]})\\b(\\s*)([A-Za-z]+)?`, 'gi'), (_m, said: string, space: string, word: string | undefined) => {
       hit = true;
       const number = Number.isInteger(value) && value >= 0 && value <= 20 ? sameCase(WORDS[value], said) : String(value);
       return `${number}${space}${noun(word)}`;
