@@ -164,3 +164,17 @@ test('a file that no longer parses, or was removed since load, is refused with a
     assert.deepEqual((await readdir(join(repo, 'cnn_classifier'))).filter((n) => n.startsWith('config')), []);
   });
 });
+
+test('a config.pbtxt created after an auto-completed load is edited, not replaced by the loaded config', async () => {
+  await withModel(async (repo, file) => {
+    const { entry, slot } = await loadedWithDelay(repo, 4321);
+    entry.scanned.configText = undefined; // the model loaded without a file (auto-complete); this one came later
+    await appendFile(file, HAND);
+    const r = await saveModelConfig(entry, slot, realConfigEngine, false);
+    assert.equal(r.written, true);
+    assert.match(r.notes.join('\n'), /was created since the model loaded/);
+    const after = await readFile(file, 'utf8');
+    assert.ok(after.includes(HAND.trim()) && after.includes('# cnn_classifier: two 3x3'), 'the file\'s own text and comments are kept');
+    assert.match(after, /max_queue_delay_microseconds: 4321/);
+  });
+});

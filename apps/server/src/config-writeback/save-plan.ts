@@ -96,7 +96,10 @@ function normalised(config: ModelConfig, model: string, engine: ConfigEngine): M
 
 /** Says when the file was edited since load: those edits are kept, and a hand-set field about to be overwritten is named. */
 function changedSinceLoad(input: SaveInput, onDisk: ModelConfig | undefined, pending: readonly string[]): string[] {
-  if (input.current === undefined || input.loadedText === undefined || input.current === input.loadedText) return [];
+  if (input.current !== undefined && input.loadedText === undefined) {
+    return [`${CONFIG_FILE} was created since the model loaded (auto-completed without one): the save edits it; its other settings are not live until the model reloads`];
+  }
+  if (input.current === undefined || input.current === input.loadedText) return [];
   const notes = [`${CONFIG_FILE} was edited on disk since the model loaded: the save keeps those edits (they are not live until the model reloads)`];
   for (const p of pending) {
     const atLoad = pick(input.loadedConfig, p);
