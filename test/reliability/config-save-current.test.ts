@@ -178,3 +178,22 @@ test('a config.pbtxt created after an auto-completed load is edited, not replace
     assert.match(after, /max_queue_delay_microseconds: 4321/);
   });
 });
+
+test('instance groups reordered by hand since load: the live count is not written onto another group', async () => {
+  await withModel(async (repo, file) => {
+    const { entry, slot } = await loadedWithDelay(repo, 1000);
+    slot.config!.instance_group = [{ ...slot.config!.instance_group![0], count: 3 }];
+    slot.changedPaths = new Set(['instance_group[0].count']);
+    // by hand: a second group in front of the one whose count was changed live
+    const original = await readFile(file, 'utf8');
+    const added = '  {\n    name: "added_by_hand"\n    count: 1\n    kind: KIND_CPU\n  },\n';
+    const text = original.replace('instance_group [\n', `instance_group [\n${added}`);
+    await writeFile(file, text);
+    await assert.rejects(saveModelConfig(entry, slot, realConfigEngine, false), /instance_group\[0\] in config.pbtxt is not the group whose count was changed live.*added_by_hand.*nothing was written/);
+    assert.equal(await readFile(file, 'utf8'), text);
+    // a hand edit elsewhere leaves the group where it was: that save goes through
+    await writeFile(file, original + HAND);
+    const r = await saveModelConfig(entry, slot, realConfigEngine, false);
+    assert.equal(parseModelConfig(await readFile(file, 'utf8')).instance_group?.[0].count, 3, JSON.stringify(r.notes));
+  });
+});

@@ -131,10 +131,9 @@ async function unchangedSince(target: Target): Promise<void> {
  */
 async function settle(entry: ModelEntry, slot: VersionSlot, before: string | undefined, plan: SavePlan): Promise<void> {
   const rescanned = await scanModelFolder(entry.scanned.repository, entry.name);
-  if (rescanned.configText === plan.text && before === entry.scanned.configText) {
-    entry.scanned = rescanned;
-    entry.resolved = { ...entry.resolved, raw: plan.edited };
-  }
+  if (rescanned.configText === plan.text && before === entry.scanned.configText) entry.scanned = rescanned;
+  // The config as written now; its instance groups are the ones the live indexes name (save-plan checks).
+  entry.resolved = { ...entry.resolved, raw: plan.edited };
   slot.changedPaths.clear();
 }
 

@@ -65,6 +65,7 @@ export function planSave(input: SaveInput, engine: ConfigEngine): SavePlan {
   } catch (err) {
     throw new InferError('INVALID_ARG', `refusing to save '${model}': the file on disk does not parse now (${describeConfigError(err)}); fix it first, nothing was written`);
   }
+  checkGroupsLineUp(input, base);
   const onDisk = normalised(base, model, engine);
   // A field the file already holds at its live value needs no edit (a second save finds none at all).
   const pending = input.changed.filter((p) => onDisk === undefined || !same(pick(onDisk, p), pick(live, p)));
@@ -84,6 +85,25 @@ export function planSave(input: SaveInput, engine: ConfigEngine): SavePlan {
   }
   if (problem) throw new InferError('INTERNAL', `refusing to save: ${problem}`);
   return { text, pending, edited, notes };
+}
+
+/**
+ * A live instance count names its group by its index at load. If the file's groups were reordered,
+ * replaced or removed by hand since, that index is another group (or none) now, and writing the count
+ * there would change a group nobody changed: refused, with both groups named.
+ */
+function checkGroupsLineUp(input: SaveInput, base: ModelConfig): void {
+  if (input.loadedText === undefined) return;
+  const identity = (g: object | undefined) => (g === undefined ? null : sortKeys({ ...g, count: undefined }));
+  for (const p of input.changed) {
+    const path = parseLivePath(p);
+    if (path?.kind !== 'instance_count') continue;
+    const atLoad = JSON.stringify(identity(input.loadedRaw.instance_group?.[path.group]));
+    const now = JSON.stringify(identity(base.instance_group?.[path.group]));
+    if (atLoad !== now) {
+      throw new InferError('INVALID_ARG', `refusing to save '${input.model}': instance_group[${path.group}] in ${CONFIG_FILE} is not the group whose count was changed live (the groups were edited since the model loaded: ${now} there now, ${atLoad} at load); nothing was written: reload the model, or set that count in the file by hand`);
+    }
+  }
 }
 
 function normalised(config: ModelConfig, model: string, engine: ConfigEngine): ModelConfig | undefined {
