@@ -11,6 +11,13 @@ import { join } from 'node:path';
 import { startTestServer, tempRepository } from '../support/server.ts';
 import { connectLive, control } from './live-client.ts';
 
+/** A control message that must succeed: its answer's fields. */
+async function ok(socket: Parameters<typeof control>[0], msg: object): Promise<Record<string, unknown>> {
+  const ack = await control(socket, msg);
+  assert.ok(ack.ok, JSON.stringify(ack));
+  return ack;
+}
+
 const HAND = '\n# added by hand while the server ran\nparameters { key: "hand_param" value: { string_value: "kept" } }\n';
 
 test('two saves at once after a live change: exactly one write, the .bak is the original bytes', { timeout: 60_000 }, async () => {
@@ -34,7 +41,7 @@ test('two saves at once after a live change: exactly one write, the .bak is the 
 
     // another live change and save: the file it replaces is the server's own output, so the .bak stays
     await control(b.socket, { action: 'setDynamicBatching', model: 'cnn_classifier', max_queue_delay_microseconds: 555 });
-    const again = await control(b.socket, { action: 'saveConfig', model: 'cnn_classifier' });
+    const again = await ok(b.socket, { action: 'saveConfig', model: 'cnn_classifier' });
     assert.deepEqual([again.written, again.backup, again.backupKept], [true, `${file}.bak`, true]);
     assert.deepEqual(await readFile(`${file}.bak`), original);
     assert.deepEqual((await readdir(join(repo.dir, 'cnn_classifier'))).filter((n) => n.includes('.tmp-')), []);
@@ -56,7 +63,7 @@ test('an outside edit between the preview and the save is kept, and the save ans
     const preview = await control(c.socket, { action: 'saveConfig', model: 'cnn_classifier', dryRun: true });
     assert.equal(preview.ok, true, JSON.stringify(preview));
     await appendFile(file, HAND);
-    const saved = await control(c.socket, { action: 'saveConfig', model: 'cnn_classifier' });
+    const saved = await ok(c.socket, { action: 'saveConfig', model: 'cnn_classifier' });
     assert.equal(saved.written, true, JSON.stringify(saved));
     const after = await readFile(file, 'utf8');
     assert.ok(after.includes(HAND.trim()), 'the outside edit survived');
