@@ -44,10 +44,16 @@ test('mentions are matched as numbers, in their unit, with the noun agreeing; na
   const edit = (text: string, field: string, old: unknown, value: unknown) =>
     updateComments(text, { fieldLine: text.split('\n').findIndex((l) => l.startsWith('x:')) + 1, enclosingLines: [], field, old, value }, []);
   assert.equal(edit('# wait 1 ms, i.e. 1000us\nx: 1000', 'max_queue_delay_microseconds', 1000, 2500), '# wait 2.5 ms, i.e. 2500us\nx: 1000');
-  assert.equal(edit('# one batch per instance\nx: 1', 'count', 1, 3), '# three batches per instance\nx: 1');
-  assert.equal(edit('# 3x3 kernels, v3, 3.5 GB, "#3"\nx: 3', 'count', 3, 4), '# 3x3 kernels, v3, 3.5 GB, "#4"\nx: 3');
+  assert.equal(edit('# one instance per core\nx: 1', 'count', 1, 3), '# three instances per core\nx: 1');
+  // a number not tied to the field's noun is not guessed at: "one batch", "2 cores" stay as written
+  assert.equal(edit('# one batch per instance\nx: 1', 'count', 1, 3), '# one batch per instance\nx: 1');
+  assert.equal(edit('# 2 instances on 2 cores\nx: 2', 'count', 2, 1), '# 1 instance on 2 cores\nx: 2');
+  assert.equal(edit('# 3x3 kernels, v3, 3.5 GB, "#3"\nx: 3', 'count', 3, 4), '# 3x3 kernels, v3, 3.5 GB, "#3"\nx: 3');
   assert.equal(edit('# 40 instances\nx: 40', 'count', 40, 1), '# 1 instance\nx: 40');
   assert.equal(edit('# FOUR workers\n\nx: 4', 'count', 4, 2), '# FOUR workers\n\nx: 4', 'a blank line detaches a comment');
-  const trailing = updateComments('count: 4 name: "a#4" # four\n', { fieldLine: 1, enclosingLines: [], field: 'count', old: 4, value: 2 }, []);
-  assert.equal(trailing, 'count: 4 name: "a#4" # two\n', 'a # inside a string is not a comment');
+  const notes: string[] = [];
+  const trailing = updateComments('count: 4 name: "a#4" # four workers\n', { fieldLine: 1, enclosingLines: [], field: 'count', old: 4, value: 2 }, notes);
+  assert.equal(trailing, 'count: 4 name: "a#4" # two workers\n', 'a # inside a string is not a comment');
+  updateComments('# 2 instances on 2 cores\ncount: 2\n', { fieldLine: 2, enclosingLines: [], field: 'count', old: 2, value: 1 }, notes);
+  assert.match(notes.at(-1)!, /mentions 2, the old count, in words the save cannot tie to it: check it still holds/);
 });

@@ -3,8 +3,9 @@
  * core" above `count: 2`, "# ... or once the oldest request has waited 2 ms." above
  * `max_queue_delay_microseconds: 2000`); writing a new value under such a comment leaves a lie in the
  * user's file. Before a value is replaced, the comments attached to it are checked for mentions of the
- * OLD value, and each mention is rewritten to the new one in the same form (digits, a number word with
- * its noun's plural, a duration in its unit). A list value's comment line that names a size the new list
+ * OLD value. A mention tied to the field is rewritten to the new value in the same form: a duration in its
+ * unit, or a number (digits or word) followed by the field's own noun ("two instances"). Any other mention
+ * of the old number is left as written and named in the answer, to be checked by the user. A list value's comment line that names a size the new list
  * no longer has cannot be rewritten faithfully: that line is dropped. Comments that do not mention the
  * old value are left alone (they still hold).
  *
@@ -78,27 +79,43 @@ function agree(noun: string, count: number): string {
 /** a number not inside another (v2, 1.5.0), and the word after it (a unit may be attached: 2ms) */
 const MENTION = /(?<![\w.])(\d+(?:\.\d+)?)(?!\d|\.\d)(\s*)([A-Za-zµ]+)?/g;
 
-/** Rewrites the mentions of `old` in one comment text; undefined when it mentions none. */
-function rewriteScalar(comment: string, field: string, old: number, value: number): string | undefined {
-  let hit = false;
+/**
+ * The nouns that tie a bare number to a field: "2 instances" describes `count`, "2 cores" does not. A
+ * number with another noun (or none) is not rewritten: the comment is named in the answer for the user to
+ * check, since guessing what "2" means there could turn a true comment into a false one.
+ */
+const FIELD_NOUNS: Readonly<Record<string, RegExp>> = {
+  count: /^(instances?|copy|copies|workers?|sessions?)$/i,
+  max_batch_size: /^(requests?|samples?|items?|images?)$/i,
+};
+
+/** What a comment says of the old value: the text with its tied mentions rewritten, and whether untied ones remain. */
+function rewriteScalar(comment: string, field: string, old: number, value: number): { text: string; untied: boolean } {
+  let untied = false;
   const duration = field.endsWith('_microseconds');
-  const noun = (word: string | undefined) => (word === undefined ? '' : old === 1 || value === 1 ? agree(word, value) : word);
+  const tied = FIELD_NOUNS[field];
+  const noun = (word: string) => (old === 1 || value === 1 ? agree(word, value) : word);
   let out = comment.replace(MENTION, (m, num: string, space: string, word: string | undefined) => {
     const unit = duration && word !== undefined && word in UNITS ? word : undefined;
     if (space === '' && word !== undefined && unit === undefined) return m; // part of a name: 3x3, 2nd
     const scale = unit ? UNITS[unit] : 1;
     if (Number(num) * scale !== old) return m;
-    hit = true;
-    return `${formatNumber(value / scale)}${space}${unit ?? (duration ? word ?? '' : noun(word))}`;
+    if (unit) return `${formatNumber(value / scale)}${space}${unit}`;
+    if (word !== undefined && tied?.test(word)) return `${formatNumber(value)}${space}${noun(word)}`;
+    untied = true;
+    return m;
   });
   if (!duration && Number.isInteger(old) && old <= 20) {
-    out = out.replace(new RegExp(`\\b(${WORDS[old]})\\b(\\s*)([A-Za-z]+)?`, 'gi'), (_m, said: string, space: string, word: string | undefined) => {
-      hit = true;
+    out = out.replace(new RegExp(`\\b(${WORDS[old]})\\b(\\s*)([A-Za-z]+)?`, 'gi'), (m, said: string, space: string, word: string | undefined) => {
+      if (word === undefined || !tied?.test(word)) {
+        untied = true;
+        return m;
+      }
       const number = Number.isInteger(value) && value >= 0 && value <= 20 ? sameCase(WORDS[value], said) : String(value);
       return `${number}${space}${noun(word)}`;
     });
   }
-  return hit ? out : undefined;
+  return { text: out, untied };
 }
 
 /** Whether a comment names a size the old list had and the new one has not. */
@@ -117,10 +134,12 @@ export function updateComments(text: string, edit: CommentEdit, notes: string[])
     const start = commentStart(lines[i]);
     const comment = lines[i].slice(start);
     if (typeof edit.old === 'number' && typeof edit.value === 'number') {
-      const next = rewriteScalar(comment, edit.field, edit.old, edit.value);
-      if (next === undefined || next === comment) continue;
-      lines[i] = lines[i].slice(0, start) + next;
-      notes.push(`updated the comment '${comment.trim()}' to '${next.trim()}' (it described the old ${edit.field} ${String(edit.old)})`);
+      const { text: next, untied } = rewriteScalar(comment, edit.field, edit.old, edit.value);
+      if (next !== comment) {
+        lines[i] = lines[i].slice(0, start) + next;
+        notes.push(`updated the comment '${comment.trim()}' to '${next.trim()}' (it described the old ${edit.field} ${String(edit.old)})`);
+      }
+      if (untied) notes.push(`the comment '${next.trim()}' mentions ${String(edit.old)}, the old ${edit.field}, in words the save cannot tie to it: check it still holds`);
     } else if (Array.isArray(edit.old) && Array.isArray(edit.value) && namesDroppedSize(comment, edit.old, edit.value)) {
       if (isCommentLine(lines[i])) drop.add(i);
       else lines[i] = lines[i].slice(0, start).trimEnd();
