@@ -116,8 +116,15 @@ export class ModelManager {
   }
 
   private async pollOnce(): Promise<RepositoryDiff> {
-    const scan = await scanRepositories(this.options.repositories);
     const before = new Map([...this.known].map(([n, s]) => [n, s.fingerprint]));
+    const scan = await scanRepositories(this.options.repositories);
+    // A save that wrote a config while the scan ran may have been scanned before its write: the save's
+    // own view stands, or this poll would reload the older file over the saved one.
+    for (const [name, s] of this.known) {
+      if (s.fingerprint === before.get(name) || !scan.models.has(name)) continue;
+      before.set(name, s.fingerprint);
+      scan.models.set(name, s);
+    }
     const after = new Map([...scan.models].map(([n, s]) => [n, s.fingerprint]));
     const diff = diffRepository(before, after);
     this.known = scan.models;
@@ -337,13 +344,17 @@ export class ModelManager {
     });
   }
 
-  /** Writes the live config of a model back to its config.pbtxt (atomic, with a .bak of the previous file). */
+  /**
+   * Writes the live config of a model back to its config.pbtxt as the file is now (atomic, the user's
+   * previous file kept as .bak; nothing written when the file already holds the live values). Under the
+   * model's lock: two saves, or a save and a live edit, never interleave.
+   */
   saveConfig(name: string, opts: { dryRun?: boolean; version?: string } = {}): Promise<SaveResult> {
     return this.locked(name, async () => {
       // The version whose live config is written (one config.pbtxt serves every version, as in Triton).
       const { entry, slot } = this.slotOf(name, toVersion(opts.version));
       const result = await saveModelConfig(entry, slot, this.options.runtime.config, !!opts.dryRun);
-      if (!opts.dryRun) this.known.set(name, entry.scanned);
+      if (result.written) this.known.set(name, entry.scanned);
       return result;
     });
   }

@@ -218,6 +218,8 @@ export const en = {
   afterRestart: (version: string, path: string, live: string, written: string) => `after a restart v${version} runs ${path} = ${written} (live now: ${live})`,
   sameForAll: 'Every loaded version already runs these values.',
   savedBackup: (path: string, backup: string) => `Written to ${path}; the previous file is kept as ${backup}.`,
+  savedBackupKept: (path: string, backup: string) => `Written to ${path}; ${backup} still holds your file from before the server's first save (the file replaced was the server's own output).`,
+  savedNothing: 'Nothing written: the file on disk already holds the live values.',
   viewerNote: 'Read-only viewer: this server needs a control token to change anything.',
   tokenLabel: 'Control token',
   tokenApply: 'Become controller',

@@ -194,6 +194,8 @@ export const zh: Strings = {
   afterRestart: (version, path, live, written) => `重启后 v${version} 将使用 ${path} = ${written}（当前为 ${live}）`,
   sameForAll: '所有已加载的版本已经在使用这些值。',
   savedBackup: (path, backup) => `已写入 ${path}；原文件保留为 ${backup}。`,
+  savedBackupKept: (path, backup) => `已写入 ${path}；${backup} 仍是服务器首次保存之前你的原文件（这次替换的是服务器自己写的文件）。`,
+  savedNothing: '未写入：磁盘上的文件已包含当前的配置值。',
   viewerNote: '只读观察者：该服务需要控制令牌才能修改配置。',
   tokenLabel: '控制令牌',
   tokenApply: '成为控制者',
