@@ -14,17 +14,15 @@ export function sendHttpError(reply: FastifyReply, err: InferError): FastifyRepl
 }
 
 /**
- * Anything thrown, as an InferError: ours as they are; fastify's content-parser errors in our words
- * (a body over the limit, a media type no parser takes, JSON that does not parse); any other error
+ * Anything thrown, as an InferError: ours as they are (body-reader.ts words a body over the limit);
+ * fastify's content-parser errors in our words (a media type no parser takes, JSON that does not parse); any other error
  * fastify raised for the request is the client's (INVALID_ARG) when fastify gave it a 4xx status;
  * everything else is INTERNAL.
  */
-export function toInferError(err: unknown, bodyLimit?: number): InferError {
+export function toInferError(err: unknown): InferError {
   if (err instanceof InferError) return err;
   const e = err as Partial<FastifyError> | null;
   switch (e?.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.BODY_TOO_LARGE(bodyLimit ?? 0);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.UNSUPPORTED_MEDIA(String(e.message));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -37,24 +35,35 @@ export function toInferError(err: unknown, bodyLimit?: number): InferError {
 }
 
 /** Code, HTTP status and capped message (it may quote what the client sent; never a stack) of anything thrown. */
-export function describeError(err: unknown, bodyLimit?: number): { code: ErrorCode; status: number; message: string } {
-  const e = toInferError(err, bodyLimit);
+export function describeError(err: unknown): { code: ErrorCode; status: number; message: string } {
+  const e = toInferError(err);
   return { code: e.code, status: e.httpStatus, message: capMessage(e.message) };
 }
 
-/** The KServe v2 / Triton paths this server answers (whatever the method). */
+/** The KServe v2 / Triton paths this server answers (whatever the method); a version is digits, as in Triton. */
 const KSERVE_PATHS = [
   /^\/v2\/?$/,
   /^\/v2\/health\/(live|ready)$/,
-  /^\/v2\/models\/[^/]+(\/versions\/[^/]+)?(\/(ready|config|infer|stats))?$/,
+  /^\/v2\/models\/[^/]+(\/versions\/\d+)?(\/(ready|config|infer|stats))?$/,
   /^\/v2\/models\/stats$/,
   /^\/v2\/repository\/index$/,
   /^\/v2\/repository\/models\/[^/]+\/(load|unload)$/,
 ];
 
-export function installErrorHandlers(app: import('fastify').FastifyInstance, bodyLimit: number): void {
+/** A route's `:version` segment, as Triton's model route takes it: digits only. */
+const VERSION_SEGMENT = '/versions/:version';
+const DIGITS_VERSION_SEGMENT = '/versions/:version(^\\d+$)';
+
+export function installErrorHandlers(app: import('fastify').FastifyInstance): void {
+  // Every route registered after this one with a version in its path matches digits only: anything else
+  // is no route at all (404 "Not Found"), as in Triton, not a version lookup that fails with 400.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.includes(VERSION_SEGMENT)) return;
+    route.url = route.url.replace(VERSION_SEGMENT, DIGITS_VERSION_SEGMENT);
+    route.path = route.url;
+  });
   app.setErrorHandler((err, request: FastifyRequest, reply) => {
-    const e = toInferError(err, bodyLimit);
+    const e = toInferError(err);
     if (e.httpStatus >= 500) request.log.error({ err }, 'request failed');
     void sendHttpError(reply, e);
   });
@@ -62,6 +71,6 @@ export function installErrorHandlers(app: import('fastify').FastifyInstance, bod
     const path = request.url.split('?')[0];
     // A KServe path asked with the wrong method: Triton answers 405, not 404.
     if (KSERVE_PATHS.some((re) => re.test(path))) return void sendHttpError(reply, errors.METHOD_NOT_ALLOWED());
-    void sendHttpError(reply, errors.ROUTE_NOT_FOUND(request.method, path.slice(0, 200)));
+    void sendHttpError(reply, errors.ROUTE_NOT_FOUND());
   });
 }
