@@ -16,6 +16,7 @@ import { MemoryLedger } from './memory/ledger';
 import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
+import { registerServerPath } from './http/redact-paths';
 import { installJsonParser } from './http/json-body';
 import { installDeclaredLimit } from './http/body-reader';
 import { installControlAuth } from './http/control-auth';
@@ -114,6 +115,8 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     done(null, payload);
   });
   installErrorHandlers(app);
+  // where the models live is the server's business: error messages name them '<repository>/...'
+  for (const repo of options.modelRepositories) registerServerPath(repo, '<repository>');
   // the control routes' own limit; the load route (file: contents) and inference take --http-max-input-size
   const bodyLimits = { limit: options.bodyLimit, inputSizeLimit: options.inferBodyLimit };
   installDeclaredLimit(app, bodyLimits);

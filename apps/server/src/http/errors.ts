@@ -6,11 +6,11 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asInferError, errors, InferError, type ErrorCode } from '@inferscope/core';
-import { capMessage } from './json-guard';
+import { publicMessage } from './redact-paths';
 
-/** Every error body of the non-inference routes leaves here, its message capped (it may quote input). */
+/** Every error body of the non-inference routes leaves here, its message public (no server path, capped). */
 export function sendHttpError(reply: FastifyReply, err: InferError): FastifyReply {
-  return reply.code(err.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: capMessage(err.message) }));
+  return reply.code(err.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: publicMessage(err.message) }));
 }
 
 /**
@@ -34,10 +34,13 @@ export function toInferError(err: unknown): InferError {
   return asInferError(err);
 }
 
-/** Code, HTTP status and capped message (it may quote what the client sent; never a stack) of anything thrown. */
+/**
+ * Code, HTTP status and public message (no server path, capped: it may quote what the client sent; never
+ * a stack) of anything thrown: what every protocol sends.
+ */
 export function describeError(err: unknown): { code: ErrorCode; status: number; message: string } {
   const e = toInferError(err);
-  return { code: e.code, status: e.httpStatus, message: capMessage(e.message) };
+  return { code: e.code, status: e.httpStatus, message: publicMessage(e.message) };
 }
 
 /** The KServe v2 / Triton paths this server answers (whatever the method); a version is digits, as in Triton. */

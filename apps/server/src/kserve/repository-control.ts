@@ -78,7 +78,10 @@ async function writePrivateFolder(folders: PrivateFolders, name: string, config:
     return root;
   } catch (err) {
     await folders.discard(root);
-    throw err;
+    // the filesystem refused a file (a name past NAME_MAX, a full disk): Triton's 500 and words; the path
+    // in the fs error's message is dropped where every message leaves (http/redact-paths.ts)
+    if (err instanceof InferError) throw err;
+    throw errors.LOAD_NOT_FOUND(name, (err as Error).message);
   }
 }
 

@@ -25,7 +25,9 @@ export const errors = {
 
   // ---- repository control ----
   CONTROL_NOT_ALLOWED: define(() => new InferError('UNAVAILABLE', 'explicit model load / unload is not allowed if polling is enabled')),
-  LOAD_NOT_FOUND: define((model: string) => new InferError('INTERNAL', `failed to load '${model}', failed to poll from model repository`)),
+  /** `detail`: why the model's files could not be read or written, when it is more than "not there" */
+  LOAD_NOT_FOUND: define((model: string, detail?: string) =>
+    new InferError('INTERNAL', `failed to load '${model}', failed to poll from model repository${detail ? `: ${detail}` : ''}`)),
   UNLOAD_NOT_SERVED: define(() => new InferError('INVALID_ARG', 'Model to be unloaded has not been served')),
   REPOSITORY_NAME_UNSUPPORTED: define(() => new InferError('UNSUPPORTED', "'repository_name' specification is not supported")),
 
