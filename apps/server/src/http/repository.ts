@@ -59,7 +59,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     // Triton's load parameters ("config", "file:<path>") are read by the shared repository control.
     const params = (body.parameters ?? {}) as Record<string, unknown>;
     if (action === 'load') await loadModel(manager, options.folders, model, params);
-    else await unloadModel(manager, options.folders, model);
+    else await unloadModel(manager, options.folders, model, params);
     return reply.code(200).header('content-type', 'application/json').send();
   };
   app.post<{ Params: Params }>('/v2/repository/models/:model/load', options.loadBodyLimit ? { bodyLimit: options.loadBodyLimit } : {}, control('load'));

@@ -129,10 +129,14 @@ export async function loadModel(manager: Pick<ModelManager, 'load'>, folders: Pr
 /**
  * Triton's repository API: unloading a model that is not loaded succeeds and changes nothing. The
  * manager refuses it (the dashboard's control wants that answer), so that one refusal becomes success here.
+ * The one unload parameter Triton reads is `unload_dependents` (a boolean; other keys are ignored, as there).
  */
-export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders: PrivateFolders, name: string): Promise<void> {
+export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders: PrivateFolders, name: string, params: LoadParameters = {}): Promise<void> {
+  const dependents = params.unload_dependents ?? false;
+  // Triton's words; its status for this is 500 (a JSON accessor's error), ours 400: the client's mistake
+  if (typeof dependents !== 'boolean') throw invalid("Unable to parse 'unload_dependents': attempt to access JSON non-boolean as boolean");
   try {
-    await manager.unload(name);
+    await manager.unload(name, { dependents });
   } catch (err) {
     if (!(err instanceof InferError && err.message === errors.UNLOAD_NOT_SERVED().message)) throw err;
   }
