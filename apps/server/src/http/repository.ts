@@ -9,7 +9,6 @@ import type { ModelManager } from '../models/model-manager';
 import { errors } from '@inferscope/core';
 import { installJsonParser, objectBody } from './json-body';
 import type { BodyLimits } from './body-reader';
-import { redactPaths } from './redact-paths';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import type { PrivateFolders } from '../repository/private-folders';
 
@@ -30,8 +29,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     const ready = body.ready ?? false;
     if (typeof ready !== 'boolean') throw errors.INVALID("Invalid value for 'ready': expected a boolean");
     await manager.refreshIndex();
-    // a failure reason may quote what a backend or the filesystem said, paths included
-    return manager.index(ready).map((row) => (row.reason ? { ...row, reason: redactPaths(row.reason) } : row));
+    return manager.index(ready);
   };
   // The index reads one top-level field by its type and walks nothing, so its body is parsed without the
   // nesting bound: a deeply nested 'ready' gets Triton's answer about 'ready', not the nesting refusal.

@@ -25,6 +25,7 @@ import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ense
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
+import { redactPaths } from '../http/redact-paths';
 
 
 export interface ModelManagerOptions {
@@ -189,8 +190,9 @@ export class ModelManager {
   }
 
   /** Triton's repository index: every model in the repositories, with state per version when known. */
+  /** The repository index (HTTP, gRPC): a failure reason may quote a backend or the filesystem, so no server path is left in it. */
   index(readyOnly = false): RepositoryIndexRow[] {
-    return indexRows(this.known.keys(), this.entries, readyOnly);
+    return indexRows(this.known.keys(), this.entries, readyOnly).map((row) => (row.reason ? { ...row, reason: redactPaths(row.reason) } : row));
   }
 
   private slotOf(name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
