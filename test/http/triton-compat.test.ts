@@ -134,6 +134,9 @@ test("shapes whose element count or byte size overflow int64: Triton's messages"
     assert.equal(r.statusCode, 400, JSON.stringify(bad));
     assert.equal(r.json().error, "Unable to parse 'shape': attempt to access JSON non-unsigned-integer as unsigned-integer");
   }
+  // Inference-Header-Content-Length is an int32 first (qa/L0_http test_inference_header_content_length_out_of_range)
+  const header = await s.app.inject({ method: 'POST', url: '/v2/models/m/infer', headers: { 'inference-header-content-length': '99999999999' }, payload: { inputs: [] } });
+  assert.deepEqual([header.statusCode, header.json()], [400, { error: 'Unable to parse Inference-Header-Content-Length, value is out of range [ -2147483648, 2147483647 ], got: 99999999999' }]);
   // a zero dimension ends the count before any overflow, as Triton's GetElementCount
   assert.doesNotMatch((await infer([0, 2 ** 62, 2 ** 62])).json().error ?? '', /overflow|exceed maximum size/);
 });

@@ -73,13 +73,13 @@ function member(obj: Json, key: string, what: string): unknown {
 export function parseHeaderLength(raw: string | string[] | undefined, bodyLength: number): number | undefined {
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
-  // A negative size is out of range, in Triton's words; anything else that is not a number cannot be parsed.
-  if (/^\s*-\d+\s*$/.test(text)) throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
-  if (!/^\s*\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
+  if (!/^\s*-?\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
   const n = Number(text);
-  if (n > bodyLength) {
-    throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
+  // Triton reads the header as an int32 first (std::stoi), then checks it against the body
+  if (n > 2 ** 31 - 1 || n < -(2 ** 31)) {
+    throw invalid(`Unable to parse Inference-Header-Content-Length, value is out of range [ -2147483648, 2147483647 ], got: ${text}`);
   }
+  if (n < 0 || n > bodyLength) throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
   return n;
 }
 
