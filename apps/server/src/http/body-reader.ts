@@ -44,23 +44,39 @@ function tooLarge(req: FastifyRequest, size: number, limit: number, flag: boolea
  * answer (a closed socket would reset it) and keeps its connection. One hook on the app serves every route.
  */
 export function installDeclaredLimit(app: FastifyInstance, limits: BodyLimits): void {
+  const floor = Math.min(limits.limit, limits.inputSizeLimit);
   app.addHook('onRequest', (req, reply, done) => {
     const declared = Number(req.headers['content-length']);
-    const limit = req.routeOptions?.bodyLimit ?? limits.limit;
+    if (!(declared > floor)) return done(); // nearly every request: no route limit to look up
+    const limit = routeLimit(req, limits);
     if (!(declared > limit)) return done();
     void sendHttpError(reply, tooLarge(req, declared, limit, limit === limits.inputSizeLimit));
   });
 }
 
+/**
+ * The route's own limit (a route's `bodyLimit`, else the app's). Looked up only for a body past the smaller
+ * of the two limits: fastify builds a fresh routeOptions object at each read.
+ */
+function routeLimit(req: FastifyRequest, limits: BodyLimits): number {
+  return req.routeOptions?.bodyLimit ?? limits.limit;
+}
+
 /** A fastify content-type parser body (no `parseAs`): reads `payload` and calls `done` once. */
 export function readBody(req: FastifyRequest, payload: Payload, limits: BodyLimits, done: Done): void {
-  const limit = req.routeOptions?.bodyLimit ?? limits.limit;
+  const floor = Math.min(limits.limit, limits.inputSizeLimit);
   const declared = Number(req.headers['content-length']);
   const chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
   const parts: Buffer[] = [];
   let received = 0;
   let pieces = 0;
-  let over = declared > limit; // (installDeclaredLimit answers these first where it is installed)
+  let limit: number | undefined; // the route's, looked up once the body (declared or received) passes the floor
+  const past = (bytes: number): boolean => {
+    if (!(bytes > floor)) return false;
+    limit ??= routeLimit(req, limits);
+    return bytes > limit;
+  };
+  let over = past(declared); // (installDeclaredLimit answers these first where it is installed)
 
   const stop = () => {
     payload.removeListener('data', onData);
@@ -77,7 +93,7 @@ export function readBody(req: FastifyRequest, payload: Payload, limits: BodyLimi
       return;
     }
     if (over) return;
-    if (received > limit) {
+    if (past(received)) {
       over = true;
       parts.length = 0;
       return;
@@ -93,7 +109,7 @@ export function readBody(req: FastifyRequest, payload: Payload, limits: BodyLimi
       done(e);
       return;
     }
-    if (over) return done(tooLarge(req, received, limit, limit === limits.inputSizeLimit));
+    if (over) return done(tooLarge(req, received, limit!, limit === limits.inputSizeLimit));
     if (!Number.isNaN(declared) && received !== declared) return done(errors.INVALID('Request body size did not match Content-Length'));
     // always a copy: the parts may be views of the socket's read buffer
     done(null, Buffer.concat(parts, received));
