@@ -8,12 +8,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { ensembleRepository, type Fixture } from '../ensemble/fixtures.ts';
+import { grpcClient } from '../grpc/client.ts';
 
 let fixture: Fixture;
 let server: TestServer;
 before(async () => {
   fixture = await ensembleRepository(['scale', 'project', 'negate', 'lookup', 'pipe', 'lookup_pipe', 'outer']);
-  server = await startTestServer({ live: false, modelRepositories: [fixture.dir], modelControlMode: 'explicit', loadModels: [] });
+  server = await startTestServer({ live: false, modelRepositories: [fixture.dir], modelControlMode: 'explicit', loadModels: [], grpcPort: 0 });
 });
 after(async () => {
   await server?.close();
@@ -61,6 +62,16 @@ test('unload_dependents unloads the composing models an ensemble brought, unless
   assert.deepEqual(await ready(), ['negate', 'outer', 'pipe', 'project', 'scale']);
   await ok(unload('outer', true));
   assert.deepEqual(await ready(), [], 'the nested ensemble and its models go too');
+
+  // gRPC's RepositoryModelUnload reads the same parameter (a bool_param)
+  const client = grpcClient(server.grpcAddress!);
+  try {
+    await ok(load('pipe'));
+    await client.call('RepositoryModelUnload', { model_name: 'pipe', parameters: { unload_dependents: { bool_param: true } } });
+    assert.deepEqual(await ready(), []);
+  } finally {
+    client.close();
+  }
 
   const bad = await unload('pipe', 'yes');
   assert.equal(bad.status, 400);
