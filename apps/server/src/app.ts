@@ -16,7 +16,9 @@ import { MemoryLedger } from './memory/ledger';
 import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
+import { registerServerPath } from './http/redact-paths';
 import { installJsonParser } from './http/json-body';
+import { installDeclaredLimit } from './http/body-reader';
 import { installControlAuth } from './http/control-auth';
 import { InflightBytes } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
@@ -112,8 +114,13 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     if (!accepting) reply.header('connection', 'close');
     done(null, payload);
   });
-  installErrorHandlers(app, options.bodyLimit);
-  installJsonParser(app, options.bodyLimit);
+  installErrorHandlers(app);
+  // where the models live is the server's business: error messages name them '<repository>/...'
+  for (const repo of options.modelRepositories) registerServerPath(repo, '<repository>');
+  // the control routes' own limit; the load route (file: contents) and inference take --http-max-input-size
+  const bodyLimits = { limit: options.bodyLimit, inputSizeLimit: options.inferBodyLimit };
+  installDeclaredLimit(app, bodyLimits);
+  installJsonParser(app, bodyLimits);
   // One guard for every protocol (HTTP routes, gRPC methods, live control messages).
   const control = new ControlGuard(options.controlToken);
   // before any route: every state-changing route registered after this needs the token (when set)
@@ -125,7 +132,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const stale = await removeStaleFolders();
   if (stale.length > 0) log(`removed ${stale.length} load folder(s) left by stopped servers: ${stale.join(', ')}`);
   const loadFolders = new PrivateFolders();
-  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders });
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders, bodyLimits });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });

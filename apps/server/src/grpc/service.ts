@@ -158,7 +158,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     }),
     RepositoryModelUnload: unary(async (req) => {
       noRepositoryName(req);
-      await unloadModel(manager, deps.loadFolders, req.model_name ?? '');
+      await unloadModel(manager, deps.loadFolders, req.model_name ?? '', repositoryParams(req.parameters));
       return {};
     }),
     // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is

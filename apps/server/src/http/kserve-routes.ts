@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { errors, InferError } from '@inferscope/core';
 import { describeError } from './errors';
+import { readBody } from './body-reader';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kserve/parse-request';
 import type { InferModelSource } from '../kserve/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
@@ -99,11 +100,10 @@ export function registerInferRoutes(
   void app.register(async (scope) => {
     hold = installInflightBytes(scope, inflight, bodyLimit);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+    const limits = { limit: bodyLimit, inputSizeLimit: bodyLimit };
+    scope.addContentTypeParser('*', (req, payload, done) => readBody(req, payload, limits, done));
     scope.setErrorHandler((err, request, reply) => {
-      // a body over the limit: Triton answers 400 with the --http-max-input-size hint; we keep HTTP's 413
-      // (the body is refused before it is read) and give the same hint
-      const { status, message } = describeError(err, bodyLimit);
+      const { status, message } = describeError(err);
       if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
@@ -174,7 +174,7 @@ async function decompress(body: Buffer, encoding: string | string[] | undefined,
   } catch (err) {
     const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw tooBig
-      ? errors.BODY_TOO_LARGE(limit, 'decompressed request body')
+      ? errors.DECOMPRESSED_TOO_LARGE(limit)
       : errors.INVALID(`unable to decompress the ${enc} request body: ${(err as Error).message}`);
   }
 }

@@ -25,6 +25,7 @@ import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ense
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
+import { redactPaths } from '../http/redact-paths';
 
 
 export interface ModelManagerOptions {
@@ -44,6 +45,11 @@ export interface ModelManagerOptions {
 
 export class ModelManager {
   private readonly entries = new Map<string, ModelEntry>();
+  /**
+   * explicit mode: the models asked for by name (a load call, --load-model); the others loaded were brought
+   * by an ensemble. Unloading an ensemble with `unload_dependents` takes only the latter with it (Triton).
+   */
+  private readonly requested = new Set<string>();
   /** last scan of each model (explicit mode lists models that are in the repository but not loaded) */
   private known = new Map<string, ScannedModel>();
   private readonly locks = new KeyedLock();
@@ -95,6 +101,7 @@ export class ModelManager {
         continue;
       }
       // explicit mode: an ensemble named by --load-model brings its composing models, as a later load does
+      if (this.options.controlMode === 'explicit') this.requested.add(name);
       if (this.options.controlMode === 'explicit' && scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
       await this.locked(name, () => this.loadScanned(scanned));
     }
@@ -190,8 +197,9 @@ export class ModelManager {
   }
 
   /** Triton's repository index: every model in the repositories, with state per version when known. */
+  /** The repository index (HTTP, gRPC): a failure reason may quote a backend or the filesystem, so no server path is left in it. */
   index(readyOnly = false): RepositoryIndexRow[] {
-    return indexRows(this.known.keys(), this.entries, readyOnly);
+    return indexRows(this.known.keys(), this.entries, readyOnly).map((row) => (row.reason ? { ...row, reason: redactPaths(row.reason) } : row));
   }
 
   private slotOf(name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
@@ -283,12 +291,15 @@ export class ModelManager {
     name: string,
     override?: (found: ScannedModel | undefined) => Promise<ScannedModel | undefined>,
     loading: Set<string> = new Set(),
+    /** false when an ensemble's load brings this model (see `requested`) */
+    requested = true,
   ): Promise<void> {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
     const scanned = override ? await override(scan.models.get(name)) : scan.models.get(name);
     // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
     if (!scanned) throw errors.LOAD_NOT_FOUND(name);
+    if (requested) this.requested.add(name);
     this.known.set(name, scanned);
     loading.add(name);
     if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
@@ -312,18 +323,44 @@ export class ModelManager {
     if (!isEnsembleConfig(config)) return;
     for (const model of composingModels(config)) {
       if (loading.has(model) || this.isReady(model)) continue;
-      await this.load(model, undefined, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
+      await this.load(model, undefined, loading, false).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
     }
   }
 
-  /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
-  async unload(name: string): Promise<void> {
+  /**
+   * Explicit mode: unload every version of a model; drains, so every accepted request is answered.
+   * `dependents` (Triton's `unload_dependents`): an ensemble's composing models go too, when they were
+   * loaded for an ensemble (not asked for by name) and no other loaded ensemble runs them; nested
+   * ensembles likewise. Without it they stay loaded, as in Triton.
+   */
+  async unload(name: string, options: { dependents?: boolean } = {}): Promise<void> {
     this.checkControl(name);
     if (!this.entries.has(name)) throw errors.UNLOAD_NOT_SERVED();
+    const composing = options.dependents ? this.composingOf(name) : [];
     await this.locked(name, async () => {
       const entry = this.entries.get(name);
       if (entry) await drainVersions(this, name, [...entry.versions.values()], 'unloaded');
     });
+    this.requested.delete(name);
+    for (const model of composing) {
+      if (this.requested.has(model) || !this.isLoaded(model) || this.loadedEnsemblesRunning(model).length > 0) continue;
+      await this.unload(model, options);
+    }
+  }
+
+  /** The models a loaded ensemble runs (none for any other model). */
+  private composingOf(name: string): string[] {
+    const slots = [...(this.entries.get(name)?.versions.values() ?? [])];
+    return [...new Set(slots.flatMap((s) => (s.config && isEnsembleConfig(s.config) ? composingModels(s.config) : [])))];
+  }
+
+  /** A version of the model is loaded, loading or unloading (an unloaded one stays listed, UNAVAILABLE). */
+  private isLoaded(name: string): boolean {
+    return [...(this.entries.get(name)?.versions.values() ?? [])].some((s) => s.state !== 'UNAVAILABLE');
+  }
+
+  private loadedEnsemblesRunning(model: string): string[] {
+    return [...this.entries.keys()].filter((n) => this.isLoaded(n) && this.composingOf(n).includes(model));
   }
 
   // ----------------------------------------------------------------------------- live configuration
