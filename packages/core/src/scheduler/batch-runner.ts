@@ -5,13 +5,13 @@
  * instance likeliest to free up first (executors with `prefetch` and `reclaim`), and taken back when
  * another frees up first, so prefetch hides the hand-off without changing which batch runs first.
  *
- * A batch that could still grow is not formed while every instance is busy (Triton's queued payload keeps
- * growing), but it may be lent: its requests stay queued and the same array is handed to the busy instance
- * likeliest to free up first, so it can begin there without a round trip. The lent batch is what that
- * instance would be given when it frees up, as long as the decision over the queue stays the same; when it
- * changes (arrivals, the delay running out, a cancellation) or another instance frees up, the scheduler
- * takes it back (reclaim) and decides again. A lent batch that cannot be taken back has begun: it is formed
- * then. Every request of a finished batch is answered exactly once. Split from ModelScheduler, which owns
+ * A payload queued while every instance is busy is not formed (Triton's queued payload keeps growing and
+ * may be merged when an instance takes it: payloads.ts), but the oldest may be lent: its requests stay
+ * queued and the same array is handed to the busy instance likeliest to free up first, so it can begin
+ * there without a round trip. The lent batch is what that instance would be given when it frees up, as
+ * long as the payload stays the same and no later payload could be merged into it; when that changes
+ * (growth, a new payload, a cancellation) or another instance frees up, the scheduler takes it back
+ * (reclaim) and decides again. A lent batch that cannot be taken back has begun: it is formed then. Every request of a finished batch is answered exactly once. Split from ModelScheduler, which owns
  * the queues and decides what to form.
  */
 import { codeOf, type InferError } from '../errors/infer-error';
@@ -27,6 +27,9 @@ import type { OrderedRelease } from './ordering';
 import type { AnyEntry, QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
 import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from './types';
+
+/** what a batch is formed from: its samples, why it was sent, when its oldest request was queued */
+export type Formation = Pick<Extract<BatchDecision, { kind: 'send' }>, 'size' | 'trigger' | 'oldestUs'>;
 
 export interface RunnerHooks {
   /** form the next batches (false: leave formation for busy instances to a same-time timer) */
@@ -80,7 +83,7 @@ export class BatchRunner<P, R> {
    * Lends the queue's first `entries` (a decision that may still grow) to the busy instance likeliest to free
    * up first; false when there is none to lend to, or formed batches wait (they go first).
    */
-  lend(entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): boolean {
+  lend(entries: QueueEntry<P, R>[], d: Formation): boolean {
     if (this.lentRun || this.formed.size > 0 || this.depth === 0 || entries.length === 0) return false;
     const holder = this.pool.holderFor(this.depth);
     if (!holder) return false;
@@ -93,22 +96,20 @@ export class BatchRunner<P, R> {
     return true;
   }
 
-  /**
-   * Ends the loan: taken back (its entries simply stay queued), or, when its holder has begun it, formed
-   * there. `keep`: the decision is unchanged and can no longer grow, so it is formed where it is, held early.
-   */
-  settleLent(keep = false): void {
+  /** Ends the loan: taken back (its entries simply stay queued), or, when its holder has begun it, formed there. */
+  settleLent(): void {
     const run = this.lentRun;
     if (!run) return;
     const holder = run.holder!;
-    if (!keep && this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
+    if (this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
       holder.prefetched.splice(holder.prefetched.indexOf(run), 1);
       run.holder = undefined;
+      run.handOffs = (run.handOffs ?? 0) + 1; // given back: a late answer from that hand-off must be ignored
       this.lentRun = undefined;
       return;
     }
     this.formLent(run);
-    if (!keep) this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
+    this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
   }
 
   /** a batch is formed: its id, its place in formation order, the batch statistics */
@@ -132,7 +133,7 @@ export class BatchRunner<P, R> {
   }
 
   /** commit `entries` as one batch: it begins on `idle` now, or (undefined) waits for the first free instance */
-  form(idle: PoolInstance | undefined, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
+  form(idle: PoolInstance | undefined, entries: QueueEntry<P, R>[], d: Formation): void {
     const run: InstanceBatch = { batchId: '', seq: 0, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req) };
     this.numberFormed(run);
     const waitedUs = this.clock.now() - d.oldestUs;

@@ -13,9 +13,6 @@
  */
 import type { InstanceBatch } from './instance-pool';
 
-/** Triton's limit on payloads a model's queue may hold (rate limiter PayloadSlotAvailable). */
-export const FORMED_PER_INSTANCE = 2;
-
 export class FormedBatches {
   private items: InstanceBatch[] = [];
 
