@@ -294,7 +294,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
     try {
       const flush = this.state === 'stopping';
       if (this.runner.lent && this.pool.idleCount > 0) this.runner.settleLent(); // a free instance takes it, merging
-      this.runner.serveIdle();
       this.servePayloads();
       while (this.queues.size > this.payloads.entryCount) {
         const idle = this.pool.idleCount > 0;
@@ -418,7 +417,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
 
   private failAllQueued(reason: RejectReason, error: InferError): void {
     this.runner.settleLent();
-    this.runner.failFormed(reason, error);
     this.payloads.clear();
     for (const e of this.queues.all()) {
       this.queues.remove(e);
@@ -431,6 +429,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   private drained(): boolean {
-    return this.queues.size === 0 && this.runner.formedCount === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
+    return this.queues.size === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
   }
 }
