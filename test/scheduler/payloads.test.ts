@@ -109,6 +109,9 @@ test('the decision grows a payload from its size: preferred sizes, the cap, the 
   // payload 4 (preferred) + 1 = 5: wait for that request's delay
   const wait = decideBatch(reqs(1), p, 10, { payload: { size: 4, shapeKey: '' } });
   assert.deepEqual([wait.kind, wait.kind === 'wait' && wait.untilUs], ['wait', 1000]);
+  // the next request would pass max_batch_size: the payload is done, and that request starts the next one
+  const full = decideBatch(reqs(3), p, 10, { payload: { size: 6, shapeKey: '' } });
+  assert.deepEqual([full.kind, full.kind === 'wait' && full.saturated], ['wait', true]);
   // another shape right behind the payload: it takes nothing more
   const shape = decideBatch(arraySource([{ batchSize: 1, shapeKey: 'L2', enqueuedUs: 0 }]), p, 10, { payload: { size: 4, shapeKey: 'L1' } });
   assert.deepEqual([shape.kind, shape.kind === 'wait' && shape.shapeCut], ['wait', true]);

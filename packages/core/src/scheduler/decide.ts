@@ -41,10 +41,12 @@ export type BatchDecision =
    */
   | { kind: 'send'; count: number; size: number; trigger: BatchTrigger; oldestUs: number; saturated: boolean; shapeCut: boolean }
   /**
-   * untilUs = Infinity when nothing is waiting, or when the first request behind the payload has another
-   * shape (`shapeCut`: the payload can take nothing more; that request waits until an instance takes it)
+   * untilUs = Infinity when nothing is waiting, or when the first request behind the payload cannot join
+   * it: past max_batch_size (`saturated`: the payload is done, that request starts the next one) or of
+   * another shape (`shapeCut`: the payload can take nothing more, and unless it is also saturated that
+   * request waits until an instance takes it, as Triton's batcher spins on it)
    */
-  | { kind: 'wait'; untilUs: number; count: number; size: number; oldestUs: number; shapeCut?: boolean };
+  | { kind: 'wait'; untilUs: number; count: number; size: number; oldestUs: number; shapeCut?: boolean; saturated?: boolean };
 
 /** The payload queued for an instance that the decision grows (Triton's current payload). */
 export interface GrowingPayload {
@@ -129,7 +131,7 @@ export function decideBatch(
 
   const trigger = stop as BatchTrigger | null;
   const shapeCut = trigger === 'shape';
-  if (count === 0) return shapeCut ? { ...NO_WAIT, shapeCut } : NO_WAIT;
+  if (count === 0) return shapeCut || capped ? { ...NO_WAIT, shapeCut, saturated: capped } : NO_WAIT;
   if (trigger === 'immediate') return { kind: 'send', count, size, trigger, oldestUs: oldest, saturated: true, shapeCut };
 
   const delay = policy.maxQueueDelayUs;

@@ -310,7 +310,11 @@ export class ModelScheduler<P = unknown, R = unknown> {
         const d = decideBatch(this.behind(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
         if (d.kind === 'wait') {
           if (d.shapeCut) this.payloads.cutByShape();
-          else this.armTimer(d.untilUs);
+          if (d.saturated) {
+            this.payloads.closeGrowing(); // the next request starts the next payload
+            continue;
+          }
+          if (!d.shapeCut) this.armTimer(d.untilUs);
           break;
         }
         if (!idle) {

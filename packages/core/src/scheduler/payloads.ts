@@ -99,6 +99,12 @@ export class PayloadQueue<E extends AnyEntry> {
     if (p) p.shapeCut = true;
   }
 
+  /** the request behind the growing payload would pass max_batch_size: the payload is done */
+  closeGrowing(): void {
+    const p = this.growing();
+    if (p) p.closed = true;
+  }
+
   /**
    * Whether taking the oldest payload could merge or close another one (so it is what an instance takes only
    * if it is the only one): Triton's merge conditions, less the time test.
