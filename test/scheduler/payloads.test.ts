@@ -57,6 +57,18 @@ test("a waiting payload's delay running out while every instance is busy is noti
   expectBatches(db(8, [4, 8], 300), trace, 400, ['[r0] 0-400', '[r1] 400-800', '[r2] 800-1200']);
 });
 
+test("without Triton's prefetch (priority levels) nothing waits as a payload: the free instance decides, and runs the same batches here", () => {
+  const levels = (c: ReturnType<typeof db>) => ({ ...c, dynamic_batching: { ...c.dynamic_batching, priority_levels: 2, default_priority_level: 1 } });
+  // at 1000 the oldest waited past the delay: everything that fits goes, as the grown payload would
+  const one: Arrival[] = [['r0', 4, 0], ['r1', 1, 100], ['r2', 1, 110], ['r3', 1, 120], ['r4', 1, 130], ['r5', 4, 700]];
+  expectBatches(levels(db(8, [4], 500)), one, 1000, ['[r0] 0-1000', '[r1,r2,r3,r4,r5] 1000-2000']);
+  expectBatches(levels(db(16, [4], 500)), [['r0', 4, 0], ['r1', 5, 100], ['r2', 5, 200]], 2000, ['[r0] 0-2000', '[r1,r2] 2000-4000']);
+  expectBatches(levels(db(8, [4, 8], 300)), [['r0', 8, 0], ['r1', 4, 100], ['r2', 3, 200]], 1000, ['[r0] 0-1000', '[r1,r2] 1000-2000']);
+  // where the delay has not run out, the largest preferred size wins at the free instance: [r1..r4], then r5
+  const early: Arrival[] = [['r0', 4, 0], ['r1', 1, 100], ['r2', 1, 100], ['r3', 1, 100], ['r4', 1, 100], ['r5', 1, 200]];
+  expectBatches(levels(db(8, [4], 5000)), early, 1000, ['[r0] 0-1000', '[r1,r2,r3,r4] 1000-2000', '[r5] 5200-6200']);
+});
+
 test("Triton's #8141, followed: a queued payload takes the one request that overshoots the largest preferred size", () => {
   // max 8, preferred [4], delay 5000 (nobody's delay runs out): [r1..r4] is queued at 4; r5 at 200 goes past
   // 4 and joins anyway (Triton remembers "no preferred size" as 0), which saturates it; r6 at 300 starts the
