@@ -1,6 +1,6 @@
 /**
- * Triton's dispatch rule, for every executor (issue 30): formed batches wait in one queue per model, and an
- * instance that becomes free takes the oldest, whichever instance it is. An executor that hides its
+ * Triton's dispatch rule, for every executor (issue 30): batches queued while every instance is busy wait in
+ * one queue per model (payloads.ts), and an instance that becomes free takes the oldest, whichever it is. An executor that hides its
  * hand-off (prefetch 1 with reclaim) changes neither which batch runs first nor its size. All on the
  * VirtualClock; batch cost 2000 + 250 x n µs (the issue's), per instance scaled by its speed.
  */

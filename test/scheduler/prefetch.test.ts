@@ -1,9 +1,8 @@
 /**
- * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one,
- * if that batch could not grow any more (full, capped, or at a preferred size; see mayHandOverEarly).
- * Most tests here give every batch a preferred size so that it is handed over; what is never handed over
- * is in triton-fidelity.test.ts. All on the VirtualClock through the Harness; a timer armed "at now"
- * fires on `clock.advance(0)`.
+ * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the oldest queued
+ * payload (lent, still queued: it is formed when the instance begins it), taken back when it grows, when a
+ * later payload could be merged into it, or when another instance frees up first. All on the VirtualClock
+ * through the Harness; a timer armed "at now" fires on `clock.advance(0)`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
