@@ -293,43 +293,12 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
-      if (this.runner.lent && this.pool.idleCount > 0) this.runner.settleLent(); // a free instance takes it, merging
-      this.servePayloads();
-      while (this.queues.size > this.payloads.entryCount) {
-        const idle = this.pool.idleCount > 0;
-        if (!idle) {
-          if (!this.mayQueuePayload()) break;
-          if (!prefetchNow) {
-            this.armTimer(this.clock.now());
-            break;
-          }
-        }
-        // with an instance free no payload is queued (servePayloads): the decision is a new batch's
-        const growing = idle ? undefined : this.payloads.growing();
-        const held = this.payloads.entryCount;
-        const d = decideBatch(this.behind(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
-        if (d.kind === 'wait') {
-          if (d.shapeCut) this.payloads.cutByShape();
-          if (d.saturated) {
-            this.payloads.closeGrowing(); // the next request starts the next payload
-            continue;
-          }
-          if (!d.shapeCut) this.armTimer(d.untilUs);
-          break;
-        }
-        if (!idle) {
-          if (growing && this.runner.lent?.entries === growing.entries) {
-            // taken back before it grows; an instance that began it meanwhile took it as lent: decide again
-            this.runner.settleLent();
-            continue;
-          }
-          this.payloads.add(this.queues.peekFirst(held + d.count).slice(held), d);
-          continue;
-        }
-        // (idleCount may count an instance that left the idle list: then look again)
-        const inst = this.pool.takeIdle();
-        if (inst) this.runner.form(inst, this.queues.takeFirst(d.count), d);
-      }
+      // (again when an instance freed up meanwhile: an executor may end a batch inside the hand-off)
+      do {
+        if (this.runner.lent && this.pool.idleCount > 0) this.runner.settleLent(); // a free instance takes it, merging
+        this.servePayloads();
+        this.formOrGrow(prefetchNow, flush);
+      } while (this.pool.idleCount > 0 && this.payloads.size > 0);
       this.lendOldestPayload();
       const deadline = this.queues.nextDeadline();
       if (deadline !== Infinity) this.armTimer(deadline);
@@ -337,6 +306,49 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.pumping = false;
     }
     this.notifyIfDrained();
+  }
+
+  /**
+   * The batcher's turn: a batch for each free instance, or, with every instance busy, the newest payload
+   * grown or a new one queued, until a decision waits (its wake-up armed) or nothing more may be queued.
+   */
+  private formOrGrow(prefetchNow: boolean, flush: boolean): void {
+    while (this.queues.size > this.payloads.entryCount) {
+      const idle = this.pool.idleCount > 0;
+      if (idle && this.payloads.size > 0) return; // an instance freed up meanwhile: it takes a payload first (pump)
+      if (!idle) {
+        if (!this.mayQueuePayload()) break;
+        if (!prefetchNow) {
+          this.armTimer(this.clock.now());
+          break;
+        }
+      }
+      // with an instance free no payload is queued (servePayloads): the decision is a new batch's
+      const growing = idle ? undefined : this.payloads.growing();
+      const held = this.payloads.entryCount;
+      const d = decideBatch(this.behind(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
+      if (d.kind === 'wait') {
+        if (d.shapeCut) this.payloads.cutByShape();
+        if (d.saturated) {
+          this.payloads.closeGrowing(); // the next request starts the next payload
+          continue;
+        }
+        if (!d.shapeCut) this.armTimer(d.untilUs);
+        break;
+      }
+      if (!idle) {
+        if (growing && this.runner.lent?.entries === growing.entries) {
+          // taken back before it grows; an instance that began it meanwhile took it as lent: decide again
+          this.runner.settleLent();
+          continue;
+        }
+        this.payloads.add(this.queues.peekFirst(held + d.count).slice(held), d);
+        continue;
+      }
+      // (idleCount may count an instance that left the idle list: then look again)
+      const inst = this.pool.takeIdle();
+      if (inst) this.runner.form(inst, this.queues.takeFirst(d.count), d);
+    }
   }
 
   /** every free instance takes the oldest queued payload, with those Triton's dequeue merges into it */
