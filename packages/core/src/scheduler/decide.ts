@@ -20,7 +20,7 @@
  *
  * Triton's quirk #8141 is followed on purpose: "remembered" is a size, and size 0 counts as none, so a payload
  * whose very next request overshoots the largest preferred size remembers nothing and takes that request
- * (one request past the largest preferred size; README "Scheduling"). `payload_saturated_` is `saturated`
+ * (one request past the largest preferred size; a trace in ARCHITECTURE.md). `payload_saturated_` is `saturated`
  * here: the payload takes no more requests, and the batcher starts a new one.
  *
  * The delay test is `now >= oldest + delay`, the very sum the wait is armed for: `now - oldest >= delay`

@@ -9,7 +9,7 @@
  * - an instance that frees up takes the oldest payload, and merges into it the following payloads that
  *   have waited longer than max_queue_delay (their oldest request, strictly) while the sum fits
  *   max_batch_size; a payload examined for a merge but too large to join is marked taken and so stops
- *   growing, as in Triton (followed on purpose, README "Scheduling"). No merge without a delay, with
+ *   growing, as in Triton (followed on purpose; a trace in ARCHITECTURE.md). No merge without a delay, with
  *   max_batch_size 1, or into or from a payload cut by a shape.
  *
  * A payload's requests stay in the priority queue until an instance takes it (with prefetch the queue is
