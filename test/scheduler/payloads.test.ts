@@ -11,6 +11,7 @@ import { decideBatch } from '@inferscope/core/scheduler/decide.ts';
 import { PayloadQueue } from '@inferscope/core/scheduler/payloads.ts';
 import { policyFromConfig } from '@inferscope/core/scheduler/policy.ts';
 import { arraySource, type AnyEntry } from '@inferscope/core/scheduler/queue-entry.ts';
+import { Harness, ManualExecutor, PrefetchExecutor } from './helpers.ts';
 import { runTrace, shown, type Arrival } from './trace-runner.ts';
 
 const PREFETCH = [0, 1];
@@ -149,4 +150,34 @@ test('payload queue: merging needs the delay passed strictly, the sum within max
   q3.add([entry('a', 1, 0, 'L1')], send(1, 0));
   q3.add([entry('b', 1, 0, 'L2')], send(1, 0));
   assert.equal(q3.take(policy, 500)?.merged, 0, 'another shape never merges');
+});
+
+test('a request of another shape behind a queued payload stops its growth; it starts the next batch once the payload is taken', async () => {
+  for (const exec of [new ManualExecutor(), new PrefetchExecutor()]) {
+    const h = new Harness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [4], max_queue_delay_microseconds: 1000 } }, exec);
+    h.exec = exec;
+    await h.start();
+    h.send('a', { batchSize: 4 });
+    h.clock.advanceTo(100);
+    h.send('b', { batchSize: 2, shapeKey: 'L1' });
+    h.clock.advanceTo(1100); // b's delay: queued as a payload of 2, still growing
+    h.clock.advanceTo(1200);
+    h.send('c', { shapeKey: 'L2' }); // cannot join b's payload
+    h.clock.advanceTo(1300);
+    h.send('d', { shapeKey: 'L1' }); // behind c: waits too, as in Triton
+    h.clock.advance(0);
+    h.clock.advanceTo(2000);
+    h.exec.finish(0);
+    h.clock.advance(0);
+    const ran = () => h.exec.all.map((b) => b.requests.map((r) => r.id).join(','));
+    assert.deepEqual(ran().slice(0, 2), ['a', 'b'], `${exec.constructor.name}: b's payload ran as it stood`);
+    h.clock.advanceTo(2300); // d's delay
+    h.exec.finish(0);
+    h.clock.advance(0);
+    h.exec.finish(0);
+    h.clock.advance(0);
+    h.exec.finish(0);
+    assert.deepEqual(ran(), ['a', 'b', 'c', 'd'], exec.constructor.name);
+    h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
+  }
 });
