@@ -1,0 +1,15 @@
+// The paged KV cache's bookkeeping: blocks, block tables, admission policies, bytes per block.
+export {
+  KvBlockAllocator,
+  KV_ADMISSION_POLICIES,
+  type KvAdmissionPolicy,
+  type KvAdmitDecision,
+  type KvBlockAllocatorOptions,
+  type KvBlockMap,
+  type KvGrowResult,
+  type KvPreempted,
+  type KvSequenceView,
+  type KvUsage,
+} from './block-allocator';
+export { kvBlocksFor, kvBudgetProblem, type KvBudgetCheck } from './kv-budget';
+export { kvBlocksInBudget, kvBytesPerBlock, type KvModelShape } from './kv-bytes';
