@@ -13,3 +13,5 @@ export {
 } from './block-allocator';
 export { kvBlocksFor, kvBudgetProblem, type KvBudgetCheck } from './kv-budget';
 export { kvBlocksInBudget, kvBytesPerBlock, type KvModelShape } from './kv-bytes';
+export { KvBlockStore, type KvKind } from './block-store';
+export { KV_STEP_TENSORS, buildKvStep, storeKvStep, type KvStep, type KvStepRow, type KvStepTensor } from './step-batch';
