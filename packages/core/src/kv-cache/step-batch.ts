@@ -61,6 +61,10 @@ export function buildKvStep(store: KvBlockStore, rows: readonly KvStepRow[]): Kv
   const mask = new BigInt64Array(B * (P + S));
   rows.forEach((r, b) => {
     if (r.tokens.length === 0) throw new RangeError(`KV step: row ${b} has no new token`);
+    // Checked before the model runs: the allocator must have grown the table to hold this step's tokens.
+    if (r.table.length * store.blockTokens < r.cached + r.tokens.length) {
+      throw new RangeError(`KV step: row ${b}'s ${r.table.length} blocks hold ${r.table.length * store.blockTokens} tokens, fewer than its ${r.cached} cached + ${r.tokens.length} new`);
+    }
     const pad = S - r.tokens.length;
     r.tokens.forEach((t, j) => {
       ids[b * S + pad + j] = BigInt(t);
