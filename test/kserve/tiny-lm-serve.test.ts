@@ -115,3 +115,46 @@ test('tiny_lm over HTTP: rows of one request never mix (each row\'s logits are i
   assert.notDeepEqual(alone[0].logits[0], alone[1].logits[0]);
   alone.forEach((a, b) => a.logits[0].forEach((v, k) => assert.ok(Math.abs(v - out.logits[b * vocab + k]) < 1e-4, `row ${b} logit ${k}`)));
 });
+
+test('tiny_lm over HTTP: a malformed step is refused naming the rule it broke, and a good step beside it is served', async () => {
+  const step = (o: { ids?: number[]; pos?: number[]; mask?: number; past?: number; pastValue0?: number; batchPast?: number }): T[] => {
+    const ids = o.ids ?? [3];
+    const pastLen = o.past ?? 0;
+    const past = (len: number, batch = 1): number[] => new Array<number>(batch * H * len * HD).fill(0.1);
+    return [
+      { name: 'input_ids', datatype: 'INT64', shape: [1, ids.length], data: ids },
+      { name: 'position_ids', datatype: 'INT64', shape: [1, (o.pos ?? ids.map((_, j) => pastLen + j)).length], data: o.pos ?? ids.map((_, j) => pastLen + j) },
+      { name: 'attention_mask', datatype: 'INT64', shape: [1, o.mask ?? pastLen + ids.length], data: new Array<number>(o.mask ?? pastLen + ids.length).fill(1) },
+      ...Array.from({ length: layers }, (_, l) =>
+        ['key', 'value'].map((kind): T => {
+          const len = l === 0 && kind === 'value' ? (o.pastValue0 ?? pastLen) : pastLen;
+          const batch = l === 1 ? (o.batchPast ?? 1) : 1;
+          return { name: `past_${kind}_${l}`, datatype: 'FP32', shape: [batch, H, len, HD], data: past(len, batch) };
+        }),
+      ).flat(),
+    ];
+  };
+  const refused = async (inputs: T[], rule: RegExp) => {
+    const res = await fetch(`${server.url}/v2/models/tiny_lm/infer`, { method: 'POST', body: JSON.stringify({ inputs }) });
+    const body = (await res.json()) as { error?: string };
+    assert.notEqual(res.status, 200, JSON.stringify(body).slice(0, 200));
+    assert.match(body.error ?? '', rule);
+  };
+  await refused(step({ ids: [300] }), /check: input_ids are 0\.\.256/);
+  await refused(step({ ids: [-1] }), /check: input_ids are 0\.\.256/); // would wrap to END without the check
+  await refused(step({ pos: [256] }), /check: position_ids are 0\.\.255/);
+  await refused(step({ pos: [0, 1] }), /check: position_ids is shaped as input_ids/);
+  await refused(step({ past: 2, mask: 1 }), /check: attention_mask is \[batch, past \+ new\]/); // would attend to every key without the check
+  await refused(step({ mask: 2 }), /check: attention_mask is \[batch, past \+ new\]/);
+  await refused(step({ past: 2, pastValue0: 3, mask: 3 }), /check: past_value_0 is \[batch, 4, past, 16\]/);
+  await refused(step({ past: 1, batchPast: 2, mask: 2 }), /past_key_1/); // the server's own check: batch size does not match
+  // A bad step and a good one at once (they may share a batch: the server then runs them apart).
+  const good = step({ ids: [72, 105] });
+  const [bad, ok, want] = await Promise.all([
+    fetch(`${server.url}/v2/models/tiny_lm/infer`, { method: 'POST', body: JSON.stringify({ inputs: step({ ids: [72, 300] }) }) }),
+    overHttp(good),
+    onOrt(good),
+  ]);
+  assert.notEqual(bad.status, 200);
+  ok.logits.forEach((v, k) => assert.ok(Math.abs(v - want.logits[k]) < 1e-4));
+});

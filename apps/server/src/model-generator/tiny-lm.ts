@@ -46,9 +46,9 @@ export function buildTinyLm(seed: number): Uint8Array {
   const rng = new Prng(seed);
   const g = new GraphBuilder('tiny_lm');
   const ids = g.input(N.inputIds, 'int64', ['batch', 'sequence']);
-  const pos = g.input(N.positionIds, 'int64', ['batch', 'sequence']);
-  const mask = g.input(N.attentionMask, 'int64', ['batch', 'total_sequence']);
-  const past = Array.from({ length: layers }, (_, l) => ({
+  const posIn = g.input(N.positionIds, 'int64', ['batch', 'sequence']);
+  const maskIn = g.input(N.attentionMask, 'int64', ['batch', 'total_sequence']);
+  const pastIn = Array.from({ length: layers }, (_, l) => ({
     key: g.input(N.pastKey(l), 'float32', ['batch', H, 'past_sequence', HD]),
     value: g.input(N.pastValue(l), 'float32', ['batch', H, 'past_sequence', HD]),
   }));
@@ -68,13 +68,37 @@ export function buildTinyLm(seed: number): Uint8Array {
       g.weight(`${name}.bias`, [fanOut], rng.normals(fanOut, 0.02)),
     ]);
 
-  let x = g.node('Add', [g.node('Gather', [tokEmb, ids], { axis: 0 }), g.node('Gather', [posEmb, pos], { axis: 0 })]); // [B,S,D]
-
-  // allowed[b, 0, j, k] = mask[b, k] == 1 and k <= past + j: the one attention mask, shared by every layer.
+  // The step's inputs are checked by nodes named after the rule they enforce: onnxruntime quotes a failing
+  // node's name, so a malformed step is refused saying what was wrong instead of computed wrongly (a mask
+  // shorter than past + new would broadcast over every key; a negative id would wrap to the last row).
   const zero = int(0);
   const one = int(1);
-  const newLen = g.node('Squeeze', [g.node('Shape', [ids], { start: 1, end: 2 })]); // S
-  const totalLen = g.node('Squeeze', [g.node('Shape', [mask], { start: 1, end: 2 })]); // P + S
+  const batchDim = g.node('Shape', [ids], { start: 0, end: 1 });
+  const newDim = g.node('Shape', [ids], { start: 1, end: 2 }); // [S]
+  const pastDim = g.node('Shape', [pastIn[0].key], { start: 2, end: 3 }); // [P]
+  const totalDim = g.node('Add', [pastDim, newDim]); // [P + S]
+  const notADim = int(-2);
+  /** t itself when its shape is `expected`; otherwise a Reshape to a dimension of -2, which fails. */
+  const requireShape = (t: string, expected: string, rule: string) =>
+    g.node('Reshape', [t, g.node('Where', [g.node('Equal', [g.node('Shape', [t]), expected]), expected, notADim])], { allowzero: 1 }, undefined, `check: ${rule}`);
+  const mask = requireShape(maskIn, g.node('Concat', [batchDim, totalDim], { axis: 0 }), `${N.attentionMask} is [batch, past + new]`);
+  const pos = requireShape(posIn, g.node('Shape', [ids]), `${N.positionIds} is shaped as ${N.inputIds}`);
+  const pastShape = g.node('Concat', [batchDim, ints([H]), pastDim, ints([HD])], { axis: 0 });
+  const past = pastIn.map((p, l) => ({
+    key: requireShape(p.key, pastShape, `${N.pastKey(l)} is [batch, ${H}, past, ${HD}] (past as in ${N.pastKey(0)})`),
+    value: requireShape(p.value, pastShape, `${N.pastValue(l)} is [batch, ${H}, past, ${HD}] (past as in ${N.pastKey(0)})`),
+  }));
+  /** Gather wraps negative indices; mapped past the end, they fail like any index out of range. */
+  const lookup = (table: string, idx: string, size: number, rule: string) =>
+    g.node('Gather', [table, g.node('Where', [g.node('Less', [idx, zero]), int(size), idx])], { axis: 0 }, undefined, `check: ${rule}`);
+  let x = g.node('Add', [
+    lookup(tokEmb, ids, vocab, `${N.inputIds} are 0..${vocab - 1}`),
+    lookup(posEmb, pos, maxPositions, `${N.positionIds} are 0..${maxPositions - 1}`),
+  ]); // [B,S,D]
+
+  // allowed[b, 0, j, k] = mask[b, k] == 1 and k <= past + j: the one attention mask, shared by every layer.
+  const newLen = g.node('Squeeze', [newDim]); // S
+  const totalLen = g.node('Squeeze', [totalDim]); // P + S
   const queryIndex = g.node('Add', [g.node('Range', [zero, newLen, one]), g.node('Sub', [totalLen, newLen])]); // [S]
   const keyIndex = g.node('Range', [zero, totalLen, one]); // [P+S]
   const causal = g.node('LessOrEqual', [g.node('Unsqueeze', [keyIndex, ints([0])]), g.node('Unsqueeze', [queryIndex, ints([1])])]); // [S, P+S]
