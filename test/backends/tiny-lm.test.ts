@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { KvBlockAllocator, KvBlockStore, buildKvStep, storeKvStep, type KvAdmissionPolicy, type KvPreempted } from '@inferscope/core/kv-cache';
-import { TINY_LM } from '../../apps/server/src/model-generator/tiny-lm';
+import { loadModelConfig } from '@inferscope/core/config';
+import { KvBlockAllocator, KvBlockStore, buildKvStep, kvBytesPerBlock, kvShapeFromConfig, storeKvStep, type KvAdmissionPolicy, type KvPreempted } from '@inferscope/core/kv-cache';
+import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { REPO } from './fixtures';
 
 // The committed tiny_lm, decoded greedily on real onnxruntime through the paged KV cache of core
 // (allocator + block store + step batches): a sequence's tokens must not depend on what shares its steps.
 
-const SHAPE = { layers: TINY_LM.layers, kvHeads: TINY_LM.heads, headDim: TINY_LM.headDim };
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
 let session: Promise<ort.InferenceSession> | undefined;
 const model = () => (session ??= ort.InferenceSession.create(readFileSync(join(REPO, 'tiny_lm/1/model.onnx')), { intraOpNumThreads: 1, interOpNumThreads: 1 }));
@@ -33,7 +33,7 @@ class Decoder {
 
   constructor(totalBlocks: number, policy: KvAdmissionPolicy = 'max_utilization', readonly blockTokens = 4) {
     this.allocator = new KvBlockAllocator({ totalBlocks, blockTokens, policy });
-    this.store = new KvBlockStore(SHAPE, blockTokens, totalBlocks);
+    this.store = new KvBlockStore(TINY_LM_KV_SHAPE, blockTokens, totalBlocks);
   }
 
   add(id: string, prompt: number[], newTokens: number): void {
@@ -191,4 +191,12 @@ test('tiny_lm: the signature is the step signature of core/kv-cache, and the fil
   assert.deepEqual(s.inputNames, ['input_ids', 'position_ids', 'attention_mask', ...per('past')]);
   assert.deepEqual(s.outputNames, ['logits', ...per('present')]);
   assert.ok(readFileSync(join(REPO, 'tiny_lm/1/model.onnx')).length < 2 * 1024 * 1024);
+});
+
+test('tiny_lm: its config.pbtxt gives the loader its KV shape: 16 KiB per block of 16 tokens', () => {
+  const { config, error } = loadModelConfig(readFileSync(join(REPO, 'tiny_lm/config.pbtxt'), 'utf8'), { modelName: 'tiny_lm', gpuCount: 0 });
+  assert.ok(config, String(error?.message));
+  const read = kvShapeFromConfig(config);
+  assert.deepEqual(read, { shape: TINY_LM_KV_SHAPE });
+  assert.equal(kvBytesPerBlock(TINY_LM_KV_SHAPE, 16), 2 * 2 * 4 * 16 * 16 * 4);
 });

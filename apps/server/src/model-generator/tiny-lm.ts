@@ -21,7 +21,7 @@
  * real tokens; see test/backends/tiny-lm.test.ts for the check on onnxruntime (greedy tokens alone and in
  * mixed batches are identical, and match a full recompute without cache).
  */
-import { KV_STEP_TENSORS as N } from '@inferscope/core/kv-cache';
+import { KV_STEP_TENSORS as N, type KvModelShape } from '@inferscope/core/kv-cache';
 import { GraphBuilder } from './onnx-builder';
 import { Prng } from './prng';
 
@@ -37,6 +37,9 @@ export const TINY_LM = {
   /** learned positions: a sequence holds at most this many tokens */
   maxPositions: 256,
 } as const;
+
+/** What its KV cache holds per token, for kvBytesPerBlock and the block store. */
+export const TINY_LM_KV_SHAPE: KvModelShape = { layers: TINY_LM.layers, kvHeads: TINY_LM.heads, headDim: TINY_LM.headDim, bytesPerElement: 4 };
 
 /** Masked attention scores: exp(-1e9 - max) is exactly 0 in float32, and never NaN (unlike -Infinity when a padded query sees no key). */
 const MASKED = -1e9;
