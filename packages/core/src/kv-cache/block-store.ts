@@ -31,16 +31,12 @@ export class KvBlockStore {
    * through its block table (which must already cover them: the allocator grew it).
    */
   scatter(table: readonly number[], firstToken: number, layer: number, kind: KvKind, src: Float32Array, srcTokens: number, row: number, from: number, count: number): void {
-    const { kvHeads, headDim } = this.shape;
-    for (let i = 0; i < count; i++) {
-      const token = firstToken + i;
-      const block = table[Math.floor(token / this.blockTokens)];
-      if (block === undefined) throw new RangeError(`KV block store: token ${token} is past the sequence's ${table.length} blocks`);
-      for (let h = 0; h < kvHeads; h++) {
-        const at = ((row * kvHeads + h) * srcTokens + from + i) * headDim;
-        this.data.set(src.subarray(at, at + headDim), this.offset(block, layer, kind, h, token % this.blockTokens));
+    this.runs(table, firstToken, count, (block, slot, i, n) => {
+      for (let h = 0; h < this.shape.kvHeads; h++) {
+        const at = ((row * this.shape.kvHeads + h) * srcTokens + from + i) * this.shape.headDim;
+        this.data.set(src.subarray(at, at + n * this.shape.headDim), this.offset(block, layer, kind, h, slot));
       }
-    }
+    });
   }
 
   /**
@@ -48,14 +44,28 @@ export class KvBlockStore {
    * padTo, headDim]); slots from `tokens` to `padTo` are left as they are (zeros in a fresh tensor).
    */
   gather(table: readonly number[], tokens: number, layer: number, kind: KvKind, dst: Float32Array, padTo: number, row: number): void {
-    const { kvHeads, headDim } = this.shape;
-    for (let t = 0; t < tokens; t++) {
-      const block = table[Math.floor(t / this.blockTokens)];
-      if (block === undefined) throw new RangeError(`KV block store: token ${t} is past the sequence's ${table.length} blocks`);
-      for (let h = 0; h < kvHeads; h++) {
-        const from = this.offset(block, layer, kind, h, t % this.blockTokens);
-        dst.set(this.data.subarray(from, from + headDim), ((row * kvHeads + h) * padTo + t) * headDim);
+    this.runs(table, 0, tokens, (block, slot, i, n) => {
+      for (let h = 0; h < this.shape.kvHeads; h++) {
+        const from = this.offset(block, layer, kind, h, slot);
+        dst.set(this.data.subarray(from, from + n * this.shape.headDim), ((row * this.shape.kvHeads + h) * padTo + i) * this.shape.headDim);
       }
+    });
+  }
+
+  /**
+   * Walks tokens first..first+count-1 of a sequence as runs within one block each (`n` tokens from block
+   * slot `slot`, the run's first token being the i-th of the walk): a head's tokens in a run are one
+   * contiguous range on both sides, so each run is one copy per head, not one per token.
+   */
+  private runs(table: readonly number[], first: number, count: number, copy: (block: number, slot: number, i: number, n: number) => void): void {
+    for (let i = 0; i < count; ) {
+      const token = first + i;
+      const block = table[Math.floor(token / this.blockTokens)];
+      if (block === undefined) throw new RangeError(`KV block store: token ${token} is past the sequence's ${table.length} blocks`);
+      const slot = token % this.blockTokens;
+      const n = Math.min(this.blockTokens - slot, count - i);
+      copy(block, slot, i, n);
+      i += n;
     }
   }
 
