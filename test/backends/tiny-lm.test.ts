@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { loadModelConfig } from '@inferscope/core/config';
-import { KvBlockAllocator, KvBlockStore, buildKvStep, kvBytesPerBlock, kvShapeFromConfig, storeKvStep, type KvAdmissionPolicy, type KvPreempted } from '@inferscope/core/kv-cache';
+import { KvBlockAllocator, KvBlockStore, buildKvStep, kvBytesPerBlock, kvShapeFromConfig, planKvCache, storeKvStep, type KvAdmissionPolicy, type KvPreempted } from '@inferscope/core/kv-cache';
 import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { REPO } from './fixtures';
 
@@ -193,10 +193,19 @@ test('tiny_lm: the signature is the step signature of core/kv-cache, and the fil
   assert.ok(readFileSync(join(REPO, 'tiny_lm/1/model.onnx')).length < 2 * 1024 * 1024);
 });
 
-test('tiny_lm: its config.pbtxt gives the loader its KV shape: 16 KiB per block of 16 tokens', () => {
+test('tiny_lm: its config.pbtxt gives the loader its KV shape (16 KiB per block of 16 tokens) and a plan, or the reason a budget is too small', () => {
   const { config, error } = loadModelConfig(readFileSync(join(REPO, 'tiny_lm/config.pbtxt'), 'utf8'), { modelName: 'tiny_lm', gpuCount: 0 });
   assert.ok(config, String(error?.message));
   const read = kvShapeFromConfig(config);
   assert.deepEqual(read, { shape: TINY_LM_KV_SHAPE });
   assert.equal(kvBytesPerBlock(TINY_LM_KV_SHAPE, 16), 2 * 2 * 4 * 16 * 16 * 4);
+  // The loader's plan: a budget that holds one sequence of the model's 256 positions, and one that does not.
+  const plan = (budgetBytes: number) => planKvCache({ config, budgetBytes, blockTokens: 16, maxSequenceTokens: TINY_LM.maxPositions });
+  assert.deepEqual(plan(1024 * 1024 + 100), { plan: { shape: TINY_LM_KV_SHAPE, blockTokens: 16, bytesPerBlock: 16384, totalBlocks: 64, bytes: 1024 * 1024 } });
+  assert.deepEqual(plan(16 * 16384 - 1), {
+    problem:
+      "model 'tiny_lm': KV cache budget of 15 blocks (245760 bytes) holds 240 tokens, less than one sequence's maximum of 256 tokens (16 blocks of 16 tokens): " +
+      'such a sequence could never finish. Give the KV cache at least 16 blocks (262144 bytes) or lower the maximum sequence length',
+  });
+  assert.match((planKvCache({ config: { name: 'mlp', input: [], output: [] }, budgetBytes: 1e6, blockTokens: 16, maxSequenceTokens: 8 }) as { problem: string }).problem, /^model 'mlp': not a KV-cache step model: input 'input_ids' is missing/);
 });

@@ -16,3 +16,4 @@ export { kvBlocksInBudget, kvBytesPerBlock, type KvModelShape } from './kv-bytes
 export { KvBlockStore, type KvKind } from './block-store';
 export { KV_STEP_TENSORS, buildKvStep, storeKvStep, type KvStep, type KvStepRow, type KvStepTensor } from './step-batch';
 export { kvShapeFromConfig } from './kv-signature';
+export { planKvCache, type KvPlan } from './kv-plan';
