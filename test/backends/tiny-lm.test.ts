@@ -6,6 +6,7 @@ import * as ort from 'onnxruntime-node';
 import { loadModelConfig } from '@inferscope/core/config';
 import { KvBlockAllocator, KvBlockStore, buildKvStep, kvBytesPerBlock, kvShapeFromConfig, planKvCache, storeKvStep, type KvAdmissionPolicy, type KvPreempted } from '@inferscope/core/kv-cache';
 import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
+import { Rng } from '@inferscope/core/load';
 import { REPO } from './fixtures';
 
 // The committed tiny_lm, decoded greedily on real onnxruntime through the paged KV cache of core
@@ -50,6 +51,8 @@ class Decoder {
     for (const id of wanted) {
       const s = this.seqs.get(id)!;
       if (!this.allocator.has(id)) {
+        // (Re)admitted only when its blocks are there now; otherwise it sits this step out, as queued.
+        if (this.allocator.canAdmit(s.tokens.length, s.maxTokens).kind !== 'admit') continue;
         s.cached = 0;
         this.allocator.admit(id, s.tokens.length, s.maxTokens);
         ids.push(id);
@@ -171,6 +174,40 @@ test('tiny_lm: a sequence preempted for its blocks and recomputed from its token
   for (let i = dTokens; i < STEPS; i++) await dec.step(['d']); // the first of these recomputes d's whole cache
   assertSameDecode('a', dec.seqs.get('a')!, alone.a);
   assertSameDecode('d', dec.seqs.get('d')!, alone.d);
+});
+
+test('tiny_lm: seeded random continuous batching (joins, random subsets and orders, preemption under a tight budget) never changes a token', async () => {
+  const rng = new Rng(52);
+  let preemptions = 0;
+  let shared = 0;
+  for (let round = 0; round < 3; round++) {
+    const prompts = Array.from({ length: 6 }, () => Array.from({ length: rng.int(1, 40) }, () => rng.int(0, 255)));
+    const alone = await Promise.all(prompts.map((p) => solo(p)));
+    const d = new Decoder(rng.int(14, 30), 'max_utilization', 4);
+    const joinAt = prompts.map(() => rng.int(0, 10));
+    prompts.forEach((p, i) => d.add(`s${i}`, p, STEPS));
+    const done = new Set<string>();
+    for (let step = 0; done.size < prompts.length; step++) {
+      assert.ok(step < 400, 'every sequence finishes');
+      const ready = prompts.map((_, i) => `s${i}`).filter((id, i) => joinAt[i] <= step && !done.has(id));
+      const chosen = ready.filter(() => rng.next() < 0.8).sort(() => rng.next() - 0.5);
+      if (chosen.length === 0) continue;
+      const before = d.preempted.length;
+      await d.step(chosen);
+      preemptions += d.preempted.length - before;
+      if (chosen.length > 1) shared++;
+      for (const id of chosen) {
+        const s = d.seqs.get(id)!;
+        if (s.tokens.length === s.maxTokens) {
+          d.finish(id);
+          done.add(id);
+        }
+      }
+    }
+    assert.equal(d.allocator.usage().freeBlocks, d.allocator.totalBlocks);
+    prompts.forEach((_, i) => assertSameDecode(`round ${round} s${i}`, d.seqs.get(`s${i}`)!, alone[i]));
+  }
+  assert.ok(preemptions > 0 && shared > 20, `the runs preempted (${preemptions}) and shared steps (${shared})`);
 });
 
 test('tiny_lm: decoding with the cache gives the logits of a full recompute without it', async () => {
