@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { errors, InferError } from '@inferscope/core';
 import { describeError } from './errors';
+import { registerGenerateRoutes } from './generate-routes';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kserve/parse-request';
 import type { InferModelSource } from '../kserve/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
@@ -110,6 +111,8 @@ export function registerInferRoutes(
     });
     scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
     scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
+    // the generate extension is admitted as infer is: this body limit, this charge, this memory estimate
+    registerGenerateRoutes(scope, deps, hold, bodyLimit);
   });
 }
 
