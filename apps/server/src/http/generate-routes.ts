@@ -65,7 +65,9 @@ export function registerGenerateRoutes(scope: FastifyInstance, deps: InferServic
       if (started) return;
       started = true;
       reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      // no `connection` header of our own: Node keeps the connection as the client asked (a forced
+      // keep-alive held a client that sent `connection: close` open for the whole keep-alive timeout)
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     };
     const event = (body: unknown, left?: () => void) => {
       start();
