@@ -88,3 +88,19 @@ test('BYTES output that is not UTF-8 is refused with its name on the JSON encode
   // valid text passes unchanged
   assert.equal(encodeJsonData('BYTES', [new TextEncoder().encode('h\u00e9 \u{1f600}')], 'OUT'), JSON.stringify(['h\u00e9 \u{1f600}']));
 });
+
+test('a body-size refusal names only the flag that sets the route\'s limit', { timeout: 180_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', inferBodyLimit: 4 * MiB, live: false, gpuCount: 0 });
+  try {
+    // a control route's limit is fixed (1 MiB): no flag to name
+    const control = await server.built.app.inject({ url: '/v2/logging', ...json(`{}${' '.repeat(2 * MiB)}`) });
+    assert.equal(control.statusCode, 413, control.body);
+    assert.match(control.json().error, new RegExp(`maximum size of ${MiB} bytes$`));
+    // repository load takes --http-max-input-size's limit (file: contents), and names it
+    const load = await server.built.app.inject({ url: '/v2/repository/models/x/load', ...json(`{}${' '.repeat(5 * MiB)}`) });
+    assert.equal(load.statusCode, 413, load.body);
+    assert.match(load.json().error, new RegExp(`maximum size of ${4 * MiB} bytes. Use --http-max-input-size to increase the limit`));
+  } finally {
+    await server.close();
+  }
+});

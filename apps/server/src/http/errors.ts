@@ -19,12 +19,12 @@ export function sendHttpError(reply: FastifyReply, err: InferError): FastifyRepl
  * fastify raised for the request is the client's (INVALID_ARG) when fastify gave it a 4xx status;
  * everything else is INTERNAL.
  */
-export function toInferError(err: unknown, bodyLimit?: number): InferError {
+export function toInferError(err: unknown, bodyLimit?: number, limitFlag?: string): InferError {
   if (err instanceof InferError) return err;
   const e = err as Partial<FastifyError> | null;
   switch (e?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.BODY_TOO_LARGE(bodyLimit ?? 0);
+      return errors.BODY_TOO_LARGE(bodyLimit ?? 0, undefined, limitFlag);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.UNSUPPORTED_MEDIA(String(e.message));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -37,8 +37,8 @@ export function toInferError(err: unknown, bodyLimit?: number): InferError {
 }
 
 /** Code, HTTP status and capped message (it may quote what the client sent; never a stack) of anything thrown. */
-export function describeError(err: unknown, bodyLimit?: number): { code: ErrorCode; status: number; message: string } {
-  const e = toInferError(err, bodyLimit);
+export function describeError(err: unknown, bodyLimit?: number, limitFlag?: string): { code: ErrorCode; status: number; message: string } {
+  const e = toInferError(err, bodyLimit, limitFlag);
   return { code: e.code, status: e.httpStatus, message: capMessage(e.message) };
 }
 
@@ -52,9 +52,19 @@ const KSERVE_PATHS = [
   /^\/v2\/repository\/models\/[^/]+\/(load|unload)$/,
 ];
 
+/** The flag that sets the infer body limit: the remedy a body refused by it names. */
+export const INFER_BODY_LIMIT_FLAG = '--http-max-input-size';
+
+/** A route's `config` may name the flag that sets its body limit (a route without one has a fixed limit). */
+export interface BodyLimitConfig {
+  bodyLimitFlag?: string;
+}
+
 export function installErrorHandlers(app: import('fastify').FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err, request: FastifyRequest, reply) => {
-    const e = toInferError(err, bodyLimit);
+    // the route's own limit, and the flag that sets it if one does: never a flag that does not govern it
+    const route = request.routeOptions;
+    const e = toInferError(err, route?.bodyLimit ?? bodyLimit, (route?.config as BodyLimitConfig | undefined)?.bodyLimitFlag);
     if (e.httpStatus >= 500) request.log.error({ err }, 'request failed');
     void sendHttpError(reply, e);
   });

@@ -16,7 +16,7 @@ const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
 import { errors, InferError } from '@inferscope/core';
-import { describeError } from './errors';
+import { describeError, INFER_BODY_LIMIT_FLAG } from './errors';
 import { registerGenerateRoutes } from './generate-routes';
 import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kserve/parse-request';
 import type { InferModelSource } from '../kserve/resolve-model';
@@ -104,7 +104,7 @@ export function registerInferRoutes(
     scope.setErrorHandler((err, request, reply) => {
       // a body over the limit: Triton answers 400 with the --http-max-input-size hint; we keep HTTP's 413
       // (the body is refused before it is read) and give the same hint
-      const { status, message } = describeError(err, bodyLimit);
+      const { status, message } = describeError(err, bodyLimit, INFER_BODY_LIMIT_FLAG);
       if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
@@ -177,7 +177,7 @@ async function decompress(body: Buffer, encoding: string | string[] | undefined,
   } catch (err) {
     const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
     throw tooBig
-      ? errors.BODY_TOO_LARGE(limit, 'decompressed request body')
+      ? errors.BODY_TOO_LARGE(limit, 'decompressed request body', INFER_BODY_LIMIT_FLAG)
       : errors.INVALID(`unable to decompress the ${enc} request body: ${(err as Error).message}`);
   }
 }

@@ -8,6 +8,7 @@ import { checkModelName } from '@inferscope/core/repository';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from '@inferscope/core';
 import { objectBody } from './json-body';
+import { INFER_BODY_LIMIT_FLAG, type BodyLimitConfig } from './errors';
 import { loadModel, unloadModel } from '../kserve/repository-control';
 import type { PrivateFolders } from '../repository/private-folders';
 
@@ -16,7 +17,10 @@ type Params = { model: string };
 export interface RepositoryRoutesOptions {
   /** the server's private folders for loads with `file:` contents */
   folders: PrivateFolders;
-  /** largest load request body: `file:` contents carry whole model files (default: the app's limit) */
+  /**
+   * largest load request body: `file:` contents carry whole model files (default: the app's limit). The
+   * app gives it --http-max-input-size's limit, so a refusal names that flag.
+   */
   loadBodyLimit?: number;
 }
 
@@ -52,6 +56,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, manager: ModelMan
     else await unloadModel(manager, options.folders, model);
     return reply.code(200).header('content-type', 'application/json').send();
   };
-  app.post<{ Params: Params }>('/v2/repository/models/:model/load', options.loadBodyLimit ? { bodyLimit: options.loadBodyLimit } : {}, control('load'));
+  const loadLimit = options.loadBodyLimit ? { bodyLimit: options.loadBodyLimit, config: { bodyLimitFlag: INFER_BODY_LIMIT_FLAG } satisfies BodyLimitConfig } : {};
+  app.post<{ Params: Params }>('/v2/repository/models/:model/load', loadLimit, control('load'));
   app.post<{ Params: Params }>('/v2/repository/models/:model/unload', control('unload'));
 }

@@ -36,8 +36,9 @@ export const errors = {
   INVALID: define((message: string) => new InferError('INVALID_ARG', message)),
 
   // ---- transport-level refusals: their own HTTP status (see infer-error.ts) ----
-  BODY_TOO_LARGE: define((limit: number, what = 'request body') =>
-    new InferError('INVALID_ARG', `${what} exceeds the maximum size of ${limit} bytes. Use --http-max-input-size to increase the limit`, 413)),
+  /** `flag`: the option that sets this limit, named as the remedy; none where no option sets it */
+  BODY_TOO_LARGE: define((limit: number, what = 'request body', flag?: string) =>
+    new InferError('INVALID_ARG', `${what} exceeds the maximum size of ${limit} bytes${flag ? `. Use ${flag} to increase the limit` : ''}`, 413)),
   /** `detail` names the type (fastify's own message does) */
   UNSUPPORTED_MEDIA: define((detail: string) => new InferError('INVALID_ARG', detail, 415)),
   METHOD_NOT_ALLOWED: define(() => new InferError('UNSUPPORTED', 'Method Not Allowed', 405)),
