@@ -7,6 +7,7 @@
  * generate and on infer's JSON alike (the same decoder).
  */
 import { test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import assert from 'node:assert/strict';
 import { startTestServer } from '../support/server.ts';
 import { MiB } from './harness.ts';
@@ -36,6 +37,9 @@ test('generate applies infer\'s memory estimate under --max-inflight-bytes, and 
     const ok = await server.built.app.inject({ url: '/v2/models/text_encoder/generate', ...json(padded) });
     assert.equal(ok.statusCode, 200, ok.body);
     assert.equal(ok.json().embedding.length, 64);
+    // a gzip body, as infer takes one
+    const zipped = await server.built.app.inject({ url: '/v2/models/text_encoder/generate', method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: gzipSync(`{"token_ids": ${tokenIds(10)}}`) });
+    assert.equal(zipped.statusCode, 200, zipped.body);
     // past it: refused, naming that flag
     const big = await server.built.app.inject({ url: '/v2/models/text_encoder/generate', ...json(`{"token_ids": [0]}${' '.repeat(5 * MiB)}`) });
     assert.equal(big.statusCode, 413, big.body);

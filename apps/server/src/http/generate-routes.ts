@@ -6,7 +6,8 @@
  * They live in the infer routes' scope (kserve-routes.ts) and are admitted as an infer request is (issue
  * 56): the body limit of --http-max-input-size (which the refusal names), a share of --max-inflight-bytes
  * held until the answer, and the request's memory estimate checked against both that and the memory
- * budget (runInference, through the charge). The body is read as bytes and must be UTF-8 JSON.
+ * budget (runInference, through the charge). The body is read as infer's is (http-infer-call.ts: gzip and
+ * deflate accepted) and must be UTF-8 JSON.
  *
  * generate_stream writes each response as it comes and tells the model's send window when the socket has
  * taken it (backends/stub/send-window.ts): a client that stops reading slows the model down instead of
@@ -14,6 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError } from './errors';
+import { HttpInferCall, type HttpRequest } from './http-infer-call';
 import type { Held } from './inflight-bytes';
 import { generateResponse, parseGenerateRequest } from '../kserve/generate';
 import type { InferServiceDeps } from '../kserve/infer-service';
@@ -21,26 +23,21 @@ import type { ModelSpec } from '../kserve/model-spec';
 import { parseJsonBody } from '../kserve/parse-request';
 import { streamInference, type StreamedResponse } from '../kserve/stream-inference';
 
-type Params = { model: string; version?: string };
-type Req = FastifyRequest<{ Params: Params }>;
-
-const EMPTY = new Uint8Array(0);
-
-function call(request: Req, held: Held) {
-  return {
-    protocol: 'http' as const,
-    model: request.params.model,
-    version: request.params.version,
-    signal: held.gone,
-    charge: held,
-    decode: (spec: ModelSpec) => parseGenerateRequest(parseJsonBody(request.body instanceof Uint8Array ? request.body : EMPTY), spec),
-  };
+export interface GenerateScope {
+  deps: InferServiceDeps;
+  /** takes the request's charge (installInflightBytes) */
+  hold: (req: FastifyRequest) => Held;
+  bodyLimit: number;
 }
 
-/** Registers the routes in `scope`, whose body parser hands every body over as a Buffer; `hold` takes the request's charge. */
-export function registerGenerateRoutes(scope: FastifyInstance, deps: InferServiceDeps, hold: (req: FastifyRequest) => Held, bodyLimit: number): void {
+const parseGenerate = (body: Buffer, _request: HttpRequest, spec: ModelSpec) => parseGenerateRequest(parseJsonBody(body), spec);
+
+/** Registers the routes in the infer scope, whose body parser hands every body over as a Buffer. */
+export function registerGenerateRoutes(scope: FastifyInstance, { deps, hold, bodyLimit }: GenerateScope): void {
+  const call = (request: HttpRequest, held: Held) => new HttpInferCall(request, held, bodyLimit, parseGenerate);
+
   // errors thrown here leave through the scope's error handler, as an infer request's
-  const generate = async (request: Req, reply: FastifyReply) => {
+  const generate = async (request: HttpRequest, reply: FastifyReply) => {
     const held = hold(request);
     let last: StreamedResponse | undefined;
     let failure: StreamedResponse['error'];
@@ -58,7 +55,7 @@ export function registerGenerateRoutes(scope: FastifyInstance, deps: InferServic
     return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(generateResponse(last)));
   };
 
-  const generateStream = async (request: Req, reply: FastifyReply) => {
+  const generateStream = async (request: HttpRequest, reply: FastifyReply) => {
     const held = hold(request);
     let started = false;
     const start = () => {
@@ -102,7 +99,7 @@ export function registerGenerateRoutes(scope: FastifyInstance, deps: InferServic
   };
 
   for (const base of ['/v2/models/:model', '/v2/models/:model/versions/:version']) {
-    scope.post<{ Params: Params }>(`${base}/generate`, { bodyLimit }, generate);
-    scope.post<{ Params: Params }>(`${base}/generate_stream`, { bodyLimit }, generateStream);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate`, { bodyLimit }, generate);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate_stream`, { bodyLimit }, generateStream);
   }
 }
