@@ -13,7 +13,9 @@
  * A client that stays stuck holds the model's sending thread (and, when it sends from execute(), the
  * instance): when the window stays full for the stall bound (parameter SEND_STALL_KEY, default 60 s)
  * with nothing leaving, the request is cancelled, as if its client had gone (the model sees
- * is_cancelled(), its wait ends) and the stream gets an error.
+ * is_cancelled(), its wait ends) and the stream gets an error. Progress is counted in whole responses (a
+ * response has left or not), so one response larger than the window that a slow client needs longer than
+ * the stall bound to take counts as stuck too.
  */
 import type { ModelConfig } from '@inferscope/core/config';
 import { timerDelayMs } from '@inferscope/core/clock';
