@@ -156,8 +156,12 @@ export class StubRuns {
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
       if (!entry) return;
-      if (error) this.close(run, entry, 'failed');
-      else if (entry.state === 'running') this.close(run, entry, 'final');
+      if (error) {
+        // a decoupled request failed with its batch: a thread of the model may still send for it, and would
+        // wait for a window nobody acknowledges any more; told it is cancelled, its sends end at once
+        if (live(entry) && this.o.decoupled) this.tellCancelled(run, index, entry);
+        this.close(run, entry, 'failed');
+      } else if (entry.state === 'running') this.close(run, entry, 'final');
     });
     if (this.o.decoupled) return this.forgetIfDone(run);
     // an ordinary model's requests end with their batch: nothing of them is needed after it
