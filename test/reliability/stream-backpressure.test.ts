@@ -33,12 +33,14 @@ let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
 let flood: FloodModel;
 let stuck: FloodModel;
+let failing: FloodModel;
 
 before(async () => {
   if (NO_NUMPY) return;
   repo = await tempRepository([]);
   flood = writeFloodModel(repo.dir, 'flood');
   stuck = writeFloodModel(repo.dir, 'flood_stall', `parameters { key: "${SEND_STALL_KEY}" value: { string_value: "1" } }`);
+  failing = writeFloodModel(repo.dir, 'flood_raise', 'parameters { key: "raise_after_start" value: { string_value: "1" } }');
   server = await startTestServer({ modelRepositories: [repo.dir], grpcPort: 0, live: false, gpuCount: 0 });
 });
 
@@ -142,6 +144,23 @@ test('a client stuck past the stall bound: the request is cancelled, the model s
     assert.ok(data.length < COUNT);
     data.forEach((a, i) => assert.equal(a.infer_response.raw_output_contents[1].readInt32LE(0), i));
     console.log(`stall: cancelled after ${seen.sent} sends; the client then read ${data.length} responses and the error`);
+  } finally {
+    stream.close();
+  }
+});
+
+test('a decoupled request that fails with its batch: a model thread waiting to send is told it is cancelled, not left waiting', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
+  failing.reset();
+  const stream = rawGrpcStream(server.grpcAddress!, 'ModelStreamInfer');
+  try {
+    stream.write(floodRequest('flood_raise', COUNT, SIZE, 'f1'));
+    const seen = await settledProgress(failing, 1);
+    assert.equal(seen.cancelled, true, `the model's sender thread was left waiting: ${JSON.stringify(seen)}`);
+    assert.ok(seen.sent <= BOUND, `the model sent ${seen.sent} of ${COUNT}`);
+    stream.end();
+    const answers = (await stream.readAll()) as StreamAnswer[];
+    assert.match(answers.at(-1)!.error_message, /execute failed on purpose/);
+    console.log(`failed batch: the sender thread was told after ${seen.sent} sends; the client read ${answers.length - 1} responses and the error`);
   } finally {
     stream.close();
   }

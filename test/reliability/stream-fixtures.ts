@@ -3,14 +3,14 @@
  * (INT32 [1] each) and sends COUNT responses of OUT (one BYTES element of SIZE bytes, cheap to parse on
  * either protocol) and IDX (the response's index), from execute(), then the final flag. After each send it
  * writes its own record to `progress` in its model folder: how many sends returned and whether it has
- * seen is_cancelled(). That record is what the tests assert on: a model that is never slowed sends all
+ * seen is_cancelled(). With the parameter raise_after_start it sends from a thread and fails execute(). That record is what the tests assert on: a model that is never slowed sends all
  * COUNT at once, whatever the client reads.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FLOOD_PY = `
-import json, os
+import json, os, threading
 import numpy as np
 import triton_python_backend_utils as pb_utils
 
@@ -18,6 +18,9 @@ import triton_python_backend_utils as pb_utils
 class TritonPythonModel:
     def initialize(self, args):
         self.record = os.path.join(args["model_repository"], "progress")
+        params = json.loads(args["model_config"]).get("parameters", {})
+        # parameter raise_after_start: send from a thread, and fail execute() once it has started
+        self.raise_after_start = params.get("raise_after_start", {}).get("string_value") == "1"
 
     def note(self, sent, cancelled):
         tmp = self.record + ".tmp"
@@ -26,6 +29,13 @@ class TritonPythonModel:
         os.replace(tmp, self.record)
 
     def execute(self, requests):
+        if self.raise_after_start:
+            threading.Thread(target=self.send_all, args=(requests,), daemon=True).start()
+            raise pb_utils.TritonModelException("execute failed on purpose after starting its sender thread")
+        self.send_all(requests)
+        return None
+
+    def send_all(self, requests):
         for request in requests:
             n = int(pb_utils.get_input_tensor_by_name(request, "COUNT").as_numpy().reshape(-1)[0])
             size = int(pb_utils.get_input_tensor_by_name(request, "SIZE").as_numpy().reshape(-1)[0])
@@ -40,7 +50,6 @@ class TritonPythonModel:
                 self.note(sent, sender.is_cancelled())
             self.note(sent, sender.is_cancelled())
             sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-        return None
 `;
 
 const floodConfig = (name: string, extra: string) => `name: "${name}"
