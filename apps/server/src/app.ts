@@ -45,7 +45,6 @@ import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 import { ServerCalls } from './backends/stub/server-calls';
-import { registerGenerateRoutes } from './http/generate-routes';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -141,7 +140,6 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm, memory });
-  registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const decoupled = (model: string, version: string): boolean => {
     try {

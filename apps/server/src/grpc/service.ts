@@ -219,7 +219,8 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           ? Promise.resolve(refused(held))
           : streamInference(deps, new GrpcInferCall(msg, cancel.signal, held), (r) => {
             const out = streamResponse(r, wantsFinal);
-            if (out) answers.write(out);
+            if (out) answers.write(out, r.left);
+            else r.left();
           }).catch(refused).finally(() => held.release());
         void done
           .then(() => {

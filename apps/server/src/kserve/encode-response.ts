@@ -44,7 +44,7 @@ export function encodeInferResponse(
       binaryBytes += bytes.byteLength;
       json += `,"parameters":{"binary_data_size":${bytes.byteLength}}}`;
     } else {
-      json += `,"data":${encodeJsonData(t.datatype, t.data)}}`;
+      json += `,"data":${encodeJsonData(t.datatype, t.data, t.name)}}`;
     }
   }
   json += ']}';

@@ -4,6 +4,7 @@
  * `Inference-Header-Content-Length` bytes followed by the inputs' raw bytes, in input order, each
  * `parameters.binary_data_size` long). Messages follow Triton's HTTP front end where it has one.
  */
+import { isUtf8 } from 'node:buffer';
 import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../http/json-guard';
 import { invalid } from './errors';
 import { HeaderCache } from './header-cache';
@@ -97,11 +98,21 @@ function parseChecked(text: string): unknown {
   return doc;
 }
 
-/** The request's JSON document; a binary-extension header may come from the cache. */
+/**
+ * The request's JSON document; a binary-extension header may come from the cache. Text that is not UTF-8
+ * is refused: decoding it would turn the bad bytes into U+FFFD and run the request on changed strings.
+ */
 function parseJson(body: Uint8Array, jsonEnd: number, binary: boolean): unknown {
   if (jsonEnd === 0) throw invalid('failed to parse the request JSON buffer: The document is empty.');
-  const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
+  const bytes = Buffer.from(body.buffer, body.byteOffset, jsonEnd);
+  if (!isUtf8(bytes)) throw invalid('failed to parse the request JSON buffer: the JSON text is not valid UTF-8');
+  const text = bytes.toString('utf8');
   return binary ? binaryHeaders.parse(text, parseChecked) : parseChecked(text);
+}
+
+/** A whole body that is one JSON document (the generate extension's), checked as an infer request's. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  return parseJson(body, body.byteLength, false);
 }
 
 export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {

@@ -13,9 +13,12 @@ import type { CancellablePayload } from '../models/cancellable';
 export interface ResponseStream {
   /**
    * One response: its outputs (null with `final` when the model sent only the final flag), or the error
-   * the model put in it (the stream goes on unless `final`).
+   * the model put in it (the stream goes on unless `final`). `left`, when given, must be called once the
+   * response no longer waits in the server (written to the client's socket or HTTP/2 stream, taken into
+   * an answer, or dropped): until then it counts against the model's send window
+   * (backends/stub/send-window.ts), so a client that does not read slows the model down.
    */
-  response(outputs: Tensor[] | null, final: boolean, error?: InferError): void;
+  response(outputs: Tensor[] | null, final: boolean, error?: InferError, left?: () => void): void;
   /** The request failed before its final response (the model's batch failed, timed out, the stub died). */
   fail(error: Error): void;
   /** Set by the executor while the model may still send: call it when the client went away. */

@@ -126,7 +126,11 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     let settle: (outputs: Tensor[]) => void = (outputs) => end({ final: true }, outputs);
     if (targetDecoupled) {
       const stream: ResponseStream = {
-        response: (outputs, final, error) => end(error ? { final, error: error.message, code: error.code } : { final }, outputs ?? []),
+        // handed to the calling stub at once (its channel): that stub holds what its model has not read yet
+        response: (outputs, final, error, left) => {
+          end(error ? { final, error: error.message, code: error.code } : { final }, outputs ?? []);
+          left?.();
+        },
         fail,
       };
       req.payload.stream = stream;

@@ -16,6 +16,10 @@
  * response (cancelled: a final `cancel`; timed out or its stub died: a final `fail`), so every stream's
  * events end with a final one.
  *
+ * Backpressure: each open request has a SendWindow (send-window.ts): its responses count from their
+ * arrival until the front end streaming them says they left the server, the stub is told (`drained`) so
+ * the model's sender may send again, and a window that stays full past the stall bound cancels the request.
+ *
  * Cancellation: when the request's own signal fires (its client went away, its BLS caller was cancelled
  * or its BLS timeout passed: `payload.cancelled`, set by ModelManager.infer) the stub is told (`cancel`),
  * and the BLS calls the request made that are still out are cancelled too (`childrenOf`). They are also
@@ -31,6 +35,7 @@ import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';
+import { AckBatch, SEND_STALL_KEY, SendWindow } from './send-window';
 
 type Batch = readonly SchedulerRequest<StreamingPayload>[];
 
@@ -47,11 +52,14 @@ interface InFlight {
   /** responses sent so far, and when the last one (or the batch's start) was, µs on the events' clock */
   responses: number;
   lastAt?: number;
+  /** a decoupled request's responses not yet gone to its client (the stub's sender waits while it is full) */
+  window?: SendWindow;
   /** fires when the request is cancelled or fails before its end: the BLS calls it made follow */
   children?: ClientGone;
   unlisten?: () => void;
 }
 
+const noop = (): void => undefined;
 const live = (e: InFlight): boolean => e.state === 'running' || e.state === 'open';
 const ALREADY_OVER: CancelSignal = { aborted: true, onAbort: () => () => undefined };
 
@@ -61,6 +69,8 @@ export interface StubRunsOptions {
   config: ModelConfig;
   decoupled: boolean;
   finalTimeoutMs: number;
+  /** how long a request's send window may stay full before the request is cancelled (send-window.ts) */
+  sendStallMs: number;
   log(msg: string): void;
   /** sends a message to the stub (a cancellation) */
   tell(message: ToStubCall): void;
@@ -77,10 +87,12 @@ export class StubRuns {
   private readonly whenAllCancelled = new Map<number, () => void>();
   /** runs sent and not answered, in the order the stub takes them (the head one is running) */
   private readonly unanswered: number[] = [];
+  private readonly acks: AckBatch;
 
   constructor(private readonly o: StubRunsOptions) {
     this.batching = (o.config.max_batch_size ?? 0) > 0;
     this.who = `model.py of decoupled model '${o.model}'`;
+    this.acks = new AckBatch((m) => o.tell(m));
   }
 
   /**
@@ -103,6 +115,11 @@ export class StubRuns {
       if (!this.o.decoupled) return;
       const stream = request.payload.stream;
       if (stream) stream.cancel = () => this.cancel(run, index, entry);
+      entry.window = new SendWindow({
+        stallMs: this.o.sendStallMs,
+        ack: (n) => this.acks.add(run, index, n),
+        stalled: () => this.stalled(run, index, entry),
+      });
       entry.timer = setTimeout(() => {
         if (!live(entry)) return;
         const s = this.o.finalTimeoutMs / 1000;
@@ -139,8 +156,12 @@ export class StubRuns {
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
       if (!entry) return;
-      if (error) this.close(run, entry, 'failed');
-      else if (entry.state === 'running') this.close(run, entry, 'final');
+      if (error) {
+        // a decoupled request failed with its batch: a thread of the model may still send for it, and would
+        // wait for a window nobody acknowledges any more; told it is cancelled, its sends end at once
+        if (live(entry) && this.o.decoupled) this.tellCancelled(run, index, entry);
+        this.close(run, entry, 'failed');
+      } else if (entry.state === 'running') this.close(run, entry, 'final');
     });
     if (this.o.decoupled) return this.forgetIfDone(run);
     // an ordinary model's requests end with their batch: nothing of them is needed after it
@@ -175,10 +196,13 @@ export class StubRuns {
     }
     const stream = entry.request.payload.stream;
     const arrived = this.o.events?.now();
+    // counts in the window until its front end says it left (a request without a stream: at once)
+    const left = entry.window?.took(body.byteLength) ?? noop;
+    if (!stream) left();
     if (m.error !== undefined) {
       const code = errorCodeOf(m.code);
       this.responded(entry, m.final, code === 'CANCELLED' ? 'cancel' : 'fail', arrived, m.error);
-      stream?.response(null, m.final, new InferError(code, m.error));
+      stream?.response(null, m.final, new InferError(code, m.error), left);
     } else if (m.outputs && m.outputs.length > 0) {
       let outputs;
       try {
@@ -191,10 +215,10 @@ export class StubRuns {
         return;
       }
       this.responded(entry, m.final, 'success', arrived);
-      stream?.response(outputs, m.final);
+      stream?.response(outputs, m.final, undefined, left);
     } else {
       this.responded(entry, m.final, 'empty', arrived);
-      stream?.response(null, m.final);
+      stream?.response(null, m.final, undefined, left);
     }
     if (m.final) this.close(m.run, entry, 'final');
   }
@@ -270,6 +294,19 @@ export class StubRuns {
     }
   }
 
+  /** The request's window stayed full: its client reads nothing. Cancelled, so the model stops waiting to send. */
+  private stalled(run: number, index: number, entry: InFlight): void {
+    if (entry.state !== 'open') return;
+    const s = this.o.sendStallMs / 1000;
+    const id = entry.request.id ?? '';
+    const why = `the client of request '${id}' of decoupled model '${this.o.model}' took none of its responses for ${s} s while the model waited to send more: cancelled (parameter ${SEND_STALL_KEY})`;
+    this.tellCancelled(run, index, entry);
+    this.responded(entry, true, 'cancel', this.o.events?.now(), why);
+    this.close(run, entry, 'cancelled');
+    this.o.log(why);
+    entry.request.payload.stream?.fail(new InferError('UNAVAILABLE', why));
+  }
+
   private tellCancelled(run: number, index: number, entry: InFlight): void {
     if (entry.told) return;
     entry.told = true;
@@ -279,6 +316,7 @@ export class StubRuns {
   private close(run: number, entry: InFlight, state: InFlight['state']): void {
     entry.state = state;
     clearTimeout(entry.timer);
+    entry.window?.close();
     entry.unlisten?.();
     entry.unlisten = undefined;
     if (state !== 'final') entry.children?.abort();

@@ -23,6 +23,7 @@ import { toMiB } from '../../memory/ledger';
 import type { StubInit } from './protocol';
 import type { ServerCalls } from './server-calls';
 import { DEFAULT_FINAL_TIMEOUT_S, StubRuns } from './decoupled-runs';
+import { DEFAULT_SEND_STALL_S, SEND_WINDOW_ENV } from './send-window';
 import { metricOwner, serveStubCall } from './stub-calls';
 import type { StubProgram } from './program';
 
@@ -70,6 +71,8 @@ export interface StubModelPlan {
   decoupled?: boolean;
   /** how long a decoupled request may wait for its final response */
   finalTimeoutMs?: number;
+  /** how long a decoupled request's send window may stay full before it is cancelled (send-window.ts) */
+  sendStallMs?: number;
   /** called after `notes` changed once the model serves, so its state reason shows them */
   notesChanged?(): void;
 }
@@ -254,6 +257,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       config: plan.config,
       decoupled: plan.decoupled === true,
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
+      sendStallMs: plan.sendStallMs ?? DEFAULT_SEND_STALL_S * 1000,
       log: plan.log,
       tell: (m) => stub.reply(m),
       events: plan.calls && { emit: (e) => plan.calls!.bus.emit(e), now: () => plan.calls!.now() },
@@ -269,7 +273,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
         program: plan.program,
-        env: plan.env,
+        env: { ...plan.env, ...SEND_WINDOW_ENV },
         loadTimeoutMs: plan.loadTimeoutMs,
         executeTimeoutMs: plan.executeTimeoutMs,
         log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
