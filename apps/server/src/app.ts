@@ -44,6 +44,7 @@ import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 import { ServerCalls } from './backends/stub/server-calls';
 import { registerGenerateRoutes } from './http/generate-routes';
+import { guardHttp1, type ConnectionTimeouts } from './http/connection-timeouts';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -104,7 +105,10 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
   // maxParamLength: model names may be 255 characters (percent-encoded UTF-8 up to 12 bytes each);
   // fastify's default of 100 answered 414 to valid names.
+  const timeouts: ConnectionTimeouts = { handshakeMs: options.handshakeTimeoutSecs * 1000, idleMs: options.idleTimeoutSecs * 1000 };
   const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, routerOptions: { maxParamLength: 4096 } });
+  // the HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed
+  guardHttp1(app.server, timeouts);
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
@@ -179,12 +183,12 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
       const addr = app.server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       if (options.metricsPort !== null) {
-        metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics });
+        metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics, timeouts });
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
           { manager, loadFolders, stats, events: { bus, now }, shm, memory, ready, control, inflight, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
-          { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
+          { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit, timeouts },
         );
         if (!grpc.unaryDirect) log('note: this grpc-js is not laid out as grpc/direct-unary.ts expects; grpc-js answers every gRPC call (slower)');
       }
