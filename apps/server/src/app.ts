@@ -87,7 +87,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
   // what models may ask of the server while they run (BLS calls, custom metrics); bound to the manager below
   const calls = new ServerCalls(bus, now);
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls });
+  // A stub's frame (a batch's outputs, a BLS request, a decoupled response) is bounded by
+  // --max-inflight-bytes: what the server lets all requests hold at once bounds what one frame may bring in.
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
