@@ -67,6 +67,8 @@ export interface InferScopeApp {
   memory: MemoryLedger;
   stats: StatsCollector;
   metrics: Metrics;
+  /** --max-inflight-bytes: what every protocol's requests hold now */
+  inflight: InflightBytes;
   live?: LiveParts;
   options: ServerOptions;
   /** listens on options.host:httpPort (and the metrics and gRPC ports unless null); returns the addresses */
@@ -178,7 +180,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   let grpc: GrpcEndpoint | undefined;
   let closing: Promise<void> | undefined;
   return {
-    app, manager, bus, memory, stats, metrics, live, options, logger, tracer, shm,
+    app, manager, bus, memory, stats, metrics, inflight, live, options, logger, tracer, shm,
     async listen() {
       checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
       await app.listen({ host: options.host, port: options.httpPort });

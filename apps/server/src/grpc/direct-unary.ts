@@ -27,7 +27,8 @@
  * What this adds: the message is charged to --max-inflight-bytes from its 5-byte length prefix, before one
  * byte of it is buffered (grpc/admission.ts); past the limit the call is answered UNAVAILABLE at once and
  * the bytes that still arrive are dropped as they come. Before, the whole message was read and copied
- * first: eight refused 32 MiB calls grew the server by ~500 MB.
+ * first: eight refused 32 MiB calls grew the server by ~500 MB. The calls left to grpc-js are charged the
+ * same way while grpc-js reads them (grpc/stream-admission.ts).
  */
 import type { Server, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, ServiceError } from '@grpc/grpc-js';
 import { Metadata, status as Status } from '@grpc/grpc-js';
@@ -37,6 +38,7 @@ import { LONGEST_TIMER_MS, timerDelayMs } from '@inferscope/core/clock';
 import type { Held, InflightBytes } from '../http/inflight-bytes';
 import { admitDeclaredMessage, type PrefixCharged } from './admission';
 import { http2ServersOf } from './http2-servers';
+import { admitStreamMessages } from './stream-admission';
 
 type UnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callback: (err: Partial<ServiceError> | null, value?: unknown) => void) => void;
 
@@ -118,6 +120,8 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       const timeout = headers['grpc-timeout'];
       if (typeof timeout === 'string' && timeoutMs(timeout) === LONGEST_TIMER_MS) headers['grpc-timeout'] = LONGEST_TIMEOUT_HEADER;
       grpcJs.call(http2Server, stream, headers, ...rest);
+      // after grpc-js has set the stream up (synchronously: its 'data' listener is on, the stream paused)
+      admitStreamMessages(stream, inflight);
     });
     taken++;
   }

@@ -32,6 +32,8 @@ export class InflightBytes {
   private used = 0;
   /** requests refused since start (statistics, tests) */
   refused = 0;
+  /** readers waiting for room (a gRPC stream's next message: grpc/stream-admission.ts), oldest first */
+  private readonly waiters: Array<() => boolean> = [];
 
   constructor(readonly limit: number) {}
 
@@ -39,11 +41,23 @@ export class InflightBytes {
     return this.used;
   }
 
+  /** readers waiting for room now (statistics, tests) */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /**
+   * Whether `bytes` would be admitted now. A single request larger than the whole budget is admitted when
+   * nothing else is in flight: the per-request body limit bounds it, and refusing it forever would be a
+   * silent configuration trap.
+   */
+  fits(bytes: number): boolean {
+    return this.used === 0 || this.used + bytes <= this.limit;
+  }
+
   /** Takes `bytes` of the budget, or returns false (nothing taken) when it would pass the limit. */
   tryTake(bytes: number): boolean {
-    // A single request larger than the whole budget is still admitted when nothing else is in flight:
-    // the per-request body limit bounds it, and refusing it forever would be a silent configuration trap.
-    if (this.used > 0 && this.used + bytes > this.limit) {
+    if (!this.fits(bytes)) {
       this.refused++;
       return false;
     }
@@ -53,11 +67,35 @@ export class InflightBytes {
 
   give(bytes: number): void {
     this.used = Math.max(0, this.used - bytes);
+    if (this.waiters.length > 0) this.wake();
   }
 
   /** A charge changes size (a chunked body, once its real length is known). */
   resize(from: number, to: number): void {
     this.used = Math.max(0, this.used - from + to);
+    if (to < from && this.waiters.length > 0) this.wake();
+  }
+
+  /**
+   * Calls `retry` whenever bytes come back, oldest waiter first, until it returns true (it took what it
+   * needed); a waiter that still does not fit stops the round, so a large one is not passed for ever by
+   * small ones. Returns the cancel (the waiter went away).
+   */
+  whenFree(retry: () => boolean): () => void {
+    this.waiters.push(retry);
+    return () => {
+      const at = this.waiters.indexOf(retry);
+      if (at >= 0) this.waiters.splice(at, 1);
+    };
+  }
+
+  private wake(): void {
+    for (;;) {
+      const first = this.waiters[0];
+      if (first === undefined || !first()) return;
+      // it may have cancelled itself already: never drop the one behind it
+      if (this.waiters[0] === first) this.waiters.shift();
+    }
   }
 }
 
