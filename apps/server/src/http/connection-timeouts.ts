@@ -29,12 +29,12 @@ export interface ConnectionTimeouts {
   idleMs: number;
 }
 
-/** A connection's handshake timer: destroys the socket unless `done` is called first. */
-function handshakeTimer(socket: Socket, ms: number): () => void {
-  const timer = setTimeout(() => socket.destroy(), timerDelayMs(ms));
+/** A connection's handshake timer: destroys it (a socket, an HTTP/2 session) unless `done` is called first. */
+function handshakeTimer(connection: Socket | Http2Session, ms: number): () => void {
+  const timer = setTimeout(() => connection.destroy(), timerDelayMs(ms));
   timer.unref();
   const done = (): void => clearTimeout(timer);
-  socket.once('close', done);
+  connection.once('close', done);
   return done;
 }
 
@@ -65,9 +65,8 @@ export function guardHttp1(server: HttpServer, t: ConnectionTimeouts): void {
  */
 export function guardHttp2(server: Http2Server, t: ConnectionTimeouts): void {
   server.on('session', (session: Http2Session) => {
-    const socket = session.socket as Socket | undefined;
-    if (socket === undefined) return;
-    const handshakeDone = handshakeTimer(socket, t.handshakeMs);
+    // the session, not session.socket: node refuses to let an HTTP/2 socket be handled directly
+    const handshakeDone = handshakeTimer(session, t.handshakeMs);
     session.once('remoteSettings', handshakeDone);
     idleClose(session, t.idleMs);
   });

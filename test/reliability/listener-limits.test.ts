@@ -1,0 +1,150 @@
+/**
+ * Memory and descriptors a client controls (issue 56), on a real server (port 0) with small timeouts:
+ * - a connection that never sends a byte (HTTP, where Socket.IO listens too; metrics; gRPC), one whose
+ *   request head or HTTP/2 preface stops half-way, and one that sends the preface but no SETTINGS, are
+ *   closed by the server after --handshake-timeout-secs (before: held for ever, one descriptor each);
+ * - an HTTP connection between requests and an HTTP/2 session without a call are closed after
+ *   --idle-timeout-secs, while a gRPC stream that is open (however quiet) and a Socket.IO websocket stay;
+ * - a gRPC message is charged to --max-inflight-bytes from its 5-byte length prefix: one announcing
+ *   32 MiB with no room is refused (UNAVAILABLE) although not one byte of it was ever sent, and is not
+ *   charged; the held one's charge comes back when its client gives up.
+ * Outcomes are polled with a bounded wait; no sleep decides one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect as tcpConnect, type Socket } from 'node:net';
+import { connect as h2Connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { startTestServer } from '../support/server.ts';
+import { waitFor } from '../support/wait.ts';
+import { connectLive } from './live-client.ts';
+import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
+import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
+import { BINARY_COST_FACTOR } from '../../apps/server/src/http/inflight-bytes';
+import { MiB } from './harness.ts';
+
+const BOUND_MS = 15_000;
+const PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
+
+/** A raw TCP connection that sends `bytes` (maybe nothing) and then nothing more; `closed` once the server closed it. */
+function silent(port: number, bytes = ''): { socket: Socket; closed: () => boolean } {
+  let closed = false;
+  const socket = tcpConnect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  socket.on('close', () => (closed = true));
+  socket.on('data', () => {}); // whatever the server answers (an HTTP/2 server's SETTINGS) is read and dropped
+  if (bytes) socket.write(bytes);
+  return { socket, closed: () => closed };
+}
+
+function h2(address: string): { session: ClientHttp2Session; closed: () => boolean } {
+  let closed = false;
+  const session = h2Connect(`http://${address}`);
+  session.on('error', () => {});
+  session.on('close', () => (closed = true));
+  return { session, closed: () => closed };
+}
+
+function grpcRequest(session: ClientHttp2Session, method: string): ClientHttp2Stream {
+  const stream = session.request({
+    [constants.HTTP2_HEADER_METHOD]: 'POST',
+    [constants.HTTP2_HEADER_PATH]: inferenceServiceDefinition()[method].path,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  stream.on('error', () => {});
+  return stream;
+}
+
+/** the 5-byte gRPC prefix of a message of `length` bytes (uncompressed), without the message */
+function prefixOf(length: number): Buffer {
+  const p = Buffer.alloc(5);
+  p.writeUInt32BE(length, 1);
+  return p;
+}
+
+test('connections that never send, or stop inside their first head or HTTP/2 handshake, are closed on every listener', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, metricsPort: 0, handshakeTimeoutSecs: 0.2, live: true, gpuCount: 0 });
+  const open: Socket[] = [];
+  try {
+    const metricsPort = Number(new URL(server.metricsUrl!).port);
+    const grpcPort = Number(server.grpcAddress!.split(':').pop());
+    const cases = {
+      'HTTP, nothing sent': silent(server.port),
+      'HTTP, half a request head': silent(server.port, 'GET /v2/health/live HTTP/1.1\r\nHost: x\r\n'),
+      'metrics, nothing sent': silent(metricsPort),
+      'gRPC, nothing sent': silent(grpcPort),
+      'gRPC, half the preface': silent(grpcPort, PREFACE.slice(0, 10)),
+      'gRPC, the preface but no SETTINGS': silent(grpcPort, PREFACE),
+    };
+    open.push(...Object.values(cases).map((c) => c.socket));
+    await waitFor(() => Object.values(cases).every((c) => c.closed()), `the server to close: ${Object.entries(cases).filter(([, c]) => !c.closed()).map(([k]) => k).join(', ')}`, BOUND_MS);
+    // the listeners still serve
+    assert.equal((await fetch(`${server.url}/v2/health/live`)).status, 200);
+    assert.equal((await fetch(server.metricsUrl!)).status, 200);
+    console.log(`listener-limits: ${Object.keys(cases).length} silent or half-open connections closed by the server (handshake timeout 0.2 s)`);
+  } finally {
+    for (const s of open) s.destroy();
+    await server.close();
+  }
+});
+
+test('idle connections are closed; an open gRPC stream and a Socket.IO websocket are not', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, handshakeTimeoutSecs: 0.2, idleTimeoutSecs: 0.5, live: true, gpuCount: 0 });
+  const idle = h2(server.grpcAddress!);
+  const busy = h2(server.grpcAddress!);
+  const live = await connectLive(server.url);
+  let liveClosed = false;
+  live.socket.on('disconnect', () => (liveClosed = true));
+  try {
+    // an HTTP/1.1 keep-alive connection that made one request and then sits
+    const keepAlive = silent(server.port, 'GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    // a quiet stream: opened, nothing written (a client waiting for its next request to send)
+    const stream = grpcRequest(busy.session, 'ModelStreamInfer');
+    const answers: Buffer[] = [];
+    stream.on('data', (d: Buffer) => answers.push(d));
+    await waitFor(() => idle.closed() && keepAlive.closed(), 'the idle HTTP/2 session and the idle HTTP/1.1 connection to be closed', BOUND_MS);
+    // the session with a stream lived through the same idle time, and its stream still serves
+    assert.equal(busy.closed(), false, 'a session with an open stream is not idle');
+    stream.write(grpcFrame(inferenceServiceDefinition().ModelStreamInfer.requestSerialize({ model_name: 'absent', inputs: [] })));
+    await waitFor(() => Buffer.concat(answers).includes(Buffer.from("'absent'")), 'the stream to answer its request', BOUND_MS);
+    assert.equal(liveClosed, false, 'the websocket is not cut');
+    assert.ok(live.socket.connected);
+    // once its stream ends, the session is idle too
+    stream.end();
+    await waitFor(() => busy.closed(), 'the session whose stream ended to be closed', BOUND_MS);
+  } finally {
+    live.socket.close();
+    idle.session.destroy();
+    busy.session.destroy();
+    await server.close();
+  }
+});
+
+test('a gRPC message announcing 32 MiB with no room in --max-inflight-bytes is refused before one byte of it is sent, and not charged', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, maxInflightBytes: MiB, live: false, gpuCount: 0 });
+  const client = h2(server.grpcAddress!);
+  try {
+    const inflight = server.built.inflight;
+    // a call whose 900 KiB message is under way (its prefix sent, the rest not yet): charged from the prefix
+    const held = grpcRequest(client.session, 'ModelInfer');
+    held.write(prefixOf(900 * 1024));
+    const heldCharge = 900 * 1024 * BINARY_COST_FACTOR;
+    await waitFor(() => inflight.inUse === heldCharge, 'the first message to be charged from its prefix', BOUND_MS);
+    // the second announces 32 MiB and sends none of it: answered at once, from the prefix alone
+    const big = grpcRequest(client.session, 'ModelInfer');
+    let answer: IncomingHttpHeaders | undefined;
+    big.on('response', (headers) => (answer = headers));
+    big.write(prefixOf(32 * MiB));
+    await waitFor(() => answer !== undefined, 'the refusal of the 32 MiB message', BOUND_MS);
+    assert.equal(answer!['grpc-status'], '14', JSON.stringify(answer)); // UNAVAILABLE, as HTTP's 503
+    assert.match(decodeURI(String(answer!['grpc-message'])), /limit of 1048576 bytes of requests in flight \(--max-inflight-bytes\); retry later/);
+    assert.equal(inflight.inUse, heldCharge, 'the refused message took nothing');
+    // the held call's client gives up: its charge comes back
+    held.close(constants.NGHTTP2_CANCEL);
+    await waitFor(() => inflight.inUse === 0, 'the cancelled call to give its charge back', BOUND_MS);
+    console.log(`listener-limits: 32 MiB gRPC message refused from its prefix with ${heldCharge} B held of a 1 MiB budget; 0 bytes of it sent`);
+  } finally {
+    client.session.destroy();
+    await server.close();
+  }
+});
