@@ -21,6 +21,7 @@ import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
 import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
 import { BINARY_COST_FACTOR } from '../../apps/server/src/http/inflight-bytes';
 import { MiB } from './harness.ts';
+import { postHead, rawRequest } from './raw-http.ts';
 
 const BOUND_MS = 15_000;
 const PREFACE = 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n';
@@ -145,6 +146,33 @@ test('a gRPC message announcing 32 MiB with no room in --max-inflight-bytes is r
     console.log(`listener-limits: 32 MiB gRPC message refused from its prefix with ${heldCharge} B held of a 1 MiB budget; 0 bytes of it sent`);
   } finally {
     client.session.destroy();
+    await server.close();
+  }
+});
+
+test('every HTTP request body is charged before it is read, not only inference bodies: generate and repository bodies get 503 past the budget', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', maxInflightBytes: MiB, live: false, gpuCount: 0 });
+  let held: { socket: Socket } | undefined;
+  try {
+    const inflight = server.built.inflight;
+    // an inference body under way: its head is in, its 200 KiB body not sent (charged as JSON, 6x)
+    held = silent(server.port, `${postHead('/v2/models/mlp_classifier/infer', { 'content-type': 'application/json', 'content-length': String(200 * 1024) })}\r\n\r\n`);
+    await waitFor(() => inflight.inUse > 0, 'the inference body to be charged from its head', BOUND_MS);
+    const used = inflight.inUse;
+    for (const path of ['/v2/models/mlp_classifier/generate', '/v2/repository/models/mlp_classifier/load', '/v2/nowhere']) {
+      const res = await rawRequest(server.port, postHead(path, { 'content-type': 'application/json', 'content-length': String(512 * 1024) }), Buffer.alloc(0), { timeoutMs: 10_000 });
+      assert.equal(res.status, 503, `${path}: ${JSON.stringify(res).slice(0, 200)}`);
+      assert.match(res.body, /--max-inflight-bytes/);
+      assert.equal(inflight.inUse, used, `${path} took nothing`);
+    }
+    held.socket.destroy();
+    await waitFor(() => inflight.inUse === 0, 'the abandoned body to give its charge back', BOUND_MS);
+    // with room, a small body is served as before (and gives its charge back)
+    const ok = await rawRequest(server.port, postHead('/v2/nowhere', { 'content-type': 'application/json', 'content-length': '2' }), Buffer.from('{}'), { timeoutMs: 10_000 });
+    assert.equal(ok.status, 404);
+    await waitFor(() => inflight.inUse === 0, 'the small body to give its charge back', BOUND_MS);
+  } finally {
+    held?.socket.destroy();
     await server.close();
   }
 });

@@ -18,7 +18,7 @@ import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
 import { installJsonParser } from './http/json-body';
 import { installControlAuth } from './http/control-auth';
-import { InflightBytes } from './http/inflight-bytes';
+import { InflightBytes, installBodyCharges } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { serverReadiness } from './http/server-readiness';
 import { registerModelRoutes } from './http/models';
@@ -121,6 +121,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     done(null, payload);
   });
   installErrorHandlers(app, options.bodyLimit);
+  // --max-inflight-bytes: every request body is charged before it is read (infer routes in their scope)
+  const inflight = new InflightBytes(options.maxInflightBytes);
+  installBodyCharges(app, inflight);
   installJsonParser(app, options.bodyLimit);
   // One guard for every protocol (HTTP routes, gRPC methods, live control messages).
   const control = new ControlGuard(options.controlToken);
@@ -139,7 +142,6 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const stats = new StatsCollector(bus, { models: servedVersions });
   registerStatsRoutes(app, stats, (model, version) => manager.autotune.status(model, version));
   const calibration = registerCalibrationRoutes(app, { bus, manager });
-  const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm, memory });
   registerGenerateRoutes(app, { manager, events: { bus, now }, shm });

@@ -18,7 +18,7 @@
  * (a 784-float image is 3 KiB binary, ~8 KiB JSON) and at least two of the largest JSON bodies at once.
  */
 import { totalmem } from 'node:os';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientGone, type CancelSignal } from '../models/cancellable';
 
 export const JSON_COST_FACTOR = 6;
@@ -145,6 +145,45 @@ export function admit(budget: InflightBytes, bytes: number): Held | undefined {
   return budget.tryTake(bytes) ? new Charge(budget, bytes) : undefined;
 }
 
+/**
+ * The 503 past the limit. No `connection: close`: closing a socket whose request body is still arriving
+ * makes the kernel reset it (unread data), and a client still uploading may then see EPIPE/ECONNRESET
+ * instead of this 503 (measured: 40 of 40 clients uploading 4 MiB got EPIPE after the answer). Node reads
+ * the rest of the body and discards it (nothing is buffered), and the connection stays usable for the retry.
+ */
+function refuse(reply: FastifyReply, budget: InflightBytes): void {
+  void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+}
+
+/** Route config of the routes whose scope charges them itself (installInflightBytes): the root skips them. */
+export const CHARGED_IN_SCOPE = { inflightChargedInScope: true };
+
+/**
+ * Every other request that carries a body (generate, a repository load with its files, settings, control
+ * routes) is charged the same way, from its headers until its response has gone: each is capped by its
+ * route's body limit, but their number was not (a thousand 1 MiB generate bodies, parsed, are ~6 GB).
+ * Install on the root before any route.
+ */
+export function installBodyCharges(app: FastifyInstance, budget: InflightBytes): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    const config = req.routeOptions.config as Partial<typeof CHARGED_IN_SCOPE> | undefined;
+    const length = req.headers['content-length'];
+    const body = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!body || config?.inflightChargedInScope === true) {
+      done();
+      return;
+    }
+    const bytes = requestCharge(req, req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0);
+    if (!budget.tryTake(bytes)) {
+      refuse(reply, budget);
+      return;
+    }
+    const charge = new Charge(budget, bytes);
+    reply.raw.on('close', () => charge.release());
+    done();
+  });
+}
+
 /** The request's charge, on a property Fastify knows of (decorateRequest): a stable object shape, no WeakMap. */
 const CHARGE = 'inferscopeCharge';
 type Charged = FastifyRequest & { [CHARGE]: Charge | null };
@@ -191,11 +230,7 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
   scope.addHook('onRequest', (req, reply, done) => {
     const bytes = requestCharge(req, bodyLimit);
     if (!budget.tryTake(bytes)) {
-      // No `connection: close`: closing a socket whose request body is still arriving makes the kernel reset
-      // it (unread data), and a client still uploading may then see EPIPE/ECONNRESET instead of this 503
-      // (measured: 40 of 40 clients uploading 4 MiB got EPIPE after the answer). Node reads the rest of the
-      // body and discards it (nothing is buffered), and the connection stays usable for the retry.
-      void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+      refuse(reply, budget);
       return;
     }
     const charge = new Charge(budget, bytes);

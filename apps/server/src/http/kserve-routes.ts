@@ -21,7 +21,7 @@ import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kse
 import type { InferModelSource } from '../kserve/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
 import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
-import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from './inflight-bytes';
+import { CHARGED_IN_SCOPE, InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from './inflight-bytes';
 import type { CancelSignal } from '../models/cancellable';
 
 export interface InferRoutesOptions {
@@ -108,8 +108,8 @@ export function registerInferRoutes(
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
     });
-    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
-    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
   });
 }
 
