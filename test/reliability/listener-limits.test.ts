@@ -16,6 +16,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as h2Connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import { startTestServer } from '../support/server.ts';
 import { waitFor } from '../support/wait.ts';
+import { io } from 'socket.io-client';
 import { connectLive } from './live-client.ts';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
 import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
@@ -89,13 +90,20 @@ test('connections that never send, or stop inside their first head or HTTP/2 han
   }
 });
 
-test('idle connections are closed; an open gRPC stream and a Socket.IO websocket are not', { timeout: 120_000 }, async () => {
+test('idle connections are closed; an open gRPC stream and Socket.IO clients (websocket, long polling) are not', { timeout: 120_000 }, async () => {
   const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, handshakeTimeoutSecs: 0.2, idleTimeoutSecs: 0.5, live: true, gpuCount: 0 });
   const idle = h2(server.grpcAddress!);
   const busy = h2(server.grpcAddress!);
   const live = await connectLive(server.url);
+  // long polling: every exchange a plain HTTP request, the first of its connection one engine.io answers
+  const polling = io(server.url, { transports: ['polling'], forceNew: true, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    polling.once('snapshot', () => resolve());
+    polling.once('connect_error', reject);
+  });
   let liveClosed = false;
   live.socket.on('disconnect', () => (liveClosed = true));
+  polling.on('disconnect', () => (liveClosed = true));
   try {
     // an HTTP/1.1 keep-alive connection that made one request and then sits
     const keepAlive = silent(server.port, 'GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -108,13 +116,19 @@ test('idle connections are closed; an open gRPC stream and a Socket.IO websocket
     assert.equal(busy.closed(), false, 'a session with an open stream is not idle');
     stream.write(grpcFrame(inferenceServiceDefinition().ModelStreamInfer.requestSerialize({ model_name: 'absent', inputs: [] })));
     await waitFor(() => Buffer.concat(answers).includes(Buffer.from("'absent'")), 'the stream to answer its request', BOUND_MS);
-    assert.equal(liveClosed, false, 'the websocket is not cut');
-    assert.ok(live.socket.connected);
+    assert.equal(liveClosed, false, 'neither the websocket nor the polling client is cut');
+    assert.ok(live.socket.connected && polling.connected);
     // once its stream ends, the session is idle too
     stream.end();
     await waitFor(() => busy.closed(), 'the session whose stream ended to be closed', BOUND_MS);
+    // the clients leave first: engine.io, closed with a polling client still there, waits 30 s for it
+    live.socket.close();
+    polling.close();
+    const engine = server.built.live!.gateway.io.engine;
+    await waitFor(() => engine.clientsCount === 0, 'the Socket.IO clients to be gone', BOUND_MS);
   } finally {
     live.socket.close();
+    polling.close();
     idle.session.destroy();
     busy.session.destroy();
     await server.close();

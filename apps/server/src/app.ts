@@ -111,8 +111,6 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // fastify's default of 100 answered 414 to valid names.
   const timeouts: ConnectionTimeouts = { handshakeMs: options.handshakeTimeoutSecs * 1000, idleMs: options.idleTimeoutSecs * 1000 };
   const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, routerOptions: { maxParamLength: 4096 } });
-  // the HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed
-  guardHttp1(app.server, timeouts);
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
   // server open until their idle timeout.
@@ -173,6 +171,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const live = input.live === false
     ? undefined
     : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
+
+  // The HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed. After
+  // registerLive: engine.io re-wraps the 'request' listeners it finds, and would hide its own requests from
+  // one added before it.
+  guardHttp1(app.server, timeouts);
 
   // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();
