@@ -79,11 +79,13 @@ function idleClose(session: Http2Session, ms: number): void {
     if (open === 0 && !session.closed && !session.destroyed) session.close();
   }, timerDelayMs(ms));
   idle.unref();
+  // one listener per session, shared by its streams: nothing is allocated per call
+  const closed = (): void => {
+    if (--open === 0) idle.refresh();
+  };
   session.on('stream', (stream: ServerHttp2Stream) => {
     open++;
-    stream.once('close', () => {
-      if (--open === 0) idle.refresh();
-    });
+    stream.once('close', closed);
   });
   session.once('close', () => clearTimeout(idle));
 }
