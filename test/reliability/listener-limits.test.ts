@@ -190,3 +190,40 @@ test('every HTTP request body is charged before it is read, not only inference b
     await server.close();
   }
 });
+
+test('a gRPC request message that stops arriving is given up after --idle-timeout-secs: its charge comes back; a stream resting between messages stays', { timeout: 120_000 }, async () => {
+  const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, idleTimeoutSecs: 0.5, maxInflightBytes: 16 * MiB, live: false, gpuCount: 0 });
+  const client = h2(server.grpcAddress!);
+  try {
+    const inflight = server.built.inflight;
+    const answers = new Map<string, IncomingHttpHeaders>();
+    const resets = new Map<string, number>();
+    const call = (name: string, method: string, bytes?: Buffer): ClientHttp2Stream => {
+      const s = grpcRequest(client.session, method);
+      s.on('response', (h) => answers.set(name, h));
+      s.on('close', () => resets.set(name, s.rstCode ?? -1));
+      if (bytes) s.write(bytes);
+      return s;
+    };
+    // unary (answered directly): half a message; no message at all
+    call('unary, half a message', 'ModelInfer', Buffer.concat([prefixOf(900 * 1024), Buffer.alloc(1000)]));
+    call('unary, headers only', 'ModelInfer');
+    // a stream (read by grpc-js): half a message; and one resting between messages
+    call('stream, half a message', 'ModelStreamInfer', Buffer.concat([prefixOf(900 * 1024), Buffer.alloc(1000)]));
+    const resting = call('stream, resting', 'ModelStreamInfer');
+    await waitFor(() => inflight.inUse === 2 * 900 * 1024 * BINARY_COST_FACTOR, 'both half messages to be charged from their prefixes', BOUND_MS);
+    await waitFor(() => resets.size === 3, `the stalled calls to be given up (so far: ${[...resets.keys()].join(', ')})`, BOUND_MS);
+    for (const name of ['unary, half a message', 'unary, headers only']) {
+      assert.equal(answers.get(name)?.['grpc-status'], '1', `${name}: CANCELLED (${JSON.stringify(answers.get(name))})`);
+      assert.match(decodeURI(String(answers.get(name)?.['grpc-message'])), /The request message did not arrive: no byte for 0.5 s \(--idle-timeout-secs\)/);
+    }
+    assert.equal(resets.get('stream, half a message'), constants.NGHTTP2_CANCEL);
+    await waitFor(() => inflight.inUse === 0, 'the stalled messages to give their charges back', BOUND_MS);
+    assert.equal(resets.has('stream, resting'), false, 'a stream between messages is not a stalled message');
+    assert.equal(client.closed(), false);
+    resting.close(constants.NGHTTP2_CANCEL);
+  } finally {
+    client.session.destroy();
+    await server.close();
+  }
+});

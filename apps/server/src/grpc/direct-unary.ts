@@ -28,7 +28,9 @@
  * byte of it is buffered (grpc/admission.ts); past the limit the call is answered UNAVAILABLE at once and
  * the bytes that still arrive are dropped as they come. Before, the whole message was read and copied
  * first: eight refused 32 MiB calls grew the server by ~500 MB. The calls left to grpc-js are charged the
- * same way while grpc-js reads them (grpc/stream-admission.ts).
+ * same way while grpc-js reads them (grpc/stream-admission.ts). A request message that stops arriving
+ * (or never starts) is given up after --idle-timeout-secs without a byte (grpc/message-stall.ts), so a
+ * stalled client holds neither its charge nor its connection for ever.
  */
 import type { Server, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, ServiceError } from '@grpc/grpc-js';
 import { Metadata, status as Status } from '@grpc/grpc-js';
@@ -39,6 +41,7 @@ import type { Held, InflightBytes } from '../http/inflight-bytes';
 import { admitDeclaredMessage, type PrefixCharged } from './admission';
 import { http2ServersOf } from './http2-servers';
 import { admitStreamMessages } from './stream-admission';
+import type { MessageStallWatch, Stallable } from './message-stall';
 
 type UnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callback: (err: Partial<ServiceError> | null, value?: unknown) => void) => void;
 
@@ -50,6 +53,7 @@ interface Route {
   maxReceiveBytes: number;
   /** --max-inflight-bytes, charged from each message's prefix */
   inflight: InflightBytes;
+  stall: MessageStallWatch;
 }
 
 type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
@@ -89,7 +93,17 @@ const OK_TRAILERS = { 'grpc-status': '0', 'grpc-message': 'OK' };
  * the server's HTTP/2 listeners now do so (0 when grpc-js's internals are not as expected: grpc-js then
  * answers everything, only slower).
  */
-export function answerUnaryDirectly(server: Server, definition: ServiceDefinition, handlers: UntypedServiceImplementation, maxReceiveBytes: number, inflight: InflightBytes): number {
+export interface DirectUnaryLimits {
+  /** grpc.max_receive_message_length (a negative value: none) */
+  maxReceiveBytes: number;
+  /** --max-inflight-bytes, charged from each message's prefix */
+  inflight: InflightBytes;
+  /** a call whose request message stops arriving is given up after this long without a byte (--idle-timeout-secs) */
+  stall: MessageStallWatch;
+}
+
+export function answerUnaryDirectly(server: Server, definition: ServiceDefinition, handlers: UntypedServiceImplementation, limits: DirectUnaryLimits): number {
+  const { maxReceiveBytes, inflight, stall } = limits;
   const routes = new Map<string, Route>();
   for (const [name, method] of Object.entries(definition)) {
     const handler = handlers[name];
@@ -101,6 +115,7 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       handler: handler as UnaryHandler,
       maxReceiveBytes,
       inflight,
+      stall,
     });
   }
   let taken = 0;
@@ -121,7 +136,7 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       if (typeof timeout === 'string' && timeoutMs(timeout) === LONGEST_TIMER_MS) headers['grpc-timeout'] = LONGEST_TIMEOUT_HEADER;
       grpcJs.call(http2Server, stream, headers, ...rest);
       // after grpc-js has set the stream up (synchronously: its 'data' listener is on, the stream paused)
-      admitStreamMessages(stream, inflight);
+      admitStreamMessages(stream, inflight, stall);
     });
     taken++;
   }
@@ -148,8 +163,9 @@ function takes(headers: IncomingHttpHeaders): boolean {
  * what the service's handlers use of grpc-js's ServerUnaryCall: request, metadata, cancelled and the
  * 'cancelled' event.
  */
-class DirectUnaryCall implements PrefixCharged {
+class DirectUnaryCall implements PrefixCharged, Stallable {
   request: unknown = undefined;
+  lastByteMs = performance.now();
   cancelled = false;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
@@ -172,6 +188,7 @@ class DirectUnaryCall implements PrefixCharged {
     stream.once('close', this.onClose.bind(this));
     stream.on('data', this.onData.bind(this));
     stream.once('end', this.onEnd.bind(this));
+    route.stall.watch(this);
     const timeout = headers['grpc-timeout'];
     if (timeout !== undefined) this.startDeadline(String(timeout));
   }
@@ -210,8 +227,14 @@ class DirectUnaryCall implements PrefixCharged {
     }, ms);
   }
 
+  /** the request message stopped arriving (message-stall.ts) */
+  stalled(): void {
+    this.refuse(Status.CANCELLED, `The request message did not arrive: no byte for ${this.route.stall.ms / 1000} s (--idle-timeout-secs)`);
+  }
+
   private onData(chunk: Buffer): void {
     if (this.done) return;
+    this.lastByteMs = performance.now();
     this.chunks.push(chunk);
     this.bytes += chunk.length;
     if (this.length < 0 && this.bytes >= PREFIX_BYTES) {
@@ -243,6 +266,7 @@ class DirectUnaryCall implements PrefixCharged {
   }
 
   private onEnd(): void {
+    this.route.stall.unwatch(this);
     if (this.done) return;
     if (this.length < 0 || this.bytes < PREFIX_BYTES + this.length) {
       this.fail(Status.UNIMPLEMENTED, `Received no request message for server streaming method ${this.route.path}`);
@@ -310,6 +334,7 @@ class DirectUnaryCall implements PrefixCharged {
 
   private finish(): void {
     this.done = true;
+    this.route.stall.unwatch(this);
     this.chunks.length = 0;
     this.charge?.release();
     this.charge = undefined;

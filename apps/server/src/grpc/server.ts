@@ -10,6 +10,7 @@ import { inferenceServiceDefinition } from './proto';
 import { grpcHandlers, type GrpcServiceDeps } from './service';
 import { guardControlMethods } from './control-methods';
 import { answerUnaryDirectly } from './direct-unary';
+import { MessageStallWatch } from './message-stall';
 import { guardHttp2, type ConnectionTimeouts } from '../http/connection-timeouts';
 
 export interface GrpcEndpoint {
@@ -54,7 +55,8 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
   disableNagle(server);
   // the unary methods (ModelInfer above all) skip grpc-js's per-call machinery; streams stay with grpc-js
   guardConnections(server, options.timeouts);
-  const unaryDirect = answerUnaryDirectly(server, definition, handlers, options.maxMessageBytes, deps.inflight) > 0;
+  const limits = { maxReceiveBytes: options.maxMessageBytes, inflight: deps.inflight, stall: new MessageStallWatch(options.timeouts.idleMs) };
+  const unaryDirect = answerUnaryDirectly(server, definition, handlers, limits) > 0;
   let closing: Promise<void> | undefined;
   return {
     port,

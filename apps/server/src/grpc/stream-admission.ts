@@ -14,20 +14,23 @@
  * after each message and resumes it when the handler asks for the next, so the message is released at
  * that resume (or when the stream closes), after the handler charged the decoded message itself
  * (grpc/admission.ts). This watches the HTTP/2 stream beside grpc-js (a second 'data' listener): it reads
- * the same chunks and changes none of them.
+ * the same chunks and changes none of them. A message that stops arriving half-way for --idle-timeout-secs
+ * resets the stream (grpc/message-stall.ts): its charge is not held for ever.
  */
-import type { ServerHttp2Stream } from 'node:http2';
+import { constants, type ServerHttp2Stream } from 'node:http2';
 import { BINARY_COST_FACTOR, type Held, type InflightBytes } from '../http/inflight-bytes';
 import { admitDeclaredMessage } from './admission';
 import { InferError } from '@inferscope/core';
+import type { MessageStallWatch, Stallable } from './message-stall';
 
 const PREFIX_BYTES = 5;
 
-export function admitStreamMessages(stream: ServerHttp2Stream, budget: InflightBytes): void {
-  new StreamMessageGate(stream, budget);
+export function admitStreamMessages(stream: ServerHttp2Stream, budget: InflightBytes, stall: MessageStallWatch): void {
+  new StreamMessageGate(stream, budget, stall);
 }
 
-class StreamMessageGate {
+class StreamMessageGate implements Stallable {
+  lastByteMs = 0;
   private readonly prefix = Buffer.alloc(PREFIX_BYTES);
   private prefixFilled = 0;
   /** bytes of the current message still to come (after its prefix) */
@@ -46,14 +49,22 @@ class StreamMessageGate {
   constructor(
     private readonly stream: ServerHttp2Stream,
     private readonly budget: InflightBytes,
+    /** a message that stops arriving half-way is given up (message-stall.ts); between messages a stream may rest */
+    private readonly stall: MessageStallWatch,
   ) {
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('resume', () => this.onResume());
     stream.once('close', () => this.onClose());
   }
 
+  /** a message stopped arriving half-way: the stream is reset (grpc-js cancels the call), its charges return */
+  stalled(): void {
+    if (!this.stream.destroyed && !this.stream.closed) this.stream.close(constants.NGHTTP2_CANCEL);
+  }
+
   private onData(chunk: Buffer): void {
     if (this.closed) return;
+    this.lastByteMs = performance.now();
     let at = 0;
     while (at < chunk.byteLength) {
       if (this.remaining > 0) {
@@ -67,10 +78,14 @@ class StreamMessageGate {
       chunk.copy(this.prefix, this.prefixFilled, at, at + n);
       this.prefixFilled += n;
       at += n;
-      if (this.prefixFilled < PREFIX_BYTES) return;
+      if (this.prefixFilled < PREFIX_BYTES) {
+        this.stall.watch(this);
+        return;
+      }
       this.prefixFilled = 0;
       this.remaining = this.prefix.readUInt32BE(1);
       if (!this.charge(this.remaining)) this.wait(this.remaining);
+      else this.stall.watch(this);
       if (this.remaining === 0) this.messageEnd();
     }
   }
@@ -85,12 +100,15 @@ class StreamMessageGate {
 
   /** No room for the message: what has not arrived waits in HTTP/2 (the chunk in hand grpc-js has already). */
   private wait(length: number): void {
+    this.stall.unwatch(this); // the wait is this server's, not the client's
     this.waitingFor = length;
     this.stream.pause();
     this.cancelWait = this.budget.whenFree(() => {
       if (this.closed) return true;
       if (!this.charge(this.waitingFor)) return false;
       this.stopWaiting();
+      this.lastByteMs = performance.now();
+      this.stall.watch(this);
       this.ownResume = true;
       this.stream.resume();
       return true;
@@ -104,6 +122,7 @@ class StreamMessageGate {
   }
 
   private messageEnd(): void {
+    this.stall.unwatch(this);
     // a message that arrived whole while it waited (it fit in what HTTP/2 had let through): it is here,
     // uncharged; its handler charges (or refuses) it decoded. grpc-js has paused the stream after it.
     if (this.waitingFor >= 0) this.stopWaiting();
@@ -128,6 +147,7 @@ class StreamMessageGate {
 
   private onClose(): void {
     this.closed = true;
+    this.stall.unwatch(this);
     this.stopWaiting();
     this.current?.release();
     this.current = undefined;
