@@ -73,7 +73,10 @@ export interface ServerOptions {
    * HTTP/2 handshake (gRPC) before it is closed (http/connection-timeouts.ts)
    */
   handshakeTimeoutSecs: number;
-  /** seconds an HTTP connection may sit between requests, or an HTTP/2 (gRPC) connection without a call */
+  /**
+   * seconds an HTTP connection may sit between requests, an HTTP/2 (gRPC) connection without a call, or a
+   * gRPC request message go without a byte before it is given up (grpc/message-stall.ts)
+   */
   idleTimeoutSecs: number;
 }
 
