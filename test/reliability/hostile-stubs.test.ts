@@ -276,3 +276,21 @@ test('a frame header claiming 512 MiB on the stub channel fails its request at o
     await teardown(r);
   }
 });
+
+test('an auto_complete_config that returns a config of megabytes is refused with the cap, not read whole', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
+  const r = await rig('bloated', '', {
+    autoComplete: `    @staticmethod
+    def auto_complete_config(auto_complete_model_config):
+        auto_complete_model_config.add_input({"name": "x" * (8 << 20), "data_type": "TYPE_FP32", "dims": [4]})
+        return auto_complete_model_config
+
+`,
+  });
+  try {
+    const row = (await modelIndex(r.server.url)).find((m) => m.name === 'bloated');
+    assert.equal(row?.state, 'UNAVAILABLE');
+    assert.match(row?.reason ?? '', /auto_complete_config of model 'bloated' returned too much: more than the 4194304 bytes a config may have/);
+  } finally {
+    await teardown(r);
+  }
+});
