@@ -191,7 +191,7 @@ test('every HTTP request body is charged before it is read, not only inference b
   }
 });
 
-test('a gRPC request message that stops arriving is given up after --idle-timeout-secs: its charge comes back; a stream resting between messages stays', { timeout: 120_000 }, async () => {
+test('a request body or gRPC message that stops arriving is given up after --idle-timeout-secs: its charge comes back; a stream resting between messages stays', { timeout: 120_000 }, async () => {
   const server = await startTestServer({ modelControlMode: 'explicit', grpcPort: 0, idleTimeoutSecs: 0.5, maxInflightBytes: 16 * MiB, live: false, gpuCount: 0 });
   const client = h2(server.grpcAddress!);
   try {
@@ -212,6 +212,13 @@ test('a gRPC request message that stops arriving is given up after --idle-timeou
     call('stream, half a message', 'ModelStreamInfer', Buffer.concat([prefixOf(900 * 1024), Buffer.alloc(1000)]));
     const resting = call('stream, resting', 'ModelStreamInfer');
     await waitFor(() => inflight.inUse === 2 * 900 * 1024 * BINARY_COST_FACTOR, 'both half messages to be charged from their prefixes', BOUND_MS);
+    // and an HTTP body that stops after 1000 of its 200 KiB (charged from Content-Length, 6x as JSON)
+    const http = silent(server.port, `${postHead('/v2/models/mlp_classifier/infer', { 'content-type': 'application/json', 'content-length': String(200 * 1024) })}\r\n\r\n${' '.repeat(1000)}`);
+    await waitFor(() => inflight.inUse > 2 * 900 * 1024 * BINARY_COST_FACTOR, 'the HTTP body to be charged from its head', BOUND_MS);
+    await waitFor(() => http.closed(), 'the server to close the HTTP connection whose body stopped', BOUND_MS);
+    // a keep-alive body refused (503) and drained unread: its connection still ends after the idle time
+    const refused = silent(server.port, `POST /v2/models/mlp_classifier/infer HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${3 * MiB}\r\n\r\n${' '.repeat(3 * MiB)}`);
+    await waitFor(() => refused.closed(), 'the refused keep-alive connection to be closed once idle', BOUND_MS);
     await waitFor(() => resets.size === 3, `the stalled calls to be given up (so far: ${[...resets.keys()].join(', ')})`, BOUND_MS);
     for (const name of ['unary, half a message', 'unary, headers only']) {
       assert.equal(answers.get(name)?.['grpc-status'], '1', `${name}: CANCELLED (${JSON.stringify(answers.get(name))})`);

@@ -12,12 +12,12 @@
  * - handshake: a new connection must complete its first request head (HTTP/1.1, metrics, Socket.IO's
  *   polling requests and websocket upgrade) or its HTTP/2 preface and SETTINGS (gRPC) within `handshakeMs`,
  *   or it is destroyed;
- * - idle: an HTTP/1.1 connection between requests (node's keepAliveTimeout) and an HTTP/2 session with no
- *   open stream are closed after `idleMs`. A request being served, a gRPC call or stream (however long,
+ * - idle: an HTTP/1.1 connection between requests (node's keepAliveTimeout) or whose request body stops
+ *   arriving, and an HTTP/2 session with no open stream, are closed after `idleMs`. A request being served, a gRPC call or stream (however long,
  *   and whether or not bytes flow), and an upgraded websocket (Socket.IO pings it; engine.io closes it when
  *   pongs stop) are never cut by these.
  */
-import type { Server as HttpServer } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Server, Http2Session, ServerHttp2Stream } from 'node:http2';
 import type { Socket } from 'node:net';
 import { timerDelayMs } from '@inferscope/core/clock';
@@ -56,6 +56,24 @@ export function guardHttp1(server: HttpServer, t: ConnectionTimeouts): void {
   };
   // prependListener: before Socket.IO's own 'upgrade' and 'request' listeners, which may answer at once
   for (const event of ['request', 'upgrade', 'checkContinue', 'checkExpectation'] as const) server.prependListener(event, started);
+  for (const event of ['request', 'checkContinue'] as const) {
+    server.prependListener(event, (req: IncomingMessage, res: ServerResponse) => watchBody(server, req, res, t.idleMs));
+  }
+}
+
+/**
+ * A request body that stops arriving: the socket is closed after `ms` without a byte (node's own
+ * requestTimeout, which Fastify turns off, would bound only the whole request's time). Its share of
+ * --max-inflight-bytes, charged from Content-Length, comes back then instead of never.
+ */
+function watchBody(server: HttpServer, req: IncomingMessage, res: ServerResponse, ms: number): void {
+  const length = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return;
+  const socket = req.socket;
+  // no 'timeout' listener: node's http server then destroys the socket
+  socket.setTimeout(timerDelayMs(ms));
+  // a body refused unread is drained after the answer, when node has set the keep-alive timeout: keep it
+  req.once('end', () => socket.setTimeout(res.writableFinished ? server.keepAliveTimeout : 0));
 }
 
 /**

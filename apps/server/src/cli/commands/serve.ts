@@ -62,8 +62,9 @@ Options:
                                 Socket.IO) or finished its HTTP/2 handshake (gRPC) in N s is closed
                                 (default ${DEFAULTS.handshakeTimeoutSecs})
   --idle-timeout-secs N         an HTTP connection between requests, or a gRPC connection without a call,
-                                is closed after N s (default ${DEFAULTS.idleTimeoutSecs}), and a gRPC request message that
-                                stops arriving is given up; calls being served and websockets are never cut
+                                is closed after N s (default ${DEFAULTS.idleTimeoutSecs}), and a request body or gRPC message
+                                that stops arriving for N s is given up; calls being served and websockets
+                                are never cut
 
 Examples:
   inferscope serve --model-repository model_repository
