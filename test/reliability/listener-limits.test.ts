@@ -46,12 +46,13 @@ function h2(address: string): { session: ClientHttp2Session; closed: () => boole
   return { session, closed: () => closed };
 }
 
-function grpcRequest(session: ClientHttp2Session, method: string): ClientHttp2Stream {
+function grpcRequest(session: ClientHttp2Session, method: string, extra: Record<string, string> = {}): ClientHttp2Stream {
   const stream = session.request({
     [constants.HTTP2_HEADER_METHOD]: 'POST',
     [constants.HTTP2_HEADER_PATH]: inferenceServiceDefinition()[method].path,
     'content-type': 'application/grpc',
     te: 'trailers',
+    ...extra,
   });
   stream.on('error', () => {});
   return stream;
@@ -198,8 +199,8 @@ test('a request body or gRPC message that stops arriving is given up after --idl
     const inflight = server.built.inflight;
     const answers = new Map<string, IncomingHttpHeaders>();
     const resets = new Map<string, number>();
-    const call = (name: string, method: string, bytes?: Buffer): ClientHttp2Stream => {
-      const s = grpcRequest(client.session, method);
+    const call = (name: string, method: string, bytes?: Buffer, extra?: Record<string, string>): ClientHttp2Stream => {
+      const s = grpcRequest(client.session, method, extra);
       s.on('response', (h) => answers.set(name, h));
       s.on('close', () => resets.set(name, s.rstCode ?? -1));
       if (bytes) s.write(bytes);
@@ -208,6 +209,7 @@ test('a request body or gRPC message that stops arriving is given up after --idl
     // unary (answered directly): half a message; no message at all
     call('unary, half a message', 'ModelInfer', Buffer.concat([prefixOf(900 * 1024), Buffer.alloc(1000)]));
     call('unary, headers only', 'ModelInfer');
+    call('compressed unary (read by grpc-js), headers only', 'ModelInfer', undefined, { 'grpc-encoding': 'gzip' });
     // a stream (read by grpc-js): half a message; and one resting between messages
     call('stream, half a message', 'ModelStreamInfer', Buffer.concat([prefixOf(900 * 1024), Buffer.alloc(1000)]));
     const resting = call('stream, resting', 'ModelStreamInfer');
@@ -219,12 +221,13 @@ test('a request body or gRPC message that stops arriving is given up after --idl
     // a keep-alive body refused (503) and drained unread: its connection still ends after the idle time
     const refused = silent(server.port, `POST /v2/models/mlp_classifier/infer HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${3 * MiB}\r\n\r\n${' '.repeat(3 * MiB)}`);
     await waitFor(() => refused.closed(), 'the refused keep-alive connection to be closed once idle', BOUND_MS);
-    await waitFor(() => resets.size === 3, `the stalled calls to be given up (so far: ${[...resets.keys()].join(', ')})`, BOUND_MS);
+    await waitFor(() => resets.size === 4, `the stalled calls to be given up (so far: ${[...resets.keys()].join(', ')})`, BOUND_MS);
     for (const name of ['unary, half a message', 'unary, headers only']) {
       assert.equal(answers.get(name)?.['grpc-status'], '1', `${name}: CANCELLED (${JSON.stringify(answers.get(name))})`);
       assert.match(decodeURI(String(answers.get(name)?.['grpc-message'])), /The request message did not arrive: no byte for 0.5 s \(--idle-timeout-secs\)/);
     }
     assert.equal(resets.get('stream, half a message'), constants.NGHTTP2_CANCEL);
+    assert.equal(resets.get('compressed unary (read by grpc-js), headers only'), constants.NGHTTP2_CANCEL);
     await waitFor(() => inflight.inUse === 0, 'the stalled messages to give their charges back', BOUND_MS);
     assert.equal(resets.has('stream, resting'), false, 'a stream between messages is not a stalled message');
     assert.equal(client.closed(), false);

@@ -136,7 +136,7 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       if (typeof timeout === 'string' && timeoutMs(timeout) === LONGEST_TIMER_MS) headers['grpc-timeout'] = LONGEST_TIMEOUT_HEADER;
       grpcJs.call(http2Server, stream, headers, ...rest);
       // after grpc-js has set the stream up (synchronously: its 'data' listener is on, the stream paused)
-      admitStreamMessages(stream, inflight, stall);
+      admitStreamMessages(stream, inflight, stall, route !== undefined);
     });
     taken++;
   }

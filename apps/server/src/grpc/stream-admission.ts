@@ -25,8 +25,10 @@ import type { MessageStallWatch, Stallable } from './message-stall';
 
 const PREFIX_BYTES = 5;
 
-export function admitStreamMessages(stream: ServerHttp2Stream, budget: InflightBytes, stall: MessageStallWatch): void {
-  new StreamMessageGate(stream, budget, stall);
+/** `unary`: the call owes its one message from the start (a stream may rest before its first). */
+export function admitStreamMessages(stream: ServerHttp2Stream, budget: InflightBytes, stall: MessageStallWatch, unary: boolean): void {
+  const gate = new StreamMessageGate(stream, budget, stall);
+  if (unary) gate.owed();
 }
 
 class StreamMessageGate implements Stallable {
@@ -55,6 +57,12 @@ class StreamMessageGate implements Stallable {
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('resume', () => this.onResume());
     stream.once('close', () => this.onClose());
+  }
+
+  /** a message is owed from now (a unary call's one message) */
+  owed(): void {
+    this.lastByteMs = performance.now();
+    this.stall.watch(this);
   }
 
   /** a message stopped arriving half-way: the stream is reset (grpc-js cancels the call), its charges return */
