@@ -41,11 +41,13 @@ function handshakeTimer(connection: Socket | Http2Session, ms: number): () => vo
 /**
  * An HTTP/1.1 server (node's, or Fastify's `app.server`). The handshake ends with the connection's first
  * request ('request', or 'upgrade' for a websocket, 'checkContinue'/'checkExpectation' for an Expect
- * header); node's own keepAliveTimeout then closes it between requests, and headersTimeout a later head
- * that stops half-way.
+ * header); node's own keepAliveTimeout then closes it between requests, and headersTimeout (set to the
+ * handshake time) a later head that stops half-way.
  */
 export function guardHttp1(server: HttpServer, t: ConnectionTimeouts): void {
   server.keepAliveTimeout = timerDelayMs(t.idleMs);
+  // a later request's head gets as long as the first's (node checks it on its own sweep, every 30 s)
+  server.headersTimeout = timerDelayMs(t.handshakeMs);
   const pending = new WeakMap<Socket, () => void>();
   server.on('connection', (socket: Socket) => pending.set(socket, handshakeTimer(socket, t.handshakeMs)));
   const started = (req: { socket: Socket }): void => {
