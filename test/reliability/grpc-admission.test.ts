@@ -71,6 +71,7 @@ test('gRPC messages count against --max-inflight-bytes like HTTP bodies: UNAVAIL
     // every charge came back: three at once are admitted one after another now
     const again = await Promise.allSettled([0, 1].map((i) => client.call('ModelInfer', blobRequest(message, 8, `again${i}`))));
     assert.deepEqual(again.map((r) => r.status), ['fulfilled', 'fulfilled']);
+    await until('every charge to come back (unary, stream, HTTP)', () => server.built.inflight.inUse === 0);
     console.log(`grpc admission: 8 concurrent ${message / MiB} MiB ModelInfer under ${LIMIT / MiB} MiB: 2 admitted, 6 UNAVAILABLE; HTTP 503 while they were held`);
   } finally {
     client.close();

@@ -119,6 +119,11 @@ test('idle connections are closed; an open gRPC stream and Socket.IO clients (we
     await waitFor(() => Buffer.concat(answers).includes(Buffer.from("'absent'")), 'the stream to answer its request', BOUND_MS);
     assert.equal(liveClosed, false, 'neither the websocket nor the polling client is cut');
     assert.ok(live.socket.connected && polling.connected);
+    // each message was charged from its prefix while grpc-js read it, and given back once its handler took
+    // it: nothing stays charged on an open stream that has been answered
+    for (let i = 0; i < 3; i++) stream.write(grpcFrame(inferenceServiceDefinition().ModelStreamInfer.requestSerialize({ model_name: 'absent', inputs: [] })));
+    await waitFor(() => Buffer.concat(answers).toString('latin1').split("'absent'").length - 1 >= 4, 'the stream to answer 3 more', BOUND_MS);
+    await waitFor(() => server.built.inflight.inUse === 0, 'the stream messages to give their charges back', BOUND_MS);
     // once its stream ends, the session is idle too
     stream.end();
     await waitFor(() => busy.closed(), 'the session whose stream ended to be closed', BOUND_MS);
