@@ -164,7 +164,7 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
     // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      const held = admitGrpcMessage(deps.inflight, call.request);
+      const held = admitGrpcMessage(deps.inflight, call.request, call);
       if (held instanceof InferError) {
         callback(grpcError(held));
         return;

@@ -16,7 +16,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError } from './errors';
 import { HttpInferCall, type HttpRequest } from './http-infer-call';
-import type { Held } from './inflight-bytes';
+import { CHARGED_IN_SCOPE, type Held } from './inflight-bytes';
 import { generateResponse, parseGenerateRequest } from '../kserve/generate';
 import type { InferServiceDeps } from '../kserve/infer-service';
 import type { ModelSpec } from '../kserve/model-spec';
@@ -99,7 +99,7 @@ export function registerGenerateRoutes(scope: FastifyInstance, { deps, hold, bod
   };
 
   for (const base of ['/v2/models/:model', '/v2/models/:model/versions/:version']) {
-    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate`, { bodyLimit }, generate);
-    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate_stream`, { bodyLimit }, generateStream);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate`, { bodyLimit, config: CHARGED_IN_SCOPE }, generate);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate_stream`, { bodyLimit, config: CHARGED_IN_SCOPE }, generateStream);
   }
 }

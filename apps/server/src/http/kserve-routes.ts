@@ -22,7 +22,7 @@ import { parseHeaderLength, parseInferRequest } from '../kserve/parse-request';
 import type { InferModelSource } from '../kserve/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
 import { runInference, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
-import { InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from './inflight-bytes';
+import { CHARGED_IN_SCOPE, InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from './inflight-bytes';
 
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
@@ -106,8 +106,8 @@ export function registerInferRoutes(
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
     });
-    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
-    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
     // the generate extension is admitted as infer is: this body limit, this charge, this memory estimate
     registerGenerateRoutes(scope, { deps, hold, bodyLimit });
   });

@@ -67,6 +67,8 @@ export interface StubModelPlan {
   notes: string[];
   /** the server, for BLS calls and custom metrics (absent: the model's calls are answered with an error) */
   calls?: ServerCalls;
+  /** the largest frame a stub may send (StubSpawn.maxFrameBytes); unset = none */
+  maxFrameBytes?: number;
   /** model_transaction_policy { decoupled: true }: responses come on their own (decoupled-runs.ts) */
   decoupled?: boolean;
   /** how long a decoupled request may wait for its final response */
@@ -276,6 +278,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
         env: { ...plan.env, ...SEND_WINDOW_ENV },
         loadTimeoutMs: plan.loadTimeoutMs,
         executeTimeoutMs: plan.executeTimeoutMs,
+        maxFrameBytes: plan.maxFrameBytes,
         log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
         init: {
           type: 'init',

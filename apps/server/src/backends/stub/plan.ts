@@ -56,6 +56,7 @@ export function loadStubModel(
     log: ctx.log,
     notes,
     calls: ctx.calls,
+    maxFrameBytes: ctx.maxStubFrameBytes,
     decoupled: isDecoupled(ctx.config),
     finalTimeoutMs: finalTimeoutMs(ctx.config),
     sendStallMs: sendStallMs(ctx.config),
