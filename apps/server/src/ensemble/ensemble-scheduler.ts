@@ -17,6 +17,7 @@ import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inf
 import { InferError, errors, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { SchedulerLike, SchedulerView } from '../models/runtime';
+import type { ChainedPayload } from '../models/call-chain';
 import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
 import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';
 
@@ -90,7 +91,8 @@ export class EnsembleScheduler implements SchedulerLike {
     });
     this.inflight++;
     const { payload } = req;
-    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs }, this.o.host, tracked)
+    const { callChain } = payload as ChainedPayload;
+    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs, callChain }, this.o.host, tracked)
       .then(
         (result) => {
           this.completed(tracked);

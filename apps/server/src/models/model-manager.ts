@@ -17,6 +17,7 @@ import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
 import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
+import { chainDeadlock, type ChainedPayload } from './call-chain';
 import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -251,6 +252,13 @@ export class ModelManager {
       slot = this.slotOf(name, toVersion(version)).slot;
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
+    }
+    // a request made inside another (BLS) that could only run on instances its own chain holds: refused
+    // now, since queueing it would hang the chain (call-chain.ts)
+    const chain = (req.payload as ChainedPayload).callChain;
+    if (chain !== undefined && chain.length > 0) {
+      const deadlock = chainDeadlock(chain, name, String(slot.version), slot.scheduler!.snapshot().instances ?? []);
+      if (deadlock) return Promise.reject(SchedulerError.of('unavailable', deadlock));
     }
     if (!signal) return slot.scheduler!.enqueue(req);
     // a running request's executor may stop early (a python model's request.is_cancelled())

@@ -251,6 +251,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const runs = new StubRuns({
       model: plan.model,
       version: plan.version,
+      instance: info.name,
       config: plan.config,
       decoupled: plan.decoupled === true,
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
