@@ -25,7 +25,7 @@
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { ResponseOutcome, SchedulerEvent, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config';
+import { FINAL_TIMEOUT_KEY, type ModelConfig } from '@inferscope/core/config';
 import { timerDelayMs } from '@inferscope/core/clock';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
@@ -35,8 +35,8 @@ import type { DecoupledResponse, ToStubCall } from './protocol-calls';
 
 type Batch = readonly SchedulerRequest<StreamingPayload>[];
 
-/** InferScope's own parameters key: seconds a decoupled request may wait for its final response. */
-export const FINAL_TIMEOUT_KEY = 'decoupled_final_timeout_seconds';
+/** InferScope's own parameters key (core's table): seconds a decoupled request may wait for its final response. */
+export { FINAL_TIMEOUT_KEY };
 export const DEFAULT_FINAL_TIMEOUT_S = 600;
 
 interface InFlight {
