@@ -6,7 +6,8 @@
  * - depth: a chain longer than MAX_BLS_DEPTH is refused (bls-calls.ts), whatever path the call came by
  *   (execute(), a decoupled model's response thread, an ensemble in between);
  * - deadlock: a request that could only run on instances its own chain holds would wait for ever (the
- *   holders wait for its answer). ModelManager.infer refuses it at once, naming the chain.
+ *   holders wait for its answer). ModelManager.infer refuses it at once, naming the chain, and takes it
+ *   out of the queue with the same error if a live change leaves it so later (watchChain).
  *
  * A link `held` while its request's execute() has not returned: the instance is busy with it (Triton's
  * python backend runs one execute() at a time per instance). A decoupled model's request whose execute()
@@ -14,7 +15,8 @@
  * the chain above still holds every instance the call could use.
  */
 import { InferError } from '@inferscope/core';
-import type { InstanceSnapshot } from '@inferscope/core';
+import type { EventBus, InstanceSnapshot } from '@inferscope/core';
+import type { QueueWatch } from './cancellable';
 
 export interface ChainLink {
   model: string;
@@ -55,4 +57,21 @@ export function chainDeadlock(chain: CallChain, model: string, version: string, 
   const n = usable.length;
   const whose = n === 1 ? '1 instance and it is' : `${n} instances and all are`;
   return new InferError('UNAVAILABLE', `BLS deadlock: ${describeChain(chain, model)}: model '${model}' has ${whose} held by this call's own chain`);
+}
+
+/**
+ * While a chained request waits in the queue of (model, version): when an instance of it drains, stops or
+ * fails (a live instance-count change, an unload), the check is made again, and a request that could now
+ * only run on instances its chain holds is taken out with the deadlock error instead of waiting for ever.
+ * The check runs after the event's emission, outside the scheduler's own call.
+ */
+export function watchChain(bus: EventBus, chain: CallChain, model: string, version: string, instances: () => readonly InstanceSnapshot[]): QueueWatch {
+  return (takeOut) =>
+    bus.on((e) => {
+      if (e.type !== 'instance.state' || e.model !== model || e.version !== version || !GONE.has(e.state)) return;
+      queueMicrotask(() => {
+        const deadlock = chainDeadlock(chain, model, version, instances());
+        if (deadlock) takeOut(deadlock);
+      });
+    });
 }
