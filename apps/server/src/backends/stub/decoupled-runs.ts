@@ -169,20 +169,24 @@ export class StubRuns {
    * request itself. A call that names no request it knows (made from a thread model.py started outside
    * execute(), or after the request ended) is given the longest chain among the requests this stub still
    * works on, so the nesting bound holds on every path (a response thread recursing into its own model
-   * cannot nest without bound); undefined when the stub works on none. `detached`: the call came from a
+   * cannot nest without bound; that request is not counted as holding its instance for the call, since
+   * it is not known to wait for it); undefined when the stub works on none. `detached`: the call came from a
    * thread other than execute()'s; a decoupled model's execute() need not wait for that thread, so the
    * call is not counted as holding the request's instance.
    */
   chainOf(run: number | undefined, index: number | undefined, detached = false): CallChain | undefined {
     let entry = run === undefined ? undefined : this.entries.get(`${run}:${index ?? 0}`);
+    let guessed = false;
     if (!entry || !live(entry)) {
       entry = undefined;
+      guessed = true;
       for (const e of this.entries.values()) {
         if (live(e) && (!entry || chainLength(e) > chainLength(entry))) entry = e;
       }
     }
     if (!entry) return undefined;
-    const link = detached && this.o.decoupled ? { ...entry.link, held: false } : entry.link;
+    // a guessed parent is for the bound only: that request is not known to wait for the call
+    const link = guessed || (detached && this.o.decoupled) ? { ...entry.link, held: false } : entry.link;
     return [...(entry.request.payload.callChain ?? []), link];
   }
 
