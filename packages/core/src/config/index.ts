@@ -17,7 +17,7 @@ export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms'
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
 export { tokenize, type Token } from './lexer';
 export { isDecoupled } from './transaction-policy';
-export { readNumberText, parseNumberText, type NumberRule } from './number-text';
+export { readNumberText, parseNumberText, strictNumber, type NumberRule } from './number-text';
 export {
   NUMERIC_PARAMETERS, numericParameter, numericParameterProblem,
   EXECUTE_TIMEOUT_KEY, LOAD_TIMEOUT_KEY, FINAL_TIMEOUT_KEY, ACTIVATION_PARAMETER,

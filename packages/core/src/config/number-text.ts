@@ -39,3 +39,9 @@ export function parseNumberText(text: string, what: string, rule: NumberRule): n
   if (typeof n === 'number') return n;
   throw new Error(n.error);
 }
+
+/** The number `text` states by the same reading, or NaN: for a caller that words its own refusal (a list, a range). */
+export function strictNumber(text: string, integer: boolean): number {
+  const n = readNumberText(text, '', { min: 0, decimals: integer ? 0 : Infinity });
+  return typeof n === 'number' ? n : NaN;
+}
