@@ -37,9 +37,9 @@ test('serve flags: every mistake is refused with the flag named', () => {
   refuses(['--model-repository', 'r', '--load-model', 'm'], /--load-model can only be used with --model-control-mode explicit/);
   refuses(['--model-repository', 'r', '--model-control-mode', 'explicit', '--load-model', '*', '--load-model', 'a'], /must be the only --load-model/);
   refuses(['--model-repository', 'r', '--http-port', '70000'], /--http-port must be a port number/);
-  refuses(['--model-repository', 'r', '--grpc-port=-1'], /--grpc-port must be a port number/);
+  refuses(['--model-repository', 'r', '--grpc-port=-1'], /--grpc-port must be a number >= 0 .*, got '-1'/);
   refuses(['--model-repository', 'r', '--grpc-port', '65536'], /--grpc-port must be a port number/);
-  refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port expects a number/);
+  refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port must be a number >= 0 \(plain digits and a decimal point\), got 'eighty'/);
   refuses(['--model-repository', 'r', '--memory-budget', 'lots'], /--memory-budget/);
   refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);
   refuses(['--model-repository', 'r', '--bogus'], /unknown option --bogus/);

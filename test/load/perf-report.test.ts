@@ -11,6 +11,8 @@ test('ranges follow perf_analyzer: START[:END[:STEP]]', () => {
   assert.throws(() => parseRange('0:4', 'c', true), /positive/);
   assert.throws(() => parseRange('8:2', 'c', true), /below START/);
   assert.throws(() => parseRange('1.5', 'c', true), /integers/);
+  // plain digits only: what Number() would read as something else is refused
+  for (const text of ['1e3', '0x10', ' 7', '+5', '2:', '']) assert.throws(() => parseRange(text, 'c', true), /START\[:END\[:STEP\]\]/, text);
 });
 
 const statsDoc = (success: number, queueNs: number, inferNs: number, inf: number, exec: number) => ({

@@ -175,13 +175,14 @@ test('an execute() that never returns: execute_timeout_ms answers it with an err
   } finally {
     await teardown(r);
   }
-  // the parameter is validated at load: not a number, or negative, refuses the model naming it
-  for (const bad of ['soon', '-5']) {
+  // the parameter is validated at load: anything but plain digits (not a number, negative, empty, an
+  // exponent) refuses the model naming it
+  for (const bad of ['soon', '-5', '', '1e3']) {
     const r2 = await rig('hung', '', { extraConfig: `parameters { key: "execute_timeout_ms" value: { string_value: "${bad}" } }` });
     try {
       const row = (await modelIndex(r2.server.url)).find((m) => m.name === 'hung');
       assert.equal(row?.state, 'UNAVAILABLE');
-      assert.match(row?.reason ?? '', new RegExp(`parameter 'execute_timeout_ms' of model 'hung' must be a non-negative integer, got '${bad}'`));
+      assert.match(row?.reason ?? '', new RegExp(`parameter 'execute_timeout_ms' of model 'hung' must be an integer >= 0 and <= ${Number.MAX_SAFE_INTEGER} \\(plain digits\\), got '${bad}'`));
     } finally {
       await teardown(r2);
     }

@@ -19,7 +19,8 @@ import { parseRawResponse } from './raw-http.ts';
 import { MiB } from './harness.ts';
 import { NO_NUMPY } from '../backends/stub-fixtures.ts';
 import { floodRequest, settledProgress, writeFloodModel, type FloodModel } from './stream-fixtures.ts';
-import { SEND_STALL_KEY, SEND_WINDOW_BYTES } from '../../apps/server/src/backends/stub/send-window.ts';
+import { SEND_WINDOW_BYTES } from '../../apps/server/src/backends/stub/send-window.ts';
+import { SEND_STALL_KEY } from '@inferscope/core/config';
 
 const COUNT = 100;
 const SIZE = 1 * MiB;

@@ -8,6 +8,7 @@ import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
+import { readNumberText } from '@inferscope/core/config';
 import { TORCH_STUB_CHOICES, type TorchStubChoice } from './backends/pytorch/native-stub';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
@@ -208,9 +209,10 @@ const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc',
 /** value flags that add up when repeated; every other one may be given once */
 const REPEATABLE_FLAGS = new Set(['--model-repository', '--load-model', '--trace-config']);
 
+/** core's one strict reading of a number written as text (plain digits); ranges are checked by validateServerOptions */
 function numberFlag(flag: string, text: string): number {
-  const v = Number(text);
-  if (text.trim() === '' || !Number.isFinite(v)) throw new OptionsError(`${flag} expects a number, got '${text}'`);
+  const v = readNumberText(text, flag, { min: 0, decimals: Infinity });
+  if (typeof v === 'object') throw new OptionsError(v.error);
   return v;
 }
 

@@ -9,6 +9,7 @@
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
 import { isDecoupled } from '@inferscope/core/config';
 import type { CancellablePayload } from '../models/cancellable';
+import type { ChainedPayload } from '../models/call-chain';
 
 export interface ResponseStream {
   /**
@@ -26,10 +27,8 @@ export interface ResponseStream {
 }
 
 /** The payload of a request that may carry a stream, and how deep in BLS calls it was made. */
-export interface StreamingPayload extends InferPayload, CancellablePayload {
+export interface StreamingPayload extends InferPayload, CancellablePayload, ChainedPayload {
   stream?: ResponseStream;
-  /** 0 for a client's request, n for a request made by a BLS call n levels deep */
-  blsDepth?: number;
 }
 
 /** core's rule, where the front ends that take streams have always found it */

@@ -8,7 +8,7 @@
 import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { AutotuneChangeReason } from '@inferscope/core';
 import {
-  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
+  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetOfMs, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
   type AutotuneState, type AutotuneStep, type BatchCost,
 } from '@inferscope/core/autotune';
 
@@ -78,7 +78,7 @@ export class AutotuneService {
     if (!config) throw new Error(`model '${model}' version ${version} is not ready`);
     if ((config.max_batch_size ?? 0) === 0) throw new Error(`model '${model}' has max_batch_size 0: there is no batching to tune`);
     const existing = this.tuners.get(key(model, version));
-    const targetUs = targetMs !== undefined ? Math.round(targetMs * 1000) : existing?.status.target_us ?? autotuneTargetUs(config);
+    const targetUs = targetMs !== undefined ? autotuneTargetOfMs(targetMs, 'target_ms') : existing?.status.target_us ?? autotuneTargetUs(config);
     if (enabled && targetUs === undefined) throw new Error(`model '${model}' has no p99 target: give target_ms (or declare parameter autotune_p99_ms)`);
     if (!existing) {
       if (!enabled) return { enabled: false, target_us: targetUs ?? 0 };

@@ -16,7 +16,8 @@ import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
+import { enqueueCancellable, type CancellablePayload, type CancelSignal, type QueueWatch } from './cancellable';
+import { chainDeadlock, watchChain, type ChainedPayload } from './call-chain';
 import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -267,10 +268,23 @@ export class ModelManager {
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
-    if (!signal) return slot.scheduler!.enqueue(req);
+    // a request made inside another (BLS) that could only run on instances its own chain holds: refused
+    // now, since queueing it would hang the chain (call-chain.ts)
+    // (and one already queued when the target's instances change: watchChain)
+    const chain = (req.payload as ChainedPayload).callChain;
+    const scheduler = slot.scheduler!;
+    let watch: QueueWatch | undefined;
+    if (chain !== undefined && chain.length > 0) {
+      const version = String(slot.version);
+      const instances = () => scheduler.snapshot().instances ?? [];
+      const deadlock = chainDeadlock(chain, name, version, instances());
+      if (deadlock) return Promise.reject(SchedulerError.of('unavailable', deadlock));
+      watch = watchChain(this.options.bus, chain, name, version, instances);
+    }
+    if (!signal && !watch) return scheduler.enqueue(req);
     // a running request's executor may stop early (a python model's request.is_cancelled())
-    (req.payload as CancellablePayload).cancelled = signal;
-    return enqueueCancellable(slot.scheduler!, req, signal);
+    if (signal) (req.payload as CancellablePayload).cancelled = signal;
+    return enqueueCancellable(scheduler, req, signal, watch);
   }
 
   // ------------------------------------------------------------------------------- explicit control

@@ -29,18 +29,20 @@
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { ResponseOutcome, SchedulerEvent, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config';
+import { FINAL_TIMEOUT_KEY, type ModelConfig } from '@inferscope/core/config';
 import { timerDelayMs } from '@inferscope/core/clock';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
+import type { CallChain, ChainLink } from '../../models/call-chain';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';
-import { AckBatch, SEND_STALL_KEY, SendWindow } from './send-window';
+import { SEND_STALL_KEY } from '@inferscope/core/config';
+import { AckBatch, SendWindow } from './send-window';
 
 type Batch = readonly SchedulerRequest<StreamingPayload>[];
 
-/** InferScope's own parameters key: seconds a decoupled request may wait for its final response. */
-export const FINAL_TIMEOUT_KEY = 'decoupled_final_timeout_seconds';
+/** InferScope's own parameters key (core's table): seconds a decoupled request may wait for its final response. */
+export { FINAL_TIMEOUT_KEY };
 export const DEFAULT_FINAL_TIMEOUT_S = 600;
 
 interface InFlight {
@@ -57,6 +59,8 @@ interface InFlight {
   /** fires when the request is cancelled or fails before its end: the BLS calls it made follow */
   children?: ClientGone;
   unlisten?: () => void;
+  /** this request as a holder in the call chain of the BLS calls it makes (held until its batch is answered) */
+  link: ChainLink;
 }
 
 const noop = (): void => undefined;
@@ -66,6 +70,8 @@ const ALREADY_OVER: CancelSignal = { aborted: true, onAbort: () => () => undefin
 export interface StubRunsOptions {
   model: string;
   version: string;
+  /** the instance this stub runs (the holder named in call chains) */
+  instance: string;
   config: ModelConfig;
   decoupled: boolean;
   finalTimeoutMs: number;
@@ -107,7 +113,8 @@ export class StubRuns {
 
     if (allCancelled) this.whenAllCancelled.set(run, allCancelled);
     batch.forEach((request, index) => {
-      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running', responses: 0 };
+      const link: ChainLink = { model: this.o.model, version: this.o.version, instance: this.o.instance, held: true };
+      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running', responses: 0, link };
       this.entries.set(`${run}:${index}`, entry);
       const signal = request.payload.cancelled;
       if (signal?.aborted) this.cancel(run, index, entry);
@@ -142,7 +149,9 @@ export class StubRuns {
     this.leaveOrder(run);
     batch?.forEach((_, index) => {
       const key = `${run}:${index}`;
-      this.entries.get(key)?.unlisten?.();
+      const entry = this.entries.get(key);
+      entry?.unlisten?.();
+      if (entry) entry.link.held = false;
       this.entries.delete(key);
     });
   }
@@ -156,6 +165,7 @@ export class StubRuns {
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
       if (!entry) return;
+      entry.link.held = false; // execute() returned: the instance is free of it, even if responses follow
       if (error) {
         // a decoupled request failed with its batch: a thread of the model may still send for it, and would
         // wait for a window nobody acknowledges any more; told it is cancelled, its sends end at once
@@ -174,6 +184,32 @@ export class StubRuns {
     if (run === undefined) return undefined;
     const batch = this.batches.get(run);
     return batch?.[index ?? 0] ?? batch?.[0];
+  }
+
+  /**
+   * The call chain of a BLS call made for request (run, index): the chain above that request and the
+   * request itself. A call that names no request it knows (made from a thread model.py started outside
+   * execute(), or after the request ended) is given the longest chain among the requests this stub still
+   * works on, so the nesting bound holds on every path (a response thread recursing into its own model
+   * cannot nest without bound; that request is not counted as holding its instance for the call, since
+   * it is not known to wait for it); undefined when the stub works on none. `detached`: the call came from a
+   * thread other than execute()'s; a decoupled model's execute() need not wait for that thread, so the
+   * call is not counted as holding the request's instance.
+   */
+  chainOf(run: number | undefined, index: number | undefined, detached = false): CallChain | undefined {
+    let entry = run === undefined ? undefined : this.entries.get(`${run}:${index ?? 0}`);
+    let guessed = false;
+    if (!entry || !live(entry)) {
+      entry = undefined;
+      guessed = true;
+      for (const e of this.entries.values()) {
+        if (live(e) && (!entry || chainLength(e) > chainLength(entry))) entry = e;
+      }
+    }
+    if (!entry) return undefined;
+    // a guessed parent is for the bound only: that request is not known to wait for the call
+    const link = guessed || (detached && this.o.decoupled) ? { ...entry.link, held: false } : entry.link;
+    return [...(entry.request.payload.callChain ?? []), link];
   }
 
   /** Fires when that request is cancelled or fails before its end (an already ended one: at once). */
@@ -259,6 +295,7 @@ export class StubRuns {
   /** The stub died: every request still in flight fails with the cause (a decoupled one through its stream). */
   failAll(error: Error): void {
     for (const [key, entry] of [...this.entries]) {
+      entry.link.held = false;
       if (!live(entry)) continue;
       const open = entry.state === 'open';
       if (open) this.responded(entry, true, 'fail', this.o.events?.now(), error.message);
@@ -338,3 +375,5 @@ export class StubRuns {
     }
   }
 }
+
+const chainLength = (e: InFlight): number => e.request.payload.callChain?.length ?? 0;

@@ -174,13 +174,14 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     if (answered || id < 0) return;
     this.posted.set(batch, { stub, id });
     // decoupled responses and BLS calls name the batch by its wire id; a batch whose every request was
-    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run
+    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run:
+    // as a failure of the whole batch, so it counts as no execution and each request as CANCELED
     runs?.sent(id, batch, () => {
       if (answered || !stub.withdraw(id)) return;
       answered = true;
       this.posted.delete(batch);
       runs.withdrawn(id);
-      done(null, cancelledBeforeStart(requests.length));
+      done(new WholeBatchFailure('the request was cancelled before its instance began it', 'CANCELLED'));
     });
   }
 
@@ -256,6 +257,7 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const runs = new StubRuns({
       model: plan.model,
       version: plan.version,
+      instance: info.name,
       config: plan.config,
       decoupled: plan.decoupled === true,
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
@@ -338,12 +340,6 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
-}
-
-/** The answer to a batch taken back because all its requests were cancelled: CANCELLED for each. */
-function cancelledBeforeStart(n: number): StubRunResult {
-  const error = 'the request was cancelled before its instance began it';
-  return { responses: Array.from({ length: n }, () => ({ error, code: 'CANCELLED' as const })), body: new Uint8Array(0), computeUs: 0 };
 }
 
 function asWholeBatchFailure(err: unknown): WholeBatchFailure {

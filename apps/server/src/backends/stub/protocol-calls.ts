@@ -39,6 +39,12 @@ export interface BlsCall {
   /** the batch and request the model was handling when it made the call (its parent) */
   run?: number;
   index?: number;
+  /**
+   * made on a thread other than the one running execute() (a thread model.py started): for a decoupled
+   * model, whose execute() may return while that thread goes on, the call does not count as holding the
+   * parent's instance (models/call-chain.ts)
+   */
+  detached?: boolean;
 }
 
 export interface BlsCancel {

@@ -17,22 +17,19 @@
  * response has left or not), so one response larger than the window that a slow client needs longer than
  * the stall bound to take counts as stuck too.
  */
-import type { ModelConfig } from '@inferscope/core/config';
 import { timerDelayMs } from '@inferscope/core/clock';
-import { intParam } from '../onnxruntime/session-options';
+import { numericParameter, SEND_STALL_KEY, type ModelConfig } from '@inferscope/core/config';
 
 export const SEND_WINDOW_BYTES = 4 * 1024 * 1024;
 export const SEND_WINDOW_RESPONSES = 64;
 
-/** InferScope's own parameters key: seconds a decoupled request's window may stay full before it is cancelled. */
-export const SEND_STALL_KEY = 'decoupled_send_stall_seconds';
 export const DEFAULT_SEND_STALL_S = 60;
 
 /** The environment that gives the stub its window (decoupled.py reads it). */
 export const SEND_WINDOW_ENV = { INFERSCOPE_SEND_WINDOW: `${SEND_WINDOW_BYTES},${SEND_WINDOW_RESPONSES}` };
 
 export function sendStallMs(config: ModelConfig): number {
-  const s = intParam(config, SEND_STALL_KEY);
+  const s = numericParameter(config, SEND_STALL_KEY);
   return (s && s > 0 ? s : DEFAULT_SEND_STALL_S) * 1000;
 }
 

@@ -4,6 +4,7 @@
  * report the average of those last windows, client side and server side.
  */
 import { percentile, standardDeviation } from '@inferscope/core/stats';
+import { strictNumber } from '@inferscope/core/config';
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
@@ -118,7 +119,8 @@ export async function runPerfStep(target: InferTarget, call: InferCall, mode: St
 
 /** 'A:B:S' -> [A, A+S, ..., B]; 'A' -> [A]; 'A:B' -> step 1 (perf_analyzer's range syntax). */
 export function parseRange(text: string, what: string, integer: boolean): number[] {
-  const parts = text.split(':').map((p) => Number(p));
+  // each number read strictly (core's plain digits: '1e3', '0x10', ' 7' are refused, not read)
+  const parts = text.split(':').map((p) => strictNumber(p, integer));
   if (parts.length < 1 || parts.length > 3 || parts.some((p) => !Number.isFinite(p) || p <= 0) || (integer && parts.some((p) => !Number.isInteger(p))))
     throw new Error(`${what} must be START[:END[:STEP]] with positive ${integer ? 'integers' : 'numbers'}, got '${text}'`);
   const [a, b = a, s = 1] = parts;
