@@ -44,8 +44,8 @@ test('serve flags: every mistake is refused with the flag named', () => {
   refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);
   refuses(['--model-repository', 'r', '--bogus'], /unknown option --bogus/);
   refuses(['--model-repository', 'r', '--handshake-timeout-secs', '0'], /--handshake-timeout-secs must be a number of seconds > 0, got 0/);
-  refuses(['--model-repository', 'r', '--idle-timeout-secs', 'never'], /--idle-timeout-secs expects a number/);
-  refuses(['--model-repository', 'r', '--idle-timeout-secs=-5'], /--idle-timeout-secs must be a number of seconds > 0/);
+  refuses(['--model-repository', 'r', '--idle-timeout-secs', 'never'], /--idle-timeout-secs must be a number >= 0 \(plain digits and a decimal point\), got 'never'/);
+  refuses(['--model-repository', 'r', '--idle-timeout-secs=-5'], /--idle-timeout-secs must be a number >= 0 \(plain digits and a decimal point\), got '-5'/);
   refuses(['--model-repository'], /--model-repository needs a value/);
   refuses(['--model-repository', 'r', '--host', 'a', '--host', 'b'], /--host was given 2 times/);
   assert.throws(() => validateServerOptions({ modelRepositories: ['r'], bodyLimit: 10 }), /body limit/);

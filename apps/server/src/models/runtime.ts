@@ -4,6 +4,7 @@
  * of those modules; ./default-runtime.ts wires the real ones.
  */
 import type { AutotuneChangeReason, EventBus, Executor, InferPayload, InferResult, SchedulerRequest, InstanceSnapshot } from '@inferscope/core';
+import type { PayloadsView } from '@inferscope/core/scheduler';
 import type { PatchResult } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
@@ -60,6 +61,7 @@ export interface SchedulerLike {
 export interface SchedulerView {
   instances?: InstanceSnapshot[];
   queue_depth?: Record<string, number>;
+  payloads?: PayloadsView;
 }
 
 export interface SchedulerFactoryOptions {

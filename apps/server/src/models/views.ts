@@ -32,6 +32,7 @@ export function listRows(entries: Iterable<ModelEntry>): ServedModelInfo[] {
         instances: view?.instances ?? [],
         files: slot.files,
         ...(view?.queue_depth ? { queue_depth: view.queue_depth } : {}),
+        ...(view?.payloads ? { payloads: view.payloads } : {}),
       });
     }
   }

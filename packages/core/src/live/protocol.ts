@@ -10,7 +10,7 @@
 import type { AutotuneChangeReason, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
-import type { InstanceSnapshot } from '../scheduler/snapshot';
+import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -38,6 +38,8 @@ export interface ModelSnapshot {
   files?: { path: string; bytes: number }[];
   /** queue depth per priority level right now */
   queue_depth?: Record<string, number>;
+  /** batches waiting for a busy instance (Triton's queued payloads) and the requests of one lent early */
+  payloads?: PayloadsView;
   /** present when the autotuner runs (or ran) on this version: its target and its last decision's reason */
   autotune?: { enabled: boolean; target_us: number; last?: AutotuneChangeReason };
 }

@@ -49,8 +49,20 @@ export type SchedulerSnapshot = {
   pending: PendingBatchView | null;
   /** answers held back by preserve_ordering */
   held: number;
+  /**
+   * batches formed while every instance was busy, waiting for the next free one (Triton's queued
+   * payloads): how many, their requests, and those of the oldest when it is lent early to a busy instance
+   * that can hand it back (its executor holds it behind the running batch)
+   */
+  payloads: PayloadsView;
   stats: SchedulerStats;
 };
+
+export interface PayloadsView {
+  count: number;
+  requests: number;
+  lent_requests: number;
+}
 
 export function snapshotOf(
   state: string,
@@ -60,6 +72,7 @@ export function snapshotOf(
   nowUs: number,
   stats: SchedulerStats,
   held: number,
+  payloads: PayloadsView = { count: 0, requests: 0, lent_requests: 0 },
 ): SchedulerSnapshot {
   const pending: PendingBatchView | null =
     d.count === 0
@@ -79,6 +92,7 @@ export function snapshotOf(
     })),
     pending,
     held,
+    payloads,
     stats: { ...stats, rejected: { ...stats.rejected } },
   };
 }
