@@ -42,8 +42,8 @@ test('generate applies infer\'s memory estimate under --max-inflight-bytes, and 
     assert.equal(zipped.statusCode, 200, zipped.body);
     // past it: refused, naming that flag
     const big = await server.built.app.inject({ url: '/v2/models/text_encoder/generate', ...json(`{"token_ids": [0]}${' '.repeat(5 * MiB)}`) });
-    assert.equal(big.statusCode, 413, big.body);
-    assert.match(big.json().error, new RegExp(`maximum size of ${4 * MiB} bytes. Use --http-max-input-size`));
+    assert.equal(big.statusCode, 400, big.body);
+    assert.match(big.json().error, new RegExp(`maximum allowed input size of ${4 * MiB} bytes\\. Use --http-max-input-size`));
   } finally {
     await server.close();
   }
@@ -98,12 +98,12 @@ test('a body-size refusal names only the flag that sets the route\'s limit', { t
   try {
     // a control route's limit is fixed (1 MiB): no flag to name
     const control = await server.built.app.inject({ url: '/v2/logging', ...json(`{}${' '.repeat(2 * MiB)}`) });
-    assert.equal(control.statusCode, 413, control.body);
-    assert.match(control.json().error, new RegExp(`maximum size of ${MiB} bytes$`));
+    assert.equal(control.statusCode, 400, control.body);
+    assert.match(control.json().error, new RegExp(`maximum allowed input size of ${MiB} bytes\\.$`));
     // repository load takes --http-max-input-size's limit (file: contents), and names it
     const load = await server.built.app.inject({ url: '/v2/repository/models/x/load', ...json(`{}${' '.repeat(5 * MiB)}`) });
-    assert.equal(load.statusCode, 413, load.body);
-    assert.match(load.json().error, new RegExp(`maximum size of ${4 * MiB} bytes. Use --http-max-input-size to increase the limit`));
+    assert.equal(load.statusCode, 400, load.body);
+    assert.match(load.json().error, new RegExp(`maximum allowed input size of ${4 * MiB} bytes\\. Use --http-max-input-size to increase the limit`));
   } finally {
     await server.close();
   }
