@@ -236,7 +236,10 @@ export interface AutotuneChangeReason {
   measured_p99_us: number;
   rate_per_s: number;
   avg_batch: number;
-  predicted_p99_us: number;
+  /** the p99 predicted at the new setting; absent when it lies beyond the queue model's reach (see `beyond`) */
+  predicted_p99_us?: number;
+  /** why no p99 is predicted (the instances would be saturated): shown instead of a number */
+  beyond?: string;
   predicted_compute_us: number;
 }
 

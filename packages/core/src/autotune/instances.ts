@@ -8,7 +8,7 @@
  * it added, and only once the rate has fallen to half of what made it add (hysteresis: a rate that needed
  * two instances must not flap between one and two), and when one fewer is predicted well within target.
  */
-import { predict, type QueueModelInput } from './queue-model';
+import { predict, withOffset, type QueueModelInput } from './queue-model';
 
 /** one fewer instance must be predicted under this share of the target (room for the learned offset's error) */
 const REMOVE_ROOM = 0.7;
@@ -65,8 +65,9 @@ function bestWith(i: InstanceInput, instances: number, bound: number) {
     const p = predict({ ...i.model, instances }, d);
     const now = predict(i.model, d).utilization;
     const carried = now > 0 && Number.isFinite(now) ? Math.min(MAX_CARRY, p.utilization / now) : 1;
-    const p99 = p.p99_us + Math.max(0, i.offset_us) * carried + Math.min(0, i.offset_us);
-    if (p99 <= bound && (!best || p.compute_per_request_us < best.compute * 0.98)) best = { delay: d, p99, compute: p.compute_per_request_us };
+    // beyond the model's reach with this count: no number to choose by
+    const p99 = withOffset(p, Math.max(0, i.offset_us) * carried + Math.min(0, i.offset_us));
+    if (p99 !== undefined && p99 <= bound && (!best || p.compute_per_request_us < best.compute * 0.98)) best = { delay: d, p99, compute: p.compute_per_request_us };
   }
   return best;
 }
