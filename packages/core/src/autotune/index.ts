@@ -6,4 +6,4 @@ export { autotuneStart, autotuneStep, initialAutotuneState, HEADROOM, DWELL_US, 
 export { ObservedCost } from './cost';
 export { AutotuneDriver, AUTOTUNE_WINDOW_US, batchingView, tunedGroupCount, type DecisionRecord } from './driver';
 export { autotuneRestore, type AutotuneRestore } from './restore';
-export { describeAutotune, limitAdvice, restoredText, type AutotuneStatus, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal } from './status';
+export { autotuneReport, describeAutotune, limitAdvice, restoredText, type AutotuneReport, type AutotuneStatus, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal } from './status';

@@ -6,7 +6,8 @@
  *
  * Each window: (1) measure — the answers at the setting held are pooled over the last windows (measure.ts);
  * (2) learn — the pooled p99 minus the queue model's prediction at the setting held is the model's error
- * (interruptions, spread), smoothed. Then, at most once per DWELL_US (the decisions settle):
+ * (interruptions, spread), smoothed. Then, at most once per DWELL_US (the decisions settle; a move of the
+ * traffic itself out of RATE_BAND is decided at once):
  * (3) predict every delay below the target (never one at or above it: the wait alone would spend it) with
  * that error; (4) choose the least compute per request predicted within target x HEADROOM, in bounded steps,
  * backing off when the pooled p99 misses; (5) hysteresis — a small move is not made, a move that would undo
@@ -28,11 +29,11 @@ import { LIVE_LIMITS } from '../live-config/limits';
 import { predict, withOffset, type BatchCost, type Prediction, type QueueModelInput } from './queue-model';
 import type { AutotuneWindow } from './window';
 import { instanceChange } from './instances';
-import { addWindow, emptyPool, measured, poolRate, rateMoved, type Measured, type Pool } from './measure';
+import { addWindow, emptyPool, measured, MIN_SAMPLES, poolRate, rateMoved, type Measured, type Pool } from './measure';
 import { limitAdvice, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal, type AutotuneStatus } from './status';
 
 /** aim this far under the target: a pooled p99 still has noise, the target is a bound */
-export const HEADROOM = 0.93;
+export const HEADROOM = 0.95;
 /** at most one change per this much time: its effect is measured (a pool of windows) before the next */
 export const DWELL_US = 5_000_000;
 /** fraction of the target the delay may grow per decision */
@@ -52,11 +53,6 @@ const COMPUTE_TIE = 0.005;
 const P99_TIE = 0.05;
 /** a predicted utilization from which a miss is the instances' (compute), not the host's spread */
 const BUSY = 0.6;
-/**
- * a change of instance count is a jump the offset was not learned at, and its effect is measured only a
- * dwell later: it aims this much further under the bound
- */
-const INSTANCE_ROOM = 0.85;
 /** a proposal to clear preferred sizes is made when it saves at least this share of instance time */
 const PROPOSAL_GAIN = 0.05;
 
@@ -192,7 +188,7 @@ function proposal(model: QueueModelInput, view: BatchingView, delays: readonly n
   const round = (v: number) => Math.round(v * 10) / 10;
   return {
     preferred_batch_size: [],
-    why: `preferred sizes [${view.preferred.join(',')}] cut batches at ${round(now.batch)}; without them batches of ${round(without.p.batch)} save ${round(now.compute_per_request_us - without.p.compute_per_request_us)} µs of instance time a request (predicted p99 ${fmt(without.p99)})`,
+    why: `preferred sizes [${view.preferred.join(',')}] cut batches at ${round(now.batch)}; without them a delay of ${fmt(without.delay)} forms batches of ${round(without.p.batch)} and saves ${round(now.compute_per_request_us - without.p.compute_per_request_us)} µs of instance time a request within the target`,
     compute_now_us: round(now.compute_per_request_us),
     compute_proposed_us: round(without.p.compute_per_request_us),
   };
@@ -246,8 +242,10 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
     return hold({ state: 'not_met', target_us: target, delay_us: view.delay_us, best_p99_us: Math.round(best), limit: oor.limit, advice: oor.advice, ...(offer ? { proposal: offer } : {}) }, { out_of_reach: { ...oor, best_p99_us: best } });
   }
   const cleared: Partial<AutotuneState> = { out_of_reach: undefined };
-  // (5) one change per dwell: the last one's effect is still being measured
-  if (since < DWELL_US || state.skip > 0) {
+  // (5) one change per dwell: the last one's effect is still being measured; unless the traffic itself moved
+  // (the rate left the band it was decided at, which noise does not do): a new regime is decided at once
+  const newRegime = state.last !== undefined && state.last.rate_per_s > 0 && rateMoved(rate, state.last.rate_per_s) && m.answered >= MIN_SAMPLES;
+  if ((since < DWELL_US && !newRegime) || state.skip > 0) {
     const status: AutotuneStatus = state.last && since < DWELL_US
       ? { state: 'holding', target_us: target, delay_us: view.delay_us, ...(m.p99_us !== undefined ? { p99_us: m.p99_us } : {}), why: `measuring the last change for ${fmt(DWELL_US - since)} more`, ...(offer ? { proposal: offer } : {}) }
       : steady();
@@ -286,7 +284,7 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
   // instances, when the host allows more and no delay fits (or the rate fell after adding): instances.ts
   const inst = instanceChange({
     model, max_instances: view.max_instances, added: state.added ?? 0, added_at_rate: state.added_at_rate ?? 0,
-    candidates: candidates.map((c) => c.delay), offset_us: off, bound_us: bound * INSTANCE_ROOM, late, fitsNow: fits.length > 0, missing, held_us: view.delay_us,
+    candidates: candidates.map((c) => c.delay), offset_us: off, bound_us: bound, late, fitsNow: fits.length > 0, missing, held_us: view.delay_us,
   });
   if (inst) {
     const added = (state.added ?? 0) + inst.delta;

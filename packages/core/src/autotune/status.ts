@@ -5,6 +5,7 @@
  * ever said "autotuned: p99 target 10 ms" while the target was missed by 4x: the state names whether the
  * target is met, and when it is not, the best p99 and what limits it, with the advice to act on.
  */
+import type { AutotuneChangeReason } from '../events';
 
 /** what keeps the target out of reach */
 export type AutotuneLimit =
@@ -70,4 +71,21 @@ export function describeAutotune(s: AutotuneStatus): string {
     case 'restored': return `autotune: off, ${s.text}`;
     case 'off': return 'autotune: off (it had changed nothing)';
   }
+}
+
+/**
+ * What every report of a version's tuner carries (snapshot, statistics stream, HTTP statistics, control
+ * acknowledgement): on or off, the target, the last decision's reason, the status and its line.
+ */
+export interface AutotuneReport {
+  enabled: boolean;
+  target_us: number;
+  last?: AutotuneChangeReason;
+  status: AutotuneStatus;
+  /** describeAutotune(status): the same words wherever it is shown */
+  text: string;
+}
+
+export function autotuneReport(enabled: boolean, status: AutotuneStatus, last?: AutotuneChangeReason): AutotuneReport {
+  return { enabled, target_us: status.target_us, ...(last ? { last } : {}), status, text: describeAutotune(status) };
 }

@@ -7,7 +7,8 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneChangeReason, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
+import type { AutotuneReport } from '../autotune/status';
+import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { InstanceSnapshot } from '../scheduler/snapshot';
@@ -38,8 +39,8 @@ export interface ModelSnapshot {
   files?: { path: string; bytes: number }[];
   /** queue depth per priority level right now */
   queue_depth?: Record<string, number>;
-  /** present when the autotuner runs (or ran) on this version: its target and its last decision's reason */
-  autotune?: { enabled: boolean; target_us: number; last?: AutotuneChangeReason };
+  /** present when the autotuner runs (or ran) on this version: on/off, target, last reason, its status */
+  autotune?: AutotuneReport;
 }
 
 export interface DeviceMemory {
@@ -128,6 +129,8 @@ export interface StatsMessage {
   event_loop?: EventLoopFigures;
   /** the latest config sweep started from the dashboard (running or finished) */
   sweep?: SweepProgress;
+  /** every version the autotuner runs (or ran) on, with its status now (it changes without a config change) */
+  autotune?: ({ model: string; version: string } & AutotuneReport)[];
 }
 
 /** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
