@@ -273,7 +273,10 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
 
   // (3) predict every delay below the target, (4) choose
   const ceiling = state.ceiling && !rateMoved(rate, state.ceiling.rate_per_s) ? state.ceiling.delay_us : Infinity;
-  const candidates: Candidate[] = candidateDelays(target).filter((d) => d < ceiling || d === DELAY.min).map((d) => {
+  // a delay that with one request's compute fills the target can never meet it (the delay = target
+  // on a host where a batch of one takes most of it): only the smallest delay stays a candidate then
+  const alone = cost(spr);
+  const candidates: Candidate[] = candidateDelays(target).filter((d) => d === DELAY.min || (d < ceiling && d + alone < target)).map((d) => {
     const p = predict(model, d);
     return { delay: d, p, p99: withOffset(p, off) };
   });
@@ -313,7 +316,8 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
     }
     const limit = limitOf(model, held, target);
     const advice = limitAdvice(limit, view.max_instances === undefined || view.instances < view.max_instances);
-    const best = pick.p99 !== undefined ? Math.min(m.p99_us, pick.p99) : m.p99_us;
+    // measured at the setting held; the status follows the measurement at the one it moves to
+    const best = m.p99_us;
     const out_of_reach = { rate_per_s: rate, target_us: target, limit, advice, best_p99_us: best };
     const status: AutotuneStatus = { state: 'not_met', target_us: target, delay_us: pick.delay, best_p99_us: Math.round(best), limit, advice, ...(offer ? { proposal: offer } : {}) };
     if (pick.delay === view.delay_us) return hold(status, { out_of_reach });

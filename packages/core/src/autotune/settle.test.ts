@@ -72,6 +72,8 @@ for (const seed of [1, 2, 3, 4]) {
     for (let i = 2; i < delays.length; i++) assert.ok(!(delays[i] === delays[i - 2] && delays[i] !== delays[i - 1]), `A->B->A: ${delays.join(' -> ')}`);
     // never a delay at or above the target (the first step takes the shipped 17 ms under it)
     assert.ok(delays.slice(1).every((d) => d < TARGET), delays.join(' -> '));
+    // nor one that, with the host's batch of one (8 ms and more), fills the target: the issue's delay = target
+    assert.ok(r.view.delay_us + 8000 < TARGET, `held ${r.view.delay_us} µs`);
     // a prediction is a plausible number or says why there is none
     for (const c of changes) {
       const reason = c.step.decision!.reason;
