@@ -99,7 +99,7 @@ export class AutotuneService {
     }
     if (!existing || !existing.enabled) return this.status(this.begin(model, version, config, targetUs!).model, version)!;
     // a new target: the out-of-reach verdict and the ceilings were the old target's (the policy checks it)
-    existing.state = { ...existing.state, target_us: targetUs! };
+    existing.state = { ...existing.state, target_us: targetUs!, status: { ...existing.state.status, target_us: targetUs! } };
     this.arm();
     return this.status(model, version)!;
   }
