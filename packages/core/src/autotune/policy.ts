@@ -148,13 +148,21 @@ export function autotuneStart(state: AutotuneState, view: BatchingView): Autotun
   const origin: AutotuneOrigin = { max_queue_delay_microseconds: view.delay_us, preferred_batch_size: [...view.preferred] };
   const started: AutotuneState = { ...state, origin, status: { state: 'measuring', target_us: state.target_us, delay_us: view.delay_us } };
   if (view.max_batch_size <= 0 || view.delay_us < state.target_us) return { state: started };
+  return underTarget(started, view, 'start');
+}
+
+/**
+ * A delay at or above the target (the one found at the start, a target lowered, a person's change while
+ * tuned) goes at once, whatever the dwell, to half the target: the wait alone would spend the target.
+ */
+function underTarget(state: AutotuneState, view: BatchingView, when: string): AutotuneStep {
   const delay = candidateAtMost(state.target_us, state.target_us / 2);
   const reason: AutotuneReason = {
-    why: `start: the delay ${fmt(view.delay_us)} is not below the target ${fmt(state.target_us)}; half the target until the traffic is measured`,
-    target_us: state.target_us, measured_p99_us: 0, rate_per_s: 0, avg_batch: 0, beyond: 'nothing measured yet', predicted_compute_us: 0,
+    why: `${when}: the delay ${fmt(view.delay_us)} is not below the target ${fmt(state.target_us)}; half the target until the traffic is measured`,
+    target_us: state.target_us, measured_p99_us: 0, rate_per_s: 0, avg_batch: 0, beyond: 'nothing measured yet at this delay', predicted_compute_us: 0,
   };
   return {
-    state: { ...started, last: { from_us: view.delay_us, to_us: delay, rate_per_s: 0 }, since_change_us: 0, skip: 0, status: { state: 'measuring', target_us: state.target_us, delay_us: delay } },
+    state: { ...state, pool: emptyPool(), last: { from_us: view.delay_us, to_us: delay, rate_per_s: 0 }, since_change_us: 0, skip: 0, out_of_reach: undefined, ceiling: undefined, status: { state: 'measuring', target_us: state.target_us, delay_us: delay } },
     patch: { max_queue_delay_microseconds: delay },
     decision: { old: { max_queue_delay_microseconds: view.delay_us }, new: { max_queue_delay_microseconds: delay }, reason },
   };
@@ -235,6 +243,7 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
       : { state: 'met', target_us: target, delay_us: view.delay_us, p99_us: m.p99_us, ...(offer ? { proposal: offer } : {}) };
   const hold = (status: AutotuneStatus, extra: Partial<AutotuneState> = {}): AutotuneStep => ({ state: { ...base, ...extra, status } });
 
+  if (view.delay_us >= target) return underTarget(base, view, 'the target or the delay changed');
   // (6) out of reach at this rate and target: hold, say so, change nothing until the rate or target moves
   const oor = state.out_of_reach;
   if (oor && oor.target_us === target && !rateMoved(rate, oor.rate_per_s) && (missing || m.p99_us === undefined)) {

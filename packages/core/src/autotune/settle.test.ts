@@ -157,3 +157,13 @@ test('on the simulator, stopping the driver mid-run puts the found configuration
   assert.equal(driver.decisions.length, made, 'a stopped tuner changes nothing');
   assert.equal(scheduler.currentConfig.dynamic_batching?.max_queue_delay_microseconds, 4000);
 });
+
+test('a target lowered under the delay held (or a delay set at or above it) is corrected at once, dwell or not', () => {
+  const view: BatchingView = { delay_us: 2400, preferred: [], max_batch_size: 64, instances: 1 };
+  const w: AutotuneWindow = { duration_us: 1e6, arrivals: 300, completed: 300, p99_us: 2900, over_target: 0, batches: 200, batch_samples: 300, busy_us: 0, compute_by_size: {} };
+  // a change was just made (within the dwell), then the user lowers the target to 1 ms
+  const state = { ...autotuneStart(initialAutotuneState(3000), view).state, since_change_us: 1e6, target_us: 1000 };
+  const step = autotuneStep(state, w, view, calibrated);
+  assert.equal(step.patch?.max_queue_delay_microseconds, 500);
+  assert.match(step.decision!.reason.why, /not below the target 1 ms/);
+});
