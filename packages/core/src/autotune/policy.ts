@@ -30,7 +30,7 @@ import { predict, withOffset, type BatchCost, type Prediction, type QueueModelIn
 import type { AutotuneWindow } from './window';
 import { instanceChange } from './instances';
 import { addWindow, emptyPool, measured, MIN_SAMPLES, poolRate, rateMoved, type Measured, type Pool } from './measure';
-import { limitAdvice, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal, type AutotuneStatus } from './status';
+import { limitAdvice, ms as fmt, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal, type AutotuneStatus } from './status';
 
 /** aim this far under the target: a pooled p99 still has noise, the target is a bound */
 export const HEADROOM = 0.95;
@@ -167,8 +167,6 @@ function underTarget(state: AutotuneState, view: BatchingView, when: string): Au
     decision: { old: { max_queue_delay_microseconds: view.delay_us }, new: { max_queue_delay_microseconds: delay }, reason },
   };
 }
-
-const fmt = (us: number) => (us >= 1000 ? `${+(us / 1000).toFixed(2)} ms` : `${Math.round(us)} µs`);
 
 interface Candidate { delay: number; p: Prediction; p99?: number }
 

@@ -7,8 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneReport } from '../autotune/status';
-import type { SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
+import type { AutotuneReport, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { InstanceSnapshot } from '../scheduler/snapshot';
