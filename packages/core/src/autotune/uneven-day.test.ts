@@ -118,6 +118,10 @@ test('a target below the batch-1 latency: the smallest delay, every request answ
   assert.ok(r.decisions.length > 0);
   assert.ok(r.decisions.every((d) => d.new.max_queue_delay_microseconds === 0), JSON.stringify(r.decisions.map((d) => d.new)));
   assert.equal(r.summary.requests.completed, r.summary.requests.sent);
+  // and it says so, naming the limit: no batching setting helps a request that alone takes the target
+  const status = r.autotune[0].status;
+  assert.equal(status.state, 'not_met', JSON.stringify(status));
+  if (status.state === 'not_met') assert.equal(status.limit, 'latency');
 });
 
 test('the tuner reacts to a rate change within seconds', () => {
