@@ -231,7 +231,6 @@ export const en = {
     title: 'Autotune (p99 target)',
     toggle: 'autotune',
     targetMs: 'p99 target (ms)',
-    on: (target: string) => `autotuned: p99 target ${target}`,
     off: 'not autotuned',
     marker: 'autotune',
     targetLine: (target: string) => `p99 target ${target}`,

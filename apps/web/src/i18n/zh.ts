@@ -207,7 +207,6 @@ export const zh: Strings = {
     title: '自动调优（p99 目标）',
     toggle: '自动调优',
     targetMs: 'p99 目标（毫秒）',
-    on: (target) => `自动调优中：p99 目标 ${target}`,
     off: '未自动调优',
     marker: '自动调优',
     targetLine: (target) => `p99 目标 ${target}`,
