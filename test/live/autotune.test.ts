@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ConfigChangedEvent, ControlAck, Frame, Snapshot } from '@inferscope/core';
+import type { ConfigChangedEvent, ControlAck, Frame, Snapshot, StatsMessage } from '@inferscope/core';
 import { DWELL_US } from '@inferscope/core/autotune';
 import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
 import { connectSocket } from '../support/socket.ts';
@@ -76,6 +76,11 @@ test('under traffic the tuner decides: config.changed by autotune with its reaso
     // at most one change per dwell
     for (let i = 1; i < changes.length; i++) assert.ok(changes[i].t - changes[i - 1].t >= DWELL_US * 0.9, JSON.stringify(changes.map((e) => e.t)));
     const ev = await streamed;
+    // the status rides the stats messages (it moves without a config change)
+    const stats = await new Promise<StatsMessage>((resolve) => c.on('stats', (m: StatsMessage) => { if (m.autotune?.some((a) => a.version === '2')) resolve(m); }));
+    const entry = stats.autotune!.find((a) => a.model === 'mlp_classifier' && a.version === '2')!;
+    assert.equal(entry.enabled, true);
+    assert.match(entry.text, /^autotune: (measuring|target met|holding|target not met)/);
     assert.ok(ev.reason && ev.reason.avg_batch >= 0);
     const snap = next<Snapshot>(c, 'snapshot');
     c.emit('resync');
