@@ -85,6 +85,8 @@ export interface AutotuneState {
   proposed_at_us?: number;
   /** the tuner cleared the preferred sizes (restore puts them back) */
   cleared_preferred?: boolean;
+  /** the user set preferred sizes again after the tuner cleared them: they are the user's, never proposed again */
+  preferred_kept?: boolean;
   /** what the user is told */
   status: AutotuneStatus;
 }
@@ -230,10 +232,15 @@ export function autotuneStep(state: AutotuneState, w: AutotuneWindow, view: Batc
   const off = offset ?? 0;
   const missing = m.p99_us !== undefined && m.p99_us > target;
   const bound = target * HEADROOM;
-  const offer = proposal(model, view, candidateDelays(target), off, bound);
+  // sizes set again after the tuner cleared them are the user's answer to its proposal: it stops proposing
+  const userKept = state.preferred_kept === true || (state.cleared_preferred === true && view.preferred.length > 0 && !(view.preferred.length === 1 && view.preferred[0] >= view.max_batch_size));
+  const offer = userKept ? undefined : proposal(model, view, candidateDelays(target), off, bound);
   // a proposal is shown from the first window it holds; dropped when it no longer does
   const proposedAt = offer ? state.proposed_at_us ?? clock : undefined;
-  const base: AutotuneState = { ...state, offset_us: offset, pool, since_change_us: since, clock_us: clock, skip: Math.max(0, state.skip - 1), proposed_at_us: proposedAt };
+  const base: AutotuneState = {
+    ...state, offset_us: offset, pool, since_change_us: since, clock_us: clock, skip: Math.max(0, state.skip - 1), proposed_at_us: proposedAt,
+    ...(userKept ? { preferred_kept: true, cleared_preferred: false } : {}),
+  };
   const steady = (): AutotuneStatus => m.p99_us === undefined
     ? { state: 'measuring', target_us: target, delay_us: view.delay_us, ...(offer ? { proposal: offer } : {}) }
     : missing

@@ -167,3 +167,35 @@ test('a target lowered under the delay held (or a delay set at or above it) is c
   assert.equal(step.patch?.max_queue_delay_microseconds, 500);
   assert.match(step.decision!.reason.why, /not below the target 1 ms/);
 });
+
+test('preferred sizes: proposed with the saving first, cleared one dwell later with that reason, and never again once the user sets them back', () => {
+  const rng = new Rng(5);
+  let view: BatchingView = { delay_us: 1000, preferred: [8, 16, 32], max_batch_size: 64, instances: 1 };
+  let step = autotuneStart(initialAutotuneState(3000), view);
+  const proposedAt: number[] = [];
+  const preferredChanges: { t: number; why: string }[] = [];
+  for (let t = 1; t <= 60; t++) {
+    // the user puts the sizes back 10 s after the tuner cleared them
+    if (preferredChanges.length === 1 && t === preferredChanges[0].t + 10) view = { ...view, preferred: [8, 16, 32] };
+    const arrivals = Math.round(rng.normal(9000, 90));
+    const w: AutotuneWindow = {
+      duration_us: 1e6, arrivals, completed: arrivals, p99_us: 1500 + 300 * rng.next(), over_target: 0,
+      batches: Math.ceil(arrivals / 8), batch_samples: arrivals, busy_us: 0, compute_by_size: {},
+    };
+    step = autotuneStep(step.state, w, view, calibrated);
+    const s = step.state.status;
+    if ('proposal' in s && s.proposal) proposedAt.push(t);
+    if (step.patch?.preferred_batch_size !== undefined) preferredChanges.push({ t, why: step.decision!.reason.why });
+    if (step.patch?.max_queue_delay_microseconds !== undefined) view = { ...view, delay_us: step.patch.max_queue_delay_microseconds };
+    if (step.patch?.preferred_batch_size !== undefined) view = { ...view, preferred: step.patch.preferred_batch_size };
+  }
+  assert.equal(preferredChanges.length, 1, JSON.stringify(preferredChanges));
+  const made = preferredChanges[0];
+  // shown in the status for at least a dwell before it was made, and made with its reason
+  assert.ok(proposedAt.length > 0 && made.t - proposedAt[0] >= DWELL_US / 1e6, `proposed at ${proposedAt[0]}, made at ${made.t}`);
+  assert.match(made.why, /^proposed .* ago, made: preferred sizes \[8,16,32\] cut batches at .* saves [\d.]+ µs of instance time a request/);
+  // the user's sizes stay: no proposal after they were set back, and switching off leaves them alone
+  assert.ok(proposedAt.every((t) => t <= made.t), `proposed again at ${proposedAt.filter((t) => t > made.t)}`);
+  assert.deepEqual(view.preferred, [8, 16, 32]);
+  assert.equal(autotuneRestore(step.state, view).patch?.preferred_batch_size, undefined);
+});
