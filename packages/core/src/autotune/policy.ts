@@ -30,7 +30,8 @@ import { predict, withOffset, type BatchCost, type Prediction, type QueueModelIn
 import type { AutotuneWindow } from './window';
 import { instanceChange } from './instances';
 import { addWindow, emptyPool, measured, MIN_SAMPLES, poolRate, rateMoved, type Measured, type Pool } from './measure';
-import { limitAdvice, ms as fmt, type AutotuneLimit, type AutotuneOrigin, type AutotuneProposal, type AutotuneStatus } from './status';
+import { limitAdvice, ms as fmt, type AutotuneLimit, type AutotuneOrigin, type AutotuneStatus } from './status';
+import { proposal } from './proposal';
 
 /** aim this far under the target: a pooled p99 still has noise, the target is a bound */
 export const HEADROOM = 0.95;
@@ -53,8 +54,6 @@ const COMPUTE_TIE = 0.005;
 const P99_TIE = 0.05;
 /** a predicted utilization from which a miss is the instances' (compute), not the host's spread */
 const BUSY = 0.6;
-/** a proposal to clear preferred sizes is made when it saves at least this share of instance time */
-const PROPOSAL_GAIN = 0.05;
 
 const DELAY = LIVE_LIMITS.max_queue_delay_microseconds;
 
@@ -171,36 +170,6 @@ function underTarget(state: AutotuneState, view: BatchingView, when: string): Au
 }
 
 interface Candidate { delay: number; p: Prediction; p99?: number }
-
-/** The least compute per request among the delays predicted within the bound, and its delay. */
-function cheapest(model: QueueModelInput, delays: readonly number[], off: number, bound: number): { delay: number; p: Prediction; p99: number } | undefined {
-  let best: { delay: number; p: Prediction; p99: number } | undefined;
-  for (const d of delays) {
-    const p = predict(model, d);
-    const p99 = withOffset(p, off);
-    if (p99 !== undefined && p99 <= bound && (!best || p.compute_per_request_us < best.p.compute_per_request_us)) best = { delay: d, p, p99 };
-  }
-  return best;
-}
-
-/**
- * The proposal to clear preferred sizes, when they cut batches short enough to cost instance time: the
- * cheapest delay within the bound without them against the cheapest with them (at the delay held when none
- * fits with them).
- */
-function proposal(model: QueueModelInput, view: BatchingView, delays: readonly number[], off: number, bound: number): AutotuneProposal | undefined {
-  if (view.preferred.length === 0 || (view.preferred.length === 1 && view.preferred[0] >= view.max_batch_size)) return undefined;
-  const now = cheapest(model, delays, off, bound)?.p ?? predict(model, view.delay_us);
-  const without = cheapest({ ...model, preferred: [] }, delays, off, bound);
-  if (!without || !(without.p.compute_per_request_us < now.compute_per_request_us * (1 - PROPOSAL_GAIN))) return undefined;
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return {
-    preferred_batch_size: [],
-    why: `preferred sizes [${view.preferred.join(',')}] cut batches at ${round(now.batch)}; without them a delay of ${fmt(without.delay)} forms batches of ${round(without.p.batch)} and saves ${round(now.compute_per_request_us - without.p.compute_per_request_us)} µs of instance time a request within the target`,
-    compute_now_us: round(now.compute_per_request_us),
-    compute_proposed_us: round(without.p.compute_per_request_us),
-  };
-}
 
 /** What limits a target no setting meets. */
 function limitOf(model: QueueModelInput, held: Prediction, target: number): AutotuneLimit {
