@@ -10,26 +10,12 @@
 //      2-core machine.
 // A file's output is printed in one piece when it ends (never interleaved), then a summary: the counts,
 // the failed files and the slowest files with their durations.
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
+import { REPO_ROOT, testFiles } from './test-files.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = REPO_ROOT;
 // bench/ holds benchmark scripts (never *.test.ts, so never run here) and the lab's own tests, which run.
-const roots = ['packages', 'apps', 'bench', 'test'];
-const skip = new Set(['node_modules', 'dist', 'output', 'out']);
-const files = [];
-function walk(dir) {
-  for (const name of readdirSync(dir)) {
-    if (skip.has(name)) continue;
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full);
-    else if (name.endsWith('.test.ts') || name.endsWith('.test.tsx')) files.push(relative(root, full));
-  }
-}
-for (const r of roots) {
-  try { walk(join(root, r)); } catch { /* folder absent */ }
-}
+const files = testFiles(['packages', 'apps', 'bench', 'test']);
 const filters = process.argv.slice(2);
 const selected = files.filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
 if (selected.length === 0) {

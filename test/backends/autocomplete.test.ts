@@ -55,10 +55,10 @@ test('full-rank dims with max_batch_size 0 describe a non-batching use of a batc
   assert.deepEqual(config.output, [{ name: 'probabilities', data_type: 'TYPE_FP32', dims: [-1, 10] }]);
 });
 
-test('a config that contradicts the model is refused with both shapes', () => {
+test('a config that contradicts the model is refused with both shapes, in the words of Triton\'s backends', () => {
   assert.throws(
     () => autoCompleteConfig(mlpFile, { name: 'mlp', max_batch_size: 8, input: [{ name: 'input', data_type: 'TYPE_FP32', dims: [100] }] }),
-    /unexpected shape for input 'input', model expects \[-1,784\], config has \[-1,100\]/,
+    /model 'mlp', tensor 'input': the model expects 2 dimensions \(shape \[-1,784\]\) but the model configuration specifies 2 dimensions \(an initial batch dimension because max_batch_size > 0 followed by the explicit tensor shape, making complete shape \[-1,100\]\)/,
   );
   assert.throws(
     () => autoCompleteConfig(mlpFile, { name: 'mlp', max_batch_size: 8, input: [{ name: 'input', data_type: 'TYPE_INT64', dims: [784] }] }),
@@ -70,7 +70,7 @@ test('a config that contradicts the model is refused with both shapes', () => {
   );
   assert.throws(
     () => autoCompleteConfig(mlpFile, { name: 'mlp', max_batch_size: 8, output: [{ name: 'probabilities', data_type: 'TYPE_FP32', dims: [12] }] }),
-    /unexpected shape for output 'probabilities', model expects \[-1,10\], config has \[-1,12\]/,
+    /tensor 'probabilities': the model expects 2 dimensions \(shape \[-1,10\]\) but .* making complete shape \[-1,12\]\)/,
   );
 });
 

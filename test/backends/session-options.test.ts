@@ -25,8 +25,8 @@ test('session options follow Triton keys and refuse bad values', () => {
   assert.equal(o.executionMode, 'parallel');
   assert.equal(o.graphOptimizationLevel, 'extended');
   assert.equal(o.enableCpuMemArena, false);
-  assert.throws(() => sessionOptions({ name: 'm', parameters: { intra_op_thread_count: param('two') } }, 2), /'intra_op_thread_count' of model 'm' must be a non-negative integer, got 'two'/);
-  assert.throws(() => sessionOptions({ name: 'm', parameters: { execution_mode: param('2') } }, 2), /must be 0 \(sequential\) or 1 \(parallel\)/);
+  assert.throws(() => sessionOptions({ name: 'm', parameters: { intra_op_thread_count: param('two') } }, 2), /'intra_op_thread_count' of model 'm' must be an integer >= 0 and <= 1024 \(plain digits\), got 'two'/);
+  assert.throws(() => sessionOptions({ name: 'm', parameters: { execution_mode: param('2') } }, 2), /'execution_mode' of model 'm' must be an integer >= 0 and <= 1 \(plain digits\), got '2'/);
   assert.throws(() => lazyLoad({ name: 'm', parameters: { lazy_load: param('maybe') } }), /must be true or false/);
   assert.equal(lazyLoad({ name: 'm', parameters: { lazy_load: param('TRUE') } }), true);
 });

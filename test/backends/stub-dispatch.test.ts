@@ -9,7 +9,7 @@ import { EventBus, type SchedulerEvent } from '@inferscope/core';
 import { RealClock } from '@inferscope/core/clock';
 import { ModelScheduler } from '@inferscope/core/scheduler/model-scheduler.ts';
 import type { ModelConfig } from '@inferscope/core/config';
-import type { InferResult } from '@inferscope/core';
+import type { Executor, InferPayload, InferResult } from '@inferscope/core';
 import type { StubExecutor } from '../../apps/server/src/backends/stub/executor';
 import { instance, request } from './fixtures';
 import { execFileSync } from 'node:child_process';
@@ -120,19 +120,33 @@ test('through the scheduler: the batch held behind the slower stub runs on the s
   const bus = new EventBus();
   const events: SchedulerEvent[] = [];
   bus.on((e) => events.push(e));
-  const sched = new ModelScheduler({ model: 'sleepy', version: '1', config: config(2), clock: new RealClock(), bus, executor: loaded.executor });
+  // the stub executor as it is, with every hand-off recorded ("instance:first request id")
+  const inner = loaded.executor as StubExecutor;
+  const handed: string[] = [];
+  const executor: Executor<InferPayload, InferResult> = {
+    prefetch: inner.prefetch,
+    reclaim: (info, batch) => inner.reclaim(info, batch),
+    startInstance: (info) => inner.startInstance(info),
+    stopInstance: (info) => inner.stopInstance(info),
+    execute: (info, batch) => inner.execute(info, batch),
+    executeWithCallback: (info, batch, done) => {
+      handed.push(`${info.name}:${batch[0].id}`);
+      inner.executeWithCallback(info, batch, done);
+    },
+  };
+  const sched = new ModelScheduler({ model: 'sleepy', version: '1', config: config(2), clock: new RealClock(), bus, executor });
   try {
     await sched.start();
     const order: string[] = [];
     const run = (id: string, v: number) => sched.enqueue({ ...sample(v), id }).then((r) => (order.push(id), r));
     const long = run('long', 20); // 2 s on sleepy_0_0
     const short = run('short', 2); // 0.2 s on sleepy_0_1
-    const third = run('third', 1); // formed while both run: held behind the one busy longest
+    const third = run('third', 1); // queued while both run: held behind the one busy longest
     await Promise.all([long, short, third]);
     const formedOf = (id: string) => events.find((e) => e.type === 'batch.formed' && e.request_ids[0] === id) as Extract<SchedulerEvent, { type: 'batch.formed' }>;
     const ranOn = (id: string) => (events.find((e) => e.type === 'batch.started' && e.batch_id === formedOf(id).batch_id) as Extract<SchedulerEvent, { type: 'batch.started' }>).instance;
     assert.notEqual(ranOn('long'), ranOn('short'));
-    assert.equal(formedOf('third').next_on, ranOn('long'), 'handed early to the stub busy longest');
+    assert.equal(handed.find((h) => h.endsWith(':third')), `${ranOn('long')}:third`, 'handed early to the stub busy longest');
     assert.equal(ranOn('third'), ranOn('short'), 'it moved to the stub that freed up first');
     assert.deepEqual(order, ['short', 'third', 'long']);
   } finally {

@@ -47,7 +47,7 @@ test('settings: Triton keys, and instances x intra-op threads stay within the co
   const off = { ...base, parameters: { DISABLE_OPTIMIZED_EXECUTION: { string_value: 'true' }, INFERENCE_MODE: { string_value: 'false' } } } as ModelConfig;
   assert.equal(torchSettings(off, 2).disableOptimizedExecution, true);
   assert.equal(torchSettings(off, 2).inferenceMode, false);
-  assert.throws(() => torchSettings({ ...base, parameters: { INTRA_OP_THREAD_COUNT: { string_value: 'two' } } } as ModelConfig, 2), /must be a non-negative integer, got 'two'/);
+  assert.throws(() => torchSettings({ ...base, parameters: { INTRA_OP_THREAD_COUNT: { string_value: 'two' } } } as ModelConfig, 2), /must be an integer >= 0 and <= 1024 \(plain digits\), got 'two'/);
 });
 
 test('wherever torch and its headers are installed, the native stub is built and current', { skip: NO_TORCH }, () => {

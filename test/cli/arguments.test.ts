@@ -43,11 +43,15 @@ test('the reader: values in both forms, flags, repeats in order, once-only optio
   assert.throws(() => parseArgs(['--bogus'], specs), /^Error: unknown option --bogus$/);
 });
 
-test('numbers: one wording for every command, the range stated', () => {
+test('numbers: one wording for every command, the range stated, plain digits only', () => {
   assert.equal(numberArg(undefined, '--rate', 5), 5);
   assert.equal(numberArg('2.5', '--rate', 5, { min: 0 }), 2.5);
-  assert.throws(() => numberArg('x', '--rate', 5, { min: 0 }), /^Error: --rate must be a number >= 0, got 'x'$/);
-  assert.throws(() => numberArg('', '--rate', 5), /--rate must be a number, got ''/);
-  assert.throws(() => numberArg('1.5', '--replicas', 2, { integer: true, min: 1 }), /--replicas must be an integer >= 1, got '1.5'/);
-  assert.throws(() => numberArg('70000', '--port', 0, { integer: true, min: 0, max: 65535 }), /--port must be an integer >= 0 and <= 65535, got '70000'/);
+  assert.throws(() => numberArg('x', '--rate', 5, { min: 0 }), /^Error: --rate must be a number >= 0 \(plain digits and a decimal point\), got 'x'$/);
+  assert.throws(() => numberArg('', '--rate', 5), /--rate must be a number >= 0 \(plain digits and a decimal point\), got ''/);
+  assert.throws(() => numberArg('1.5', '--replicas', 2, { integer: true, min: 1 }), /--replicas must be an integer >= 1 \(plain digits\), got '1.5'/);
+  assert.throws(() => numberArg('70000', '--port', 0, { integer: true, min: 0, max: 65535 }), /--port must be an integer >= 0 and <= 65535 \(plain digits\), got '70000'/);
+  // what Number() would take and a person did not mean: refused, not read as 1000, 16, 5 or 7
+  for (const text of ['1e3', '0x10', '+5', ' 7', '7 ', '1_000', 'Infinity', '.5', '5.']) {
+    assert.throws(() => numberArg(text, '--rate', 5), new RegExp(`--rate must be a number >= 0 .*, got '${text.replace(/[.+]/g, '\\$&')}'`), text);
+  }
 });

@@ -9,7 +9,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  FIELD_USE, fieldUseOf, schemaPaths, schemaOf, unservedFields, loadModelConfig, type MessageName, type ModelConfig,
+  FIELD_USE, fieldUseOf, schemaPaths, schemaOf, unservedFields, loadModelConfig, modelConfigToJson, modelConfigFromJson,
+  normalizeModelConfig, parseModelConfig, type MessageName, type ModelConfig,
 } from '@inferscope/core/config';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 
@@ -93,8 +94,12 @@ test('a config that sets any refused field is refused, naming the field; default
   const defaults = {
     name: 'm', response_cache: { enable: false }, instance_group: [{ count: 1, rate_limiter: {} }],
     model_repository_agents: { agents: [] }, input: [{ name: 'a', allow_ragged_batch: false }],
+    cc_model_filenames: {}, metric_tags: {},
   } as ModelConfig;
   assert.deepEqual(unservedFields(defaults), []);
+  // a config as the server prints it (protobuf's JSON mapping: every field with its default) asks for nothing
+  const printed = modelConfigToJson(normalizeModelConfig(parseModelConfig(readFileSync(join(ROOT, 'model_repository/mlp_classifier/config.pbtxt'), 'utf8')), { modelName: 'mlp_classifier', gpuCount: 0 }));
+  assert.deepEqual(unservedFields(modelConfigFromJson(JSON.parse(JSON.stringify(printed)))), []);
   // Honoured and inert fields are never refused.
   for (const [path, use] of Object.entries(FIELD_USE)) {
     if (use.use === 'refused') continue;

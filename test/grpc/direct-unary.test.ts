@@ -9,6 +9,8 @@ import { Metadata, ServerCredentials, status, type Server, type ServerUnaryCall,
 import { newGrpcServer } from '../../apps/server/src/grpc/server';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
 import { answerUnaryDirectly, grpcFrame } from '../../apps/server/src/grpc/direct-unary';
+import { InflightBytes } from '../../apps/server/src/http/inflight-bytes';
+import { MessageStallWatch } from '../../apps/server/src/grpc/message-stall';
 import { grpcClient, type TestGrpcClient } from './client';
 
 const MAX = 4096;
@@ -50,7 +52,7 @@ before(async () => {
   server.addService(definition, handlers);
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
   address = `127.0.0.1:${port}`;
-  taken = answerUnaryDirectly(server, definition, handlers, MAX);
+  taken = answerUnaryDirectly(server, definition, handlers, { maxReceiveBytes: MAX, inflight: new InflightBytes(1 << 30), stall: new MessageStallWatch(60_000) });
   client = grpcClient(address);
 });
 

@@ -39,13 +39,25 @@ export function rawGrpcStream(address: string, method: string): RawGrpcStream {
       return new Promise((resolve, reject) => {
         const messages: unknown[] = [];
         let pending = Buffer.alloc(0);
+        // chunks are joined once a whole message is there, not per chunk (a 1 MiB message is ~64 chunks)
+        let parts: Buffer[] = [];
+        let partBytes = 0;
+        let need = 5; // bytes the next message needs: its 5-byte header, then header plus length
         stream.on('data', (chunk: Buffer) => {
-          pending = Buffer.concat([pending, chunk]);
+          parts.push(chunk);
+          partBytes += chunk.length;
+          if (pending.length + partBytes < need) return;
+          pending = Buffer.concat([pending, ...parts]);
+          parts = [];
+          partBytes = 0;
+          need = 5 + pending.readUInt32BE(1);
+          if (pending.length < need) return;
           while (pending.length >= 5 && pending.length >= 5 + pending.readUInt32BE(1)) {
             const n = pending.readUInt32BE(1);
             messages.push(def.responseDeserialize(pending.subarray(5, 5 + n)));
             pending = pending.subarray(5 + n);
           }
+          need = pending.length >= 5 ? 5 + pending.readUInt32BE(1) : 5;
         });
         stream.on('end', () => resolve(messages));
         stream.on('error', reject);

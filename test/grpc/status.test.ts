@@ -31,7 +31,7 @@ test('gRPC statuses that stand for no Triton code map back to none', () => {
 
 test('a transport-level HTTP status never leaks into gRPC: the code decides', () => {
   assert.equal(grpcError(errors.CLIENT_CANCELLED('gone')).code, status.CANCELLED);
-  assert.equal(grpcError(errors.BODY_TOO_LARGE(1)).code, status.INVALID_ARGUMENT);
+  assert.equal(grpcError(errors.BODY_TOO_LARGE(2, 1)).code, status.INVALID_ARGUMENT);
   assert.equal(grpcError(new Error('a bug')).code, status.INTERNAL);
   assert.equal(grpcError(errors.UNKNOWN_MODEL('m')).code, status.NOT_FOUND);
 });

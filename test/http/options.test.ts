@@ -22,6 +22,11 @@ test('serve flags: defaults, lists, =value form, memory budget, token from the e
   assert.deepEqual(e.memoryBudget, { cpu: 512 * 1024 * 1024 });
   assert.equal(e.controlToken, 'tok');
   assert.equal(parseServeArgs(['--model-repository', 'r', '--control-token', 'flag'], { INFERSCOPE_CONTROL_TOKEN: 'env' }).controlToken, 'flag');
+  // connection limits (http/connection-timeouts.ts): defaults, and fractions of a second for tests
+  assert.equal(o.handshakeTimeoutSecs, 10);
+  assert.equal(o.idleTimeoutSecs, 120);
+  const t = parseServeArgs(['--model-repository', 'r', '--handshake-timeout-secs', '0.2', '--idle-timeout-secs=30'], {});
+  assert.deepEqual([t.handshakeTimeoutSecs, t.idleTimeoutSecs], [0.2, 30]);
 });
 
 test('serve flags: every mistake is refused with the flag named', () => {
@@ -32,12 +37,15 @@ test('serve flags: every mistake is refused with the flag named', () => {
   refuses(['--model-repository', 'r', '--load-model', 'm'], /--load-model can only be used with --model-control-mode explicit/);
   refuses(['--model-repository', 'r', '--model-control-mode', 'explicit', '--load-model', '*', '--load-model', 'a'], /must be the only --load-model/);
   refuses(['--model-repository', 'r', '--http-port', '70000'], /--http-port must be a port number/);
-  refuses(['--model-repository', 'r', '--grpc-port=-1'], /--grpc-port must be a port number/);
+  refuses(['--model-repository', 'r', '--grpc-port=-1'], /--grpc-port must be a number >= 0 .*, got '-1'/);
   refuses(['--model-repository', 'r', '--grpc-port', '65536'], /--grpc-port must be a port number/);
-  refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port expects a number/);
+  refuses(['--model-repository', 'r', '--http-port', 'eighty'], /--http-port must be a number >= 0 \(plain digits and a decimal point\), got 'eighty'/);
   refuses(['--model-repository', 'r', '--memory-budget', 'lots'], /--memory-budget/);
   refuses(['--model-repository', 'r', '--repository-poll-secs', '-1'], /--repository-poll-secs/);
   refuses(['--model-repository', 'r', '--bogus'], /unknown option --bogus/);
+  refuses(['--model-repository', 'r', '--handshake-timeout-secs', '0'], /--handshake-timeout-secs must be a number of seconds > 0, got 0/);
+  refuses(['--model-repository', 'r', '--idle-timeout-secs', 'never'], /--idle-timeout-secs expects a number/);
+  refuses(['--model-repository', 'r', '--idle-timeout-secs=-5'], /--idle-timeout-secs must be a number of seconds > 0/);
   refuses(['--model-repository'], /--model-repository needs a value/);
   refuses(['--model-repository', 'r', '--host', 'a', '--host', 'b'], /--host was given 2 times/);
   assert.throws(() => validateServerOptions({ modelRepositories: ['r'], bodyLimit: 10 }), /body limit/);

@@ -135,17 +135,20 @@ test('errors: status and {"error"} body for model lookup, validation, scheduler 
   }
 });
 
-test('a body over the limit is refused with 413 and the server keeps serving', async () => {
+test("a body over the limit is refused with Triton's 400 and words (JSON, raw binary) and the server keeps serving", async () => {
   const { manager } = fakeManager();
   const a = await app(manager, 1024);
-  const big = await a.inject({
-    method: 'POST',
-    url: '/v2/models/doubler/infer',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 4], data: new Array(2000).fill(1) }] }),
+  const payload = JSON.stringify({ inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 4], data: new Array(2000).fill(1) }] });
+  const big = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-type': 'application/json' }, payload });
+  assert.equal(big.statusCode, 400);
+  assert.deepEqual(JSON.parse(big.body), {
+    error: `request JSON size of ${payload.length} bytes exceeds the maximum allowed input size of 1024 bytes. Use --http-max-input-size to increase the limit.`,
   });
-  assert.equal(big.statusCode, 413);
-  assert.match(JSON.parse(big.body).error, /exceeds the maximum size of 1024 bytes/);
+  const raw = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'inference-header-content-length': '0' }, payload: Buffer.alloc(4000) });
+  assert.equal(raw.statusCode, 400);
+  assert.deepEqual(JSON.parse(raw.body), {
+    error: 'Raw input has a byte_size (4000 bytes) that exceeds the maximum allowed value of 1024 bytes. Use --http-max-input-size to increase the limit.',
+  });
   const ok = await a.inject({
     method: 'POST',
     url: '/v2/models/doubler/infer',
@@ -203,7 +206,10 @@ test('gzip and deflate request bodies are accepted (header length counts decompr
     assert.deepEqual(JSON.parse(res.body).outputs[0].data, [2, 4, 6, 8]);
   }
   const bomb = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'gzip' }, payload: gzipSync(Buffer.alloc(1 << 20)) });
-  assert.equal(bomb.statusCode, 413);
+  assert.equal(bomb.statusCode, 400);
+  assert.deepEqual(JSON.parse(bomb.body), {
+    error: 'Decompressed data size exceeds the maximum allowed value of 65536 bytes. Use --http-max-input-size to increase the limit.',
+  });
   const garbage = await a.inject({ method: 'POST', url: '/v2/models/doubler/infer', headers: { 'content-encoding': 'gzip' }, payload: Buffer.from('not gzip') });
   assert.equal(garbage.statusCode, 400);
   assert.match(JSON.parse(garbage.body).error, /unable to decompress the gzip request body/);

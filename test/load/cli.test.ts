@@ -34,6 +34,7 @@ test('perf measures concurrency steps, reads server queue/compute from the stati
   assert.match(text, /Request concurrency: 4/);
   assert.match(text, /Avg request latency: \d+ usec \(overhead \d+ usec \+ queue \d+ usec/);
   assert.match(text, /Inferences\/Second vs\. Client Average Batch Latency/);
+  assert.match(text, /Avg latency: \d+ usec \(standard deviation \d+ usec\)/);
   const rows = (await readFile(csv, 'utf8')).trim().split('\n');
   assert.equal(rows.length, 3);
   assert.ok(rows[0].startsWith('Concurrency,Inferences/Second,Client Send,Network+Server Send/Recv,Server Queue'));

@@ -11,6 +11,8 @@ test('ranges follow perf_analyzer: START[:END[:STEP]]', () => {
   assert.throws(() => parseRange('0:4', 'c', true), /positive/);
   assert.throws(() => parseRange('8:2', 'c', true), /below START/);
   assert.throws(() => parseRange('1.5', 'c', true), /integers/);
+  // plain digits only: what Number() would read as something else is refused
+  for (const text of ['1e3', '0x10', ' 7', '+5', '2:', '']) assert.throws(() => parseRange(text, 'c', true), /START\[:END\[:STEP\]\]/, text);
 });
 
 const statsDoc = (success: number, queueNs: number, inferNs: number, inf: number, exec: number) => ({
@@ -37,7 +39,7 @@ test('server figures are the difference of two statistics reads, per request', (
 test('CSV has perf_analyzer column names and one row per step', () => {
   const step: StepResult = {
     mode: { kind: 'concurrency', concurrency: 4 }, stable: true, windows: 3, request_count: 300, error_count: 0, errors: {},
-    throughput_per_s: 1234.5, latency_us: { p50: 900, p90: 1200, p95: 1300, p99: 2000, avg: 1000, stabilising: 1000 },
+    throughput_per_s: 1234.5, latency_us: { p50: 900, p90: 1200, p95: 1300, p99: 2000, avg: 1000, std: 250, stabilising: 1000 },
     client_send_us: 20, client_recv_us: 30, response_wait_us: 950,
     server: { requests: 300, inferences: 300, executions: 60, request_us: 800, queue_us: 400, compute_input_us: 0, compute_infer_us: 350, compute_output_us: 0 },
   };
@@ -54,4 +56,5 @@ test('CSV has perf_analyzer column names and one row per step', () => {
   assert.match(text, /Throughput: 1234.5 infer\/sec/);
   assert.match(text, /queue 400 usec/);
   assert.match(text, /Avg batch size: 5.00/);
+  assert.match(text, /Avg latency: 1000 usec \(standard deviation 250 usec\)/);
 });

@@ -7,7 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tempNameFor } from '../../apps/server/src/config-writeback/atomic-file.ts';
@@ -93,9 +93,12 @@ test('.bak keeps the original mode; the new config keeps it too', async () => {
     await saveDelay(repo, 7777);
     assert.equal((await stat(join(modelDir, 'config.pbtxt.bak'))).mode & 0o777, 0o600);
     assert.equal((await stat(join(modelDir, 'config.pbtxt'))).mode & 0o777, 0o600);
+    // a hand edit makes the file the user's again: the next .bak is a copy of it, with its mode
+    await appendFile(join(modelDir, 'config.pbtxt'), '# edited by hand\n');
     await chmod(join(modelDir, 'config.pbtxt'), 0o640);
     await saveDelay(repo, 7778);
     assert.equal((await stat(join(modelDir, 'config.pbtxt.bak'))).mode & 0o777, 0o640);
+    assert.match(await readFile(join(modelDir, 'config.pbtxt.bak'), 'utf8'), /# edited by hand\n$/);
   });
 });
 

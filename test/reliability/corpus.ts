@@ -173,7 +173,7 @@ export function buildBadCorpus(seed = 1): BadCase[] {
   add('encoding', 'UTF-16LE body', Buffer.from(JSON.stringify(validMlpRequest()), 'utf16le'), MLP, { 'content-type': 'application/json; charset=utf-16' });
   add('encoding', 'UTF-16 BOM + UTF-16LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(JSON.stringify(validMlpRequest()), 'utf16le')]));
   for (let i = 0; i < 30; i++) {
-    // invalid UTF-8 inside the input name: decodes to U+FFFD, an unknown input
+    // invalid UTF-8 inside the input name: refused as JSON text that is not UTF-8 (it used to become U+FFFD)
     const bytes = Buffer.from(JSON.stringify({ inputs: [mlpInput(1, { name: 'in@@' })] }));
     const at = bytes.indexOf('in@@') + 2;
     bytes[at] = [0xff, 0xc3, 0xe2, 0x80, 0xf0][i % 5];

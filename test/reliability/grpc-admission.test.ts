@@ -5,6 +5,7 @@
  * Here (8 MiB messages against a 20 MiB limit prove the same at a size this machine can spare):
  * - gRPC messages are charged to the same InflightBytes as HTTP bodies: past the limit UNAVAILABLE at
  *   once, while gRPC holds the budget HTTP gets its 503, and the budget comes back when they are answered;
+ *   a stream's message waits for room instead (its id is in the bytes not read) and is then served;
  * - a shared-memory input's byte_size is checked against its tensor before one byte is read (HTTP and
  *   gRPC), only byte_size is read, and those bytes count against the same limit.
  */
@@ -51,21 +52,26 @@ test('gRPC messages count against --max-inflight-bytes like HTTP bodies: UNAVAIL
     // the budget the two held gRPC calls take is the one HTTP is admitted against
     const http = await rawRequest(server.port, postHead('/v2/models/mlp_classifier/infer', { 'content-type': 'application/json', 'content-length': String(2 * MiB) }), Buffer.alloc(0), { timeoutMs: 10_000 });
     assert.equal(http.status, 503, JSON.stringify(http).slice(0, 200));
-    // a stream's messages are charged too: refused in its error_message, the stream goes on
+    // a stream's message is charged from its prefix too: with no room it is not read (its HTTP/2 stream is
+    // paused, the client's writes wait) until the held calls give their bytes back; then it is served
     const stream = client.raw.ModelStreamInfer();
-    const streamed: Array<{ error_message: string }> = [];
-    stream.on('data', (m: { error_message: string }) => streamed.push(m));
+    const streamed: Array<{ error_message: string; infer_response?: { id: string } }> = [];
+    stream.on('data', (m: { error_message: string; infer_response?: { id: string } }) => streamed.push(m));
     stream.write(blobRequest(message, 8, 's0'));
-    await until('the stream refusal', () => streamed.length === 1);
-    assert.match(streamed[0].error_message, /--max-inflight-bytes/);
-    stream.end();
+    await until('the stream message to wait for room', () => server.built.inflight.waiting === 1);
+    assert.equal(streamed.length, 0);
 
     rmSync(hold);
     await Promise.all(calls);
+    await until('the stream answer', () => streamed.length === 1);
+    assert.equal(streamed[0].error_message, '', 'the waiting stream message is served, not refused');
+    assert.equal(streamed[0].infer_response?.id, 's0');
+    stream.end();
     assert.equal(outcomes.filter((o) => o?.ok).length, 2, 'the two admitted calls are answered');
     // every charge came back: three at once are admitted one after another now
     const again = await Promise.allSettled([0, 1].map((i) => client.call('ModelInfer', blobRequest(message, 8, `again${i}`))));
     assert.deepEqual(again.map((r) => r.status), ['fulfilled', 'fulfilled']);
+    await until('every charge to come back (unary, stream, HTTP)', () => server.built.inflight.inUse === 0);
     console.log(`grpc admission: 8 concurrent ${message / MiB} MiB ModelInfer under ${LIMIT / MiB} MiB: 2 admitted, 6 UNAVAILABLE; HTTP 503 while they were held`);
   } finally {
     client.close();

@@ -57,14 +57,14 @@ interface Rig {
  * `autoComplete`: a static auto_complete_config (python, class-level indent) run before the load;
  * REPO in it and in `hostile` stands for the repository's folder.
  */
-async function rig(model: string, hostile: string, opts: { extraConfig?: string; memoryBudget?: Record<string, number>; autoComplete?: string } = {}): Promise<Rig> {
+async function rig(model: string, hostile: string, opts: { extraConfig?: string; memoryBudget?: Record<string, number>; autoComplete?: string; maxInflightBytes?: number } = {}): Promise<Rig> {
   const repo = tempRepo('is-hostile-');
   // no batching delay: each request is its own batch, so the request behind a hostile one is not in its batch
   repo.add(model, addSubConfig(model, opts.extraConfig).replace('max_queue_delay_microseconds: 20000', 'max_queue_delay_microseconds: 0'), {
     'model.py': hostileAddSub(hostile, opts.autoComplete).replaceAll('REPO', repo.dir),
   });
   const logs: string[] = [];
-  const server = await startTestServer({ modelRepositories: [repo.dir], log: (m) => logs.push(m), memoryBudget: opts.memoryBudget });
+  const server = await startTestServer({ modelRepositories: [repo.dir], log: (m) => logs.push(m), memoryBudget: opts.memoryBudget, maxInflightBytes: opts.maxInflightBytes });
   const begun = (v: number, n = 1) =>
     waitFor(() => logs.filter((l) => l.endsWith(`] begin ${v.toFixed(1)}`)).length >= n, `execute() to begin on ${v}`);
   return { server, repo, logs, begun };
@@ -175,13 +175,14 @@ test('an execute() that never returns: execute_timeout_ms answers it with an err
   } finally {
     await teardown(r);
   }
-  // the parameter is validated at load: not a number, or negative, refuses the model naming it
-  for (const bad of ['soon', '-5']) {
+  // the parameter is validated at load: anything but plain digits (not a number, negative, empty, an
+  // exponent) refuses the model naming it
+  for (const bad of ['soon', '-5', '', '1e3']) {
     const r2 = await rig('hung', '', { extraConfig: `parameters { key: "execute_timeout_ms" value: { string_value: "${bad}" } }` });
     try {
       const row = (await modelIndex(r2.server.url)).find((m) => m.name === 'hung');
       assert.equal(row?.state, 'UNAVAILABLE');
-      assert.match(row?.reason ?? '', new RegExp(`parameter 'execute_timeout_ms' of model 'hung' must be a non-negative integer, got '${bad}'`));
+      assert.match(row?.reason ?? '', new RegExp(`parameter 'execute_timeout_ms' of model 'hung' must be an integer >= 0 and <= ${Number.MAX_SAFE_INTEGER} \\(plain digits\\), got '${bad}'`));
     } finally {
       await teardown(r2);
     }
@@ -249,6 +250,47 @@ test('an execute() growing past its memory share (600 MB vs a 300 MiB budget) is
     assert.ok(ledger.used_bytes <= ledger.budget_bytes, 'the ledger is within its budget again');
     assertExactlyOnce(r.server, 'greedy', 2);
     console.log(`hostile-stubs: memory: ${/held ([\d.]+ MiB)/.exec(res.body.error)?.[1]} stopped under a 300 MiB budget; restarted and serving`);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('a frame header claiming 512 MiB on the stub channel fails its request at once (nothing buffered), the stub is restarted, the model serves on', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
+  const MiB = 1024 * 1024;
+  // the header alone, then silence: a server that waited for (or collected) the announced bytes would never
+  // answer, as execute() never returns; only the bound checked from the 8-byte prefix can fail the request
+  const r = await rig('liar', `        if v == 5:
+            import struct
+            os.write(3, struct.pack("<II", 8, 512 << 20))
+            time.sleep(3600)
+`, { maxInflightBytes: 64 * MiB });
+  try {
+    const res = await inferJson(r.server.url, 'liar', body(5));
+    assert.equal(res.status, 500, JSON.stringify(res.body));
+    assert.match(res.body.error, new RegExp(`instance liar_0_0 of model 'liar' announced a frame of ${16 + 512 * MiB} bytes, more than the ${64 * MiB} a stub may send \\(--max-inflight-bytes\\); its stub was stopped`));
+    const ok = await inferJson(r.server.url, 'liar', body(1));
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.deepEqual(ok.body.outputs[0].data, [2, 2, 2, 2]);
+    assert.ok(r.logs.some((l) => /restarting instance liar_0_0 \(restart 1\)/.test(l)), r.logs.join('\n'));
+    assertExactlyOnce(r.server, 'liar', 2);
+  } finally {
+    await teardown(r);
+  }
+});
+
+test('an auto_complete_config that returns a config of megabytes is refused with the cap, not read whole', { skip: NO_NUMPY, timeout: 180_000 }, async () => {
+  const r = await rig('bloated', '', {
+    autoComplete: `    @staticmethod
+    def auto_complete_config(auto_complete_model_config):
+        auto_complete_model_config.add_input({"name": "x" * (8 << 20), "data_type": "TYPE_FP32", "dims": [4]})
+        return auto_complete_model_config
+
+`,
+  });
+  try {
+    const row = (await modelIndex(r.server.url)).find((m) => m.name === 'bloated');
+    assert.equal(row?.state, 'UNAVAILABLE');
+    assert.match(row?.reason ?? '', /auto_complete_config of model 'bloated' returned too much: more than the 4194304 bytes a config may have/);
   } finally {
     await teardown(r);
   }

@@ -163,8 +163,8 @@ test('path traversal in model names is refused on every entry point', { timeout:
 
 test('request body and header sizes are limited; the server keeps serving', { timeout: 120_000 }, async () => {
   const big = await server.app.inject({ method: 'POST', url: `/v2/models/${M}/infer`, headers: { 'content-type': 'application/json' }, payload: Buffer.alloc(MiB + 1, 0x20) });
-  assert.equal(big.statusCode, 413);
-  assert.match((big.json() as { error: string }).error, /exceeds the maximum size/);
+  assert.equal(big.statusCode, 400);
+  assert.match((big.json() as { error: string }).error, /exceeds the maximum allowed input size/);
   const head = await rawRequest(server.port, postHead(`/v2/models/${M}/infer`, { 'X-Big': 'h'.repeat(64 * 1024), 'Content-Length': '2' }), Buffer.from('{}'));
   assert.equal(head.status, 431);
   const many = await rawRequest(server.port, postHead(`/v2/models/${M}/infer`, { ...Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`X-H${i}`, 'v'])), 'Content-Length': '2' }), Buffer.from('{}'));

@@ -36,13 +36,14 @@ test('while every instance is busy the pending batch keeps growing; the largest 
     h.send(`g${i}`);
   }
   assert.equal(h.exec.all.length, 1, 'nothing is handed to the busy instance');
-  // At g7 (t=400) the 8 waiting reach the largest preferred size: that batch cannot grow, so it is formed
-  // then and waits for the instance (Triton's saturated payload); g8 is left to the next one.
-  assert.deepEqual(h.of('batch.formed').slice(1).map((b) => [b.size, b.t]), [[8, 400]]);
-  assert.equal(h.sched.snapshot().pending?.requests, 1);
+  // Triton's queued payload: [g0, g1] at 100 (preferred 2), 4 at 200, 6 at 350 (g4's delay), 7 with g6 (6 is
+  // no preferred size, so it takes what waits), 8 at 400 (the largest preferred size: with a delay it still
+  // grows), and g8 at 450 overshoots it and joins (Triton's #8141): the instance takes all 9 when it frees.
+  h.clock.advance(0); // the batcher looks at g8 (at 450) before the instance frees at 450
+  assert.equal(h.of('batch.formed').length, 1, 'a queued payload is formed when an instance takes it');
   h.exec.finish();
   assert.equal(h.of('batch.started')[1].t, 450);
-  assert.deepEqual(h.exec.sizes(), [2, 8]);
+  assert.deepEqual(h.exec.sizes(), [2, 9]);
 
   // before the delay, the grown batch goes at the largest preferred size it reached (8 of 9 waiting)
   const p = new Harness({ max_batch_size: 16, dynamic_batching: { preferred_batch_size: [2, 4, 8], max_queue_delay_microseconds: 1e6 } });

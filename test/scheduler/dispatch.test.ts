@@ -1,6 +1,6 @@
 /**
- * Triton's dispatch rule, for every executor (issue 30): formed batches wait in one queue per model, and an
- * instance that becomes free takes the oldest, whichever instance it is. An executor that hides its
+ * Triton's dispatch rule, for every executor (issue 30): batches queued while every instance is busy wait in
+ * one queue per model (payloads.ts), and an instance that becomes free takes the oldest, whichever it is. An executor that hides its
  * hand-off (prefetch 1 with reclaim) changes neither which batch runs first nor its size. All on the
  * VirtualClock; batch cost 2000 + 250 x n µs (the issue's), per instance scaled by its speed.
  */
@@ -28,6 +28,9 @@ class TimedExecutor implements Executor<null, string> {
   private readonly jobs = new Map<string, { batch: Batch; done: Done }[]>();
   /** batch (first request id) -> [instance, when it really began] */
   readonly began = new Map<string, [string, number]>();
+  /** every hand-off and take-back, as "instance:ids" */
+  readonly handed: string[] = [];
+  readonly reclaimed: string[] = [];
 
   constructor(
     private readonly clock: VirtualClock,
@@ -41,6 +44,7 @@ class TimedExecutor implements Executor<null, string> {
         const i = q.findIndex((j) => j.batch === batch);
         if (i <= 0) return false; // unknown, or running
         q.splice(i, 1);
+        this.reclaimed.push(`${instance.name}:${batch.map((r) => r.id).join(',')}`);
         return true;
       };
     }
@@ -54,6 +58,7 @@ class TimedExecutor implements Executor<null, string> {
     const q = this.jobs.get(instance.name) ?? [];
     this.jobs.set(instance.name, q);
     assert.ok(q.length < 1 + this.prefetch, `${instance.name} handed a batch it has no room for`);
+    this.handed.push(`${instance.name}:${batch.map((r) => r.id).join(',')}`);
     q.push({ batch, done });
     if (q.length === 1) this.run(instance);
   }
@@ -122,13 +127,13 @@ test("issue 30's trace: a batch formed while both instances run goes to the one 
     s.clock.advanceTo(100);
     s.send('r1');
     s.clock.advanceTo(1500);
-    for (const id of ['r2', 's3', 's4']) s.send(id); // [r2, s3, s4] is full: formed at once
+    for (const id of ['r2', 's3', 's4']) s.send(id); // [r2, s3, s4] is full: a saturated payload
     s.clock.advanceTo(1600);
-    for (const id of ['r5', 's6', 's7']) s.send(id); // [r5, s6, s7]: formed too, younger
+    for (const id of ['r5', 's6', 's7']) s.send(id); // [r5, s6, s7]: another, younger
     s.clock.runUntilIdle();
     const older = s.started('r2');
     const younger = s.started('r5');
-    assert.equal(older.formedAt, 1500);
+    assert.equal(older.formedAt, 2350, 'a queued payload is formed when an instance takes it');
     assert.deepEqual([older.instance, older.t], ['m_0_1', 2350], `prefetch ${prefetch}: the older batch runs on the instance free first`);
     assert.deepEqual([younger.instance, younger.t], ['m_0_0', 2750], `prefetch ${prefetch}: the younger one after it`);
     assert.equal(s.answered.size, 8);
@@ -146,13 +151,15 @@ test('with a fast hand-off the older batch is handed early to the instance busy 
   s.clock.advanceTo(1500);
   for (const id of ['r2', 's3', 's4']) s.send(id);
   s.clock.advance(0);
-  assert.equal(s.formed()[2].next_on, 'm_0_0', 'handed early to the instance busy since t=0');
+  assert.deepEqual(s.exec.handed.slice(2), ['m_0_0:r2,s3,s4'], 'handed early to the instance busy since t=0');
   s.clock.advanceTo(1600);
   for (const id of ['r5', 's6', 's7']) s.send(id);
   s.clock.advance(0);
-  assert.equal(s.formed()[3].next_on, undefined, 'only the oldest formed batch is ever held');
+  assert.equal(s.exec.handed.length, 3, 'only the oldest queued batch is ever held');
   s.clock.runUntilIdle();
   // m_0_1 freed first at 2350: [r2..] was taken back from m_0_0 and began there; m_0_0 then held [r5..]
+  assert.deepEqual(s.exec.reclaimed, ['m_0_0:r2,s3,s4']);
+  assert.deepEqual(s.exec.handed.slice(3), ['m_0_1:r2,s3,s4', 'm_0_0:r5,s6,s7']);
   const younger = s.events.find((e) => e.type === 'batch.started' && e.batch_id === s.formed()[3].batch_id) as { prefetched?: boolean };
   assert.equal(younger.prefetched, true, 'the younger was handed early once the older had begun, and began without a hand-off');
 });
@@ -209,9 +216,10 @@ test('a fast hand-off changes no batch: the same traffic forms the same batches,
   }
 });
 
-test('a batch that could still grow is never held early: it grows in the queue, and a batch taken back keeps its form', () => {
-  // preferred [2, 4], delay 5000: a 2 reached while both instances run is not saturated (Triton's payload
-  // at 2 may still grow into 4), so it is not formed; two more arrivals make it a 4, formed then
+test('a queued payload that grows while held early is taken back and handed again as it grew', () => {
+  // preferred [2, 4], delay 5000: c, d reach 2 while both instances run: Triton's payload at 2 may still
+  // grow into 4, and it is what the next free instance takes, so it is handed early as it stands; e, f make
+  // it a 4: taken back and handed again
   const s = setup(config(8, { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 5000 }), [1, 1], true);
   void s.sched.start();
   s.send('a', 4);
@@ -220,12 +228,14 @@ test('a batch that could still grow is never held early: it grows in the queue, 
   s.send('c');
   s.send('d');
   s.clock.advance(0);
-  assert.equal(s.formed().length, 2, 'c,d (preferred 2 of [2, 4]) wait unformed');
+  assert.equal(s.formed().length, 2, 'c,d wait as a payload, not formed');
+  assert.deepEqual(s.exec.handed.slice(2), ['m_0_0:c,d']);
   s.clock.advanceTo(200);
   s.send('e');
   s.send('f');
   s.clock.advance(0);
-  assert.deepEqual(s.formed().map((f) => [f.request_ids.join(','), f.next_on]).slice(2), [['c,d,e,f', 'm_0_0']], 'grown to 4 while busy, then held');
+  assert.deepEqual(s.exec.reclaimed, ['m_0_0:c,d']);
+  assert.deepEqual(s.exec.handed.slice(3), ['m_0_0:c,d,e,f'], 'grown to 4 while busy, then held again');
   s.clock.runUntilIdle();
   assert.deepEqual(s.started('c').ids, ['c', 'd', 'e', 'f']);
   assertOldestFirst(s, 'grow');

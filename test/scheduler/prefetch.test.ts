@@ -1,9 +1,8 @@
 /**
- * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the next one,
- * if that batch could not grow any more (full, capped, or at a preferred size; see mayHandOverEarly).
- * Most tests here give every batch a preferred size so that it is handed over; what is never handed over
- * is in triton-fidelity.test.ts. All on the VirtualClock through the Harness; a timer armed "at now"
- * fires on `clock.advance(0)`.
+ * Prefetch (Executor.prefetch): while an instance runs a batch, the scheduler may hand it the oldest queued
+ * payload (lent, still queued: it is formed when the instance begins it), taken back when it grows, when a
+ * later payload could be merged into it, or when another instance frees up first. All on the VirtualClock
+ * through the Harness; a timer armed "at now" fires on `clock.advance(0)`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,21 +77,18 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
   const B = h.exec.all[1];
   assert.deepEqual(ids(B), ['b', 'c', 'd', 'e', 'f'], 'one batch holds the whole burst');
   assert.equal(B.instance.name, A.instance.name);
-  const bId = batchOf(h, 'b');
   const aId = batchOf(h, 'a');
-  assert.deepEqual(lifecycleOf(h, bId), ['formed'], 'batch.formed now, batch.started only when A ends');
-  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 100);
-  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.next_on, 'm_0_0', 'formed for the busy instance that holds it');
+  assert.equal(h.of('batch.formed').length, 1, 'a queued payload handed early (lent): formed only when the instance begins it');
   assert.equal(h.of('batch.formed').find((e) => e.batch_id === aId)!.next_on, undefined, 'an idle instance took A at once');
   assert.equal(instanceView(h, 'm_0_0')?.batch_id, aId, 'the instance still runs A');
 
   // A ends at t=600: B starts then, the instance never idles in between.
   h.clock.advance(500);
-  h.send('g'); // no room behind A any more: formed, it waits in the model's queue of formed batches
+  h.send('g'); // no room behind A any more: a second payload, queued unheld
   h.send('x');
   h.clock.advance(0);
   assert.equal(h.exec.all.length, 2, 'depth 1: nothing more is handed over while A runs');
-  assert.deepEqual(h.of('batch.formed').map((e) => [e.request_ids.join(','), e.t, e.next_on]).slice(2), [['g,x', 600, undefined]], 'formed unheld (preferred 2, delay 0: it cannot grow)');
+  assert.equal(h.of('batch.formed').length, 1, 'g,x wait as a payload (preferred 2, delay 0: it cannot grow)');
   const stateEventsBefore = h.of('instance.state').length;
   // observe the instance from inside A's answers (they go out after the instance moved on)
   let seenInAnswer: { state: string; batch?: string } | undefined;
@@ -104,6 +100,8 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
   });
   h.exec.finish(0);
   unwatch();
+  const bId = batchOf(h, 'b');
+  assert.deepEqual(h.of('batch.formed').find((e) => e.batch_id === bId)!.next_on, 'm_0_0', 'formed as the instance that held it began it');
   assert.deepEqual(seenInAnswer, { state: 'busy', batch: bId }, 'when A is answered the instance already runs B');
   assert.deepEqual(lifecycleOf(h, aId), ['formed', 'started', 'completed']);
   assert.deepEqual(lifecycleOf(h, bId), ['formed', 'started']);
@@ -114,7 +112,7 @@ test('prefetch: a burst while the instance runs A becomes ONE batch, handed over
   assert.ok(evs.indexOf(`batch.completed:${aId}`) < evs.indexOf(`batch.started:${bId}`), 'B starts after A completed');
   assert.equal(h.of('instance.state').length, stateEventsBefore, 'no instance.state change (never idle) between A and B');
   assert.equal(instanceView(h, 'm_0_0')?.state, 'busy');
-  assert.equal(h.exec.all.length, 3, 'once B began, the oldest formed batch (g,x) is handed early in its place');
+  assert.equal(h.exec.all.length, 3, 'once B began, the oldest queued payload (g,x) is handed early in its place');
   assert.deepEqual(ids(h.exec.all[2]), ['g', 'x']);
   assert.equal(h.outcome('a')?.result, 'ok:a');
   h.clock.advance(50);
@@ -130,7 +128,6 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
   for (let i = 0; i < 6; i++) h.send(`p${i}`);
   h.clock.advance(0);
   assert.deepEqual(h.exec.sizes(), [1, 4], 'the burst is capped at the preferred size');
-  assert.equal(h.of('batch.formed')[1].trigger, 'preferred');
   h.send('late');
   h.clock.advance(0);
   assert.deepEqual(h.exec.sizes(), [1, 4], 'depth 1: no second prefetched batch');
@@ -140,6 +137,7 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
     h.clock.advance(0);
   }
   assert.deepEqual(h.exec.sizes(), [1, 4, 3]);
+  assert.equal(h.of('batch.formed')[1].trigger, 'preferred');
   h.assertAllAnsweredOnce(['a', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'late']);
 
   const m = prefetchHarness({ max_batch_size: 4, dynamic_batching: { max_queue_delay_microseconds: 0 } });
@@ -148,11 +146,12 @@ test('prefetch respects preferred sizes and max_batch_size; a batch handed over 
   for (let i = 0; i < 6; i++) m.send(`q${i}`, { batchSize: 1 });
   m.clock.advance(0);
   assert.deepEqual(m.exec.sizes(), [1, 4]);
+  m.exec.finish(0);
   assert.equal(m.of('batch.formed')[1].trigger, 'max_batch');
   assert.equal(m.sched.snapshot().pending?.requests, 2);
 });
 
-test('prefetch with max_queue_delay: a batch whose delay ran out is not formed while the instance is busy; it grows (lent as it stands) until the instance is free', async () => {
+test('prefetch with max_queue_delay: a batch whose delay ran out while the instance is busy is queued (lent as it stands) and grows until the instance is free', async () => {
   const h = prefetchHarness({ max_batch_size: 8, dynamic_batching: { max_queue_delay_microseconds: 1000 } });
   await h.start();
   h.send('a');
@@ -162,15 +161,15 @@ test('prefetch with max_queue_delay: a batch whose delay ran out is not formed w
   h.send('c');
   h.clock.advance(0);
   h.clock.advance(1000);
-  assert.equal(h.of('batch.formed').length, 1, 'the delay ran out, but the instance is busy: nothing is formed');
-  assert.equal(h.exec.all.length, 1, 'nor lent: until something happens the instance is not told');
+  assert.equal(h.of('batch.formed').length, 1, 'the delay ran out, the instance is busy: a payload is queued, not formed');
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c']], 'the wake-up at the delay lent it to the busy instance');
   assert.equal(h.sched.snapshot().pending?.requests, 2);
   assert.equal(h.clock.pending, 0, 'and no timer spins meanwhile');
   h.clock.advance(500);
   h.send('d');
   h.clock.advance(0);
   assert.equal(h.of('batch.formed').length, 1);
-  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c', 'd']], 'b,c,d are lent to it as they stand, still queued');
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c', 'd']], 'd joined the payload (2 is no preferred size): lent again, still queued');
   assert.equal(h.sched.snapshot().pending?.requests, 3);
   h.clock.advance(500); // t=3000
   h.exec.finish(0);
@@ -183,7 +182,7 @@ test('prefetch with max_queue_delay: a batch whose delay ran out is not formed w
   h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
 });
 
-test('only the oldest formed batch is handed early, to one busy instance; the rest wait formed, oldest first, up to twice the instances', async () => {
+test('only the oldest queued payload is handed early, to one busy instance; the rest wait, oldest first, up to twice the instances', async () => {
   const h = prefetchHarness({ max_batch_size: 2, dynamic_batching: { max_queue_delay_microseconds: 0 }, instance_group: [{ count: 2, kind: 'KIND_CPU' }] });
   await h.start();
   h.send('a');
@@ -193,8 +192,8 @@ test('only the oldest formed batch is handed early, to one busy instance; the re
   for (const p of ['c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']) all.push(h.send(p));
   assert.equal(h.exec.all.length, 2);
   h.clock.advance(0);
-  // Triton's payload queue: at most 2 x 2 formed batches; k,l stay queued
-  assert.deepEqual(h.of('batch.formed').slice(2).map((e) => [e.request_ids.join(','), e.next_on]), [['c,d', 'm_0_0'], ['e,f', undefined], ['g,h', undefined], ['i,j', undefined]]);
+  // Triton's payload queue: at most 2 x 2 payloads (c,d e,f g,h i,j); k,l wait behind them, formed only when taken
+  assert.equal(h.of('batch.formed').length, 2);
   assert.deepEqual(h.exec.all.slice(2).map((b) => [b.instance.name, ids(b)]), [['m_0_0', ['c', 'd']]], 'only the oldest is handed early');
   assert.equal(h.sched.snapshot().pending?.requests, 2);
 
@@ -391,13 +390,13 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   h.clock.advance(200);
   h.send('b'); // t=200
   h.clock.advance(100);
-  h.send('c'); // t=300: b was handed over at its t=200 timer; c is formed but waits (only the oldest is held)
+  h.send('c'); // t=300: b was handed over at its t=200 timer; c is a payload that waits (only the oldest is held)
   h.clock.advance(0);
-  const bId = batchOf(h, 'b');
-  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 200, 'b was handed over at its arrival timer');
-  assert.equal(h.exec.all.length, 2, 'c waits formed: depth 1');
+  assert.deepEqual(h.exec.all.map(ids), [['a'], ['b']], 'b was handed over at its arrival timer; c waits: depth 1');
   h.clock.advance(700); // t=1000: A ends, B starts
   h.exec.finish(0);
+  const bId = batchOf(h, 'b');
+  assert.equal(h.of('batch.formed').find((e) => e.batch_id === bId)!.t, 1000, 'formed as the instance began it');
   h.clock.advance(250); // t=1250: B ends
   h.exec.finish(0);
   const rc = (id: string) => h.of('request.completed').find((e) => e.request_id === id)!;
@@ -407,8 +406,8 @@ test("a prefetched batch's queue time runs until it started, not until it was fo
   assert.equal(rc('b').compute_us, 250);
   assert.equal(rc('b').total_us, 1050);
   assert.equal(h.of('batch.completed').find((e) => e.batch_id === bId)!.compute_us, 250);
-  // c was formed at t=300, handed early behind B at 1000, and started at 1250
-  assert.equal(h.of('batch.formed').find((e) => e.request_ids.includes('c'))!.t, 300);
+  // c was queued at t=300, handed early behind B at 1000, and formed and started at 1250
+  assert.equal(h.of('batch.formed').find((e) => e.request_ids.includes('c'))!.t, 1250);
   h.clock.advance(0);
   h.exec.finish(0);
   assert.equal(rc('c').queue_us, 950);
@@ -425,11 +424,11 @@ test('a batch held behind a slow instance moves to an instance that frees up fir
   h.clock.advance(100);
   all.push(h.send('c'), h.send('d'));
   h.clock.advance(0);
-  const cd = batchOf(h, 'c');
-  assert.equal(h.of('batch.formed').find((e) => e.batch_id === cd)!.next_on, 'm_0_0', 'c,d held behind a on m_0_0');
+  assert.deepEqual(h.exec.running.map((b) => `${b.instance.name}:${ids(b)}`), ['m_0_0:a', 'm_0_1:b', 'm_0_0:c,d'], 'c,d held behind a on m_0_0');
   h.clock.advance(100);
   h.exec.finish(h.exec.running.findIndex((b) => ids(b)[0] === 'b')); // m_0_1 is free first
   assert.deepEqual(exec.reclaimed, [['c', 'd']]);
+  const cd = batchOf(h, 'c');
   const started = h.of('batch.started').find((e) => e.batch_id === cd)!;
   assert.deepEqual([started.instance, started.t], ['m_0_1', 200], 'c,d began on the free instance at once');
   assert.equal(instanceView(h, 'm_0_1')?.batch_id, cd);
@@ -490,15 +489,16 @@ test('lent: a batch that could still grow is handed to the busy instance as it s
   assert.deepEqual(h.exec.sizes(), [4, 2]);
 });
 
-test('lent: an arrival that changes the decision takes the loan back and lends the grown batch; one that reaches the largest preferred size is formed', async () => {
+test('lent: an arrival that grows the payload takes the loan back and lends the grown batch', async () => {
   const h = await lentBehindA();
   h.send('d');
   h.clock.advance(0);
-  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [], 'b,c,d: still a preferred 2 (b,c) with d waiting: the same decision, the loan stands');
+  assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [], 'b,c (preferred 2) with d waiting for its delay: the payload stands, and the loan');
   h.send('e');
   h.clock.advance(0);
   assert.deepEqual((h.exec as PrefetchExecutor).reclaimed, [['b', 'c']], 'b..e reach 4: the loan is taken back');
-  assert.deepEqual(h.of('batch.formed').slice(1).map((e) => [e.request_ids.join(','), e.next_on]), [['b,c,d,e', 'm_0_0']], 'and the 4, which cannot grow, formed and held early');
+  assert.deepEqual(h.exec.all.slice(1).map(ids), [['b', 'c', 'd', 'e']], 'and the 4 lent in its place (with a delay it may still grow)');
+  assert.equal(h.of('batch.formed').length, 1);
   h.exec.finish(0);
   h.exec.finish(0);
   h.assertAllAnsweredOnce(['a', 'b', 'c', 'd', 'e']);

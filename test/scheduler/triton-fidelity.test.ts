@@ -132,7 +132,7 @@ test('test_multi_batch_gt_max_preferred (fixed and variable shapes): 3 waits, a 
     h.send('r7', { batchSize: 7, shapeKey: shapes[1] });
     assert.deepEqual(h.exec.sizes(), [3], `the 3 goes when the 7 arrives (shapes ${shapes})`);
     h.clock.advance(0);
-    assert.equal(h.of('batch.formed')[1].t, 1_000_000, 'the 7 cannot grow: formed at once, it waits for the instance (Triton\'s saturated payload)');
+    assert.equal(h.of('batch.formed').length, 1, 'the 7 waits as a saturated payload, formed when the instance takes it');
     finishAt(h, 1_001_000);
     assert.deepEqual(h.exec.sizes(), [3, 7], 'the 7 goes as soon as the instance is free');
     assert.equal(h.of('batch.started')[1].t, 1_001_000);
@@ -256,13 +256,12 @@ test('VirtualClock: fractional arrival times and delays never livelock, and the 
   assert.equal(h.of('batch.formed')[0].trigger, 'delay');
 });
 
-// ---- the one documented difference in growth (README, "Dispatch is Triton's; one case of growth is not") ----
+// ---- a payload queued at a smaller preferred size (issue 55: followed, no longer a difference) ----
 
-test('documented difference: a batch at a smaller preferred size takes a later request whose own delay has not run out', async () => {
-  // one instance busy until 2000; b, c at 100 reach preferred 2 of [2, 4] (delay 1000: not saturated, so
-  // nothing is formed); d at 1500. Triton queues [b, c] and lets d join only once d has waited 1000 µs
-  // (2500) or the payload reaches 4, so it runs [b, c] at 2000, then [d]. InferScope decides at 2000 with the
-  // delay of the batch's oldest request (b, waited 1900 µs) and runs [b, c, d]; the order is Triton's.
+test("a batch queued at a smaller preferred size takes a later request only once that request's own delay runs out", async () => {
+  // one instance busy until 2000; b, c at 100 reach preferred 2 of [2, 4] (delay 1000: not saturated, the
+  // payload keeps growing); d at 1500 would make 3, no preferred size, so it joins only once it has waited
+  // 1000 µs (2500): the instance takes [b, c] at 2000, then [d] (payloads.ts, as Triton's batcher).
   for (const prefetch of [false, true]) {
     const h = harness({ max_batch_size: 8, dynamic_batching: { preferred_batch_size: [2, 4], max_queue_delay_microseconds: 1000 } }, prefetch);
     await h.start();
@@ -271,9 +270,11 @@ test('documented difference: a batch at a smaller preferred size takes a later r
     h.clock.advance(0);
     assert.equal(h.of('batch.formed').length, 1, 'nothing formed while the instance is busy');
     finishAt(h, 2000);
-    assert.deepEqual(ids(h.exec.all[1]), ['b', 'c', 'd'], `prefetch ${prefetch}`);
-    assert.equal(h.of('batch.formed')[1].trigger, 'delay');
+    assert.deepEqual(ids(h.exec.all[1]), ['b', 'c'], `prefetch ${prefetch}`);
+    assert.equal(h.of('batch.formed')[1].trigger, 'preferred');
     finishAt(h, 5000);
+    assert.deepEqual(ids(h.exec.all[2]), ['d'], `prefetch ${prefetch}`);
+    finishAt(h, 6000);
     h.assertAllAnsweredOnce(['a', 'b', 'c', 'd']);
   }
 });

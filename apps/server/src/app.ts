@@ -16,9 +16,11 @@ import { MemoryLedger } from './memory/ledger';
 import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
+import { registerServerPath } from './http/redact-paths';
 import { installJsonParser } from './http/json-body';
+import { installDeclaredLimit } from './http/body-reader';
 import { installControlAuth } from './http/control-auth';
-import { InflightBytes } from './http/inflight-bytes';
+import { InflightBytes, installBodyCharges } from './http/inflight-bytes';
 import { registerHealthRoutes, EXTENSIONS, SERVER_NAME } from './http/health';
 import { serverReadiness } from './http/server-readiness';
 import { registerModelRoutes } from './http/models';
@@ -43,7 +45,7 @@ import { registerCalibrationRoutes } from './http/calibration-route';
 import { registerShmRoutes } from './http/shm-routes';
 import { SystemSharedMemory } from './shm/system-shm';
 import { ServerCalls } from './backends/stub/server-calls';
-import { registerGenerateRoutes } from './http/generate-routes';
+import { guardHttp1, type ConnectionTimeouts } from './http/connection-timeouts';
 
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
@@ -66,6 +68,8 @@ export interface InferScopeApp {
   memory: MemoryLedger;
   stats: StatsCollector;
   metrics: Metrics;
+  /** --max-inflight-bytes: what every protocol's requests hold now */
+  inflight: InflightBytes;
   live?: LiveParts;
   options: ServerOptions;
   /** listens on options.host:httpPort (and the metrics and gRPC ports unless null); returns the addresses */
@@ -86,7 +90,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const memory = new MemoryLedger({ budgets: options.memoryBudget, bus, now });
   // what models may ask of the server while they run (BLS calls, custom metrics); bound to the manager below
   const calls = new ServerCalls(bus, now);
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls });
+  // A stub's frame (a batch's outputs, a BLS request, a decoupled response) is bounded by
+  // --max-inflight-bytes: what the server lets all requests hold at once bounds what one frame may bring in.
+  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
@@ -104,6 +110,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // 10 s can expire while the models load next to it; a minute still catches a plugin that never resolves.
   // maxParamLength: model names may be 255 characters (percent-encoded UTF-8 up to 12 bytes each);
   // fastify's default of 100 answered 414 to valid names.
+  const timeouts: ConnectionTimeouts = { handshakeMs: options.handshakeTimeoutSecs * 1000, idleMs: options.idleTimeoutSecs * 1000 };
   const app = Fastify({ logger: options.logRequests, bodyLimit: options.bodyLimit, forceCloseConnections: 'idle', pluginTimeout: 60_000, routerOptions: { maxParamLength: 4096 } });
   let accepting = true;
   // While shutting down, every response closes its connection, so keep-alive clients do not hold the
@@ -112,8 +119,16 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     if (!accepting) reply.header('connection', 'close');
     done(null, payload);
   });
-  installErrorHandlers(app, options.bodyLimit);
-  installJsonParser(app, options.bodyLimit);
+  installErrorHandlers(app);
+  // where the models live is the server's business: error messages name them '<repository>/...'
+  for (const repo of options.modelRepositories) registerServerPath(repo, '<repository>');
+  // --max-inflight-bytes: every request body is charged before it is read (infer routes in their scope)
+  const inflight = new InflightBytes(options.maxInflightBytes);
+  installBodyCharges(app, inflight);
+  // the control routes' own limit; the load route (file: contents) and inference take --http-max-input-size
+  const bodyLimits = { limit: options.bodyLimit, inputSizeLimit: options.inferBodyLimit };
+  installDeclaredLimit(app, bodyLimits);
+  installJsonParser(app, bodyLimits);
   // One guard for every protocol (HTTP routes, gRPC methods, live control messages).
   const control = new ControlGuard(options.controlToken);
   // before any route: every state-changing route registered after this needs the token (when set)
@@ -125,16 +140,14 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const stale = await removeStaleFolders();
   if (stale.length > 0) log(`removed ${stale.length} load folder(s) left by stopped servers: ${stale.join(', ')}`);
   const loadFolders = new PrivateFolders();
-  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders });
+  registerRepositoryRoutes(app, manager, { loadBodyLimit: options.inferBodyLimit, folders: loadFolders, bodyLimits });
   // Statistics and metric series exist for loaded (READY) versions only, as in Triton.
   const servedVersions = () => manager.list().filter((m) => m.version !== '' && m.state === 'READY');
   const stats = new StatsCollector(bus, { models: servedVersions });
   registerStatsRoutes(app, stats, (model, version) => manager.autotune.status(model, version));
   const calibration = registerCalibrationRoutes(app, { bus, manager });
-  const inflight = new InflightBytes(options.maxInflightBytes);
   const shm = new SystemSharedMemory();
   registerInferRoutes(app, manager, { bodyLimit: options.inferBodyLimit, events: { bus, now }, inflight, shm, memory });
-  registerGenerateRoutes(app, { manager, events: { bus, now }, shm });
   const traceSettings = new TraceSettings(parseTraceConfig(options.traceConfig));
   const decoupled = (model: string, version: string): boolean => {
     try {
@@ -164,6 +177,11 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     ? undefined
     : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
 
+  // The HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed. After
+  // registerLive: engine.io re-wraps the 'request' listeners it finds, and would hide its own requests from
+  // one added before it.
+  guardHttp1(app.server, timeouts);
+
   // Routes first, then models: the app is complete before the (slow) model loads start.
   await app.ready();
   await manager.start();
@@ -172,19 +190,19 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   let grpc: GrpcEndpoint | undefined;
   let closing: Promise<void> | undefined;
   return {
-    app, manager, bus, memory, stats, metrics, live, options, logger, tracer, shm,
+    app, manager, bus, memory, stats, metrics, inflight, live, options, logger, tracer, shm,
     async listen() {
       checkBindSecurity(options.host, options.controlToken, options.allowOpenControl);
       await app.listen({ host: options.host, port: options.httpPort });
       const addr = app.server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       if (options.metricsPort !== null) {
-        metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics });
+        metricsServer = await startMetricsServer({ port: options.metricsPort, host: options.host, metrics, timeouts });
       }
       if (options.grpcPort !== null) {
         grpc = await startGrpcEndpoint(
           { manager, loadFolders, stats, events: { bus, now }, shm, memory, ready, control, inflight, serverInfo: () => ({ name: SERVER_NAME, version: SERVER_VERSION, extensions: [...EXTENSIONS] }) },
-          { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit },
+          { host: options.host, port: options.grpcPort, maxMessageBytes: options.inferBodyLimit, timeouts },
         );
         if (!grpc.unaryDirect) log('note: this grpc-js is not laid out as grpc/direct-unary.ts expects; grpc-js answers every gRPC call (slower)');
       }

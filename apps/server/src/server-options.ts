@@ -8,6 +8,7 @@ import { defaultInflightLimit } from './http/inflight-bytes';
 import { resolveControlToken } from './live/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
+import { readNumberText } from '@inferscope/core/config';
 import { TORCH_STUB_CHOICES, type TorchStubChoice } from './backends/pytorch/native-stub';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
@@ -68,6 +69,16 @@ export interface ServerOptions {
    * stops the model instances that still hold them (their requests then get an error).
    */
   exitTimeoutSecs: number;
+  /**
+   * Seconds a new connection has to send its first request head (HTTP, metrics, Socket.IO) or finish its
+   * HTTP/2 handshake (gRPC) before it is closed (http/connection-timeouts.ts)
+   */
+  handshakeTimeoutSecs: number;
+  /**
+   * seconds an HTTP connection may sit between requests, an HTTP/2 (gRPC) connection without a call, or a
+   * gRPC request message go without a byte before it is given up (grpc/message-stall.ts)
+   */
+  idleTimeoutSecs: number;
 }
 
 export class OptionsError extends Error {
@@ -88,6 +99,8 @@ export const DEFAULTS = {
   inferBodyLimit: 64 * 1024 * 1024,
   recordingsDir: 'recordings',
   exitTimeoutSecs: 30,
+  handshakeTimeoutSecs: 10,
+  idleTimeoutSecs: 120,
 };
 
 function traceConfig(values: string[]): string[] {
@@ -134,6 +147,10 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
   if (!Number.isFinite(pollSecs) || pollSecs < 0) throw new OptionsError(`--repository-poll-secs must be a number >= 0, got ${pollSecs}`);
   const exitTimeoutSecs = o.exitTimeoutSecs ?? DEFAULTS.exitTimeoutSecs;
   if (!Number.isFinite(exitTimeoutSecs) || exitTimeoutSecs < 0) throw new OptionsError(`--exit-timeout-secs must be a number >= 0, got ${exitTimeoutSecs}`);
+  const seconds = (flag: string, v: number) => {
+    if (!Number.isFinite(v) || v <= 0) throw new OptionsError(`${flag} must be a number of seconds > 0, got ${v}`);
+    return v;
+  };
   const limit = (flag: string, v: number) => {
     if (!Number.isInteger(v) || v < 1024) throw new OptionsError(`${flag} must be an integer number of bytes >= 1024, got ${v}`);
     return v;
@@ -165,6 +182,8 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     torchStub: torchStub(o.torchStub ?? 'auto'),
     loadLimits: loadLimits(o.loadLimits),
     exitTimeoutSecs,
+    handshakeTimeoutSecs: seconds('--handshake-timeout-secs', o.handshakeTimeoutSecs ?? DEFAULTS.handshakeTimeoutSecs),
+    idleTimeoutSecs: seconds('--idle-timeout-secs', o.idleTimeoutSecs ?? DEFAULTS.idleTimeoutSecs),
   };
 }
 
@@ -184,15 +203,16 @@ const VALUE_FLAGS = new Set([
   '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
   '--torch-stub', '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness',
-  '--exit-timeout-secs',
+  '--exit-timeout-secs', '--handshake-timeout-secs', '--idle-timeout-secs',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 /** value flags that add up when repeated; every other one may be given once */
 const REPEATABLE_FLAGS = new Set(['--model-repository', '--load-model', '--trace-config']);
 
+/** core's one strict reading of a number written as text (plain digits); ranges are checked by validateServerOptions */
 function numberFlag(flag: string, text: string): number {
-  const v = Number(text);
-  if (text.trim() === '' || !Number.isFinite(v)) throw new OptionsError(`${flag} expects a number, got '${text}'`);
+  const v = readNumberText(text, flag, { min: 0, decimals: Infinity });
+  if (typeof v === 'object') throw new OptionsError(v.error);
   return v;
 }
 
@@ -264,6 +284,8 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     python: one('--python'),
     torchStub: one('--torch-stub') as TorchStubChoice | undefined,
     exitTimeoutSecs: num('--exit-timeout-secs'),
+    handshakeTimeoutSecs: num('--handshake-timeout-secs'),
+    idleTimeoutSecs: num('--idle-timeout-secs'),
     loadLimits: {
       ...(num('--load-max-rate') !== undefined ? { max_rate_per_s: num('--load-max-rate') } : {}),
       ...(num('--load-max-requests') !== undefined ? { max_requests_per_run: num('--load-max-requests') } : {}),

@@ -10,6 +10,7 @@ import { runExperiment } from '../src/teach/experiments';
 import { LESSONS, SPEEDS } from '../src/teach/lessons';
 import { setLanguage, stringsFor, LANGUAGES } from '../src/strings';
 import { calibrationStore, dropLiveCalibrations } from '../src/teach/calibrations';
+import { appStore } from '../src/store/app-store';
 import { bundledCalibration, baseLatencyUs, simulate, type Calibration } from '@inferscope/core/sim';
 import { measuredCost } from '../src/teach/models';
 import { toCoreScenario } from '../src/teach/engine';
@@ -62,6 +63,68 @@ test('lesson 5: instances help up to the 2 cores, then stop', assertConcurrencyC
 test('lesson 4: PyTorch costs more than onnxruntime through the server; the compute gap grows with the batch', assertBackendClaims);
 test('lesson 6: a sweep that finds the throughput limit', assertSweepClaims);
 
+/** The shipped calibration as a noisier host would measure it: each quantile's distance from the median tripled. */
+function noisier(model: string): Calibration {
+  const cal = bundledCalibration(model)!;
+  const spread = cal.spread ? Object.fromEntries(Object.entries(cal.spread).map(([q, v]) => [q, Math.max(0.05, 1 + 3 * (v - 1))])) : undefined;
+  const interruptions = cal.interruptions ? { ...cal.interruptions, rate_per_s: cal.interruptions.rate_per_s * 3 } : undefined;
+  return { ...cal, source: 'live', ...(spread ? { spread } : {}), ...(interruptions ? { interruptions } : {}) };
+}
+
+/** Every table's verdict is the claim's own sentence, in both languages: its figures bear the claim out. */
+function assertEveryVerdictHolds(where: string): void {
+  for (const lang of LANGUAGES) {
+    setLanguage(lang);
+    try {
+      for (const id of ['batching', 'backends', 'concurrency', 'operations'] as const) {
+        for (const t of runExperiment(id, 1)) {
+          assert.ok(t.holds, `${where}, ${lang}: ${t.id} ${JSON.stringify(t.figures)}`);
+          assert.ok(!t.verdict.startsWith(stringsFor(lang).exp.notHere), `${where}, ${lang}: ${t.verdict}`);
+        }
+      }
+    } finally {
+      setLanguage('en');
+    }
+  }
+}
+
+test('every lesson verdict is the claim on the shipped calibration, in both languages', () => assertEveryVerdictHolds('shipped'));
+
+test('on a host 3x noisier the lessons keep their claims: they simulate medians, so noise does not reach them', () => {
+  const live = Object.fromEntries(['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'].map((m) => [m, noisier(m)]));
+  const shipped = runExperiment('batching', 1).map((t) => t.figures);
+  calibrationStore.setState((s) => ({ version: s.version + 1, live }));
+  appStore.setState({ cal: 'server' });
+  try {
+    assert.deepEqual(runExperiment('batching', 1).map((t) => t.figures), shipped);
+    assertEveryVerdictHolds('3x noisier');
+  } finally {
+    appStore.setState({ cal: undefined });
+    dropLiveCalibrations();
+  }
+});
+
+test('where the rows contradict a claim the verdict says so instead of asserting it', () => {
+  // a host where a batch of n costs n batches of one: batching buys nothing
+  const flat = (model: string): Calibration => {
+    const cal = scaled(model, 1);
+    const per = cal.table_us['1']!;
+    const table = (t: Record<string, number> | undefined) => (t ? Object.fromEntries(Object.keys(t).map((b) => [b, per * Number(b)])) : undefined);
+    return { ...cal, table_us: table(cal.table_us)!, fit: { fixed_us: 0, per_item_us: per }, ...(cal.session_us ? { session_us: table(cal.session_us) } : {}), ...(cal.held_us ? { held_us: table(cal.held_us) } : {}) };
+  };
+  const live = Object.fromEntries(['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'].map((m) => [m, flat(m)]));
+  calibrationStore.setState((s) => ({ version: s.version + 1, live }));
+  appStore.setState({ cal: 'server' });
+  try {
+    const onOff = runExperiment('batching', 1).find((t) => t.id === 'on-off')!;
+    assert.equal(onOff.holds, false, JSON.stringify(onOff.figures));
+    assert.ok(onOff.verdict.startsWith(stringsFor('en').exp.notHere), onOff.verdict);
+  } finally {
+    appStore.setState({ cal: undefined });
+    dropLiveCalibrations();
+  }
+});
+
 /** A calibration as another machine would measure it: every time `k` times the shipped one. */
 function scaled(model: string, k: number): Calibration {
   const cal = bundledCalibration(model)!;
@@ -77,6 +140,7 @@ for (const k of [1 / 3, 3]) {
     // the page simulates with a live server's calibration when it has one (calibrations.ts)
     const live = Object.fromEntries(['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'].map((m) => [m, scaled(m, k)]));
     calibrationStore.setState((s) => ({ version: s.version + 1, live }));
+    appStore.setState({ cal: 'server' });
     try {
       // The lesson's delay stays 2 ms (its stated setting): where batches take 3x longer the moderate load
       // is a third, so 2 ms gathers fewer requests (2.3x the delay-0 batch, not 4.8x). Physics, not a bug.
@@ -85,7 +149,9 @@ for (const k of [1 / 3, 3]) {
       assertBackendClaims();
       assertSweepClaims();
       assertApplicationClaims();
+      assertEveryVerdictHolds(`${k}x`);
     } finally {
+      appStore.setState({ cal: undefined });
       dropLiveCalibrations();
     }
   });

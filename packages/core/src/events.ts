@@ -13,6 +13,7 @@
  * Triton trace points map onto these: REQUEST_START/QUEUE_START = request.queued, COMPUTE_START =
  * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
  */
+import type { ErrorCode } from './errors/codes';
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
@@ -140,6 +141,8 @@ export interface RequestCompletedEvent extends Base {
   total_us: number;
   ok: boolean;
   error?: string;
+  /** Triton's code of the failure (set when !ok): CANCELLED is a cancelled request, not a backend failure */
+  code?: ErrorCode;
   /**
    * set on an ensemble's own request: how many composing (step) requests it sent. Its compute_us is
    * then the sum of theirs; statistics count it as one execution of its batch size, as Triton does.

@@ -24,6 +24,50 @@ def _parent():
     return getattr(_touched, "request", None)
 
 
+def _inherit_parent_in_threads():
+    """A thread model.py starts while handling a request (a decoupled model's response thread), and a
+    task it hands to a thread pool, makes its BLS calls as children of that request: the server then
+    knows their chain (nesting bound, deadlock check) on that path too. Thread-locals do not follow a new
+    thread by themselves, so Thread and ThreadPoolExecutor.submit carry the parent over."""
+    import concurrent.futures
+
+    thread_init = threading.Thread.__init__
+    bootstrap = threading.Thread._bootstrap_inner
+    submit = concurrent.futures.ThreadPoolExecutor.submit
+
+    def init(self, *args, **kwargs):
+        thread_init(self, *args, **kwargs)
+        self._inferscope_parent = _parent()
+
+    def bootstrap_inner(self):
+        parent = getattr(self, "_inferscope_parent", None)
+        if parent is not None:
+            _touched.request = parent
+        bootstrap(self)
+
+    def submit_with_parent(self, fn, /, *args, **kwargs):
+        parent = _parent()
+        if parent is None:
+            return submit(self, fn, *args, **kwargs)
+
+        def run(*a, **k):
+            before = _parent()
+            _touched.request = parent
+            try:
+                return fn(*a, **k)
+            finally:
+                _touched.request = before
+
+        return submit(self, run, *args, **kwargs)
+
+    threading.Thread.__init__ = init
+    threading.Thread._bootstrap_inner = bootstrap_inner
+    concurrent.futures.ThreadPoolExecutor.submit = submit_with_parent
+
+
+_inherit_parent_in_threads()
+
+
 def _message(req, decoupled):
     parent = _parent()
     arrays = []
@@ -48,6 +92,8 @@ def _message(req, decoupled):
     if parent is not None and getattr(parent, "_run", None) is not None:
         msg["run"] = parent._run
         msg["index"] = parent._index
+    if threading.current_thread() is not threading.main_thread():  # execute() runs on the main thread
+        msg["detached"] = True
     return msg, chunks, end
 
 

@@ -7,6 +7,9 @@ A request is known here from the moment its batch is built until execute() retur
 request: until its sender sent the final flag). A cancellation can overtake its batch (the reader
 thread sees it while the main thread has not started that batch yet), so the last few unmatched ones
 are kept and applied when the request appears.
+
+The same registry routes the server's `drained` acknowledgements to a decoupled request's sender
+(decoupled.py's window); one for a request no longer known (its final flag was sent) is dropped.
 """
 import collections
 import threading
@@ -43,8 +46,16 @@ def on_cancel(msg):
         _mark(request)
 
 
+def on_drained(msg):
+    with _lock:
+        request = _live.get((msg.get("run"), msg.get("index")))
+    sender = getattr(request, "_sender", None)
+    if sender is not None:
+        sender._drained(int(msg.get("n", 1)))
+
+
 def _mark(request):
     request._cancelled = True
     sender = getattr(request, "_sender", None)
     if sender is not None:
-        sender._cancelled = True
+        sender._cancel()

@@ -110,6 +110,8 @@ class ServerLink:
                     reply.put((msg, body))
             elif kind == "cancel":
                 cancellation.on_cancel(msg)
+            elif kind == "drained":
+                cancellation.on_drained(msg)
         with self._lock:
             self._closed = True
             pending = list(self._pending.values())

@@ -13,6 +13,7 @@ import numpy as np
 import triton_python_backend_utils as pb_utils
 
 from .errors import RequestError, StubInitError, StubRunError
+from . import bls  # noqa: F401 - installs BLS parentage for threads model.py starts (bls.py)
 
 KIND = {"KIND_CPU": "CPU", "KIND_GPU": "GPU", "KIND_MODEL": "MODEL"}
 

@@ -29,6 +29,8 @@ export interface ModelLoadContext {
   torchStub?: TorchStubChoice;
   /** the server, for models that call it while they run (BLS, custom metrics) */
   calls?: ServerCalls;
+  /** the largest frame a stub process may send the server (--max-inflight-bytes); unset = none */
+  maxStubFrameBytes?: number;
   /** a backend appended to its notes while the model serves (e.g. an instance stopped): show them */
   notesChanged?(): void;
 }

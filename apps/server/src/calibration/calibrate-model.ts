@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InstanceInfo } from '@inferscope/core';
-import { loadModelConfig, formatIssue, type ModelConfig } from '@inferscope/core/config';
+import { loadModelConfig, formatIssue, numericParameter, type ModelConfig } from '@inferscope/core/config';
 import type { Executor, InferPayload, InferResult } from '@inferscope/core';
 import { fitBatchRecords, type BatchRecord, type Calibration } from '@inferscope/core/sim';
 import * as ort from 'onnxruntime-node';
@@ -49,7 +49,7 @@ const ORT_TYPE: Record<string, ort.Tensor.Type> = { FP32: 'float32', INT64: 'int
 /** The same batch on a session in this thread: the backend's own compute, without the hand-off to a worker. */
 async function sessionTable(file: string, config: ModelConfig, seqLen: number, minMs: number, sizes: readonly number[], rounds: number): Promise<Record<string, number>> {
   ort.env.logLevel = 'fatal';
-  const threads = Number(config.parameters?.intra_op_thread_count?.string_value ?? 1) || 1;
+  const threads = numericParameter(config, 'intra_op_thread_count') || 1;
   const session = await ort.InferenceSession.create(file, { intraOpNumThreads: threads, interOpNumThreads: 1 });
   const records: BatchRecord[] = [];
   try {

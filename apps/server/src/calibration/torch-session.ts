@@ -5,7 +5,7 @@
  * No stub, no frames, no process hop: what the network costs in torch itself.
  */
 import { execFile } from 'node:child_process';
-import type { ModelConfig } from '@inferscope/core/config';
+import { numericParameter, type ModelConfig } from '@inferscope/core/config';
 import { resolvePython } from '../backends/stub/plan';
 
 const SCRIPT = String.raw`
@@ -35,7 +35,7 @@ for b in spec["sizes"]:
 print(json.dumps(out))
 `;
 
-const param = (config: ModelConfig, key: string, fallback: number) => Number(config.parameters?.[key]?.string_value ?? fallback) || fallback;
+const param = (config: ModelConfig, key: string, fallback: number) => numericParameter(config, key) || fallback;
 
 export function torchSessionTable(file: string, config: ModelConfig, sizes: readonly number[], minMs: number, python?: string): Promise<Record<string, number>> {
   const inputs = (config.input ?? []).map((i) => {

@@ -5,6 +5,7 @@
  * and words its errors, so every command reads and refuses its arguments the same way.
  */
 import { parseArgs as parseNodeArgs } from 'node:util';
+import { parseNumberText } from '@inferscope/core/config';
 
 export interface ArgSpec {
   /** option names including dashes, e.g. ['-m', '--model']: one long name, at most one short */
@@ -72,15 +73,11 @@ function describeParseError(err: Error & { code?: string }): string {
   }
 }
 
-/** One numeric option, with one wording for every command: `--rate must be a number >= 0, got 'x'`. */
+/** One numeric option, in the words of every numeric parameter: `--rate must be a number >= 0 (plain digits and a decimal point), got 'x'`. */
 export function numberArg(v: string | undefined, name: string, fallback: number, opts: { integer?: boolean; min?: number; max?: number } = {}): number {
   if (v === undefined) return fallback;
-  const n = Number(v);
-  const fits = v.trim() !== '' && Number.isFinite(n) && (!opts.integer || Number.isInteger(n))
-    && (opts.min === undefined || n >= opts.min) && (opts.max === undefined || n <= opts.max);
-  if (fits) return n;
-  const range = [opts.min !== undefined ? `>= ${opts.min}` : '', opts.max !== undefined ? `<= ${opts.max}` : ''].filter(Boolean).join(' and ');
-  throw new Error(`${name} must be ${opts.integer ? 'an integer' : 'a number'}${range ? ` ${range}` : ''}, got '${v}'`);
+  // core's one strict reading of a number written as text (plain digits; see config/number-text.ts)
+  return parseNumberText(v, name, { min: opts.min ?? 0, max: opts.max, decimals: opts.integer ? 0 : Infinity });
 }
 
 /** 'localhost:8000' (perf_analyzer's -u form) or a full URL -> URL string */

@@ -18,6 +18,7 @@ import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository';
 import { processAlive } from '../process-alive';
+import { backupOf, writtenRecordOf } from './file-names';
 
 /** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */
 const TEMP_NAME = /^\.(.+)\.tmp-(\d+)-(\d+)-([0-9a-f]+)$/;
@@ -34,8 +35,15 @@ export function tempNameFor(file: string): string {
 
 const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-/** Writes `data` to `file` atomically (temp + fsync + rename + fsync of the folder). */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+/**
+ * Writes `data` to `file` atomically (temp + fsync + rename + fsync of the folder). `beforeRename` runs
+ * once the new bytes are durable, just before they replace the file: it may throw to abandon the write
+ * (the temp file is removed and `file` is left as it is), so a caller can check nothing changed `file`
+ * meanwhile in the smallest window there is.
+ */
+export async function writeFileAtomic(
+  file: string, data: string | Uint8Array, mode = 0o644, beforeRename?: () => Promise<void>,
+): Promise<void> {
   const tmp = tempNameFor(file);
   inFlight.add(tmp);
   let created = false;
@@ -50,6 +58,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     } finally {
       await fh.close();
     }
+    await beforeRename?.();
     await rename(tmp, file);
   } catch (err) {
     // only a file we created is ours to remove (an EEXIST means someone else's file sits at the name)
@@ -105,9 +114,9 @@ export async function removeStaleTemps(dir: string, targets: readonly string[]):
 
 /**
  * Removes temp files that an earlier config save left in a model folder when it was killed before its
- * rename (`.config.pbtxt.tmp-*` / `.config.pbtxt.bak.tmp-*` of writers that no longer run). Called before
+ * rename (`.config.pbtxt.tmp-*`, `.config.pbtxt.bak.tmp-*`, `..config.pbtxt.written.tmp-*` of writers that no longer run). Called before
  * each save and each time the manager (re)loads the model.
  */
 export function cleanConfigTemps(modelDir: string): Promise<string[]> {
-  return removeStaleTemps(modelDir, [CONFIG_FILE, `${CONFIG_FILE}.bak`]);
+  return removeStaleTemps(modelDir, [CONFIG_FILE, backupOf(CONFIG_FILE), writtenRecordOf(CONFIG_FILE)]);
 }

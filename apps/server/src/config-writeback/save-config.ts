@@ -1,39 +1,53 @@
 /**
  * Writes a model's live config back to its config.pbtxt.
  *
- * Only what was changed live is carried into the config as written (the user's file stays theirs: no
- * flood of normalised defaults). The changed fields are edited in the file's own text where possible
- * (comments and layout survive), else the config engine's printer writes the whole file. Either text is
- * checked before writing: it must parse back to exactly the edited config, and every changed field must
- * normalise to the live value. The write is atomic (temp file + fsync + rename, then fsync of the folder) and the
- * previous file is kept as config.pbtxt.bak, written the same atomic way.
+ * The file is read AS IT IS NOW at save time (never the text read at load: hand edits since then are the
+ * user's), the live changes are applied to that text as the smallest edits (save-plan.ts), and the
+ * preview's diff is against that same current text. A file that already says what is live is not
+ * written at all (no new mtime, no .bak). Otherwise the user's previous file is kept as config.pbtxt.bak
+ * (never one the server wrote itself: backup.ts), and the new text replaces the file atomically (temp
+ * file + fsync + rename, then fsync of the folder).
+ *
+ * An outside edit can land between the read and the rename (an editor, a deploy, the poll-mode workflow
+ * this server supports): just before the rename the file is read again, and if it changed, the write is
+ * abandoned and the save starts over from the new text, so the outside edit is kept too.
+ *
+ * Saves of one model are serialised by the caller (the ModelManager's per-model lock, which every save
+ * path goes through: the live channel, the CLI, the dashboard), together with the live edits they write.
  */
 import { InferError } from '@inferscope/core';
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, sep } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository';
-import type { ModelConfig } from '@inferscope/core/config';
 import type { SharedConfigFile as SharedFile } from '@inferscope/core';
-import { parseLivePath, readLivePath } from '@inferscope/core/live-config';
 import { scanModelFolder } from '../repository/scan';
 import { READ_LIMITS, readRegularFileStat } from '../repository/safe-read';
 import type { ModelEntry } from '../models/types';
 import type { ConfigEngine } from '../models/runtime';
 import type { VersionSlot } from '../models/types';
-import { carryChangesToRaw } from '../models/live-config';
 import { lineDiff } from './line-diff';
-import { editConfigText } from './text-edit';
 import { cleanConfigTemps, writeFileAtomic } from './atomic-file';
+import { backUp, recordWritten } from './backup';
+import { pick, planSave, type SavePlan } from './save-plan';
 
 export interface SaveResult {
   path: string;
   text: string;
-  /** unified-style line diff against the current file ('' when nothing changes) */
+  /** unified-style line diff against the file as it is on disk now ('' when nothing changes) */
   diff: string;
-  /** path of the backup of the previous file; null for a dry run or when there was no file */
+  /** false: the file already held the live values, or a dry run: nothing was written (no .bak either) */
+  written: boolean;
+  /**
+   * Where the user's previous file is: the .bak this save wrote, or (backupKept) the one an earlier save
+   * wrote, kept because the file this save replaced was the server's own output. null for a dry run,
+   * when nothing was written, or when there was no file.
+   */
   backup: string | null;
-  /** dotted paths written */
+  backupKept: boolean;
+  /** dotted paths written (live changes the file did not hold yet) */
   changed: string[];
+  /** what the user should know (the file was edited since load, a hand-set value overwritten) */
+  notes: string[];
   /**
    * One config.pbtxt governs every version of a model (Triton has no per-version config): the versions it
    * serves, and for each other loaded version the written fields whose live value differs from what is
@@ -41,6 +55,9 @@ export interface SaveResult {
    */
   versions: SharedFile;
 }
+
+/** Times a save starts over because the file changed under it, before it gives up and says so. */
+const MAX_TRIES = 3;
 
 /** Which versions share the file, and where another version's live values differ from the written ones. */
 function sharedFile(entry: ModelEntry, slot: VersionSlot, changed: readonly string[]): SharedFile {
@@ -57,46 +74,85 @@ function sharedFile(entry: ModelEntry, slot: VersionSlot, changed: readonly stri
   return { saved: String(slot.version), governs: others.map((s) => String(s.version)), differences };
 }
 
-/** The live value at a changed path (the paths are the live-config module's: one parser for them all). */
-function pick(config: ModelConfig | undefined, path: string): unknown {
-  const p = parseLivePath(path);
-  // `dynamic_batching` itself only says a patch created the message; its fields are paths of their own.
-  return p === undefined || p.kind === 'dynamic_batching' ? undefined : readLivePath(config, p);
+/** Thrown by the pre-rename check: the file is no longer what the save read. */
+class ChangedOnDisk extends Error {}
+
+export interface SaveSeams {
+  /** runs between reading the file and writing it (tests land an outside edit in that window) */
+  afterRead?: () => Promise<void>;
 }
 
-export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean): Promise<SaveResult> {
+export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engine: ConfigEngine, dryRun: boolean, seams: SaveSeams = {}): Promise<SaveResult> {
   const path = entry.scanned.configPath ?? join(entry.scanned.dir, CONFIG_FILE);
-  const changed = [...slot.changedPaths];
-  const edited = carryChangesToRaw(entry.resolved.raw, slot.config!, changed);
-  // Prefer editing the file's own text (keeps comments and layout); print the whole config otherwise.
-  const original = entry.scanned.configText;
-  const inPlace = original === undefined ? undefined : editConfigText(original, changed.map((p) => ({ path: p, value: pick(slot.config, p) })));
-  let text = inPlace ?? engine.print(edited);
-  let problem = checkReadsBack(text, edited, entry.name, slot.config, changed, engine);
-  if (problem && inPlace !== undefined) {
-    text = engine.print(edited);
-    problem = checkReadsBack(text, edited, entry.name, slot.config, changed, engine);
+  for (let attempt = 1; ; attempt++) {
+    const target = await writeTarget(path, entry.scanned.repository);
+    const current = target.current?.toString('utf8');
+    const plan = planSave({
+      model: entry.name, current, loadedText: entry.scanned.configText, loadedRaw: entry.resolved.raw,
+      loadedConfig: entry.resolved.config, live: slot.config!, changed: [...slot.changedPaths],
+    }, engine);
+    const diff = lineDiff(current ?? '', plan.text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
+    const result = { path, text: plan.text, diff, written: false, backup: null, backupKept: false, changed: plan.pending, notes: plan.notes, versions: sharedFile(entry, slot, plan.pending) };
+    if (dryRun) return result;
+    if (plan.pending.length === 0) {
+      // The file already holds every live value: nothing to write, and nothing left unsaved.
+      slot.changedPaths.clear();
+      return result;
+    }
+    await cleanConfigTemps(dirname(target.path));
+    await seams.afterRead?.();
+    try {
+      const backup = await backUp(target.path, target.current, target.mode);
+      await recordWritten(target.path, plan.text, target.mode);
+      await writeFileAtomic(target.path, plan.text, target.mode, () => unchangedSince(target));
+      await settle(entry, slot, current, plan);
+      return { ...result, written: true, backup: backup.path, backupKept: backup.kept };
+    } catch (err) {
+      if (!(err instanceof ChangedOnDisk)) throw err;
+      if (attempt >= MAX_TRIES) {
+        throw new InferError('UNAVAILABLE', `${CONFIG_FILE} of '${entry.name}' changed on disk during each of ${MAX_TRIES} tries to save; it was not written (its edits are kept): save again once it settles`);
+      }
+    }
   }
-  if (problem) throw new InferError('INTERNAL', `refusing to save: ${problem}`);
+}
 
-  const target = await writeTarget(path, entry.scanned.repository);
-  const current = entry.scanned.configText ?? target.current?.toString('utf8') ?? '';
-  const diff = lineDiff(current, text, `${CONFIG_FILE} (on disk)`, `${CONFIG_FILE} (live)`);
-  const versions = sharedFile(entry, slot, changed);
-  if (dryRun) return { path, text, diff, backup: null, changed, versions };
+/** The pre-rename check: the file must still be exactly the bytes the plan was made from. */
+async function unchangedSince(target: Target): Promise<void> {
+  const now = await readCurrent(target.path);
+  const same = now === undefined || target.current === undefined ? now === target.current : now.equals(target.current);
+  if (!same) throw new ChangedOnDisk();
+}
 
-  const backup = target.current ? `${target.path}.bak` : null;
-  await cleanConfigTemps(dirname(target.path));
-  // The backup is replaced atomically too: a kill mid-save must not leave a torn .bak either. It keeps
-  // the original's mode (a 0600 config must not get a world-readable copy).
-  if (backup) await writeFileAtomic(backup, target.current!, target.mode);
-  await writeFileAtomic(target.path, text, target.mode);
-
-  // The file now matches the live config: remember it as loaded, so a poll does not reload the model.
-  entry.scanned = await scanModelFolder(entry.scanned.repository, entry.name);
-  entry.resolved = { ...entry.resolved, raw: edited };
+/**
+ * After a write. When the file was what the model loaded, it now says exactly what is live: the model is
+ * remembered as loaded from it, so a poll does not reload it. When it had been edited since load, those
+ * edits are not live yet: the old view stays, so a poll (poll mode) sees the file changed and loads them.
+ * Likewise when an outside edit landed right after the rename.
+ */
+async function settle(entry: ModelEntry, slot: VersionSlot, before: string | undefined, plan: SavePlan): Promise<void> {
+  const rescanned = await scanModelFolder(entry.scanned.repository, entry.name);
+  if (rescanned.configText === plan.text && before === entry.scanned.configText) entry.scanned = rescanned;
+  // The config as written now; its instance groups are the ones the live indexes name (save-plan checks).
+  entry.resolved = { ...entry.resolved, raw: plan.edited };
   slot.changedPaths.clear();
-  return { path, text, diff, backup, changed, versions };
+}
+
+interface Target {
+  /** the real path written */
+  path: string;
+  /** the bytes there now; undefined when there is no file yet */
+  current?: Buffer;
+  mode: number;
+}
+
+/** The file's bytes now, read without following a link and within the config cap; undefined when absent. */
+async function readCurrent(path: string): Promise<Buffer | undefined> {
+  try {
+    return (await readRegularFileStat(path, READ_LIMITS.config, { followLinks: false })).data;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InferError('INVALID_ARG', `refusing to save: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -105,7 +161,7 @@ export async function saveModelConfig(entry: ModelEntry, slot: VersionSlot, engi
  * regular file, read without following a link and within the config cap (a link to /dev/zero is refused).
  * Returns the real path, the current bytes (undefined when there is no file yet) and the mode to keep.
  */
-async function writeTarget(path: string, repository: string): Promise<{ path: string; current?: Buffer; mode: number }> {
+async function writeTarget(path: string, repository: string): Promise<Target> {
   const repo = await realpath(repository);
   const inside = (p: string) => p.startsWith(repo + sep);
   let real: string;
@@ -125,30 +181,4 @@ async function writeTarget(path: string, repository: string): Promise<{ path: st
   } catch (err) {
     throw new InferError('INVALID_ARG', `refusing to save: ${(err as Error).message}`);
   }
-}
-
-/** The check that makes saving safe: what we write reads back as what is live. Returns the problem, if any. */
-function checkReadsBack(text: string, edited: ModelConfig, model: string, live: ModelConfig | undefined, changed: string[], engine: ConfigEngine): string | undefined {
-  let reparsed: ModelConfig;
-  try {
-    reparsed = engine.parse(text);
-  } catch (err) {
-    return `the new config text does not parse back (${(err as Error).message})`;
-  }
-  if (JSON.stringify(sortKeys(reparsed)) !== JSON.stringify(sortKeys(edited))) return 'the new config text does not parse back to the live config';
-  const normalised = engine.normalize(reparsed, { modelName: model, gpuCount: 0 });
-  for (const p of changed) {
-    if (JSON.stringify(pick(normalised, p)) !== JSON.stringify(pick(live, p))) {
-      return `'${p}' would read back as ${JSON.stringify(pick(normalised, p))}, live is ${JSON.stringify(pick(live, p))}`;
-    }
-  }
-  return undefined;
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  }
-  return v;
 }

@@ -1,12 +1,13 @@
 /**
  * Edits config.pbtxt text in place for the fields live reconfiguration changes (max_batch_size,
  * dynamic_batching scalars and preferred sizes, instance_group[i].count), so saving keeps the user's
- * comments, order and layout. Anything it cannot place returns undefined and the caller prints the whole
- * config instead. The caller verifies the result parses back to the expected config either way.
+ * comments, order and layout, and updates the comments a new value would make false (comment-update.ts).
+ * Anything it cannot place returns undefined and the caller prints the whole config instead. The caller verifies the result parses back to the expected config either way.
  */
-import { parseModelConfigWithLocations, type SourcePosition } from '@inferscope/core/config';
+import { parseModelConfigWithLocations, type SourceLocations, type SourcePosition } from '@inferscope/core/config';
 import { tokenize, type Token } from '@inferscope/core/config';
-import { parseLivePath } from '@inferscope/core/live-config';
+import { parseLivePath, readLivePath } from '@inferscope/core/live-config';
+import { updateComments } from './comment-update';
 
 export interface FieldEdit {
   /** 'max_batch_size' | 'dynamic_batching.<field>' | 'instance_group[<i>].count' */
@@ -78,17 +79,47 @@ function insertInto(text: string, parentAt: SourcePosition | undefined, name: st
   return `${text.slice(0, at)}\n${indent}  ${name}: ${literal}${text.slice(at)}`;
 }
 
-export function editConfigText(text: string, edits: readonly FieldEdit[]): string | undefined {
+/** The location keys of the messages enclosing a field path: 'a.b[0].c' -> 'a.b[0]', 'a.b', 'a'. */
+function enclosing(path: string): string[] {
+  const out: string[] = [];
+  for (let p = path; ; ) {
+    const cut = Math.max(p.lastIndexOf('.'), p.lastIndexOf('['));
+    if (cut <= 0) return out;
+    p = p.slice(0, cut);
+    out.push(p);
+  }
+}
+
+/** The locations of `text`, with the comments a new value at `edit.path` would make false updated first. */
+function locate(text: string, edit: FieldEdit, notes: string[]): { text: string; locations: SourceLocations } | undefined {
+  try {
+    const { config, locations } = parseModelConfigWithLocations(text);
+    const path = parseLivePath(edit.path);
+    const at = locations.get(edit.path);
+    if (!at || !path) return { text, locations };
+    const enclosingLines = enclosing(edit.path).flatMap((k) => locations.get(k)?.line ?? []);
+    const field = edit.path.replace(/^.*[.\]]/, '');
+    const updated = updateComments(text, { fieldLine: at.line, enclosingLines, field, old: readLivePath(config, path), value: edit.value }, notes);
+    // comment edits move no token, but a dropped comment line moves every line after it
+    return updated === text ? { text, locations } : { text: updated, locations: parseModelConfigWithLocations(updated).locations };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The text with every edit applied, or undefined when one cannot be placed. `notes` receives a line per
+ * comment updated or dropped because the new value made it false (comment-update.ts).
+ */
+export function editConfigText(text: string, edits: readonly FieldEdit[], notes: string[] = []): string | undefined {
   let out = text;
   for (const edit of edits) {
     const literal = format(edit.value);
     if (literal === undefined) return undefined;
-    let locations;
-    try {
-      locations = parseModelConfigWithLocations(out).locations;
-    } catch {
-      return undefined;
-    }
+    const located = locate(out, edit, notes);
+    if (!located) return undefined;
+    out = located.text;
+    const locations = located.locations;
     // The parser's location keys are the same field paths as the live paths' wire form.
     const at = locations.get(edit.path);
     const path = parseLivePath(edit.path);

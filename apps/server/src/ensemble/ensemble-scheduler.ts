@@ -14,9 +14,10 @@
  *   parent: the dashboard draws the pipeline from it, and tests follow a request through its steps.
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
-import { InferError, errors, SchedulerError } from '@inferscope/core';
+import { asInferError, InferError, errors, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { SchedulerLike, SchedulerView } from '../models/runtime';
+import type { ChainedPayload } from '../models/call-chain';
 import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
 import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';
 
@@ -90,14 +91,15 @@ export class EnsembleScheduler implements SchedulerLike {
     });
     this.inflight++;
     const { payload } = req;
-    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs }, this.o.host, tracked)
+    const { callChain } = payload as ChainedPayload;
+    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs, callChain }, this.o.host, tracked)
       .then(
         (result) => {
           this.completed(tracked);
           return result;
         },
         (err: SchedulerError) => {
-          this.completed(tracked, err.message);
+          this.completed(tracked, asInferError(err));
           throw err;
         },
       );
@@ -115,13 +117,13 @@ export class EnsembleScheduler implements SchedulerLike {
     });
   }
 
-  private completed(r: TrackedRequest, error?: string): void {
+  private completed(r: TrackedRequest, error?: InferError): void {
     for (const s of r.stepIds) this.steps.delete(s);
     const t = this.o.now();
     this.o.bus.emit({
       type: 'request.completed', t, model: this.o.model, version: this.o.version, request_id: r.id, batch_id: '',
       priority: r.priority, batch_size: r.batchSize, queue_us: (r.firstStepUs ?? t) - r.accepted, compute_us: r.computeUs,
-      total_us: t - r.accepted, ok: error === undefined, ...(error !== undefined ? { error } : {}), steps: r.stepIds.length,
+      total_us: t - r.accepted, ok: error === undefined, ...(error !== undefined ? { error: error.message, code: error.code } : {}), steps: r.stepIds.length,
     });
     if (--this.inflight === 0) this.drained?.();
   }

@@ -14,6 +14,7 @@ import { encodeBinaryData } from '../kserve/binary-data';
 import { modelSpecFor } from '../kserve/model-spec';
 import type { ParsedRequest } from '../kserve/parse-request';
 import { toSchedulerRequest, validateInferRequest } from '../kserve/validate-request';
+import type { CallChain, ChainedPayload } from '../models/call-chain';
 import { prunedFor, type EnsemblePlan, type StepPlan } from './plan';
 
 /** What a running ensemble needs from the server: the composing models, through their own schedulers. */
@@ -31,6 +32,8 @@ export interface EnsembleRequest {
   outputs?: string[];
   priority?: number;
   timeoutUs?: number;
+  /** the BLS chain above an ensemble a model called: its steps carry it (depth bound, deadlock check) */
+  callChain?: CallChain;
 }
 
 /** Told just before a step's request enters its model's scheduler. */
@@ -170,6 +173,7 @@ function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Ten
   stepReq.id = stepRequestId(req.id, step.index);
   if (req.priority !== undefined) stepReq.priority = req.priority;
   if (req.timeoutUs !== undefined) stepReq.timeoutUs = req.timeoutUs;
+  if (req.callChain !== undefined) (stepReq.payload as ChainedPayload).callChain = req.callChain;
   onStep.stepSent(step, served.version, stepReq.id);
   return host.infer(step.model, served.version, stepReq);
 }

@@ -4,9 +4,11 @@
  * runs until it is answered, and refuses one past the limit with UNAVAILABLE (HTTP's 503: nothing was
  * queued, the client may retry).
  *
- * grpc-js reads and decodes a message before any handler sees it (its size is capped by
- * grpc.max_receive_message_length, the HTTP body limit), so the charge is computed from the decoded
- * message: the tensor bytes it holds times the cost of decoding them, as HTTP charges Content-Length.
+ * A unary call (grpc/direct-unary.ts) is charged from its message's 5-byte length prefix, before one byte
+ * of the message is buffered: length x BINARY_COST_FACTOR (the bytes, and the tensors decoded from them).
+ * Its ModelInfer handler keeps that charge, grown to the decoded message's when that is more. A stream's
+ * messages are charged by grpc/stream-admission.ts from their prefixes the same way while grpc-js reads
+ * them, and each decoded one is then charged here from what it holds (as HTTP charges Content-Length).
  */
 import { BINARY_COST_FACTOR, admit, overLimitMessage, type Held, type InflightBytes } from '../http/inflight-bytes';
 import { InferError } from '@inferscope/core';
@@ -33,7 +35,30 @@ export function grpcMessageCharge(msg: GrpcInferRequest): number {
   return raw * BINARY_COST_FACTOR + elements * CONTENTS_ELEMENT_COST;
 }
 
-/** The message's charge, or the refusal (UNAVAILABLE) to answer it with. */
-export function admitGrpcMessage(budget: InflightBytes, msg: GrpcInferRequest): Held | InferError {
-  return admit(budget, grpcMessageCharge(msg)) ?? new InferError('UNAVAILABLE', overLimitMessage(budget.limit));
+/** A call whose message was charged from its length prefix before it was read (grpc/direct-unary.ts). */
+export interface PrefixCharged {
+  /** the charge, now the caller's to release (undefined when there is none, or it was taken) */
+  takePrefixCharge(): Held | undefined;
+}
+
+function refusal(budget: InflightBytes): InferError {
+  return new InferError('UNAVAILABLE', overLimitMessage(budget.limit));
+}
+
+/** A message of `length` bytes announced by its prefix: its charge, or the refusal, before it is read. */
+export function admitDeclaredMessage(budget: InflightBytes, length: number): Held | InferError {
+  return admit(budget, length * BINARY_COST_FACTOR) ?? refusal(budget);
+}
+
+/**
+ * The message's charge, or the refusal (UNAVAILABLE) to answer it with. A call charged from its prefix
+ * keeps that charge (its bytes are already here: refused only if decoding needs more than there is).
+ */
+export function admitGrpcMessage(budget: InflightBytes, msg: GrpcInferRequest, call?: unknown): Held | InferError {
+  const bytes = grpcMessageCharge(msg);
+  const prefix = (call as Partial<PrefixCharged> | undefined)?.takePrefixCharge?.();
+  if (prefix === undefined) return admit(budget, bytes) ?? refusal(budget);
+  if (bytes <= prefix.bytes || prefix.grow(bytes - prefix.bytes)) return prefix;
+  prefix.release();
+  return refusal(budget);
 }

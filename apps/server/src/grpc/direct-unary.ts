@@ -23,11 +23,25 @@
  * grpc-js's words), a message that does not decode (INTERNAL), a handler that throws (UNKNOWN), the
  * call's `cancelled` flag and 'cancelled' event when the client resets the stream or the connection
  * closes, and `metadata` (built only when a handler reads it: the control guard does).
+ *
+ * What this adds: the message is charged to --max-inflight-bytes from its 5-byte length prefix, before one
+ * byte of it is buffered (grpc/admission.ts); past the limit the call is answered UNAVAILABLE at once and
+ * the bytes that still arrive are dropped as they come. Before, the whole message was read and copied
+ * first: eight refused 32 MiB calls grew the server by ~500 MB. The calls left to grpc-js are charged the
+ * same way while grpc-js reads them (grpc/stream-admission.ts). A request message that stops arriving
+ * (or never starts) is given up after --idle-timeout-secs without a byte (grpc/message-stall.ts), so a
+ * stalled client holds neither its charge nor its connection for ever.
  */
 import type { Server, ServerUnaryCall, ServiceDefinition, UntypedServiceImplementation, ServiceError } from '@grpc/grpc-js';
 import { Metadata, status as Status } from '@grpc/grpc-js';
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { constants as h2, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { InferError } from '@inferscope/core';
 import { LONGEST_TIMER_MS, timerDelayMs } from '@inferscope/core/clock';
+import type { Held, InflightBytes } from '../http/inflight-bytes';
+import { admitDeclaredMessage, type PrefixCharged } from './admission';
+import { http2ServersOf } from './http2-servers';
+import { admitStreamMessages } from './stream-admission';
+import type { MessageStallWatch, Stallable } from './message-stall';
 
 type UnaryHandler = (call: ServerUnaryCall<unknown, unknown>, callback: (err: Partial<ServiceError> | null, value?: unknown) => void) => void;
 
@@ -37,6 +51,9 @@ interface Route {
   serialize(value: unknown): Buffer;
   handler: UnaryHandler;
   maxReceiveBytes: number;
+  /** --max-inflight-bytes, charged from each message's prefix */
+  inflight: InflightBytes;
+  stall: MessageStallWatch;
 }
 
 type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
@@ -76,7 +93,17 @@ const OK_TRAILERS = { 'grpc-status': '0', 'grpc-message': 'OK' };
  * the server's HTTP/2 listeners now do so (0 when grpc-js's internals are not as expected: grpc-js then
  * answers everything, only slower).
  */
-export function answerUnaryDirectly(server: Server, definition: ServiceDefinition, handlers: UntypedServiceImplementation, maxReceiveBytes: number): number {
+export interface DirectUnaryLimits {
+  /** grpc.max_receive_message_length (a negative value: none) */
+  maxReceiveBytes: number;
+  /** --max-inflight-bytes, charged from each message's prefix */
+  inflight: InflightBytes;
+  /** a call whose request message stops arriving is given up after this long without a byte (--idle-timeout-secs) */
+  stall: MessageStallWatch;
+}
+
+export function answerUnaryDirectly(server: Server, definition: ServiceDefinition, handlers: UntypedServiceImplementation, limits: DirectUnaryLimits): number {
+  const { maxReceiveBytes, inflight, stall } = limits;
   const routes = new Map<string, Route>();
   for (const [name, method] of Object.entries(definition)) {
     const handler = handlers[name];
@@ -87,12 +114,12 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       serialize: method.responseSerialize as (value: unknown) => Buffer,
       handler: handler as UnaryHandler,
       maxReceiveBytes,
+      inflight,
+      stall,
     });
   }
-  const servers = (server as unknown as { http2Servers?: Map<import('node:http2').Http2Server, unknown> }).http2Servers;
-  if (!(servers instanceof Map)) return 0;
   let taken = 0;
-  for (const http2Server of servers.keys()) {
+  for (const http2Server of http2ServersOf(server)) {
     const theirs = http2Server.listeners('stream') as StreamListener[];
     // grpc-js registers exactly one 'stream' listener per listening server; anything else is a layout
     // this was not written against
@@ -108,6 +135,8 @@ export function answerUnaryDirectly(server: Server, definition: ServiceDefinitio
       const timeout = headers['grpc-timeout'];
       if (typeof timeout === 'string' && timeoutMs(timeout) === LONGEST_TIMER_MS) headers['grpc-timeout'] = LONGEST_TIMEOUT_HEADER;
       grpcJs.call(http2Server, stream, headers, ...rest);
+      // after grpc-js has set the stream up (synchronously: its 'data' listener is on, the stream paused)
+      admitStreamMessages(stream, inflight, stall, route !== undefined);
     });
     taken++;
   }
@@ -134,8 +163,9 @@ function takes(headers: IncomingHttpHeaders): boolean {
  * what the service's handlers use of grpc-js's ServerUnaryCall: request, metadata, cancelled and the
  * 'cancelled' event.
  */
-class DirectUnaryCall {
+class DirectUnaryCall implements PrefixCharged, Stallable {
   request: unknown = undefined;
+  lastByteMs = performance.now();
   cancelled = false;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
@@ -146,6 +176,8 @@ class DirectUnaryCall {
   private deadline: NodeJS.Timeout | undefined;
   private cancelListeners: Array<() => void> | undefined;
   private metadataRead: Metadata | undefined;
+  /** the message's share of --max-inflight-bytes, taken from its prefix; released when answered unless a handler took it */
+  private charge: Held | undefined;
 
   constructor(
     private readonly stream: ServerHttp2Stream,
@@ -156,8 +188,16 @@ class DirectUnaryCall {
     stream.once('close', this.onClose.bind(this));
     stream.on('data', this.onData.bind(this));
     stream.once('end', this.onEnd.bind(this));
+    route.stall.watch(this);
     const timeout = headers['grpc-timeout'];
     if (timeout !== undefined) this.startDeadline(String(timeout));
+  }
+
+  /** The prefix's charge, for the handler to keep until it has answered (it then releases it). */
+  takePrefixCharge(): Held | undefined {
+    const held = this.charge;
+    this.charge = undefined;
+    return held;
   }
 
   get metadata(): Metadata {
@@ -187,12 +227,19 @@ class DirectUnaryCall {
     }, ms);
   }
 
+  /** the request message stopped arriving (message-stall.ts) */
+  stalled(): void {
+    this.refuse(Status.CANCELLED, `The request message did not arrive: no byte for ${this.route.stall.ms / 1000} s (--idle-timeout-secs)`);
+  }
+
   private onData(chunk: Buffer): void {
     if (this.done) return;
+    this.lastByteMs = performance.now();
     this.chunks.push(chunk);
     this.bytes += chunk.length;
     if (this.length < 0 && this.bytes >= PREFIX_BYTES) {
-      const head = this.chunks.length === 1 ? chunk : Buffer.concat(this.chunks);
+      if (this.chunks.length > 1) this.chunks.splice(0, this.chunks.length, Buffer.concat(this.chunks));
+      const head = this.chunks[0];
       if (head[0] !== 0) {
         // the gRPC spec: a compressed message without a grpc-encoding is a protocol error
         this.fail(Status.INTERNAL, 'Received a compressed message but no grpc-encoding was given');
@@ -201,9 +248,17 @@ class DirectUnaryCall {
       this.length = head.readUInt32BE(1);
       // a negative limit is none, as in grpc-js's options
       if (this.route.maxReceiveBytes >= 0 && this.length > this.route.maxReceiveBytes) {
-        this.fail(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs ${this.route.maxReceiveBytes})`);
+        this.refuse(Status.RESOURCE_EXHAUSTED, `Received message larger than max (${this.length} vs ${this.route.maxReceiveBytes})`);
         return;
       }
+      // before the message's bytes are kept: the prefix (and at most the rest of its first chunk) is all
+      // that was buffered
+      const held = admitDeclaredMessage(this.route.inflight, this.length);
+      if (held instanceof InferError) {
+        this.refuse(Status.UNAVAILABLE, held.message);
+        return;
+      }
+      this.charge = held;
     }
     if (this.length >= 0 && this.bytes > PREFIX_BYTES + this.length) {
       this.fail(Status.UNIMPLEMENTED, `Received a second request message for server streaming method ${this.route.path}`);
@@ -211,6 +266,7 @@ class DirectUnaryCall {
   }
 
   private onEnd(): void {
+    this.route.stall.unwatch(this);
     if (this.done) return;
     if (this.length < 0 || this.bytes < PREFIX_BYTES + this.length) {
       this.fail(Status.UNIMPLEMENTED, `Received no request message for server streaming method ${this.route.path}`);
@@ -266,9 +322,22 @@ class DirectUnaryCall {
     }, { endStream: true });
   }
 
+  /**
+   * A refusal before the message was read: answered, then the stream is reset with NO_ERROR, which HTTP/2
+   * provides for a server that answered before the request was complete (RFC 9113 8.1): the client stops
+   * sending the rest instead of uploading it for the server to drop.
+   */
+  private refuse(code: Status, details: string): void {
+    this.fail(code, details);
+    if (!this.stream.destroyed && !this.stream.closed) this.stream.close(h2.NGHTTP2_NO_ERROR);
+  }
+
   private finish(): void {
     this.done = true;
+    this.route.stall.unwatch(this);
     this.chunks.length = 0;
+    this.charge?.release();
+    this.charge = undefined;
     if (this.deadline !== undefined) clearTimeout(this.deadline);
   }
 

@@ -5,10 +5,13 @@
  * before it is decoded), answers unlimited, as Triton's.
  */
 import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { http2ServersOf } from './http2-servers';
 import { inferenceServiceDefinition } from './proto';
 import { grpcHandlers, type GrpcServiceDeps } from './service';
 import { guardControlMethods } from './control-methods';
 import { answerUnaryDirectly } from './direct-unary';
+import { MessageStallWatch } from './message-stall';
+import { guardHttp2, type ConnectionTimeouts } from '../http/connection-timeouts';
 
 export interface GrpcEndpoint {
   port: number;
@@ -25,6 +28,8 @@ export interface GrpcEndpointOptions {
   /** 0 = any free port */
   port: number;
   maxMessageBytes: number;
+  /** handshake and idle timeouts of its connections (http/connection-timeouts.ts) */
+  timeouts: ConnectionTimeouts;
 }
 
 /** The grpc-js server as the endpoint configures it (also the transport of bench/serve/grpc-floor.ts). */
@@ -49,7 +54,9 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
   );
   disableNagle(server);
   // the unary methods (ModelInfer above all) skip grpc-js's per-call machinery; streams stay with grpc-js
-  const unaryDirect = answerUnaryDirectly(server, definition, handlers, options.maxMessageBytes) > 0;
+  guardConnections(server, options.timeouts);
+  const limits = { maxReceiveBytes: options.maxMessageBytes, inflight: deps.inflight, stall: new MessageStallWatch(options.timeouts.idleMs) };
+  const unaryDirect = answerUnaryDirectly(server, definition, handlers, limits) > 0;
   let closing: Promise<void> | undefined;
   return {
     port,
@@ -78,9 +85,19 @@ export async function startGrpcEndpoint(deps: GrpcServiceDeps, options: GrpcEndp
  * nothing happens and the endpoint is only slower.
  */
 export function disableNagle(server: Server): void {
-  const servers = (server as unknown as { http2Servers?: Map<import('node:net').Server, unknown> }).http2Servers;
-  if (!(servers instanceof Map)) return;
-  for (const http2Server of servers.keys()) {
+  for (const http2Server of http2ServersOf(server)) {
     http2Server.on('connection', (socket: import('node:net').Socket) => socket.setNoDelay(true));
   }
+}
+
+/**
+ * Handshake and idle timeouts on each of grpc-js's HTTP/2 servers (http/connection-timeouts.ts). Not
+ * grpc-js's grpc.max_connection_idle_ms: it counts only the streams grpc-js handles itself, so a session
+ * busy with unary calls answered directly would count as idle. Without the private field (another grpc-js
+ * version) the endpoint refuses to start rather than run without them.
+ */
+function guardConnections(server: Server, timeouts: ConnectionTimeouts): void {
+  const servers = http2ServersOf(server);
+  if (servers.length === 0) throw new Error('this grpc-js does not expose its HTTP/2 servers: cannot bound its connections (http/connection-timeouts.ts)');
+  for (const http2Server of servers) guardHttp2(http2Server, timeouts);
 }

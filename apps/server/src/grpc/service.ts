@@ -158,13 +158,13 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     }),
     RepositoryModelUnload: unary(async (req) => {
       noRepositoryName(req);
-      await unloadModel(manager, deps.loadFolders, req.model_name ?? '');
+      await unloadModel(manager, deps.loadFolders, req.model_name ?? '', repositoryParams(req.parameters));
       return {};
     }),
     // Each message holds its share of --max-inflight-bytes until it is answered; past the limit it is
     // refused at once (UNAVAILABLE), before it is decoded into tensors or queued.
     ModelInfer: (call: ServerUnaryCall<GrpcInferRequest, unknown>, callback: sendUnaryData<unknown>) => {
-      const held = admitGrpcMessage(deps.inflight, call.request);
+      const held = admitGrpcMessage(deps.inflight, call.request, call);
       if (held instanceof InferError) {
         callback(grpcError(held));
         return;
@@ -219,7 +219,8 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
           ? Promise.resolve(refused(held))
           : streamInference(deps, new GrpcInferCall(msg, cancel.signal, held), (r) => {
             const out = streamResponse(r, wantsFinal);
-            if (out) answers.write(out);
+            if (out) answers.write(out, r.left);
+            else r.left();
           }).catch(refused).finally(() => held.release());
         void done
           .then(() => {

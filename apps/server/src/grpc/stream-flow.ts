@@ -10,6 +10,11 @@
  * full, so a client that does not read holds at most this many requests and answers in the server (plus
  * what HTTP/2 and TCP buffer).
  *
+ * That bounds requests, not the responses of one request: a decoupled model may send hundreds for one
+ * request (issue 56: 200 of 1 MiB cost +192 MB). Those are bounded at their source: `write(answer, left)`
+ * calls `left` when the write's callback runs, which gives the model's sender room to send again
+ * (backends/stub/send-window.ts), so a stuck client holds at most a send window of each request.
+ *
  * Only flow control lives here: which answers go out, and that each request gets its final one, stays with
  * the stream handler (grpc/service.ts), which calls `taken()` per request read, `write()` per response
  * (a decoupled model sends 0..n) and `done()` once the request has its last one: the request stops
@@ -48,21 +53,23 @@ export class StreamFlow {
    * One request's responses: `write` each, then `done`. A cancelled call writes nothing (grpc-js would
    * drop it, and never call back), so its requests stop counting at once; a cancelled stream reads no more.
    */
-  request(): { write(answer: unknown): void; done(): void } {
+  request(): { write(answer: unknown, left?: () => void): void; done(): void } {
     let pending = 0;
     let finished = false;
     const settle = (): void => {
       if (finished && pending === 0) this.sent();
     };
-    const written = (): void => {
-      pending--;
-      settle();
-    };
     return {
-      write: (answer) => {
-        if (this.call.cancelled) return;
+      // `left` (a decoupled model's response: backends/stub/send-window.ts) is called with the write's
+      // callback, once HTTP/2 took the message within the client's flow-control window
+      write: (answer, left) => {
+        if (this.call.cancelled) return left?.();
         pending++;
-        this.call.write(answer, written);
+        this.call.write(answer, () => {
+          pending--;
+          left?.();
+          settle();
+        });
       },
       done: () => {
         if (finished) return;

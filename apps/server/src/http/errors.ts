@@ -6,25 +6,23 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asInferError, errors, InferError, type ErrorCode } from '@inferscope/core';
-import { capMessage } from './json-guard';
+import { publicMessage } from './redact-paths';
 
-/** Every error body of the non-inference routes leaves here, its message capped (it may quote input). */
+/** Every error body of the non-inference routes leaves here, its message public (no server path, capped). */
 export function sendHttpError(reply: FastifyReply, err: InferError): FastifyReply {
-  return reply.code(err.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: capMessage(err.message) }));
+  return reply.code(err.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: publicMessage(err.message) }));
 }
 
 /**
- * Anything thrown, as an InferError: ours as they are; fastify's content-parser errors in our words
- * (a body over the limit, a media type no parser takes, JSON that does not parse); any other error
+ * Anything thrown, as an InferError: ours as they are (body-reader.ts words a body over the limit);
+ * fastify's content-parser errors in our words (a media type no parser takes, JSON that does not parse); any other error
  * fastify raised for the request is the client's (INVALID_ARG) when fastify gave it a 4xx status;
  * everything else is INTERNAL.
  */
-export function toInferError(err: unknown, bodyLimit?: number): InferError {
+export function toInferError(err: unknown): InferError {
   if (err instanceof InferError) return err;
   const e = err as Partial<FastifyError> | null;
   switch (e?.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return errors.BODY_TOO_LARGE(bodyLimit ?? 0);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.UNSUPPORTED_MEDIA(String(e.message));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -36,25 +34,39 @@ export function toInferError(err: unknown, bodyLimit?: number): InferError {
   return asInferError(err);
 }
 
-/** Code, HTTP status and capped message (it may quote what the client sent; never a stack) of anything thrown. */
-export function describeError(err: unknown, bodyLimit?: number): { code: ErrorCode; status: number; message: string } {
-  const e = toInferError(err, bodyLimit);
-  return { code: e.code, status: e.httpStatus, message: capMessage(e.message) };
+/**
+ * Code, HTTP status and public message (no server path, capped: it may quote what the client sent; never
+ * a stack) of anything thrown: what every protocol sends.
+ */
+export function describeError(err: unknown): { code: ErrorCode; status: number; message: string } {
+  const e = toInferError(err);
+  return { code: e.code, status: e.httpStatus, message: publicMessage(e.message) };
 }
 
-/** The KServe v2 / Triton paths this server answers (whatever the method). */
+/** The KServe v2 / Triton paths this server answers (whatever the method); a version is digits, as in Triton. */
 const KSERVE_PATHS = [
   /^\/v2\/?$/,
   /^\/v2\/health\/(live|ready)$/,
-  /^\/v2\/models\/[^/]+(\/versions\/[^/]+)?(\/(ready|config|infer|stats))?$/,
+  /^\/v2\/models\/[^/]+(\/versions\/\d+)?(\/(ready|config|infer|stats))?$/,
   /^\/v2\/models\/stats$/,
   /^\/v2\/repository\/index$/,
   /^\/v2\/repository\/models\/[^/]+\/(load|unload)$/,
 ];
 
-export function installErrorHandlers(app: import('fastify').FastifyInstance, bodyLimit: number): void {
+/** A route's `:version` segment, as Triton's model route takes it: digits only. */
+const VERSION_SEGMENT = '/versions/:version';
+const DIGITS_VERSION_SEGMENT = '/versions/:version(^\\d+$)';
+
+export function installErrorHandlers(app: import('fastify').FastifyInstance): void {
+  // Every route registered after this one with a version in its path matches digits only: anything else
+  // is no route at all (404 "Not Found"), as in Triton, not a version lookup that fails with 400.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.includes(VERSION_SEGMENT)) return;
+    route.url = route.url.replace(VERSION_SEGMENT, DIGITS_VERSION_SEGMENT);
+    route.path = route.url;
+  });
   app.setErrorHandler((err, request: FastifyRequest, reply) => {
-    const e = toInferError(err, bodyLimit);
+    const e = toInferError(err);
     if (e.httpStatus >= 500) request.log.error({ err }, 'request failed');
     void sendHttpError(reply, e);
   });
@@ -62,6 +74,6 @@ export function installErrorHandlers(app: import('fastify').FastifyInstance, bod
     const path = request.url.split('?')[0];
     // A KServe path asked with the wrong method: Triton answers 405, not 404.
     if (KSERVE_PATHS.some((re) => re.test(path))) return void sendHttpError(reply, errors.METHOD_NOT_ALLOWED());
-    void sendHttpError(reply, errors.ROUTE_NOT_FOUND(request.method, path.slice(0, 200)));
+    void sendHttpError(reply, errors.ROUTE_NOT_FOUND());
   });
 }

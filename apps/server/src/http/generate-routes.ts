@@ -2,83 +2,94 @@
  * The generate extension's routes (generate.ts says what they take and give). Both run the request
  * through streamInference, so a decoupled model streams and any other model answers once; the client
  * closing the connection cancels the request (a decoupled model's sender then stops).
+ *
+ * They live in the infer routes' scope (kserve-routes.ts) and are admitted as an infer request is (issue
+ * 56): the body limit of --http-max-input-size (which the refusal names), a share of --max-inflight-bytes
+ * held until the answer, and the request's memory estimate checked against both that and the memory
+ * budget (runInference, through the charge). The body is read as infer's is (http-infer-call.ts: gzip and
+ * deflate accepted) and must be UTF-8 JSON.
+ *
+ * generate_stream writes each response as it comes and tells the model's send window when the socket has
+ * taken it (backends/stub/send-window.ts): a client that stops reading slows the model down instead of
+ * the server buffering every event.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ClientGone } from '../models/cancellable';
 import { describeError } from './errors';
+import { HttpInferCall, type HttpRequest } from './http-infer-call';
+import { CHARGED_IN_SCOPE, type Held } from './inflight-bytes';
 import { generateResponse, parseGenerateRequest } from '../kserve/generate';
 import type { InferServiceDeps } from '../kserve/infer-service';
 import type { ModelSpec } from '../kserve/model-spec';
+import { parseJsonBody } from '../kserve/parse-request';
 import { streamInference, type StreamedResponse } from '../kserve/stream-inference';
 
-type Params = { model: string; version?: string };
-type Req = FastifyRequest<{ Params: Params }>;
-
-function call(request: Req, signal: ClientGone) {
-  return {
-    protocol: 'http' as const,
-    model: request.params.model,
-    version: request.params.version,
-    signal,
-    decode: (spec: ModelSpec) => parseGenerateRequest(request.body, spec),
-  };
+export interface GenerateScope {
+  deps: InferServiceDeps;
+  /** takes the request's charge (installInflightBytes) */
+  hold: (req: FastifyRequest) => Held;
+  bodyLimit: number;
 }
 
-/** aborts when the client closes its connection before the answer was sent */
-function clientGone(reply: FastifyReply): ClientGone {
-  const gone = new ClientGone();
-  reply.raw.on('close', () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
-  return gone;
-}
+const parseGenerate = (body: Buffer, _request: HttpRequest, spec: ModelSpec) => parseGenerateRequest(parseJsonBody(body), spec);
 
-const errorBody = (err: unknown) => {
-  const { status, message } = describeError(err);
-  return { status, body: JSON.stringify({ error: message }) };
-};
+/** Registers the routes in the infer scope, whose body parser hands every body over as a Buffer. */
+export function registerGenerateRoutes(scope: FastifyInstance, { deps, hold, bodyLimit }: GenerateScope): void {
+  const call = (request: HttpRequest, held: Held) => new HttpInferCall(request, held, bodyLimit, parseGenerate);
 
-export function registerGenerateRoutes(app: FastifyInstance, deps: InferServiceDeps): void {
-  const generate = async (request: Req, reply: FastifyReply) => {
+  // errors thrown here leave through the scope's error handler, as an infer request's
+  const generate = async (request: HttpRequest, reply: FastifyReply) => {
+    const held = hold(request);
     let last: StreamedResponse | undefined;
     let failure: StreamedResponse['error'];
     try {
-      await streamInference(deps, call(request, clientGone(reply)), (r) => {
+      await streamInference(deps, call(request, held), (r) => {
+        r.left(); // only the last response with data is kept
         if (r.error) failure ??= r.error;
         else if (!r.empty) last = r;
       });
-    } catch (err) {
-      const e = errorBody(err);
-      return reply.code(e.status).header('content-type', 'application/json').send(e.body);
+    } finally {
+      held.release();
     }
     if (failure) return reply.code(failure.httpStatus).header('content-type', 'application/json').send(JSON.stringify({ error: failure.message }));
     if (!last) return reply.code(200).header('content-type', 'application/json').send(JSON.stringify({ model_name: request.params.model, model_version: request.params.version ?? '' }));
     return reply.code(200).header('content-type', 'application/json').send(JSON.stringify(generateResponse(last)));
   };
 
-  const generateStream = async (request: Req, reply: FastifyReply) => {
+  const generateStream = async (request: HttpRequest, reply: FastifyReply) => {
+    const held = hold(request);
     let started = false;
     const start = () => {
       if (started) return;
       started = true;
       reply.hijack();
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      // no `connection` header of our own: Node keeps the connection as the client asked (a forced
+      // keep-alive held a client that sent `connection: close` open for the whole keep-alive timeout)
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     };
-    const event = (body: unknown) => {
+    const event = (body: unknown, left?: () => void) => {
       start();
-      if (!reply.raw.destroyed) reply.raw.write(`data: ${JSON.stringify(body)}\n\n`);
+      if (reply.raw.destroyed) return left?.();
+      // the callback runs once the socket has taken the event (Node holds it while the client reads nothing)
+      reply.raw.write(`data: ${JSON.stringify(body)}\n\n`, left && (() => left()));
+    };
+    const respond = (r: StreamedResponse) => {
+      if (r.empty) return r.left();
+      if (r.error) return event({ error: r.error.message }, r.left);
+      let body: unknown;
+      try {
+        body = generateResponse(r);
+      } catch (err) {
+        body = { error: describeError(err).message }; // an output JSON cannot carry; the stream goes on
+      }
+      event(body, r.left);
     };
     try {
-      await streamInference(deps, call(request, clientGone(reply)), (r) => {
-        if (r.error) event({ error: r.error.message });
-        else if (!r.empty) event(generateResponse(r));
-      });
+      await streamInference(deps, call(request, held), respond);
     } catch (err) {
-      if (!started) {
-        const e = errorBody(err);
-        return reply.code(e.status).header('content-type', 'application/json').send(e.body);
-      }
+      if (!started) throw err;
       event({ error: describeError(err).message });
+    } finally {
+      held.release();
     }
     if (!started) {
       // a final flag with nothing before it: an empty event stream
@@ -88,7 +99,7 @@ export function registerGenerateRoutes(app: FastifyInstance, deps: InferServiceD
   };
 
   for (const base of ['/v2/models/:model', '/v2/models/:model/versions/:version']) {
-    app.post<{ Params: Params }>(`${base}/generate`, generate);
-    app.post<{ Params: Params }>(`${base}/generate_stream`, generateStream);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate`, { bodyLimit, config: CHARGED_IN_SCOPE }, generate);
+    scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate_stream`, { bodyLimit, config: CHARGED_IN_SCOPE }, generateStream);
   }
 }

@@ -10,6 +10,8 @@ export const SERVER_NAME = 'inferscope';
 /** KServe/Triton protocol extensions this server implements (the rest of Triton's list is not claimed). */
 export const EXTENSIONS = [
   'model_repository',
+  // the optional part: unload takes `unload_dependents` (kserve/repository-control.ts)
+  'model_repository(unload_dependents)',
   'schedule_policy',
   'model_configuration',
   'binary_tensor_data',

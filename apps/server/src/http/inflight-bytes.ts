@@ -18,7 +18,7 @@
  * (a 784-float image is 3 KiB binary, ~8 KiB JSON) and at least two of the largest JSON bodies at once.
  */
 import { totalmem } from 'node:os';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ClientGone, type CancelSignal } from '../models/cancellable';
 
 export const JSON_COST_FACTOR = 6;
@@ -32,6 +32,8 @@ export class InflightBytes {
   private used = 0;
   /** requests refused since start (statistics, tests) */
   refused = 0;
+  /** readers waiting for room (a gRPC stream's next message: grpc/stream-admission.ts), oldest first */
+  private readonly waiters: Array<() => boolean> = [];
 
   constructor(readonly limit: number) {}
 
@@ -39,11 +41,23 @@ export class InflightBytes {
     return this.used;
   }
 
+  /** readers waiting for room now (statistics, tests) */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /**
+   * Whether `bytes` would be admitted now. A single request larger than the whole budget is admitted when
+   * nothing else is in flight: the per-request body limit bounds it, and refusing it forever would be a
+   * silent configuration trap.
+   */
+  fits(bytes: number): boolean {
+    return this.used === 0 || this.used + bytes <= this.limit;
+  }
+
   /** Takes `bytes` of the budget, or returns false (nothing taken) when it would pass the limit. */
   tryTake(bytes: number): boolean {
-    // A single request larger than the whole budget is still admitted when nothing else is in flight:
-    // the per-request body limit bounds it, and refusing it forever would be a silent configuration trap.
-    if (this.used > 0 && this.used + bytes > this.limit) {
+    if (!this.fits(bytes)) {
       this.refused++;
       return false;
     }
@@ -53,11 +67,35 @@ export class InflightBytes {
 
   give(bytes: number): void {
     this.used = Math.max(0, this.used - bytes);
+    if (this.waiters.length > 0) this.wake();
   }
 
   /** A charge changes size (a chunked body, once its real length is known). */
   resize(from: number, to: number): void {
     this.used = Math.max(0, this.used - from + to);
+    if (to < from && this.waiters.length > 0) this.wake();
+  }
+
+  /**
+   * Calls `retry` whenever bytes come back, oldest waiter first, until it returns true (it took what it
+   * needed); a waiter that still does not fit stops the round, so a large one is not passed for ever by
+   * small ones. Returns the cancel (the waiter went away).
+   */
+  whenFree(retry: () => boolean): () => void {
+    this.waiters.push(retry);
+    return () => {
+      const at = this.waiters.indexOf(retry);
+      if (at >= 0) this.waiters.splice(at, 1);
+    };
+  }
+
+  private wake(): void {
+    for (;;) {
+      const first = this.waiters[0];
+      if (first === undefined || !first()) return;
+      // it may have cancelled itself already: never drop the one behind it
+      if (this.waiters[0] === first) this.waiters.shift();
+    }
   }
 }
 
@@ -107,6 +145,45 @@ export function admit(budget: InflightBytes, bytes: number): Held | undefined {
   return budget.tryTake(bytes) ? new Charge(budget, bytes) : undefined;
 }
 
+/**
+ * The 503 past the limit. No `connection: close`: closing a socket whose request body is still arriving
+ * makes the kernel reset it (unread data), and a client still uploading may then see EPIPE/ECONNRESET
+ * instead of this 503 (measured: 40 of 40 clients uploading 4 MiB got EPIPE after the answer). Node reads
+ * the rest of the body and discards it (nothing is buffered), and the connection stays usable for the retry.
+ */
+function refuse(reply: FastifyReply, budget: InflightBytes): void {
+  void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+}
+
+/** Route config of the routes whose scope charges them itself (installInflightBytes): the root skips them. */
+export const CHARGED_IN_SCOPE = { inflightChargedInScope: true };
+
+/**
+ * Every other request that carries a body (generate, a repository load with its files, settings, control
+ * routes) is charged the same way, from its headers until its response has gone: each is capped by its
+ * route's body limit, but their number was not (a thousand 1 MiB generate bodies, parsed, are ~6 GB).
+ * Install on the root before any route.
+ */
+export function installBodyCharges(app: FastifyInstance, budget: InflightBytes): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    const config = req.routeOptions.config as Partial<typeof CHARGED_IN_SCOPE> | undefined;
+    const length = req.headers['content-length'];
+    const body = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    if (!body || config?.inflightChargedInScope === true) {
+      done();
+      return;
+    }
+    const bytes = requestCharge(req, req.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 0);
+    if (!budget.tryTake(bytes)) {
+      refuse(reply, budget);
+      return;
+    }
+    const charge = new Charge(budget, bytes);
+    reply.raw.on('close', () => charge.release());
+    done();
+  });
+}
+
 /** The request's charge, on a property Fastify knows of (decorateRequest): a stable object shape, no WeakMap. */
 const CHARGE = 'inferscopeCharge';
 type Charged = FastifyRequest & { [CHARGE]: Charge | null };
@@ -153,11 +230,7 @@ export function installInflightBytes(scope: FastifyInstance, budget: InflightByt
   scope.addHook('onRequest', (req, reply, done) => {
     const bytes = requestCharge(req, bodyLimit);
     if (!budget.tryTake(bytes)) {
-      // No `connection: close`: closing a socket whose request body is still arriving makes the kernel reset
-      // it (unread data), and a client still uploading may then see EPIPE/ECONNRESET instead of this 503
-      // (measured: 40 of 40 clients uploading 4 MiB got EPIPE after the answer). Node reads the rest of the
-      // body and discards it (nothing is buffered), and the connection stays usable for the retry.
-      void reply.code(503).header('content-type', 'application/json').send(JSON.stringify({ error: overLimitMessage(budget.limit) }));
+      refuse(reply, budget);
       return;
     }
     const charge = new Charge(budget, bytes);

@@ -3,27 +3,39 @@
  * (curl -X POST without data), so empty means "no fields"; anything else must parse, or the client gets
  * 400 with the parser's reason (never a 500).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '@inferscope/core';
 import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from './json-guard';
+import { readBody, type BodyLimits } from './body-reader';
 
-export function installJsonParser(app: FastifyInstance, bodyLimit: number): void {
-  const parse = (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    const text = body.toString().trim();
-    if (text === '') return done(null, undefined);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      return done(errors.INVALID_JSON((err as Error).message), undefined);
-    }
-    if (depthExceeds(value, MAX_JSON_DEPTH, text.length)) return done(errors.INVALID_JSON(NESTING_MESSAGE), undefined);
-    done(null, value);
-  };
+export interface JsonParserOptions extends BodyLimits {
+  /**
+   * Refuse documents nested deeper than MAX_JSON_DEPTH (default). Only a scope whose routes read a few
+   * top-level fields by type, never walking a value, turns it off: Triton parses such bodies whole and
+   * answers about the field (the repository index's 'ready').
+   */
+  depthLimit?: boolean;
+}
+
+export function installJsonParser(app: FastifyInstance, options: JsonParserOptions): void {
+  const parse = (req: FastifyRequest, payload: Parameters<typeof readBody>[1], done: (err: Error | null, body?: unknown) => void) =>
+    readBody(req, payload, options, (err, raw) => {
+      if (err) return done(err);
+      const text = raw!.toString().trim();
+      if (text === '') return done(null, undefined);
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        return done(errors.INVALID_JSON((e as Error).message));
+      }
+      if (options.depthLimit !== false && depthExceeds(value, MAX_JSON_DEPTH, text.length)) return done(errors.INVALID_JSON(NESTING_MESSAGE));
+      done(null, value);
+    });
   // Triton reads these bodies as JSON whatever the Content-Type says (curl -d sends form encoding).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, parse);
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, parse);
+  app.addContentTypeParser('application/json', parse);
+  app.addContentTypeParser('*', parse);
 }
 
 /** The body as an object with only known fields checked by the caller; undefined/empty -> {}. */

@@ -11,7 +11,8 @@
  *   string in a tensor came back in a 20 MiB error. Every error message is capped where it leaves.
  */
 export const MAX_JSON_DEPTH = 100;
-export const NESTING_MESSAGE = 'JSON nesting depth exceeds maximum allowed';
+/** Triton's words (its HTTP front end's HTTP_MAX_JSON_NESTING_DEPTH), which clients match */
+export const NESTING_MESSAGE = `JSON nesting depth exceeds maximum allowed limit (${MAX_JSON_DEPTH})`;
 
 /**
  * True when `value` holds arrays/objects nested more than `max` deep. `textLength`, the length of the

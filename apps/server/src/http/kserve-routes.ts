@@ -1,28 +1,28 @@
 /**
- * `POST /v2/models/{m}[/versions/{v}]/infer`. The routes live in their own encapsulated Fastify scope
+ * `POST /v2/models/{m}[/versions/{v}]/infer` (and the generate extension's routes, generate-routes.ts, in
+ * the same scope so they are admitted alike). The routes live in their own encapsulated Fastify scope
  * so that their body handling does not leak into the rest of the app: every content type is buffered
  * raw (JSON and the binary extension share one decoder), with its own body limit, and errors leave as
  * Triton's `{"error": "..."}` with Triton's status code.
  */
 import { promisify } from 'node:util';
-import { deflate, gunzip, gzip, inflate, type ZlibOptions } from 'node:zlib';
+import { deflate, gzip, type ZlibOptions } from 'node:zlib';
 
-// zlib's callback forms run on libuv's thread pool: a 64 MiB body is (de)compressed off the event loop
-// that runs the scheduler, in chunks, with the same maxOutputLength limit as the sync forms.
-const gunzipAsync = promisify<Buffer, ZlibOptions, Buffer>(gunzip);
-const inflateAsync = promisify<Buffer, ZlibOptions, Buffer>(inflate);
+// zlib's callback forms run on libuv's thread pool: a large answer is compressed off the event loop
+// that runs the scheduler (decompression: http-infer-call.ts).
 const gzipAsync = promisify<Buffer | string, ZlibOptions, Buffer>(gzip);
 const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
-import { errors, InferError } from '@inferscope/core';
 import { describeError } from './errors';
-import { parseHeaderLength, parseInferRequest, type ParsedRequest } from '../kserve/parse-request';
+import { readBody } from './body-reader';
+import { registerGenerateRoutes } from './generate-routes';
+import { HttpInferCall, UnsupportedEncoding } from './http-infer-call';
+import { parseHeaderLength, parseInferRequest } from '../kserve/parse-request';
 import type { InferModelSource } from '../kserve/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
-import { runInference, type InferCall, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
-import { InflightBytes, costFactor, defaultInflightLimit, installInflightBytes, overLimitMessage, type Held } from './inflight-bytes';
-import type { CancelSignal } from '../models/cancellable';
+import { runInference, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
+import { CHARGED_IN_SCOPE, InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from './inflight-bytes';
 
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
@@ -47,7 +47,6 @@ export interface InferRoutesOptions {
 }
 
 export const DEFAULT_INFER_BODY_LIMIT = 64 * 1024 * 1024;
-const EMPTY = Buffer.alloc(0);
 
 type Params = { model: string; version?: string };
 
@@ -76,7 +75,7 @@ export function registerInferRoutes(
   };
 
   const infer = (request: FastifyRequest<{ Params: Params }>, held: Held): Promise<InferOutcome> =>
-    runInference(deps, new HttpInferCall(request, held.gone, held, bodyLimit));
+    runInference(deps, new HttpInferCall(request, held, bodyLimit, parseBody));
 
   // Not async: an uncompressed answer (nearly all) is sent without one more promise and microtask.
   const answer = (request: FastifyRequest, reply: FastifyReply, outcome: InferOutcome): FastifyReply | Promise<FastifyReply> => {
@@ -99,84 +98,24 @@ export function registerInferRoutes(
   void app.register(async (scope) => {
     hold = installInflightBytes(scope, inflight, bodyLimit);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_req, body, done) => done(null, body));
+    const limits = { limit: bodyLimit, inputSizeLimit: bodyLimit };
+    scope.addContentTypeParser('*', (req, payload, done) => readBody(req, payload, limits, done));
     scope.setErrorHandler((err, request, reply) => {
-      // a body over the limit: Triton answers 400 with the --http-max-input-size hint; we keep HTTP's 413
-      // (the body is refused before it is read) and give the same hint
-      const { status, message } = describeError(err, bodyLimit);
+      const { status, message } = describeError(err);
       if (err instanceof UnsupportedEncoding) void reply.header('accept-encoding', 'gzip, deflate');
       if (status >= 500 && status !== 501) request.log.error({ err }, 'inference failed');
       void reply.code(status).header('content-type', 'application/json').send(JSON.stringify({ error: message }));
     });
-    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit }, handler);
-    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
+    scope.post<{ Params: Params }>('/v2/models/:model/versions/:version/infer', { bodyLimit, config: CHARGED_IN_SCOPE }, handler);
+    // the generate extension is admitted as infer is: this body limit, this charge, this memory estimate
+    registerGenerateRoutes(scope, { deps, hold, bodyLimit });
   });
 }
 
-/**
- * One HTTP request as runInference sees it. A class with a `decode` method rather than an object literal
- * with an arrow: the sources run through tsx, whose esbuild `keepNames` wraps every named closure in a
- * defineProperty call when it is created (~0.6 µs each, measured with perf on this path).
- */
-class HttpInferCall implements InferCall {
-  readonly protocol = 'http' as const;
-  readonly model: string;
-  readonly version: string | undefined;
-
-  constructor(
-    private readonly request: FastifyRequest<{ Params: Params }>,
-    readonly signal: CancelSignal,
-    readonly charge: Held,
-    private readonly bodyLimit: number,
-  ) {
-    this.model = request.params.model;
-    this.version = request.params.version;
-  }
-
-  decode(): ParsedRequest | Promise<ParsedRequest> {
-    const { request, model } = this;
-    const raw = Buffer.isBuffer(request.body) ? request.body : EMPTY;
-    const encoding = request.headers['content-encoding'];
-    const headerLength = request.headers['inference-header-content-length'];
-    // An uncompressed body (nearly every request) is decoded synchronously: no promise, no extra turn.
-    if (encoding === undefined) return parseBody(raw, headerLength, model);
-    return decompress(raw, encoding, this.bodyLimit).then((body) => {
-      // what the body became is charged like a body of that size (a small compressed body can inflate to
-      // the body limit): refused as over the limit when it does not fit beside the others in flight
-      const grown = (body.byteLength - raw.byteLength) * costFactor(request);
-      if (grown > 0 && !this.charge.grow(grown)) throw new InferError('UNAVAILABLE', overLimitMessage(this.charge.limit));
-      return parseBody(body, headerLength, model);
-    });
-  }
-}
-
-class UnsupportedEncoding extends InferError {
-  constructor() {
-    super('UNSUPPORTED', 'Unsupported compression type');
-  }
-}
-
-function parseBody(body: Buffer, headerLengthHeader: string | string[] | undefined, model: string) {
-  return parseInferRequest(body, parseHeaderLength(headerLengthHeader, body.byteLength), model);
-}
-
-/**
- * Triton accepts gzip and deflate request bodies; Inference-Header-Content-Length then counts bytes of
- * the decompressed body. Decompression is capped at the body limit so a small bomb cannot blow up memory.
- */
-async function decompress(body: Buffer, encoding: string | string[] | undefined, limit: number): Promise<Buffer> {
-  const enc = (Array.isArray(encoding) ? encoding[0] : encoding)?.trim().toLowerCase();
-  if (!enc || enc === 'identity' || body.byteLength === 0) return body;
-  // Triton: UNSUPPORTED (501) "Unsupported compression type", and the reply names what it accepts.
-  if (enc !== 'gzip' && enc !== 'deflate') throw new UnsupportedEncoding();
-  try {
-    return await (enc === 'gzip' ? gunzipAsync : inflateAsync)(body, { maxOutputLength: limit });
-  } catch (err) {
-    const tooBig = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
-    throw tooBig
-      ? errors.BODY_TOO_LARGE(limit, 'decompressed request body')
-      : errors.INVALID(`unable to decompress the ${enc} request body: ${(err as Error).message}`);
-  }
+/** An infer body: JSON, or the binary tensor extension's JSON header and tensors. */
+function parseBody(body: Buffer, request: FastifyRequest<{ Params: Params }>) {
+  return parseInferRequest(body, parseHeaderLength(request.headers['inference-header-content-length'], body.byteLength), request.params.model);
 }
 
 /** Triton's choice among identity, gzip and deflate: the acceptable one with the highest q wins. */

@@ -97,7 +97,7 @@ export function registerStaticRoutes(app: FastifyInstance, distDir: string = DEF
     const file = resolveInside(root, path);
     const s = file ? await stat(file).catch(() => undefined) : undefined;
     if (file && s?.isFile()) return sendFile(reply, file, s.size);
-    throw errors.ROUTE_NOT_FOUND(req.method, path.slice(0, 200));
+    throw errors.ROUTE_NOT_FOUND();
   };
   app.get('/', handler);
   app.get('/*', handler);

@@ -39,11 +39,12 @@ export function encodeInferResponse(
       json += `,"parameters":{"shared_memory_region":${JSON.stringify(ref.region)},"shared_memory_byte_size":${shm}${ref.offset ? `,"shared_memory_offset":${ref.offset}` : ''}}}`;
     } else if (binary) {
       const bytes = encodeBinaryData(t.datatype, t.data);
-      chunks.push(bytes);
+      // an empty binary output adds no bytes; when no output has any, Triton's answer is plain JSON
+      if (bytes.byteLength > 0) chunks.push(bytes);
       binaryBytes += bytes.byteLength;
       json += `,"parameters":{"binary_data_size":${bytes.byteLength}}}`;
     } else {
-      json += `,"data":${encodeJsonData(t.datatype, t.data)}}`;
+      json += `,"data":${encodeJsonData(t.datatype, t.data, t.name)}}`;
     }
   }
   json += ']}';

@@ -14,6 +14,7 @@ import type { Tensor } from '@inferscope/core';
 import { applyRequestParameters, type ParsedRequest } from './parse-request';
 import type { ModelSpec } from './model-spec';
 import { invalid } from './errors';
+import { bytesAsText } from './json-data';
 import type { StreamedResponse } from './stream-inference';
 
 const RESERVED = new Set(['id', 'parameters']);
@@ -45,7 +46,7 @@ export function parseGenerateRequest(body: unknown, spec: ModelSpec): ParsedRequ
 
 function jsonValue(t: Tensor): unknown {
   const values = Array.isArray(t.data)
-    ? (t.data as Uint8Array[]).map((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'))
+    ? (t.data as Uint8Array[]).map((b, i) => bytesAsText(b, `element ${i} of BYTES output '${t.name}'`, 'the generate endpoint sends BYTES as JSON strings only (the infer endpoint can send them as binary data)'))
     : Array.from(t.data as ArrayLike<number | bigint>, (v) => (typeof v === 'bigint' ? Number(v) : t.datatype === 'BOOL' ? v !== 0 : v));
   return values.length === 1 ? values[0] : values;
 }

@@ -3,6 +3,10 @@
  * both are accepted, as the protocol allows. BYTES elements are JSON strings (UTF-8). FP16 is accepted
  * and produced as plain numbers (Triton refuses FP16 over JSON; converting is strictly more useful and
  * loses nothing a JSON client could express).
+ *
+ * BYTES as JSON text is exact or refused, never silently changed (issue 56): a string with a lone
+ * surrogate (`"\ud800"`, which UTF-8 cannot hold) is refused, and so is an output element that is not
+ * valid UTF-8 (a JSON string cannot carry it; the binary data extension can). Both used to become U+FFFD.
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
@@ -11,7 +15,24 @@ import { INT_RANGE, floatToHalf, halfToFloat } from './datatypes';
 
 const SHAPE_MISMATCH = "Unable to parse 'data': Shape does not match true shape of 'data' field";
 const utf8 = new TextEncoder();
-const utf8Decode = new TextDecoder('utf-8');
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+/** a UTF-16 surrogate with no partner: JSON can escape one, UTF-8 cannot encode it */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+/** The JSON string of a BYTES element: its bytes as UTF-8 text, or a clear refusal naming `what`. */
+export function bytesAsText(b: Uint8Array, what: string, remedy: string): string {
+  try {
+    return utf8Strict.decode(b);
+  } catch {
+    throw invalid(`${what} holds bytes that are not valid UTF-8, which a JSON string cannot carry; ${remedy}`);
+  }
+}
+
+/** A JSON string as BYTES: its UTF-8 encoding, refused when it holds a lone surrogate (no UTF-8 exists for it). */
+export function textAsBytes(v: string, what: string): Uint8Array {
+  if (LONE_SURROGATE.test(v)) throw invalid(`${what} holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape), which is not text UTF-8 can encode`);
+  return utf8.encode(v);
+}
 
 /** Number of scalar leaves in a (possibly nested) JSON array, without allocating. */
 function countLeaves(value: unknown): number {
@@ -74,7 +95,7 @@ function writerFor(dt: KServeDatatype, name: string, out: TensorData): Writer {
       const a = out as Uint8Array[];
       return (v, i) => {
         if (typeof v !== 'string') badValue(dt, name, v);
-        a[i] = utf8.encode(v);
+        a[i] = textAsBytes(v, `Unable to parse 'data': element ${i} of BYTES input '${name}'`);
       };
     }
     default: {
@@ -125,7 +146,7 @@ export function decodeJsonData(name: string, dt: KServeDatatype, data: unknown, 
 }
 
 /** The JSON text of an output's flat `data` array. Non-finite floats become null (JSON has no NaN). */
-export function encodeJsonData(dt: KServeDatatype, data: TensorData): string {
+export function encodeJsonData(dt: KServeDatatype, data: TensorData, name = ''): string {
   switch (dt) {
     case 'BOOL': {
       const a = data as Uint8Array;
@@ -134,7 +155,7 @@ export function encodeJsonData(dt: KServeDatatype, data: TensorData): string {
       return `[${s}]`;
     }
     case 'BYTES':
-      return JSON.stringify((data as Uint8Array[]).map((b) => utf8Decode.decode(b)));
+      return JSON.stringify((data as Uint8Array[]).map((b, i) => bytesAsText(b, `element ${i} of BYTES output '${name}'`, 'ask for it as binary data (the binary_data output parameter)')));
     case 'FP16': {
       const a = data as Uint16Array;
       const vals = new Array<string>(a.length);

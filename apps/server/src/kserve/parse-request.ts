@@ -4,11 +4,13 @@
  * `Inference-Header-Content-Length` bytes followed by the inputs' raw bytes, in input order, each
  * `parameters.binary_data_size` long). Messages follow Triton's HTTP front end where it has one.
  */
+import { isUtf8 } from 'node:buffer';
 import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../http/json-guard';
 import { invalid } from './errors';
 import { HeaderCache } from './header-cache';
 import { isKServeDatatype } from './datatypes';
 import type { KServeDatatype } from '@inferscope/core';
+import { elementByteSize } from '@inferscope/core/tensor';
 
 /** Triton's shared-memory parameters of an input or output: a window of a registered region. */
 export interface ShmRef {
@@ -72,13 +74,13 @@ function member(obj: Json, key: string, what: string): unknown {
 export function parseHeaderLength(raw: string | string[] | undefined, bodyLength: number): number | undefined {
   if (raw === undefined) return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
-  // A negative size is out of range, in Triton's words; anything else that is not a number cannot be parsed.
-  if (/^\s*-\d+\s*$/.test(text)) throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
-  if (!/^\s*\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
+  if (!/^\s*-?\d+\s*$/.test(text)) throw invalid(`Unable to parse Inference-Header-Content-Length, got: ${text}`);
   const n = Number(text);
-  if (n > bodyLength) {
-    throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
+  // Triton reads the header as an int32 first (std::stoi), then checks it against the body
+  if (n > 2 ** 31 - 1 || n < -(2 ** 31)) {
+    throw invalid(`Unable to parse Inference-Header-Content-Length, value is out of range [ -2147483648, 2147483647 ], got: ${text}`);
   }
+  if (n < 0 || n > bodyLength) throw invalid(`inference header size should be in range (0, ${bodyLength}), got: ${text.trim()}`);
   return n;
 }
 
@@ -96,15 +98,27 @@ function parseChecked(text: string): unknown {
   return doc;
 }
 
-/** The request's JSON document; a binary-extension header may come from the cache. */
+/**
+ * The request's JSON document; a binary-extension header may come from the cache. Text that is not UTF-8
+ * is refused: decoding it would turn the bad bytes into U+FFFD and run the request on changed strings.
+ */
 function parseJson(body: Uint8Array, jsonEnd: number, binary: boolean): unknown {
   if (jsonEnd === 0) throw invalid('failed to parse the request JSON buffer: The document is empty.');
-  const text = Buffer.from(body.buffer, body.byteOffset, jsonEnd).toString('utf8');
+  const bytes = Buffer.from(body.buffer, body.byteOffset, jsonEnd);
+  if (!isUtf8(bytes)) throw invalid('failed to parse the request JSON buffer: the JSON text is not valid UTF-8');
+  const text = bytes.toString('utf8');
   return binary ? binaryHeaders.parse(text, parseChecked) : parseChecked(text);
 }
 
+/** A whole body that is one JSON document (the generate extension's), checked as an infer request's. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  return parseJson(body, body.byteLength, false);
+}
+
 export function parseInferRequest(body: Uint8Array, headerLength: number | undefined, model: string): ParsedRequest {
-  if (headerLength === 0) return { inputs: [], binaryOutput: false, raw: body };
+  // Triton answers a raw request in binary too: its outputs default to binary_data (a client that sent
+  // bytes reads bytes back, after Inference-Header-Content-Length).
+  if (headerLength === 0) return { inputs: [], binaryOutput: true, raw: body };
   const jsonEnd = headerLength ?? body.byteLength;
   const doc = parseJson(body, jsonEnd, headerLength !== undefined);
   if (!isObject(doc)) throw invalid('failed to parse the request JSON buffer: the request must be a JSON object');
@@ -197,13 +211,7 @@ function parseInputHeader(raw: Json): ParsedInput {
   if (!isKServeDatatype(datatype)) throw invalid(`invalid datatype for input ${name}`);
   const shape = member(raw, 'shape', 'shape');
   if (!Array.isArray(shape)) throw invalid("Unable to parse 'shape'");
-  let elements = 1;
-  for (const d of shape) {
-    if (!isUint(d)) {
-      throw invalid(`Unable to parse 'shape': dimensions of input '${name}' must be non-negative integers, got ${JSON.stringify(d)}`);
-    }
-    elements *= d;
-  }
+  const elements = checkedElementCount(name, shape, datatype, Object.prototype.hasOwnProperty.call(raw, 'data'));
   if (elements > MAX_ELEMENTS) {
     throw invalid(`Unable to parse 'shape': input '${name}' has ${elements} elements, more than the ${MAX_ELEMENTS} allowed`);
   }
@@ -222,6 +230,42 @@ function parseInputHeader(raw: Json): ParsedInput {
     throw invalid(msg);
   }
   return { name, datatype, shape: shape as number[], ...(hasShm ? { shm: shmRef(params!, `input '${name}'`) } : {}) };
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_LIMIT = 2 ** 64; // the first double a uint64 cannot hold
+
+/**
+ * The element count of a JSON shape, refused the way Triton's HTTP front end refuses it: each dimension
+ * is read as an unsigned 64-bit integer, then counted as int64 (GetElementCount), so a dimension past
+ * INT64_MAX is invalid, a product past it overflows, and for JSON `data` the byte size (count times the
+ * element size) must fit as well. Counted in BigInt: JSON.parse holds a dimension past 2^53 only to the
+ * nearest double, and that value is what is counted and quoted.
+ */
+function checkedElementCount(name: string, shape: unknown[], datatype: KServeDatatype, json: boolean): bigint {
+  for (const d of shape) {
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0 || d >= UINT64_LIMIT) {
+      throw invalid("Unable to parse 'shape': attempt to access JSON non-unsigned-integer as unsigned-integer");
+    }
+  }
+  const dims = (shape as number[]).map((d) => BigInt(d));
+  const shown = () => `[${dims.join(',')}]`;
+  if (dims.some((d) => d > INT64_MAX)) throw invalid(`invalid shape for input '${name}': shape ${shown()} contains one or more invalid dimensions`);
+  let count = 1n;
+  for (const [i, d] of dims.entries()) {
+    if (d === 0n) return 0n;
+    if (i > 0 && count > INT64_MAX / d) {
+      throw invalid(`invalid shape for input '${name}': shape ${shown()} causes total element count to exceed maximum size of ${INT64_MAX}`);
+    }
+    count = i === 0 ? d : count * d;
+  }
+  const size = json && datatype !== 'BYTES' ? BigInt(elementByteSize(datatype)) : 1n;
+  if (size > 1n && count > INT64_MAX / size) {
+    throw invalid(
+      `byte size overflow for input '${name}': element count (${count}) * data type size (${size}) exceeds maximum allowed size (${INT64_MAX})`,
+    );
+  }
+  return count;
 }
 
 function binaryDataSize(raw: Json): number | undefined {

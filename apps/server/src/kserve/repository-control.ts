@@ -78,7 +78,10 @@ async function writePrivateFolder(folders: PrivateFolders, name: string, config:
     return root;
   } catch (err) {
     await folders.discard(root);
-    throw err;
+    // the filesystem refused a file (a name past NAME_MAX, a full disk): Triton's 500 and words; the path
+    // in the fs error's message is dropped where every message leaves (http/redact-paths.ts)
+    if (err instanceof InferError) throw err;
+    throw errors.LOAD_NOT_FOUND(name, (err as Error).message);
   }
 }
 
@@ -126,10 +129,14 @@ export async function loadModel(manager: Pick<ModelManager, 'load'>, folders: Pr
 /**
  * Triton's repository API: unloading a model that is not loaded succeeds and changes nothing. The
  * manager refuses it (the dashboard's control wants that answer), so that one refusal becomes success here.
+ * The one unload parameter Triton reads is `unload_dependents` (a boolean; other keys are ignored, as there).
  */
-export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders: PrivateFolders, name: string): Promise<void> {
+export async function unloadModel(manager: Pick<ModelManager, 'unload'>, folders: PrivateFolders, name: string, params: LoadParameters = {}): Promise<void> {
+  const dependents = params.unload_dependents ?? false;
+  // Triton's words; its status for this is 500 (a JSON accessor's error), ours 400: the client's mistake
+  if (typeof dependents !== 'boolean') throw invalid("Unable to parse 'unload_dependents': attempt to access JSON non-boolean as boolean");
   try {
-    await manager.unload(name);
+    await manager.unload(name, { dependents });
   } catch (err) {
     if (!(err instanceof InferError && err.message === errors.UNLOAD_NOT_SERVED().message)) throw err;
   }

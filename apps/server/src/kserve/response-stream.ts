@@ -9,13 +9,17 @@
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
 import { isDecoupled } from '@inferscope/core/config';
 import type { CancellablePayload } from '../models/cancellable';
+import type { ChainedPayload } from '../models/call-chain';
 
 export interface ResponseStream {
   /**
    * One response: its outputs (null with `final` when the model sent only the final flag), or the error
-   * the model put in it (the stream goes on unless `final`).
+   * the model put in it (the stream goes on unless `final`). `left`, when given, must be called once the
+   * response no longer waits in the server (written to the client's socket or HTTP/2 stream, taken into
+   * an answer, or dropped): until then it counts against the model's send window
+   * (backends/stub/send-window.ts), so a client that does not read slows the model down.
    */
-  response(outputs: Tensor[] | null, final: boolean, error?: InferError): void;
+  response(outputs: Tensor[] | null, final: boolean, error?: InferError, left?: () => void): void;
   /** The request failed before its final response (the model's batch failed, timed out, the stub died). */
   fail(error: Error): void;
   /** Set by the executor while the model may still send: call it when the client went away. */
@@ -23,10 +27,8 @@ export interface ResponseStream {
 }
 
 /** The payload of a request that may carry a stream, and how deep in BLS calls it was made. */
-export interface StreamingPayload extends InferPayload, CancellablePayload {
+export interface StreamingPayload extends InferPayload, CancellablePayload, ChainedPayload {
   stream?: ResponseStream;
-  /** 0 for a client's request, n for a request made by a BLS call n levels deep */
-  blsDepth?: number;
 }
 
 /** core's rule, where the front ends that take streams have always found it */

@@ -23,7 +23,14 @@ export interface StreamedResponse {
   error?: InferError;
   /** a final flag with no response data (Triton's empty final response) */
   empty: boolean;
+  /**
+   * Call once this response has left the server (written to the client's stream, or dropped): the model's
+   * sender waits while too many have not (backends/stub/send-window.ts). Calling it again does nothing.
+   */
+  left: () => void;
 }
+
+const noop = (): void => undefined;
 
 export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 'stream' | 'accepted'>, onResponse: (r: StreamedResponse) => void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -42,9 +49,9 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
       return wanted ? outputs.filter((t) => wanted.includes(t.name)) : outputs;
     };
     const stream: ResponseStream = {
-      response(outputs, final, error) {
-        if (settled || !served || !request) return;
-        onResponse({ served, request, outputs: outputs ? pick(outputs) : [], final, error, empty: outputs === null && !error });
+      response(outputs, final, error, left = noop) {
+        if (settled || !served || !request) return left();
+        onResponse({ served, request, outputs: outputs ? pick(outputs) : [], final, error, empty: outputs === null && !error, left });
         if (final) finish();
       },
       fail: (err) => finish(asInferError(err)),
@@ -70,7 +77,7 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
       (outcome) => {
         // a decoupled model's execute() returned: its responses come (or came) through the stream
         if (isDecoupled(outcome.served.config) || settled) return;
-        onResponse({ served: outcome.served, request: outcome.request, outputs: outcome.outputs, final: true, empty: false });
+        onResponse({ served: outcome.served, request: outcome.request, outputs: outcome.outputs, final: true, empty: false, left: noop });
         finish();
       },
       (err) => finish(err),

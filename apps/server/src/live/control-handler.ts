@@ -37,7 +37,10 @@ export async function handleControl(
         return { ok: true };
       case 'saveConfig': {
         const r = await control.saveConfig(msg.model, { dryRun: msg.dryRun ?? false, version: msg.version });
-        return { ok: true, path: r.path, text: r.text, diff: r.diff, backup: r.backup ?? null, dryRun: msg.dryRun ?? false, versions: r.versions };
+        return {
+          ok: true, path: r.path, text: r.text, diff: r.diff, dryRun: msg.dryRun ?? false, written: r.written,
+          backup: r.backup ?? null, backupKept: r.backupKept, changed: r.changed, notes: r.notes, versions: r.versions,
+        };
       }
       case 'startLoad': {
         if (!load) return refused(new InferError('UNSUPPORTED', 'this server has no load generator'));

@@ -15,7 +15,7 @@ import { FrameCoalescer } from './frame-coalescer';
 import { validateControlMessage } from './control-validation';
 import { handleControl, refused } from './control-handler';
 import { CONTROL_REFUSAL } from '../control/guard';
-import { capMessage } from '../http/json-guard';
+import { publicMessage } from '../http/redact-paths';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { StatsHistory } from './stats-history';
 import { AggregatorSet } from '@inferscope/core/stats';
@@ -107,7 +107,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     socket.on(WIRE.control, (raw: unknown, ack?: unknown) => {
       const reply = (a: ControlAck) => {
         // errors may quote what the client sent: capped like every HTTP error message
-        if (typeof ack === 'function') ack(a.ok ? a : { ...a, error: capMessage(a.error) });
+        if (typeof ack === 'function') ack(a.ok ? a : { ...a, error: publicMessage(a.error) });
       };
       const v = validateControlMessage(raw);
       const verdict = controllers.has(socket.id) ? 'allowed' : deps.guard.verdict(v.token);

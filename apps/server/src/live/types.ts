@@ -36,7 +36,11 @@ export interface ControlTarget {
   unload(name: string): Promise<void>;
   updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
   setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
-  saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{ path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile }>;
+  /** config-writeback/save-config.ts's SaveResult: what was (or would be) written, and where the .bak is */
+  saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{
+    path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile;
+    written?: boolean; backupKept?: boolean; changed?: string[]; notes?: string[];
+  }>;
   /** switches a version's autotuner on (with a p99 target in ms) or off; its status after */
   setAutotune?(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<{ enabled: boolean; target_us: number }>;
 }

@@ -15,10 +15,10 @@
  */
 import type { Tensor } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import { datatypeByteSize } from '@inferscope/core/config';
+import { ACTIVATION_PARAMETER, datatypeByteSize, numericParameter } from '@inferscope/core/config';
 import { ACTIVATION_FACTOR } from './estimate';
 
-export const ACTIVATION_PARAMETER = 'activation_bytes_per_input_element';
+export { ACTIVATION_PARAMETER };
 
 export interface RequestCost {
   inputs: number;
@@ -33,10 +33,9 @@ function tensorBytes(t: Tensor): { bytes: number; elements: number } {
   return { bytes: (t.data as ArrayBufferView).byteLength, elements };
 }
 
-/** The stated intermediates per input element, or undefined (absent, or not a positive number). */
+/** The stated intermediates per input element, or undefined (absent or 0; a bad value refused the config at load). */
 function statedActivation(config: ModelConfig): number | undefined {
-  const v = Number(config.parameters?.[ACTIVATION_PARAMETER]?.string_value);
-  return Number.isFinite(v) && v > 0 ? v : undefined;
+  return numericParameter(config, ACTIVATION_PARAMETER) || undefined;
 }
 
 export function requestMemoryCost(config: ModelConfig, inputs: readonly Tensor[], batchSize: number): RequestCost {

@@ -5,12 +5,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTENT_TYPE } from './exposition';
+import { guardHttp1, type ConnectionTimeouts } from '../http/connection-timeouts';
+import { DEFAULTS } from '../server-options';
 
 export interface MetricsServerOptions {
   /** 0 = any free port */
   port: number;
   host?: string;
   metrics: { render(): string };
+  /** handshake and idle timeouts of its connections (default: the server's defaults) */
+  timeouts?: ConnectionTimeouts;
 }
 
 export interface MetricsServer {
@@ -45,7 +49,7 @@ export function startMetricsServer(options: MetricsServerOptions): Promise<Metri
     res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(text) });
     res.end(req.method === 'HEAD' ? undefined : text);
   });
-  server.keepAliveTimeout = 5000;
+  guardHttp1(server, options.timeouts ?? { handshakeMs: DEFAULTS.handshakeTimeoutSecs * 1000, idleMs: DEFAULTS.idleTimeoutSecs * 1000 });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {

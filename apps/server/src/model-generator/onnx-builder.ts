@@ -60,12 +60,16 @@ export class GraphBuilder {
     return name;
   }
 
-  /** Adds a node; returns its (first) output name. `out` names the output, else one is made up. */
-  node(op: string, inputs: string[], attrs: Record<string, AttrValue> = {}, out?: string): string {
+  /**
+   * Adds a node; returns its (first) output name. `out` names the output, else one is made up. `name`
+   * names the node, else `<op>_<index>`: onnxruntime quotes it in a failure, so a node that checks an
+   * input can say which rule the input broke.
+   */
+  node(op: string, inputs: string[], attrs: Record<string, AttrValue> = {}, out?: string, name?: string): string {
     const output = out ?? `${op.toLowerCase()}_${this.counter++}`;
     this.nodes.push({
       opType: op,
-      name: `${op}_${this.nodes.length}`,
+      name: name ?? `${op}_${this.nodes.length}`,
       input: inputs,
       output: [output],
       attribute: Object.entries(attrs).map(([k, v]) => attribute(k, v)),

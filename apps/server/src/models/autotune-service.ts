@@ -10,7 +10,7 @@
 import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { AutotuneChangeReason } from '@inferscope/core';
 import {
-  AUTOTUNE_WINDOW_US, autotuneReport, autotuneRestore, autotuneStart, autotuneStep, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
+  AUTOTUNE_WINDOW_US, autotuneReport, autotuneRestore, autotuneStart, autotuneStep, autotuneTargetOfMs, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
   type AutotuneReport, type AutotuneState, type AutotuneStep, type BatchCost,
 } from '@inferscope/core/autotune';
 
@@ -90,7 +90,7 @@ export class AutotuneService {
     if (!config) throw new Error(`model '${model}' version ${version} is not ready`);
     if ((config.max_batch_size ?? 0) === 0) throw new Error(`model '${model}' has max_batch_size 0: there is no batching to tune`);
     const existing = this.tuners.get(key(model, version));
-    const targetUs = targetMs !== undefined ? Math.round(targetMs * 1000) : existing?.state.target_us ?? autotuneTargetUs(config);
+    const targetUs = targetMs !== undefined ? autotuneTargetOfMs(targetMs, 'target_ms') : existing?.state.target_us ?? autotuneTargetUs(config);
     if (enabled && targetUs === undefined) throw new Error(`model '${model}' has no p99 target: give target_ms (or declare parameter autotune_p99_ms)`);
     if (!enabled) {
       if (!existing) return autotuneReport(false, { state: 'off', target_us: targetUs ?? 0 });

@@ -3,7 +3,8 @@
  * scheduler takes it out (answered 'cancelled', no batch slot taken); once it is in a batch handed to an
  * instance it completes, and the caller drops the answer. The promise settles exactly once either way.
  */
-import type { InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import type { InferError, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
+import { SchedulerError } from '@inferscope/core';
 import type { SchedulerLike } from './runtime';
 import type { CancelSignal } from './cancel-signal';
 
@@ -60,19 +61,37 @@ export class ClientGone implements CancelSignal {
 
 const noop = () => {};
 
+/**
+ * Watches a queued request (call-chain.ts: the target's instances changing under a BLS call): it may take
+ * the request out, still queued, answering it with `error`. Returns what stops the watching.
+ */
+export type QueueWatch = (takeOut: (error: InferError) => void) => () => void;
+
 export function enqueueCancellable(
-  scheduler: Pick<SchedulerLike, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: CancelSignal,
+  scheduler: Pick<SchedulerLike, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: CancelSignal | undefined, watch?: QueueWatch,
 ): Promise<InferResult> {
   return new Promise<InferResult>((resolve, reject) => {
     let answered = false;
     let stop = noop;
+    let unwatch = noop;
+    /** the error the watch took the request out with (the scheduler answers it 'cancelled') */
+    let takenOut: InferError | undefined;
     const id = scheduler.submit(req, (err, result) => {
       answered = true;
       stop();
-      if (err) reject(err);
+      unwatch();
+      if (err) reject(takenOut ? SchedulerError.of('unavailable', takenOut) : err);
       else resolve(result!);
     });
     if (answered) return;
+    if (watch) {
+      unwatch = watch((error) => {
+        if (answered) return;
+        takenOut = error;
+        if (!scheduler.cancel(id)) takenOut = undefined; // it runs already: it is answered as it ends
+      });
+    }
+    if (!signal) return;
     if (signal.aborted) scheduler.cancel(id);
     else stop = signal.onAbort(() => {
       if (!answered) scheduler.cancel(id);

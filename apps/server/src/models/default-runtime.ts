@@ -22,7 +22,7 @@ import type { TorchStubChoice } from '../backends/pytorch/native-stub';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 import { fineWait } from '../timing/fine-wait';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; torchStub?: TorchStubChoice; calls?: ServerCalls }): ModelRuntime {
+export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; torchStub?: TorchStubChoice; calls?: ServerCalls; maxStubFrameBytes?: number }): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -63,7 +63,7 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls });
+        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls, maxStubFrameBytes: opts.maxStubFrameBytes });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {

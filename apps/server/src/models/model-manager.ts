@@ -16,7 +16,8 @@ import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
+import { enqueueCancellable, type CancellablePayload, type CancelSignal, type QueueWatch } from './cancellable';
+import { chainDeadlock, watchChain, type ChainedPayload } from './call-chain';
 import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
@@ -25,6 +26,7 @@ import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ense
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingModels } from '../ensemble/plan';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
+import { redactPaths } from '../http/redact-paths';
 
 
 export interface ModelManagerOptions {
@@ -44,6 +46,11 @@ export interface ModelManagerOptions {
 
 export class ModelManager {
   private readonly entries = new Map<string, ModelEntry>();
+  /**
+   * explicit mode: the models asked for by name (a load call, --load-model); the others loaded were brought
+   * by an ensemble. Unloading an ensemble with `unload_dependents` takes only the latter with it (Triton).
+   */
+  private readonly requested = new Set<string>();
   /** last scan of each model (explicit mode lists models that are in the repository but not loaded) */
   private known = new Map<string, ScannedModel>();
   private readonly locks = new KeyedLock();
@@ -95,6 +102,7 @@ export class ModelManager {
         continue;
       }
       // explicit mode: an ensemble named by --load-model brings its composing models, as a later load does
+      if (this.options.controlMode === 'explicit') this.requested.add(name);
       if (this.options.controlMode === 'explicit' && scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
       await this.locked(name, () => this.loadScanned(scanned));
     }
@@ -116,8 +124,15 @@ export class ModelManager {
   }
 
   private async pollOnce(): Promise<RepositoryDiff> {
-    const scan = await scanRepositories(this.options.repositories);
     const before = new Map([...this.known].map(([n, s]) => [n, s.fingerprint]));
+    const scan = await scanRepositories(this.options.repositories);
+    // A save that wrote a config while the scan ran may have been scanned before its write: the save's
+    // own view stands, or this poll would reload the older file over the saved one.
+    for (const [name, s] of this.known) {
+      if (s.fingerprint === before.get(name) || !scan.models.has(name)) continue;
+      before.set(name, s.fingerprint);
+      scan.models.set(name, s);
+    }
     const after = new Map([...scan.models].map(([n, s]) => [n, s.fingerprint]));
     const diff = diffRepository(before, after);
     this.known = scan.models;
@@ -183,8 +198,9 @@ export class ModelManager {
   }
 
   /** Triton's repository index: every model in the repositories, with state per version when known. */
+  /** The repository index (HTTP, gRPC): a failure reason may quote a backend or the filesystem, so no server path is left in it. */
   index(readyOnly = false): RepositoryIndexRow[] {
-    return indexRows(this.known.keys(), this.entries, readyOnly);
+    return indexRows(this.known.keys(), this.entries, readyOnly).map((row) => (row.reason ? { ...row, reason: redactPaths(row.reason) } : row));
   }
 
   private slotOf(name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
@@ -252,10 +268,23 @@ export class ModelManager {
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
-    if (!signal) return slot.scheduler!.enqueue(req);
+    // a request made inside another (BLS) that could only run on instances its own chain holds: refused
+    // now, since queueing it would hang the chain (call-chain.ts)
+    // (and one already queued when the target's instances change: watchChain)
+    const chain = (req.payload as ChainedPayload).callChain;
+    const scheduler = slot.scheduler!;
+    let watch: QueueWatch | undefined;
+    if (chain !== undefined && chain.length > 0) {
+      const version = String(slot.version);
+      const instances = () => scheduler.snapshot().instances ?? [];
+      const deadlock = chainDeadlock(chain, name, version, instances());
+      if (deadlock) return Promise.reject(SchedulerError.of('unavailable', deadlock));
+      watch = watchChain(this.options.bus, chain, name, version, instances);
+    }
+    if (!signal && !watch) return scheduler.enqueue(req);
     // a running request's executor may stop early (a python model's request.is_cancelled())
-    (req.payload as CancellablePayload).cancelled = signal;
-    return enqueueCancellable(slot.scheduler!, req, signal);
+    if (signal) (req.payload as CancellablePayload).cancelled = signal;
+    return enqueueCancellable(scheduler, req, signal, watch);
   }
 
   // ------------------------------------------------------------------------------- explicit control
@@ -276,12 +305,15 @@ export class ModelManager {
     name: string,
     override?: (found: ScannedModel | undefined) => Promise<ScannedModel | undefined>,
     loading: Set<string> = new Set(),
+    /** false when an ensemble's load brings this model (see `requested`) */
+    requested = true,
   ): Promise<void> {
     this.checkControl(name);
     const scan = await scanRepositories(this.options.repositories);
     const scanned = override ? await override(scan.models.get(name)) : scan.models.get(name);
     // Triton: INTERNAL (500) "failed to load 'x', failed to poll from model repository".
     if (!scanned) throw errors.LOAD_NOT_FOUND(name);
+    if (requested) this.requested.add(name);
     this.known.set(name, scanned);
     loading.add(name);
     if (scanned.configText !== undefined) await this.loadComposing(scanned.configText, loading);
@@ -305,18 +337,44 @@ export class ModelManager {
     if (!isEnsembleConfig(config)) return;
     for (const model of composingModels(config)) {
       if (loading.has(model) || this.isReady(model)) continue;
-      await this.load(model, undefined, loading).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
+      await this.load(model, undefined, loading, false).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
     }
   }
 
-  /** Explicit mode: unload every version of a model; drains, so every accepted request is answered. */
-  async unload(name: string): Promise<void> {
+  /**
+   * Explicit mode: unload every version of a model; drains, so every accepted request is answered.
+   * `dependents` (Triton's `unload_dependents`): an ensemble's composing models go too, when they were
+   * loaded for an ensemble (not asked for by name) and no other loaded ensemble runs them; nested
+   * ensembles likewise. Without it they stay loaded, as in Triton.
+   */
+  async unload(name: string, options: { dependents?: boolean } = {}): Promise<void> {
     this.checkControl(name);
     if (!this.entries.has(name)) throw errors.UNLOAD_NOT_SERVED();
+    const composing = options.dependents ? this.composingOf(name) : [];
     await this.locked(name, async () => {
       const entry = this.entries.get(name);
       if (entry) await drainVersions(this, name, [...entry.versions.values()], 'unloaded');
     });
+    this.requested.delete(name);
+    for (const model of composing) {
+      if (this.requested.has(model) || !this.isLoaded(model) || this.loadedEnsemblesRunning(model).length > 0) continue;
+      await this.unload(model, options);
+    }
+  }
+
+  /** The models a loaded ensemble runs (none for any other model). */
+  private composingOf(name: string): string[] {
+    const slots = [...(this.entries.get(name)?.versions.values() ?? [])];
+    return [...new Set(slots.flatMap((s) => (s.config && isEnsembleConfig(s.config) ? composingModels(s.config) : [])))];
+  }
+
+  /** A version of the model is loaded, loading or unloading (an unloaded one stays listed, UNAVAILABLE). */
+  private isLoaded(name: string): boolean {
+    return [...(this.entries.get(name)?.versions.values() ?? [])].some((s) => s.state !== 'UNAVAILABLE');
+  }
+
+  private loadedEnsemblesRunning(model: string): string[] {
+    return [...this.entries.keys()].filter((n) => this.isLoaded(n) && this.composingOf(n).includes(model));
   }
 
   // ----------------------------------------------------------------------------- live configuration
@@ -337,13 +395,17 @@ export class ModelManager {
     });
   }
 
-  /** Writes the live config of a model back to its config.pbtxt (atomic, with a .bak of the previous file). */
+  /**
+   * Writes the live config of a model back to its config.pbtxt as the file is now (atomic, the user's
+   * previous file kept as .bak; nothing written when the file already holds the live values). Under the
+   * model's lock: two saves, or a save and a live edit, never interleave.
+   */
   saveConfig(name: string, opts: { dryRun?: boolean; version?: string } = {}): Promise<SaveResult> {
     return this.locked(name, async () => {
       // The version whose live config is written (one config.pbtxt serves every version, as in Triton).
       const { entry, slot } = this.slotOf(name, toVersion(opts.version));
       const result = await saveModelConfig(entry, slot, this.options.runtime.config, !!opts.dryRun);
-      if (!opts.dryRun) this.known.set(name, entry.scanned);
+      if (result.written) this.known.set(name, entry.scanned);
       return result;
     });
   }

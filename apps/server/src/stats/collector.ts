@@ -4,7 +4,9 @@
  *
  * Mapping (events.ts -> Triton):
  * - request.completed ok   -> success (total time), queue, compute_*; inference_count += its batch size
- * - request.completed !ok  -> fail (total time)
+ * - request.completed !ok  -> fail (total time), reason CANCELED when its code is CANCELLED (a client that
+ *   left before its instance began it: the batch was taken back and never ran; or the model answered it
+ *   CANCELLED), else BACKEND
  * - request.rejected after it was queued (timeout, drained by an unload) -> fail (time it was queued).
  *   A request refused at the door (invalid: 400, queue full: 503) is not counted, as in Triton, where
  *   only requests that were enqueued report statistics (InferenceRequest::Run returns the enqueue error
@@ -33,7 +35,7 @@
  *   still counted once, by its request.completed. (Triton's python backend reports no response
  *   statistics, so Triton leaves this map empty for python models; InferScope fills it.)
  */
-import { computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
+import { completedFailureReason, computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
 import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
@@ -183,7 +185,7 @@ export class StatsCollector {
           if (e.steps !== undefined) this.execution(a, e.batch_size, split);
         } else {
           add(a.fail, e.total_us);
-          a.failures.BACKEND++;
+          a.failures[completedFailureReason(e)]++;
         }
         break;
       }

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import type { ControlAck } from '@inferscope/core';
 import { autotuneTargetUs } from '@inferscope/core/autotune';
+import { strictNumber } from '@inferscope/core/config';
 import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { live, syncStructure } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
@@ -35,8 +36,10 @@ export function AutotuneControl(props: { model: ModelLive; disabled: boolean; ba
   const disabled = props.disabled || !props.batching;
 
   const send = (enabled: boolean) => {
-    const target = Number(targetMs);
-    void sendControl({ action: 'setAutotune', model: m.name, version: m.version, enabled, ...(enabled && target > 0 ? { target_ms: target } : {}) })
+    // read strictly (core's plain digits): a typo reaches the server as no number and is refused there,
+    // in the acknowledgement log, rather than ignored or read as something else ('1e3', '0x10')
+    const text = targetMs.trim();
+    void sendControl({ action: 'setAutotune', model: m.name, version: m.version, enabled, ...(enabled && text !== '' ? { target_ms: strictNumber(text, false) } : {}) })
       .then((ack: ControlAck) => {
         if (!ack.ok) return; // the reason is in the acknowledgement log
         live.setAutotune(m.key, ack.autotune as ModelLive['autotune']);

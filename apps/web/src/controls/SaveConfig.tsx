@@ -1,7 +1,8 @@
 /**
- * Save the live config to config.pbtxt: a dry run first shows the diff (hunks only) and which versions the
- * one file governs — with what each other version will run after a restart — then "Write to disk" writes
- * it and names the backup of the previous file.
+ * Save the live config to config.pbtxt: a dry run first shows the diff against the file as it is on disk
+ * now (hunks only), what the server noticed (the file edited since load, comments it updates) and which
+ * versions the one file governs — with what each other version will run after a restart — then "Write to
+ * disk" writes it and says where the user's previous file is (or that nothing needed writing).
  */
 import { useState } from 'react';
 import type { SharedConfigFile } from '@inferscope/core';
@@ -26,11 +27,32 @@ function SharedNote(props: { versions: SharedConfigFile }) {
   );
 }
 
+function Notes(props: { notes: string[] }) {
+  if (props.notes.length === 0) return null;
+  return (
+    <ul className="list-disc pl-4 text-xs text-warn mt-1" data-testid="save-notes">
+      {props.notes.map((n) => <li key={n} data-verbatim>{n}</li>)}
+    </ul>
+  );
+}
+
+/** What a written save says: nothing written, or the file and where the user's previous file is. */
+function savedMessage(ack: Record<string, unknown>): string {
+  if (ack.written === false) return S.savedNothing;
+  const path = String(ack.path);
+  if (typeof ack.backup !== 'string') return path;
+  return ack.backupKept === true ? S.savedBackupKept(path, ack.backup) : S.savedBackup(path, ack.backup);
+}
+
+const notesOf = (ack: Record<string, unknown>) => (Array.isArray(ack.notes) ? ack.notes.map(String) : []);
+
 /** `version`: the one whose live values are written (the one the controls show), not always the latest. */
 export function SaveConfig(props: { model: string; version: string; disabled: boolean }) {
   const [diff, setDiff] = useState<string | null>(null);
   const [versions, setVersions] = useState<SharedConfigFile | null>(null);
   const [written, setWritten] = useState<string | null>(null);
+  // what the server says about the file: edited since load (kept), a hand-set value overwritten, comments updated
+  const [notes, setNotes] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const preview = async () => {
     setBusy(true);
@@ -39,6 +61,7 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
     if (ack.ok) {
       setDiff(typeof ack.diff === 'string' ? ack.diff : '');
       setVersions((ack.versions as SharedConfigFile | undefined) ?? null);
+      setNotes(notesOf(ack));
       setWritten(null);
     }
   };
@@ -48,7 +71,8 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
     setBusy(false);
     if (ack.ok) {
       setDiff(null);
-      setWritten(typeof ack.backup === 'string' ? S.savedBackup(String(ack.path), ack.backup) : String(ack.path));
+      setNotes(notesOf(ack));
+      setWritten(savedMessage(ack));
     }
   };
   return (
@@ -58,6 +82,7 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
         <div className="mt-2" data-testid="save-diff">
           <h3 className="text-xs uppercase tracking-wide text-muted">{S.diffTitle}</h3>
           {versions && <SharedNote versions={versions} />}
+          <Notes notes={notes} />
           {diff.trim() === '' ? (
             <p className="text-sm text-muted">{S.noDiff}</p>
           ) : (
@@ -74,6 +99,7 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
         </div>
       )}
       {written && <p className="text-xs text-muted mt-1 break-all" data-testid="save-written" data-verbatim>{written}</p>}
+      {written && <Notes notes={notes} />}
     </div>
   );
 }

@@ -94,7 +94,7 @@ export const LESSONS_EN: Record<LessonId, LessonText> = {
     title: 'Scenario: an online image classifier with a latency budget',
     claim: 'With a 10 ms p99 budget, a short delay and small preferred sizes keep latency inside it while two instances carry the load.',
     intro: ['An online service answers people: the CNN classifier at 3,000 images/s, max_queue_delay 500 µs, preferred sizes 4 and 8, two instances on the two cores.'],
-    watch: ['p99 on the latency chart against the 10 ms budget.', 'Try a 5 ms delay on the controls: batches grow, p99 leaves the budget.'],
+    watch: ['p99 on the latency chart against the 10 ms budget.', 'Try a 5 ms delay on the controls: p99 rises but stays inside the budget, because at this rate a batch reaches the preferred size 4 long before 5 ms; then clear the preferred sizes and the delay decides: batches and p99 grow together.'],
     caption: 'Latency first: the delay is a fraction of the budget.',
   },
   offline: {

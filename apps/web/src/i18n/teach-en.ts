@@ -37,6 +37,15 @@ export const TEACH_EN = {
     sweepTitle: 'Load sweep (same config, rising offered rate)',
     sweepRow: (rate: string) => `offered ${rate}/s`,
     sweepVerdict: (limit: string, p99: string) => `Throughput stops at about ${limit}/s; past it p99 climbs to ${p99} while throughput stays flat.`,
+    // when a chosen calibration makes the rows contradict the lesson's claim: what they show instead
+    notHere: 'On this calibration the claim does not hold:',
+    onOffNotHere: (ratio: string) => `batching on serves ${ratio}× the throughput of batching off, not clearly more.`,
+    delayNotHere: (batchRatio: string, busyRatio: string, p50From: string, p50To: string) =>
+      `a 2 ms delay makes batches ${batchRatio}× bigger and instance time per request ${busyRatio} of delay 0 (p50 ${p50From} → ${p50To}).`,
+    overloadNotHere: (ratio: string, b0: string) => `at delay 0 the mean batch is ${b0} and 2 ms changes throughput by a factor of ${ratio}.`,
+    boundNotHere: (mlp: string, cnn: string) => `batching multiplies the MLP's throughput by ${mlp} and the CNN's compute by ${cnn}.`,
+    instancesNotHere: (two: string, four: string) => `2 instances give ${two}× the throughput of 1, and 4 give ${four}× of 2.`,
+    sweepNotHere: (limit: string, p99: string) => `the highest throughput is ${limit}/s and the last p99 ${p99}: no clear limit in this sweep.`,
   },
   narrate: {
     queued: (id: string, p: number, depth: number) => `request ${id} queued at P${p} (${depth} waiting)`,

@@ -34,6 +34,13 @@ export const TEACH_ZH: typeof TEACH_EN = {
     sweepTitle: '负载扫描（配置不变，请求速率逐步提高）',
     sweepRow: (rate) => `请求速率 ${rate}/秒`,
     sweepVerdict: (limit, p99) => `吞吐量停在约 ${limit}/秒；超过它之后 p99 升到 ${p99}，吞吐量却不再增长。`,
+    notHere: '在这份标定上，本课的结论不成立：',
+    onOffNotHere: (ratio) => `开启批处理的吞吐量是关闭时的 ${ratio} 倍，并没有明显更多。`,
+    delayNotHere: (batchRatio, busyRatio, p50From, p50To) => `2 ms 的延迟让批大了 ${batchRatio} 倍，单请求实例时间为延迟 0 时的 ${busyRatio}（p50 ${p50From} → ${p50To}）。`,
+    overloadNotHere: (ratio, b0) => `延迟为 0 时平均批大小为 ${b0}，2 ms 让吞吐量变为 ${ratio} 倍。`,
+    boundNotHere: (mlp, cnn) => `批处理让 MLP 的吞吐量变为 ${mlp} 倍，CNN 的计算变为 ${cnn} 倍。`,
+    instancesNotHere: (two, four) => `2 个实例的吞吐量是 1 个的 ${two} 倍，4 个是 2 个的 ${four} 倍。`,
+    sweepNotHere: (limit, p99) => `最高吞吐量为 ${limit}/秒，最后的 p99 为 ${p99}：这次扫描没有出现明显的上限。`,
   },
   narrate: {
     queued: (id, p, depth) => `请求 ${id} 进入 P${p} 队列（${depth} 个排队中）`,

@@ -61,7 +61,7 @@ export function ExperimentChart(props: { table: ExperimentTable; current?: numbe
           </div>
         ))}
       </div>
-      <p className="exp-verdict" data-testid="experiment-verdict">{table.verdict}</p>
+      <p className="exp-verdict" data-testid="experiment-verdict" data-holds={String(table.holds)}>{table.verdict}</p>
     </figure>
   );
 }

@@ -81,7 +81,7 @@ function Table({ table }: { table: ExperimentTable }) {
           ))}
         </tbody>
       </table>
-      <p className="text-sm mt-1" data-testid={`exp-${table.id}-verdict`}>{table.verdict}</p>
+      <p className="text-sm mt-1" data-testid={`exp-${table.id}-verdict`} data-holds={String(table.holds)}>{table.verdict}</p>
     </div>
   );
 }

@@ -15,34 +15,31 @@ import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
 import { S } from '../strings';
-import { calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations } from './calibrations';
+import { LESSON_CALIBRATED_MODELS, calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations, modelsWithoutLive } from './calibrations';
 import type { CalibrationPin } from '../url-state';
 import { bundledCalibration } from '@inferscope/core/sim';
 
-/** the models whose costs the lessons take from a calibration */
-const CALIBRATED = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'];
-
 /**
- * One line saying where the lessons' costs come from (this server's own batches, or the tables shipped
- * with InferScope), and the teacher's pin: the lesson figures then do not depend on what the server ran.
+ * One line saying where the lessons' costs come from (the tables shipped with InferScope, pinned by default,
+ * or this server's own batches when the teacher chose them: what it measured and when), and the choice.
  */
 function CalibrationSource() {
   const { live } = useStore(calibrationStore);
-  const pin = useApp((s) => s.cal);
+  const pin = useApp((s) => s.cal) ?? 'shipped';
   const inUse = calibrationInUse();
   const models = Object.keys(live);
   const batches = models.reduce((n, m) => n + Object.values(live[m].counts ?? {}).reduce((a, b) => a + b, 0), 0);
+  const measuredAt = models.map((m) => live[m].measured_at).sort().at(-1) ?? '';
   const c = S.calibrationPin;
   return (
     <div className="space-y-1">
-      <p className="text-xs text-muted" data-testid="calibration-source" data-source={inUse} data-pin={pin ?? 'auto'}>
-        {inUse === 'live' ? S.calibrationLive(models.join(', '), batches) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
-        {pin === 'server' && inUse === 'bundled' ? ` ${c.noServerYet}` : ''}
+      <p className="text-xs text-muted" data-testid="calibration-source" data-source={inUse} data-pin={pin}>
+        {inUse === 'live' ? S.calibrationLive(models.join(', '), batches, measuredAt) : S.calibrationBundled(bundledCalibration('mlp_classifier')?.measured_at ?? '')}
+        {pin === 'server' && inUse === 'bundled' ? ` ${c.noServerYet(modelsWithoutLive().join(', '))}` : ''}
       </p>
       <label className="flex flex-wrap items-center gap-2 text-xs">
         <span>{c.label}</span>
-        <select className="input" value={pin ?? ''} onChange={(e) => appStore.setState({ cal: (e.target.value || undefined) as CalibrationPin | undefined })} data-testid="calibration-pin">
-          <option value="">{c.auto}</option>
+        <select className="input" value={pin} onChange={(e) => appStore.setState({ cal: e.target.value === 'server' ? 'server' : undefined })} data-testid="calibration-pin">
           <option value="shipped">{c.shipped}</option>
           <option value="server">{c.server}</option>
         </select>
@@ -64,7 +61,7 @@ export function TeachingPanel() {
   const ex = useApp((s) => s.ex);
   // a page served by a live server that has run traffic simulates with that server's own calibration
   useEffect(() => {
-    if (hasLiveServer()) void loadLiveCalibrations(CALIBRATED);
+    if (hasLiveServer()) void loadLiveCalibrations(LESSON_CALIBRATED_MODELS);
   }, [lesson.id]);
 
   useEffect(() => {

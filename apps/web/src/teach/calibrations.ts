@@ -1,9 +1,11 @@
 /**
- * Which calibration the lessons' simulator uses per model: the live one of the server this page came from
- * (GET /v2/models/{m}/calibration: the server's own batches, fitted like `inferscope calibrate`), when
- * it has run enough batches, else the one shipped with the bundle (core's sim/calibrations). A page
- * that never reached a live server (a static build, a link straight into teaching mode) keeps the
- * shipped ones.
+ * Which calibration the lessons' simulator uses: the one shipped with the bundle (core's sim/calibrations),
+ * pinned, unless the teacher opts into this server's own (GET /v2/models/{m}/calibration: the server's own
+ * batches, fitted like `inferscope calibrate`). A lesson's claims are checked against the shipped tables;
+ * a busy laptop's live costs can turn them around, so live costs are a choice, never a default.
+ *
+ * One experiment never mixes the two: live costs are used only when every model the lessons simulate has
+ * one; until then every lesson keeps the shipped tables and the source line says which model is missing.
  */
 import { createStore } from 'zustand/vanilla';
 import { bundledCalibration, validateCalibration, type Calibration } from '@inferscope/core/sim';
@@ -18,9 +20,23 @@ export interface CalibrationSources {
 
 export const calibrationStore = createStore<CalibrationSources>(() => ({ version: 0, live: {} }));
 
-/** The calibration the simulator uses for `model` now, and where it comes from (a teacher's pin first). */
+/** The models whose costs the lessons take from a calibration. */
+export const LESSON_CALIBRATED_MODELS = ['mlp_classifier', 'cnn_classifier', 'mlp_classifier_torch'] as const;
+
+/** The lessons' models this server has no live calibration for yet. */
+export function modelsWithoutLive(): string[] {
+  const live = calibrationStore.getState().live;
+  return LESSON_CALIBRATED_MODELS.filter((m) => !live[m]);
+}
+
+/** What the lessons use now: 'live' only when the teacher chose this server's and it has every model's. */
+export function calibrationInUse(): 'live' | 'bundled' {
+  return appStore.getState().cal === 'server' && modelsWithoutLive().length === 0 ? 'live' : 'bundled';
+}
+
+/** The calibration the simulator uses for `model` now, and where it comes from. */
 export function calibrationFor(model: string): { cal: Calibration; source: 'live' | 'bundled' } | undefined {
-  const live = appStore.getState().cal === 'shipped' ? undefined : calibrationStore.getState().live[model];
+  const live = calibrationInUse() === 'live' ? calibrationStore.getState().live[model] : undefined;
   if (live) return { cal: live, source: 'live' };
   const cal = bundledCalibration(model);
   return cal ? { cal, source: 'bundled' } : undefined;
@@ -46,11 +62,6 @@ appStore.subscribe((s) => {
   pin = s.cal;
   calibrationStore.setState((c) => ({ version: c.version + 1 }));
 });
-
-/** What the lessons use now: 'live' only when some model has a live calibration and nothing pins the shipped ones. */
-export function calibrationInUse(): 'live' | 'bundled' {
-  return appStore.getState().cal !== 'shipped' && Object.keys(calibrationStore.getState().live).length > 0 ? 'live' : 'bundled';
-}
 
 /**
  * Asks this page's server for its live calibrations (GET /v2/calibration: every READY version that has

@@ -13,6 +13,7 @@ import { S } from '../strings';
 import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';
 import type { SimModel } from './sim-types';
 import { fullBatchesPerS, moderateRate, roundRate, servedPerS } from './rates';
+import { claimHolds } from './claims';
 
 export type ExperimentId = 'batching' | 'backends' | 'concurrency' | 'operations';
 
@@ -32,9 +33,18 @@ export interface ExperimentTable {
   id: string;
   title: string;
   rows: ExperimentRow[];
+  /** the claim's sentence when the rows bear it out (claims.ts), else what the rows show instead */
   verdict: string;
   /** the verdict's numbers, for tests and data attributes */
   figures: Record<string, number>;
+  /** whether the figures bear out the lesson's claim */
+  holds: boolean;
+}
+
+/** A table whose verdict is chosen by its own figures: the claim when it holds, the plain finding when not. */
+function table(t: Omit<ExperimentTable, 'verdict' | 'holds'>, claim: string, notHere: string): ExperimentTable {
+  const holds = claimHolds(t.id, t.figures);
+  return { ...t, holds, verdict: holds ? claim : `${S.exp.notHere} ${notHere}` };
 }
 
 interface Variant {
@@ -98,15 +108,20 @@ function batching(seed: number): ExperimentTable[] {
   const mlpGain = ratio(thr(rows[1]), thr(rows[0]));
   const cnnGain = ratio(thr(rows[3]), thr(rows[2]));
   const cnnServerGain = ratio(thr(rows[5]), thr(rows[4]));
+  const p50 = (r: ExperimentRow) => formatUs(r.summary.latency_us.p50);
   return [
-    { id: 'on-off', title: S.exp.onOffTitle(formatRate(over)), rows: [off, on0], verdict: S.exp.onOffVerdict(x(onOff), formatRate(thr(off))), figures: { ratio: onOff } },
-    {
+    table({ id: 'on-off', title: S.exp.onOffTitle(formatRate(over)), rows: [off, on0], figures: { ratio: onOff } },
+      S.exp.onOffVerdict(x(onOff), formatRate(thr(off))), S.exp.onOffNotHere(x(onOff))),
+    table({
       id: 'delay', title: S.exp.delayTitle(formatRate(moderate)), rows: [mod0, mod2],
-      verdict: S.exp.delayVerdict(x(batchRatio), `${Math.round(busyRatio * 100)}%`, formatUs(mod0.summary.latency_us.p50), formatUs(mod2.summary.latency_us.p50)),
       figures: { batchRatio, busyRatio, p50Delay0: mod0.summary.latency_us.p50, p50Delay2: mod2.summary.latency_us.p50 },
-    },
-    { id: 'overload', title: S.exp.overloadTitle(formatRate(over)), rows: [on0, on2], verdict: S.exp.overloadVerdict(overloadRatio.toFixed(2), on0.summary.avg_batch_size.toFixed(1)), figures: { ratio: overloadRatio, batch0: on0.summary.avg_batch_size } },
-    { id: 'bound', title: S.exp.boundTitle(formatRate(heavy)), rows, verdict: S.exp.boundVerdict(x(mlpGain), cnnGain.toFixed(2), cnnServerGain.toFixed(2)), figures: { mlpGain, cnnGain, cnnServerGain } },
+    }, S.exp.delayVerdict(x(batchRatio), `${Math.round(busyRatio * 100)}%`, p50(mod0), p50(mod2)),
+    S.exp.delayNotHere(x(batchRatio), `${Math.round(busyRatio * 100)}%`, p50(mod0), p50(mod2))),
+    table({ id: 'overload', title: S.exp.overloadTitle(formatRate(over)), rows: [on0, on2], figures: { ratio: overloadRatio, batch0: on0.summary.avg_batch_size } },
+      S.exp.overloadVerdict(overloadRatio.toFixed(2), on0.summary.avg_batch_size.toFixed(1)),
+      S.exp.overloadNotHere(overloadRatio.toFixed(2), on0.summary.avg_batch_size.toFixed(1))),
+    table({ id: 'bound', title: S.exp.boundTitle(formatRate(heavy)), rows, figures: { mlpGain, cnnGain, cnnServerGain } },
+      S.exp.boundVerdict(x(mlpGain), cnnGain.toFixed(2), cnnServerGain.toFixed(2)), S.exp.boundNotHere(x(mlpGain), cnnGain.toFixed(2))),
   ];
 }
 
@@ -130,12 +145,14 @@ function backends(seed: number): ExperimentTable[] {
   };
   const light = load(300, 0);
   const heavy = load(4000, 2000);
-  const table = (id: string, l: typeof light, rate: number) => ({
-    id, title: S.exp.backendsTitle(formatRate(rate), l.batch.toFixed(1)), rows: l.rows,
-    verdict: S.exp.backendsVerdict(b.backend, a.backend, l.server.toFixed(1), l.compute.toFixed(1), l.batch.toFixed(1)),
-    figures: { server: l.server, compute: l.compute, batch: l.batch },
-  });
-  return [table('backends-light', light, 300), table('backends-heavy', heavy, 4000)];
+  const backendTable = (id: string, l: typeof light, rate: number) => {
+    // the sentence names the backend that costs more first, whichever it is on this calibration
+    const [slow, fast, server, compute] = l.server >= 1 ? [b, a, l.server, l.compute] : [a, b, 1 / l.server, 1 / l.compute];
+    const sentence = S.exp.backendsVerdict(slow.backend, fast.backend, server.toFixed(1), compute.toFixed(1), l.batch.toFixed(1));
+    return table({ id, title: S.exp.backendsTitle(formatRate(rate), l.batch.toFixed(1)), rows: l.rows, figures: { server: l.server, compute: l.compute, batch: l.batch } },
+      sentence, sentence);
+  };
+  return [backendTable('backends-light', light, 300), backendTable('backends-heavy', heavy, 4000)];
 }
 
 /** Lesson 5: instances on a 2-core host at an overload. */
@@ -146,7 +163,8 @@ function concurrency(seed: number): ExperimentTable[] {
   const rows = [1, 2, 3, 4].map((n) => run({ label: S.exp.instancesRow(n), setting: n, model: c, config: withBatching(c, c.config.dynamic_batching as Record<string, unknown>, { instance_group: instances(c, n) }) }, rate, 0.5, seed));
   const two = ratio(thr(rows[1]), thr(rows[0]));
   const four = ratio(thr(rows[3]), thr(rows[1]));
-  return [{ id: 'instances', title: S.exp.instancesTitle(formatRate(rate), CALIBRATION_CORES), rows, verdict: S.exp.instancesVerdict(two.toFixed(2), four.toFixed(2), CALIBRATION_CORES), figures: { two, four } }];
+  return [table({ id: 'instances', title: S.exp.instancesTitle(formatRate(rate), CALIBRATION_CORES), rows, figures: { two, four } },
+    S.exp.instancesVerdict(two.toFixed(2), four.toFixed(2), CALIBRATION_CORES), S.exp.instancesNotHere(two.toFixed(2), four.toFixed(2)))];
 }
 
 /** Lesson 6: a load sweep on one config. */
@@ -157,7 +175,9 @@ function operations(seed: number): ExperimentTable[] {
   const rows = [0.025, 0.1, 0.4, 1.1, 1.6].map((f) => roundRate(f * limitEstimate)).map((rate) => run({ label: S.exp.sweepRow(formatRate(rate)), model: m, config: m.config }, rate, 0.25, seed));
   const limit = Math.max(...rows.map(thr));
   const last = rows[rows.length - 1].summary.latency_us.p99;
-  return [{ id: 'sweep', title: S.exp.sweepTitle, rows, verdict: S.exp.sweepVerdict(formatRate(limit), formatUs(last)), figures: { limit, lastP99: last, firstP99: rows[0].summary.latency_us.p99 } }];
+  const lastThroughputGrowth = ratio(thr(rows[rows.length - 1]), thr(rows[rows.length - 2]));
+  return [table({ id: 'sweep', title: S.exp.sweepTitle, rows, figures: { limit, lastP99: last, firstP99: rows[0].summary.latency_us.p99, lastThroughputGrowth } },
+    S.exp.sweepVerdict(formatRate(limit), formatUs(last)), S.exp.sweepNotHere(formatRate(limit), formatUs(last)))];
 }
 
 const EXPERIMENTS: Record<ExperimentId, (seed: number) => ExperimentTable[]> = { batching, backends, concurrency, operations };

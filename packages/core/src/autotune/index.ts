@@ -1,4 +1,4 @@
-export { AUTOTUNE_PARAMETER, autotuneTargetProblem, autotuneTargetUs, autotuneWarnings } from '../config/autotune-parameter';
+export { AUTOTUNE_PARAMETER, autotuneTargetOfMs, autotuneTargetProblem, autotuneTargetUs, autotuneWarnings } from '../config/autotune-parameter';
 export { WindowCollector, type AutotuneWindow } from './window';
 export { predict, withOffset, RHO_REACH, type BatchCost, type Prediction, type QueueModelInput } from './queue-model';
 export { instanceChange, type InstanceChange } from './instances';

@@ -13,11 +13,11 @@ test('autotune_p99_ms: a number of ms is accepted and read in µs', () => {
   assert.equal(autotuneTargetUs({}), undefined);
 });
 
-for (const bad of ['abc', '', '-1', '0', 'NaN', '1e999']) {
+for (const bad of ['abc', '', '-1', '0', 'NaN', '1e999', '0.0001', '1e3', ' 3']) {
   test(`autotune_p99_ms: ${JSON.stringify(bad)} is refused naming the parameter`, () => {
     const issues = issuesOf(withTarget(bad));
     assert.equal(issues.length, 1, JSON.stringify(issues));
-    assert.match(issues[0].message, /parameter 'autotune_p99_ms' must be/);
+    assert.match(issues[0].message, /parameter 'autotune_p99_ms' of model 'm' must be a number >= 0.001 and <= 3600000 \(plain digits, at most 3 decimals\)/);
     assert.equal(issues[0].path, `parameters.${AUTOTUNE_PARAMETER}`);
   });
 }

@@ -12,6 +12,9 @@ test('dims that seem to include the batch dimension get the beginner hint', () =
   assert.match(a!.hint ?? '', /dims: \[ 3, 224, 224 \]/);
   assert.deepEqual(advise('max_batch_size: 0 input { name: "image" dims: [ 1, 3, 224, 224 ] }'), []);
   assert.deepEqual(advise('max_batch_size: 8 input { name: "image" dims: [ 3, 224, 224 ] }'), []);
+  // lesson 2's first mistake: a flat input written with the batch dimension
+  assert.match(advise('max_batch_size: 32 input { name: "input" dims: [ 1, 784 ] }')[0]!.hint ?? '', /dims: \[ 784 \]/);
+  assert.deepEqual(advise('max_batch_size: 32 input { name: "ids" dims: [ 1 ] }'), []);
 });
 
 test('dynamic batching without a batch dimension, a delay in seconds, repeated preferred sizes', () => {

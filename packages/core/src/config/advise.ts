@@ -13,7 +13,8 @@ export function adviseModelConfig(config: ModelConfig): ConfigIssue[] {
   for (const kind of ['input', 'output'] as const) {
     (config[kind] ?? []).forEach((io, i) => {
       const dims = io.dims ?? [];
-      if (maxBatch > 0 && dims.length >= 3 && dims[0] === 1) {
+      // [1] alone is a common per-item scalar; [1, ...] with more after it usually repeats the batch dimension
+      if (maxBatch > 0 && dims.length >= 2 && dims[0] === 1) {
         advice.push({
           message: `model ${kind} '${io.name}' has dims [${dims.join(', ')}] starting with 1 while max_batch_size is ${maxBatch}`,
           hint: `dims exclude the batch dimension; with max_batch_size > 0 Triton prepends it, so requests must have shape [batch, ${dims.join(', ')}]. ` +

@@ -148,9 +148,11 @@ export function schemaPaths(message: MessageName = 'ModelConfig', prefix = ''): 
 }
 
 /** Set = present and not the proto default: a message that is written, a non-empty list or map, a non-zero scalar. */
-function isSet(value: unknown): boolean {
+function isSet(value: unknown, isMap: boolean): boolean {
   if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
   if (Array.isArray(value)) return value.length > 0;
+  // a map prints as {} when empty (protobuf's JSON mapping): nothing asked for
+  if (isMap) return Object.keys(value as object).length > 0;
   return true;
 }
 
@@ -163,7 +165,7 @@ export function unservedFields(config: ModelConfig): ConfigIssue[] {
   const visit = (message: MessageName, value: Record<string, unknown>, prefix: string, at: string, seen: Set<string>): void => {
     for (const [field, spec] of Object.entries(schemaOf(message).fields)) {
       const v = value[field];
-      if (!isSet(v)) continue;
+      if (!isSet(v, spec.mapKey !== undefined)) continue;
       const path = prefix ? `${prefix}.${field}` : field;
       const where = at ? `${at}.${field}` : field;
       const use = FIELD_USE[path];

@@ -17,5 +17,11 @@ export { BACKEND, PLATFORM, MODEL_FILENAME, KNOWN_PLATFORMS } from './platforms'
 export { modelConfigFromJson, ConfigJsonError } from './from-json';
 export { tokenize, type Token } from './lexer';
 export { isDecoupled } from './transaction-policy';
+export { configSignatureMismatch, fullConfigShape, shapeText, type ModelSignature, type TensorSignature } from './model-signature';
 export { schemaOf, type MessageName } from './schema';
 export { FIELD_USE, fieldUseOf, schemaPaths, unservedFields, type FieldUse } from './field-use';
+export { readNumberText, parseNumberText, strictNumber, type NumberRule } from './number-text';
+export {
+  NUMERIC_PARAMETERS, numericParameter, numericParameterProblem,
+  EXECUTE_TIMEOUT_KEY, LOAD_TIMEOUT_KEY, FINAL_TIMEOUT_KEY, SEND_STALL_KEY, ACTIVATION_PARAMETER,
+} from './numeric-parameters';

@@ -17,7 +17,7 @@ output { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] }
 `;
 
 test('a valid text gives the normalised config and no error', () => {
-  const r = loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 1, 2 ]'), { modelName: 'm', gpuCount: 0 });
+  const r = loadModelConfig(TEXT.replace('[ 1, 0 ]', '[ 3, 2 ]'), { modelName: 'm', gpuCount: 0 });
   assert.equal(r.error, undefined);
   assert.deepEqual(r.issues, []);
   assert.deepEqual(r.advice, []);

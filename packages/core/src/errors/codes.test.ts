@@ -36,7 +36,6 @@ test('a code a peer gets wrong is INTERNAL', () => {
 
 test('transport-level refusals keep their own HTTP status and a code for the other protocols', () => {
   const cases: [InferError, number, string][] = [
-    [errors.BODY_TOO_LARGE(10), 413, 'INVALID_ARG'],
     [errors.UNSUPPORTED_MEDIA('Unsupported Media Type: x/y'), 415, 'INVALID_ARG'],
     [errors.METHOD_NOT_ALLOWED(), 405, 'UNSUPPORTED'],
     [errors.CONTROL_REFUSED('no token', 401), 401, 'UNAVAILABLE'],

@@ -2,16 +2,16 @@
  * The one error class: a Triton code and a message. Every protocol derives its answer from the code
  * (HTTP: httpStatusOfCode; gRPC: the server's grpc/status.ts), never from another status.
  *
- * Refusals of the transport itself, which Triton's codes do not describe (a body over the size limit, a
- * media type the route cannot read, a method the path does not take, a control call without or with the
- * wrong token, a client that went away), still carry the code that fits them for every other protocol,
- * plus the HTTP status HTTP answers them with: `transportStatus`. Only the builders in messages.ts set it,
+ * Refusals of the transport itself, which Triton's codes do not describe (a media type the route cannot
+ * read, a method the path does not take, a control call without or with the wrong token, a client that
+ * went away), still carry the code that fits them for every other protocol, plus the HTTP status HTTP
+ * answers them with: `transportStatus`. Only the builders in messages.ts set it,
  * so the list of such statuses is TRANSPORT_STATUSES and nothing else.
  */
 import { httpStatusOfCode, type ErrorCode } from './codes';
 
 /** HTTP statuses of transport-level refusals (see above). 499: the client closed its request (nginx's name). */
-export const TRANSPORT_STATUSES = [401, 403, 405, 413, 415, 499] as const;
+export const TRANSPORT_STATUSES = [401, 403, 405, 415, 499] as const;
 export type TransportStatus = (typeof TRANSPORT_STATUSES)[number];
 
 export class InferError extends Error {

@@ -25,7 +25,9 @@ export const errors = {
 
   // ---- repository control ----
   CONTROL_NOT_ALLOWED: define(() => new InferError('UNAVAILABLE', 'explicit model load / unload is not allowed if polling is enabled')),
-  LOAD_NOT_FOUND: define((model: string) => new InferError('INTERNAL', `failed to load '${model}', failed to poll from model repository`)),
+  /** `detail`: why the model's files could not be read or written, when it is more than "not there" */
+  LOAD_NOT_FOUND: define((model: string, detail?: string) =>
+    new InferError('INTERNAL', `failed to load '${model}', failed to poll from model repository${detail ? `: ${detail}` : ''}`)),
   UNLOAD_NOT_SERVED: define(() => new InferError('INVALID_ARG', 'Model to be unloaded has not been served')),
   REPOSITORY_NAME_UNSUPPORTED: define(() => new InferError('UNSUPPORTED', "'repository_name' specification is not supported")),
 
@@ -35,13 +37,29 @@ export const errors = {
   BAD_FIELD: define((field: string, expected: string) => new InferError('INVALID_ARG', `Unable to parse '${field}': expected ${expected}`)),
   INVALID: define((message: string) => new InferError('INVALID_ARG', message)),
 
+  // ---- bodies over --http-max-input-size: Triton's 400 and words, one per way the bytes came ----
+  /**
+   * a JSON body (or a binary-extension request, counted whole) of `size` bytes; `flag` false for a limit
+   * the flag does not set (the control routes' own), whose refusal must not send the user to the flag
+   */
+  BODY_TOO_LARGE: define((size: number, limit: number, flag = true) =>
+    new InferError('INVALID_ARG', `request JSON size of ${size} bytes exceeds the maximum allowed input size of ${limit} bytes.${flag ? ' Use --http-max-input-size to increase the limit.' : ''}`)),
+  /** a raw binary request (Inference-Header-Content-Length: 0): the body is the input */
+  RAW_INPUT_TOO_LARGE: define((size: number, limit: number) =>
+    new InferError('INVALID_ARG', `Raw input has a byte_size (${size} bytes) that exceeds the maximum allowed value of ${limit} bytes. Use --http-max-input-size to increase the limit.`)),
+  /** a gzip/deflate body that inflates past the limit (counted while inflating, so no size) */
+  DECOMPRESSED_TOO_LARGE: define((limit: number) =>
+    new InferError('INVALID_ARG', `Decompressed data size exceeds the maximum allowed value of ${limit} bytes. Use --http-max-input-size to increase the limit.`)),
+  /** Transfer-Encoding: chunked with more non-empty chunks than `max` */
+  TOO_MANY_CHUNKS: define((max: number) =>
+    new InferError('INVALID_ARG', `Chunked request body exceeds maximum of ${max} non-empty chunks. Send fewer or larger HTTP chunks.`)),
+
   // ---- transport-level refusals: their own HTTP status (see infer-error.ts) ----
-  BODY_TOO_LARGE: define((limit: number, what = 'request body') =>
-    new InferError('INVALID_ARG', `${what} exceeds the maximum size of ${limit} bytes. Use --http-max-input-size to increase the limit`, 413)),
   /** `detail` names the type (fastify's own message does) */
   UNSUPPORTED_MEDIA: define((detail: string) => new InferError('INVALID_ARG', detail, 415)),
   METHOD_NOT_ALLOWED: define(() => new InferError('UNSUPPORTED', 'Method Not Allowed', 405)),
-  ROUTE_NOT_FOUND: define((method: string, url: string) => new InferError('NOT_FOUND', `Not Found: ${method} ${url}`)),
+  /** no route: Triton's body is exactly `{"error": "Not Found"}` (the path is not echoed back) */
+  ROUTE_NOT_FOUND: define(() => new InferError('NOT_FOUND', 'Not Found')),
   /** a control call without the token (401) or with a wrong one (403); Triton answers a restricted API UNAVAILABLE on gRPC */
   CONTROL_REFUSED: define((message: string, status: 401 | 403) => new InferError('UNAVAILABLE', message, status)),
   /** the client closed its request before the answer: nobody reads it, but logs and counters do */

@@ -10,8 +10,11 @@
  */
 import { Type, type StaticDecode, type TObject } from '@sinclair/typebox';
 import { LIVE_LIMITS, type LiveLimitName } from '../live-config/limits';
+import { AUTOTUNE_PARAMETER, NUMERIC_PARAMETERS } from '../config/numeric-parameters';
 
 const closed = { additionalProperties: false } as const;
+/** the autotuner's target: the rule of its config parameter */
+const TARGET_MS = { min: NUMERIC_PARAMETERS[AUTOTUNE_PARAMETER]!.min, max: NUMERIC_PARAMETERS[AUTOTUNE_PARAMETER]!.max! };
 
 /** An integer inside the named live limit. */
 const limited = (name: LiveLimitName) => Type.Integer({ minimum: LIVE_LIMITS[name].min, maximum: LIVE_LIMITS[name].max });
@@ -72,7 +75,8 @@ export const CONTROL_SCHEMAS = {
   /** the autotuner of a version (autotune/policy.ts): on with a p99 target (default: the one it had or its config's autotune_p99_ms), or off */
   setAutotune: Type.Object({
     action: Type.Literal('setAutotune'), model: ModelNameSchema, version: Type.Optional(VersionSchema), enabled: Type.Boolean(),
-    target_ms: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: LIVE_LIMITS.max_queue_delay_microseconds.max / 1000, errorMessage: 'must be a p99 target in ms above 0' })),
+    // the rule of parameter autotune_p99_ms (config/numeric-parameters.ts); the service reads it by that rule too
+    target_ms: Type.Optional(Type.Number({ minimum: TARGET_MS.min, maximum: TARGET_MS.max, errorMessage: `must be a p99 target in ms from ${TARGET_MS.min} to ${TARGET_MS.max}` })),
   }, closed),
   loadModel: Type.Object({ action: Type.Literal('loadModel'), model: ModelNameSchema }, closed),
   unloadModel: Type.Object({ action: Type.Literal('unloadModel'), model: ModelNameSchema }, closed),

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneReport, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestProtocol } from '../events';
+import type { AutotuneReport, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { InstanceSnapshot } from '../scheduler/snapshot';
@@ -101,6 +101,15 @@ export const REQUEST_SOURCES: readonly RequestSource[] = ['http', 'grpc', 'in_pr
 /** Triton's failure reasons (the `reason` label of nv_inference_request_failure). */
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
 export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+
+/**
+ * Why a request that was answered with an error failed, in Triton's terms: cancelled (its client left
+ * before its instance began it, or the model answered it CANCELLED) is CANCELED, any other failure of
+ * its execution BACKEND. The one rule every fold of request.completed uses (statistics, metrics, live).
+ */
+export function completedFailureReason(e: Pick<RequestCompletedEvent, 'code'>): FailureReason {
+  return e.code === 'CANCELLED' ? 'CANCELED' : 'BACKEND';
+}
 
 /** Our reject reasons in Triton's terms: queue full and timeout are REJECTED, execution errors BACKEND. */
 export function failureReason(r: RejectReason): FailureReason {

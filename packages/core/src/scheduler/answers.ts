@@ -5,7 +5,7 @@
  * that throws is the caller's problem, never the scheduler's.
  */
 import type { Clock } from '../clock/clock';
-import type { InferError } from '../errors/infer-error';
+import { asInferError, type InferError } from '../errors/infer-error';
 import type { RejectReason } from '../events';
 import type { Emitter } from './emitter';
 import type { QueueEntry, Settle } from './queue-entry';
@@ -44,7 +44,7 @@ export class Answers<P, R> {
     // only read the clock when someone listens: total_us exists for the events alone
     if (this.emit.active) {
       const t = this.releaseTimeUs >= 0 ? this.releaseTimeUs : this.clock.now();
-      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error?.message, a.phases);
+      this.emit.completed(e, a.batchId, a.startedUs - e.enqueuedUs, a.computeUs, t - e.enqueuedUs, t, a.error ? asInferError(a.error) : undefined, a.phases);
     }
     callSafely(e.settle, a.error, a.result);
   }

@@ -1,32 +1,29 @@
 /**
- * Running formed batches: a batch formed while an instance is free begins there at once; one formed while
- * every instance is busy waits in the model's queue of formed batches (formed-batches.ts), and every
- * instance that becomes free takes the oldest. The head of that queue may be handed early to the busy
- * instance likeliest to free up first (executors with `prefetch` and `reclaim`), and taken back when
- * another frees up first, so prefetch hides the hand-off without changing which batch runs first.
- *
- * A batch that could still grow is not formed while every instance is busy (Triton's queued payload keeps
- * growing), but it may be lent: its requests stay queued and the same array is handed to the busy instance
- * likeliest to free up first, so it can begin there without a round trip. The lent batch is what that
- * instance would be given when it frees up, as long as the decision over the queue stays the same; when it
- * changes (arrivals, the delay running out, a cancellation) or another instance frees up, the scheduler
+ * Running formed batches: a batch is formed for a free instance and begins there at once. While every
+ * instance is busy the batcher queues payloads instead (payloads.ts: Triton's queued payload keeps growing
+ * and may be merged when an instance takes it), and the oldest may be lent: its requests stay queued and
+ * the same array is handed to the busy instance likeliest to free up first (executors with `prefetch` and
+ * `reclaim`), so it can begin there without a round trip. The lent batch is what that instance would be
+ * given when it frees up, as long as the payload stays the same and no later payload could be merged into
+ * it; when that changes (growth, a new payload, a cancellation) or another instance frees up, the scheduler
  * takes it back (reclaim) and decides again. A lent batch that cannot be taken back has begun: it is formed
  * then. Every request of a finished batch is answered exactly once. Split from ModelScheduler, which owns
  * the queues and decides what to form.
  */
-import { codeOf, type InferError } from '../errors/infer-error';
+import { codeOf } from '../errors/infer-error';
 import type { Clock } from '../clock/clock';
-import type { RejectReason } from '../events';
 import type { Answer, Answers } from './answers';
 import type { BatchDecision } from './decide';
 import type { Emitter } from './emitter';
-import { FormedBatches } from './formed-batches';
 import type { InstanceBatch, InstancePool, PoolInstance } from './instance-pool';
 import type { InstanceLifecycle } from './instance-lifecycle';
 import type { OrderedRelease } from './ordering';
 import type { AnyEntry, QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
 import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from './types';
+
+/** what a batch is formed from: its samples, why it was sent, when its oldest request was queued */
+export type Formation = Pick<Extract<BatchDecision, { kind: 'send' }>, 'size' | 'trigger' | 'oldestUs'>;
 
 export interface RunnerHooks {
   /** form the next batches (false: leave formation for busy instances to a same-time timer) */
@@ -41,14 +38,13 @@ export interface RunnerHooks {
 
 export class BatchRunner<P, R> {
   private batchSeq = 0;
-  private readonly formed = new FormedBatches();
   /**
    * Batches a busy instance may be handed behind its running one: the executor's prefetch, and only when
    * it can give one back (reclaim); a batch handed early that could not be taken back would fix which
    * instance runs it, and so the order.
    */
   private readonly depth: number;
-  /** the queue's head lent to a busy instance (see the file comment); while it is, nothing else is formed */
+  /** the oldest queued payload lent to a busy instance (see the file comment) */
   private lentRun: InstanceBatch | undefined;
 
   constructor(
@@ -66,22 +62,17 @@ export class BatchRunner<P, R> {
     this.depth = executor.reclaim ? Math.max(0, Math.floor(executor.prefetch ?? 0)) : 0;
   }
 
-  /** formed batches no instance has begun (Triton's queued payloads) */
-  get formedCount(): number {
-    return this.formed.size;
-  }
-
   /** the batch lent to a busy instance, if any: its entries are the queue's first */
   get lent(): InstanceBatch | undefined {
     return this.lentRun;
   }
 
   /**
-   * Lends the queue's first `entries` (a decision that may still grow) to the busy instance likeliest to free
-   * up first; false when there is none to lend to, or formed batches wait (they go first).
+   * Lends the queue's first `entries` (the oldest queued payload) to the busy instance likeliest to free up
+   * first; false when there is none to lend to.
    */
-  lend(entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): boolean {
-    if (this.lentRun || this.formed.size > 0 || this.depth === 0 || entries.length === 0) return false;
+  lend(entries: QueueEntry<P, R>[], d: Formation): boolean {
+    if (this.lentRun || this.depth === 0 || entries.length === 0) return false;
     const holder = this.pool.holderFor(this.depth);
     if (!holder) return false;
     const run: InstanceBatch = {
@@ -93,22 +84,19 @@ export class BatchRunner<P, R> {
     return true;
   }
 
-  /**
-   * Ends the loan: taken back (its entries simply stay queued), or, when its holder has begun it, formed
-   * there. `keep`: the decision is unchanged and can no longer grow, so it is formed where it is, held early.
-   */
-  settleLent(keep = false): void {
+  /** Ends the loan: taken back (its entries simply stay queued), or, when its holder has begun it, formed there. */
+  settleLent(): void {
     const run = this.lentRun;
     if (!run) return;
     const holder = run.holder!;
-    if (!keep && this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
+    if (this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
       holder.prefetched.splice(holder.prefetched.indexOf(run), 1);
       run.holder = undefined;
+      run.handOffs = (run.handOffs ?? 0) + 1; // given back: a late answer from that hand-off must be ignored
       this.lentRun = undefined;
       return;
     }
-    this.formLent(run);
-    if (!keep) this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
+    this.formLent(run); // its holder begins it: it is no longer anyone else's to take
   }
 
   /** a batch is formed: its id, its place in formation order, the batch statistics */
@@ -119,7 +107,7 @@ export class BatchRunner<P, R> {
     this.stats.samples += run.size;
   }
 
-  /** a lent batch becomes a formed one, held early by its holder, at the head of the formed batches */
+  /** a lent batch becomes a formed one, held early by its holder */
   private formLent(run: InstanceBatch): void {
     const lent = run.lent!;
     const entries = run.entries as QueueEntry<P, R>[];
@@ -127,75 +115,17 @@ export class BatchRunner<P, R> {
     run.lent = undefined;
     this.lentRun = undefined;
     this.numberFormed(run);
-    this.formed.push(run);
     this.emit.batchFormed(run.batchId, entries, run.size, lent.trigger, this.clock.now() - lent.oldestUs, run.holder?.info.name);
   }
 
-  /** commit `entries` as one batch: it begins on `idle` now, or (undefined) waits for the first free instance */
-  form(idle: PoolInstance | undefined, entries: QueueEntry<P, R>[], d: Extract<BatchDecision, { kind: 'send' }>): void {
+  /** commit `entries` as one batch, begun on the free instance `idle` now */
+  form(idle: PoolInstance, entries: QueueEntry<P, R>[], d: Formation): void {
     const run: InstanceBatch = { batchId: '', seq: 0, size: d.size, startedUs: 0, started: false, entries, requests: entries.map((e) => e.req) };
     this.numberFormed(run);
-    const waitedUs = this.clock.now() - d.oldestUs;
-    if (idle) {
-      this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, waitedUs);
-      idle.state = 'busy';
-      this.begin(idle, run);
-      this.post(idle, run);
-      return;
-    }
-    this.formed.push(run);
-    const holder = this.earlyHolderFor(run);
-    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, waitedUs, holder?.info.name);
-    if (holder) this.handEarly(holder, run);
-  }
-
-  /**
-   * Every free instance takes the oldest formed batch. One handed early to a busy instance is taken back
-   * first (reclaim); if it has begun there (or will, before anything else there), it stays, and the free
-   * instance takes the next. Then the new oldest may be handed early.
-   */
-  serveIdle(): void {
-    while (this.pool.idleCount > 0 && this.formed.size > 0) {
-      const run = this.formed.head()!;
-      const idle = this.pool.takeIdle();
-      if (!idle) break;
-      const holder = run.holder;
-      if (holder && !this.executor.reclaim!(holder.info, run.requests as readonly SchedulerRequest<P>[])) {
-        this.formed.remove(run); // its holder begins it: it is no longer anyone else's to take
-        this.pool.markIdle(idle);
-        continue;
-      }
-      if (holder) {
-        holder.prefetched.splice(holder.prefetched.indexOf(run), 1);
-        run.holder = undefined;
-      }
-      this.formed.remove(run);
-      idle.state = 'busy';
-      this.begin(idle, run);
-      this.post(idle, run);
-    }
-    const head = this.formed.head();
-    if (head && !head.holder) {
-      const holder = this.earlyHolderFor(head);
-      if (holder) this.handEarly(holder, head);
-    }
-  }
-
-  /** Answers the formed batches no instance holds with `reason` (the model has no instance left to run them). */
-  failFormed(reason: RejectReason, error: InferError): void {
-    for (const run of this.formed.unheld()) {
-      this.formed.remove(run);
-      for (const e of run.entries as QueueEntry<P, R>[]) {
-        this.ordering.settle(e.seq, null);
-        this.answers.rejectQueued(e, reason, error);
-      }
-    }
-  }
-
-  /** the busy instance to hand `run` to early: only the oldest formed batch, and only one at a time */
-  private earlyHolderFor(run: InstanceBatch): PoolInstance | undefined {
-    if (this.depth === 0 || this.formed.head() !== run || this.formed.hasHeld()) return undefined;
-    return this.pool.holderFor(this.depth);
+    this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs);
+    idle.state = 'busy';
+    this.begin(idle, run);
+    this.post(idle, run);
   }
 
   /** hand `run` to the busy `holder`: it begins there when the running batch ends, unless taken back first */
@@ -228,7 +158,6 @@ export class BatchRunner<P, R> {
   private begin(inst: PoolInstance, run: InstanceBatch, nowUs = this.clock.now()): void {
     if (run.lent) this.formLent(run); // the instance went on to the batch lent to it
     const prefetched = run.holder === inst;
-    if (run.holder) this.formed.remove(run); // held early and begun where it was held
     run.holder = undefined;
     run.started = true;
     run.startedUs = nowUs;
@@ -244,7 +173,6 @@ export class BatchRunner<P, R> {
       if (run.lent) this.formLent(run);
       const i = inst.prefetched.indexOf(run);
       if (i >= 0) inst.prefetched.splice(i, 1);
-      this.formed.remove(run);
       run.holder = undefined;
       run.started = true;
       run.startedUs = this.clock.now();
@@ -268,8 +196,6 @@ export class BatchRunner<P, R> {
       else if (inst.retiring || this.hooks.stopped()) void this.instances.stop(inst);
       else this.pool.markIdle(inst);
     }
-    // the free instance takes the oldest formed batch; the new oldest may be handed early
-    this.serveIdle();
     // Hand the instance its next batch before answering this one: the answers (their events, the callers'
     // follow-up work) then run while the instance computes instead of in the gap between two batches,
     // where a worker-thread instance would sit idle. Answers still go out in this same call.

@@ -3,6 +3,7 @@
  * (benchmarks, a headless simulation that only wants the summary) allocates no event objects.
  */
 import type { Clock } from '../clock/clock';
+import type { InferError } from '../errors/infer-error';
 import type { AutotuneChangeReason, BatchCompletedEvent, BatchTrigger, ConfigChange, EventBus, InstanceState, RejectReason, RequestCompletedEvent } from '../events';
 import type { PoolInstance } from './instance-pool';
 import type { AnyEntry as QueueEntry } from './queue-entry';
@@ -72,14 +73,17 @@ export class Emitter {
   }
 
   /** `t`: when the answer left (the caller reads the clock once per batch) */
-  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, t: number, error: string | undefined, phases?: ComputePhases): void {
+  completed(e: QueueEntry, batchId: string, queueUs: number, computeUs: number, totalUs: number, t: number, error: InferError | undefined, phases?: ComputePhases): void {
     if (this.bus.size === 0) return;
     const ev: RequestCompletedEvent = {
       type: 'request.completed', t, model: this.model, version: this.version, request_id: e.id,
       batch_id: batchId, priority: e.level, batch_size: e.batchSize, queue_us: queueUs, compute_us: computeUs,
       total_us: totalUs, ok: error === undefined,
     };
-    if (error !== undefined) ev.error = error;
+    if (error !== undefined) {
+      ev.error = error.message;
+      ev.code = error.code;
+    }
     if (phases) {
       ev.compute_input_us = phases.inputUs;
       ev.compute_output_us = phases.outputUs;

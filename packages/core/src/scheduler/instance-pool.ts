@@ -21,7 +21,7 @@ export interface InstanceBatch {
   readonly requests: readonly SchedulerRequest<unknown>[];
   /** times handed to an executor (a reclaimed batch is handed again); only the latest hand-off may answer */
   handOffs?: number;
-  /** the busy instance it was handed to early (prefetch), while it may still be taken back (formed-batches.ts) */
+  /** the busy instance it was handed to early (prefetch), while it may still be taken back (batch-runner.ts) */
   holder?: PoolInstance;
   /**
    * Lent, not formed: the queue's head handed to a busy instance while it could still grow (lent-batch.ts).

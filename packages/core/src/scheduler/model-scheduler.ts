@@ -2,11 +2,12 @@
  * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
  * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
  * outcome (an arrival while a batch can be formed, an instance freeing up, a timer). The dispatch rule,
- * the same for every executor (Triton's): a free instance takes the oldest formed batch; a batch is formed
- * for a free instance, or, where Triton prefetches (BatchingPolicy.prefetch), while every instance is
- * busy if it could not grow anyway, to wait in the model's queue of formed batches (at most twice the
- * instance count). Otherwise the pending batch simply keeps growing in the queue. Formed batches are run
- * and answered by BatchRunner, which also hides the hand-off for executors that can take a batch back.
+ * the same for every executor and the simulator (Triton's): a batch is formed for a free instance; where
+ * Triton prefetches (BatchingPolicy.prefetch), while every instance is busy the batcher queues payloads
+ * for the next free instance and grows the newest while it waits (payloads.ts, at most twice the instance
+ * count), and a free instance takes the oldest, merging the ones that waited past the delay. Otherwise
+ * the pending batch simply keeps growing in the queue. Formed batches are run and answered by BatchRunner,
+ * which also hides the hand-off for executors that can take a batch back (the oldest payload is lent).
  *
  * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
  * changes, instance count changes, executor failures and unload.
@@ -17,8 +18,8 @@ import { errors } from '../errors/messages';
 import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live-config/fields';
 import type { SchedulerConfigInput } from './config-input';
-import { decideBatch, mayFormWhileBusy } from './decide';
-import { FORMED_PER_INSTANCE } from './formed-batches';
+import { decideBatch } from './decide';
+import { PayloadQueue, PAYLOADS_PER_INSTANCE } from './payloads';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
@@ -27,7 +28,7 @@ import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
-import type { QueueEntry, Settle } from './queue-entry';
+import type { CandidateSource, QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
@@ -75,6 +76,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
   private readonly idPrefix: string;
   private readonly answers: Answers<P, R>;
   private readonly runner: BatchRunner<P, R>;
+  /** batches queued for the next free instance while every instance is busy (prefetch only) */
+  private readonly payloads = new PayloadQueue<Entry<P, R>>();
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -99,7 +102,10 @@ export class ModelScheduler<P = unknown, R = unknown> {
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
-      takeQueued: (entries) => this.queues.takeHead(entries),
+      takeQueued: (entries) => {
+        this.queues.takeHead(entries);
+        this.payloads.dropHead(entries);
+      },
       stopped: () => this.state === 'stopped',
       answered: () => this.notifyIfDrained(),
     });
@@ -194,6 +200,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       this.runner.settleLent();
       if (!e.queued) return false; // its batch had begun
     }
+    this.payloads.remove(e);
     this.queues.remove(e);
     this.reject(e, 'cancelled', errors.CLIENT_CANCELLED(`request ${id} was cancelled: its client went away before it was scheduled`));
     this.pump();
@@ -208,6 +215,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
     const { config, policy, changes } = next;
     if (changes.length === 0) return changes;
     this.runner.settleLent(); // lent on the old policy's decision
+    this.payloads.clear(); // grown on the old policy's decisions: their requests are decided afresh
     const old = this.policy;
     this.config = config;
     this.policy = policy;
@@ -271,49 +279,27 @@ export class ModelScheduler<P = unknown, R = unknown> {
   // ---- the loop ----
 
   /**
-   * Forms batches while one can be formed: a free instance first takes the oldest formed batch
-   * (serveIdle), then the queue's next batch. With every instance busy, a batch that could not grow anyway
-   * is formed where Triton prefetches, up to twice the instance count. `prefetchNow` false (arrivals,
-   * completions) leaves that to a timer at the current time: requests usually arrive in bursts (the
-   * answers of a batch come back as new requests in one turn), and deciding once the burst is in forms the
-   * batch Triton's queued payload would have grown into.
+   * Forms batches while one can be formed: a free instance first takes the oldest queued payload (merging
+   * as Triton's dequeue does), then the queue's next batch. With every instance busy, where Triton
+   * prefetches, the batcher grows its newest payload or queues a new one, up to twice the instance count.
+   * `prefetchNow` false (arrivals, completions) leaves that to a timer at the current time: requests
+   * usually arrive in bursts (the answers of a batch come back as new requests in one turn), and the
+   * batcher looks at the burst once it is in, as Triton's batcher thread does once the enqueuing threads
+   * let go of its queue. A decision to wait arms the wake-up at its time, whatever the instances are
+   * doing: with every instance busy, the delay running out still queues the payload.
    */
   private pump(prefetchNow = true): void {
     if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
     this.pumping = true;
     try {
       const flush = this.state === 'stopping';
-      if (this.runner.lent && (prefetchNow || this.pool.idleCount > 0)) this.reviewLent(flush);
-      this.runner.serveIdle();
-      while (this.queues.size > 0) {
-        const idle = this.pool.idleCount > 0;
-        if (!idle) {
-          if (!this.mayFormWhileBusy()) break;
-          if (!prefetchNow) {
-            this.armTimer(this.clock.now());
-            break;
-          }
-          if (this.runner.lent) break; // the queue's head is lent as it stands
-        }
-        const d = decideBatch(this.queues, this.policy, this.clock.now(), { flush });
-        if (d.kind === 'wait') {
-          // with every instance busy only growth can make the batch ready, and an arrival pumps again
-          if (idle) this.armTimer(d.untilUs);
-          break;
-        }
-        if (!idle && !mayFormWhileBusy(d, this.policy)) {
-          // it could still grow: lent, not formed; the delay running out may change what it would be
-          if (this.runner.lend(this.queues.peekFirst(d.count), d) && this.policy.maxQueueDelayUs > 0) {
-            const expires = d.oldestUs + this.policy.maxQueueDelayUs;
-            if (expires > this.clock.now()) this.armTimer(expires);
-          }
-          break;
-        }
-        // (idleCount may count an instance that left the idle list: then look again)
-        const inst = idle ? this.pool.takeIdle() : undefined;
-        if (idle && !inst) continue;
-        this.runner.form(inst, this.queues.takeFirst(d.count), d);
-      }
+      // (again when an instance freed up meanwhile: an executor may end a batch inside the hand-off)
+      do {
+        if (this.runner.lent && this.pool.idleCount > 0) this.runner.settleLent(); // a free instance takes it, merging
+        this.servePayloads();
+        this.formOrGrow(prefetchNow, flush);
+      } while (this.pool.idleCount > 0 && this.payloads.size > 0);
+      this.lendOldestPayload();
       const deadline = this.queues.nextDeadline();
       if (deadline !== Infinity) this.armTimer(deadline);
     } finally {
@@ -323,28 +309,94 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   /**
-   * The lent batch still stands only while every instance is busy and the decision over the queue is what
-   * it was lent on; one that can no longer grow is formed where it is.
+   * The batcher's turn: a batch for each free instance, or, with every instance busy, the newest payload
+   * grown or a new one queued, until a decision waits (its wake-up armed) or nothing more may be queued.
    */
-  private reviewLent(flush: boolean): void {
-    const lent = this.runner.lent!;
-    if (this.pool.idleCount === 0 && !flush) {
-      const d = decideBatch(this.queues, this.policy, this.clock.now());
-      if (d.kind === 'send' && d.count === lent.entries.length) {
-        if (mayFormWhileBusy(d, this.policy)) this.runner.settleLent(true);
-        return;
+  private formOrGrow(prefetchNow: boolean, flush: boolean): void {
+    while (this.queues.size > this.payloads.entryCount) {
+      const idle = this.pool.idleCount > 0;
+      if (idle && this.payloads.size > 0) return; // an instance freed up meanwhile: it takes a payload first (pump)
+      if (!idle) {
+        if (!this.mayQueuePayload()) break;
+        if (!prefetchNow) {
+          this.armTimer(this.clock.now());
+          break;
+        }
       }
+      // with an instance free no payload is queued (servePayloads): the decision is a new batch's
+      const growing = idle ? undefined : this.payloads.growing();
+      const held = this.payloads.entryCount;
+      const d = decideBatch(this.behind(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
+      if (d.kind === 'wait') {
+        if (d.shapeCut) this.payloads.cutByShape();
+        if (d.saturated) {
+          this.payloads.closeGrowing(); // the next request starts the next payload
+          continue;
+        }
+        if (!d.shapeCut) this.armTimer(d.untilUs);
+        break;
+      }
+      if (!idle) {
+        if (growing && this.runner.lent?.entries === growing.entries) {
+          // taken back before it grows; an instance that began it meanwhile took it as lent: decide again
+          this.runner.settleLent();
+          continue;
+        }
+        this.payloads.add(this.queues.peekFirst(held + d.count).slice(held), d);
+        continue;
+      }
+      // (idleCount may count an instance that left the idle list: then look again)
+      const inst = this.pool.takeIdle();
+      if (inst) this.runner.form(inst, this.queues.takeFirst(d.count), d);
     }
-    this.runner.settleLent();
   }
 
-  /** whether a batch may be formed with every instance busy: where Triton prefetches, below its cap */
-  private mayFormWhileBusy(): boolean {
-    return this.policy.prefetch && this.runner.formedCount < FORMED_PER_INSTANCE * this.pool.usableCount;
+  /** every free instance takes the oldest queued payload, with those Triton's dequeue merges into it */
+  private servePayloads(): void {
+    while (this.pool.idleCount > 0 && this.payloads.size > 0) {
+      const inst = this.pool.takeIdle();
+      if (!inst) break;
+      const taken = this.payloads.take(this.policy, this.clock.now())!;
+      this.queues.takeHead(taken.entries);
+      this.runner.form(inst, taken.entries, taken);
+    }
+  }
+
+  /**
+   * An executor that can take a batch back may be handed the oldest payload early (lent, not formed), but
+   * only while it is what the next free instance would take whenever that happens: every instance busy,
+   * and no later payload that a dequeue could merge or close. A lent payload that grew or no longer
+   * qualifies is taken back (or, begun meanwhile, formed where it runs).
+   */
+  private lendOldestPayload(): void {
+    const lendable = () => {
+      const head = this.payloads.head();
+      return head && this.pool.idleCount === 0 && !this.payloads.mayMerge(this.policy) ? head : undefined;
+    };
+    const lent = this.runner.lent;
+    if (lent && lent.entries !== lendable()?.entries) this.runner.settleLent();
+    const head = lendable();
+    if (head && !this.runner.lent) this.runner.lend(head.entries as Entry<P, R>[], head);
+  }
+
+  /** the waiting requests behind the first `skip` (those in queued payloads) */
+  private behind(skip: number): CandidateSource<Entry<P, R>> {
+    if (skip === 0) return this.queues;
+    return {
+      forEachInOrder: (visit) => {
+        let n = 0;
+        this.queues.forEachInOrder((e) => n++ < skip || visit(e));
+      },
+    };
+  }
+
+  /** whether the batcher may queue or grow a payload with every instance busy: where Triton prefetches, below its cap */
+  private mayQueuePayload(): boolean {
+    return this.policy.prefetch && this.payloads.size < PAYLOADS_PER_INSTANCE * this.pool.usableCount;
   }
 
   private canTakeBatch(): boolean {
-    return this.pool.idleCount > 0 || this.mayFormWhileBusy();
+    return this.pool.idleCount > 0 || this.mayQueuePayload();
   }
 
   private armTimer(atUs: number): void {
@@ -381,7 +433,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
 
   private failAllQueued(reason: RejectReason, error: InferError): void {
     this.runner.settleLent();
-    this.runner.failFormed(reason, error);
+    this.payloads.clear();
     for (const e of this.queues.all()) {
       this.queues.remove(e);
       this.reject(e, reason, error);
@@ -393,6 +445,6 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   private drained(): boolean {
-    return this.queues.size === 0 && this.runner.formedCount === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
+    return this.queues.size === 0 && this.pool.busyCount === 0 && this.ordering.heldCount === 0;
   }
 }

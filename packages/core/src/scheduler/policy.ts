@@ -40,11 +40,11 @@ export interface BatchingPolicy {
    */
   levelQueues: ReadonlyMap<number, QueuePolicy>;
   /**
-   * Whether batches may be formed while every instance is busy, to wait in the model's queue of formed
-   * batches (Triton's PriorityQueue::SupportPrefetching): only with priority_levels 0 and a queue policy
-   * without timeout, timeout override or max_queue_size. A formed batch has left the queue, so a later
-   * higher-priority request could no longer overtake it, a timeout could no longer refuse it, and its
-   * requests would no longer count toward max_queue_size. Otherwise a batch is formed only when an
+   * Whether the batcher may queue payloads for the next free instance while every instance is busy
+   * (payloads.ts; Triton's PriorityQueue::SupportPrefetching): only with priority_levels 0 and a queue policy
+   * without timeout, timeout override or max_queue_size. In Triton a queued payload has left the queue, so
+   * a later higher-priority request could no longer overtake it, a timeout could no longer refuse it, and
+   * its requests would no longer count toward max_queue_size. Otherwise a batch is formed only when an
    * instance is free to take it.
    */
   prefetch: boolean;

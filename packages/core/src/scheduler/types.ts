@@ -41,9 +41,9 @@ export interface Executor<P = unknown, R = unknown> {
    * Batches an instance may be handed while it still runs one (default 0), to hide the hand-off: an
    * executor whose instances run their batches one at a time, in the order given, can set 1 (with
    * `reclaim`), and an instance then begins the batch it holds the moment the running one ends, without a
-   * round trip to the scheduler. The dispatch rule stays the scheduler's and Triton's (formed-batches.ts):
-   * every free instance takes the oldest formed batch, so only the oldest is ever handed early, and it is
-   * taken back when another instance frees up first. Without `reclaim` nothing is handed early.
+   * round trip to the scheduler. The dispatch rule stays the scheduler's and Triton's (payloads.ts): every
+   * free instance takes the oldest queued batch, so only the oldest is ever handed early, and it is taken
+   * back when it grows or another instance frees up first. Without `reclaim` nothing is handed early.
    */
   readonly prefetch?: number;
   /**

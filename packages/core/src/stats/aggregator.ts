@@ -4,7 +4,7 @@
  * Windowed figures cover the last `windowUs`; totals run from the start.
  */
 import type { SchedulerEvent } from '../events';
-import { failureReason, REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
+import { completedFailureReason, failureReason, REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -93,7 +93,7 @@ export class ModelAggregator {
         if (e.steps !== undefined) this.waiting.leave(e.request_id);
         if (!e.ok) {
           this.totals.failed++;
-          this.failures.BACKEND++;
+          this.failures[completedFailureReason(e)]++;
           return;
         }
         this.totals.completed++;

@@ -9,7 +9,7 @@
  * Whatever was filled or written, the result is then checked against the model: names, datatypes and
  * shapes must agree, and a contradiction is refused with both shapes in the message.
  */
-import type { ModelConfig, ModelInput, ModelOutput } from '@inferscope/core/config';
+import { configSignatureMismatch, shapeText, type ModelConfig, type ModelInput, type ModelOutput, type ModelSignature } from '@inferscope/core/config';
 import { readOnnxSignature, type OnnxSignature, type OnnxTensorSignature } from './onnx-signature';
 
 export const DEFAULT_MAX_BATCH_SIZE = 4;
@@ -19,8 +19,6 @@ export interface AutoCompleteResult {
   /** one line per field that was filled in, for the log */
   filled: string[];
 }
-
-const fmt = (dims: readonly number[]): string => `[${dims.join(',')}]`;
 
 function supportsBatching(sig: OnnxSignature): boolean {
   const all = [...sig.inputs, ...sig.outputs];
@@ -91,54 +89,17 @@ export function autoCompleteConfig(modelFile: string, config: ModelConfig): Auto
 }
 
 function describe(ts: readonly OnnxTensorSignature[]): string {
-  return ts.map((t) => `${t.name} ${t.data_type ?? t.onnx_type} ${fmt(t.dims)}`).join(', ');
+  return ts.map((t) => `${t.name} ${t.data_type ?? t.onnx_type} ${shapeText(t.dims)}`).join(', ');
 }
 
-/** The shape the model sees for a config tensor: batch dim in front, reshape applied. */
-function fullConfigShape(io: ModelInput | ModelOutput, batching: boolean): number[] {
-  const dims = io.reshape ? (io.reshape.shape ?? []) : (io.dims ?? []);
-  return batching ? [-1, ...dims] : [...dims];
-}
-
-function shapesAgree(model: readonly number[], config: readonly number[]): boolean {
-  // A dynamic model dim accepts whatever the config fixes; a fixed model dim must be matched exactly.
-  return model.length === config.length && model.every((m, i) => m === -1 || m === config[i]);
+/** The model file's signature in core's terms (a type ONNX has and Triton does not keeps ONNX's name). */
+export function modelSignatureOf(sig: OnnxSignature): ModelSignature {
+  const tensor = (t: OnnxTensorSignature) => ({ name: t.name, type: t.data_type ?? t.onnx_type, dims: t.dims });
+  return { inputs: sig.inputs.map(tensor), outputs: sig.outputs.map(tensor) };
 }
 
 /** Throws when the config contradicts the model: unknown names, other datatypes, other shapes. */
 export function checkConfigAgainstModel(sig: OnnxSignature, config: ModelConfig, modelName = config.name ?? 'model'): void {
-  const batching = (config.max_batch_size ?? 0) > 0;
-  const check = (kind: 'input' | 'output', ios: (ModelInput | ModelOutput)[], model: OnnxTensorSignature[]): void => {
-    const byName = new Map(model.map((t) => [t.name, t]));
-    for (const io of ios) {
-      const name = io.name ?? '';
-      const m = byName.get(name);
-      if (!m) {
-        throw new Error(
-          `unable to load model '${modelName}': configuration has ${kind} '${name}' but the model's ${kind}s are: ${model.map((t) => t.name).join(', ')}`,
-        );
-      }
-      if (m.data_type !== io.data_type) {
-        throw new Error(
-          `unable to load model '${modelName}': unexpected datatype ${io.data_type} for ${kind} '${name}', model expects ${m.data_type ?? m.onnx_type}`,
-        );
-      }
-      const cfg = fullConfigShape(io, batching);
-      if (!shapesAgree(m.dims, cfg)) {
-        const hint = batching ? ` (max_batch_size > 0 puts the batch dimension -1 in front of dims ${fmt(io.dims ?? [])})` : '';
-        throw new Error(
-          `unable to load model '${modelName}': unexpected shape for ${kind} '${name}', model expects ${fmt(m.dims)}, config has ${fmt(cfg)}${hint}`,
-        );
-      }
-    }
-  };
-  check('input', config.input ?? [], sig.inputs);
-  check('output', config.output ?? [], sig.outputs);
-  const configured = new Set((config.input ?? []).map((i) => i.name));
-  const missing = sig.inputs.filter((t) => !configured.has(t.name));
-  if (missing.length > 0) {
-    throw new Error(
-      `unable to load model '${modelName}': configuration expects ${configured.size} inputs, model provides ${sig.inputs.length} (missing: ${missing.map((t) => t.name).join(', ')})`,
-    );
-  }
+  const mismatch = configSignatureMismatch(modelSignatureOf(sig), config, modelName);
+  if (mismatch) throw new Error(mismatch);
 }

@@ -5,21 +5,12 @@
  * plus optimization.execution_accelerators.gpu_execution_accelerator (tensorrt, cuda).
  */
 import type { ModelConfig } from '@inferscope/core/config';
+import { numericParameter } from '@inferscope/core/config';
 
 export type ExecutionProvider = string | { name: string; deviceId?: number };
 
 function param(config: ModelConfig, key: string): string | undefined {
   return config.parameters?.[key]?.string_value;
-}
-
-export function intParam(config: ModelConfig, key: string): number | undefined {
-  const v = param(config, key);
-  if (v === undefined || v.trim() === '') return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) {
-    throw new Error(`parameter '${key}' of model '${config.name}' must be a non-negative integer, got '${v}'`);
-  }
-  return n;
 }
 
 export function boolParam(config: ModelConfig, key: string): boolean | undefined {
@@ -41,20 +32,18 @@ export function instanceCount(config: ModelConfig): number {
  * 2-thread sessions halves throughput; see FINDINGS.md).
  */
 export function intraOpThreads(config: ModelConfig, cpuCount: number): number {
-  const configured = intParam(config, 'intra_op_thread_count');
+  const configured = numericParameter(config, 'intra_op_thread_count');
   if (configured !== undefined && configured > 0) return configured;
   return Math.max(1, Math.floor(cpuCount / instanceCount(config)));
 }
 
 export function sessionOptions(config: ModelConfig, cpuCount: number): Record<string, unknown> {
-  const executionMode = intParam(config, 'execution_mode') ?? 0;
-  if (executionMode !== 0 && executionMode !== 1) {
-    throw new Error(`parameter 'execution_mode' of model '${config.name}' must be 0 (sequential) or 1 (parallel), got ${executionMode}`);
-  }
+  // 0 sequential, 1 parallel: the table's range refuses anything else
+  const executionMode = numericParameter(config, 'execution_mode') ?? 0;
   const level = config.optimization?.graph?.level ?? 0;
   const options: Record<string, unknown> = {
     intraOpNumThreads: intraOpThreads(config, cpuCount),
-    interOpNumThreads: intParam(config, 'inter_op_thread_count') || 1,
+    interOpNumThreads: numericParameter(config, 'inter_op_thread_count') || 1,
     executionMode: executionMode === 1 ? 'parallel' : 'sequential',
     // Triton's mapping of optimization.graph.level: -1 basic, 1 extended, 2 disabled, otherwise all.
     graphOptimizationLevel: level === -1 ? 'basic' : level === 1 ? 'extended' : level === 2 ? 'disabled' : 'all',

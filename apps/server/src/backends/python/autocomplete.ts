@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { ModelConfig } from '@inferscope/core/config';
 import { modelConfigToJson } from '@inferscope/core/config';
 import { resolvePython } from '../stub/plan';
+import { READ_LIMITS, UnsafeFileError, readRegularText } from '../../repository/safe-read';
 
 const SCRIPT = fileURLToPath(new URL('../../../python/auto_complete.py', import.meta.url));
 const TIMEOUT_MS = 60_000;
@@ -38,7 +39,11 @@ export async function autoCompletePythonConfig(modelFile: string, config: ModelC
       const last = run.stderr.filter((l) => l.trim() !== '').at(-1);
       throw new Error(`auto_complete_config of '${modelFile}' did not finish: ${how}${last ? `: ${last.trim()}` : ''}`);
     }
-    const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { config?: Record<string, unknown>; error?: string };
+    // the model's process wrote it: read with the config's cap (a hostile model could write gigabytes)
+    const text = await readRegularText(resultFile, READ_LIMITS.config).catch((err: Error) => {
+      throw new Error(`auto_complete_config of model '${config.name}' returned too much: ${err instanceof UnsafeFileError && err.code === 'ETOOBIG' ? `more than the ${READ_LIMITS.config} bytes a config may have` : err.message}`);
+    });
+    const result = JSON.parse(text) as { config?: Record<string, unknown>; error?: string };
     if (result.error !== undefined) throw new Error(`auto_complete_config of model '${config.name}' raised ${result.error}`);
     const out: Record<string, unknown> = { ...config };
     for (const key of COMPLETED) {

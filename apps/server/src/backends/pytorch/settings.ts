@@ -6,7 +6,8 @@
  * other on a 2-core host).
  */
 import type { ModelConfig } from '@inferscope/core/config';
-import { boolParam, instanceCount, intParam } from '../onnxruntime/session-options';
+import { numericParameter } from '@inferscope/core/config';
+import { boolParam, instanceCount } from '../onnxruntime/session-options';
 
 export interface TorchSettings {
   intraOpThreads: number;
@@ -21,8 +22,8 @@ function either<T>(config: ModelConfig, key: string, read: (c: ModelConfig, k: s
 }
 
 export function torchSettings(config: ModelConfig, cpuCount: number): TorchSettings {
-  const intra = either(config, 'INTRA_OP_THREAD_COUNT', intParam);
-  const inter = either(config, 'INTER_OP_THREAD_COUNT', intParam);
+  const intra = either(config, 'INTRA_OP_THREAD_COUNT', numericParameter);
+  const inter = either(config, 'INTER_OP_THREAD_COUNT', numericParameter);
   return {
     intraOpThreads: intra && intra > 0 ? intra : Math.max(1, Math.floor(cpuCount / instanceCount(config))),
     interOpThreads: inter && inter > 0 ? inter : 1,

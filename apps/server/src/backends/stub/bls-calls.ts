@@ -27,13 +27,17 @@ import { toSchedulerRequest, validateInferRequest } from '../../kserve/validate-
 import { isDecoupled, type ResponseStream, type StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
 import { asInferError, errors, type InferError } from '@inferscope/core';
+import { describeChain, type CallChain } from '../../models/call-chain';
 import type { BlsCall, ToStubCall } from './protocol-calls';
 import type { ServerCalls } from './server-calls';
 import { readTensor } from './tensors';
 
 /**
- * How deep BLS calls may nest (a model calling a model calling ...). Triton sets no bound; a model that
- * calls itself would then hold every instance and never answer, so InferScope refuses the call instead.
+ * How deep BLS calls may nest (a model calling a model calling ...), counted along the call's chain
+ * (models/call-chain.ts) on every path: from execute(), from a decoupled model's response thread, through
+ * an ensemble. Triton sets no bound; a model that calls itself from a response thread would recurse for
+ * ever, so InferScope refuses the call instead. (A call that would wait for an instance its own chain
+ * holds is refused at once by the deadlock check, before this bound is reached.)
  */
 export const MAX_BLS_DEPTH = 8;
 
@@ -53,8 +57,10 @@ let seq = 0;
 /**
  * Runs one call; returns what cancels it (model.py's cancel(), a no-op once the call was answered). The
  * call's request is cancelled through `signal`, which ModelManager.infer hands on to its executor.
+ * `chain`: the requests above the call, the calling one last (StubRuns.chainOf); undefined when the
+ * calling stub works on no request (a call from initialize()).
  */
-export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, parent: BlsParent | undefined, reply: BlsReply): () => void {
+export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, parent: BlsParent | undefined, chain: CallChain | undefined, reply: BlsReply): () => void {
   let answered = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let unlisten: (() => void) | undefined;
@@ -81,9 +87,8 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     request?.payload.stream?.cancel?.();
   };
   try {
-    const depth = (parent?.request.payload.blsDepth ?? 0) + 1;
-    if (depth > MAX_BLS_DEPTH) {
-      end({ final: true, error: `BLS calls nest deeper than ${MAX_BLS_DEPTH} levels (model '${call.model}' called from '${parent?.model}')`, code: 'INVALID_ARG' });
+    if (chain !== undefined && chain.length > MAX_BLS_DEPTH) {
+      end({ final: true, error: `BLS calls nest deeper than ${MAX_BLS_DEPTH} levels: ${describeChain(chain, call.model)}`, code: 'INVALID_ARG' });
       return noop;
     }
     if (parent?.children?.aborted) {
@@ -108,7 +113,7 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     const decoded = validateInferRequest(parsed, spec);
     const req = toSchedulerRequest(decoded) as SchedulerRequest<StreamingPayload>;
     request = req;
-    req.payload.blsDepth = depth;
+    if (chain !== undefined) req.payload.callChain = chain;
     if (call.timeoutUs !== undefined && call.timeoutUs > 0) {
       req.timeoutUs = call.timeoutUs; // the called model's queue policy reads it too (allow_timeout_override)
       timer = setTimeout(() => stop(errors.TIMEOUT()), timerDelayMs(Math.max(1, Math.ceil(call.timeoutUs / 1000))));
@@ -126,7 +131,11 @@ export function runBlsCall(calls: ServerCalls, call: BlsCall, body: Uint8Array, 
     let settle: (outputs: Tensor[]) => void = (outputs) => end({ final: true }, outputs);
     if (targetDecoupled) {
       const stream: ResponseStream = {
-        response: (outputs, final, error) => end(error ? { final, error: error.message, code: error.code } : { final }, outputs ?? []),
+        // handed to the calling stub at once (its channel): that stub holds what its model has not read yet
+        response: (outputs, final, error, left) => {
+          end(error ? { final, error: error.message, code: error.code } : { final }, outputs ?? []);
+          left?.();
+        },
         fail,
       };
       req.payload.stream = stream;

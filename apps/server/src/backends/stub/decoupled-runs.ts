@@ -16,6 +16,10 @@
  * response (cancelled: a final `cancel`; timed out or its stub died: a final `fail`), so every stream's
  * events end with a final one.
  *
+ * Backpressure: each open request has a SendWindow (send-window.ts): its responses count from their
+ * arrival until the front end streaming them says they left the server, the stub is told (`drained`) so
+ * the model's sender may send again, and a window that stays full past the stall bound cancels the request.
+ *
  * Cancellation: when the request's own signal fires (its client went away, its BLS caller was cancelled
  * or its BLS timeout passed: `payload.cancelled`, set by ModelManager.infer) the stub is told (`cancel`),
  * and the BLS calls the request made that are still out are cancelled too (`childrenOf`). They are also
@@ -25,17 +29,20 @@
  */
 import { errorCodeOf, InferError } from '@inferscope/core';
 import type { ResponseOutcome, SchedulerEvent, SchedulerRequest } from '@inferscope/core';
-import type { ModelConfig } from '@inferscope/core/config';
+import { FINAL_TIMEOUT_KEY, type ModelConfig } from '@inferscope/core/config';
 import { timerDelayMs } from '@inferscope/core/clock';
 import type { StreamingPayload } from '../../kserve/response-stream';
 import { ClientGone, type CancelSignal } from '../../models/cancellable';
+import type { CallChain, ChainLink } from '../../models/call-chain';
 import { readCheckedOutputs } from './outputs';
 import type { DecoupledResponse, ToStubCall } from './protocol-calls';
+import { SEND_STALL_KEY } from '@inferscope/core/config';
+import { AckBatch, SendWindow } from './send-window';
 
 type Batch = readonly SchedulerRequest<StreamingPayload>[];
 
-/** InferScope's own parameters key: seconds a decoupled request may wait for its final response. */
-export const FINAL_TIMEOUT_KEY = 'decoupled_final_timeout_seconds';
+/** InferScope's own parameters key (core's table): seconds a decoupled request may wait for its final response. */
+export { FINAL_TIMEOUT_KEY };
 export const DEFAULT_FINAL_TIMEOUT_S = 600;
 
 interface InFlight {
@@ -47,20 +54,29 @@ interface InFlight {
   /** responses sent so far, and when the last one (or the batch's start) was, µs on the events' clock */
   responses: number;
   lastAt?: number;
+  /** a decoupled request's responses not yet gone to its client (the stub's sender waits while it is full) */
+  window?: SendWindow;
   /** fires when the request is cancelled or fails before its end: the BLS calls it made follow */
   children?: ClientGone;
   unlisten?: () => void;
+  /** this request as a holder in the call chain of the BLS calls it makes (held until its batch is answered) */
+  link: ChainLink;
 }
 
+const noop = (): void => undefined;
 const live = (e: InFlight): boolean => e.state === 'running' || e.state === 'open';
 const ALREADY_OVER: CancelSignal = { aborted: true, onAbort: () => () => undefined };
 
 export interface StubRunsOptions {
   model: string;
   version: string;
+  /** the instance this stub runs (the holder named in call chains) */
+  instance: string;
   config: ModelConfig;
   decoupled: boolean;
   finalTimeoutMs: number;
+  /** how long a request's send window may stay full before the request is cancelled (send-window.ts) */
+  sendStallMs: number;
   log(msg: string): void;
   /** sends a message to the stub (a cancellation) */
   tell(message: ToStubCall): void;
@@ -77,10 +93,12 @@ export class StubRuns {
   private readonly whenAllCancelled = new Map<number, () => void>();
   /** runs sent and not answered, in the order the stub takes them (the head one is running) */
   private readonly unanswered: number[] = [];
+  private readonly acks: AckBatch;
 
   constructor(private readonly o: StubRunsOptions) {
     this.batching = (o.config.max_batch_size ?? 0) > 0;
     this.who = `model.py of decoupled model '${o.model}'`;
+    this.acks = new AckBatch((m) => o.tell(m));
   }
 
   /**
@@ -95,7 +113,8 @@ export class StubRuns {
 
     if (allCancelled) this.whenAllCancelled.set(run, allCancelled);
     batch.forEach((request, index) => {
-      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running', responses: 0 };
+      const link: ChainLink = { model: this.o.model, version: this.o.version, instance: this.o.instance, held: true };
+      const entry: InFlight = { request, state: this.o.decoupled ? 'open' : 'running', responses: 0, link };
       this.entries.set(`${run}:${index}`, entry);
       const signal = request.payload.cancelled;
       if (signal?.aborted) this.cancel(run, index, entry);
@@ -103,6 +122,11 @@ export class StubRuns {
       if (!this.o.decoupled) return;
       const stream = request.payload.stream;
       if (stream) stream.cancel = () => this.cancel(run, index, entry);
+      entry.window = new SendWindow({
+        stallMs: this.o.sendStallMs,
+        ack: (n) => this.acks.add(run, index, n),
+        stalled: () => this.stalled(run, index, entry),
+      });
       entry.timer = setTimeout(() => {
         if (!live(entry)) return;
         const s = this.o.finalTimeoutMs / 1000;
@@ -125,7 +149,9 @@ export class StubRuns {
     this.leaveOrder(run);
     batch?.forEach((_, index) => {
       const key = `${run}:${index}`;
-      this.entries.get(key)?.unlisten?.();
+      const entry = this.entries.get(key);
+      entry?.unlisten?.();
+      if (entry) entry.link.held = false;
       this.entries.delete(key);
     });
   }
@@ -139,8 +165,13 @@ export class StubRuns {
     batch.forEach((_, index) => {
       const entry = this.entries.get(`${run}:${index}`);
       if (!entry) return;
-      if (error) this.close(run, entry, 'failed');
-      else if (entry.state === 'running') this.close(run, entry, 'final');
+      entry.link.held = false; // execute() returned: the instance is free of it, even if responses follow
+      if (error) {
+        // a decoupled request failed with its batch: a thread of the model may still send for it, and would
+        // wait for a window nobody acknowledges any more; told it is cancelled, its sends end at once
+        if (live(entry) && this.o.decoupled) this.tellCancelled(run, index, entry);
+        this.close(run, entry, 'failed');
+      } else if (entry.state === 'running') this.close(run, entry, 'final');
     });
     if (this.o.decoupled) return this.forgetIfDone(run);
     // an ordinary model's requests end with their batch: nothing of them is needed after it
@@ -153,6 +184,32 @@ export class StubRuns {
     if (run === undefined) return undefined;
     const batch = this.batches.get(run);
     return batch?.[index ?? 0] ?? batch?.[0];
+  }
+
+  /**
+   * The call chain of a BLS call made for request (run, index): the chain above that request and the
+   * request itself. A call that names no request it knows (made from a thread model.py started outside
+   * execute(), or after the request ended) is given the longest chain among the requests this stub still
+   * works on, so the nesting bound holds on every path (a response thread recursing into its own model
+   * cannot nest without bound; that request is not counted as holding its instance for the call, since
+   * it is not known to wait for it); undefined when the stub works on none. `detached`: the call came from a
+   * thread other than execute()'s; a decoupled model's execute() need not wait for that thread, so the
+   * call is not counted as holding the request's instance.
+   */
+  chainOf(run: number | undefined, index: number | undefined, detached = false): CallChain | undefined {
+    let entry = run === undefined ? undefined : this.entries.get(`${run}:${index ?? 0}`);
+    let guessed = false;
+    if (!entry || !live(entry)) {
+      entry = undefined;
+      guessed = true;
+      for (const e of this.entries.values()) {
+        if (live(e) && (!entry || chainLength(e) > chainLength(entry))) entry = e;
+      }
+    }
+    if (!entry) return undefined;
+    // a guessed parent is for the bound only: that request is not known to wait for the call
+    const link = guessed || (detached && this.o.decoupled) ? { ...entry.link, held: false } : entry.link;
+    return [...(entry.request.payload.callChain ?? []), link];
   }
 
   /** Fires when that request is cancelled or fails before its end (an already ended one: at once). */
@@ -175,10 +232,13 @@ export class StubRuns {
     }
     const stream = entry.request.payload.stream;
     const arrived = this.o.events?.now();
+    // counts in the window until its front end says it left (a request without a stream: at once)
+    const left = entry.window?.took(body.byteLength) ?? noop;
+    if (!stream) left();
     if (m.error !== undefined) {
       const code = errorCodeOf(m.code);
       this.responded(entry, m.final, code === 'CANCELLED' ? 'cancel' : 'fail', arrived, m.error);
-      stream?.response(null, m.final, new InferError(code, m.error));
+      stream?.response(null, m.final, new InferError(code, m.error), left);
     } else if (m.outputs && m.outputs.length > 0) {
       let outputs;
       try {
@@ -191,10 +251,10 @@ export class StubRuns {
         return;
       }
       this.responded(entry, m.final, 'success', arrived);
-      stream?.response(outputs, m.final);
+      stream?.response(outputs, m.final, undefined, left);
     } else {
       this.responded(entry, m.final, 'empty', arrived);
-      stream?.response(null, m.final);
+      stream?.response(null, m.final, undefined, left);
     }
     if (m.final) this.close(m.run, entry, 'final');
   }
@@ -235,6 +295,7 @@ export class StubRuns {
   /** The stub died: every request still in flight fails with the cause (a decoupled one through its stream). */
   failAll(error: Error): void {
     for (const [key, entry] of [...this.entries]) {
+      entry.link.held = false;
       if (!live(entry)) continue;
       const open = entry.state === 'open';
       if (open) this.responded(entry, true, 'fail', this.o.events?.now(), error.message);
@@ -270,6 +331,19 @@ export class StubRuns {
     }
   }
 
+  /** The request's window stayed full: its client reads nothing. Cancelled, so the model stops waiting to send. */
+  private stalled(run: number, index: number, entry: InFlight): void {
+    if (entry.state !== 'open') return;
+    const s = this.o.sendStallMs / 1000;
+    const id = entry.request.id ?? '';
+    const why = `the client of request '${id}' of decoupled model '${this.o.model}' took none of its responses for ${s} s while the model waited to send more: cancelled (parameter ${SEND_STALL_KEY})`;
+    this.tellCancelled(run, index, entry);
+    this.responded(entry, true, 'cancel', this.o.events?.now(), why);
+    this.close(run, entry, 'cancelled');
+    this.o.log(why);
+    entry.request.payload.stream?.fail(new InferError('UNAVAILABLE', why));
+  }
+
   private tellCancelled(run: number, index: number, entry: InFlight): void {
     if (entry.told) return;
     entry.told = true;
@@ -279,6 +353,7 @@ export class StubRuns {
   private close(run: number, entry: InFlight, state: InFlight['state']): void {
     entry.state = state;
     clearTimeout(entry.timer);
+    entry.window?.close();
     entry.unlisten?.();
     entry.unlisten = undefined;
     if (state !== 'final') entry.children?.abort();
@@ -300,3 +375,5 @@ export class StubRuns {
     }
   }
 }
+
+const chainLength = (e: InFlight): number => e.request.payload.callChain?.length ?? 0;

@@ -23,6 +23,7 @@ import { toMiB } from '../../memory/ledger';
 import type { StubInit } from './protocol';
 import type { ServerCalls } from './server-calls';
 import { DEFAULT_FINAL_TIMEOUT_S, StubRuns } from './decoupled-runs';
+import { DEFAULT_SEND_STALL_S, SEND_WINDOW_ENV } from './send-window';
 import { metricOwner, serveStubCall } from './stub-calls';
 import type { StubProgram } from './program';
 
@@ -66,10 +67,14 @@ export interface StubModelPlan {
   notes: string[];
   /** the server, for BLS calls and custom metrics (absent: the model's calls are answered with an error) */
   calls?: ServerCalls;
+  /** the largest frame a stub may send (StubSpawn.maxFrameBytes); unset = none */
+  maxFrameBytes?: number;
   /** model_transaction_policy { decoupled: true }: responses come on their own (decoupled-runs.ts) */
   decoupled?: boolean;
   /** how long a decoupled request may wait for its final response */
   finalTimeoutMs?: number;
+  /** how long a decoupled request's send window may stay full before it is cancelled (send-window.ts) */
+  sendStallMs?: number;
   /** called after `notes` changed once the model serves, so its state reason shows them */
   notesChanged?(): void;
 }
@@ -169,13 +174,14 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     if (answered || id < 0) return;
     this.posted.set(batch, { stub, id });
     // decoupled responses and BLS calls name the batch by its wire id; a batch whose every request was
-    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run
+    // cancelled while it waited behind the running one is taken back and answered CANCELLED, never run:
+    // as a failure of the whole batch, so it counts as no execution and each request as CANCELED
     runs?.sent(id, batch, () => {
       if (answered || !stub.withdraw(id)) return;
       answered = true;
       this.posted.delete(batch);
       runs.withdrawn(id);
-      done(null, cancelledBeforeStart(requests.length));
+      done(new WholeBatchFailure('the request was cancelled before its instance began it', 'CANCELLED'));
     });
   }
 
@@ -251,9 +257,11 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
     const runs = new StubRuns({
       model: plan.model,
       version: plan.version,
+      instance: info.name,
       config: plan.config,
       decoupled: plan.decoupled === true,
       finalTimeoutMs: plan.finalTimeoutMs ?? DEFAULT_FINAL_TIMEOUT_S * 1000,
+      sendStallMs: plan.sendStallMs ?? DEFAULT_SEND_STALL_S * 1000,
       log: plan.log,
       tell: (m) => stub.reply(m),
       events: plan.calls && { emit: (e) => plan.calls!.bus.emit(e), now: () => plan.calls!.now() },
@@ -269,9 +277,10 @@ export class StubExecutor implements Executor<InferPayload, InferResult> {
       const starting = stub.start({
         onCall: (m, body) => serveStubCall(calls, m, body),
         program: plan.program,
-        env: plan.env,
+        env: { ...plan.env, ...SEND_WINDOW_ENV },
         loadTimeoutMs: plan.loadTimeoutMs,
         executeTimeoutMs: plan.executeTimeoutMs,
+        maxFrameBytes: plan.maxFrameBytes,
         log: (line) => plan.log(`[${plan.model}/${plan.version}/${info.name}] ${line}`),
         init: {
           type: 'init',
@@ -331,12 +340,6 @@ function runOnce(stub: StubProcess, inputs: StubRequest['inputs']): Promise<void
       else resolve();
     }),
   );
-}
-
-/** The answer to a batch taken back because all its requests were cancelled: CANCELLED for each. */
-function cancelledBeforeStart(n: number): StubRunResult {
-  const error = 'the request was cancelled before its instance began it';
-  return { responses: Array.from({ length: n }, () => ({ error, code: 'CANCELLED' as const })), body: new Uint8Array(0), computeUs: 0 };
 }
 
 function asWholeBatchFailure(err: unknown): WholeBatchFailure {

@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LoadedModel, ModelLoadContext } from '../types';
 import { executeTimeoutMs, finalTimeoutMs, loadTimeoutMs } from './stub-params';
+import { sendStallMs } from './send-window';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
 import { isDecoupled } from '../../kserve/response-stream';
 import { pythonStub, type StubProgram } from './program';
@@ -55,8 +56,10 @@ export function loadStubModel(
     log: ctx.log,
     notes,
     calls: ctx.calls,
+    maxFrameBytes: ctx.maxStubFrameBytes,
     decoupled: isDecoupled(ctx.config),
     finalTimeoutMs: finalTimeoutMs(ctx.config),
+    sendStallMs: sendStallMs(ctx.config),
     notesChanged: ctx.notesChanged,
   });
   return { executor, notes, unload: () => executor.stopAll() };

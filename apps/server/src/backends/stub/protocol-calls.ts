@@ -18,6 +18,8 @@
  * - `cancel`: request `index` of batch `run` was cancelled (its client went away, its BLS caller was
  *   cancelled or timed out, its final-response timeout passed): request.is_cancelled() and the model's
  *   sender's is_cancelled() turn true, and the sender drops further sends.
+ * - `drained`: `n` more responses of decoupled request `index` of batch `run` have left the server for its
+ *   client: the sender's window (send-window.ts) has room for as many again.
  */
 import type { ErrorCode } from '@inferscope/core';
 import type { WireTensor } from './wire-tensor';
@@ -37,6 +39,12 @@ export interface BlsCall {
   /** the batch and request the model was handling when it made the call (its parent) */
   run?: number;
   index?: number;
+  /**
+   * made on a thread other than the one running execute() (a thread model.py started): for a decoupled
+   * model, whose execute() may return while that thread goes on, the call does not count as holding the
+   * parent's instance (models/call-chain.ts)
+   */
+  detached?: boolean;
 }
 
 export interface BlsCancel {
@@ -71,6 +79,7 @@ export type FromStubCall = BlsCall | BlsCancel | DecoupledResponse | MetricCall 
 export type ToStubCall =
   | { type: 'blsResponse'; call: number; final: boolean; outputs?: WireTensor[]; error?: string; code?: ErrorCode }
   | { type: 'callReply'; call: number; id?: number; value?: number; error?: string }
-  | { type: 'cancel'; run: number; index: number };
+  | { type: 'cancel'; run: number; index: number }
+  | { type: 'drained'; run: number; index: number; n: number };
 
-export const TO_STUB_CALLS = ['blsResponse', 'callReply', 'cancel'] as const satisfies readonly ToStubCall['type'][];
+export const TO_STUB_CALLS = ['blsResponse', 'callReply', 'cancel', 'drained'] as const satisfies readonly ToStubCall['type'][];

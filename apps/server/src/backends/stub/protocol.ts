@@ -132,59 +132,84 @@ export function encodeHeader(message: ToStub | FromStub, bodyBytes: number): Uin
   return out;
 }
 
+/** A frame whose prefix announces more than the reader's bound: the stream is not read further. */
+export class FrameTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly bound: number,
+  ) {
+    super(`a frame of ${bytes} bytes, more than the ${bound} a stub may send (--max-inflight-bytes)`);
+    this.name = 'FrameTooLargeError';
+  }
+}
+
 /**
- * Reassembles frames from a byte stream. Each complete frame is copied once into its own ArrayBuffer
- * (offset 0), so tensors at 8-aligned body offsets can be viewed as typed arrays in place.
+ * Reassembles frames from a byte stream. The 8-byte prefix gives the frame's size, which is checked against
+ * `maxFrameBytes` before anything more is kept: a stub announcing more throws FrameTooLargeError and every
+ * byte after it is dropped (the caller stops the stub). Each frame is copied once, as its bytes arrive, into
+ * its own ArrayBuffer (offset 0), so tensors at 8-aligned body offsets can be viewed as typed arrays in
+ * place, and a frame never sits in memory twice.
  */
 export class FrameReader<M> {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  private need = 8;
-  private headerLength = -1;
-  private bodyLength = 0;
+  private readonly prefix = Buffer.alloc(8);
+  private prefixFilled = 0;
+  /** the frame being filled, once its prefix is in */
+  private frame: Buffer | null = null;
+  private filled = 0;
+  private headerLength = 0;
+  private broken = false;
 
-  constructor(private readonly onFrame: (frame: Frame<M>) => void) {}
+  constructor(
+    private readonly onFrame: (frame: Frame<M>) => void,
+    private readonly maxFrameBytes = Infinity,
+  ) {}
 
   push(chunk: Buffer): void {
-    this.chunks.push(chunk);
-    this.buffered += chunk.byteLength;
-    while (this.buffered >= this.need) {
-      if (this.headerLength < 0) {
-        const prefix = this.peek(8);
-        this.headerLength = prefix.readUInt32LE(0);
-        this.bodyLength = prefix.readUInt32LE(4);
-        this.need = 8 + this.headerLength + this.bodyLength;
-        continue;
+    if (this.broken) return;
+    let at = 0;
+    while (at < chunk.byteLength || this.frame?.byteLength === this.filled) {
+      if (this.frame === null) {
+        const n = Math.min(8 - this.prefixFilled, chunk.byteLength - at);
+        chunk.copy(this.prefix, this.prefixFilled, at, at + n);
+        this.prefixFilled += n;
+        at += n;
+        if (this.prefixFilled < 8) return;
+        this.startFrame();
       }
-      const frame = this.take(this.need);
-      const header = frame.subarray(8, 8 + this.headerLength).toString('utf8');
-      const body = new Uint8Array(frame.buffer, frame.byteOffset + 8 + this.headerLength, this.bodyLength);
-      this.headerLength = -1;
-      this.need = 8;
-      this.onFrame({ message: JSON.parse(header) as M, body });
+      const frame = this.frame!;
+      const n = Math.min(frame.byteLength - this.filled, chunk.byteLength - at);
+      chunk.copy(frame, this.filled, at, at + n);
+      this.filled += n;
+      at += n;
+      if (this.filled === frame.byteLength) this.endFrame(frame);
     }
   }
 
-  private peek(n: number): Buffer {
-    if (this.chunks[0].byteLength >= n) return this.chunks[0];
-    const joined = Buffer.concat(this.chunks);
-    this.chunks = [joined];
-    return joined;
+  private startFrame(): void {
+    this.headerLength = this.prefix.readUInt32LE(0);
+    const total = 8 + this.headerLength + this.prefix.readUInt32LE(4);
+    if (total > this.maxFrameBytes) {
+      this.broken = true;
+      throw new FrameTooLargeError(total, this.maxFrameBytes);
+    }
+    // unpooled: the frame owns its ArrayBuffer from offset 0; pages are touched only as bytes arrive
+    this.frame = Buffer.allocUnsafeSlow(total);
+    this.prefix.copy(this.frame, 0);
+    this.filled = 8;
   }
 
-  /** the next n bytes in a fresh, unpooled buffer (offset 0) */
-  private take(n: number): Buffer {
-    const out = Buffer.allocUnsafeSlow(n);
-    let filled = 0;
-    while (filled < n) {
-      const c = this.chunks[0];
-      const use = Math.min(c.byteLength, n - filled);
-      c.copy(out, filled, 0, use);
-      filled += use;
-      if (use === c.byteLength) this.chunks.shift();
-      else this.chunks[0] = c.subarray(use);
+  private endFrame(frame: Buffer): void {
+    this.frame = null;
+    this.prefixFilled = 0;
+    const header = frame.subarray(8, 8 + this.headerLength).toString('utf8');
+    let message: M;
+    try {
+      message = JSON.parse(header) as M;
+    } catch (err) {
+      this.broken = true; // the stream's framing can no longer be trusted
+      throw err;
     }
-    this.buffered -= n;
-    return out;
+    const body = new Uint8Array(frame.buffer, frame.byteOffset + 8 + this.headerLength, frame.byteLength - 8 - this.headerLength);
+    this.onFrame({ message, body });
   }
 }

@@ -37,7 +37,7 @@ export function serveStubCall(ctx: StubCallContext, m: FromStubCall, body: Uint8
     const request = ctx.runs.request(m.run, m.index);
     const parent = request ? { model: ctx.model, version: ctx.version, request, children: ctx.runs.childrenOf(m.run, m.index) } : undefined;
     let open = true;
-    const cancel = runBlsCall(calls, m, body, parent, (reply, tensors) => {
+    const cancel = runBlsCall(calls, m, body, parent, ctx.runs.chainOf(m.run, m.index, m.detached === true), (reply, tensors) => {
       if (reply.final) {
         open = false;
         ctx.blsCalls.delete(m.call);

@@ -26,7 +26,7 @@ import type { Socket } from 'node:net';
 import type { ComputePhases, Tensor } from '@inferscope/core';
 import { timerDelayMs } from '@inferscope/core/clock';
 import { NotStartedError, failOwed } from '../owed-batches';
-import { encodeHeader, FrameReader, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
+import { encodeHeader, FrameReader, FrameTooLargeError, layoutTensors, type Frame, type FromStub, type StubInit, type ToStub, type WireRequest, type WireResponse } from './protocol';
 import type { FromStubCall, ToStubCall } from './protocol-calls';
 import { tensorBytes } from './tensors';
 import { readBoundedLines } from '../../child-process/bounded-lines';
@@ -72,6 +72,11 @@ export interface StubSpawn {
   env?: Record<string, string>;
   /** one line of the stub's stdout/stderr, already prefixed */
   log(line: string): void;
+  /**
+   * the largest frame the stub may send (--max-inflight-bytes), checked from its prefix before it is read;
+   * a stub sending a larger one is stopped, failing the batch it ran, and restarted as after a crash
+   */
+  maxFrameBytes?: number;
   /** a call into the server or a decoupled response (protocol-calls.ts); answer calls with reply() */
   onCall?(message: FromStubCall, body: Uint8Array): void;
 }
@@ -175,12 +180,13 @@ export class StubProcess {
       for (const stream of [child.stdout, child.stderr]) if (stream) readBoundedLines(stream, s.log);
       const channel = child.stdio[3] as Socket;
       this.channel = channel;
-      const reader = new FrameReader<FromStub>((f) => this.onFrame(f, s.onCall));
+      const reader = new FrameReader<FromStub>((f) => this.onFrame(f, s.onCall), s.maxFrameBytes);
       channel.on('data', (chunk: Buffer) => {
         try {
           reader.push(chunk);
         } catch (err) {
-          this.stopFor(`instance ${this.label} sent a malformed frame: ${(err as Error).message}`);
+          const what = err instanceof FrameTooLargeError ? 'announced' : 'sent a malformed frame:';
+          this.stopFor(`instance ${this.label} ${what} ${(err as Error).message}; its stub was stopped`);
         }
       });
       channel.on('error', () => undefined); // EPIPE after a crash: the process's 'exit' reports it

@@ -123,8 +123,7 @@ async function analyze(argv: string[]): Promise<number> {
       await live.apply(best.config);
       console.log(`\nbest config applied live: ${describeConfig(best.config)}`);
       if (saveBest) {
-        const ack = await live.send({ action: 'saveConfig', model, version });
-        console.log(`wrote ${String(ack.path)}${ack.diff ? `\n${String(ack.diff)}` : ''}`);
+        console.log(describeSave(await live.send({ action: 'saveConfig', model, version })));
       }
     } else {
       await live.apply(original);
@@ -135,6 +134,16 @@ async function analyze(argv: string[]): Promise<number> {
     live.close();
     target.close();
   }
+}
+
+/** A save's answer for the terminal: what was written and where the user's previous file is. */
+function describeSave(ack: Record<string, unknown>): string {
+  const notes = Array.isArray(ack.notes) ? ack.notes.map((n) => `note: ${String(n)}`) : [];
+  if (ack.written === false) return [`nothing written: ${String(ack.path)} already holds the live values`, ...notes].join('\n');
+  const backup = typeof ack.backup !== 'string' ? '' : ack.backupKept === true
+    ? `; ${ack.backup} still holds your file from before the server's first save`
+    : `; the previous file is kept as ${ack.backup}`;
+  return [`wrote ${String(ack.path)}${backup}`, ...notes, ...(ack.diff ? [String(ack.diff)] : [])].join('\n');
 }
 
 const command: Command = {

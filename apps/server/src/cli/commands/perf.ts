@@ -32,6 +32,7 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
   --stability-percentage PCT     windows agree within PCT percent (default 10)
   --max-trials N                 windows per step before giving up on stability (default 10)
   --binary                       send and receive binary tensors (Triton's binary extension)
+  -v, --verbose                  print each measurement window as it ends (on stderr)
   -f, --latency-report-file CSV  write perf_analyzer's CSV there
   --seed N                       seed for input data and Poisson gaps (default 1)
 `;
@@ -51,6 +52,7 @@ const specs = [
   { names: ['--stability-percentage', '-s'], key: 'stability' },
   { names: ['--max-trials', '-r'], key: 'trials' },
   { names: ['--binary'], key: 'binary', flag: true },
+  { names: ['-v', '--verbose'], key: 'verbose', flag: true },
   { names: ['-f', '--latency-report-file'], key: 'csv' },
   { names: ['--seed'], key: 'seed' },
 ];
@@ -141,6 +143,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     out('');
     const steps: StepResult[] = [];
     const tty = process.stderr.isTTY;
+    const verbose = a.flags.has('verbose');
     for (const mode of modes) {
       const label = mode.kind === 'concurrency' ? `concurrency ${mode.concurrency}` : `rate ${mode.rate}/s`;
       const step = await runPerfStep(target, { model, version, batchSize: batch, shape }, mode, {
@@ -149,12 +152,13 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
         stabilityPercent: stability,
         maxTrials,
         serverStats,
-        onWindow: (w) => {
+        // perf_analyzer prints its windows only when asked (-v)
+        onWindow: verbose ? (w) => {
           const line = `  [${label}] window ${w.trial}/${maxTrials}: ${w.throughput.toFixed(1)} infer/sec, ${percentile === undefined ? 'avg' : `p${percentile}`} ${Math.round(w.latency_us)} usec, sent ${w.sent}, answered ${w.answered}, errors ${w.errors}`;
           progress(tty ? `\r\x1b[K${line}` : `${line}\n`);
-        },
+        } : undefined,
       });
-      if (tty) progress('\r\x1b[K');
+      if (tty && verbose) progress('\r\x1b[K');
       steps.push(step);
       out(stepSummary(step, percentile));
       out('');

@@ -36,7 +36,9 @@ Options:
   --gpus N                      GPUs to assume (default: detected)
   --http-max-input-size BYTES   largest inference request body (default 64 MiB)
   --max-inflight-bytes SIZE     inference requests held at once, bodies and decoded tensors (default
-                                min(1GiB, memory/4)); above it requests are refused with 503
+                                min(1GiB, memory/4)); above it requests are refused with 503 (gRPC:
+                                UNAVAILABLE) before their bytes are read; also the largest frame a
+                                python/pytorch stub may send
   --web-dist DIR                built dashboard to serve (default apps/web/dist)
   --recordings-dir DIR          where load recordings are written (default ./recordings)
   --log-requests                log every HTTP request
@@ -56,6 +58,13 @@ Options:
   --load-max-in-flight N        most requests a load run keeps unanswered (default 10000)
   --exit-timeout-secs N         on SIGINT/SIGTERM, seconds to wait for in-flight requests before the model
                                 instances still running them are stopped (default ${DEFAULTS.exitTimeoutSecs})
+  --handshake-timeout-secs N    a new connection that has not sent its first request head (HTTP, metrics,
+                                Socket.IO) or finished its HTTP/2 handshake (gRPC) in N s is closed
+                                (default ${DEFAULTS.handshakeTimeoutSecs})
+  --idle-timeout-secs N         an HTTP connection between requests, or a gRPC connection without a call,
+                                is closed after N s (default ${DEFAULTS.idleTimeoutSecs}), and a request body or gRPC message
+                                that stops arriving for N s is given up; calls being served and websockets
+                                are never cut
 
 Examples:
   inferscope serve --model-repository model_repository

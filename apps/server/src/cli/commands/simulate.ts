@@ -12,7 +12,7 @@ import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, typ
 import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import { parseSetArgs } from './simulate-args';
-import { autotuneTargetUs, autotuneWarnings, describeAutotune, type AutotuneStatus } from '@inferscope/core/autotune';
+import { autotuneTargetOfMs, autotuneTargetUs, autotuneWarnings, describeAutotune, type AutotuneStatus } from '@inferscope/core/autotune';
 import type { PhaseFigures } from '@inferscope/core/sim';
 
 function printPhases(phases: PhaseFigures[], decisions: number, statuses: { model: string; status: AutotuneStatus }[]): void {
@@ -150,9 +150,7 @@ const command: Command = {
       }
       if (cores !== undefined && cores < 1) throw new Error('--cores must be >= 1');
       const seed = num('seed');
-      const autotuneMs = num('autotune');
-      if (autotuneMs === 0) throw new Error('--autotune must be a p99 target above 0 ms');
-      const autotune = autotuneMs !== undefined ? Math.round(autotuneMs * 1000) : undefined;
+      const autotune = opts.autotune !== undefined ? autotuneTargetOfMs(opts.autotune, '--autotune') : undefined;
       patched.forEach((m, i) => {
         const targetUs = i === 0 && autotune !== undefined ? autotune : autotuneTargetUs(m);
         if (targetUs === undefined) return;

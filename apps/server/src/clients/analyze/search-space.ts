@@ -3,6 +3,7 @@
  * Pure: the order of the grid and the pruning rule are tested without a server.
  */
 import type { SweepConfig } from '@inferscope/core';
+import { strictNumber } from '@inferscope/core/config';
 
 /** Declared once in the live protocol (the dashboard's Sweep panel reads the same shape). */
 export type { SweepConfig };
@@ -61,7 +62,7 @@ export function lineKey(c: SweepConfig): string {
 
 export function parseList(text: string, what: string, min: number): number[] {
   const out = text.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const n = Number(s);
+    const n = strictNumber(s, true);
     if (!Number.isInteger(n) || n < min) throw new Error(`${what}: '${s}' is not an integer >= ${min}`);
     return n;
   });

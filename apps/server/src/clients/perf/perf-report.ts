@@ -43,7 +43,7 @@ export function stepSummary(s: StepResult, percentileUsed: number | undefined): 
     `    Request count: ${s.request_count}`,
     `    Throughput: ${s.throughput_per_s.toFixed(1)} infer/sec`,
   ];
-  if (percentileUsed === undefined) lines.push(`    Avg latency: ${r(s.latency_us.avg)} usec (standard deviation n/a)`);
+  if (percentileUsed === undefined) lines.push(`    Avg latency: ${r(s.latency_us.avg)} usec (standard deviation ${r(s.latency_us.std)} usec)`);
   lines.push(
     `    p50 latency: ${r(s.latency_us.p50)} usec`,
     `    p90 latency: ${r(s.latency_us.p90)} usec`,

@@ -3,7 +3,8 @@
  * stability percentage (throughput and the stabilising latency) or the trial limit is reached, and
  * report the average of those last windows, client side and server side.
  */
-import { percentile } from '@inferscope/core/stats';
+import { percentile, standardDeviation } from '@inferscope/core/stats';
+import { strictNumber } from '@inferscope/core/config';
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
@@ -28,7 +29,7 @@ export interface StepResult {
   errors: Record<string, number>;
   /** inferences (samples) per second */
   throughput_per_s: number;
-  latency_us: { p50: number; p90: number; p95: number; p99: number; avg: number; stabilising: number };
+  latency_us: { p50: number; p90: number; p95: number; p99: number; avg: number; std: number; stabilising: number };
   client_send_us: number;
   client_recv_us: number;
   response_wait_us: number;
@@ -106,6 +107,7 @@ export async function runPerfStep(target: InferTarget, call: InferCall, mode: St
       p95: percentile(lat, 0.95),
       p99: percentile(lat, 0.99),
       avg: mean(lat),
+      std: standardDeviation(lat),
       stabilising: mean(last.map((m) => m.latency)),
     },
     client_send_us: mean(ok.map((r) => r.outcome.send_us ?? 0)),
@@ -117,7 +119,8 @@ export async function runPerfStep(target: InferTarget, call: InferCall, mode: St
 
 /** 'A:B:S' -> [A, A+S, ..., B]; 'A' -> [A]; 'A:B' -> step 1 (perf_analyzer's range syntax). */
 export function parseRange(text: string, what: string, integer: boolean): number[] {
-  const parts = text.split(':').map((p) => Number(p));
+  // each number read strictly (core's plain digits: '1e3', '0x10', ' 7' are refused, not read)
+  const parts = text.split(':').map((p) => strictNumber(p, integer));
   if (parts.length < 1 || parts.length > 3 || parts.some((p) => !Number.isFinite(p) || p <= 0) || (integer && parts.some((p) => !Number.isInteger(p))))
     throw new Error(`${what} must be START[:END[:STEP]] with positive ${integer ? 'integers' : 'numbers'}, got '${text}'`);
   const [a, b = a, s = 1] = parts;

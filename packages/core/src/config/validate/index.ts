@@ -14,7 +14,7 @@ import { validateInstanceGroups } from './instanceGroups';
 import { validateBatchIO, validateInputsOutputs } from './io';
 import { IssueList, type Rule, type ValidateOptions } from './issues';
 import {
-  validateAutotuneTarget, validateBatchSizeAndVersionPolicy, validateCacheAndTransactions, validateDynamicBatching, validateModelMetrics,
+  validateNumericParameters, validateBatchSizeAndVersionPolicy, validateCacheAndTransactions, validateDynamicBatching, validateModelMetrics,
   validateName, validatePlatformAndBackend,
 } from './model';
 import { validateSequenceBatching } from './sequence';
@@ -36,7 +36,7 @@ export const RULES: readonly { name: string; rule: Rule }[] = [
   { name: 'inputs-outputs', rule: validateInputsOutputs },
   { name: 'batch-io', rule: validateBatchIO },
   { name: 'warmup', rule: validateWarmup },
-  { name: 'autotune-target', rule: validateAutotuneTarget },
+  { name: 'numeric-parameters', rule: validateNumericParameters },
 ];
 
 /** [] = Triton would accept the config. */

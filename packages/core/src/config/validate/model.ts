@@ -5,7 +5,7 @@
  */
 import { nameOf, type Rule } from './issues';
 import { PLATFORM, KNOWN_PLATFORMS, backendTypeOfBackend, backendTypeOfPlatform, suggestPlatform } from '../platforms';
-import { AUTOTUNE_PARAMETER, autotuneTargetProblem } from '../autotune-parameter';
+import { AUTOTUNE_PARAMETER, NUMERIC_PARAMETERS, numericParameterProblem } from '../numeric-parameters';
 
 export const validateName: Rule = (config, issues, opts) => {
   if (!config.name) {
@@ -158,8 +158,17 @@ export const validateModelMetrics: Rule = (config, issues) => {
 };
 
 
-/** InferScope's own: the autotuner's p99 target (autotune/target.ts reads it; Triton ignores the parameter). */
-export const validateAutotuneTarget: Rule = (config, issues) => {
-  const problem = autotuneTargetProblem(config);
-  if (problem) issues.add(problem, `parameters.${AUTOTUNE_PARAMETER}`, 'write the p99 target in milliseconds, e.g. string_value: "3"');
+/**
+ * The numeric parameters InferScope reads (numeric-parameters.ts: execute_timeout_ms, thread counts, the
+ * autotuner's target, ...): a value that is not plain digits in its range refuses the config, as the
+ * readers would refuse it at load.
+ */
+export const validateNumericParameters: Rule = (config, issues) => {
+  for (const key of Object.keys(config.parameters ?? {})) {
+    if (!Object.hasOwn(NUMERIC_PARAMETERS, key)) continue;
+    const problem = numericParameterProblem(config, key);
+    if (!problem) continue;
+    const hint = key === AUTOTUNE_PARAMETER ? 'write the p99 target in milliseconds, e.g. string_value: "3"' : 'write plain digits, e.g. string_value: "100"';
+    issues.add(problem, `parameters.${key}`, hint);
+  }
 };

@@ -1,0 +1,30 @@
+/**
+ * What each experiment table claims, as a test of its own figures: the page picks the claim's sentence only
+ * when its rows bear it out, and says so plainly when they do not (a calibration the teacher chose can make
+ * a host where a claim fails). The unit tests assert the same predicates on the shipped calibration and on
+ * slower and noisier ones, so a lesson whose claim stops holding fails the suite before it reaches a class.
+ */
+export type Figures = Readonly<Record<string, number>>;
+
+export const CLAIMS: Readonly<Record<string, (f: Figures) => boolean>> = {
+  // batching serves far more than one request at a time can
+  'on-off': (f) => f.ratio! >= 1.5,
+  // a delay gathers bigger batches, spends less instance time per request, and costs latency
+  delay: (f) => f.batchRatio! >= 1.5 && f.busyRatio! < 0.9 && f.p50Delay2! > f.p50Delay0!,
+  // under overload delay 0 already batches, and the delay hardly changes throughput
+  overload: (f) => f.batch0! > 2 && Math.abs(f.ratio! - 1) < 0.1,
+  // memory-bound MLP gains from batching, compute-bound CNN hardly does
+  bound: (f) => f.mlpGain! >= 2 && f.cnnGain! <= 1.3,
+  // a second instance helps, past the cores more do not
+  instances: (f) => f.two! > 1.5 && f.four! < 1.15,
+  // PyTorch through its stub costs more instance time than onnxruntime
+  'backends-light': (f) => f.server! > 1,
+  'backends-heavy': (f) => f.server! > 1,
+  // throughput stops at a limit while p99 climbs
+  sweep: (f) => f.lastP99! > 10 * f.firstP99! && f.lastThroughputGrowth! < 1.3,
+};
+
+/** Whether the table's figures bear out its claim (a table without one claims nothing). */
+export function claimHolds(id: string, figures: Figures): boolean {
+  return CLAIMS[id]?.(figures) ?? true;
+}
