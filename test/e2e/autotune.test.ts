@@ -43,11 +43,13 @@ test('switched on in Live Controls, the tuner\'s decisions are chart markers wit
     await page.getByTestId('autotune-toggle').check();
     await page.waitForFunction(() => /200 ms/.test(document.querySelector('[data-testid=autotune-status]')?.textContent ?? ''), undefined, { timeout: 20_000 });
     const v2 = () => server.events.filter((e): e is ConfigChangedEvent => e.type === 'config.changed' && e.by === 'autotune' && e.version === '2');
-    assert.ok(v2().length >= 1, 'the switch reached the server: its first change (the smallest delay) is made');
+    // the switch reached the server: the panel shows the tuner's status (the shipped 2 ms is below the
+    // target, so it is kept until traffic is measured: no change yet)
+    assert.match(await page.getByTestId('autotune-status').textContent() ?? '', /autotuned to p99 200 ms|target met|holding/);
 
     load = traffic(server.url, '2');
     const latency = '[data-testid=chart-latency] canvas';
-    // the target line, and a marker for a decision made from measured traffic (after the start one)
+    // the target line, and a marker for a decision made from measured traffic
     await page.waitForFunction((sel) => /p99 target 200 ms/.test((document.querySelector(sel) as HTMLCanvasElement | null)?.dataset.guides ?? ''), latency, { timeout: 60_000 });
     const measured = () => v2().filter((e) => (e.reason?.rate_per_s ?? 0) > 0);
     const end = Date.now() + 90_000;
@@ -67,7 +69,8 @@ test('switched on in Live Controls, the tuner\'s decisions are chart markers wit
       c.dispatchEvent(new MouseEvent('mousemove', { bubbles: true, clientX: r.left + xs[xs.length - 1], clientY: r.top + r.height / 2 }));
       return c.title;
     }, latency);
-    assert.match(tip, /^autotune: delay/, tip);
+    // a delay move, or the preferred sizes cleared after the tuner's proposal
+    assert.match(tip, /^autotune: (delay|preferred)/, tip);
     // p99 with its unit, or '–' for a window in which nothing completed yet
     assert.match(tip, /measured p99 (–|[\d.]+ ?(µs|ms|s)) at [1-9]\d*\/s, avg batch/, tip);
     // the tuner's markers are on every time chart, like a manual change

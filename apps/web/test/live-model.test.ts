@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { autotuneReport } from '@inferscope/core/autotune';
 import type { Frame, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
 import { LiveModel } from '../src/store/live-model';
 import { Ring } from '../src/store/ring';
@@ -194,19 +195,28 @@ test('a server without a start id keeps the old behaviour: a history older than 
 test('the autotuner: the snapshot says it runs, its change keeps its reason and tells a dashboard that did not switch it on', () => {
   const live = new LiveModel();
   const s = snapshot();
-  s.models[0].autotune = { enabled: false, target_us: 2000 };
+  const off = autotuneReport(false, { state: 'off', target_us: 2000 });
+  s.models[0].autotune = off;
   live.applySnapshot(s);
-  assert.deepEqual(live.models.get('m:1')?.autotune, { enabled: false, target_us: 2000 });
+  assert.deepEqual(live.models.get('m:1')?.autotune, off);
   const reason = { why: 'least compute per request predicted within target', target_us: 3000, measured_p99_us: 1800, rate_per_s: 9000, avg_batch: 12.5, predicted_p99_us: 2500, predicted_compute_us: 40 };
   live.apply({ type: 'config.changed', ...base, t: 2000, by: 'autotune', reason, changes: [{ path: 'dynamic_batching.max_queue_delay_microseconds', old: 100, new: 600 }] });
   assert.deepEqual(live.configLog.last()?.reason, reason);
-  assert.deepEqual(live.models.get('m:1')?.autotune, { enabled: true, target_us: 3000, last: reason });
+  const tuned = live.models.get('m:1')?.autotune;
+  assert.deepEqual([tuned?.enabled, tuned?.target_us, tuned?.last, tuned?.status.state], [true, 3000, reason, 'measuring']);
   // a person's change carries no reason and leaves the tuner's status alone
   live.apply({ type: 'config.changed', ...base, t: 2100, by: 'dashboard:x', changes: [{ path: 'dynamic_batching.max_queue_delay_microseconds', old: 600, new: 700 }] });
   assert.equal(live.configLog.last()?.reason, undefined);
   assert.equal(live.models.get('m:1')?.autotune?.enabled, true);
+  // the status moves without a config change: each stats message carries it
+  const notMet = autotuneReport(true, { state: 'not_met', target_us: 3000, delay_us: 600, best_p99_us: 41_000, limit: 'compute', advice: 'limited by compute: add an instance or raise the target' }, reason);
+  live.applyStats({ t: 3000, wall_ms: 0, models: [], autotune: [{ model: 'm', version: '1', ...notMet }] });
+  assert.deepEqual(live.models.get('m:1')?.autotune, notMet);
+  assert.match(notMet.text, /target not met: best p99 ≈ 41 ms .*add an instance or raise the target/);
   const rev = live.structureRev;
-  live.setAutotune('m:1', { enabled: false, target_us: 3000 });
+  const restored = autotuneReport(false, { state: 'restored', target_us: 3000, restored: { max_queue_delay_microseconds: 100, preferred_batch_size: [8], instances_removed: 0 }, text: 'restored delay 100 µs, preferred sizes [8]' });
+  live.setAutotune('m:1', restored);
   assert.equal(live.models.get('m:1')?.autotune?.enabled, false);
+  assert.equal(live.models.get('m:1')?.autotune?.status.state, 'restored');
   assert.ok(live.structureRev > rev, 'switching re-renders the controls');
 });

@@ -60,7 +60,10 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   });
 
   function buildStats(): StatsMessage {
+    // the tuner's status moves without a config change (met, holding, not met): it rides every stats message
+    const autotune = deps.source.models().flatMap((m) => (m.autotune ? [{ model: m.name, version: m.version, ...m.autotune }] : []));
     return {
+      ...(autotune.length > 0 ? { autotune } : {}),
       t: deps.source.now(),
       wall_ms: Date.now(),
       models: stats.models(deps.source.now()),

@@ -3,25 +3,22 @@
  * the control channel switched on), core's autotune policy runs once a second on that second's statistics
  * and its patch goes through the manager's live reconfiguration (which loses nothing). Each change is a
  * config.changed event by 'autotune' carrying the decision's reason, so the live stream shows it like a
- * manual change. Switching off leaves the batching where the tuner left it.
+ * manual change. Its status (met, not met with the best p99 and what limits it, holding, restored) is core's
+ * (autotune/status.ts), reported as is. Switching off restores the delay it found and removes the
+ * instances it added (core's autotuneRestore), and the status says what it restored.
  */
 import type { DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { AutotuneChangeReason } from '@inferscope/core';
 import {
-  AUTOTUNE_WINDOW_US, autotuneStart, autotuneStep, autotuneTargetOfMs, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
-  type AutotuneState, type AutotuneStep, type BatchCost,
+  AUTOTUNE_WINDOW_US, autotuneReport, autotuneRestore, autotuneStart, autotuneStep, autotuneTargetOfMs, autotuneTargetUs, batchingView, tunedGroupCount, autotuneWarnings, initialAutotuneState, ObservedCost, WindowCollector,
+  type AutotuneReport, type AutotuneState, type AutotuneStep, type BatchCost,
 } from '@inferscope/core/autotune';
 
 import { bundledCalibration, costFromCalibration, costOf } from '@inferscope/core/sim';
 import type { ModelConfig } from '@inferscope/core/config';
 
-/** what the model's snapshot says about its tuner */
-export interface AutotuneStatus {
-  enabled: boolean;
-  target_us: number;
-  /** the last decision's reason, if any */
-  last?: AutotuneChangeReason;
-}
+/** what the model's snapshot, the statistics and the control acknowledgement say about its tuner (core's) */
+export type AutotuneStatus = AutotuneReport;
 
 export interface AutotuneHost {
   bus: EventBus;
@@ -29,9 +26,10 @@ export interface AutotuneHost {
   log(msg: string): void;
   /** the live config of a loaded version, undefined when it is not READY */
   config(model: string, version: string): ModelConfig | undefined;
-  apply(model: string, version: string, patch: DynamicBatchingPatch, reason: AutotuneChangeReason): Promise<unknown>;
+  /** a change by 'autotune': with the decision's reason, or none for a restore (it is no tuning decision) */
+  apply(model: string, version: string, patch: DynamicBatchingPatch, reason?: AutotuneChangeReason): Promise<unknown>;
   /** sets the first instance group's count (the tuner adds an instance when no delay can hold the target) */
-  setInstances?(model: string, version: string, count: number, reason: AutotuneChangeReason): Promise<unknown>;
+  setInstances?(model: string, version: string, count: number, reason?: AutotuneChangeReason): Promise<unknown>;
   /** the host's cores: the most instances the tuner may run; absent: it never changes the count */
   cores?: number;
   windowMs?: number;
@@ -40,12 +38,16 @@ export interface AutotuneHost {
 interface Tuner {
   model: string;
   version: string;
-  status: AutotuneStatus;
+  enabled: boolean;
+  /** the last decision's reason, if any */
+  last?: AutotuneChangeReason;
   state: AutotuneState;
   collector: WindowCollector;
   observed: ObservedCost;
   calibrated?: BatchCost;
   busy: boolean;
+  /** the change being applied, awaited by a restore */
+  pending?: Promise<void>;
 }
 
 const key = (model: string, version: string) => `${model}\u0000${version}`;
@@ -69,25 +71,54 @@ export class AutotuneService {
 
   /** The tuner of a version, for its snapshot; undefined when none runs or ran. */
   status(model: string, version: string): AutotuneStatus | undefined {
-    return this.tuners.get(key(model, version))?.status;
+    const t = this.tuners.get(key(model, version));
+    return t ? autotuneReport(t.enabled, t.state.status, t.last) : undefined;
   }
 
-  /** The control channel's switch: on (with a target, or the one it had / the config declares) or off. */
-  set(model: string, version: string, enabled: boolean, targetMs?: number): AutotuneStatus {
+  /** Every version's report, for the statistics stream (a status changes without a config change). */
+  reports(): ({ model: string; version: string } & AutotuneStatus)[] {
+    return [...this.tuners.values()].map((t) => ({ model: t.model, version: t.version, ...autotuneReport(t.enabled, t.state.status, t.last) }));
+  }
+
+  /**
+   * The control channel's switch: on (with a target, or the one it had / the config declares) or off.
+   * Off restores what the tuner found (its delay, and the preferred sizes and instances it changed) and
+   * answers with what it restored; on again starts afresh from the configuration then.
+   */
+  async set(model: string, version: string, enabled: boolean, targetMs?: number): Promise<AutotuneStatus> {
     const config = this.host.config(model, version);
     if (!config) throw new Error(`model '${model}' version ${version} is not ready`);
     if ((config.max_batch_size ?? 0) === 0) throw new Error(`model '${model}' has max_batch_size 0: there is no batching to tune`);
     const existing = this.tuners.get(key(model, version));
-    const targetUs = targetMs !== undefined ? autotuneTargetOfMs(targetMs, 'target_ms') : existing?.status.target_us ?? autotuneTargetUs(config);
+    const targetUs = targetMs !== undefined ? autotuneTargetOfMs(targetMs, 'target_ms') : existing?.state.target_us ?? autotuneTargetUs(config);
     if (enabled && targetUs === undefined) throw new Error(`model '${model}' has no p99 target: give target_ms (or declare parameter autotune_p99_ms)`);
-    if (!existing) {
-      if (!enabled) return { enabled: false, target_us: targetUs ?? 0 };
-      return this.begin(model, version, config, targetUs!).status;
+    if (!enabled) {
+      if (!existing) return autotuneReport(false, { state: 'off', target_us: targetUs ?? 0 });
+      if (existing.enabled) await this.restore(existing, config);
+      return this.status(model, version)!;
     }
-    existing.status = { ...existing.status, enabled, target_us: targetUs ?? existing.status.target_us };
-    existing.state = { ...existing.state, target_us: existing.status.target_us };
-    if (enabled) this.arm();
-    return existing.status;
+    if (!existing || !existing.enabled) return this.status(this.begin(model, version, config, targetUs!).model, version)!;
+    // a new target: the out-of-reach verdict and the ceilings were the old target's (the policy checks it)
+    existing.state = { ...existing.state, target_us: targetUs!, status: { ...existing.state.status, target_us: targetUs! } };
+    this.arm();
+    return this.status(model, version)!;
+  }
+
+  /** Puts back what the tuner changed; it stops first, so no window's decision races the restore. */
+  private async restore(t: Tuner, config: ModelConfig): Promise<void> {
+    t.enabled = false;
+    const r = autotuneRestore(t.state, batchingView(config, this.cores()));
+    t.state = { ...t.state, status: r.status };
+    await t.pending;
+    try {
+      if (r.patch) await this.host.apply(t.model, t.version, r.patch);
+      if (r.remove_instances > 0 && this.host.setInstances) await this.host.setInstances(t.model, t.version, tunedGroupCount(config, -r.remove_instances));
+    } catch (err) {
+      const why = `could not restore: ${(err as Error).message}`;
+      this.host.log(`${t.model}: autotune ${why}`);
+      throw new Error(`autotune switched off but ${why}`);
+    }
+    if (r.status.state === 'restored') this.host.log(`${t.model}:${t.version} autotune off: ${r.status.text}`);
   }
 
   close(): void {
@@ -116,7 +147,7 @@ export class AutotuneService {
     for (const w of autotuneWarnings({ ...config, parameters: { autotune_p99_ms: { string_value: String(targetUs / 1000) } } }, cal?.table_us['1'])) this.host.log(`${model}: ${w}`);
     const t: Tuner = {
       model, version,
-      status: { enabled: true, target_us: targetUs },
+      enabled: true,
       state: initialAutotuneState(targetUs),
       collector: new WindowCollector(model, this.host.now(), targetUs, version),
       observed: new ObservedCost(),
@@ -140,10 +171,10 @@ export class AutotuneService {
     const now = this.host.now();
     let active = 0;
     for (const t of this.tuners.values()) {
-      t.collector.targetUs = t.status.target_us;
+      t.collector.targetUs = t.state.target_us;
       const w = t.collector.take(now);
       t.observed.add(w);
-      if (!t.status.enabled) continue;
+      if (!t.enabled) continue;
       active++; // a tuner whose last change is still being applied keeps the timer running
       if (t.busy) continue;
       const config = this.host.config(t.model, t.version);
@@ -171,10 +202,10 @@ export class AutotuneService {
     const count = step.instances_delta && config ? tunedGroupCount(config, step.instances_delta) : undefined;
     t.busy = true;
     // the delay first (it suits the new count as well as the old), then the count
-    Promise.resolve(patch ? this.host.apply(t.model, t.version, patch, reason) : undefined)
+    t.pending = Promise.resolve(patch ? this.host.apply(t.model, t.version, patch, reason) : undefined)
       .then(() => (count !== undefined && this.host.setInstances ? this.host.setInstances(t.model, t.version, count, reason) : undefined))
       .then(
-      () => { t.status = { ...t.status, last: reason }; },
+      () => { t.last = reason; },
       (err) => this.host.log(`${t.model}: autotune change refused: ${(err as Error).message}`),
     ).finally(() => { t.busy = false; });
   }

@@ -1,7 +1,8 @@
 /**
  * The autotuner's switch in Live Controls: on/off and the p99 target, sent as `setAutotune` (the same token
- * rule as every live change). While it runs the delay is the tuner's to move; the panel says so. The target
- * offered first is the tuner's, else the one the config declares (autotune_p99_ms), else 3 ms.
+ * rule as every live change). While it runs the delay is the tuner's to move; the panel says what it sees
+ * (met, not met with the best p99 and its limit, holding, and after unticking what it restored). The
+ * target offered first is the tuner's, else the one the config declares (autotune_p99_ms), else 3 ms.
  */
 import { useEffect, useState } from 'react';
 import type { ControlAck } from '@inferscope/core';
@@ -11,7 +12,7 @@ import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { live, syncStructure } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { sendControl } from '../live/control';
-import { formatUs } from '../charts/format';
+import { autotuneStatusLine } from '../views/autotune-marks';
 import { S } from '../strings';
 
 /** the control schema's bound: a target no longer than the longest delay the limits allow */
@@ -61,7 +62,7 @@ export function AutotuneControl(props: { model: ModelLive; disabled: boolean; ba
         <button type="button" className="btn" disabled={disabled} onClick={() => send(true)} data-testid="autotune-apply">{S.apply}</button>
       </span>
       <span className="text-xs text-muted" data-testid="autotune-status">
-        {!props.batching ? S.autotune.needsBatching : on ? S.autotune.on(formatUs(m.autotune!.target_us)) : S.autotune.off}
+        {!props.batching ? S.autotune.needsBatching : autotuneStatusLine(m.autotune)}
       </span>
     </div>
   );

@@ -233,13 +233,20 @@ export const en = {
     title: 'Autotune (p99 target)',
     toggle: 'autotune',
     targetMs: 'p99 target (ms)',
-    on: (target: string) => `autotuned: p99 target ${target}`,
     off: 'not autotuned',
     marker: 'autotune',
     targetLine: (target: string) => `p99 target ${target}`,
     why: (why: string, measured: string, rate: number, batch: number, predicted: string) =>
       `autotune: ${why}; measured p99 ${measured} at ${rate}/s, avg batch ${batch}; predicted p99 ${predicted}`,
     needsBatching: 'The autotuner tunes dynamic batching: this model has none.',
+    // the tuner's status (core's autotune/status.ts); `why`, `advice` and `text` are core's words
+    measuring: (target: string, delay: string) => `autotuned to p99 ${target}: measuring at delay ${delay}`,
+    met: (target: string, p99: string, delay: string) => `target met: p99 ${p99} ≤ ${target} at delay ${delay}`,
+    holding: (target: string, delay: string, why: string) => `autotuned to p99 ${target}: holding delay ${delay} (${why})`,
+    notMet: (target: string, best: string, advice: string) => `target not met: best p99 ≈ ${best} (target ${target}), ${advice}`,
+    restored: (text: string) => `autotune off: ${text}`,
+    offNothing: 'autotune off (it had changed nothing)',
+    proposal: (why: string) => `proposed: ${why}`,
   },
   // load
   load: 'Load',

@@ -5,6 +5,7 @@
  * frame when it moved. `structureRev` moves only on rare changes (models, states, configs, instance set)
  * and is what React re-renders on.
  */
+import { autotuneReport } from '@inferscope/core/autotune';
 import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
 import { Ring } from './ring';
 import { LiveStreams } from './live-streams';
@@ -168,6 +169,11 @@ export class LiveModel {
       if (a.throughput_per_s > 0) {
         this.perfPoints.push({ t: s.t, modelKey: m.key, config: configLabel(m), throughput: a.throughput_per_s, p99Us: a.latency_us.p99 });
       }
+    }
+    // the tuner's status moves without a config change (met, not met, holding): the server sends it each second
+    for (const { model, version, ...report } of s.autotune ?? []) {
+      const m = this.models.get(modelKey(model, version));
+      if (m) m.autotune = report;
     }
     this.rev++;
   }
@@ -349,7 +355,11 @@ export class LiveModel {
         const m = this.models.get(key);
         if (m) applyConfigChanges(m.config, e.changes);
         // a tuner's change says it runs, with its target, also to a dashboard that did not switch it on
-        if (m && e.by === 'autotune' && e.reason) m.autotune = { enabled: true, target_us: e.reason.target_us, last: e.reason };
+        if (m && e.by === 'autotune' && e.reason) {
+          // the status comes with the next stats message; until then the one known (or "measuring")
+          const status = m.autotune?.enabled ? m.autotune.status : { state: 'measuring' as const, target_us: e.reason.target_us, delay_us: Number((m.config.dynamic_batching as { max_queue_delay_microseconds?: number } | undefined)?.max_queue_delay_microseconds ?? 0) };
+          m.autotune = autotuneReport(true, status, e.reason);
+        }
         this.configLog.push({ t: e.t, modelKey: key, by: e.by, changes: e.changes, reason: e.reason });
         this.structureRev++;
         break;

@@ -13,6 +13,7 @@ import { formatBytes, formatUs } from '../charts/format';
 import { batchingOf, formatDelay } from '../store/config-paths';
 import { S } from '../strings';
 import { ConfigDrawer } from './ConfigDrawer';
+import { autotuneStatusLine } from './autotune-marks';
 import { pipelineOf } from '../store/pipeline';
 import { PipelineCells } from './ArchitecturePipeline';
 
@@ -76,7 +77,9 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
           {S.versions} {m.version} · {S.backend} {m.backend || '–'} · {S.platform} {m.platform || '–'}
         </div>
         {m.reason && <div className="text-sm text-danger">{m.reason}</div>}
-        {m.autotune?.enabled && <div className="text-sm text-ok" data-testid={`autotuned-${m.name}`}>{S.autotune.on(formatUs(m.autotune.target_us))}</div>}
+        {m.autotune?.enabled && (
+          <div className={`text-sm ${m.autotune.status.state === 'not_met' ? 'text-warn' : 'text-ok'}`} data-testid={`autotuned-${m.name}`}>{autotuneStatusLine(m.autotune)}</div>
+        )}
         <div className="text-sm">
           max_batch_size {b.maxBatchSize} · {pipeline ? S.pipeline.steps(pipeline.steps.length) : b.dynamic ? `${S.configSummary.delay(formatDelay(b.maxQueueDelayUs))}${b.preferred.length ? ` · ${S.configSummary.preferred(b.preferred.join(', '))}` : ''}` : S.configSummary.none}
         </div>

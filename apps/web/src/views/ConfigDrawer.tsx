@@ -5,7 +5,7 @@ import type { ModelLive } from '../store/live-types';
 import { versionLabel } from '../store/select';
 import { configAsPbtxt, validateConfig } from './config-text';
 import { formatBytes, formatUs } from '../charts/format';
-import { autotuneTip } from './autotune-marks';
+import { autotuneStatusLine, autotuneTip } from './autotune-marks';
 import { S } from '../strings';
 
 export function ConfigDrawer(props: { m: ModelLive }) {
@@ -40,7 +40,7 @@ export function ConfigDrawer(props: { m: ModelLive }) {
       )}
       {m.autotune && (
         <p className="text-sm mb-2" data-testid="config-autotune">
-          {m.autotune.enabled ? S.autotune.on(formatUs(m.autotune.target_us)) : S.autotune.off}
+          {autotuneStatusLine(m.autotune)}
           {m.autotune.last ? ` · ${autotuneTip(m.autotune.last)}` : ''}
         </p>
       )}

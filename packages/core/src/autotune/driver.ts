@@ -10,6 +10,8 @@ import type { EventBus } from '../events';
 import type { ModelScheduler } from '../scheduler/model-scheduler';
 import { policyFromConfig } from '../scheduler/policy';
 import { autotuneStart, autotuneStep, initialAutotuneState, type AutotuneStep, type AutotuneDecision, type AutotuneState, type BatchingView } from './policy';
+import { autotuneRestore } from './restore';
+import type { AutotuneStatus } from './status';
 import type { BatchCost } from './queue-model';
 import { WindowCollector } from './window';
 import { ObservedCost } from './cost';
@@ -62,7 +64,8 @@ export class AutotuneDriver {
   private state: AutotuneState;
   private readonly collector: WindowCollector;
   private readonly observed = new ObservedCost();
-  private readonly off: () => void;
+  private off: (() => void) | undefined;
+  private stopped = false;
 
   constructor(private readonly o: AutotuneDriverOptions) {
     this.state = initialAutotuneState(o.target_us);
@@ -70,6 +73,28 @@ export class AutotuneDriver {
     this.off = o.bus.on((e) => this.collector.add(e));
     this.apply(autotuneStart(this.state, batchingView(o.scheduler.currentConfig, o.cores)));
     this.arm();
+  }
+
+  /** what the user is told now (status.ts) */
+  get status(): AutotuneStatus {
+    return this.state.status;
+  }
+
+  /** Switched off: puts back the delay it found and takes back the instances it added (restore.ts). */
+  stop(): AutotuneStatus {
+    if (this.stopped) return this.state.status;
+    this.stopped = true;
+    this.off?.();
+    this.off = undefined;
+    const r = autotuneRestore(this.state, batchingView(this.o.scheduler.currentConfig, this.o.cores));
+    // no reason: a restore is not a tuning decision (the dashboard reads a reason as "the tuner is on")
+    if (r.patch) this.o.scheduler.updateDynamicBatching(r.patch, 'autotune', undefined);
+    if (r.remove_instances > 0) {
+      const count = tunedGroupCount(this.o.scheduler.currentConfig, -r.remove_instances);
+      void this.o.scheduler.setInstanceCount(undefined, count, 'autotune').catch(() => undefined);
+    }
+    this.state = { ...this.state, status: r.status };
+    return r.status;
   }
 
   private apply(step: AutotuneStep): void {
@@ -86,14 +111,17 @@ export class AutotuneDriver {
 
   private arm(): void {
     const at = this.o.clock.now() + (this.o.window_us ?? AUTOTUNE_WINDOW_US);
+    if (this.stopped) return;
     if (this.o.until_us !== undefined && at > this.o.until_us) {
-      this.off();
+      this.off?.();
+      this.off = undefined;
       return;
     }
     this.o.clock.setTimer(at, () => this.tick());
   }
 
   private tick(): void {
+    if (this.stopped) return;
     const now = this.o.clock.now();
     const w = this.collector.take(now);
     this.observed.add(w);

@@ -10,7 +10,7 @@ import { bundledCalibration, calibratedCost, simulate } from '../sim/index';
 import type { Scenario } from '../load/scenario';
 import { instanceChange } from './instances';
 import { costOf } from '../sim/cost-model';
-import { candidateDelays } from './policy';
+import { candidateDelays, DWELL_US } from './policy';
 
 const scenario: Scenario = {
   name: 'uneven-day',
@@ -32,7 +32,8 @@ test('1.2 ms on the uneven day: one more instance in the rush holds the target i
   const changes = r.decisions.filter((d) => d.instances_delta);
   assert.deepEqual(changes.map((d) => d.instances_delta), [1, -1], JSON.stringify(changes));
   assert.ok(changes[0].t_us > 12e6 && changes[0].t_us < 16e6, `added at ${changes[0].t_us}`);
-  assert.ok(changes[1].t_us > 24e6 && changes[1].t_us < 30e6, `taken back at ${changes[1].t_us}`);
+  // within two dwells of the rush's end (one change per dwell: a delay correction may come first)
+  assert.ok(changes[1].t_us > 24e6 && changes[1].t_us <= 24e6 + 2 * DWELL_US, `taken back at ${changes[1].t_us}`);
   assert.match(changes[0].reason.why, /one more/);
   assert.equal(r.summary.requests.rejected + r.summary.requests.failed, 0);
 });

@@ -8,7 +8,7 @@
  * it added, and only once the rate has fallen to half of what made it add (hysteresis: a rate that needed
  * two instances must not flap between one and two), and when one fewer is predicted well within target.
  */
-import { predict, type QueueModelInput } from './queue-model';
+import { predict, withOffset, type QueueModelInput } from './queue-model';
 
 /** one fewer instance must be predicted under this share of the target (room for the learned offset's error) */
 const REMOVE_ROOM = 0.7;
@@ -19,6 +19,11 @@ const REMOVE_ROOM = 0.7;
 const BUSY = 0.2;
 /** the offset carried to one fewer instance grows at most this much */
 const MAX_CARRY = 3;
+/**
+ * one more instance is a jump the offset was not learned at, and its effect is measured only a dwell later
+ * (policy.ts): its delay aims this much further under the bound
+ */
+const ADD_ROOM = 0.85;
 /** the rate must fall to this share of the one that made the tuner add */
 const REMOVE_RATE = 0.5;
 
@@ -65,8 +70,9 @@ function bestWith(i: InstanceInput, instances: number, bound: number) {
     const p = predict({ ...i.model, instances }, d);
     const now = predict(i.model, d).utilization;
     const carried = now > 0 && Number.isFinite(now) ? Math.min(MAX_CARRY, p.utilization / now) : 1;
-    const p99 = p.p99_us + Math.max(0, i.offset_us) * carried + Math.min(0, i.offset_us);
-    if (p99 <= bound && (!best || p.compute_per_request_us < best.compute * 0.98)) best = { delay: d, p99, compute: p.compute_per_request_us };
+    // beyond the model's reach with this count: no number to choose by
+    const p99 = withOffset(p, Math.max(0, i.offset_us) * carried + Math.min(0, i.offset_us));
+    if (p99 !== undefined && p99 <= bound && (!best || p.compute_per_request_us < best.compute * 0.98)) best = { delay: d, p99, compute: p.compute_per_request_us };
   }
   return best;
 }
@@ -78,10 +84,12 @@ export function instanceChange(i: InstanceInput): InstanceChange | undefined {
   // interruptions, weighs most on a busy instance): the measurement decides, as it does for the delay
   const busy = predict(i.model, i.held_us).utilization >= BUSY;
   if (busy && (i.missing || (!i.fitsNow && i.late)) && n < i.max_instances) {
-    const more = bestWith(i, n + 1, i.bound_us);
+    const more = bestWith(i, n + 1, i.bound_us * ADD_ROOM);
     if (more) return { delta: 1, delay_us: more.delay, why: `no delay meets the target with ${n} instance${n === 1 ? '' : 's'}: one more`, predicted_p99_us: more.p99, predicted_compute_us: more.compute };
   }
-  if (i.added > 0 && !i.late && n > 1 && i.model.rate_per_s <= i.added_at_rate * REMOVE_RATE) {
+  // the rate fell by half: the miss of the delay held (chosen for the rush) is no reason to keep the
+  // instance when one fewer is predicted well within target at its own delay
+  if (i.added > 0 && n > 1 && i.model.rate_per_s <= i.added_at_rate * REMOVE_RATE) {
     const fewer = bestWith(i, n - 1, i.bound_us * REMOVE_ROOM);
     if (fewer) return { delta: -1, delay_us: fewer.delay, why: 'the rate fell: one instance fewer meets the target', predicted_p99_us: fewer.p99, predicted_compute_us: fewer.compute };
   }

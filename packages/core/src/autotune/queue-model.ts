@@ -22,21 +22,40 @@ export interface QueueModelInput {
   /** samples per request (mean) */
   samples_per_request: number;
   max_batch_size: number;
+  /**
+   * the preferred batch sizes (absent or empty: none): a batch that reaches one while an instance is free
+   * leaves at once, and none grows past the largest (decide.ts)
+   */
+  preferred?: readonly number[];
   /** instances sharing the queue */
   instances: number;
   cost: BatchCost;
 }
 
-export interface Prediction {
+interface PredictionBase {
   /** mean samples per batch */
   batch: number;
   /** fraction of time each instance is busy */
   utilization: number;
   /** compute per request, µs (instance busy time / requests) */
   compute_per_request_us: number;
-  /** predicted p99, µs, without the learned offset (Infinity: the instance cannot keep up) */
-  p99_us: number;
+  /** one batch's compute, µs: no p99 is ever below it */
+  batch_us: number;
 }
+
+/**
+ * A prediction within the model's reach carries a p99; one beyond it says why instead of a number. The
+ * class of the issue's "-1" and "4.19 s": the ρ/(1-ρ) term goes to infinity as ρ nears 1 (and past it the
+ * instance cannot keep up at all), so near saturation the model's p99 is an artefact of one term, not a
+ * latency anyone will measure; showing it, or choosing by it, is wrong.
+ */
+export type Prediction = PredictionBase & ({ within: true; p99_us: number } | { within: false; beyond: string });
+
+/**
+ * The highest utilization the model answers for: above it the queueing term is steeper than any measured
+ * window can confirm (at 0.95 it is already 19 batches' compute); the prediction says "beyond".
+ */
+export const RHO_REACH = 0.95;
 
 /**
  * How strongly the wait behind a busy instance grows with utilization: fitted to the simulator's MLP runs at
@@ -59,17 +78,36 @@ export function predict(m: QueueModelInput, delayUs: number): Prediction {
   const samplesPerUs = (perInstance * Math.max(1, m.samples_per_request)) / 1e6;
   const max = Math.max(1, m.max_batch_size);
   const spr = Math.max(1, m.samples_per_request);
+  const preferred = (m.preferred ?? []).filter((p) => p > 0 && p <= max);
+  // none grows past the largest preferred size; while an instance is free one leaves at the first it reaches
+  const cap = preferred.length > 0 ? Math.max(spr, Math.max(...preferred)) : max;
+  const firstPreferred = preferred.length > 0 ? Math.max(spr, Math.min(...preferred)) : Infinity;
   // a batch of one request's samples plus what arrives while the oldest waits
-  const byDelay = Math.min(max, spr + samplesPerUs * delayUs);
+  const byDelay = Math.min(cap, firstPreferred, spr + samplesPerUs * delayUs);
   let n = byDelay;
-  for (let i = 0; i < 30; i++) n = Math.max(byDelay, Math.min(max, samplesPerUs * m.cost(n)));
+  for (let i = 0; i < 30; i++) n = Math.max(byDelay, Math.min(cap, samplesPerUs * m.cost(n)));
   const s = m.cost(n);
   const rho = (samplesPerUs * s) / n;
-  const computePerRequest = (s / n) * spr;
-  if (rho >= 1) return { batch: n, utilization: rho, compute_per_request_us: computePerRequest, p99_us: Infinity };
-  // the oldest request waits the delay, or until the batch is full
-  const fillUs = samplesPerUs > 0 ? (max - spr) / samplesPerUs : Infinity;
-  const wait = Math.min(delayUs, fillUs);
+  const base: PredictionBase = { batch: n, utilization: rho, compute_per_request_us: (s / n) * spr, batch_us: s };
+  if (!(rho < RHO_REACH)) {
+    const beyond = rho >= 1
+      ? `the instance${m.instances > 1 ? 's' : ''} cannot keep up (${Math.round(rho * 100)}% busy)`
+      : `the instance${m.instances > 1 ? 's' : ''} would be ${Math.round(rho * 100)}% busy: beyond the queue model`;
+    return { ...base, within: false, beyond };
+  }
+  // the oldest request waits the delay, or until the batch is full (or reaches the first preferred size)
+  const fillUs = samplesPerUs > 0 ? (Math.min(cap, firstPreferred) - spr) / samplesPerUs : Infinity;
+  const wait = Math.max(0, Math.min(delayUs, fillUs));
   const p99 = wait + s + QUEUE_WEIGHT * s * queueFactor(rho, Math.max(1, m.instances));
-  return { batch: n, utilization: rho, compute_per_request_us: computePerRequest, p99_us: p99 };
+  return { ...base, within: true, p99_us: p99 };
+}
+
+/**
+ * A prediction with the learned offset (measured - predicted at the setting held): never below one batch's
+ * compute plus the wait (a negative offset learned elsewhere must not predict an impossible latency, the
+ * issue's "-1"), undefined beyond the model's reach.
+ */
+export function withOffset(p: Prediction, offsetUs: number): number | undefined {
+  if (!p.within) return undefined;
+  return Math.max(p.batch_us, p.p99_us + offsetUs);
 }

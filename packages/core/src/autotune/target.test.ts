@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BASE, issuesOf } from '../config/validate/test-helpers';
 import { AUTOTUNE_PARAMETER, autotuneTargetUs, autotuneWarnings } from '../config/autotune-parameter';
-import { autotuneStep, candidateDelays, initialAutotuneState } from './policy';
+import { autotuneStep, candidateDelays, DWELL_US, initialAutotuneState } from './policy';
 import { LIVE_LIMITS } from '../live-config/limits';
 
 const withTarget = (v: string) => `${BASE}\nparameters { key: "${AUTOTUNE_PARAMETER}" value: { string_value: "${v}" } }`;
@@ -40,9 +40,20 @@ test('the policy is pure: the same inputs give the same step', () => {
   const w = { duration_us: 1e6, arrivals: 9000, completed: 9000, p99_us: 2500, over_target: 20, batches: 1500, batch_samples: 9000, busy_us: 400_000, compute_by_size: {} };
   const view = { delay_us: 500, preferred: [64], max_batch_size: 64, instances: 1 };
   const cost = (n: number) => 250 + 7.7 * n;
-  const a = autotuneStep(initialAutotuneState(3000), w, view, cost);
-  const b = autotuneStep(initialAutotuneState(3000), w, view, cost);
+  // a tuner that last changed something a dwell ago
+  const settled = { ...initialAutotuneState(3000), since_change_us: DWELL_US };
+  const a = autotuneStep(settled, w, view, cost);
+  const b = autotuneStep(settled, w, view, cost);
   assert.deepEqual(a, b);
   assert.ok(a.decision, 'well below the target at 9000/s: the delay grows');
-  assert.ok(a.decision.new.max_queue_delay_microseconds > 500 && a.decision.new.max_queue_delay_microseconds <= 500 + 0.2 * 3000, JSON.stringify(a.decision));
+  assert.ok(a.decision.new.max_queue_delay_microseconds > 500 && a.decision.new.max_queue_delay_microseconds <= 500 + 0.25 * 3000, JSON.stringify(a.decision));
+  // within the dwell the same window changes nothing
+  assert.equal(autotuneStep(initialAutotuneState(3000), w, view, cost).decision, undefined);
+});
+
+test('candidate delays are all below the target (a delay at the target would spend it waiting)', () => {
+  for (const t of [100, 150, 1200, 3000, 10_000, 10_050, 47_000]) {
+    const c = candidateDelays(t);
+    assert.ok(c.length > 0 && c.every((d) => d < t || d === 0), `${t}: ${c.slice(-3)}`);
+  }
 });

@@ -5,6 +5,7 @@
  */
 import type { SchedulerEvent } from '../events';
 import { EventFold } from '../stats/event-fold';
+import type { LogHistogram } from '../stats/histogram';
 
 export interface AutotuneWindow {
   /** length of the window, µs */
@@ -24,6 +25,8 @@ export interface AutotuneWindow {
   busy_us: number;
   /** measured compute per batch size in the window: size -> [batches, Σ compute µs] */
   compute_by_size: Record<number, [number, number]>;
+  /** the window's answers (the tuner pools a few windows' for a p99 worth acting on, measure.ts) */
+  latency?: LogHistogram;
 }
 
 export class WindowCollector {
@@ -61,6 +64,8 @@ export class WindowCollector {
       batch_samples: f.batchSamples,
       busy_us: f.busyUs,
       compute_by_size: f.bySize,
+      // the fold is replaced below, so its histogram is the window's alone
+      latency: f.latency,
     };
     this.start = nowUs;
     this.fold = this.freshFold();

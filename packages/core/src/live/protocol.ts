@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneChangeReason, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
+import type { AutotuneReport, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
 import type { ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
@@ -40,8 +40,8 @@ export interface ModelSnapshot {
   queue_depth?: Record<string, number>;
   /** batches waiting for a busy instance (Triton's queued payloads) and the requests of one lent early */
   payloads?: PayloadsView;
-  /** present when the autotuner runs (or ran) on this version: its target and its last decision's reason */
-  autotune?: { enabled: boolean; target_us: number; last?: AutotuneChangeReason };
+  /** present when the autotuner runs (or ran) on this version: on/off, target, last reason, its status */
+  autotune?: AutotuneReport;
 }
 
 export interface DeviceMemory {
@@ -139,6 +139,8 @@ export interface StatsMessage {
   event_loop?: EventLoopFigures;
   /** the latest config sweep started from the dashboard (running or finished) */
   sweep?: SweepProgress;
+  /** every version the autotuner runs (or ran) on, with its status now (it changes without a config change) */
+  autotune?: ({ model: string; version: string } & AutotuneReport)[];
 }
 
 /** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */

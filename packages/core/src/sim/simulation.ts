@@ -26,6 +26,7 @@ import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
 import { SummaryCollector, type SimSummary } from './summary';
 import { AutotuneDriver, batchingView, type DecisionRecord } from '../autotune/driver';
+import type { AutotuneStatus } from '../autotune/status';
 import { autotuneTargetUs } from '../config/autotune-parameter';
 import { PhaseCollector, type PhaseFigures } from './phase-summary';
 
@@ -204,8 +205,12 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   return sim;
 }
 
-export function simulate(opts: SimulationOptions): { events: SchedulerEvent[]; summary: SimSummary; phases: PhaseFigures[]; decisions: DecisionRecord[] } {
+export function simulate(opts: SimulationOptions): { events: SchedulerEvent[]; summary: SimSummary; phases: PhaseFigures[]; decisions: DecisionRecord[]; autotune: { model: string; status: AutotuneStatus }[] } {
   const sim = createSimulation(opts);
   sim.runToEnd();
-  return { events: sim.events, summary: sim.summary(), phases: sim.phases(), decisions: [...sim.autotuners.values()].flatMap((a) => a.decisions) };
+  return {
+    events: sim.events, summary: sim.summary(), phases: sim.phases(), decisions: [...sim.autotuners.values()].flatMap((a) => a.decisions),
+    // each tuner's status at the end (status.ts): what the server's panel would say
+    autotune: [...sim.autotuners].map(([model, a]) => ({ model, status: a.status })),
+  };
 }

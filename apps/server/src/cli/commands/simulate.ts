@@ -12,10 +12,12 @@ import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, typ
 import { bundledCalibration, costFromCalibration, DEFAULT_COST, simulate, validateCalibration, validateCost, type CostModel, type SimSummary } from '@inferscope/core/sim';
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import { parseSetArgs } from './simulate-args';
-import { autotuneTargetOfMs, autotuneTargetUs, autotuneWarnings } from '@inferscope/core/autotune';
+import { autotuneTargetOfMs, autotuneTargetUs, autotuneWarnings, describeAutotune, type AutotuneStatus } from '@inferscope/core/autotune';
 import type { PhaseFigures } from '@inferscope/core/sim';
 
-function printPhases(phases: PhaseFigures[], decisions: number): void {
+function printPhases(phases: PhaseFigures[], decisions: number, statuses: { model: string; status: AutotuneStatus }[]): void {
+  // the status the server's panel would show at the end (met / not met with its limit / holding)
+  for (const s of statuses) console.log(`${s.model}: ${describeAutotune(s.status)}`);
   console.log(`autotuned (${decisions} changes); per phase:`);
   console.log(`  ${'phase'.padEnd(22)} ${'delay µs'.padStart(9)} ${'p99 µs'.padStart(8)} ${'req/s'.padStart(8)} ${'compute µs/req'.padStart(15)}`);
   for (const p of phases) {
@@ -155,16 +157,16 @@ const command: Command = {
         const batch1 = typeof cost === 'object' && !('table' in cost || 'fixed_us' in cost) ? (cost as Record<string, CostModel>)[m.name ?? 'model']?.table?.['1'] : undefined;
         for (const w of autotuneWarnings({ max_batch_size: m.max_batch_size, parameters: { autotune_p99_ms: { string_value: String(targetUs / 1000) } } }, batch1)) console.error(`simulate: ${m.name}: ${w}`);
       });
-      const { events, summary, phases, decisions } = simulate({
+      const { events, summary, phases, decisions, autotune: statuses } = simulate({
         scenario, configs: patched, cost, cores, seed, record: opts.events !== undefined, autotune,
         overrides: { rate: num('rate'), duration_s: num('duration'), concurrency: num('concurrency') },
       });
       if (opts.events) writeFileSync(opts.events, events.map((e) => JSON.stringify(e)).join('\n') + (events.length ? '\n' : ''));
       const tuned = autotune !== undefined || patched.some((m) => autotuneTargetUs(m) !== undefined);
-      if (json) console.log(JSON.stringify(tuned ? { ...summary, phases, decisions } : summary, null, 2));
+      if (json) console.log(JSON.stringify(tuned ? { ...summary, phases, decisions, autotune: statuses } : summary, null, 2));
       else {
         printSummary(summary, patched.map((m) => m.name ?? 'model'));
-        if (tuned) printPhases(phases, decisions.length);
+        if (tuned) printPhases(phases, decisions.length, statuses);
       }
       return 0;
     } catch (err) {
