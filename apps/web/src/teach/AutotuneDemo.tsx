@@ -117,7 +117,11 @@ export function AutotuneDemo() {
           </p>
         </>
       )}
-      <p className="font-semibold" data-testid="autotune-takeaway">{t.takeaway}</p>
+      {cmp && (
+        <p className="font-semibold" data-testid="autotune-takeaway">
+          {t.takeaway({ fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), tunedCheaper: cmp.tunedComputeUs <= cmp.fixedComputeUs })}
+        </p>
+      )}
     </div>
   );
 }
