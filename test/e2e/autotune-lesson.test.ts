@@ -51,10 +51,13 @@ for (const lang of ['en', 'zh'] as const) {
     const tight = await picture(s.page);
     assert.notDeepEqual(tight.tuned, first.tuned);
     assert.match(tight.line ?? '', /1\.2 ms/);
-    if (lang === 'zh') {
-      assert.match(await s.page.textContent('[data-testid=autotune-takeaway]') ?? '', /没有哪个延迟能管一整天/);
-      assert.deepEqual(await englishWords(s.page), []);
-    } else assert.match(await s.page.textContent('[data-testid=autotune-takeaway]') ?? '', /No single delay is right all day/);
+    // the takeaway is chosen by the bars: the tuner's claim only where it held the target in every phase
+    const takeaway = await s.page.textContent('[data-testid=autotune-takeaway]') ?? '';
+    const tunedHeld = tight.tuned.every((p99) => p99 <= 1200);
+    const claim = lang === 'zh' ? /没有哪个延迟能管一整天/ : /No single delay is right all day/;
+    if (tunedHeld) assert.match(takeaway, claim);
+    else assert.doesNotMatch(takeaway, claim);
+    if (lang === 'zh') assert.deepEqual(await englishWords(s.page), []);
     await screenshot(s.page, `autotune-lesson-${lang}`);
   });
 }

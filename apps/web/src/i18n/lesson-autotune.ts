@@ -48,7 +48,7 @@ export interface AutotuneDemoText {
   computing: string;
   /** the takeaway for the numbers on screen, chosen by them (the tuner's claim only when the bars bear it out) */
   verdict: (v: { fixedMisses: number; tunedMisses: number; fixed: string; tuned: string }) => string;
-  takeaway: (v: { fixedMisses: number; tunedMisses: number; tunedCheaper: boolean }) => string;
+  takeaway: (v: { fixedMisses: number; tunedMisses: number; tunedCheaper: boolean; tunedMissed: string }) => string;
 }
 
 export const AUTOTUNE_DEMO_EN: AutotuneDemoText = {
@@ -64,7 +64,7 @@ export const AUTOTUNE_DEMO_EN: AutotuneDemoText = {
   computing: 'simulating…',
   verdict: (v) => `The static delay misses the target in ${v.fixedMisses} of 3 phases, the autotuner in ${v.tunedMisses}; per request the day costs ${v.fixed} static vs ${v.tuned} autotuned.`,
   takeaway: (v) => v.tunedMisses > 0
-    ? `Here the autotuner misses the target in ${v.tunedMisses} of 3 phases too: at the rush's rate this target is out of reach for one model's instances, and its status says so.`
+    ? `Here the autotuner misses the target too, in ${v.tunedMissed}: it aims its delay at the target from predictions, and what the phase then measured is a little over it.`
     : v.fixedMisses > 0 || v.tunedCheaper
       ? 'No single delay is right all day; the autotuner holds the target in every phase, with the biggest batches the target allows.'
       : 'This static delay also holds the target all day and costs less per request: the autotuner pays for the margin it keeps below the target.',
@@ -83,7 +83,7 @@ export const AUTOTUNE_DEMO_ZH: AutotuneDemoText = {
   computing: '模拟中…',
   verdict: (v) => `静态延迟在 3 个时段中有 ${v.fixedMisses} 个超出目标，自动调优有 ${v.tunedMisses} 个；全天平均每个请求的计算时间：静态 ${v.fixed}，自动调优 ${v.tuned}。`,
   takeaway: (v) => v.tunedMisses > 0
-    ? `这里自动调优在 3 个时段中也有 ${v.tunedMisses} 个超出目标：在高峰的速率下，这个目标对该模型的实例来说达不到，它的状态会说明这一点。`
+    ? `这里自动调优也超出了目标（${v.tunedMissed}）：它按预测把延迟对准目标，而该时段实测的 p99 略高于目标。`
     : v.fixedMisses > 0 || v.tunedCheaper
       ? '没有哪个延迟能管一整天；自动调优在每个时段都守住目标，并用目标所允许的最大批次。'
       : '这个静态延迟同样全天守住目标，且每个请求花费更少：自动调优为它在目标之下留的余量付出了代价。',

@@ -119,7 +119,10 @@ export function AutotuneDemo() {
       )}
       {cmp && (
         <p className="font-semibold" data-testid="autotune-takeaway">
-          {t.takeaway({ fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), tunedCheaper: cmp.tunedComputeUs <= cmp.fixedComputeUs })}
+          {t.takeaway({
+            fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), tunedCheaper: cmp.tunedComputeUs <= cmp.fixedComputeUs,
+            tunedMissed: cmp.tuned.phases.flatMap((p, i) => (cmp.tunedWithin[i] ? [] : [`${t.phases[i]} (p99 ${ms(p.p99_us)})`])).join(', '),
+          })}
         </p>
       )}
     </div>
