@@ -54,6 +54,8 @@ test('without prefetch nothing is formed while the only instance is busy', async
   assert.equal(h.exec.all.length, 1, 'no batch handed to a busy instance');
   assert.equal(h.of('batch.formed').length, 1);
   assert.equal(h.sched.snapshot().pending?.requests, 3, 'the pending batch keeps growing');
+  // it waits as a queued payload (this executor takes no loans)
+  assert.deepEqual(h.sched.snapshot().payloads, { count: 1, requests: 3, lent_requests: 0 });
   h.exec.finish();
   assert.deepEqual(h.exec.sizes(), [1, 3]);
   h.exec.finish();

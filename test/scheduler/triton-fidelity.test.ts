@@ -235,6 +235,8 @@ test('a batch that would still grow is not formed for a busy instance (only lent
   const formedSizes = () => h.of('batch.formed').map((e) => e.size);
   assert.deepEqual(formedSizes(), [8, 4], 'c0-c7 (preferred 8 of [8, 16], delay 1000) stay in the queue');
   assert.equal(h.sched.snapshot().pending?.requests, 8);
+  // they wait as a queued payload, lent to the busy instance as it stands
+  assert.deepEqual(h.sched.snapshot().payloads, { count: 1, requests: 8, lent_requests: 8 });
   assert.deepEqual(ids(h.exec.all[2]), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'], 'lent to the busy instance as they stand');
   for (let i = 0; i < 8; i++) h.send(`d${i}`);
   h.clock.advance(0);

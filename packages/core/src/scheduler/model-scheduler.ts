@@ -272,10 +272,10 @@ export class ModelScheduler<P = unknown, R = unknown> {
   }
 
   snapshot(): SchedulerSnapshot {
-    // the pending batch is the next decision's, over the requests no queued payload holds yet
-    const inPayloads = this.payloads.entryCount;
-    const d = decideBatch(this.behind(inPayloads), this.policy, this.clock.now());
-    const payloads = { count: this.payloads.size, requests: inPayloads, lent_requests: this.runner.lent?.entries.length ?? 0 };
+    // `pending` is the batch the queue's head would form now (queued payloads' requests included: they stay
+    // queued until an instance takes them); `payloads` says how many of them wait in queued payloads
+    const d = decideBatch(this.queues, this.policy, this.clock.now());
+    const payloads = { count: this.payloads.size, requests: this.payloads.entryCount, lent_requests: this.runner.lent?.entries.length ?? 0 };
     return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads);
   }
 
