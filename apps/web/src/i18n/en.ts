@@ -5,6 +5,7 @@
  */
 import { LESSONS_EN } from './lessons-en';
 import { TEACH_EN } from './teach-en';
+import type { AutotuneLimit } from '@inferscope/core';
 
 export const en = {
   appName: 'InferScope',
@@ -243,8 +244,10 @@ export const en = {
     measuring: (target: string, delay: string) => `autotuned to p99 ${target}: measuring at delay ${delay}`,
     met: (target: string, p99: string, delay: string) => `target met: p99 ${p99} ≤ ${target} at delay ${delay}`,
     holding: (target: string, delay: string, why: string) => `autotuned to p99 ${target}: holding delay ${delay} (${why})`,
-    notMet: (target: string, best: string, advice: string) => `target not met: best p99 ≈ ${best} (target ${target}), ${advice}`,
-    restored: (text: string) => `autotune off: ${text}`,
+    // core's advice and restore line are English; the typed fields beside them (limit, what was restored)
+    // let another language say the same
+    notMet: (target: string, best: string, advice: string, _limit: AutotuneLimit) => `target not met: best p99 ≈ ${best} (target ${target}), ${advice}`,
+    restored: (text: string, _delay: string, _preferred: string, _removed: number) => `autotune off: ${text}`,
     offNothing: 'autotune off (it had changed nothing)',
     proposal: (why: string) => `proposed: ${why}`,
   },

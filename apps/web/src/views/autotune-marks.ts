@@ -30,8 +30,8 @@ export function autotuneStatusLine(a: AutotuneReport | undefined): string {
     case 'measuring': return S.autotune.measuring(formatUs(s.target_us), formatUs(s.delay_us)) + proposal;
     case 'met': return S.autotune.met(formatUs(s.target_us), formatUs(s.p99_us), formatUs(s.delay_us)) + proposal;
     case 'holding': return S.autotune.holding(formatUs(s.target_us), formatUs(s.delay_us), s.why) + proposal;
-    case 'not_met': return S.autotune.notMet(formatUs(s.target_us), formatUs(s.best_p99_us), s.advice) + proposal;
-    case 'restored': return S.autotune.restored(s.text);
+    case 'not_met': return S.autotune.notMet(formatUs(s.target_us), formatUs(s.best_p99_us), s.advice, s.limit) + proposal;
+    case 'restored': return S.autotune.restored(s.text, formatUs(s.restored.max_queue_delay_microseconds), s.restored.preferred_batch_size.join(','), s.restored.instances_removed);
     case 'off': return S.autotune.offNothing;
   }
 }
