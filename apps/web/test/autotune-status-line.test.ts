@@ -2,11 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setLanguage } from '../src/strings';
+import type { AutotuneReport } from '@inferscope/core';
 import { autotuneStatusLine } from '../src/views/autotune-marks';
 
 test('not met and restored read in the page language', () => {
-  const notMet = { enabled: true, target_us: 3000, text: '', status: { state: 'not_met', target_us: 3000, delay_us: 500, best_p99_us: 40_000, limit: 'compute', advice: 'limited by compute: add an instance or raise the target' } } as const;
-  const restored = { enabled: false, target_us: 3000, text: '', status: { state: 'restored', target_us: 3000, text: 'restored delay 17 ms, preferred sizes [8,16,32]', restored: { max_queue_delay_microseconds: 17_000, preferred_batch_size: [8, 16, 32], instances_removed: 1 } } } as const;
+  const notMet: AutotuneReport = { enabled: true, target_us: 3000, text: '', status: { state: 'not_met', target_us: 3000, delay_us: 500, best_p99_us: 40_000, limit: 'compute', advice: 'limited by compute: add an instance or raise the target' } };
+  const restored: AutotuneReport = { enabled: false, target_us: 3000, text: '', status: { state: 'restored', target_us: 3000, text: 'restored delay 17 ms, preferred sizes [8,16,32]', restored: { max_queue_delay_microseconds: 17_000, preferred_batch_size: [8, 16, 32], instances_removed: 1 } } };
   setLanguage('zh');
   try {
     for (const report of [notMet, restored]) {
