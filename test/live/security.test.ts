@@ -6,7 +6,7 @@ import {
   resolveControlToken,
   tokenMatches,
   CONTROL_TOKEN_ENV,
-} from '../../apps/server/src/live/security.ts';
+} from '../../apps/server/src/control/security.ts';
 
 test('loopback addresses are recognised, others are not', () => {
   for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) assert.equal(isLoopbackHost(h), true, h);

@@ -5,7 +5,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkBindSecurity, isLoopbackHost, tokenMatches } from '../../apps/server/src/live/security.ts';
+import { checkBindSecurity, isLoopbackHost, tokenMatches } from '../../apps/server/src/control/security.ts';
 import { MiB, startServer, tempRepository, type Running } from './harness.ts';
 import { connectLive, control } from './live-client.ts';
 import { postHead, rawRequest } from './raw-http.ts';

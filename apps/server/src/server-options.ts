@@ -5,7 +5,7 @@
 import { parseArgs } from './cli/args';
 import { parseBytes, parseMemoryBudget } from './memory/ledger';
 import { defaultInflightLimit } from './http/inflight-bytes';
-import { resolveControlToken } from './live/security';
+import { resolveControlToken } from './control/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
 import { readNumberText } from '@inferscope/core/config';

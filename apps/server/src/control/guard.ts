@@ -5,9 +5,9 @@
  * PERMISSION_DENIED, a control ack); what counts as a valid token and the wording live here once.
  *
  * No token configured = nothing is guarded (a loopback bind; the serve command refuses a network bind
- * without a token unless told otherwise, see live/security.ts).
+ * without a token unless told otherwise, see control/security.ts).
  */
-import { tokenMatches } from '../live/security';
+import { tokenMatches } from './security';
 
 export type ControlVerdict = 'allowed' | 'missing' | 'wrong';
 

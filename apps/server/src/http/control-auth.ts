@@ -1,5 +1,5 @@
 /**
- * The control token on HTTP: the same rule as the live socket's control (live/security.ts). When a token
+ * The control token on HTTP: the same rule as the live socket's control (control/security.ts). When a token
  * is set, every route that changes the server's state needs it (`Authorization: Bearer <token>`); without
  * one, loopback binds stay open as before (the serve command refuses a non-loopback bind without a token).
  *

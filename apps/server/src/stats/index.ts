@@ -1,2 +1,1 @@
 export { StatsCollector, type ModelStat, type BatchStat, type Duration, type StatsCollectorOptions } from './collector';
-export { registerStatsRoutes } from '../http/stats-routes';

@@ -12,7 +12,7 @@ import { HttpTarget } from '../../loadgen/targets';
 import { readTraceFile, scanTraceFile } from '../../loadgen/trace-file';
 import { formatABReport, runAB } from '../../clients/ab-compare';
 import { connectControl, statsApiWatcher } from '../../clients/ab-remote';
-import { resolveControlToken } from '../../live/security';
+import { resolveControlToken } from '../../control/security';
 import { validateControlMessage } from '../../live/control-validation';
 
 const help = `Usage: inferscope ab -m MODEL (--scenario PRESET|FILE | --trace FILE) --a PATCH --b PATCH [options]

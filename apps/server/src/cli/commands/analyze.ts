@@ -8,7 +8,7 @@ import type { StepMode } from '../../clients/perf/step-load';
 import { HttpTarget } from '../../loadgen/targets';
 import { normaliseUrl, numberArg, parseArgs } from '../args';
 import { parseBytes } from '../../memory/ledger';
-import { CONTROL_TOKEN_ENV } from '../../live/security';
+import { CONTROL_TOKEN_ENV } from '../../control/security';
 import { connectLiveTarget } from '../../clients/analyze/live-target';
 import { describeConfig, parseList, parsePreferred, type SweepConfig } from '../../clients/analyze/search-space';
 import { originalConfig, planConfigs, runAnalysis } from '../../clients/analyze/analysis';

@@ -6,7 +6,7 @@
  */
 import type { Command } from '../command';
 import { parseServeArgs, OptionsError, DEFAULTS } from '../../server-options';
-import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../live/security';
+import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../control/security';
 import { watchParent } from '../parent-watch';
 import { boundedShutdown } from '../bounded-shutdown';
 

@@ -1,5 +1,6 @@
 /**
- * Who may change the server from the live channel.
+ * Who may change the server: the control token and the bind rule every control channel shares (live socket,
+ * HTTP control routes, gRPC control methods; control/guard.ts applies it).
  *
  * Control over a socket can reconfigure models, start load and write config files, so: loopback binds are
  * open by default (only local users reach them); any other bind needs a control token, unless the operator
