@@ -75,3 +75,17 @@ export function watchChain(bus: EventBus, chain: CallChain, model: string, versi
       });
     });
 }
+
+/**
+ * A request entering a model's queue, as its call chain allows: refused now when it could only run on
+ * instances its own chain holds (queueing it would hang the chain), else watched while it waits in case the
+ * target's instances change under it. A request made outside any model (no chain) is neither.
+ */
+export function admitChained(
+  bus: EventBus, payload: ChainedPayload, model: string, version: string, instances: () => readonly InstanceSnapshot[],
+): { refused: InferError } | { watch: QueueWatch | undefined } {
+  const chain = payload.callChain;
+  if (chain === undefined || chain.length === 0) return { watch: undefined };
+  const deadlock = chainDeadlock(chain, model, version, instances());
+  return deadlock ? { refused: deadlock } : { watch: watchChain(bus, chain, model, version, instances) };
+}

@@ -16,15 +16,15 @@ import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable, type CancellablePayload, type CancelSignal, type QueueWatch } from './cancellable';
-import { chainDeadlock, watchChain, type ChainedPayload } from './call-chain';
+import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
+import { admitChained, type ChainedPayload } from './call-chain';
 import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
 import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
-import { composingModels } from '../ensemble/plan';
+import { composingOf, composingToLoad, unloadsWithEnsemble } from './ensemble-members';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
 import { redactPaths } from '../http/redact-paths';
 
@@ -268,19 +268,11 @@ export class ModelManager {
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
-    // a request made inside another (BLS) that could only run on instances its own chain holds: refused
-    // now, since queueing it would hang the chain (call-chain.ts)
-    // (and one already queued when the target's instances change: watchChain)
-    const chain = (req.payload as ChainedPayload).callChain;
+    // a request made inside another (BLS) is admitted as its call chain allows (call-chain.ts)
     const scheduler = slot.scheduler!;
-    let watch: QueueWatch | undefined;
-    if (chain !== undefined && chain.length > 0) {
-      const version = String(slot.version);
-      const instances = () => scheduler.snapshot().instances ?? [];
-      const deadlock = chainDeadlock(chain, name, version, instances());
-      if (deadlock) return Promise.reject(SchedulerError.of('unavailable', deadlock));
-      watch = watchChain(this.options.bus, chain, name, version, instances);
-    }
+    const admitted = admitChained(this.options.bus, req.payload as ChainedPayload, name, String(slot.version), () => scheduler.snapshot().instances ?? []);
+    if ('refused' in admitted) return Promise.reject(SchedulerError.of('unavailable', admitted.refused));
+    const { watch } = admitted;
     if (!signal && !watch) return scheduler.enqueue(req);
     // a running request's executor may stop early (a python model's request.is_cancelled())
     if (signal) (req.payload as CancellablePayload).cancelled = signal;
@@ -328,14 +320,8 @@ export class ModelManager {
 
   /** For an ensemble: its composing models that are not READY yet; a failure shows in the ensemble's reason. */
   private async loadComposing(configText: string, loading: Set<string>): Promise<void> {
-    let config;
-    try {
-      config = this.options.runtime.config.parse(configText);
-    } catch {
-      return; // the model's own load reports the parse error
-    }
-    if (!isEnsembleConfig(config)) return;
-    for (const model of composingModels(config)) {
+    for (const model of composingToLoad((t) => this.options.runtime.config.parse(t), configText, loading, (m) => this.isReady(m))) {
+      // a model may have come up meanwhile (an earlier one's own composing models)
       if (loading.has(model) || this.isReady(model)) continue;
       await this.load(model, undefined, loading, false).catch((e) => this.log(`loading '${model}' for an ensemble: ${(e as Error).message}`));
     }
@@ -350,31 +336,15 @@ export class ModelManager {
   async unload(name: string, options: { dependents?: boolean } = {}): Promise<void> {
     this.checkControl(name);
     if (!this.entries.has(name)) throw errors.UNLOAD_NOT_SERVED();
-    const composing = options.dependents ? this.composingOf(name) : [];
+    const composing = options.dependents ? composingOf(this.entries, name) : [];
     await this.locked(name, async () => {
       const entry = this.entries.get(name);
       if (entry) await drainVersions(this, name, [...entry.versions.values()], 'unloaded');
     });
     this.requested.delete(name);
     for (const model of composing) {
-      if (this.requested.has(model) || !this.isLoaded(model) || this.loadedEnsemblesRunning(model).length > 0) continue;
-      await this.unload(model, options);
+      if (unloadsWithEnsemble(this.entries, model, this.requested)) await this.unload(model, options);
     }
-  }
-
-  /** The models a loaded ensemble runs (none for any other model). */
-  private composingOf(name: string): string[] {
-    const slots = [...(this.entries.get(name)?.versions.values() ?? [])];
-    return [...new Set(slots.flatMap((s) => (s.config && isEnsembleConfig(s.config) ? composingModels(s.config) : [])))];
-  }
-
-  /** A version of the model is loaded, loading or unloading (an unloaded one stays listed, UNAVAILABLE). */
-  private isLoaded(name: string): boolean {
-    return [...(this.entries.get(name)?.versions.values() ?? [])].some((s) => s.state !== 'UNAVAILABLE');
-  }
-
-  private loadedEnsemblesRunning(model: string): string[] {
-    return [...this.entries.keys()].filter((n) => this.isLoaded(n) && this.composingOf(n).includes(model));
   }
 
   // ----------------------------------------------------------------------------- live configuration
