@@ -19,7 +19,7 @@ import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live-config/fields';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch } from './decide';
-import { PayloadQueue, PAYLOADS_PER_INSTANCE } from './payloads';
+import { PayloadQueue } from './payloads';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
 import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
@@ -28,7 +28,7 @@ import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
-import type { CandidateSource, QueueEntry, Settle } from './queue-entry';
+import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
@@ -329,7 +329,7 @@ export class ModelScheduler<P = unknown, R = unknown> {
       // with an instance free no payload is queued (servePayloads): the decision is a new batch's
       const growing = idle ? undefined : this.payloads.growing();
       const held = this.payloads.entryCount;
-      const d = decideBatch(this.behind(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
+      const d = decideBatch(this.queues.after(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
       if (d.kind === 'wait') {
         if (d.shapeCut) this.payloads.cutByShape();
         if (d.saturated) {
@@ -382,20 +382,8 @@ export class ModelScheduler<P = unknown, R = unknown> {
     if (head && !this.runner.lent) this.runner.lend(head.entries as Entry<P, R>[], head);
   }
 
-  /** the waiting requests behind the first `skip` (those in queued payloads) */
-  private behind(skip: number): CandidateSource<Entry<P, R>> {
-    if (skip === 0) return this.queues;
-    return {
-      forEachInOrder: (visit) => {
-        let n = 0;
-        this.queues.forEachInOrder((e) => n++ < skip || visit(e));
-      },
-    };
-  }
-
-  /** whether the batcher may queue or grow a payload with every instance busy: where Triton prefetches, below its cap */
   private mayQueuePayload(): boolean {
-    return this.policy.prefetch && this.payloads.size < PAYLOADS_PER_INSTANCE * this.pool.usableCount;
+    return this.payloads.mayQueue(this.policy.prefetch, this.pool.usableCount);
   }
 
   private canTakeBatch(): boolean {

@@ -69,6 +69,11 @@ export class PayloadQueue<E extends AnyEntry> {
   }
 
   /** requests held in payloads: the queue's first this many */
+  /** whether a payload may be queued or grown while every instance is busy: where Triton prefetches, below its cap */
+  mayQueue(prefetch: boolean, usableInstances: number): boolean {
+    return prefetch && this.size < PAYLOADS_PER_INSTANCE * usableInstances;
+  }
+
   get entryCount(): number {
     let n = 0;
     for (const p of this.items) n += p.entries.length;

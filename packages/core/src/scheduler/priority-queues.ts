@@ -91,6 +91,17 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
     }
   }
 
+  /** the waiting requests after the first `skip`, in order (those ahead are held in queued payloads) */
+  after(skip: number): CandidateSource<E> {
+    if (skip === 0) return this;
+    return {
+      forEachInOrder: (visit) => {
+        let n = 0;
+        this.forEachInOrder((e) => n++ < skip || visit(e));
+      },
+    };
+  }
+
   forEachInOrder(visit: (e: E) => boolean): void {
     for (const key of this.order) {
       const level = this.byLevel.get(key)!;
