@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 // declares window.__inferscopeTestHooks, the switch this harness sets
-import type {} from '../../apps/web/src/test-hooks';
+import type {} from '../../apps/web/src/platform/test-hooks';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const chromiumMissing = (): string | undefined => (existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is absent (apt-get install -y chromium)`);
@@ -32,7 +32,7 @@ export async function launchBrowser(viewport = { width: 1440, height: 900 }): Pr
       '--disable-component-update', '--disable-sync',
     ],
   });
-  // the dashboard's read-only test hooks (apps/web/src/test-hooks.ts) exist only where this asks for them
+  // the dashboard's read-only test hooks (apps/web/src/platform/test-hooks.ts) exist only where this asks for them
   await context.addInitScript(() => { window.__inferscopeTestHooks = true; });
   return {
     context,

@@ -3,10 +3,10 @@ import { createRoot } from 'react-dom/client';
 import './index.css';
 import { App } from './App';
 import { appStore } from './store/app-store';
-import { parseUrlState, serializeUrlState, type UrlState } from './url-state';
+import { parseUrlState, serializeUrlState, type UrlState } from './store/url-state';
 import { FleetPage } from './fleet/FleetPage';
 import { replicaName } from './live/replica-path';
-import { HTML_LANG, language, S, setLanguage } from './strings';
+import { HTML_LANG, language, S, setLanguage } from './i18n/strings';
 
 // URL -> store once at start; store -> URL (replaceState) whenever a shareable field changes.
 const prefersDark = window.matchMedia?.('(prefers-color-scheme: dark)').matches ?? false;

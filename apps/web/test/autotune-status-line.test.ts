@@ -1,9 +1,9 @@
 /** The tuner's status line in Chinese is Chinese: typed fields (limit, what was restored), not core's English words. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setLanguage } from '../src/strings';
+import { setLanguage } from '../src/i18n/strings';
 import type { AutotuneReport } from '@inferscope/core';
-import { autotuneStatusLine } from '../src/views/autotune-marks';
+import { autotuneStatusLine } from '../src/charts/autotune-marks';
 
 test('not met and restored read in the page language', () => {
   const notMet: AutotuneReport = { enabled: true, target_us: 3000, text: '', status: { state: 'not_met', target_us: 3000, delay_us: 500, best_p99_us: 40_000, limit: 'compute', advice: 'limited by compute: add an instance or raise the target' } };

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runExperiment } from '../src/teach/experiments';
 import { LESSONS, SPEEDS } from '../src/teach/lessons';
-import { setLanguage, stringsFor, LANGUAGES } from '../src/strings';
+import { setLanguage, stringsFor, LANGUAGES } from '../src/i18n/strings';
 import { calibrationStore, dropLiveCalibrations } from '../src/teach/calibrations';
 import { appStore } from '../src/store/app-store';
 import { bundledCalibration, baseLatencyUs, simulate, type Calibration } from '@inferscope/core/sim';

@@ -1,7 +1,7 @@
 /** The language tables: S follows setLanguage, both tables have the same keys, nothing is left empty. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { S, setLanguage, stringsFor, language } from '../src/strings';
+import { S, setLanguage, stringsFor, language } from '../src/i18n/strings';
 
 function shape(v: unknown, path = ''): string[] {
   if (typeof v === 'function') return [`${path}()`];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIVE_LIMITS } from '@inferscope/core/live-config';
-import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../src/url-state';
+import { DEFAULT_URL_STATE, parseUrlState, serializeUrlState } from '../src/store/url-state';
 import { parseSizes } from '../src/controls/target';
 import { applyConfigChanges, batchingOf, configLabel } from '../src/store/config-paths';
 

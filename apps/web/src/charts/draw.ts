@@ -2,7 +2,7 @@
 import { line, area, scaleLog, type ScaleContinuousNumeric, type ScaleLinear } from 'd3';
 import { textPx, type ChartTheme } from './theme';
 import { linear } from './scales';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { axisLabel, axisUnit, formatUs, type AxisKind } from './format';
 
 export interface Plot {

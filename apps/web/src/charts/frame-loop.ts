@@ -3,7 +3,7 @@
  * registers a drawer, and each animation frame runs the drawers whose data moved or whose interval
  * elapsed. The loop also measures frames per second, exposed for the dashboard benchmark.
  */
-import { exposeForTests } from '../test-hooks';
+import { exposeForTests } from '../platform/test-hooks';
 export interface Drawer {
   /** return false to say "nothing changed, skip" */
   draw(nowMs: number): void;

@@ -7,7 +7,7 @@ import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export interface LineSpec {
   label: string;

@@ -5,8 +5,8 @@ import { formatRate, formatUs } from '../charts/format';
 import { chartTheme } from '../charts/theme';
 import { drawAxes, drawEmpty, drawLegend, drawLine, drawRightAxis, makePlot } from '../charts/draw';
 import { niceMax } from '../charts/scales';
-import { ChartCard } from '../views/ChartCard';
-import { S } from '../strings';
+import { ChartCard } from '../charts/ChartCard';
+import { S } from '../i18n/strings';
 
 const SIDE_COLOUR = ['#4f46e5', '#f59e0b'];
 

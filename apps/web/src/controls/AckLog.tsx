@@ -1,6 +1,6 @@
 /** The server's answers to our control messages, newest first: applied, or refused with the reason. */
 import { useApp } from '../store/app-store';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function AckLog() {
   const acks = useApp((s) => s.acks);

@@ -12,8 +12,8 @@ import { LIVE_LIMITS } from '@inferscope/core/live-config';
 import { live, syncStructure } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { sendControl } from '../live/control';
-import { autotuneStatusLine } from '../views/autotune-marks';
-import { S } from '../strings';
+import { autotuneStatusLine } from '../charts/autotune-marks';
+import { S } from '../i18n/strings';
 
 /** the control schema's bound: a target no longer than the longest delay the limits allow */
 const MAX_TARGET_MS = LIVE_LIMITS.max_queue_delay_microseconds.max / 1000;

@@ -12,7 +12,7 @@ import { controlTarget, firstGroup, parseSizes } from './target';
 import { DELAY_TRACK, delayAt, positionOf } from './delay-scale';
 import { versionLabel } from '../store/select';
 import { LIVE_LIMITS } from '@inferscope/core/live-config';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';
 import { AutotuneControl } from './AutotuneControl';

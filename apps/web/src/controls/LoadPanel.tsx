@@ -11,7 +11,7 @@ import { AbTable } from './AbTable';
 import { LoadRunFigures } from './LoadRunFigures';
 import { SCENARIO_NAMES } from './scenarios';
 import { versionLabel } from '../store/select';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function LoadPanel(props: { canControl: boolean }) {
   useApp((s) => s.structureRev);

@@ -6,7 +6,7 @@
  * figures are then the client's, not the server's); a label when the generator ran on the server's loop.
  */
 import { SEND_LAG_WARN_US, type LoadProgress } from '@inferscope/core';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 const ms = (us: number) => (us / 1000).toFixed(us < 10_000 ? 2 : 1);
 

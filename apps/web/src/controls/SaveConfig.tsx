@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { SharedConfigFile } from '@inferscope/core';
 import { sendControl } from '../live/control';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 function SharedNote(props: { versions: SharedConfigFile }) {
   const v = props.versions;

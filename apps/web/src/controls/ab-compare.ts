@@ -8,7 +8,7 @@
  * answered had other traffic on it, and says so.
  */
 import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { sideOfRuns, abVerdicts, type AbResult, type AbRun } from './ab-rounds';
 
 

@@ -8,9 +8,9 @@ import { useStore } from 'zustand';
 import { chartTheme, modelColour } from '../charts/theme';
 import { drawTimeChart, type LineSpec } from '../charts/time-chart';
 import { formatRate, formatUs } from '../charts/format';
-import { ChartCard } from '../views/ChartCard';
+import { ChartCard } from '../charts/ChartCard';
 import type { DrawOptions } from '../charts/use-canvas';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { fleetStore } from './fleet-connections';
 import type { ReplicaPoint, ReplicaState } from './fleet-rows';
 

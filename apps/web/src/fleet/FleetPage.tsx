@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { connectFleet, fleetStore, type FleetConnections, type FleetDescription } from './fleet-connections';
 import { fleetTotals, replicaRow, type FleetRow } from './fleet-rows';
 import { FleetCharts } from './FleetCharts';

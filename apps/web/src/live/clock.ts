@@ -3,7 +3,7 @@
  * elapsed since it arrived (capped, so a stalled stream freezes instead of drifting). Teaching: the
  * simulator's virtual time. Views never read performance.now() for data time themselves.
  */
-import { exposeForTests } from '../test-hooks';
+import { exposeForTests } from '../platform/test-hooks';
 export interface DataClock {
   nowUs(): number;
   /** how much data time an animated move takes (live: 200 ms; teaching: scaled with the speed) */

@@ -6,8 +6,8 @@ import { createStore } from 'zustand/vanilla';
 import { useStore } from 'zustand';
 import type { ControlMessage, LoadProgress, ServerInfo } from '@inferscope/core';
 import { LiveModel } from './live-model';
-import { DEFAULT_URL_STATE, type UrlState } from '../url-state';
-import { exposeForTests } from '../test-hooks';
+import { DEFAULT_URL_STATE, type UrlState } from './url-state';
+import { exposeForTests } from '../platform/test-hooks';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'disconnected' | 'resyncing' | 'offline';
 

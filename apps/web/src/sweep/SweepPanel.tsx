@@ -11,10 +11,10 @@ import { live, useApp } from '../store/app-store';
 import { versionLabel } from '../store/select';
 import { controlTarget } from '../controls/target';
 import { sendControl } from '../live/control';
-import { ChartCard } from '../views/ChartCard';
+import { ChartCard } from '../charts/ChartCard';
 import { SaveConfig } from '../controls/SaveConfig';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { drawFrontier } from './frontier-chart';
 import { DEFAULT_FORM, shortConfig, toRequest, type SweepForm } from './sweep-form';
 

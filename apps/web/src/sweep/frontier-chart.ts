@@ -9,7 +9,7 @@ import { drawAxes, drawEmpty, drawLine, makePlot } from '../charts/draw';
 import { niceMax } from '../charts/scales';
 import { formatRate, formatUs } from '../charts/format';
 import type { ChartInfo } from '../charts/time-chart';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { shortConfig } from './sweep-form';
 
 export function drawFrontier(ctx: CanvasRenderingContext2D, w: number, h: number, sweep: SweepProgress | undefined): ChartInfo {

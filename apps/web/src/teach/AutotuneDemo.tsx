@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
-import { language } from '../strings';
+import { language } from '../i18n/strings';
 import { formatUs } from '../charts/format';
 import { MODEL_PALETTE } from '../charts/theme';
 import { AUTOTUNE_DEMO_EN, AUTOTUNE_DEMO_ZH } from '../i18n/lesson-autotune';

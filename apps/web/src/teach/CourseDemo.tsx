@@ -11,7 +11,7 @@ import { appStore, useApp } from '../store/app-store';
 import { COURSE_DEFAULTS, runCourseDemo, type CourseDemoResult } from '@inferscope/core/sim';
 import { sendControl } from '../live/control';
 import { formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { lessonById } from './lessons';
 import { playback } from './playback';
 import { sliderRange } from '@inferscope/core/live-config';

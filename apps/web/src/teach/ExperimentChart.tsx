@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import { MODEL_PALETTE } from '../charts/theme';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import type { ExperimentTable } from './experiments';
 import { buildFigure, claimMetric, higherIsBetter, METRICS, type Metric } from './experiment-figure';
 

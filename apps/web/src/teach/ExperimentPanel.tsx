@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'react';
 import { takeFocus } from './focus';
 import { formatRate, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
 import { ExperimentChart } from './ExperimentChart';
 

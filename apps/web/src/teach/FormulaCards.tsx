@@ -12,7 +12,7 @@ import { batchingOf, activeInstances } from '../store/config-paths';
 import type { FormulaId } from './lessons';
 import { playback } from './playback';
 import { modelMemory } from './engine';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 interface Card { id: FormulaId; title: string; formula: string; live: string }
 

@@ -1,5 +1,5 @@
 /** Interview questions with worked answers, each linking to the view or experiment that shows the answer. */
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import type { LessonLink } from './lesson-links';
 import { LinkedCards } from './LinkedCards';
 

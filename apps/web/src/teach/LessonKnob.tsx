@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { live, useApp } from '../store/app-store';
 import { sendControl } from '../live/control';
 import { activeInstances, batchingOf, formatDelay } from '../store/config-paths';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { firstGroup } from '../controls/target';
 import type { LessonKnob as Knob } from './lessons';
 import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config';

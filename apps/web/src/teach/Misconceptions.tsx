@@ -2,7 +2,7 @@
  * Common misconceptions, each with a one-click experiment that disproves it: the button opens the lesson
  * whose table (or config example) shows the opposite, and points at that table once it has run.
  */
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import type { LessonLink } from './lesson-links';
 import { LinkedCards } from './LinkedCards';
 

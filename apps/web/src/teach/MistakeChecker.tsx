@@ -5,7 +5,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { takeFocus } from './focus';
 import { MISTAKE_EXAMPLES, mistakeVerdict } from './mistake-verdict';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { appStore } from '../store/app-store';
 
 

@@ -6,7 +6,7 @@
  * free again when execute() returns. Real traffic to the real model, not the simulator.
  */
 import { useRef, useState } from 'react';
-import { language } from '../strings';
+import { language } from '../i18n/strings';
 import { STREAMING_DEMO_EN, STREAMING_DEMO_ZH } from '../i18n/lesson-streaming';
 import { readTokenStream, streamTimings, type TokenArrival } from './token-stream';
 

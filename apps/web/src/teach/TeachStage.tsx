@@ -5,7 +5,7 @@
 import { useStore } from 'zustand';
 import { live, useApp } from '../store/app-store';
 import { activeInstances, batchingOf } from '../store/config-paths';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { LESSONS, lessonById, type Lesson } from './lessons';
 import { LessonKnob } from './LessonKnob';
 import { CourseDemo } from './CourseDemo';

@@ -14,9 +14,9 @@ import { Interview } from './Interview';
 import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
 import { formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { LESSON_CALIBRATED_MODELS, calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations, modelsWithoutLive } from './calibrations';
-import type { CalibrationPin } from '../url-state';
+import type { CalibrationPin } from '../store/url-state';
 import { bundledCalibration } from '@inferscope/core/sim';
 
 /**

@@ -11,7 +11,7 @@ import type { Scenario } from '@inferscope/core/load';
 import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
 import type { SimModel, SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 const DEVICE = 'cpu';
 

@@ -9,7 +9,7 @@ import { simulate, type SimSummary, type CostModel } from '@inferscope/core/sim'
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import type { Scenario } from '@inferscope/core/load';
 import { formatRate, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { CALIBRATION_CORES, cnn, measuredCost, mlp, mlpTorch } from './models';
 import type { SimModel } from './sim-types';
 import { fullBatchesPerS, moderateRate, roundRate, servedPerS } from './rates';

@@ -4,7 +4,7 @@
  * change so the URL follows the sliders.
  */
 import type { ControlMessage } from '@inferscope/core';
-import type { UrlState } from '../url-state';
+import type { UrlState } from '../store/url-state';
 import type { SimScenario } from './sim-types';
 
 export type DemoKnobs = Pick<UrlState, 'delay' | 'pbs' | 'mbs' | 'inst'>;

@@ -4,7 +4,7 @@
  * once it is on the page (an experiment table after it has run, a chart, the config checker).
  */
 import { appStore } from '../store/app-store';
-import type { ViewName } from '../url-state';
+import type { ViewName } from '../store/url-state';
 import type { LessonId } from '../i18n/lessons-en';
 import { lessonById } from './lessons';
 import { requestFocus, takeFocus } from './focus';

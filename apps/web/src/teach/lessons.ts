@@ -4,14 +4,14 @@
  * next to the picture, and the formula cards that go with it. The text (title, claim, intro, what to
  * watch, caption) is in the language tables: S.lessonText[id].
  */
-import type { ViewName } from '../url-state';
+import type { ViewName } from '../store/url-state';
 import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
 import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
 import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { QUIET_PER_S } from './autotune-day';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';

@@ -1,7 +1,7 @@
 /** One sentence per scheduler event, in the current language, for single-stepping in teaching mode. */
 import type { SchedulerEvent } from '@inferscope/core';
 import { formatBytes, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function narrate(e: SchedulerEvent): string {
   const n = S.narrate;

@@ -1,8 +1,8 @@
 /** Top bar: mode, views, model, window, colours, theme, large type, connection state. */
 import { appStore, live, useApp } from '../store/app-store';
-import { VIEWS, WINDOWS } from '../url-state';
+import { VIEWS, WINDOWS } from '../store/url-state';
 import { useLiveText } from '../charts/use-live-text';
-import { LANGUAGES, LANGUAGE_NAMES, S } from '../strings';
+import { LANGUAGES, LANGUAGE_NAMES, S } from '../i18n/strings';
 import { useShallow } from 'zustand/react/shallow';
 import { replicaName } from '../live/replica-path';
 

@@ -1,6 +1,6 @@
 /** Viewers can paste the control token here to become a controller (the socket reconnects with it). */
 import { useState } from 'react';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function TokenField(props: { onToken(token: string): void; /** a token was sent and the server did not accept it */ refused?: boolean }) {
   const [value, setValue] = useState('');

@@ -9,7 +9,7 @@ import { live } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { composingModel, stepsInFlight, type Pipeline } from '../store/pipeline';
 import { useLiveText } from '../charts/use-live-text';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function PipelineCells(props: { m: ModelLive; pipeline: Pipeline }) {
   const { m, pipeline } = props;

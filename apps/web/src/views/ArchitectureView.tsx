@@ -11,9 +11,9 @@ import { useLiveElement, useLiveText } from '../charts/use-live-text';
 import { modelColour, priorityColour } from '../charts/theme';
 import { formatBytes, formatUs } from '../charts/format';
 import { batchingOf, formatDelay } from '../store/config-paths';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { ConfigDrawer } from './ConfigDrawer';
-import { autotuneStatusLine } from './autotune-marks';
+import { autotuneStatusLine } from '../charts/autotune-marks';
 import { pipelineOf } from '../store/pipeline';
 import { PipelineCells } from './ArchitecturePipeline';
 

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { live } from '../store/app-store';
 import { formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import type { ConfigLogEntry, StateChange } from '../store/live-types';
 
 export function ChangeLog() {

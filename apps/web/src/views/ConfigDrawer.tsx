@@ -5,8 +5,8 @@ import type { ModelLive } from '../store/live-types';
 import { versionLabel } from '../store/select';
 import { configAsPbtxt, validateConfig } from './config-text';
 import { formatBytes, formatUs } from '../charts/format';
-import { autotuneStatusLine, autotuneTip } from './autotune-marks';
-import { S } from '../strings';
+import { autotuneStatusLine, autotuneTip } from '../charts/autotune-marks';
+import { S } from '../i18n/strings';
 
 export function ConfigDrawer(props: { m: ModelLive }) {
   const { m } = props;

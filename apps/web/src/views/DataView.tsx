@@ -1,6 +1,6 @@
 import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels } from '../store/select';
-import { ChartCard } from './ChartCard';
+import { ChartCard } from '../charts/ChartCard';
 import { drawDataFlow } from './data-flow-draw';
 import { drawnLabels, type DrawnLabel } from './data-flow-shared';
 
@@ -12,11 +12,11 @@ declare global {
 }
 exposeForTests('__inferscopeLabels', () => drawnLabels.slice());
 import { animUs, dataNowUs } from '../live/clock';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { TRIGGER_COLOUR } from '../charts/theme';
 import { pipelineOf } from '../store/pipeline';
 import { ProtocolLine } from './ProtocolCard';
-import { exposeForTests } from '../test-hooks';
+import { exposeForTests } from '../platform/test-hooks';
 
 /** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
 export function DataView() {

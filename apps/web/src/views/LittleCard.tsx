@@ -4,7 +4,7 @@ import { appStore, live } from '../store/app-store';
 import { statsKey } from '../store/select';
 import { combine, littlesLaw } from '../charts/scales';
 import { formatRate, formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 export function LittleCard() {
   const [text, setText] = useState<{ line: string; ratio: number } | null>(null);

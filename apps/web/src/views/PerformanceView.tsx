@@ -8,7 +8,7 @@
 import { appStore, live, useApp } from '../store/app-store';
 import { SweepPanel } from '../sweep/SweepPanel';
 import { statsKey } from '../store/select';
-import { ChartCard } from './ChartCard';
+import { ChartCard } from '../charts/ChartCard';
 import { chartTheme, modelColour } from '../charts/theme';
 import { groupByConfig, mergeHistograms, aggregatesFor, niceMax, timeDomain } from '../charts/scales';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
@@ -16,7 +16,7 @@ import { drawMarkers } from '../charts/time-chart';
 import { chartMarkers, drawAvgBatch, drawCpu, drawFailures, drawLatency, drawPending, drawQueueCompute, drawThroughput } from './perf-time-charts';
 import { formatBytes, formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { LittleCard } from './LittleCard';
 import { ProtocolCard } from './ProtocolCard';
 

@@ -10,7 +10,7 @@ import { appStore, live } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
 import { formatRate } from '../charts/format';
 import { useLiveText } from '../charts/use-live-text';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 
 type Row = { key: string; label: string; arrivals: ModelAggregate['arrivals'] };
 

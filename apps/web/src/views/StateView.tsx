@@ -5,13 +5,13 @@
 import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
-import { ChartCard } from './ChartCard';
+import { ChartCard } from '../charts/ChartCard';
 import { chartTheme, modelColour, priorityColour, TRIGGER_COLOUR } from '../charts/theme';
 import { niceMax, timeDomain } from '../charts/scales';
 import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
 import { formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { ChangeLog } from './ChangeLog';
 import { useLiveText } from '../charts/use-live-text';
 

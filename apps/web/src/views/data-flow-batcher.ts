@@ -11,7 +11,7 @@ import { TRIGGER_COLOUR, textPx } from '../charts/theme';
 import { withAlpha } from '../charts/draw';
 import { formatUs } from '../charts/format';
 import { batchingOf } from '../store/config-paths';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { gauge, roundRect, text, type RowCtx } from './data-flow-shared';
 
 /** What the trigger label shows and since when: a new reason replaces it only after it was readable. */

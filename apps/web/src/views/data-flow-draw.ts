@@ -10,7 +10,7 @@ import type { LiveModel } from '../store/live-model';
 import type { ModelLive, RequestLive } from '../store/live-types';
 import { chartTheme, priorityColour, textPx } from '../charts/theme';
 import { withAlpha } from '../charts/draw';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { formatRate } from '../charts/format';
 import { drawBatcher, drawWaitingBatches } from './data-flow-batcher';
 import { drawInstances } from './data-flow-instances';

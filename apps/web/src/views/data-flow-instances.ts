@@ -7,7 +7,7 @@
 import { withAlpha } from '../charts/draw';
 import { modelColour, textPx } from '../charts/theme';
 import { formatUs } from '../charts/format';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { ease, gauge, lerp, roundRect, text, type RowCtx } from './data-flow-shared';
 
 export interface CardAt {

@@ -9,7 +9,7 @@
 import { composingModel, type Pipeline } from '../store/pipeline';
 import type { RequestLive } from '../store/live-types';
 import { withAlpha } from '../charts/draw';
-import { S } from '../strings';
+import { S } from '../i18n/strings';
 import { dot, ease, lerp, roundRect, text, type RowCtx } from './data-flow-shared';
 
 interface Box { x: number; y: number; w: number; h: number }

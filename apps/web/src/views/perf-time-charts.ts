@@ -15,8 +15,8 @@ import { drawTimeChart, type ChartInfo, type LineSpec, type Marker } from '../ch
 import type { DrawOptions } from '../charts/use-canvas';
 import { formatRate, formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
-import { S } from '../strings';
-import { autotuneTip, targetGuides } from './autotune-marks';
+import { S } from '../i18n/strings';
+import { autotuneTip, targetGuides } from '../charts/autotune-marks';
 
 interface Window {
   stats: StatsMessage[];

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
-import { markerTipAt, useCanvas, type DrawFn } from '../charts/use-canvas';
-import { S } from '../strings';
+import { markerTipAt, useCanvas, type DrawFn } from './use-canvas';
+import { S } from '../i18n/strings';
 
 /** A titled panel holding one canvas chart; `logToggle` adds a button that switches its y axis to log. */
 export function ChartCard(props: { title: string; draw: DrawFn; height?: number; animate?: boolean; testId?: string; logToggle?: boolean; rev?: () => number; children?: ReactNode }) {

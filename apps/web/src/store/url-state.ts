@@ -6,7 +6,7 @@
  * the default instead of breaking the page, because people paste and edit these links by hand.
  */
 import { LIVE_LIMITS, withinLimit } from '@inferscope/core/live-config';
-import { LANGUAGES, type Lang } from './strings';
+import { LANGUAGES, type Lang } from '../i18n/strings';
 
 export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;
 export type ViewName = (typeof VIEWS)[number];

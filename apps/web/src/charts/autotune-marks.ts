@@ -6,10 +6,10 @@
 import type { AutotuneChangeReason } from '@inferscope/core';
 import type { AutotuneReport } from '@inferscope/core/autotune';
 import { live } from '../store/app-store';
-import type { Guide } from '../charts/time-chart';
+import type { Guide } from './time-chart';
 import type { ModelLive } from '../store/live-types';
-import { formatUs } from '../charts/format';
-import { S } from '../strings';
+import { formatUs } from './format';
+import { S } from '../i18n/strings';
 
 /** A decision's reason as one line of hover text. A prediction beyond the queue model says why, never a number. */
 export function autotuneTip(r: AutotuneChangeReason): string {

@@ -1,11 +1,11 @@
 /**
  * The UI's text in the current language: `S` always reads the language chosen by `?lang=zh` or the
- * header's switch. The tables are i18n/en.ts (the keys) and i18n/zh.ts. Import it as `import { S } from '../strings'`.
+ * header's switch. The tables are en.ts (the keys) and zh.ts beside it. Import it as `import { S } from '../i18n/strings'`.
  */
-import { en, type Strings } from './i18n/en';
-import { zh } from './i18n/zh';
+import { en, type Strings } from './en';
+import { zh } from './zh';
 
-export type { Strings } from './i18n/en';
+export type { Strings } from './en';
 
 export const LANGUAGES = ['en', 'zh'] as const;
 export type Lang = (typeof LANGUAGES)[number];
