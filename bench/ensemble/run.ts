@@ -13,9 +13,9 @@ import { startTestServer } from '../../test/support/server.ts';
 import { ensembleRepository } from '../../test/ensemble/fixtures.ts';
 import { inProcessClosedLoop, type LoadResult } from '../serve/load';
 import { arg } from '../args';
-import { encodeBinaryData } from '../../apps/server/src/kserve/binary-data';
-import { modelSpecFor } from '../../apps/server/src/kserve/model-spec';
-import { toSchedulerRequest, validateInferRequest } from '../../apps/server/src/kserve/validate-request';
+import { encodeBinaryData } from '../../apps/server/src/infer/binary-data';
+import { modelSpecFor } from '../../apps/server/src/infer/model-spec';
+import { toSchedulerRequest, validateInferRequest } from '../../apps/server/src/infer/validate-request';
 import { median } from '../median';
 
 const durationMs = Number(arg('--ms', '2000'));

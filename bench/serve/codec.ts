@@ -6,9 +6,9 @@
  *   node --import tsx bench/serve/codec.ts [--n 200000]
  */
 import { parseInferRequest } from '../../apps/server/src/kserve/parse-request';
-import { validateInferRequest } from '../../apps/server/src/kserve/validate-request';
+import { validateInferRequest } from '../../apps/server/src/infer/validate-request';
 import { encodeInferResponse } from '../../apps/server/src/kserve/encode-response';
-import { modelSpecFor } from '../../apps/server/src/kserve/model-spec';
+import { modelSpecFor } from '../../apps/server/src/infer/model-spec';
 import type { ModelConfig } from '@inferscope/core/config';
 import { binaryRequest } from '../../test/kserve/wire';
 import { benchInput } from './bench-models';

@@ -1,5 +1,5 @@
 // onnxruntime's gather transfers its feeds to the worker thread (detaching them here). Request tensors
-// are views on the request body (kserve/binary-data.ts), so the feeds must never share a buffer with a
+// are views on the request body (infer/binary-data.ts), so the feeds must never share a buffer with a
 // request: batched (concatenated) and unbatched (one request, copied) alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

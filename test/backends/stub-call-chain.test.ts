@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerRequest } from '@inferscope/core';
 import { StubRuns } from '../../apps/server/src/backends/stub/decoupled-runs.ts';
-import type { StreamingPayload } from '../../apps/server/src/kserve/response-stream.ts';
-import type { CallChain } from '../../apps/server/src/models/call-chain.ts';
+import type { StreamingPayload } from '../../apps/server/src/infer/response-stream.ts';
+import type { CallChain } from '../../apps/server/src/infer/call-chain.ts';
 
 const runs = (decoupled: boolean) => new StubRuns({
   model: 'm', version: '1', instance: 'm_0_0', config: { name: 'm' }, decoupled, finalTimeoutMs: 60_000, sendStallMs: 60_000, log: () => undefined, tell: () => undefined,

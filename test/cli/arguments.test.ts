@@ -1,10 +1,10 @@
-// Every `inferscope` command reads its arguments the same way (cli/args.ts): an unknown option, a value
+// Every `inferscope` command reads its arguments the same way (args/args.ts): an unknown option, a value
 // option without its value and a once-only option given twice are refused with exit status 2 and the same
 // words, before anything starts. The commands are the ones main.ts discovers, so a new command is covered.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCommands } from '../../apps/server/src/cli/main.ts';
-import { numberArg, parseArgs } from '../../apps/server/src/cli/args.ts';
+import { numberArg, parseArgs } from '../../apps/server/src/args/args.ts';
 import type { Command } from '../../apps/server/src/cli/command.ts';
 
 async function runQuietly(command: Command, argv: string[]): Promise<{ status: number; stderr: string }> {

@@ -9,7 +9,7 @@ import { Metadata, ServerCredentials, status, type Server, type ServerUnaryCall,
 import { newGrpcServer } from '../../apps/server/src/grpc/server';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
 import { answerUnaryDirectly, grpcFrame } from '../../apps/server/src/grpc/direct-unary';
-import { InflightBytes } from '../../apps/server/src/http/inflight-bytes';
+import { InflightBytes } from '../../apps/server/src/infer/inflight-bytes';
 import { MessageStallWatch } from '../../apps/server/src/grpc/message-stall';
 import { grpcClient, type TestGrpcClient } from './client';
 

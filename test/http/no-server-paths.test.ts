@@ -11,7 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type InferScopeApp } from '../../apps/server/src/app.ts';
 import { fakeRuntime, makeRepository, cfg } from '../repository/fakes.ts';
-import { redactPaths, registerServerPath } from '../../apps/server/src/http/redact-paths.ts';
+import { redactPaths, registerServerPath } from '../../apps/server/src/infer/redact-paths.ts';
 
 const MODEL = cfg({
   platform: 'onnxruntime_onnx', max_batch_size: 8,

@@ -22,7 +22,7 @@ test('serve flags: defaults, lists, =value form, memory budget, token from the e
   assert.deepEqual(e.memoryBudget, { cpu: 512 * 1024 * 1024 });
   assert.equal(e.controlToken, 'tok');
   assert.equal(parseServeArgs(['--model-repository', 'r', '--control-token', 'flag'], { INFERSCOPE_CONTROL_TOKEN: 'env' }).controlToken, 'flag');
-  // connection limits (http/connection-timeouts.ts): defaults, and fractions of a second for tests
+  // connection limits (net/connection-timeouts.ts): defaults, and fractions of a second for tests
   assert.equal(o.handshakeTimeoutSecs, 10);
   assert.equal(o.idleTimeoutSecs, 120);
   const t = parseServeArgs(['--model-repository', 'r', '--handshake-timeout-secs', '0.2', '--idle-timeout-secs=30'], {});

@@ -11,8 +11,8 @@ import { VirtualClock } from '@inferscope/core/clock';
 import { ModelScheduler } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { registerInferRoutes } from '../../apps/server/src/http/kserve-routes';
-import type { InferModelSource } from '../../apps/server/src/kserve/resolve-model';
-import { enqueueCancellable } from '../../apps/server/src/models/cancellable';
+import type { InferModelSource } from '../../apps/server/src/infer/resolve-model';
+import { enqueueCancellable } from '../../apps/server/src/infer/cancellable';
 import { ManualExecutor } from '../scheduler/helpers';
 
 const CONFIG: ModelConfig = {

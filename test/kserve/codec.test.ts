@@ -4,13 +4,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KServeDatatype, Tensor } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import { buildModelSpec } from '../../apps/server/src/kserve/model-spec';
+import { buildModelSpec } from '../../apps/server/src/infer/model-spec';
 import { parseHeaderLength, parseInferRequest } from '../../apps/server/src/kserve/parse-request';
-import { toSchedulerRequest, validateInferRequest } from '../../apps/server/src/kserve/validate-request';
+import { toSchedulerRequest, validateInferRequest } from '../../apps/server/src/infer/validate-request';
 import { encodeInferResponse } from '../../apps/server/src/kserve/encode-response';
-import { selectOutputs } from '../../apps/server/src/kserve/infer-service';
-import { classify } from '../../apps/server/src/kserve/classification';
-import { floatToHalf, halfToFloat } from '../../apps/server/src/kserve/datatypes';
+import { selectOutputs } from '../../apps/server/src/infer/run-inference';
+import { classify } from '../../apps/server/src/infer/classification';
+import { floatToHalf, halfToFloat } from '../../apps/server/src/infer/datatypes';
 import { binaryRequest, jsonRequest, jsonValues, parseResponse } from './wire';
 
 const enc = new TextEncoder();

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { SchedulerEvent } from '@inferscope/core';
-import { ProtocolTaggingBus } from '../../apps/server/src/kserve/protocol-bus';
+import { ProtocolTaggingBus } from '../../apps/server/src/infer/protocol-bus';
 
 const base = { t: 1, model: 'm', version: '1' };
 

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { SchedulerError, type InferPayload, type InferResult, type SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
 import { registerInferRoutes } from '../../apps/server/src/http/kserve-routes';
-import type { InferModelSource, ServedModelView } from '../../apps/server/src/kserve/resolve-model';
+import type { InferModelSource, ServedModelView } from '../../apps/server/src/infer/resolve-model';
 import { binaryRequest, jsonRequest, parseResponse } from './wire';
 
 const CONFIG: ModelConfig = {

@@ -7,7 +7,7 @@ import { connectSocket } from '../support/socket.ts';
 import { errors, EventBus } from '@inferscope/core';
 import type { ConfigChange, DynamicBatchingPatch, ModelAggregate, ModelSnapshot } from '@inferscope/core';
 import { attachLiveGateway, type LiveGateway } from '../../apps/server/src/live/gateway.ts';
-import type { ControlTarget, LiveGatewayDeps } from '../../apps/server/src/live/types.ts';
+import type { ControlTarget, LiveGatewayDeps } from '../../apps/server/src/control/types.ts';
 
 export class FakeManager implements ControlTarget {
   delay = 1000;

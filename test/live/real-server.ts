@@ -6,7 +6,7 @@ import type { Socket } from 'socket.io-client';
 import { connectSocket } from '../support/socket.ts';
 import type { SchedulerEvent } from '@inferscope/core';
 import type { InferScopeApp } from '../../apps/server/src/app.ts';
-import type { LiveParts } from '../../apps/server/src/live/register.ts';
+import type { LiveParts } from '../../apps/server/src/register-live.ts';
 import { startTestServer, tempRepository } from '../support/server.ts';
 
 export interface RealServer extends LiveParts {

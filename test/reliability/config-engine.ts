@@ -40,7 +40,7 @@ export async function loadedWithDelay(repo: string, delayUs: number) {
  * attacker's swap), then saves.
  */
 export async function saveDelay(repo: string, delayUs: number, beforeSave: () => Promise<void> = async () => {}) {
-  const { saveModelConfig } = await import('../../apps/server/src/config-writeback/save-config.ts');
+  const { saveModelConfig } = await import('../../apps/server/src/models/config-writeback/save-config.ts');
   const { entry, slot } = await loadedWithDelay(repo, delayUs);
   await beforeSave();
   return saveModelConfig(entry, slot, realConfigEngine, false);

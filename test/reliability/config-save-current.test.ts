@@ -13,7 +13,7 @@ import { appendFile, cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseModelConfig } from '@inferscope/core/config';
-import { saveModelConfig } from '../../apps/server/src/config-writeback/save-config.ts';
+import { saveModelConfig } from '../../apps/server/src/models/config-writeback/save-config.ts';
 import { loadedWithDelay, realConfigEngine } from './config-engine.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

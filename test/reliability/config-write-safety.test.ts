@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { appendFile, chmod, cp, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { tempNameFor } from '../../apps/server/src/config-writeback/atomic-file.ts';
+import { tempNameFor } from '../../apps/server/src/models/config-writeback/atomic-file.ts';
 import { saveDelay } from './config-engine.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

@@ -79,7 +79,7 @@ test('SIGKILL during repeated saves never leaves a broken config.pbtxt', { timeo
 });
 
 test('a completed save keeps the previous file as .bak and writes text that parses back to the live config', async () => {
-  const { saveModelConfig } = await import('../../apps/server/src/config-writeback/save-config.ts');
+  const { saveModelConfig } = await import('../../apps/server/src/models/config-writeback/save-config.ts');
   const { realConfigEngine } = await import('./config-engine.ts');
   const repo = await mkdtemp(join(tmpdir(), 'is-writeback-'));
   const modelDir = join(repo, 'cnn_classifier');

@@ -13,7 +13,7 @@ import { startTestServer } from '../support/server.ts';
 import { MiB } from './harness.ts';
 import { NO_NUMPY } from '../backends/stub-fixtures.ts';
 import { generateResponse } from '../../apps/server/src/kserve/generate.ts';
-import { encodeJsonData } from '../../apps/server/src/kserve/json-data.ts';
+import { encodeJsonData } from '../../apps/server/src/infer/json-data.ts';
 
 const json = (payload: string | Buffer) => ({ method: 'POST' as const, headers: { 'content-type': 'application/json' }, payload });
 const tokenIds = (n: number) => `[${new Array(n).fill('0').join(',')}]`;

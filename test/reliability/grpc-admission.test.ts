@@ -19,7 +19,7 @@ import { grpcClient } from '../grpc/client.ts';
 import { MiB } from './harness.ts';
 import { postHead, rawRequest } from './raw-http.ts';
 import { blobRequest, writeBlobModel } from './python-fixtures.ts';
-import { BINARY_COST_FACTOR } from '../../apps/server/src/http/inflight-bytes.ts';
+import { BINARY_COST_FACTOR } from '../../apps/server/src/infer/inflight-bytes.ts';
 import { NO_NUMPY } from '../backends/stub-fixtures.ts';
 
 const LIMIT = 20 * MiB;

@@ -20,7 +20,7 @@ import { io } from 'socket.io-client';
 import { connectLive } from './live-client.ts';
 import { inferenceServiceDefinition } from '../../apps/server/src/grpc/proto';
 import { grpcFrame } from '../../apps/server/src/grpc/direct-unary';
-import { BINARY_COST_FACTOR } from '../../apps/server/src/http/inflight-bytes';
+import { BINARY_COST_FACTOR } from '../../apps/server/src/infer/inflight-bytes';
 import { MiB } from './harness.ts';
 import { postHead, rawRequest } from './raw-http.ts';
 

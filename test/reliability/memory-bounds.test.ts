@@ -16,7 +16,7 @@ import { waitFor } from '../support/wait.ts';
 import { MiB, tempRepository } from './harness.ts';
 import { postHead, rawRequest } from './raw-http.ts';
 import { validMlpRequest } from './corpus.ts';
-import { JSON_COST_FACTOR } from '../../apps/server/src/http/inflight-bytes.ts';
+import { JSON_COST_FACTOR } from '../../apps/server/src/infer/inflight-bytes.ts';
 
 const INFER = '/v2/models/mlp_classifier/infer';
 

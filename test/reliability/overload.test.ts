@@ -13,7 +13,8 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SchedulerEvent, Tensor } from '@inferscope/core';
 import { requestMemoryCost } from '../../apps/server/src/memory/request-cost.ts';
-import { defaultInflightLimit, requestCharge } from '../../apps/server/src/http/inflight-bytes.ts';
+import { defaultInflightLimit } from '../../apps/server/src/infer/inflight-bytes.ts';
+import { requestCharge } from '../../apps/server/src/http/inflight-hooks.ts';
 import { DEFAULT_INFER_BODY_LIMIT } from '../../apps/server/src/http/kserve-routes.ts';
 import { threadId } from 'node:worker_threads';
 import { test, before, after } from 'node:test';

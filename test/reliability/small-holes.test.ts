@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, ROOT, MiB, type Running } from './harness.ts';
 import { validateScenario } from '@inferscope/core/load';
-import { validateControlMessage } from '../../apps/server/src/live/control-validation.ts';
-import { depthExceeds, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS } from '../../apps/server/src/http/json-guard.ts';
+import { validateControlMessage } from '../../apps/server/src/control/validation.ts';
+import { depthExceeds, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS } from '../../apps/server/src/infer/json-guard.ts';
 import { connectLive, control } from './live-client.ts';
 
 let server: Running;

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import type { ConfigChange, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { PatchResult } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config/types.ts';
-import type { ModelRuntime, SchedulerLike, SchedulerFactoryOptions, ConfigProblem } from '../../apps/server/src/models/runtime.ts';
+import type { Scheduler } from '@inferscope/core/scheduler';
+import type { ModelRuntime, SchedulerFactoryOptions, ConfigProblem } from '../../apps/server/src/models/runtime.ts';
 
-export class FakeScheduler implements SchedulerLike {
+export class FakeScheduler implements Scheduler {
   inflight = 0;
   stopped = false;
   /** the change list of every live change that reached the scheduler */

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_REPO, ROOT, startTestServer } from '../support/server';
-import { processAlive as pidAlive } from '../../apps/server/src/process-alive';
+import { processAlive as pidAlive } from '../../apps/server/src/child-process/process-alive';
 
 let scratch: string;
 before(async () => {

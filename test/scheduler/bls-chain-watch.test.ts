@@ -1,13 +1,13 @@
 /**
  * A BLS request already queued when its target's instances change (issue 56), on the VirtualClock with
- * core's scheduler: the deadlock check of models/call-chain.ts is made again when an instance drains, so
+ * core's scheduler: the deadlock check of infer/call-chain.ts is made again when an instance drains, so
  * a request that could now only run on an instance its own call chain holds is taken out at once with the
  * deadlock error, and one that still has a free instance waits and runs.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { enqueueCancellable } from '../../apps/server/src/models/cancellable.ts';
-import { watchChain, type ChainLink } from '../../apps/server/src/models/call-chain.ts';
+import { enqueueCancellable } from '../../apps/server/src/infer/cancellable.ts';
+import { watchChain, type ChainLink } from '../../apps/server/src/infer/call-chain.ts';
 import { Harness } from './helpers.ts';
 
 const flush = () => new Promise((resolve) => setImmediate(resolve));

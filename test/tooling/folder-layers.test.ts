@@ -10,7 +10,7 @@ import { folderGraph, layerViolations, type AppLayers } from './folder-layers.ts
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 // One entry per app: its layer file (each exports `layers: AppLayers`).
-const LAYER_FILES = ['./web-layers.ts'];
+const LAYER_FILES = ['./server-layers.ts', './web-layers.ts'];
 
 const apps: AppLayers[] = await Promise.all(LAYER_FILES.map(async (f) => ((await import(f)) as { layers: AppLayers }).layers));
 

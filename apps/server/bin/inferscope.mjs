@@ -17,7 +17,7 @@ if (process.execArgv.some((a) => a.includes('tsx'))) {
   const child = spawn(process.execPath, ['--import', new URL('file://' + tsxLoader).href, cli, ...process.argv.slice(2)], {
     stdio: 'inherit',
     // The server watches this pid and shuts down if the launcher dies without forwarding a signal
-    // (SIGKILL), so it never lingers holding the port (apps/server/src/cli/parent-watch.ts).
+    // (SIGKILL), so it never lingers holding the port (apps/server/src/child-process/parent-watch.ts).
     env: { ...process.env, INFERSCOPE_PARENT_PID: String(process.pid) },
   });
   const forward = (sig) => () => child.kill(sig);

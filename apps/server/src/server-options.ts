@@ -2,9 +2,10 @@
  * Options of the server (`inferscope serve` flags and buildApp's input), parsed and validated in one
  * place. Every refusal is an OptionsError whose message names the flag and what was wrong with it.
  */
-import { parseArgs } from './cli/args';
+import { parseArgs } from './args/args';
+import { DEFAULT_TIMEOUT_SECS } from './net/connection-timeouts';
 import { parseBytes, parseMemoryBudget } from './memory/ledger';
-import { defaultInflightLimit } from './http/inflight-bytes';
+import { defaultInflightLimit } from './infer/inflight-bytes';
 import { resolveControlToken } from './control/security';
 import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
@@ -39,7 +40,7 @@ export interface ServerOptions {
   bodyLimit: number;
   /** largest inference request body (Triton's --http-max-input-size) */
   inferBodyLimit: number;
-  /** bytes of inference requests in flight at once, bodies and decoded tensors (http/inflight-bytes.ts) */
+  /** bytes of inference requests in flight at once, bodies and decoded tensors (infer/inflight-bytes.ts) */
   maxInflightBytes: number;
   /** built dashboard folder (default apps/web/dist) */
   webDist?: string;
@@ -71,7 +72,7 @@ export interface ServerOptions {
   exitTimeoutSecs: number;
   /**
    * Seconds a new connection has to send its first request head (HTTP, metrics, Socket.IO) or finish its
-   * HTTP/2 handshake (gRPC) before it is closed (http/connection-timeouts.ts)
+   * HTTP/2 handshake (gRPC) before it is closed (net/connection-timeouts.ts)
    */
   handshakeTimeoutSecs: number;
   /**
@@ -99,8 +100,8 @@ export const DEFAULTS = {
   inferBodyLimit: 64 * 1024 * 1024,
   recordingsDir: 'recordings',
   exitTimeoutSecs: 30,
-  handshakeTimeoutSecs: 10,
-  idleTimeoutSecs: 120,
+  handshakeTimeoutSecs: DEFAULT_TIMEOUT_SECS.handshake,
+  idleTimeoutSecs: DEFAULT_TIMEOUT_SECS.idle,
 };
 
 function traceConfig(values: string[]): string[] {

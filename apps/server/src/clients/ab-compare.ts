@@ -10,7 +10,7 @@ import { RealClock, type Clock } from '@inferscope/core/clock';
 import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import { parseLivePath } from '@inferscope/core/live-config';
 import { EventFold } from '@inferscope/core/stats';
-import type { ControlTarget } from '../live/types';
+import type { ControlTarget } from '../control/types';
 import { runPlan, type LatencySummary } from '../loadgen/runner';
 import type { InferTarget } from '../loadgen/targets';
 import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from '@inferscope/core/load';

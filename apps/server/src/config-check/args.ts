@@ -1,6 +1,6 @@
 /** Options of `config check` and `config print` (--json, --gpus N / --gpus=N, paths), read by util.parseArgs. */
 import { hostGpuCount } from './gpu-count';
-import { parseArgs } from '../cli/args';
+import { parseArgs } from '../args/args';
 
 export interface ConfigArgs {
   json: boolean;

@@ -1,6 +1,6 @@
 /**
  * The scheduler of an ensemble model version: what the ModelManager holds in the slot where a backend
- * model holds core's ModelScheduler (same SchedulerLike seam, so the infer route, drain on unload and
+ * model holds core's ModelScheduler (same Scheduler seam, so the infer route, drain on unload and
  * the model list treat both alike). It has no queue and no instances of its own: each request runs its
  * steps through the composing models' schedulers (run-request.ts).
  *
@@ -16,8 +16,8 @@
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import { asInferError, InferError, errors, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import type { SchedulerLike, SchedulerView } from '../models/runtime';
-import type { ChainedPayload } from '../models/call-chain';
+import type { Scheduler, SchedulerView } from '@inferscope/core/scheduler';
+import type { ChainedPayload } from '../infer/call-chain';
 import { buildPlan, type EnsemblePlan, type StepPlan } from './plan';
 import { runEnsembleRequest, type StepHost, type StepListener } from './run-request';
 
@@ -56,7 +56,7 @@ class TrackedRequest implements StepListener {
   }
 }
 
-export class EnsembleScheduler implements SchedulerLike {
+export class EnsembleScheduler implements Scheduler {
   readonly plan: EnsemblePlan;
   private seq = 0;
   private stopped = false;
@@ -128,7 +128,7 @@ export class EnsembleScheduler implements SchedulerLike {
     if (--this.inflight === 0) this.drained?.();
   }
 
-  /** the callback form of enqueue (SchedulerLike), for requests that may be cancelled */
+  /** the callback form of enqueue (the Scheduler seam), for requests that may be cancelled */
   submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string {
     const withId = { ...req, id: req.id ?? this.o.idPrefix + ++this.seq };
     this.enqueue(withId).then((r) => settle(null, r), (e: Error) => settle(e));

@@ -9,12 +9,12 @@
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
 import { asInferError, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import { capMessage } from '../http/json-guard';
-import { encodeBinaryData } from '../kserve/binary-data';
-import { modelSpecFor } from '../kserve/model-spec';
-import type { ParsedRequest } from '../kserve/parse-request';
-import { toSchedulerRequest, validateInferRequest } from '../kserve/validate-request';
-import type { CallChain, ChainedPayload } from '../models/call-chain';
+import { capMessage } from '../infer/json-guard';
+import { encodeBinaryData } from '../infer/binary-data';
+import { modelSpecFor } from '../infer/model-spec';
+import type { ParsedRequest } from '../infer/parsed-request';
+import { toSchedulerRequest, validateInferRequest } from '../infer/validate-request';
+import type { CallChain, ChainedPayload } from '../infer/call-chain';
 import { prunedFor, type EnsemblePlan, type StepPlan } from './plan';
 
 /** What a running ensemble needs from the server: the composing models, through their own schedulers. */
@@ -154,7 +154,7 @@ class EnsembleRun {
 /**
  * The step's request: the ensemble tensors it reads, renamed to its inputs and checked against its config
  * by the KServe codec (datatype, shape, batch size, shape key), exactly as if a client had sent them.
- * Decoding does not copy aligned bytes (kserve/binary-data.ts): steps may share one tensor's buffer, read
+ * Decoding does not copy aligned bytes (infer/binary-data.ts): steps may share one tensor's buffer, read
  * only. No backend transfers or writes a request's buffers (onnxruntime's gather copies into its own
  * feeds: test/backends/ort-batch-io.test.ts), so one tensor can feed several steps.
  */

@@ -14,9 +14,9 @@ import { freePort } from './free-port';
 import { renderHaproxyConfig, replicaPrefix } from './haproxy-config';
 import { renderPrometheusConfig, renderPrometheusRules } from './prometheus-config';
 import { SupervisedProcess } from './supervised-process';
-import { PARENT_PID_ENV } from '../cli/parent-watch';
+import { PARENT_PID_ENV } from '../child-process/parent-watch';
 import { removeStaleFolders } from '../repository/private-folders';
-import { processAlive } from '../process-alive';
+import { processAlive } from '../child-process/process-alive';
 
 export interface FleetOptions {
   replicas: number;
@@ -94,7 +94,7 @@ export async function startFleet(o: FleetOptions): Promise<Fleet> {
   const replicas: Replica[] = [];
   const tsx = pathToFileURL(require.resolve('tsx')).href;
   // Every child dies with the supervisor, even a SIGKILLed one: replicas watch it themselves
-  // (cli/parent-watch.ts), HAProxy and Prometheus run under orphan-guard.ts, which does it for them.
+  // (child-process/parent-watch.ts), HAProxy and Prometheus run under orphan-guard.ts, which does it for them.
   const childEnv = { ...process.env, [PARENT_PID_ENV]: String(process.pid) };
   const guarded = (name: string, bin: string, args: string[]) =>
     new SupervisedProcess({ name, command: process.execPath, args: ['--import', tsx, GUARD, bin, ...args], env: childEnv, log });

@@ -6,13 +6,13 @@
  *   node --import tsx orphan-guard.ts <program> [args...]      (INFERSCOPE_PARENT_PID = the supervisor)
  *
  * The guard starts the program with its own stdio (the supervisor reads the program's lines as before),
- * forwards SIGTERM/SIGINT to it, watches the supervisor as the replicas do (cli/parent-watch.ts) and
+ * forwards SIGTERM/SIGINT to it, watches the supervisor as the replicas do (child-process/parent-watch.ts) and
  * stops the program when the supervisor is gone; it exits with the program's status. Its SIGKILL comes
  * before the supervisor's (10 s), so a program that ignores SIGTERM is not left behind by a killed guard.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { watchParent } from '../cli/parent-watch';
+import { watchParent } from '../child-process/parent-watch';
 
 export const GUARD_GRACE_MS = 5_000;
 

@@ -1,5 +1,5 @@
 /**
- * gRPC's share of --max-inflight-bytes (http/inflight-bytes.ts): the same InflightBytes object that
+ * gRPC's share of --max-inflight-bytes (infer/inflight-bytes.ts): the same InflightBytes object that
  * charges HTTP bodies charges every ModelInfer message (unary or on a stream) from the moment its handler
  * runs until it is answered, and refuses one past the limit with UNAVAILABLE (HTTP's 503: nothing was
  * queued, the client may retry).
@@ -10,7 +10,7 @@
  * messages are charged by grpc/stream-admission.ts from their prefixes the same way while grpc-js reads
  * them, and each decoded one is then charged here from what it holds (as HTTP charges Content-Length).
  */
-import { BINARY_COST_FACTOR, admit, overLimitMessage, type Held, type InflightBytes } from '../http/inflight-bytes';
+import { BINARY_COST_FACTOR, admit, overLimitMessage, type Held, type InflightBytes } from '../infer/inflight-bytes';
 import { InferError } from '@inferscope/core';
 import type { GrpcInferRequest } from './codec';
 

@@ -1,15 +1,16 @@
 /**
- * ModelInferRequest <-> the protocol-neutral request (kserve/parse-request's ParsedRequest) and
+ * ModelInferRequest <-> the protocol-neutral request (infer/parsed-request.ts) and
  * ModelInferResponse, following Triton's gRPC front end (infer_handler.cc): each input's data is either
  * its typed `contents` (the repeated field matching its datatype) or the entry of `raw_input_contents`
  * at its position, never both; outputs always leave as `raw_output_contents`, as Triton's do (tritonclient
  * reads them with as_numpy). Validation against the model is the shared validate-request step.
  */
 import type { KServeDatatype, Tensor } from '@inferscope/core';
-import { invalid } from '../kserve/errors';
-import { isKServeDatatype } from '../kserve/datatypes';
-import { applyRequestParameters, MAX_ELEMENTS, shmRef, type ParsedInput, type ParsedRequest, type ShmRef } from '../kserve/parse-request';
-import { encodeBinaryData } from '../kserve/binary-data';
+import { invalid } from '../infer/errors';
+import { isKServeDatatype } from '../infer/datatypes';
+import { applyRequestParameters, shmRef } from '../kserve/parse-request';
+import { MAX_ELEMENTS, type ParsedInput, type ParsedRequest, type ShmRef } from '../infer/parsed-request';
+import { encodeBinaryData } from '../infer/binary-data';
 
 type Param = { parameter_choice?: string } & Record<string, unknown>;
 type Params = Record<string, Param> | undefined;

@@ -37,7 +37,7 @@ import { Metadata, status as Status } from '@grpc/grpc-js';
 import { constants as h2, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { InferError } from '@inferscope/core';
 import { LONGEST_TIMER_MS, timerDelayMs } from '@inferscope/core/clock';
-import type { Held, InflightBytes } from '../http/inflight-bytes';
+import type { Held, InflightBytes } from '../infer/inflight-bytes';
 import { admitDeclaredMessage, type PrefixCharged } from './admission';
 import { http2ServersOf } from './http2-servers';
 import { admitStreamMessages } from './stream-admission';

@@ -11,7 +11,7 @@ import { grpcHandlers, type GrpcServiceDeps } from './service';
 import { guardControlMethods } from './control-methods';
 import { answerUnaryDirectly } from './direct-unary';
 import { MessageStallWatch } from './message-stall';
-import { guardHttp2, type ConnectionTimeouts } from '../http/connection-timeouts';
+import { guardHttp2, type ConnectionTimeouts } from '../net/connection-timeouts';
 
 export interface GrpcEndpoint {
   port: number;
@@ -28,7 +28,7 @@ export interface GrpcEndpointOptions {
   /** 0 = any free port */
   port: number;
   maxMessageBytes: number;
-  /** handshake and idle timeouts of its connections (http/connection-timeouts.ts) */
+  /** handshake and idle timeouts of its connections (net/connection-timeouts.ts) */
   timeouts: ConnectionTimeouts;
 }
 
@@ -91,13 +91,13 @@ export function disableNagle(server: Server): void {
 }
 
 /**
- * Handshake and idle timeouts on each of grpc-js's HTTP/2 servers (http/connection-timeouts.ts). Not
+ * Handshake and idle timeouts on each of grpc-js's HTTP/2 servers (net/connection-timeouts.ts). Not
  * grpc-js's grpc.max_connection_idle_ms: it counts only the streams grpc-js handles itself, so a session
  * busy with unary calls answered directly would count as idle. Without the private field (another grpc-js
  * version) the endpoint refuses to start rather than run without them.
  */
 function guardConnections(server: Server, timeouts: ConnectionTimeouts): void {
   const servers = http2ServersOf(server);
-  if (servers.length === 0) throw new Error('this grpc-js does not expose its HTTP/2 servers: cannot bound its connections (http/connection-timeouts.ts)');
+  if (servers.length === 0) throw new Error('this grpc-js does not expose its HTTP/2 servers: cannot bound its connections (net/connection-timeouts.ts)');
   for (const http2Server of servers) guardHttp2(http2Server, timeouts);
 }

@@ -5,7 +5,7 @@
  */
 import { status as Status, type ServiceError } from '@grpc/grpc-js';
 import type { ErrorCode } from '@inferscope/core';
-import { describeError } from '../http/errors';
+import { describeError } from '../infer/errors';
 
 const GRPC_STATUS: Record<ErrorCode, Status> = {
   UNKNOWN: Status.UNKNOWN,

@@ -18,7 +18,7 @@
  * resets the stream (grpc/message-stall.ts): its charge is not held for ever.
  */
 import { constants, type ServerHttp2Stream } from 'node:http2';
-import { BINARY_COST_FACTOR, type Held, type InflightBytes } from '../http/inflight-bytes';
+import { BINARY_COST_FACTOR, type Held, type InflightBytes } from '../infer/inflight-bytes';
 import { admitDeclaredMessage } from './admission';
 import { InferError } from '@inferscope/core';
 import type { MessageStallWatch, Stallable } from './message-stall';

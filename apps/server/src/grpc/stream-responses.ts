@@ -7,7 +7,7 @@
  * `triton_final_response`. Without it, an empty final response is not sent.
  */
 import { ENABLE_EMPTY_FINAL, grpcInferResponse, type GrpcInferRequest } from './codec';
-import type { StreamedResponse } from '../kserve/stream-inference';
+import type { StreamedResponse } from '../infer/stream-inference';
 
 export const FINAL_RESPONSE = 'triton_final_response';
 

@@ -14,7 +14,7 @@ import { BatchLog, CalibrationError, type Calibration } from '@inferscope/core/s
 import type { ModelManager } from '../models/model-manager';
 import { modelParams } from './models';
 import { errors, InferError } from '@inferscope/core';
-import { resolveModel, type ServedModelView } from '../kserve/resolve-model';
+import { resolveModel, type ServedModelView } from '../infer/resolve-model';
 import { calibrationHost } from '../calibration/host';
 
 type Params = { model: string; version?: string };

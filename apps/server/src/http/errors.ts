@@ -5,8 +5,9 @@
  * gRPC alike. The body is always Triton's `{"error": "..."}`.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { asInferError, errors, InferError, type ErrorCode } from '@inferscope/core';
-import { publicMessage } from './redact-paths';
+import { errors, type InferError } from '@inferscope/core';
+import { publicMessage } from '../infer/redact-paths';
+import { asRequestError } from '../infer/errors';
 
 /** Every error body of the non-inference routes leaves here, its message public (no server path, capped). */
 export function sendHttpError(reply: FastifyReply, err: InferError): FastifyReply {
@@ -14,13 +15,10 @@ export function sendHttpError(reply: FastifyReply, err: InferError): FastifyRepl
 }
 
 /**
- * Anything thrown, as an InferError: ours as they are (body-reader.ts words a body over the limit);
- * fastify's content-parser errors in our words (a media type no parser takes, JSON that does not parse); any other error
- * fastify raised for the request is the client's (INVALID_ARG) when fastify gave it a 4xx status;
- * everything else is INTERNAL.
+ * Anything a route throws, as an InferError: fastify's content-parser errors in our words (a media type no
+ * parser takes, an empty or unparsable JSON body), then as every protocol puts errors (infer/errors.ts).
  */
 export function toInferError(err: unknown): InferError {
-  if (err instanceof InferError) return err;
   const e = err as Partial<FastifyError> | null;
   switch (e?.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -29,18 +27,7 @@ export function toInferError(err: unknown): InferError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.INVALID_JSON(String(e.message));
   }
-  if (e instanceof SyntaxError) return errors.INVALID_JSON(e.message);
-  if (typeof e?.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return errors.INVALID(String(e.message));
-  return asInferError(err);
-}
-
-/**
- * Code, HTTP status and public message (no server path, capped: it may quote what the client sent; never
- * a stack) of anything thrown: what every protocol sends.
- */
-export function describeError(err: unknown): { code: ErrorCode; status: number; message: string } {
-  const e = toInferError(err);
-  return { code: e.code, status: e.httpStatus, message: publicMessage(e.message) };
+  return asRequestError(err);
 }
 
 /** The KServe v2 / Triton paths this server answers (whatever the method); a version is digits, as in Triton. */

@@ -14,14 +14,15 @@
  * the server buffering every event.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError } from './errors';
+import { describeError } from '../infer/errors';
 import { HttpInferCall, type HttpRequest } from './http-infer-call';
-import { CHARGED_IN_SCOPE, type Held } from './inflight-bytes';
+import type { Held } from '../infer/inflight-bytes';
+import { CHARGED_IN_SCOPE } from './inflight-hooks';
 import { generateResponse, parseGenerateRequest } from '../kserve/generate';
-import type { InferServiceDeps } from '../kserve/infer-service';
-import type { ModelSpec } from '../kserve/model-spec';
+import type { InferServiceDeps } from '../infer/run-inference';
+import type { ModelSpec } from '../infer/model-spec';
 import { parseJsonBody } from '../kserve/parse-request';
-import { streamInference, type StreamedResponse } from '../kserve/stream-inference';
+import { streamInference, type StreamedResponse } from '../infer/stream-inference';
 
 export interface GenerateScope {
   deps: InferServiceDeps;

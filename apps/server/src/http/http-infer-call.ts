@@ -10,11 +10,12 @@ import { promisify } from 'node:util';
 import { gunzip, inflate, type ZlibOptions } from 'node:zlib';
 import type { FastifyRequest } from 'fastify';
 import { errors, InferError } from '@inferscope/core';
-import { costFactor, overLimitMessage, type Held } from './inflight-bytes';
-import type { InferCall } from '../kserve/infer-service';
-import type { ModelSpec } from '../kserve/model-spec';
-import type { ParsedRequest } from '../kserve/parse-request';
-import type { CancelSignal } from '../models/cancellable';
+import { overLimitMessage, type Held } from '../infer/inflight-bytes';
+import { costFactor } from './inflight-hooks';
+import type { InferCall } from '../infer/run-inference';
+import type { ModelSpec } from '../infer/model-spec';
+import type { ParsedRequest } from '../infer/parsed-request';
+import type { CancelSignal } from '../infer/cancellable';
 
 // zlib's callback forms run on libuv's thread pool: a 64 MiB body is decompressed off the event loop
 // that runs the scheduler, in chunks, with the same maxOutputLength limit as the sync forms.

@@ -14,15 +14,16 @@ const gzipAsync = promisify<Buffer | string, ZlibOptions, Buffer>(gzip);
 const deflateAsync = promisify<Buffer | string, ZlibOptions, Buffer>(deflate);
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventBus } from '@inferscope/core';
-import { describeError } from './errors';
+import { describeError } from '../infer/errors';
 import { readBody } from './body-reader';
 import { registerGenerateRoutes } from './generate-routes';
 import { HttpInferCall, UnsupportedEncoding } from './http-infer-call';
 import { parseHeaderLength, parseInferRequest } from '../kserve/parse-request';
-import type { InferModelSource } from '../kserve/resolve-model';
+import type { InferModelSource } from '../infer/resolve-model';
 import { encodeInferResponse } from '../kserve/encode-response';
-import { runInference, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../kserve/infer-service';
-import { CHARGED_IN_SCOPE, InflightBytes, defaultInflightLimit, installInflightBytes, type Held } from './inflight-bytes';
+import { runInference, type InferOutcome, type InferServiceDeps, type SharedMemoryAccess } from '../infer/run-inference';
+import { InflightBytes, defaultInflightLimit, type Held } from '../infer/inflight-bytes';
+import { CHARGED_IN_SCOPE, installInflightBytes } from './inflight-hooks';
 
 export interface InferRoutesOptions {
   /** largest accepted request body in bytes (Triton's --http-max-input-size); default 64 MiB */
@@ -42,7 +43,7 @@ export interface InferRoutesOptions {
    * always asks, and squeezing a 200-byte answer only costs CPU. Default 32 KiB.
    */
   compressMinBytes?: number;
-  /** bytes of requests in flight at once (http/inflight-bytes.ts); default min(1 GiB, memory / 4) */
+  /** bytes of requests in flight at once (infer/inflight-bytes.ts); default min(1 GiB, memory / 4) */
   inflight?: InflightBytes;
 }
 

@@ -5,10 +5,11 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { checkModelName, parseRequestedVersion } from '@inferscope/core/repository';
-import { modelConfigToJson, tritonToKServeDatatype, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config';
+import { modelConfigToJson } from '@inferscope/core/config';
+import { modelMetadata } from '../kserve/model-metadata';
 import type { ModelManager } from '../models/model-manager';
 import { errors } from '@inferscope/core';
-import { resolveModel } from '../kserve/resolve-model';
+import { resolveModel } from '../infer/resolve-model';
 
 type Params = { model: string; version?: string };
 
@@ -20,27 +21,6 @@ export function modelParams(req: FastifyRequest<{ Params: Params }>): { model: s
   const v = parseRequestedVersion(version);
   if (v.error) throw errors.INVALID_VERSION(v.error);
   return { model, version: v.version };
-}
-
-function tensorMetadata(t: ModelInput | ModelOutput, batching: boolean) {
-  // Metadata shows the shape the client sends: the config dims (not the reshape), -1 in front for batching.
-  const dims = t.dims ?? [];
-  return {
-    name: t.name ?? '',
-    datatype: tritonToKServeDatatype(t.data_type ?? 'TYPE_INVALID') ?? 'INVALID',
-    shape: batching ? [-1, ...dims] : [...dims],
-  };
-}
-
-export function modelMetadata(name: string, versions: string[], config: ModelConfig) {
-  const batching = (config.max_batch_size ?? 0) > 0;
-  return {
-    name,
-    versions,
-    platform: config.platform ?? config.backend ?? '',
-    inputs: (config.input ?? []).map((t) => tensorMetadata(t, batching)),
-    outputs: (config.output ?? []).map((t) => tensorMetadata(t, batching)),
-  };
 }
 
 export function registerModelRoutes(app: FastifyInstance, manager: ModelManager): void {

@@ -3,7 +3,7 @@
  * (Triton's statistics extension): `{"model_stats": [...]}` or `{"error": "..."}`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError } from './errors';
+import { describeError } from '../infer/errors';
 import type { StatsCollector } from '../stats/collector';
 
 type Params = { model?: string; version?: string };

@@ -4,9 +4,9 @@
  * gives the header's size and each output's `parameters.binary_data_size` its bytes).
  */
 import type { Tensor } from '@inferscope/core';
-import { encodeBinaryData } from './binary-data';
-import { encodeJsonData } from './json-data';
-import type { DecodedInferRequest } from './validate-request';
+import { encodeBinaryData } from '../infer/binary-data';
+import { encodeJsonData } from '../infer/json-data';
+import type { DecodedInferRequest } from '../infer/validate-request';
 
 export interface EncodedResponse {
   body: Buffer | string;

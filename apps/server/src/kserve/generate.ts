@@ -11,11 +11,12 @@
  * ordinary JSON error with its status, one after it an event `data: {"error": "..."}`, then the stream ends.
  */
 import type { Tensor } from '@inferscope/core';
-import { applyRequestParameters, type ParsedRequest } from './parse-request';
-import type { ModelSpec } from './model-spec';
-import { invalid } from './errors';
-import { bytesAsText } from './json-data';
-import type { StreamedResponse } from './stream-inference';
+import { applyRequestParameters } from './parse-request';
+import type { ParsedRequest } from '../infer/parsed-request';
+import type { ModelSpec } from '../infer/model-spec';
+import { invalid } from '../infer/errors';
+import { bytesAsText } from '../infer/json-data';
+import type { StreamedResponse } from '../infer/stream-inference';
 
 const RESERVED = new Set(['id', 'parameters']);
 

@@ -18,7 +18,7 @@ import { ConfigJsonError, modelConfigFromJson, printModelConfig } from '@infersc
 import type { ModelManager } from '../models/model-manager';
 import { scanModelFolder, type ScannedModel } from '../repository/scan';
 import type { PrivateFolders } from '../repository/private-folders';
-import { invalid } from './errors';
+import { invalid } from '../infer/errors';
 
 export type LoadParameters = Record<string, unknown>;
 
@@ -79,7 +79,7 @@ async function writePrivateFolder(folders: PrivateFolders, name: string, config:
   } catch (err) {
     await folders.discard(root);
     // the filesystem refused a file (a name past NAME_MAX, a full disk): Triton's 500 and words; the path
-    // in the fs error's message is dropped where every message leaves (http/redact-paths.ts)
+    // in the fs error's message is dropped where every message leaves (infer/redact-paths.ts)
     if (err instanceof InferError) throw err;
     throw errors.LOAD_NOT_FOUND(name, (err as Error).message);
   }

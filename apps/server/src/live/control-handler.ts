@@ -4,7 +4,7 @@
  * whole change before applying it.
  */
 import { asInferError, InferError, type ControlAck, type ControlMessage } from '@inferscope/core';
-import type { ControlTarget, LoadControl, SweepControl } from './types';
+import type { ControlTarget, LoadControl, SweepControl } from '../control/types';
 
 export async function handleControl(
   msg: ControlMessage,

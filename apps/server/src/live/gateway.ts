@@ -12,14 +12,14 @@ import type { ClientToServerEvents, ControlAck, ServerToClientEvents, Snapshot, 
 
 type Socket = IoSocket<ClientToServerEvents, ServerToClientEvents>;
 import { FrameCoalescer } from './frame-coalescer';
-import { validateControlMessage } from './control-validation';
+import { validateControlMessage } from '../control/validation';
 import { handleControl, refused } from './control-handler';
 import { CONTROL_REFUSAL } from '../control/guard';
-import { publicMessage } from '../http/redact-paths';
+import { publicMessage } from '../infer/redact-paths';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { StatsHistory } from './stats-history';
 import { AggregatorSet } from '@inferscope/core/stats';
-import type { AggregateSource, LiveGatewayDeps } from './types';
+import type { AggregateSource, LiveGatewayDeps } from '../control/types';
 
 /** core's per-model aggregates (throughput, percentiles, queue depth, batch sizes) over a rolling window */
 export function defaultAggregates(windowUs = 1_000_000): AggregateSource {

@@ -9,14 +9,14 @@
 import { join } from 'node:path';
 import type { EventBus, LoadProgress } from '@inferscope/core';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
-import type { LoadControl, StartLoadRequest } from '../live/types';
+import type { LoadControl, StartLoadRequest } from '../control/types';
 import { Recorder, timestampName } from './recorder';
 import type { RunProgress, RunResult } from './runner';
 import type { LatencySummary } from './client-stats';
 import { resolveScenario } from './scenario-resolver';
 import { RunServerFigures } from './run-server-figures';
 import type { InferTarget } from './targets';
-import { checkTraceName } from '../live/control-validation';
+import { checkTraceName } from '../control/validation';
 import { launchInProcessRun, launchWorkerRun, type RunHandle } from './generator/launch';
 import type { GeneratorJob, LoadSourceSpec } from './generator/job';
 

@@ -5,7 +5,7 @@
  * before a thread is even started.
  */
 import { checkPlanSize, findPreset, planArrivals, PRESETS, validateScenario, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load';
-import type { StartLoadRequest } from '../live/types';
+import type { StartLoadRequest } from '../control/types';
 
 export function resolveScenario(req: StartLoadRequest, limits: LoadLimits): { scenario: Scenario; overrides: ScenarioOverrides; name: string; seed: number } {
   const scenario =

@@ -3,7 +3,7 @@
  * is queued: its inputs, its outputs and the model's intermediates. A request is refused up front when
  * that passes what the memory budget leaves free (--memory-budget; the instances' reservations are
  * already taken from it), and otherwise charged to --max-inflight-bytes beside its body, so many long
- * sequences at once are bounded as large bodies are (kserve/infer-service.ts does both).
+ * sequences at once are bounded as large bodies are (infer/run-inference.ts does both).
  *
  * Why: the body limit bounds a request's bytes, not what the model makes of them. A 2,000,000-token
  * request to text_encoder is 16 MB of INT64 ids, but its Gather makes a 64-float row per token: 512 MB.

@@ -5,8 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTENT_TYPE } from './exposition';
-import { guardHttp1, type ConnectionTimeouts } from '../http/connection-timeouts';
-import { DEFAULTS } from '../server-options';
+import { DEFAULT_TIMEOUTS, guardHttp1, type ConnectionTimeouts } from '../net/connection-timeouts';
 
 export interface MetricsServerOptions {
   /** 0 = any free port */
@@ -49,7 +48,7 @@ export function startMetricsServer(options: MetricsServerOptions): Promise<Metri
     res.writeHead(200, { 'content-type': CONTENT_TYPE, 'content-length': Buffer.byteLength(text) });
     res.end(req.method === 'HEAD' ? undefined : text);
   });
-  guardHttp1(server, options.timeouts ?? { handshakeMs: DEFAULTS.handshakeTimeoutSecs * 1000, idleMs: DEFAULTS.idleTimeoutSecs * 1000 });
+  guardHttp1(server, options.timeouts ?? DEFAULT_TIMEOUTS);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {

@@ -9,7 +9,7 @@ import type { ModelConfig } from '@inferscope/core/config';
 import { DEFAULT_MODEL_FILENAMES, guessPlatform, selectVersions, type VersionSelection } from '@inferscope/core/repository';
 import type { ScannedModel, ScannedVersion } from '../repository/scan';
 import type { ModelRuntime } from './runtime';
-import { cleanConfigTemps } from '../config-writeback/atomic-file';
+import { cleanConfigTemps } from './config-writeback/atomic-file';
 
 export interface ResolvedModel {
   /** config as written (parsed, before auto-complete/normalisation): what saveConfig edits */

@@ -2,7 +2,7 @@
  * The real seams of the ModelManager: core's config engine, the backend registry (onnxruntime ...),
  * core's ModelScheduler on the real clock, and the memory ledger's budget pre-check.
  */
-import { RealClock, ModelScheduler, type SchedulerConfigInput } from '@inferscope/core/scheduler';
+import { RealClock, ModelScheduler, schedulerKindFor, type SchedulerConfigInput } from '@inferscope/core/scheduler';
 import {
   parseModelConfigWithLocations,
   normalizeModelConfig,
@@ -67,6 +67,9 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
       },
     },
     createScheduler({ model, version, config, bus, executor }) {
+      // the plug-in point for each scheduler kind of core's seam (an ensemble's is made by models/ensembles.ts)
+      const kind = schedulerKindFor(config);
+      if (kind !== 'dynamic') throw new Error(`model '${model}' needs the ${kind} scheduler, which this server does not build`);
       const key = `${model}\0${version}`;
       const load = (loads.get(key) ?? 0) + 1;
       loads.set(key, load);

@@ -4,7 +4,7 @@
  * asked for by name, and no other loaded ensemble still runs it.
  */
 import { composingModels } from '../ensemble/plan';
-import { isEnsembleConfig } from '../ensemble/ensembles';
+import { isEnsembleConfig } from './ensembles';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { ModelEntry } from './types';
 

@@ -16,17 +16,17 @@ import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount } from './live-edits';
-import { enqueueCancellable, type CancellablePayload, type CancelSignal } from './cancellable';
-import { admitChained, type ChainedPayload } from './call-chain';
-import { saveModelConfig, type SaveResult } from '../config-writeback/save-config';
+import { enqueueCancellable, type CancellablePayload, type CancelSignal } from '../infer/cancellable';
+import { admitChained, type ChainedPayload } from '../infer/call-chain';
+import { saveModelConfig, type SaveResult } from './config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
 import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
-import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from '../ensemble/ensembles';
+import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from './ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingOf, composingToLoad, unloadsWithEnsemble } from './ensemble-members';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
-import { redactPaths } from '../http/redact-paths';
+import { redactPaths } from '../infer/redact-paths';
 
 
 export interface ModelManagerOptions {

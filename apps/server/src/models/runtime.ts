@@ -3,9 +3,8 @@
  * Each is a narrow interface so the manager is testable with fakes and does not depend on the internals
  * of those modules; ./default-runtime.ts wires the real ones.
  */
-import type { AutotuneChangeReason, EventBus, Executor, InferPayload, InferResult, SchedulerRequest, InstanceSnapshot } from '@inferscope/core';
-import type { PayloadsView } from '@inferscope/core/scheduler';
-import type { PatchResult } from '@inferscope/core/scheduler';
+import type { EventBus, Executor, InferPayload, InferResult } from '@inferscope/core';
+import type { Scheduler } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
 
@@ -42,28 +41,7 @@ export interface BackendProvider {
   load(ctx: BackendLoadContext): Promise<LoadedModelLike>;
 }
 
-/** What the manager uses of core's ModelScheduler. */
-export interface SchedulerLike {
-  start(): Promise<void>;
-  enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult>;
-  /** the callback form: `settle` is called exactly once; returns the request's id (for cancel) */
-  submit(req: SchedulerRequest<InferPayload>, settle: (err: Error | null, result?: InferResult) => void): string;
-  /** takes a still-queued request out (answered 'cancelled'); false when it already runs or was answered */
-  cancel(id: string): boolean;
-  /** a live change computed by core's planBatchingChange: the scheduler does not merge the patch again */
-  applyLiveChange(next: PatchResult, by: string, reason?: AutotuneChangeReason): unknown;
-  setInstanceCount(group: string, count: number, by: string, reason?: AutotuneChangeReason): unknown;
-  stop(): Promise<void>;
-  snapshot(): SchedulerView;
-}
-
-/** The parts of a scheduler snapshot the manager shows (instances and queue depth). */
-export interface SchedulerView {
-  instances?: InstanceSnapshot[];
-  queue_depth?: Record<string, number>;
-  payloads?: PayloadsView;
-}
-
+/** Every scheduler is core's seam (packages/core/src/scheduler/seam.ts); the runtime makes the dynamic batcher. */
 export interface SchedulerFactoryOptions {
   model: string;
   version: string;
@@ -72,7 +50,7 @@ export interface SchedulerFactoryOptions {
   executor: Executor<InferPayload, InferResult>;
 }
 
-export type SchedulerFactory = (opts: SchedulerFactoryOptions) => SchedulerLike;
+export type SchedulerFactory = (opts: SchedulerFactoryOptions) => Scheduler;
 
 /** Memory budget pre-check for adding instances (apps/server/src/memory MemoryLedger behind it). */
 export interface MemoryCheck {

@@ -1,7 +1,8 @@
 /** What the ModelManager tells others about its models. */
 import type { ModelState, ModelSnapshot } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import type { LoadedModelLike, SchedulerLike } from './runtime';
+import type { LoadedModelLike } from './runtime';
+import type { Scheduler } from '@inferscope/core/scheduler';
 import type { ScannedModel } from '../repository/scan';
 import type { ResolvedModel } from './config-loader';
 
@@ -39,7 +40,7 @@ export interface VersionSlot {
   reason?: string;
   config?: ModelConfig;
   loaded?: LoadedModelLike;
-  scheduler?: SchedulerLike;
+  scheduler?: Scheduler;
   files: { path: string; bytes: number }[];
   /** dotted paths changed live since load or the last save (saveConfig writes these into the file) */
   changedPaths: Set<string>;

@@ -9,7 +9,7 @@ import type { ModelEntry } from './types';
 import type { ModelRuntime } from './runtime';
 import type { VersionSlot } from './types';
 import { versionOf } from './config-loader';
-import { isEnsembleConfig } from '../ensemble/ensembles';
+import { schedulerKindFor } from '@inferscope/core/scheduler';
 import { isolateFailures } from '../backends/isolate-failures';
 
 /** The part of the manager these helpers use (keeps the dependency one-way and testable). */
@@ -54,7 +54,7 @@ function newSlot(entry: ModelEntry, version: number): VersionSlot {
 async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot): Promise<void> {
   const { runtime, gpuCount, bus } = host.options;
   const config = slot.config!;
-  if (isEnsembleConfig(config)) return loadEnsemble(host, entry, slot);
+  if (schedulerKindFor(config) === 'ensemble') return loadEnsemble(host, entry, slot);
   const dir = versionOf(entry.scanned, slot.version)!.dir;
   const filename = entry.resolved.modelFilename;
   if (!filename || !slot.files.some((f) => f.path === filename || f.path.startsWith(filename + '/'))) {

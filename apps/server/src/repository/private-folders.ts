@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { processAlive } from '../process-alive';
+import { processAlive } from '../child-process/process-alive';
 
 const PREFIX = 'inferscope-load-';
 const OWNED = /^inferscope-load-(\d+)-[A-Za-z0-9]{6}$/;

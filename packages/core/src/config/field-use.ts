@@ -27,7 +27,7 @@ const honoured = (by: string): FieldUse => ({ use: 'honoured', by });
 const inert = (why: string): FieldUse => ({ use: 'inert', why });
 const refused = (why: string): FieldUse => ({ use: 'refused', why });
 
-const SPEC = 'apps/server/src/kserve/model-spec.ts';
+const SPEC = 'apps/server/src/infer/model-spec.ts';
 const POLICY = 'packages/core/src/scheduler/policy.ts';
 const QUEUES = POLICY;
 const POOL = 'packages/core/src/scheduler/instance-pool.ts';
@@ -53,13 +53,13 @@ export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
   'input.reshape.shape': honoured(SPEC),
   'input.is_shape_tensor': honoured(SPEC),
   'input.allow_ragged_batch': refused('ragged batching (inputs of different shapes in one batch) is not built'),
-  'input.optional': honoured('apps/server/src/kserve/validate-request.ts'),
+  'input.optional': honoured('apps/server/src/infer/validate-request.ts'),
   'input.is_non_linear_format_io': refused(`non-linear tensor formats are ${TENSORRT_ONLY}`),
   'output.name': honoured(SPEC),
   'output.data_type': honoured(SPEC),
   'output.dims': honoured(SPEC),
   'output.reshape.shape': honoured('apps/server/src/backends/stub/outputs.ts'),
-  'output.label_filename': honoured('apps/server/src/kserve/infer-service.ts'),
+  'output.label_filename': honoured('apps/server/src/infer/run-inference.ts'),
   'output.is_shape_tensor': refused('shape-tensor outputs are not built'),
   'output.is_non_linear_format_io': refused(`non-linear tensor formats are ${TENSORRT_ONLY}`),
   batch_input: refused('batch inputs (ragged batching support tensors) are not built'),

@@ -8,6 +8,7 @@ export { InstancePool, groupsFromConfig, instancesInGroup, type GroupSpec, type 
 export { OrderedRelease } from './ordering';
 export { applyBatchingPatch, mergeBatchingPatch, type MergeResult, type PatchResult } from './reconfigure';
 export * from './snapshot';
+export * from './seam';
 export { ModelScheduler, type ModelSchedulerOptions, type SchedulerState } from './model-scheduler';
 export * from '../clock/index';
 export * from './live-change';

@@ -32,6 +32,7 @@ import type { QueueEntry, Settle } from './queue-entry';
 import { applyBatchingPatch, type PatchResult } from './reconfigure';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
+import type { Scheduler } from './seam';
 
 export type SchedulerState = 'created' | 'starting' | 'ready' | 'stopping' | 'stopped' | 'failed';
 
@@ -51,7 +52,7 @@ export interface ModelSchedulerOptions<P, R> {
 
 type Entry<P, R> = QueueEntry<P, R>;
 
-export class ModelScheduler<P = unknown, R = unknown> {
+export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R> {
   readonly model: string;
   readonly version: string;
   readonly stats: SchedulerStats = emptyStats();

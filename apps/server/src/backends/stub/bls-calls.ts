@@ -20,21 +20,21 @@
  */
 import type { SchedulerRequest, Tensor } from '@inferscope/core';
 import { timerDelayMs } from '@inferscope/core/clock';
-import { encodeBinaryData } from '../../kserve/binary-data';
-import { modelSpecFor } from '../../kserve/model-spec';
-import type { ParsedRequest } from '../../kserve/parse-request';
-import { toSchedulerRequest, validateInferRequest } from '../../kserve/validate-request';
-import { isDecoupled, type ResponseStream, type StreamingPayload } from '../../kserve/response-stream';
-import { ClientGone, type CancelSignal } from '../../models/cancellable';
+import { encodeBinaryData } from '../../infer/binary-data';
+import { modelSpecFor } from '../../infer/model-spec';
+import type { ParsedRequest } from '../../infer/parsed-request';
+import { toSchedulerRequest, validateInferRequest } from '../../infer/validate-request';
+import { isDecoupled, type ResponseStream, type StreamingPayload } from '../../infer/response-stream';
+import { ClientGone, type CancelSignal } from '../../infer/cancellable';
 import { asInferError, errors, type InferError } from '@inferscope/core';
-import { describeChain, type CallChain } from '../../models/call-chain';
+import { describeChain, type CallChain } from '../../infer/call-chain';
 import type { BlsCall, ToStubCall } from './protocol-calls';
 import type { ServerCalls } from './server-calls';
 import { readTensor } from './tensors';
 
 /**
  * How deep BLS calls may nest (a model calling a model calling ...), counted along the call's chain
- * (models/call-chain.ts) on every path: from execute(), from a decoupled model's response thread, through
+ * (infer/call-chain.ts) on every path: from execute(), from a decoupled model's response thread, through
  * an ensemble. Triton sets no bound; a model that calls itself from a response thread would recurse for
  * ever, so InferScope refuses the call instead. (A call that would wait for an instance its own chain
  * holds is refused at once by the deadlock check, before this bound is reached.)

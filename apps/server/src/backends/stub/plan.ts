@@ -9,7 +9,7 @@ import type { LoadedModel, ModelLoadContext } from '../types';
 import { executeTimeoutMs, finalTimeoutMs, loadTimeoutMs } from './stub-params';
 import { sendStallMs } from './send-window';
 import { StubExecutor, type StubBatchCodec, type StubModelPlan } from './executor';
-import { isDecoupled } from '../../kserve/response-stream';
+import { isDecoupled } from '../../infer/response-stream';
 import { pythonStub, type StubProgram } from './program';
 
 /** Debian's interpreter, where `apt-get install python3-torch` lands (the `python3` on PATH may be another). */

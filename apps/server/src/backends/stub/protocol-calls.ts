@@ -42,7 +42,7 @@ export interface BlsCall {
   /**
    * made on a thread other than the one running execute() (a thread model.py started): for a decoupled
    * model, whose execute() may return while that thread goes on, the call does not count as holding the
-   * parent's instance (models/call-chain.ts)
+   * parent's instance (infer/call-chain.ts)
    */
   detached?: boolean;
 }

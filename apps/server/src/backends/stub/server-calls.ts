@@ -5,7 +5,7 @@
  */
 import type { EventBus, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import type { CancelSignal } from '../../models/cancel-signal';
+import type { CancelSignal } from '../../infer/cancel-signal';
 import { CustomMetrics } from '../../metrics/custom-metrics';
 
 /** The parts of the ModelManager a BLS call uses (the same as an ensemble step's). */

@@ -5,7 +5,7 @@
  */
 import type { Tensor, TensorData } from '@inferscope/core';
 import { allocateData, elementByteSize, elementCount, isNumericDatatype } from '@inferscope/core/tensor';
-import { decodeBinaryData, encodeBinaryData } from '../../kserve/binary-data';
+import { decodeBinaryData, encodeBinaryData } from '../../infer/binary-data';
 import type { WireTensor } from './protocol';
 
 export function tensorBytes(t: Tensor): Uint8Array {

@@ -7,13 +7,13 @@ import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, 
 import type { DynamicBatchingPatch } from '@inferscope/core';
 import { READ_LIMITS, readRegularText } from '../../repository/safe-read';
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { parseArgs, numberArg, normaliseUrl } from '../../args/args';
 import { HttpTarget } from '../../loadgen/targets';
 import { readTraceFile, scanTraceFile } from '../../loadgen/trace-file';
 import { formatABReport, runAB } from '../../clients/ab-compare';
 import { connectControl, statsApiWatcher } from '../../clients/ab-remote';
 import { resolveControlToken } from '../../control/security';
-import { validateControlMessage } from '../../live/control-validation';
+import { validateControlMessage } from '../../control/validation';
 
 const help = `Usage: inferscope ab -m MODEL (--scenario PRESET|FILE | --trace FILE) --a PATCH --b PATCH [options]
 

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { reportingErrors, type Command } from '../command';
 import type { StepMode } from '../../clients/perf/step-load';
 import { HttpTarget } from '../../loadgen/targets';
-import { normaliseUrl, numberArg, parseArgs } from '../args';
+import { normaliseUrl, numberArg, parseArgs } from '../../args/args';
 import { parseBytes } from '../../memory/ledger';
 import { CONTROL_TOKEN_ENV } from '../../control/security';
 import { connectLiveTarget } from '../../clients/analyze/live-target';

@@ -1,5 +1,5 @@
 import { usageError, type Command } from '../command';
-import { parseArgs } from '../args';
+import { parseArgs } from '../../args/args';
 import { buildNativeStub } from '../../backends/pytorch/native-stub';
 
 const command: Command = {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from '../command';
 import { usageError } from '../command';
-import { numberArg, parseArgs } from '../args';
+import { numberArg, parseArgs } from '../../args/args';
 import { CALIBRATION_SIZES as SIZES } from '../../calibration/measure-batches';
 import { calibrateModel } from '../../calibration/calibrate-model';
 

@@ -2,7 +2,7 @@
  * `inferscope fleet`: N replicas of `inferscope serve` behind Debian's HAProxy, scraped by Debian's
  * Prometheus, on this machine. Ctrl-C stops everything.
  */
-import { numberArg, parseArgs } from '../args';
+import { numberArg, parseArgs } from '../../args/args';
 import type { Command } from '../command';
 
 const help = `Usage: inferscope fleet [options]

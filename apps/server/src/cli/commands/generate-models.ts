@@ -1,5 +1,5 @@
 import { usageError, type Command } from '../command';
-import { parseArgs } from '../args';
+import { parseArgs } from '../../args/args';
 import { DEMO_MODELS, generateRepository } from '../../model-generator/generate';
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';

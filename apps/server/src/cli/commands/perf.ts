@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { parseArgs, numberArg, normaliseUrl } from '../../args/args';
 import { HttpTarget } from '../../loadgen/targets';
 import { GrpcTarget } from '../../clients/perf/grpc-target';
 import { runPerfStep, parseRange, type StepResult } from '../../clients/perf/perf-step';

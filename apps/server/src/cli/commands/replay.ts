@@ -4,7 +4,7 @@
  * server's side of the same window per model (perf_analyzer's "Server:" block, from the statistics API).
  */
 import { reportingErrors, type Command } from '../command';
-import { parseArgs, numberArg, normaliseUrl } from '../args';
+import { parseArgs, numberArg, normaliseUrl } from '../../args/args';
 import { HttpTarget } from '../../loadgen/targets';
 import { RealClock } from '@inferscope/core/clock';
 import { DEFAULT_LOAD_LIMITS } from '@inferscope/core/load';

@@ -7,7 +7,7 @@
 import type { Command } from '../command';
 import { parseServeArgs, OptionsError, DEFAULTS } from '../../server-options';
 import { checkBindSecurity, CONTROL_TOKEN_ENV } from '../../control/security';
-import { watchParent } from '../parent-watch';
+import { watchParent } from '../../child-process/parent-watch';
 import { boundedShutdown } from '../bounded-shutdown';
 
 const help = `Usage: inferscope serve --model-repository PATH[,PATH...] [options]

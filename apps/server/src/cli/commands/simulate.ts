@@ -5,7 +5,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { READ_LIMITS, readRegularFileSync } from '../../repository/safe-read';
 import { basename, dirname, join } from 'node:path';
-import { numberArg, parseArgs } from '../args';
+import { numberArg, parseArgs } from '../../args/args';
 import type { Command } from '../command';
 import { formatIssue, loadModelConfig, parseModelConfig, type ModelConfig } from '@inferscope/core/config';
 import { findPreset, parseTrace, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load';

@@ -7,7 +7,7 @@
  */
 import type { DeviceMemory, ModelSnapshot, StartSweepRequest, SweepConfig, SweepProgress, SweepResult } from '@inferscope/core';
 import { HttpTarget } from '../../loadgen/targets';
-import type { ControlTarget } from '../../live/types';
+import type { ControlTarget } from '../../control/types';
 import { originalConfig, planConfigs, runAnalysis } from './analysis';
 import { measureConfig } from './live-target';
 import { rankResults } from './ranking';

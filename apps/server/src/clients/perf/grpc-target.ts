@@ -11,7 +11,7 @@ import { RemoteInputs } from '../../loadgen/remote-inputs';
 import type { InferCall, InferOutcome, InferTarget } from '../../loadgen/targets';
 import { httpStatusOfCode } from '@inferscope/core';
 import { codeOfGrpcStatus } from '../../grpc/status';
-import { encodeBinaryData } from '../../kserve/binary-data';
+import { encodeBinaryData } from '../../infer/binary-data';
 
 type Stub = Client & Record<string, (req: object, cb: (err: ServiceError | null, res: any) => void) => unknown>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

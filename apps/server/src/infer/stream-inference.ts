@@ -8,7 +8,7 @@
  * a running decoupled model is told to stop sending (its sender sees is_cancelled()).
  */
 import { asInferError, errors, type InferError, type Tensor } from '@inferscope/core';
-import { runInference, type InferCall, type InferServiceDeps } from './infer-service';
+import { runInference, type InferCall, type InferServiceDeps } from './run-inference';
 import type { ServedModelView } from './resolve-model';
 import type { DecodedInferRequest } from './validate-request';
 import { isDecoupled, type ResponseStream } from './response-stream';

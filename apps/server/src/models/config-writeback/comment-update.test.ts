@@ -10,7 +10,7 @@ import { parseModelConfig } from '@inferscope/core/config';
 import { editConfigText } from './text-edit';
 import { updateComments } from './comment-update';
 
-const MLP = readFileSync(new URL('../../../../model_repository/mlp_classifier/config.pbtxt', import.meta.url), 'utf8');
+const MLP = readFileSync(new URL('../../../../../model_repository/mlp_classifier/config.pbtxt', import.meta.url), 'utf8');
 
 test('the demo config: count 2 -> 1 and delay 2000 -> 500 rewrite the comments that said so, and only those', () => {
   const notes: string[] = [];

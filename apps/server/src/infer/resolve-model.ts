@@ -11,7 +11,7 @@
 import type { InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import { errors } from '@inferscope/core';
-import type { CancelSignal } from '../models/cancellable';
+import type { CancelSignal } from './cancellable';
 
 /** The part of a served model version the KServe routes read (the ModelManager's ServedModel fits). */
 export interface ServedModelView {

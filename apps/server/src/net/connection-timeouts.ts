@@ -29,6 +29,11 @@ export interface ConnectionTimeouts {
   idleMs: number;
 }
 
+/** The defaults of --handshake-timeout-secs and --idle-timeout-secs, for every listener. */
+export const DEFAULT_TIMEOUT_SECS = { handshake: 10, idle: 120 } as const;
+
+export const DEFAULT_TIMEOUTS: ConnectionTimeouts = { handshakeMs: DEFAULT_TIMEOUT_SECS.handshake * 1000, idleMs: DEFAULT_TIMEOUT_SECS.idle * 1000 };
+
 /** A connection's handshake timer: destroys it (a socket, an HTTP/2 session) unless `done` is called first. */
 function handshakeTimer(connection: Socket | Http2Session, ms: number): () => void {
   const timer = setTimeout(() => connection.destroy(), timerDelayMs(ms));

@@ -9,7 +9,7 @@ import { invalid } from './errors';
 import { decodeBinaryData } from './binary-data';
 import { decodeJsonData } from './json-data';
 import { dimsToString, type IOSpec, type ModelSpec } from './model-spec';
-import type { ParsedInput, ParsedRequest, ShmRef } from './parse-request';
+import type { ParsedInput, ParsedRequest, ShmRef } from './parsed-request';
 import { elementByteSize } from '@inferscope/core/tensor';
 
 export interface DecodedInferRequest {

@@ -12,9 +12,9 @@ import { InferError } from '@inferscope/core';
 import { CONFIG_FILE } from '@inferscope/core/repository';
 import type { ModelConfig } from '@inferscope/core/config';
 import { parseLivePath, readLivePath } from '@inferscope/core/live-config';
-import type { ConfigEngine } from '../models/runtime';
-import { carryChangesToRaw } from '../models/live-config';
-import { describeConfigError } from '../models/config-loader';
+import type { ConfigEngine } from '../runtime';
+import { carryChangesToRaw } from '../live-config';
+import { describeConfigError } from '../config-loader';
 import { editConfigText } from './text-edit';
 
 export interface SaveInput {

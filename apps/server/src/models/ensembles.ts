@@ -9,9 +9,9 @@
 import type { EventBus, InferPayload, InferResult, ModelState, SchedulerRequest } from '@inferscope/core';
 import { validateEnsembleSteps } from '@inferscope/core/config';
 import type { ModelConfig } from '@inferscope/core/config';
-import type { ServedModel, VersionSlot } from '../models/types';
-import { EnsembleScheduler } from './ensemble-scheduler';
-import { composingModels, cycleMessage, ensembleCycle } from './plan';
+import type { ServedModel, VersionSlot } from './types';
+import { EnsembleScheduler } from '../ensemble/ensemble-scheduler';
+import { composingModels, cycleMessage, ensembleCycle } from '../ensemble/plan';
 
 /** What the ensembles need from the ModelManager. */
 export interface EnsembleManagerView {

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { readRegularFile } from '../repository/safe-read';
+import { readRegularFile } from '../../repository/safe-read';
 import { writeFileAtomic } from './atomic-file';
 import { backupOf, writtenRecordOf } from './file-names';
 

@@ -7,7 +7,7 @@
 import { TypeCompiler, ValueErrorType, type TypeCheck, type ValueError } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { MAX_CONTROL_BYTES, BATCHING_PATCH_FIELDS } from '@inferscope/core';
-import { depthExceeds, NESTING_MESSAGE } from '../http/json-guard';
+import { depthExceeds, NESTING_MESSAGE } from '../infer/json-guard';
 import type { ControlAction, ControlMessage } from '@inferscope/core';
 import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema } from '@inferscope/core/live';
 

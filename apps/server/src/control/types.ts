@@ -15,7 +15,7 @@ import type {
   StartLoadRequest,
   StartReplayRequest,
 } from '@inferscope/core';
-import type { ControlGuard } from '../control/guard';
+import type { ControlGuard } from './guard';
 
 /** Re-exported for the load modules, which import it from here. */
 export type { StartLoadRequest };
@@ -36,7 +36,7 @@ export interface ControlTarget {
   unload(name: string): Promise<void>;
   updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
   setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
-  /** config-writeback/save-config.ts's SaveResult: what was (or would be) written, and where the .bak is */
+  /** models/config-writeback/save-config.ts's SaveResult: what was (or would be) written, and where the .bak is */
   saveConfig(name: string, opts: { dryRun: boolean; version?: string }): Promise<{
     path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile;
     written?: boolean; backupKept?: boolean; changed?: string[]; notes?: string[];
@@ -82,14 +82,14 @@ export interface LiveGatewayDeps {
   /** host CPU utilisation 0..1, read once per stats message */
   cpu?: () => number;
   /** bounds of the history sent in snapshots */
-  history?: Partial<import('./stats-history').StatsHistoryOptions>;
+  history?: Partial<import('../live/stats-history').StatsHistoryOptions>;
   /** who may control: the server's one guard (socket auth `token` or the message's `token`) */
   guard: ControlGuard;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
-  coalescer?: Partial<import('./frame-coalescer').CoalescerOptions>;
+  coalescer?: Partial<import('../live/frame-coalescer').CoalescerOptions>;
   /** resync rate and backlog bound per client (flow-control.ts) */
-  flow?: Omit<import('./flow-control').FlowControlOptions, 'log'>;
+  flow?: Omit<import('../live/flow-control').FlowControlOptions, 'log'>;
   /** errors in the gateway itself (never includes the token) */
   log?: (msg: string) => void;
 }

@@ -5,7 +5,7 @@
  */
 import type { InferError, InferPayload, InferResult, SchedulerRequest } from '@inferscope/core';
 import { SchedulerError } from '@inferscope/core';
-import type { SchedulerLike } from './runtime';
+import type { Scheduler } from '@inferscope/core/scheduler';
 import type { CancelSignal } from './cancel-signal';
 
 export type { CancelSignal } from './cancel-signal';
@@ -68,7 +68,7 @@ const noop = () => {};
 export type QueueWatch = (takeOut: (error: InferError) => void) => () => void;
 
 export function enqueueCancellable(
-  scheduler: Pick<SchedulerLike, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: CancelSignal | undefined, watch?: QueueWatch,
+  scheduler: Pick<Scheduler, 'submit' | 'cancel'>, req: SchedulerRequest<InferPayload>, signal: CancelSignal | undefined, watch?: QueueWatch,
 ): Promise<InferResult> {
   return new Promise<InferResult>((resolve, reject) => {
     let answered = false;

@@ -17,7 +17,7 @@ import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CONFIG_FILE } from '@inferscope/core/repository';
-import { processAlive } from '../process-alive';
+import { processAlive } from '../../child-process/process-alive';
 import { backupOf, writtenRecordOf } from './file-names';
 
 /** `.<file>.tmp-<pid>-<ms>-<n or random hex>`: dot-prefixed so repository scans skip it. */

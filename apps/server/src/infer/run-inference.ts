@@ -7,18 +7,18 @@
 import type { EventBus, InferResult, RequestProtocol, Tensor } from '@inferscope/core';
 import { join } from 'node:path';
 import { errors, InferError } from '@inferscope/core';
-import { describeError } from '../http/errors';
+import { describeError } from './errors';
 import { modelSpecFor, type ModelSpec } from './model-spec';
-import type { ParsedRequest, ShmRef } from './parse-request';
+import type { ParsedRequest, ShmRef } from './parsed-request';
 import { byteSizeMismatch, encodeBinaryData } from './binary-data';
 import { elementByteSize } from '@inferscope/core/tensor';
 import { resolveModel, type InferModelSource, type ServedModelView } from './resolve-model';
 import { toSchedulerRequest, validateInferRequest, type DecodedInferRequest } from './validate-request';
 import { classify, outputLabels } from './classification';
 import type { ProtocolTaggingBus } from './protocol-bus';
-import type { CancelSignal } from '../models/cancellable';
+import type { CancelSignal } from './cancellable';
 import { isDecoupled, type ResponseStream, type StreamingPayload } from './response-stream';
-import { overLimitMessage, type Held } from '../http/inflight-bytes';
+import { overLimitMessage, type Held } from './inflight-bytes';
 import type { MemoryLedger } from '../memory/ledger';
 import { toMiB } from '../memory/ledger';
 import { requestMemoryCost } from '../memory/request-cost';
@@ -59,7 +59,7 @@ export interface InferCall {
   stream?: ResponseStream;
   /** told once the request passed validation, just before it enters the scheduler */
   accepted?(served: ServedModelView, request: DecodedInferRequest): void;
-  /** the request's share of --max-inflight-bytes (http/inflight-bytes.ts), grown by the shm inputs it reads */
+  /** the request's share of --max-inflight-bytes (infer/inflight-bytes.ts), grown by the shm inputs it reads */
   charge?: Pick<Held, 'grow' | 'limit' | 'bytes'>;
 }
 

@@ -8,8 +8,8 @@
  */
 import type { InferError, InferPayload, Tensor } from '@inferscope/core';
 import { isDecoupled } from '@inferscope/core/config';
-import type { CancellablePayload } from '../models/cancellable';
-import type { ChainedPayload } from '../models/call-chain';
+import type { CancellablePayload } from './cancellable';
+import type { ChainedPayload } from './call-chain';
 
 export interface ResponseStream {
   /**

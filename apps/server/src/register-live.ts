@@ -6,13 +6,13 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { DeviceMemory, EventBus, ModelSnapshot, ServerInfo } from '@inferscope/core';
-import { attachLiveGateway, type LiveGateway } from './gateway';
-import type { ControlTarget } from './types';
-import type { ControlGuard } from '../control/guard';
-import { LoadController } from '../loadgen/load-controller';
-import { InProcessTarget, type InProcessManager } from '../loadgen/targets';
-import { CpuMetrics } from '../metrics/system-metrics';
-import { SweepController } from '../clients/analyze/server-sweep';
+import { attachLiveGateway, type LiveGateway } from './live/gateway';
+import type { ControlTarget } from './control/types';
+import type { ControlGuard } from './control/guard';
+import { LoadController } from './loadgen/load-controller';
+import { InProcessTarget, type InProcessManager } from './loadgen/targets';
+import { CpuMetrics } from './metrics/system-metrics';
+import { SweepController } from './clients/analyze/server-sweep';
 
 /** The ModelManager as the live side uses it. */
 export type LiveManager = ControlTarget &
