@@ -8,6 +8,8 @@ import { startRealServer, type RealServer } from '../live/real-server.ts';
 import { perf } from '../../apps/server/src/cli/commands/perf.ts';
 import { replay } from '../../apps/server/src/cli/commands/replay.ts';
 import { ab, parsePatch } from '../../apps/server/src/cli/commands/ab.ts';
+import { restorePatch } from '../../apps/server/src/clients/ab-compare.ts';
+import type { ConfigChange } from '@inferscope/core';
 
 let s: RealServer;
 let dir: string;
@@ -97,4 +99,15 @@ test('ab compares two configurations on identical traffic through the control ch
   assert.throws(() => parsePatch('max_queue_delay_microseconds=-5', 'm', '--a'), /--a: 'max_queue_delay_microseconds' must be between/);
   assert.throws(() => parsePatch('colour=red', 'm', '--b'), /unknown field 'colour'/);
   assert.deepEqual(parsePatch('preferred_batch_size=[8,16];preserve_ordering=true', 'm', '--a'), { preferred_batch_size: [8, 16], preserve_ordering: true });
+  // the dashboard's words work here too (one grammar), the instance count included
+  assert.deepEqual(parsePatch('delay=2000 preferred=8,16 instances=2', 'm', '--a'), { max_queue_delay_microseconds: 2000, preferred_batch_size: [8, 16], instance_count: 2 });
+  assert.throws(() => parsePatch('instances=0', 'm', '--b'), /--b: 'instance_count' must be between 1 and 64, got 0/);
+});
+
+test('ab restores what it changed, the first group\'s instance count included', () => {
+  const change = (path: string, old: unknown, value: unknown): ConfigChange => ({ path, old, new: value });
+  assert.deepEqual(
+    restorePatch([change('instance_group[0].count', 1, 2), change('dynamic_batching.max_queue_delay_microseconds', 100, 2000), change('instance_group[0].count', 2, 3), change('instance_group[1].count', 4, 5)]),
+    { instance_count: 1, max_queue_delay_microseconds: 100 },
+  );
 });

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
-import { otherLoadWarning, parsePatch, restoreFor, runAbCompare, summarise } from '../src/controls/ab-compare';
+import { otherLoadWarning, restoreFor, runAbCompare, summarise } from '../src/controls/ab-compare';
+import { parseKnobPatch } from '@inferscope/core/live-config';
 
 const stat = (t: number, delay: number, completed: number): StatsMessage => ({
   t, wall_ms: t, models: [{
@@ -70,12 +71,14 @@ test('the load panel aims startLoad at the picked version (open loop at a rate, 
 });
 
 test('A/B patches take any live field, restore exactly what they touched, and flag other traffic', async () => {
-  assert.deepEqual(parsePatch('delay=2000 preferred=8,16 instances=2'), { max_queue_delay_microseconds: 2000, preferred_batch_size: [8, 16], instances: 2 });
-  assert.deepEqual(parsePatch('500'), { max_queue_delay_microseconds: 500 });
-  assert.throws(() => parsePatch('colour=red'), /write delay=/);
-  assert.throws(() => parsePatch('max_batch=-1'), /non-negative/);
-  const live = { max_queue_delay_microseconds: 100, preferred_batch_size: [4], max_batch_size: 32, instances: 1 };
-  assert.deepEqual(restoreFor([{ instances: 2 }, { max_batch_size: 16 }], live), { instances: 1, max_batch_size: 32 });
+  // the dashboard's A/B reads core's one patch grammar (the CLI's too: test/load/cli.test.ts)
+  assert.deepEqual(parseKnobPatch('delay=2000 preferred=8,16 instances=2'), { max_queue_delay_microseconds: 2000, preferred_batch_size: [8, 16], instance_count: 2 });
+  assert.deepEqual(parseKnobPatch('500'), { max_queue_delay_microseconds: 500 });
+  assert.throws(() => parseKnobPatch('colour=red'), /unknown field 'colour'/);
+  assert.throws(() => parseKnobPatch('max_batch=-1'), /'max_batch_size' must be between 1 and/);
+  const live: Record<string, unknown> = { max_queue_delay_microseconds: 100, preferred_batch_size: [4], max_batch_size: 32, instance_count: 1 };
+  assert.deepEqual(restoreFor([{ instance_count: 2 }, { max_batch_size: 16 }], (f) => live[f]), { instance_count: 1, max_batch_size: 32 });
+  assert.throws(() => restoreFor([{ preserve_ordering: true }], (f) => live[f]), /'preserve_ordering' is not set in the model's config/);
   const sent: ControlMessage[] = [];
   const deps = {
     async send(msg: ControlMessage) {
@@ -86,7 +89,7 @@ test('A/B patches take any live field, restore exactly what they touched, and fl
     statsSince: () => [stat(1, 0, 0), stat(2, 0, 100)],
     sleep: async () => {},
   };
-  const { sides: [a] } = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { instances: 2 }, b: { max_batch_size: 16 }, restore: { instances: 1, max_batch_size: 32 } });
+  const { sides: [a] } = await runAbCompare(deps, { model: 'm', version: '1', scenario: 's', rate: 10, duration: 1, seed: 3, a: { instance_count: 2 }, b: { max_batch_size: 16 }, restore: { instance_count: 1, max_batch_size: 32 } });
   assert.deepEqual(sent.map((m) => m.action), ['setInstanceCount', 'startLoad', 'setDynamicBatching', 'startLoad', 'setDynamicBatching', 'setInstanceCount']);
   assert.equal(a.otherRequests, 90, '100 served, 10 were ours');
   assert.match(otherLoadWarning(a) ?? '', /90 requests from other clients/);

@@ -7,8 +7,8 @@
  */
 import type { LoadPlan } from '@inferscope/core/load';
 import { RealClock, type Clock } from '@inferscope/core/clock';
-import type { ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
-import { parseLivePath } from '@inferscope/core/live-config';
+import type { ConfigChange, EventBus } from '@inferscope/core';
+import { parseLivePath, splitKnobPatch, type KnobPatch } from '@inferscope/core/live-config';
 import { EventFold } from '@inferscope/core/stats';
 import type { ControlTarget } from '../control/types';
 import { runPlan, type LatencySummary } from '../loadgen/runner';
@@ -17,7 +17,8 @@ import { spreadOf, verdictOf, type ABMetric, type ABVerdict, type Spread } from 
 
 export interface ABVariant {
   label: string;
-  patch: DynamicBatchingPatch;
+  /** core's one patch grammar (live-config/knobs.ts): dynamic batching fields and the instance count */
+  patch: KnobPatch;
 }
 
 export interface ServerSide {
@@ -37,7 +38,7 @@ export interface ABRound {
 
 export interface ABSide extends ABRound {
   label: string;
-  patch: DynamicBatchingPatch;
+  patch: KnobPatch;
   /** every round of this side, in the order run; `client`/`server` above are its median-throughput round */
   rounds: ABRound[];
   spread: Record<ABMetric, Spread>;
@@ -49,7 +50,7 @@ export type ServerWatcher = () => Promise<{ stop(): Promise<ServerSide> }>;
 export interface ABOptions {
   model: string;
   version?: string;
-  control: Pick<ControlTarget, 'updateDynamicBatching'>;
+  control: Pick<ControlTarget, 'updateDynamicBatching' | 'setInstanceCount'>;
   /** in process: the bus; remote: a statistics-API watcher (statsApiWatcher) */
   server: { bus: EventBus } | { watch: ServerWatcher };
   target: InferTarget;
@@ -74,7 +75,7 @@ export interface ABReport {
   b: ABSide;
   /** per figure: the better side, or null when the rounds' spread does not separate them */
   verdicts: ABVerdict[];
-  restored: DynamicBatchingPatch;
+  restored: KnobPatch;
 }
 
 const METRICS: Record<ABMetric, (r: ABRound) => number> = {
@@ -114,16 +115,29 @@ function watchBus(bus: EventBus, model: string): { stop: () => ServerSide } {
 }
 
 /** The patch that undoes a series of changes: for each field, the value before the first change. */
-export function restorePatch(changes: readonly ConfigChange[]): DynamicBatchingPatch {
+export function restorePatch(changes: readonly ConfigChange[]): KnobPatch {
   const out: Record<string, unknown> = {};
   for (const c of changes) {
     const path = parseLivePath(c.path);
-    const top = path?.kind === 'max_batch_size' ? 'max_batch_size' : path?.kind === 'dynamic_batching_field' ? path.field : undefined;
+    const top =
+      path?.kind === 'max_batch_size' ? 'max_batch_size'
+        : path?.kind === 'dynamic_batching_field' ? path.field
+          : path?.kind === 'instance_count' && path.group === 0 ? 'instance_count'
+            : undefined;
     if (top === undefined || top in out) continue;
     out[top] = c.old ?? (top === 'preferred_batch_size' ? [] : undefined);
     if (out[top] === undefined) delete out[top];
   }
-  return out as DynamicBatchingPatch;
+  return out as KnobPatch;
+}
+
+/** A patch applied through the control target: its batching fields, then the first group's instance count. */
+async function applyPatch(o: ABOptions, patch: KnobPatch, by: string): Promise<ConfigChange[]> {
+  const { batching, instances } = splitKnobPatch(patch);
+  const changes: ConfigChange[] = [];
+  if (Object.keys(batching).length > 0) changes.push(...(await o.control.updateDynamicBatching(o.model, o.version, batching, by)));
+  if (instances !== undefined) changes.push(...(await o.control.setInstanceCount(o.model, o.version, undefined, instances, by)));
+  return changes;
 }
 
 export async function runAB(o: ABOptions): Promise<ABReport> {
@@ -132,7 +146,7 @@ export async function runAB(o: ABOptions): Promise<ABReport> {
   const clock = o.clock ?? new RealClock();
   const sent: number[] = [];
   const round = async (v: ABVariant): Promise<ABRound> => {
-    applied.push(...(await o.control.updateDynamicBatching(o.model, o.version, v.patch, by)));
+    applied.push(...(await applyPatch(o, v.patch, by)));
     const watcher = 'bus' in o.server ? busWatcher(o.server.bus, o.model) : o.server.watch;
     const watch = await watcher();
     const result = await runPlan(o.target, o.plan, { model: o.model, version: o.version, clock });
@@ -153,7 +167,7 @@ export async function runAB(o: ABOptions): Promise<ABReport> {
     }
   } finally {
     const r = restore();
-    if (Object.keys(r).length > 0) await o.control.updateDynamicBatching(o.model, o.version, r, by);
+    if (Object.keys(r).length > 0) await applyPatch(o, r, by);
   }
   const a = sideOf(o.a, aRounds);
   const b = sideOf(o.b, bRounds);

@@ -4,13 +4,14 @@
  * statistics API before and after each run.
  */
 import { io as connect, type Socket } from 'socket.io-client';
-import type { ConfigChange, ControlAck, DynamicBatchingPatch } from '@inferscope/core';
+import type { ConfigChange, ControlAck, ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
 import type { HttpTarget } from '../loadgen/targets';
 import type { ServerSide, ServerWatcher } from './ab-compare';
 import { diffServerStats, readBatchHistogram, readFailCount, readModelStats } from './perf/server-stats';
 
 export interface RemoteControl {
   updateDynamicBatching(name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string): Promise<ConfigChange[]>;
+  setInstanceCount(name: string, version: string | undefined, group: string | undefined, count: number, by: string): Promise<ConfigChange[]>;
   close(): void;
 }
 
@@ -20,12 +21,14 @@ export async function connectControl(url: string, token?: string): Promise<Remot
     socket.once('connect', () => resolve());
     socket.once('connect_error', (err) => reject(new Error(`cannot reach the live control channel at ${url}: ${err.message}`)));
   });
+  const send = async (msg: ControlMessage): Promise<ConfigChange[]> => {
+    const ack = (await socket.timeout(30_000).emitWithAck('control', msg)) as ControlAck;
+    if (!ack.ok) throw new Error(ack.error);
+    return (ack as { changes?: ConfigChange[] }).changes ?? [];
+  };
   return {
-    async updateDynamicBatching(model, version, patch) {
-      const ack = (await socket.timeout(30_000).emitWithAck('control', { action: 'setDynamicBatching', model, version, ...patch })) as ControlAck;
-      if (!ack.ok) throw new Error(ack.error);
-      return (ack as { changes?: ConfigChange[] }).changes ?? [];
-    },
+    updateDynamicBatching: (model, version, patch) => send({ action: 'setDynamicBatching', model, version, ...patch }),
+    setInstanceCount: (model, version, group, count) => send({ action: 'setInstanceCount', model, version, ...(group === undefined ? {} : { group }), count }),
     close: () => socket.close(),
   };
 }

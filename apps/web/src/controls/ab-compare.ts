@@ -8,46 +8,29 @@
  * answered had other traffic on it, and says so.
  */
 import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
+import { describeKnobPatch, splitKnobPatch, type KnobPatch } from '@inferscope/core/live-config';
 import { S } from '../i18n/strings';
 import { sideOfRuns, abVerdicts, type AbResult, type AbRun } from './ab-rounds';
 
 
-/** What one side changes; absent fields keep their live value. */
-export interface AbPatch {
-  max_queue_delay_microseconds?: number;
-  preferred_batch_size?: number[];
-  max_batch_size?: number;
-  instances?: number;
-}
+/** What one side changes, in core's one patch grammar (live-config/knobs.ts); absent fields keep their live value. */
+export type AbPatch = KnobPatch;
 
-const KEYS: Record<string, keyof AbPatch> = { delay: 'max_queue_delay_microseconds', preferred: 'preferred_batch_size', max_batch: 'max_batch_size', instances: 'instances' };
-
-/** `delay=2000 preferred=8,16 max_batch=32 instances=2` (any subset); a bare number is a delay in µs. */
-export function parsePatch(text: string): AbPatch {
-  const t = text.trim();
-  if (/^\d+$/.test(t)) return { max_queue_delay_microseconds: Number(t) };
-  const out: AbPatch = {};
-  for (const part of t.split(/\s+/).filter(Boolean)) {
-    const [k, v] = part.split('=');
-    const key = KEYS[k];
-    if (!key || v === undefined || v === '') throw new Error(`'${part}': write delay=µs, preferred=8,16, max_batch=N or instances=N`);
-    const nums = v.split(',').map(Number);
-    if (nums.some((n) => !Number.isInteger(n) || n < 0)) throw new Error(`'${part}': not a non-negative integer`);
-    if (key === 'preferred_batch_size') out[key] = nums;
-    else out[key] = nums[0];
+/**
+ * The live values of the fields the patches touch (what the comparison restores afterwards). A field
+ * without a live value (left to its default in the config) cannot be put back by a patch: refused before
+ * any traffic rather than left changed.
+ */
+export function restoreFor(patches: AbPatch[], live: (field: string) => unknown): AbPatch {
+  const out: Record<string, unknown> = {};
+  for (const p of patches) {
+    for (const field of Object.keys(p)) {
+      const value = live(field);
+      if (value === undefined) throw new Error(`'${field}' is not set in the model's config, so the comparison could not put it back; set it first, or use \`inferscope ab\``);
+      out[field] = value;
+    }
   }
-  if (Object.keys(out).length === 0) throw new Error('give at least one field, e.g. delay=2000');
-  return out;
-}
-
-export const describePatch = (p: AbPatch): string =>
-  Object.entries(p).map(([k, v]) => `${Object.entries(KEYS).find(([, f]) => f === k)?.[0] ?? k}=${Array.isArray(v) ? v.join(',') : v}`).join(' ');
-
-/** The live values of the fields a patch touches (what the comparison restores afterwards). */
-export function restoreFor(patches: AbPatch[], live: Required<AbPatch>): AbPatch {
-  const out: AbPatch = {};
-  for (const p of patches) for (const k of Object.keys(p) as (keyof AbPatch)[]) (out as Record<string, unknown>)[k] = live[k];
-  return out;
+  return out as AbPatch;
 }
 
 export interface AbDeps {
@@ -100,7 +83,7 @@ export function otherLoadWarning(side: { label: string; otherRequests?: number; 
 }
 
 async function applyPatch(deps: AbDeps, req: AbRequest, label: string, p: AbPatch): Promise<void> {
-  const { instances, ...batching } = p;
+  const { batching, instances } = splitKnobPatch(p);
   if (Object.keys(batching).length > 0) {
     const set = await deps.send({ action: 'setDynamicBatching', model: req.model, version: req.version, ...batching });
     if (!set.ok) throw new Error(`${label}: ${set.error}`);
@@ -143,7 +126,7 @@ export async function runAbCompare(deps: AbDeps, req: AbRequest): Promise<AbResu
       runs[0].push(await runSide(deps, req, `A${tag}`, req.a));
       runs[1].push(await runSide(deps, req, `B${tag}`, req.b));
     }
-    const sides = [sideOfRuns(S.abSide('A', describePatch(req.a)), runs[0]), sideOfRuns(S.abSide('B', describePatch(req.b)), runs[1])] as const;
+    const sides = [sideOfRuns(S.abSide('A', describeKnobPatch(req.a)), runs[0]), sideOfRuns(S.abSide('B', describeKnobPatch(req.b)), runs[1])] as const;
     return { rounds, sides: [sides[0], sides[1]], verdicts: abVerdicts(sides[0], sides[1], rounds) };
   } finally {
     await applyPatch(deps, req, 'restore', req.restore).catch(() => undefined);

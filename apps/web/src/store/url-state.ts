@@ -5,7 +5,7 @@
  * the exact demo. Parsing is forgiving: a bad value falls back to
  * the default instead of breaking the page, because people paste and edit these links by hand.
  */
-import { LIVE_LIMITS, withinLimit } from '@inferscope/core/live-config';
+import { KNOBS, formatKnobValue, knobValuesFromQuery, type KnobValues } from '@inferscope/core/live-config';
 import { LANGUAGES, type Lang } from '../i18n/strings';
 
 export const VIEWS = ['architecture', 'data', 'state', 'performance'] as const;
@@ -13,7 +13,7 @@ export type ViewName = (typeof VIEWS)[number];
 export type Mode = 'live' | 'teach';
 export type Theme = 'light' | 'dark';
 
-export interface UrlState {
+export interface UrlState extends KnobValues {
   mode: Mode;
   view: ViewName;
   /** model key `name:version`, a bare model name, or 'all' */
@@ -27,14 +27,7 @@ export interface UrlState {
   large: boolean;
   colour: 'model' | 'priority';
   lang: Lang;
-  /** teaching demo knobs; undefined = the lesson's own value */
-  delay?: number;
-  /** preferred_batch_size list */
-  pbs?: number[];
-  /** max_batch_size */
-  mbs?: number;
-  /** instance count of the lesson's first model */
-  inst?: number;
+  // the teaching demo knobs (delay, pbs, mbs, inst: core's knob table); undefined = the lesson's own value
   /** playback speed (simulated µs per wall ms) */
   speed?: number;
   /** playback time, µs of simulated time */
@@ -88,7 +81,9 @@ export function parseUrlState(search: string, prefersDark = false): UrlState {
 
 /** The teaching knobs: present only when the link sets them (and they make sense). */
 function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: (n: number) => boolean) => number): Partial<UrlState> {
-  const out: Partial<UrlState> = {};
+  // The knobs that are live config fields are read from core's knob table, within the server's bounds
+  // (LIVE_LIMITS): a link cannot set a value the live control would refuse.
+  const out: Partial<UrlState> = { ...knobValuesFromQuery((key) => q.get(key)) };
   const opt = (key: string, ok: (n: number) => boolean) => {
     const n = int(q.get(key), -1, ok);
     return n >= 0 ? n : undefined;
@@ -96,21 +91,10 @@ function demoKnobs(q: URLSearchParams, int: (v: string | null, def: number, ok: 
   const set = <K extends keyof UrlState>(k: K, v: UrlState[K] | undefined) => {
     if (v !== undefined) out[k] = v;
   };
-  // The knobs that are live config fields take the server's bounds (LIVE_LIMITS): a link cannot set a
-  // value the live control would refuse.
-  set('delay', opt('delay', (n) => withinLimit('max_queue_delay_microseconds', n)));
-  set('mbs', opt('mbs', (n) => withinLimit('max_batch_size', n)));
-  set('inst', opt('inst', (n) => withinLimit('instance_count', n)));
   set('speed', opt('speed', (n) => n >= 1 && n <= 100_000));
   set('t', opt('t', (n) => n >= 0 && n <= 3_600_000_000));
   set('gap', opt('gap', (n) => n >= 1000 && n <= 10_000_000));
   set('ex', opt('ex', (n) => n >= 0 && n <= 100));
-  const pbs = q.get('pbs');
-  if (pbs !== null) {
-    const sizes = pbs.split(/[ ,]+/).filter(Boolean).map(Number);
-    const listable = sizes.length <= LIVE_LIMITS.preferred_batch_sizes.max;
-    if (listable && sizes.every((n) => withinLimit('preferred_batch_size', n))) out.pbs = sizes;
-  }
   return out;
 }
 
@@ -129,8 +113,11 @@ export function serializeUrlState(s: UrlState): string {
   if (s.large) q.set('large', '1');
   if (s.colour !== d.colour) q.set('colour', s.colour);
   if (s.lang !== d.lang) q.set('lang', s.lang);
-  for (const k of ['delay', 'mbs', 'inst', 'speed', 't', 'gap', 'ex'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
-  if (s.pbs !== undefined) q.set('pbs', s.pbs.join(','));
+  for (const knob of KNOBS) {
+    const v = s[knob.urlKey];
+    if (v !== undefined) q.set(knob.urlKey, formatKnobValue(v));
+  }
+  for (const k of ['speed', 't', 'gap', 'ex'] as const) if (s[k] !== undefined) q.set(k, String(s[k]));
   if (s.cal !== undefined) q.set('cal', s.cal);
   const text = q.toString();
   return text ? `?${text}` : '';

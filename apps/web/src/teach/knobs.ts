@@ -4,6 +4,7 @@
  * change so the URL follows the sliders.
  */
 import type { ControlMessage } from '@inferscope/core';
+import { knobValuesOfPatch } from '@inferscope/core/live-config';
 import type { UrlState } from '../store/url-state';
 import type { SimScenario } from './sim-types';
 
@@ -24,16 +25,12 @@ export function applyKnobs(s: SimScenario, k: DemoKnobs): SimScenario {
   return { ...s, models: [{ ...first, config }, ...rest] };
 }
 
-/** The URL fields an accepted control message changes (only for the lesson's first model). */
+/** The URL fields an accepted control message changes (only for the lesson's first model), by core's knob table. */
 export function knobsFromControl(msg: ControlMessage, firstModel: string): Partial<DemoKnobs> {
   if (!('model' in msg) || msg.model !== firstModel) return {};
-  if (msg.action === 'setInstanceCount') return { inst: msg.count };
+  if (msg.action === 'setInstanceCount') return knobValuesOfPatch({ instance_count: msg.count });
   if (msg.action !== 'setDynamicBatching') return {};
-  const out: Partial<DemoKnobs> = {};
-  if (msg.max_queue_delay_microseconds !== undefined) out.delay = msg.max_queue_delay_microseconds;
-  if (msg.preferred_batch_size !== undefined) out.pbs = msg.preferred_batch_size;
-  if (msg.max_batch_size !== undefined) out.mbs = msg.max_batch_size;
-  return out;
+  return knobValuesOfPatch(msg);
 }
 
 /** The demo knobs and playback position belong to one lesson: a new lesson starts from its own. */

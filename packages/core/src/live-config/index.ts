@@ -2,3 +2,4 @@
 export * from './fields';
 export * from './limits';
 export * from './paths';
+export * from './knobs';

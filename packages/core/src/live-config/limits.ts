@@ -53,6 +53,11 @@ export function limitMessage(name: LiveLimitName, field: string, v: unknown): st
   return `'${field}' must be between ${limit.min} and ${limit.max}, got ${JSON.stringify(v)}`;
 }
 
+/** The words refusing a list of preferred sizes longer than a patch may carry. */
+export function sizesLengthMessage(field: string, length: number): string {
+  return `'${field}' may list at most ${LIVE_LIMITS.preferred_batch_sizes.max} sizes, got ${length}`;
+}
+
 /**
  * The range of an input or slider over a live limit: the limit's min and step, and a top that a view
  * may shorten (a lesson's slider shows the few milliseconds that matter) but never lengthen past what

@@ -12,7 +12,7 @@ import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live-config/f
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
 import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
 import { preferredOrDefault } from '../config/normalize';
-import { LIVE_LIMITS, limitMessage, withinLimit, type LiveLimitName } from '../live-config/limits';
+import { LIVE_LIMITS, limitMessage, sizesLengthMessage, withinLimit, type LiveLimitName } from '../live-config/limits';
 
 const PATCH_FIELDS = new Set<string>(BATCHING_PATCH_FIELDS);
 
@@ -45,7 +45,7 @@ function checkLimits(patch: DynamicBatchingPatch): void {
   if (patch.max_batch_size !== 0) bounded(patch.max_batch_size, 'max_batch_size', 'max_batch_size');
   const sizes = patch.preferred_batch_size ?? [];
   if (sizes.length > LIVE_LIMITS.preferred_batch_sizes.max) {
-    throw new PolicyError(`'preferred_batch_size' may list at most ${LIVE_LIMITS.preferred_batch_sizes.max} sizes, got ${sizes.length}`);
+    throw new PolicyError(sizesLengthMessage('preferred_batch_size', sizes.length));
   }
   for (const size of sizes) bounded(size, 'preferred_batch_size', 'preferred_batch_size');
   const queues = [['default_queue_policy', patch.default_queue_policy] as const,

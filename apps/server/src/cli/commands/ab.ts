@@ -4,7 +4,7 @@
  * every dashboard; the original values are restored at the end.
  */
 import { checkPlanSize, DEFAULT_LOAD_LIMITS, findPreset, planArrivals, PRESETS, traceToScenario, validateScenario, type Scenario } from '@inferscope/core/load';
-import type { DynamicBatchingPatch } from '@inferscope/core';
+import { parseKnobPatch, splitKnobPatch, type KnobPatch } from '@inferscope/core/live-config';
 import { READ_LIMITS, readRegularText } from '../../repository/safe-read';
 import { reportingErrors, type Command } from '../command';
 import { parseArgs, numberArg, normaliseUrl } from '../../args/args';
@@ -28,8 +28,10 @@ Runs identical traffic twice against a running server, once per configuration, a
   --seed N                 scenario seed (default 1): both sides get the same arrivals
   --rounds N               rounds per side, interleaved A, B, A, B... (default 3); a side is called
                            better on a figure only when the rounds' ranges do not overlap
-  --a PATCH, --b PATCH     dynamic batching fields: JSON ('{"max_queue_delay_microseconds":0}') or
-                           key=value pairs separated by ';' ('max_queue_delay_microseconds=2000;preferred_batch_size=[8,16]')
+  --a PATCH, --b PATCH     what each side changes, as the dashboard's A/B writes it: key=value words
+                           separated by spaces or ';' ('delay=2000 preferred=8,16 max_batch=32 instances=2';
+                           any dynamic_batching field by its name: 'preserve_ordering=true'), a JSON object
+                           ('{"max_queue_delay_microseconds":0}'), or a bare number (a delay in µs)
   -u, --url URL            server (default http://127.0.0.1:8000)
   --token T                control token (or INFERSCOPE_CONTROL_TOKEN)
   --binary                 binary tensors
@@ -53,33 +55,26 @@ const specs = [
   { names: ['--json'], key: 'json', flag: true },
 ];
 
-/** Parses a patch and validates it exactly as the server will (so a typo fails before any traffic). */
-export function parsePatch(text: string, model: string, which: string): DynamicBatchingPatch {
-  let obj: Record<string, unknown>;
-  if (text.trim().startsWith('{')) {
-    try {
-      obj = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      throw new Error(`${which}: not valid JSON`);
-    }
-  } else {
-    obj = {};
-    for (const pair of text.split(';').filter((p) => p.trim() !== '')) {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) throw new Error(`${which}: expected key=value, got '${pair}'`);
-      const raw = pair.slice(eq + 1).trim();
-      let v: unknown = raw;
-      try {
-        v = JSON.parse(raw);
-      } catch {
-        /* a bare string */
-      }
-      obj[pair.slice(0, eq).trim()] = v;
-    }
+/**
+ * A side's patch in core's one grammar (the dashboard's A/B reads the same), its batching part validated
+ * exactly as the server will (so a typo fails before any traffic).
+ */
+export function parsePatch(text: string, model: string, which: string): KnobPatch {
+  let patch: KnobPatch;
+  try {
+    patch = parseKnobPatch(text);
+  } catch (err) {
+    throw new Error(`${which}: ${(err as Error).message}`);
   }
-  const v = validateControlMessage({ action: 'setDynamicBatching', model, ...obj });
-  if (!v.ok) throw new Error(`${which}: ${v.error}`);
-  const { action: _a, model: _m, version: _v, ...patch } = v.value as { action: string; model: string; version?: string } & DynamicBatchingPatch;
+  const { batching, instances } = splitKnobPatch(patch);
+  if (Object.keys(batching).length > 0) {
+    const v = validateControlMessage({ action: 'setDynamicBatching', model, ...batching });
+    if (!v.ok) throw new Error(`${which}: ${v.error}`);
+  }
+  if (instances !== undefined) {
+    const v = validateControlMessage({ action: 'setInstanceCount', model, count: instances });
+    if (!v.ok) throw new Error(`${which}: ${v.error}`);
+  }
   return patch;
 }
 
