@@ -113,7 +113,7 @@ export class ContinuousPlanner implements StepPlanner {
       if (grown.preempted.length) {
         const gone = new Set(grown.preempted.map((p) => p.id));
         // Victims are the newest, so they sit after i (or at i when s gave way): none is in `rows` yet.
-        for (const v of this.running) if (gone.has(v.id)) preempted.push(v);
+        for (const p of grown.preempted) preempted.push(this.running.find((v) => v.id === p.id)!);
         this.running = this.running.filter((v) => !gone.has(v.id));
       }
       if (!grown.grown) break;
@@ -121,9 +121,8 @@ export class ContinuousPlanner implements StepPlanner {
       budget -= n;
     }
     // Back at the head of the queue in admission order, ahead of everyone who waits.
-    preempted.sort((a, b) => a.admittedAt - b.admittedAt);
     for (const v of preempted) v.dropCache();
-    this.waiting.unshift(...preempted);
+    this.waiting.unshift(...[...preempted].sort((a, b) => a.admittedAt - b.admittedAt));
     const joined: string[] = [];
     while (!preempted.length && this.waiting.length && this.running.length < k.maxNumSequences && budget > 0) {
       const s = this.waiting[0]!;

@@ -11,7 +11,7 @@ export interface PlannedStep {
   batch: StepBatch;
   /** sequences that joined at this boundary (first admission or readmission after a preemption) */
   joined: string[];
-  /** sequences preempted at this boundary (their cache dropped, back at the head of the queue) */
+  /** sequences preempted at this boundary, newest first (their cache dropped, back at the head of the queue) */
   preempted: GenSequence[];
 }
 
