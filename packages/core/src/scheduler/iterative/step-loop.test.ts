@@ -168,3 +168,40 @@ test('figures: TTFT, inter-token gaps and tokens/s of a worked run', () => {
   assert.deepEqual(r.summary.kvTimeline.map((k) => k.usedBlocks), [1, 1, 0]);
   assert.equal(r.summary.steps, 3);
 });
+
+test("a request submitted from a sink (a chat's next turn) joins the next step; never two steps at once", () => {
+  let running = 0;
+  let most = 0;
+  const counting = (clock: VirtualClock): StepExecutor => {
+    const sim = new SimStepExecutor(clock, COST, KNOBS);
+    return {
+      runStep(batch, done) {
+        most = Math.max(most, ++running);
+        sim.runStep(batch, (e, t) => {
+          running--;
+          done(e, t);
+        });
+      },
+    };
+  };
+  const h = harness({}, counting);
+  let turns = 0;
+  let side = false;
+  const turn = (i: number) =>
+    h.loop.submit({ id: `turn${i}`, prompt: [i], maxTokens: 2 }, {
+      onToken: () => {
+        if (side) return;
+        side = true;
+        h.loop.submit({ id: 'side', prompt: [9], maxTokens: 1 }, { onEnd: (o) => (assert.ok(o.ok), turns++) });
+      },
+      onEnd: (o) => {
+        assert.ok(o.ok);
+        turns++;
+        if (i < 3) turn(i + 1);
+      },
+    });
+  turn(0);
+  h.clock.runUntilIdle();
+  assert.equal(turns, 5);
+  assert.equal(most, 1, 'one step in flight at a time');
+});

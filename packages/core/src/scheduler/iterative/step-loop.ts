@@ -63,6 +63,7 @@ export class StepLoop {
   }
 
   private next(): void {
+    if (this.inFlight) return; // one step at a time: a kick from inside a step's answer waits for it
     const step = this.o.planner.plan();
     if (!step) return;
     const t = this.o.clock.now();
@@ -100,7 +101,8 @@ export class StepLoop {
   }
 
   private stepDone(step: PlannedStep, startedAt: number, error: unknown, tokens: StepTokens | undefined): void {
-    this.inFlight = null;
+    // inFlight stays set while sinks hear of the step, so a request they submit joins the next step
+    // formed below instead of starting a second one beside it.
     const t = this.o.clock.now();
     let failure: string | null = null;
     if (!error) {
@@ -121,6 +123,7 @@ export class StepLoop {
       }
     }
     this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.o.planner.kvUsage() });
+    this.inFlight = null;
     this.next();
   }
 
