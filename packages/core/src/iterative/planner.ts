@@ -3,7 +3,7 @@
  * and the request-level baseline (static-batch.ts) both answer it, so the same loop, executor and
  * figures run both on the same traffic and the difference is measured, not asserted.
  */
-import type { KvUsage } from '../../kv-cache/index';
+import type { KvUsage } from '../kv-cache/index';
 import type { GenSequence } from './sequence';
 import type { StepBatch, StepTokens } from './types';
 

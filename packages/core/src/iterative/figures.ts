@@ -4,7 +4,7 @@
  * (slots used and padded, tokens per step, KV blocks used/free, preemptions). Times are the events'
  * clock (µs). Percentiles are THE percentile (stats/percentile.ts).
  */
-import { percentileOf } from '../../stats/percentile';
+import { percentileOf } from '../stats/percentile';
 import type { IterEvent } from './types';
 
 export interface Spread {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VirtualClock } from '../../clock/virtual-clock';
+import { VirtualClock } from '../clock/virtual-clock';
 import { ContinuousPlanner } from './continuous';
 import { SimStepExecutor, simGenerateAlone, type StepCost } from './sim-step';
 import { simulateGeneration } from './simulate';

@@ -18,7 +18,7 @@
  *
  * Finished sequences retire after the step that produced their last token. Pure: no clock, no executor.
  */
-import { KvBlockAllocator, type KvUsage } from '../../kv-cache/index';
+import { KvBlockAllocator, type KvUsage } from '../kv-cache/index';
 import { checkStepTokens, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
 import { genRequestProblem, knobProblems, type GenSequence } from './sequence';
 import type { IterativeKnobs, StepRow, StepTokens } from './types';

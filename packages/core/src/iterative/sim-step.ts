@@ -8,7 +8,7 @@
  * continues with the tokens it would have produced, and a block handed to two sequences at once, or a
  * row whose table or cached count is wrong, changes the tokens (or is refused) instead of passing unseen.
  */
-import type { Clock } from '../../clock/clock';
+import type { Clock } from '../clock/clock';
 import type { StepBatch, StepExecutor, StepTokens } from './types';
 
 /** A step's cost: fixed + per sequence (slot, padding included) + per new token, all µs. */

@@ -7,7 +7,7 @@
  * exactly kv-cache's KvStepRow: block table, tokens cached, new tokens, so `buildKvStep` takes the rows
  * as they are), and the simulator's, which charges a cost model for the step's rows and tokens.
  */
-import type { KvAdmissionPolicy, KvStepRow, KvUsage } from '../../kv-cache/index';
+import type { KvAdmissionPolicy, KvStepRow, KvUsage } from '../kv-cache/index';
 
 export interface GenRequest {
   /** unique among the scheduler's live sequences */

@@ -8,7 +8,7 @@
  * static batch's tensors are sized up front): the KV budget is drawn as guaranteed_no_evict whatever the
  * knobs' policy, and there is no per-step token budget or chunking, which are iteration-level notions.
  */
-import { KvBlockAllocator, type KvUsage } from '../../kv-cache/index';
+import { KvBlockAllocator, type KvUsage } from '../kv-cache/index';
 import { checkStepTokens, type Delivered, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
 import { genRequestProblem, knobProblems, type GenSequence } from './sequence';
 import type { IterativeKnobs, StepRow, StepTokens } from './types';

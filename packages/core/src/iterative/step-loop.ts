@@ -9,7 +9,7 @@
  * rejected (never servable under the knobs), cancelled, or failed (its step's executor failed).
  * Events go to the listener for the timeline, the block map and the figures (figures.ts).
  */
-import type { Clock, TimerHandle } from '../../clock/clock';
+import type { Clock, TimerHandle } from '../clock/clock';
 import type { PlannedStep, StepPlanner } from './planner';
 import { GenSequence } from './sequence';
 import type { GenOutcome, GenRequest, GenSink, IterEvent, StepExecutor, StepTokens } from './types';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Rng } from '../../load/rng';
+import { Rng } from '../load/rng';
 import { simGenerateAlone, type StepCost } from './sim-step';
 import { simulateGeneration, type GenArrival, type GenBatching } from './simulate';
 import type { IterEvent, IterativeKnobs } from './types';

@@ -3,7 +3,7 @@
  * baseline, with the same step executor and cost: the simulator's and the lessons' way to compare the
  * two on identical arrivals. Deterministic; never sleeps.
  */
-import { VirtualClock } from '../../clock/virtual-clock';
+import { VirtualClock } from '../clock/virtual-clock';
 import { ContinuousPlanner } from './continuous';
 import { GenFigures, type GenSummary } from './figures';
 import type { StepPlanner } from './planner';

@@ -9,7 +9,7 @@
  * was dropped, so its whole known text is fed again) are one rule, and a recomputed sequence continues
  * with exactly the tokens it would have produced.
  */
-import { KV_ADMISSION_POLICIES, kvBudgetProblem } from '../../kv-cache/index';
+import { KV_ADMISSION_POLICIES, kvBudgetProblem } from '../kv-cache/index';
 import type { GenRequest, IterativeKnobs, StepRow } from './types';
 
 export class GenSequence {
