@@ -18,85 +18,36 @@
  *
  * Finished sequences retire after the step that produced their last token. Pure: no clock, no executor.
  */
-import { KvBlockAllocator, type KvUsage } from '../kv-cache/index';
-import { checkStepTokens, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
-import { genRequestProblem, knobProblems, type GenSequence } from './sequence';
+import { checkStepTokens, PlannerBase, type PlannedStep, type StepOutputs } from './planner';
+import type { GenSequence } from './sequence';
 import type { IterativeKnobs, StepRow, StepTokens } from './types';
 
 /** The knobs that may change between steps without rebuilding the KV cache. */
 export type LiveKnobs = Pick<IterativeKnobs, 'maxNumSequences' | 'maxNumTokens' | 'enableChunkedContext'>;
+const LIVE_KNOBS: readonly (keyof LiveKnobs)[] = ['maxNumSequences', 'maxNumTokens', 'enableChunkedContext'];
 
-export class ContinuousPlanner implements StepPlanner {
-  private readonly allocator: KvBlockAllocator;
-  private knobs: IterativeKnobs;
-  /** FIFO; preempted sequences are put back at its head */
-  private waiting: GenSequence[] = [];
-  /** in admission order, oldest first (the allocator's order too: the newest is preempted first) */
-  private running: GenSequence[] = [];
-  private steps = 0;
+export class ContinuousPlanner extends PlannerBase {
   private admissions = 0;
 
   constructor(knobs: IterativeKnobs) {
-    const problems = knobProblems(knobs);
-    if (problems.length) throw new RangeError(`iterative scheduler: ${problems.join('; ')}`);
-    this.knobs = { ...knobs };
-    this.allocator = new KvBlockAllocator({ totalBlocks: knobs.totalBlocks, blockTokens: knobs.blockTokens, policy: knobs.policy });
-  }
-
-  get busy(): boolean {
-    return this.waiting.length > 0 || this.running.length > 0;
-  }
-
-  /** Sequences waiting and running (oldest first), for views and tests. */
-  get queues(): { waiting: string[]; running: string[] } {
-    return { waiting: this.waiting.map((s) => s.id), running: this.running.map((s) => s.id) };
+    super(knobs, 'iterative scheduler', knobs.policy, true);
   }
 
   /**
    * Changes the step knobs; they apply from the next boundary and lose no sequence. Turning chunked
-   * context off leaves a prompt already being chunked to finish in chunks. Throws on bad values.
+   * context off leaves a prompt already being chunked to finish in chunks. Throws on bad values, and on a
+   * knob that sizes the KV cache (policy, blocks): those need a new planner.
    */
   setKnobs(change: Partial<LiveKnobs>): void {
+    const other = Object.keys(change).filter((k) => !LIVE_KNOBS.includes(k as keyof LiveKnobs));
+    if (other.length) throw new RangeError(`${this.who}: ${other.join(', ')} cannot change live (only ${LIVE_KNOBS.join(', ')})`);
     const next = { ...this.knobs, ...change };
-    const problems = knobProblems(next);
-    if (problems.length) throw new RangeError(`iterative scheduler: ${problems.join('; ')}`);
+    this.checkKnobs(next);
     this.knobs = next;
   }
 
   get currentKnobs(): Readonly<IterativeKnobs> {
     return this.knobs;
-  }
-
-  has(id: string): boolean {
-    return this.waiting.some((s) => s.id === id) || this.running.some((s) => s.id === id);
-  }
-
-  enqueue(s: GenSequence): string | null {
-    const problem = genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens }, this.knobs, true);
-    if (problem) return problem;
-    if (this.has(s.id)) return `request ${s.id}: a sequence with this id is already being generated`;
-    this.waiting.push(s);
-    return null;
-  }
-
-  cancel(id: string): 'waiting' | 'running' | null {
-    const w = this.waiting.findIndex((s) => s.id === id);
-    if (w >= 0) {
-      this.waiting.splice(w, 1);
-      return 'waiting';
-    }
-    const r = this.running.find((s) => s.id === id);
-    if (!r || r.cancelled) return null;
-    r.cancelled = true;
-    return 'running';
-  }
-
-  kvUsage(): KvUsage {
-    return this.allocator.usage();
-  }
-
-  blockMap() {
-    return this.allocator.snapshot();
   }
 
   plan(): PlannedStep | null {

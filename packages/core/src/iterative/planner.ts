@@ -3,9 +3,9 @@
  * and the request-level baseline (static-batch.ts) both answer it, so the same loop, executor and
  * figures run both on the same traffic and the difference is measured, not asserted.
  */
-import type { KvUsage } from '../kv-cache/index';
-import type { GenSequence } from './sequence';
-import type { StepBatch, StepTokens } from './types';
+import { KvBlockAllocator, type KvAdmissionPolicy, type KvBlockMap, type KvUsage } from '../kv-cache/index';
+import { genRequestProblem, knobProblems, type GenSequence } from './sequence';
+import type { IterativeKnobs, StepBatch, StepTokens } from './types';
 
 export interface PlannedStep {
   batch: StepBatch;
@@ -61,4 +61,80 @@ export function checkStepTokens(batch: StepBatch, tokens: StepTokens | undefined
     }
   }
   return null;
+}
+
+/**
+ * What both planners share: the FIFO of waiting sequences, the admitted ones (`running`: the continuous
+ * planner's running set, the request-level batch's members), the block allocator and the checks at submit.
+ */
+export abstract class PlannerBase implements StepPlanner {
+  protected readonly allocator: KvBlockAllocator;
+  protected knobs: IterativeKnobs;
+  protected waiting: GenSequence[] = [];
+  /** admitted, oldest first */
+  protected running: GenSequence[] = [];
+  protected steps = 0;
+
+  constructor(
+    knobs: IterativeKnobs,
+    protected readonly who: string,
+    policy: KvAdmissionPolicy,
+    /** whether a step's token budget (max_num_tokens) applies: not to a request-level batch */
+    private readonly tokenBudget: boolean,
+  ) {
+    this.knobs = { ...knobs };
+    this.checkKnobs(this.knobs);
+    this.allocator = new KvBlockAllocator({ totalBlocks: knobs.totalBlocks, blockTokens: knobs.blockTokens, policy });
+  }
+
+  get busy(): boolean {
+    return this.waiting.length > 0 || this.running.length > 0;
+  }
+
+  /** Sequences waiting and admitted (oldest first), for views and tests. */
+  get queues(): { waiting: string[]; running: string[] } {
+    return { waiting: this.waiting.map((s) => s.id), running: this.running.map((s) => s.id) };
+  }
+
+  has(id: string): boolean {
+    return this.waiting.some((s) => s.id === id) || this.running.some((s) => s.id === id);
+  }
+
+  enqueue(s: GenSequence): string | null {
+    const problem = genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens }, this.knobs, this.tokenBudget);
+    if (problem) return problem;
+    if (this.has(s.id)) return `request ${s.id}: a sequence with this id is already being generated`;
+    this.waiting.push(s);
+    return null;
+  }
+
+  cancel(id: string): 'waiting' | 'running' | null {
+    const w = this.waiting.findIndex((s) => s.id === id);
+    if (w >= 0) {
+      this.waiting.splice(w, 1);
+      return 'waiting';
+    }
+    const r = this.running.find((s) => s.id === id);
+    if (!r || r.cancelled) return null;
+    r.cancelled = true; // its blocks are freed at the next boundary (a static batch's when the batch ends)
+    return 'running';
+  }
+
+  kvUsage(): KvUsage {
+    return this.allocator.usage();
+  }
+
+  /** The block map (owner and fill of every block), for the dashboard. */
+  blockMap(): KvBlockMap {
+    return this.allocator.snapshot();
+  }
+
+  protected checkKnobs(k: IterativeKnobs): void {
+    const problems = knobProblems(k);
+    if (problems.length) throw new RangeError(`${this.who}: ${problems.join('; ')}`);
+  }
+
+  abstract plan(): PlannedStep | null;
+  abstract complete(step: PlannedStep, tokens: StepTokens): StepOutputs;
+  abstract abort(step: PlannedStep): GenSequence[];
 }

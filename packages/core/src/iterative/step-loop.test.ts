@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock/virtual-clock';
 import { ContinuousPlanner } from './continuous';
+import { StaticBatchPlanner } from './static-batch';
 import { SimStepExecutor, simGenerateAlone, type StepCost } from './sim-step';
 import { simulateGeneration } from './simulate';
 import { StepLoop } from './step-loop';
@@ -148,6 +149,8 @@ test('knobs change between steps while traffic flows, and no sequence is lost or
   h.clock.setTimer(9000, () => h.planner.setKnobs({ enableChunkedContext: true, maxNumTokens: 4 }));
   h.clock.setTimer(20000, () => h.planner.setKnobs({ maxNumSequences: 8, maxNumTokens: 32 }));
   assert.throws(() => h.planner.setKnobs({ maxNumTokens: 0 }), /max_num_tokens must be an integer >= 1, got 0/);
+  assert.throws(() => h.planner.setKnobs({ policy: 'guaranteed_no_evict' } as never), /policy cannot change live/);
+  assert.equal(h.planner.currentKnobs.maxNumTokens, 64, 'a refused change changes nothing');
   h.clock.runUntilIdle();
   const st = h.events.filter((e) => e.type === 'step_started');
   const during = st.filter((e) => e.t > 3000 && e.t < 9000);
@@ -204,4 +207,25 @@ test("a request submitted from a sink (a chat's next turn) joins the next step; 
   h.clock.runUntilIdle();
   assert.equal(turns, 5);
   assert.equal(most, 1, 'one step in flight at a time');
+});
+
+test('static batch: a cancelled member pads until the batch ends; when the last runner leaves, the batch ends and the finished are answered', () => {
+  const clock = new VirtualClock(0);
+  const planner = new StaticBatchPlanner(KNOBS);
+  const loop = new StepLoop({ clock, planner, executor: new SimStepExecutor(clock, COST, KNOBS) });
+  const ends = new Map<string, { t: number; o: GenOutcome }>();
+  const submit = (id: string, maxTokens: number) => loop.submit({ id, prompt: [id.charCodeAt(0)], maxTokens }, { onEnd: (o) => ends.set(id, { t: clock.now(), o }) });
+  submit('a', 1);
+  submit('b', 50);
+  submit('c', 2);
+  for (let i = 0; i < 4; i++) clock.step(); // a few steps: a and c are done, b runs on
+  assert.equal(ends.size, 0, 'nobody is answered before the batch ends');
+  assert.ok(loop.cancel('b'));
+  clock.runUntilIdle();
+  assert.deepEqual(ends.get('a')!.o, { ok: true, tokens: simGenerateAlone([97], 1) });
+  assert.deepEqual(ends.get('c')!.o, { ok: true, tokens: simGenerateAlone([99], 2) });
+  assert.equal(ends.get('a')!.t, ends.get('c')!.t, 'answered together, when the batch ended');
+  assert.ok(!ends.get('b')!.o.ok);
+  assert.equal(planner.kvUsage().usedBlocks, 0);
+  assert.ok(loop.idle);
 });
