@@ -187,3 +187,26 @@ test('continuous batching pads no slot and needs fewer steps than static batchin
     assert.ok(cont.summary.ttftUs.p99 < stat.summary.ttftUs.p99);
   }
 });
+
+test('an end token retires a sequence early (not delivered, finish reason stop), continuous and static alike', () => {
+  // A vocabulary of 6 with end token 0: most sequences stop long before max_tokens, at lengths only the
+  // model decides, which is the mixed-length traffic continuous batching is for.
+  const arrivals = workload(7, 20, 6, 40, 20_000).map((a) => ({ ...a, request: { ...a.request, prompt: a.request.prompt.map((t) => 1 + (t % 5)), endToken: 0 } }));
+  const knobs = { ...KNOBS, maxNumSequences: 4 };
+  const byBatching = (['continuous', 'static'] as const).map((batching) => simulateGeneration({ knobs, cost: COST, arrivals, batching, vocab: 6 }));
+  for (const r of byBatching) {
+    let stops = 0;
+    for (const a of arrivals) {
+      const o = r.outcomes.get(a.request.id)!;
+      assert.ok(o.ok);
+      assert.deepEqual(o.tokens, simGenerateAlone(a.request.prompt, a.request.maxTokens, 6, 0));
+      assert.ok(!o.tokens.includes(0), 'the end token is not a token of the text');
+      assert.equal(o.finishReason, o.tokens.length < a.request.maxTokens ? 'stop' : 'length');
+      if (o.finishReason === 'stop') stops++;
+    }
+    assert.ok(stops >= 10, `most stopped at the end token (${stops})`);
+  }
+  const [cont, stat] = byBatching.map((r) => r.summary);
+  assert.equal(cont!.padSlots, 0);
+  assert.ok(stat!.padSlots > 0 && cont!.steps < stat!.steps);
+});

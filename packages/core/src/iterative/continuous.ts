@@ -105,8 +105,7 @@ export class ContinuousPlanner extends PlannerBase {
     step.batch.rows.forEach((row, i) => {
       const s = this.running.find((r) => r.id === row.id);
       if (!s || s.cancelled) return; // cancelled during the step: its blocks go at the next boundary
-      s.advance(row.tokens.length, tokens[i] ?? null);
-      if (row.samples) out.delivered.push({ id: s.id, index: s.generated.length - 1, token: s.generated[s.generated.length - 1]! });
+      if (s.advance(row.tokens.length, tokens[i] ?? null)) out.delivered.push({ id: s.id, index: s.generated.length - 1, token: s.generated[s.generated.length - 1]! });
       if (s.finished) out.finished.push(s);
     });
     for (const s of out.finished) this.allocator.release(s.id);

@@ -101,7 +101,7 @@ export abstract class PlannerBase implements StepPlanner {
   }
 
   enqueue(s: GenSequence): string | null {
-    const problem = genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens }, this.knobs, this.tokenBudget);
+    const problem = genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens, endToken: s.endToken }, this.knobs, this.tokenBudget);
     if (problem) return problem;
     if (this.has(s.id)) return `request ${s.id}: a sequence with this id is already being generated`;
     this.waiting.push(s);

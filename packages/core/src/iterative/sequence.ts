@@ -16,7 +16,10 @@ export class GenSequence {
   readonly id: string;
   readonly prompt: readonly number[];
   readonly maxTokens: number;
+  readonly endToken: number | undefined;
   readonly generated: number[] = [];
+  /** it sampled its end token */
+  stopped = false;
   /** known tokens held in its KV cache */
   cached = 0;
   preemptions = 0;
@@ -29,6 +32,7 @@ export class GenSequence {
     this.id = r.id;
     this.prompt = r.prompt;
     this.maxTokens = r.maxTokens;
+    this.endToken = r.endToken;
   }
 
   /** prompt + generated */
@@ -50,7 +54,7 @@ export class GenSequence {
   }
 
   get finished(): boolean {
-    return this.generated.length >= this.maxTokens;
+    return this.stopped || this.generated.length >= this.maxTokens;
   }
 
   known(from: number, to: number): number[] {
@@ -72,10 +76,16 @@ export class GenSequence {
     };
   }
 
-  /** After a step fed it `n` tokens (and sampled `token` when the row sampled). */
-  advance(n: number, token: number | null): void {
+  /** After a step fed it `n` tokens and sampled `token` (null: the row did not sample). True: a token to deliver. */
+  advance(n: number, token: number | null): boolean {
     this.cached += n;
-    if (token !== null) this.generated.push(token);
+    if (token === null) return false;
+    if (token === this.endToken) {
+      this.stopped = true;
+      return false;
+    }
+    this.generated.push(token);
+    return true;
   }
 
   /** Its cache was dropped (preemption): it is recomputed from its known text when readmitted. */
@@ -96,6 +106,7 @@ export function genRequestProblem(r: GenRequest, knobs: IterativeKnobs, tokenBud
   const bad = r.prompt.findIndex((t) => !Number.isSafeInteger(t) || t < 0);
   if (bad >= 0) return `request ${r.id}: prompt token ${bad} is ${String(r.prompt[bad])}, not a token id (an integer >= 0)`;
   if (!Number.isSafeInteger(r.maxTokens) || r.maxTokens < 1) return `request ${r.id}: max_tokens must be an integer >= 1, got ${String(r.maxTokens)}`;
+  if (r.endToken !== undefined && !(Number.isSafeInteger(r.endToken) && r.endToken >= 0)) return `request ${r.id}: end_id must be a token id (an integer >= 0), got ${String(r.endToken)}`;
   const maxCache = r.prompt.length + r.maxTokens - 1;
   const kv = kvBudgetProblem({ totalBlocks: knobs.totalBlocks, blockTokens: knobs.blockTokens, maxSequenceTokens: maxCache });
   if (kv) return `request ${r.id}: ${kv}`;

@@ -37,12 +37,13 @@ function sample(h: number, vocab: number): number {
 }
 
 /** The stand-in model run alone, without a cache: the reference every batched run must equal. */
-export function simGenerateAlone(prompt: readonly number[], maxTokens: number, vocab = 256): number[] {
+export function simGenerateAlone(prompt: readonly number[], maxTokens: number, vocab = 256, endToken?: number): number[] {
   let h = SEED;
   for (const t of prompt) h = mix(h, t);
   const out: number[] = [];
   while (out.length < maxTokens) {
     const t = sample(h, vocab);
+    if (t === endToken) break;
     out.push(t);
     h = mix(h, t);
   }

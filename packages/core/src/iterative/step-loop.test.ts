@@ -65,7 +65,7 @@ test('without chunked context a text over max_num_tokens is refused, naming the 
   const on = harness({ maxNumTokens: 8, enableChunkedContext: true });
   on.submit({ id: 'long', prompt: Array.from({ length: 9 }, (_, i) => i), maxTokens: 2 });
   on.clock.runUntilIdle();
-  assert.deepEqual(on.outcomes.get('long')![0], { ok: true, tokens: simGenerateAlone(Array.from({ length: 9 }, (_, i) => i), 2) });
+  assert.deepEqual(on.outcomes.get('long')![0], { ok: true, tokens: simGenerateAlone(Array.from({ length: 9 }, (_, i) => i), 2), finishReason: 'length' });
 });
 
 test('a client that goes away mid-stream is answered once, and its slot and blocks are free at the next step', () => {
@@ -89,8 +89,8 @@ test('a client that goes away mid-stream is answered once, and its slot and bloc
   assert.ok(step3.kv.usedBlocks < usedBefore, 'leaver\'s two blocks are back');
   h.clock.runUntilIdle();
   assert.equal(h.tokens.get('leaver')!.length, tokensAtCancel, 'no token after the cancel (step 2 computed one; it is dropped)');
-  assert.deepEqual(h.outcomes.get('stayer'), [{ ok: true, tokens: simGenerateAlone([6], 5) }]);
-  assert.deepEqual(h.outcomes.get('waiter'), [{ ok: true, tokens: simGenerateAlone([7], 2) }]);
+  assert.deepEqual(h.outcomes.get('stayer'), [{ ok: true, tokens: simGenerateAlone([6], 5), finishReason: 'length' }]);
+  assert.deepEqual(h.outcomes.get('waiter'), [{ ok: true, tokens: simGenerateAlone([7], 2), finishReason: 'length' }]);
   assert.equal(h.planner.kvUsage().usedBlocks, 0);
   // A waiting request cancels at once, without a step.
   const w = harness({ maxNumSequences: 1 });
@@ -129,7 +129,7 @@ test('an executor failure answers each sequence of its step once with the reason
     assert.match(o.message, /generation step 2 failed: onnxruntime: out of memory/);
     assert.equal(o.tokens.length, 1, 'with the token it had');
   }
-  assert.deepEqual(h.outcomes.get('c'), [{ ok: true, tokens: simGenerateAlone([3], 2) }]);
+  assert.deepEqual(h.outcomes.get('c'), [{ ok: true, tokens: simGenerateAlone([3], 2), finishReason: 'length' }]);
   assert.equal(h.planner.kvUsage().usedBlocks, 0);
 });
 
@@ -157,7 +157,7 @@ test('knobs change between steps while traffic flows, and no sequence is lost or
   assert.ok(during.length > 3 && during.every((e) => e.rows.length <= 1), 'one sequence per step from the next boundary on');
   assert.ok(st.some((e) => e.t < 3000 && e.rows.length > 1), 'several before');
   assert.ok(st.filter((e) => e.t > 9000 && e.t < 20000).every((e) => e.tokens <= 4));
-  prompts.forEach((prompt, i) => assert.deepEqual(h.outcomes.get(`s${i}`), [{ ok: true, tokens: simGenerateAlone(prompt, 2 + (i % 9)) }]));
+  prompts.forEach((prompt, i) => assert.deepEqual(h.outcomes.get(`s${i}`), [{ ok: true, tokens: simGenerateAlone(prompt, 2 + (i % 9)), finishReason: 'length' }]));
 });
 
 test('figures: TTFT, inter-token gaps and tokens/s of a worked run', () => {
@@ -222,8 +222,8 @@ test('static batch: a cancelled member pads until the batch ends; when the last 
   assert.equal(ends.size, 0, 'nobody is answered before the batch ends');
   assert.ok(loop.cancel('b'));
   clock.runUntilIdle();
-  assert.deepEqual(ends.get('a')!.o, { ok: true, tokens: simGenerateAlone([97], 1) });
-  assert.deepEqual(ends.get('c')!.o, { ok: true, tokens: simGenerateAlone([99], 2) });
+  assert.deepEqual(ends.get('a')!.o, { ok: true, tokens: simGenerateAlone([97], 1), finishReason: 'length' });
+  assert.deepEqual(ends.get('c')!.o, { ok: true, tokens: simGenerateAlone([99], 2), finishReason: 'length' });
   assert.equal(ends.get('a')!.t, ends.get('c')!.t, 'answered together, when the batch ended');
   assert.ok(!ends.get('b')!.o.ok);
   assert.equal(planner.kvUsage().usedBlocks, 0);

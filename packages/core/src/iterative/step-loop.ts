@@ -112,7 +112,7 @@ export class StepLoop {
           this.emit({ type: 'token', t, step: step.batch.step, id: d.id, index: d.index, token: d.token });
           this.sinks.get(d.id)?.onToken?.(d.token, d.index);
         }
-        for (const s of out.finished) this.finish(s.id, { ok: true, tokens: [...s.generated] });
+        for (const s of out.finished) this.finish(s.id, { ok: true, tokens: [...s.generated], finishReason: s.stopped ? 'stop' : 'length' });
       } catch (e) {
         failure = e instanceof Error ? e.message : String(e);
       }

@@ -16,6 +16,11 @@ export interface GenRequest {
   prompt: readonly number[];
   /** tokens to generate (at least one): the sequence retires after its max_tokens-th token */
   maxTokens: number;
+  /**
+   * The model's end-of-text token (TensorRT-LLM's end_id): a sequence that samples it retires there, and
+   * the end token itself is not one of its tokens
+   */
+  endToken?: number;
 }
 
 export interface IterativeKnobs {
@@ -68,7 +73,7 @@ export interface StepExecutor {
 
 /** How one sequence ended: all its tokens, or why not. Exactly one per submitted request. */
 export type GenOutcome =
-  | { ok: true; tokens: number[] }
+  | { ok: true; tokens: number[]; finishReason: 'length' | 'stop' }
   | { ok: false; reason: 'rejected' | 'cancelled' | 'failed'; message: string; tokens: number[] };
 
 /** Where a submitted request's tokens and its one outcome go. */
