@@ -148,6 +148,7 @@ test('a preempted sequence is recomputed from its whole text (prompt + generated
   const row = rejoin.rows.find((x) => x.id === 'new')!;
   assert.equal(row.kind, 'prefill');
   assert.equal(row.tokens, 4 + pre.generated, 'recomputes prompt + every token generated before');
+  assert.equal(pre.recompute, row.tokens);
   const indices = r.events.filter((e) => e.type === 'token' && e.id === 'new').map((e) => (e as { index: number }).index);
   assert.deepEqual(indices, [0, 1, 2, 3, 4, 5, 6, 7, 8], 'each token streamed once, in order, across the preemption');
 });

@@ -69,7 +69,7 @@ export class StepLoop {
     const t = this.o.clock.now();
     const { batch } = step;
     for (const v of step.preempted) {
-      this.emit({ type: 'seq_preempted', t, step: batch.step, id: v.id, cachedTokens: 0, generated: v.generated.length });
+      this.emit({ type: 'seq_preempted', t, step: batch.step, id: v.id, generated: v.generated.length, recompute: v.knownLength });
     }
     this.emit({
       type: 'step_started',

@@ -93,7 +93,8 @@ export type IterEvent =
   | { type: 'seq_queued'; t: number; id: string; promptTokens: number; maxTokens: number }
   | { type: 'seq_rejected'; t: number; id: string; message: string }
   | { type: 'step_started'; t: number; step: number; rows: StepRowView[]; joined: string[]; padSlots: number; tokens: number; kv: KvUsage }
-  | { type: 'seq_preempted'; t: number; step: number; id: string; cachedTokens: number; generated: number }
+  /** its cache was dropped; `recompute` tokens (prompt + `generated`) are fed again when it rejoins */
+  | { type: 'seq_preempted'; t: number; step: number; id: string; generated: number; recompute: number }
   | { type: 'token'; t: number; step: number; id: string; index: number; token: number }
   | { type: 'step_finished'; t: number; step: number; durationUs: number; kv: KvUsage }
   | { type: 'seq_finished'; t: number; id: string; outcome: 'done' | 'cancelled' | 'failed'; tokens: number };
