@@ -8,3 +8,4 @@ export { StepLoop, type StepLoopOptions } from './step-loop';
 export { SimStepExecutor, simGenerateAlone, stepCostUs, type StepCost } from './sim-step';
 export { GenFigures, type GenSummary, type Spread } from './figures';
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenSimResult, type GenSimulation } from './simulate';
+export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';
