@@ -9,3 +9,4 @@ export { SimStepExecutor, simGenerateAlone, stepCostUs, type StepCost } from './
 export { GenFigures, type GenSummary, type Spread } from './figures';
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenSimResult, type GenSimulation } from './simulate';
 export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';
+export { TokenTimeline, type TimelineCell } from './timeline';
