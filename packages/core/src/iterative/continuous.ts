@@ -35,14 +35,23 @@ export class ContinuousPlanner extends PlannerBase {
 
   /**
    * Changes the step knobs; they apply from the next boundary and lose no sequence. Turning chunked
-   * context off leaves a prompt already being chunked to finish in chunks. Throws on bad values, and on a
-   * knob that sizes the KV cache (policy, blocks): those need a new planner.
+   * context off leaves a prompt already being chunked to finish in chunks. Throws on bad values, on a
+   * knob that sizes the KV cache (policy, blocks): those need a new planner, and on a change that a
+   * sequence already accepted could not be served under.
    */
   setKnobs(change: Partial<LiveKnobs>): void {
     const other = Object.keys(change).filter((k) => !LIVE_KNOBS.includes(k as keyof LiveKnobs));
     if (other.length) throw new RangeError(`${this.who}: ${other.join(', ')} cannot change live (only ${LIVE_KNOBS.join(', ')})`);
     const next = { ...this.knobs, ...change };
     this.checkKnobs(next);
+    // A change that would strand a sequence already accepted (a waiting prompt, or a running sequence's
+    // recompute under max_utilization, that no longer fits one step without chunking) is refused: it
+    // would wait at the head of the queue forever, and everyone behind it.
+    const mayWait = next.policy === 'max_utilization' ? [...this.waiting, ...this.running] : this.waiting;
+    for (const s of mayWait) {
+      const problem = this.problemOf(s, next);
+      if (problem) throw new RangeError(`${this.who}: this change would leave a sequence unservable: ${problem}`);
+    }
     this.knobs = next;
   }
 

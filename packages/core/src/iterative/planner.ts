@@ -101,7 +101,7 @@ export abstract class PlannerBase implements StepPlanner {
   }
 
   enqueue(s: GenSequence): string | null {
-    const problem = genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens, endToken: s.endToken }, this.knobs, this.tokenBudget);
+    const problem = this.problemOf(s, this.knobs);
     if (problem) return problem;
     if (this.has(s.id)) return `request ${s.id}: a sequence with this id is already being generated`;
     this.waiting.push(s);
@@ -127,6 +127,11 @@ export abstract class PlannerBase implements StepPlanner {
   /** The block map (owner and fill of every block), for the dashboard. */
   blockMap(): KvBlockMap {
     return this.allocator.snapshot();
+  }
+
+  /** Why `s` can never be served under knobs `k`, or null. */
+  protected problemOf(s: GenSequence, k: IterativeKnobs): string | null {
+    return genRequestProblem({ id: s.id, prompt: s.prompt, maxTokens: s.maxTokens, endToken: s.endToken }, k, this.tokenBudget);
   }
 
   protected checkKnobs(k: IterativeKnobs): void {

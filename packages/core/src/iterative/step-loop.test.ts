@@ -229,3 +229,34 @@ test('static batch: a cancelled member pads until the batch ends; when the last 
   assert.equal(planner.kvUsage().usedBlocks, 0);
   assert.ok(loop.idle);
 });
+
+test('a live change that would strand an accepted sequence is refused, and the sequence is served', () => {
+  const h = harness({ maxNumSequences: 1, maxNumTokens: 64, enableChunkedContext: false, policy: 'guaranteed_no_evict' });
+  h.submit({ id: 'first', prompt: [1], maxTokens: 4 });
+  h.submit({ id: 'long', prompt: Array.from({ length: 20 }, (_, i) => i), maxTokens: 2 });
+  h.clock.step(); // first runs; long waits for the slot
+  assert.throws(() => h.planner.setKnobs({ maxNumTokens: 16 }), /would leave a sequence unservable: request long: its prompt of 20 tokens exceeds max_num_tokens 16/);
+  h.planner.setKnobs({ maxNumTokens: 16, enableChunkedContext: true }); // with chunks it fits
+  h.clock.runUntilIdle();
+  assert.deepEqual(h.outcomes.get('long'), [{ ok: true, tokens: simGenerateAlone(Array.from({ length: 20 }, (_, i) => i), 2), finishReason: 'length' }]);
+  assert.ok(h.events.filter((e) => e.type === 'step_started').every((e) => e.tokens <= 16 || e.t === 0));
+});
+
+test('a planner that throws answers every open request once and refuses later ones, instead of hanging', () => {
+  const h = harness();
+  h.submit({ id: 'a', prompt: [1], maxTokens: 5 });
+  h.submit({ id: 'b', prompt: [2], maxTokens: 5 });
+  h.clock.step();
+  h.planner.plan = () => {
+    throw new Error('block 3 owned twice');
+  };
+  h.clock.runUntilIdle();
+  for (const id of ['a', 'b']) {
+    const [o, ...more] = h.outcomes.get(id)!;
+    assert.equal(more.length, 0);
+    assert.ok(o && !o.ok && o.reason === 'failed');
+    assert.match(o.message, /the generation scheduler stopped: block 3 owned twice/);
+  }
+  h.submit({ id: 'c', prompt: [3], maxTokens: 1 });
+  assert.match((h.outcomes.get('c')![0] as { message: string }).message, /stopped: block 3 owned twice/);
+});

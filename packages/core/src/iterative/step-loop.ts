@@ -25,6 +25,8 @@ export class StepLoop {
   private readonly sinks = new Map<string, GenSink>();
   private inFlight: PlannedStep | null = null;
   private timer: TimerHandle | null = null;
+  /** why the loop stopped for good (a planner bug), or null */
+  private broken: string | null = null;
 
   constructor(private readonly o: StepLoopOptions) {}
 
@@ -35,7 +37,8 @@ export class StepLoop {
   submit(request: GenRequest, sink: GenSink): void {
     const t = this.o.clock.now();
     const s = new GenSequence(request);
-    const problem = this.sinks.has(request.id) ? `request ${request.id}: a sequence with this id is already being generated` : this.o.planner.enqueue(s);
+    const problem =
+      this.broken ?? (this.sinks.has(request.id) ? `request ${request.id}: a sequence with this id is already being generated` : this.o.planner.enqueue(s));
     if (problem) {
       this.emit({ type: 'seq_rejected', t, id: String(request.id), message: problem });
       sink.onEnd({ ok: false, reason: 'rejected', message: problem, tokens: [] });
@@ -63,8 +66,17 @@ export class StepLoop {
   }
 
   private next(): void {
-    if (this.inFlight) return; // one step at a time: a kick from inside a step's answer waits for it
-    const step = this.o.planner.plan();
+    if (this.inFlight || this.broken !== null) return; // one step at a time: a kick from inside a step's answer waits for it
+    let step: PlannedStep | null;
+    try {
+      step = this.o.planner.plan();
+    } catch (e) {
+      // A planner bug (its accounting no longer holds): nothing it holds can be trusted to finish, so every
+      // request still open is answered now, and later ones are refused, instead of waiting forever.
+      this.broken = `the generation scheduler stopped: ${e instanceof Error ? e.message : String(e)}`;
+      for (const id of [...this.sinks.keys()]) this.finish(id, { ok: false, reason: 'failed', message: this.broken, tokens: [] });
+      return;
+    }
     if (!step) return;
     const t = this.o.clock.now();
     const { batch } = step;
