@@ -11,7 +11,7 @@ export const layers: AppLayers = {
     ['memory', 'metrics', 'repository'], // the memory ledger; Prometheus exposition; reading repositories
     ['infer'], // the inference request's home: decode checks, validation, admission, cancellation, error answers
     ['control'], // who may control, the control messages and their validation
-    ['backends', 'ensemble'], // running a batch on a framework; an ensemble's steps
+    ['backends', 'ensemble', 'generate'], // running a batch on a framework; an ensemble's steps; a generative model's steps
     ['calibration', 'models'], // per batch size costs; the model manager (loads, versions, live edits, saves)
     ['kserve'], // KServe v2's wire formats and the repository extension
     ['grpc', 'http'], // the two front ends

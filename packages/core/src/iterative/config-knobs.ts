@@ -1,0 +1,81 @@
+/**
+ * A generative model's iteration-level knobs from its config's `parameters`, by TensorRT-LLM's names
+ * (its Triton backend's config.pbtxt keys), and its KV cache from the memory it is given: the loader's one
+ * call. Either the knobs and the KV plan (the bytes the memory ledger charges), or every reason to refuse
+ * the model, worded with the keys the user wrote.
+ *
+ *   max_num_sequences             sequences per step (default: the config's max_batch_size, 1 when 0)
+ *   max_num_tokens                new tokens per step (default: the model's longest sequence, so a whole
+ *                                 prompt fits without chunking, as vLLM defaults max_num_batched_tokens)
+ *   enable_chunked_context        "true" / "false" (default false, as TensorRT-LLM)
+ *   batch_scheduler_policy        guaranteed_no_evict (default, as TensorRT-LLM) / max_utilization
+ *   tokens_per_block              tokens per KV block (default 16; a build option in TensorRT-LLM)
+ *   max_tokens_in_paged_kv_cache  at most this many tokens of KV cache
+ *   kv_cache_free_gpu_mem_fraction  the share (0..1] of the memory given to KV that it may take
+ *                                 (default 1 here: InferScope's memory is the budget it is given, not a
+ *                                 GPU's free memory; TensorRT-LLM's default is 0.9)
+ * As in TensorRT-LLM, when both KV limits are set the smaller wins.
+ */
+import type { ModelConfig } from '../config/types';
+import { readNumberText, type NumberRule } from '../config/number-text';
+import { KV_ADMISSION_POLICIES, kvBudgetProblem, planKvCache, type KvAdmissionPolicy, type KvPlan } from '../kv-cache/index';
+import type { IterativeKnobs } from './types';
+
+export const ITERATIVE_PARAMETERS = {
+  maxNumSequences: 'max_num_sequences',
+  maxNumTokens: 'max_num_tokens',
+  enableChunkedContext: 'enable_chunked_context',
+  policy: 'batch_scheduler_policy',
+  blockTokens: 'tokens_per_block',
+  maxKvTokens: 'max_tokens_in_paged_kv_cache',
+  kvFraction: 'kv_cache_free_gpu_mem_fraction',
+} as const;
+
+const DEFAULT_BLOCK_TOKENS = 16;
+const COUNT: NumberRule = { min: 1, max: 1 << 24 };
+
+export interface IterativeSetup {
+  knobs: IterativeKnobs;
+  /** the KV cache as the allocator and the ledger take it (totalBlocks may be capped below plan.totalBlocks) */
+  plan: KvPlan;
+}
+
+export function iterativeSetupFromConfig(
+  config: Pick<ModelConfig, 'name' | 'input' | 'output' | 'max_batch_size' | 'parameters'>,
+  memory: { kvBudgetBytes: number; maxSequenceTokens: number },
+): { setup: IterativeSetup } | { problems: string[] } {
+  const problems: string[] = [];
+  const what = (key: string) => `parameter '${key}'${config.name ? ` of model '${config.name}'` : ''}`;
+  const text = (key: string) => config.parameters?.[key]?.string_value;
+  const num = (key: string, rule: NumberRule, fallback: number): number => {
+    const t = text(key);
+    if (t === undefined) return fallback;
+    const n = readNumberText(t, what(key), rule);
+    if (typeof n === 'number') return n;
+    problems.push(n.error);
+    return fallback;
+  };
+  const P = ITERATIVE_PARAMETERS;
+  const maxNumSequences = num(P.maxNumSequences, COUNT, Math.max(1, config.max_batch_size ?? 1));
+  const maxNumTokens = num(P.maxNumTokens, COUNT, memory.maxSequenceTokens);
+  const blockTokens = num(P.blockTokens, { min: 1, max: 4096 }, DEFAULT_BLOCK_TOKENS);
+  const maxKvTokens = num(P.maxKvTokens, COUNT, Infinity);
+  const fraction = num(P.kvFraction, { min: 0, max: 1, decimals: 6 }, 1);
+  if (fraction === 0) problems.push(`${what(P.kvFraction)} must be above 0: no KV cache could hold a sequence`);
+  const chunked = text(P.enableChunkedContext);
+  if (chunked !== undefined && chunked !== 'true' && chunked !== 'false') problems.push(`${what(P.enableChunkedContext)} must be 'true' or 'false', got '${chunked}'`);
+  const policy = text(P.policy) ?? 'guaranteed_no_evict';
+  if (!KV_ADMISSION_POLICIES.includes(policy as KvAdmissionPolicy)) problems.push(`${what(P.policy)} must be one of ${KV_ADMISSION_POLICIES.join(', ')}, got '${policy}'`);
+  if (problems.length) return { problems };
+
+  // The KV cache: the memory it may take, capped by max_tokens_in_paged_kv_cache (whole blocks).
+  const bytes = Math.floor(memory.kvBudgetBytes * fraction);
+  const planned = planKvCache({ config, budgetBytes: bytes, blockTokens, maxSequenceTokens: memory.maxSequenceTokens });
+  if ('problem' in planned) return { problems: [planned.problem] };
+  const cap = Number.isFinite(maxKvTokens) ? Math.floor(maxKvTokens / blockTokens) : Infinity;
+  const plan = cap < planned.plan.totalBlocks ? { ...planned.plan, totalBlocks: cap, bytes: cap * planned.plan.bytesPerBlock } : planned.plan;
+  const short = kvBudgetProblem({ totalBlocks: plan.totalBlocks, blockTokens, maxSequenceTokens: memory.maxSequenceTokens });
+  if (short) return { problems: [`${what(P.maxKvTokens)} caps the KV cache: ${short}`] };
+  const knobs: IterativeKnobs = { maxNumSequences, maxNumTokens, enableChunkedContext: chunked === 'true', policy: policy as KvAdmissionPolicy, totalBlocks: plan.totalBlocks, blockTokens };
+  return { setup: { knobs, plan } };
+}

@@ -1,0 +1,127 @@
+/**
+ * The figures of a generative run, folded from its events: genai-perf's per-request figures (time to
+ * first token, inter-token latency, request latency, output tokens/s) and the scheduler's per-step ones
+ * (slots used and padded, tokens per step, KV blocks used/free, preemptions). Times are the events'
+ * clock (µs). Percentiles are THE percentile (stats/percentile.ts).
+ */
+import { percentileOf } from '../stats/percentile';
+import type { IterEvent } from './types';
+
+export interface Spread {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export interface GenSummary {
+  /** requests answered with all their tokens */
+  completed: number;
+  cancelled: number;
+  failed: number;
+  rejected: number;
+  outputTokens: number;
+  /** µs from the first request's arrival to the last answer */
+  spanUs: number;
+  outputTokensPerSec: number;
+  ttftUs: Spread;
+  /** gaps between a request's consecutive tokens */
+  interTokenUs: Spread;
+  requestLatencyUs: Spread;
+  steps: number;
+  /** rows in steps: sequence-steps that did work */
+  busySlots: number;
+  /** slot-steps held by finished members of a request-level batch */
+  padSlots: number;
+  /** new tokens per step (prefill and decode) */
+  tokensPerStep: Spread;
+  preemptions: number;
+  peakBlocksUsed: number;
+  /** KV blocks used after each step, with its time: the block chart */
+  kvTimeline: { t: number; usedBlocks: number; freeBlocks: number }[];
+}
+
+interface Seq {
+  queuedAt: number;
+  tokenTimes: number[];
+  endedAt?: number;
+}
+
+export class GenFigures {
+  private readonly seqs = new Map<string, Seq>();
+  private firstAt = Infinity;
+  private lastAt = -Infinity;
+  private readonly counts = { completed: 0, cancelled: 0, failed: 0, rejected: 0, steps: 0, busySlots: 0, padSlots: 0, preemptions: 0 };
+  private readonly stepTokens: number[] = [];
+  private readonly kvTimeline: GenSummary['kvTimeline'] = [];
+  private peak = 0;
+  /** the finished sequences' ttft, gaps and latency, kept as they end so a long run does not keep them all */
+  private readonly ttft: number[] = [];
+  private readonly gaps: number[] = [];
+  private readonly latency: number[] = [];
+
+  /** The listener to give the step loop. */
+  readonly on = (e: IterEvent): void => {
+    switch (e.type) {
+      case 'seq_queued':
+        this.seqs.set(e.id, { queuedAt: e.t, tokenTimes: [] });
+        this.firstAt = Math.min(this.firstAt, e.t);
+        break;
+      case 'seq_rejected':
+        this.counts.rejected++;
+        break;
+      case 'step_started':
+        this.counts.steps++;
+        this.counts.busySlots += e.rows.length;
+        this.counts.padSlots += e.padSlots;
+        this.stepTokens.push(e.tokens);
+        break;
+      case 'seq_preempted':
+        this.counts.preemptions++;
+        break;
+      case 'token':
+        this.seqs.get(e.id)?.tokenTimes.push(e.t);
+        break;
+      case 'step_finished':
+        this.peak = Math.max(this.peak, e.kv.usedBlocks);
+        this.kvTimeline.push({ t: e.t, usedBlocks: e.kv.usedBlocks, freeBlocks: e.kv.freeBlocks });
+        break;
+      case 'seq_finished': {
+        const s = this.seqs.get(e.id);
+        this.seqs.delete(e.id);
+        this.lastAt = Math.max(this.lastAt, e.t);
+        if (e.outcome !== 'done') {
+          this.counts[e.outcome]++;
+          break;
+        }
+        this.counts.completed++;
+        if (!s || s.tokenTimes.length === 0) break;
+        this.ttft.push(s.tokenTimes[0]! - s.queuedAt);
+        for (let i = 1; i < s.tokenTimes.length; i++) this.gaps.push(s.tokenTimes[i]! - s.tokenTimes[i - 1]!);
+        this.latency.push(e.t - s.queuedAt);
+        break;
+      }
+    }
+  };
+
+  summary(): GenSummary {
+    const outputTokens = this.ttft.length + this.gaps.length;
+    const spanUs = this.lastAt > this.firstAt ? this.lastAt - this.firstAt : 0;
+    return {
+      ...this.counts,
+      outputTokens,
+      spanUs,
+      outputTokensPerSec: spanUs > 0 ? (outputTokens * 1e6) / spanUs : 0,
+      ttftUs: spread(this.ttft),
+      interTokenUs: spread(this.gaps),
+      requestLatencyUs: spread(this.latency),
+      tokensPerStep: spread(this.stepTokens),
+      peakBlocksUsed: this.peak,
+      kvTimeline: this.kvTimeline,
+    };
+  }
+}
+
+function spread(values: number[]): Spread {
+  return { p50: percentileOf(values, 0.5), p90: percentileOf(values, 0.9), p99: percentileOf(values, 0.99), max: percentileOf(values, 1) };
+}

@@ -1,0 +1,64 @@
+/**
+ * A generative workload on the virtual clock, through the continuous planner or the request-level
+ * baseline, with the same step executor and cost: the simulator's and the lessons' way to compare the
+ * two on identical arrivals. Deterministic; never sleeps.
+ */
+import { VirtualClock } from '../clock/virtual-clock';
+import { ContinuousPlanner } from './continuous';
+import { GenFigures, type GenSummary } from './figures';
+import type { StepPlanner } from './planner';
+import { SimStepExecutor, type StepCost } from './sim-step';
+import { StepLoop } from './step-loop';
+import type { GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
+import { StaticBatchPlanner } from './static-batch';
+
+export type GenBatching = 'continuous' | 'static';
+
+export interface GenArrival {
+  atUs: number;
+  request: GenRequest;
+  /** cancel it (the client goes away) at this time, if it is still being generated */
+  cancelAtUs?: number;
+}
+
+export interface GenSimulation {
+  knobs: IterativeKnobs;
+  cost: StepCost;
+  arrivals: readonly GenArrival[];
+  batching: GenBatching;
+  vocab?: number;
+}
+
+export interface GenSimResult {
+  summary: GenSummary;
+  outcomes: Map<string, GenOutcome & { endedAt: number }>;
+  events: IterEvent[];
+}
+
+export function newPlanner(batching: GenBatching, knobs: IterativeKnobs): StepPlanner {
+  return batching === 'continuous' ? new ContinuousPlanner(knobs) : new StaticBatchPlanner(knobs);
+}
+
+export function simulateGeneration(sim: GenSimulation): GenSimResult {
+  const clock = new VirtualClock(0);
+  const figures = new GenFigures();
+  const events: IterEvent[] = [];
+  const executor = new SimStepExecutor(clock, sim.cost, sim.knobs, sim.vocab);
+  const loop = new StepLoop({
+    clock,
+    executor,
+    planner: newPlanner(sim.batching, sim.knobs),
+    listener: (e) => {
+      events.push(e);
+      figures.on(e);
+    },
+  });
+  const outcomes: GenSimResult['outcomes'] = new Map();
+  for (const a of sim.arrivals) {
+    clock.setTimer(a.atUs, () => loop.submit(a.request, { onEnd: (o) => outcomes.set(a.request.id, { ...o, endedAt: clock.now() }) }));
+    if (a.cancelAtUs !== undefined) clock.setTimer(a.cancelAtUs, () => loop.cancel(a.request.id));
+  }
+  clock.runUntilIdle();
+  if (!loop.idle) throw new Error('generation simulation stopped with work left');
+  return { summary: figures.summary(), outcomes, events };
+}

@@ -1,0 +1,154 @@
+/**
+ * The loop that runs a step planner on a clock: it forms a step at each boundary, hands it to the
+ * executor, and when the executor answers, delivers the tokens, retires the finished and forms the next
+ * step at once (the boundary: whatever arrived during the step joins now). When idle, a new request starts
+ * a step at the same instant, after every request submitted at that instant (a timer at `now`), so
+ * simultaneous arrivals share their first step.
+ *
+ * Every submitted request is answered exactly once through its sink: done with all its tokens, or
+ * rejected (never servable under the knobs), cancelled, or failed (its step's executor failed).
+ * Events go to the listener for the timeline, the block map and the figures (figures.ts).
+ */
+import type { Clock, TimerHandle } from '../clock/clock';
+import type { PlannedStep, StepPlanner } from './planner';
+import { GenSequence } from './sequence';
+import type { GenOutcome, GenRequest, GenSink, IterEvent, StepExecutor, StepTokens } from './types';
+
+export interface StepLoopOptions {
+  clock: Clock;
+  executor: StepExecutor;
+  planner: StepPlanner;
+  listener?: (e: IterEvent) => void;
+}
+
+export class StepLoop {
+  private readonly sinks = new Map<string, GenSink>();
+  private inFlight: PlannedStep | null = null;
+  private timer: TimerHandle | null = null;
+  /** why the loop stopped for good (a planner bug), or null */
+  private broken: string | null = null;
+
+  constructor(private readonly o: StepLoopOptions) {}
+
+  get idle(): boolean {
+    return this.inFlight === null && this.timer === null && !this.o.planner.busy;
+  }
+
+  submit(request: GenRequest, sink: GenSink): void {
+    const t = this.o.clock.now();
+    const s = new GenSequence(request);
+    const problem =
+      this.broken ?? (this.sinks.has(request.id) ? `request ${request.id}: a sequence with this id is already being generated` : this.o.planner.enqueue(s));
+    if (problem) {
+      this.emit({ type: 'seq_rejected', t, id: String(request.id), message: problem });
+      sink.onEnd({ ok: false, reason: 'rejected', message: problem, tokens: [] });
+      return;
+    }
+    this.sinks.set(s.id, sink);
+    this.emit({ type: 'seq_queued', t, id: s.id, promptTokens: s.prompt.length, maxTokens: s.maxTokens });
+    this.kick();
+  }
+
+  /** The client went away: answered now; a running sequence's slot and blocks are freed at the next boundary. */
+  cancel(id: string, message = 'cancelled by the client'): boolean {
+    const where = this.o.planner.cancel(id);
+    if (!where) return false;
+    this.finish(id, { ok: false, reason: 'cancelled', message, tokens: [] });
+    return true;
+  }
+
+  private kick(): void {
+    if (this.inFlight || this.timer !== null) return;
+    this.timer = this.o.clock.setTimer(this.o.clock.now(), () => {
+      this.timer = null;
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.inFlight || this.broken !== null) return; // one step at a time: a kick from inside a step's answer waits for it
+    let step: PlannedStep | null;
+    try {
+      step = this.o.planner.plan();
+    } catch (e) {
+      // A planner bug (its accounting no longer holds): nothing it holds can be trusted to finish, so every
+      // request still open is answered now, and later ones are refused, instead of waiting forever.
+      this.broken = `the generation scheduler stopped: ${e instanceof Error ? e.message : String(e)}`;
+      for (const id of [...this.sinks.keys()]) this.finish(id, { ok: false, reason: 'failed', message: this.broken, tokens: [] });
+      return;
+    }
+    if (!step) return;
+    const t = this.o.clock.now();
+    const { batch } = step;
+    for (const v of step.preempted) {
+      this.emit({ type: 'seq_preempted', t, step: batch.step, id: v.id, generated: v.generated.length, recompute: v.knownLength });
+    }
+    this.emit({
+      type: 'step_started',
+      t,
+      step: batch.step,
+      rows: batch.rows.map((r) => ({ id: r.id, kind: r.kind, tokens: r.tokens.length })),
+      joined: step.joined,
+      padSlots: batch.padSlots,
+      tokens: batch.tokens,
+      kv: this.o.planner.kvUsage(),
+    });
+    this.inFlight = step;
+    if (batch.rows.length === 0) return this.stepDone(step, t, null, []);
+    let sync = true;
+    let answered = false;
+    const done = (error: unknown, tokens?: StepTokens) => {
+      if (answered) return; // an executor that answers twice is heard once
+      answered = true;
+      // An executor that answers inside runStep continues from a timer, so steps never nest on the stack.
+      if (sync) this.o.clock.setTimer(this.o.clock.now(), () => this.stepDone(step, t, error, tokens));
+      else this.stepDone(step, t, error, tokens);
+    };
+    try {
+      this.o.executor.runStep(batch, done);
+    } catch (e) {
+      done(e ?? new Error('the step executor threw'));
+    }
+    sync = false;
+  }
+
+  private stepDone(step: PlannedStep, startedAt: number, error: unknown, tokens: StepTokens | undefined): void {
+    // inFlight stays set while sinks hear of the step, so a request they submit joins the next step
+    // formed below instead of starting a second one beside it.
+    const t = this.o.clock.now();
+    let failure: string | null = null;
+    if (!error) {
+      try {
+        const out = this.o.planner.complete(step, tokens ?? []);
+        for (const d of out.delivered) {
+          this.emit({ type: 'token', t, step: step.batch.step, id: d.id, index: d.index, token: d.token });
+          this.sinks.get(d.id)?.onToken?.(d.token, d.index);
+        }
+        for (const s of out.finished) this.finish(s.id, { ok: true, tokens: [...s.generated], finishReason: s.stopped ? 'stop' : 'length' });
+      } catch (e) {
+        failure = e instanceof Error ? e.message : String(e);
+      }
+    } else failure = error instanceof Error ? error.message : String(error);
+    if (failure !== null) {
+      for (const s of this.o.planner.abort(step)) {
+        this.finish(s.id, { ok: false, reason: 'failed', message: `generation step ${step.batch.step} failed: ${failure}`, tokens: [...s.generated] });
+      }
+    }
+    this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.o.planner.kvUsage() });
+    this.inFlight = null;
+    this.next();
+  }
+
+  private finish(id: string, outcome: GenOutcome): void {
+    const sink = this.sinks.get(id);
+    if (!sink) return;
+    this.sinks.delete(id);
+    const kind = outcome.ok ? 'done' : outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
+    this.emit({ type: 'seq_finished', t: this.o.clock.now(), id, outcome: kind, tokens: outcome.tokens.length });
+    sink.onEnd(outcome);
+  }
+
+  private emit(e: IterEvent): void {
+    this.o.listener?.(e);
+  }
+}
