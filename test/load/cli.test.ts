@@ -58,6 +58,8 @@ test('perf request-rate mode and its errors', async () => {
   assert.match(lines.join('\n'), /Request Rate: 50 inference requests per seconds/);
   assert.match(lines.join('\n'), /Client p95 Batch Latency/);
   await assert.rejects(perf(['-m', 'nope', '-u', s.url], () => {}, () => {}), /nope/);
+  // sequence options on a stateless model are refused, not ignored
+  await assert.rejects(perf(['-m', 'mlp_classifier', '-u', s.url, '--sequence-length', '5'], () => {}, () => {}), /apply to a stateful model/);
   await assert.rejects(perf(['-u', s.url], () => {}, () => {}), /needs -m MODEL/);
   await assert.rejects(perf(['-m', 'x', '--concurrency-range', '0:2'], () => {}, () => {}), /positive/);
   await assert.rejects(perf(['-m', 'x', '--bogus'], () => {}, () => {}), /unknown option --bogus/);

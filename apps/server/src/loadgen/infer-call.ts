@@ -9,4 +9,6 @@ export interface InferCall {
   /** per-request queue timeout override, µs (KServe parameters.timeout) */
   timeoutUs?: number;
   id?: string;
+  /** the request's place in a sequence of a stateful model (KServe parameters sequence_id/start/end) */
+  sequence?: { id: number | string; start: boolean; end: boolean };
 }

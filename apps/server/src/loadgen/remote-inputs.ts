@@ -1,7 +1,9 @@
 /**
  * What a load target that talks to a remote server (HTTP or gRPC) needs per model: the input generator
  * built once from the model's config as the server reports it, and the encoded request for each
- * (model, version, batch, shape, priority, timeout), built once and sent again and again.
+ * (model, version, batch, shape, priority, timeout), built once and sent again and again. A request of a
+ * sequence differs from the last in its sequence fields only: its inputs are built once, its encoding is
+ * made each time.
  */
 import type { InferPayload } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
@@ -10,6 +12,7 @@ import type { InferCall } from './infer-call';
 export class RemoteInputs<R> {
   private generators = new Map<string, Promise<InputGenerator>>();
   private requests = new Map<string, R>();
+  private payloads = new Map<string, InferPayload>();
 
   constructor(
     /** the model config document (JSON-shaped) from the server */
@@ -41,11 +44,16 @@ export class RemoteInputs<R> {
 
   async request(call: InferCall): Promise<R> {
     const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
-    const cached = this.requests.get(key);
+    const cached = call.sequence ? undefined : this.requests.get(key);
     if (cached) return cached;
-    const gen = await this.generator(call.model, call.version);
-    const req = this.encode(call, gen.payload(call.batchSize, call.shape));
-    if (this.requests.size < 1024) this.requests.set(key, req);
+    let payload = this.payloads.get(key);
+    if (!payload) {
+      const gen = await this.generator(call.model, call.version);
+      payload = gen.payload(call.batchSize, call.shape);
+      if (this.payloads.size < 1024) this.payloads.set(key, payload);
+    }
+    const req = this.encode(call, payload);
+    if (!call.sequence && this.requests.size < 1024) this.requests.set(key, req);
     return req;
   }
 }

@@ -54,10 +54,18 @@ function binaryBytes(t: Tensor): Buffer {
 }
 
 /** A KServe v2 request body: JSON, or Triton's binary tensor extension (JSON header + raw tensor bytes). */
-export function encodeInferBody(payload: InferPayload, opts: { binary: boolean; priority?: number; timeoutUs?: number; id?: string }): { body: Buffer; headers: Record<string, string> } {
+export function encodeInferBody(
+  payload: InferPayload,
+  opts: { binary: boolean; priority?: number; timeoutUs?: number; id?: string; sequence?: InferCall['sequence'] },
+): { body: Buffer; headers: Record<string, string> } {
   const parameters: Record<string, unknown> = {};
   if (opts.priority !== undefined) parameters.priority = opts.priority;
   if (opts.timeoutUs !== undefined) parameters.timeout = opts.timeoutUs;
+  if (opts.sequence) {
+    parameters.sequence_id = opts.sequence.id;
+    if (opts.sequence.start) parameters.sequence_start = true;
+    if (opts.sequence.end) parameters.sequence_end = true;
+  }
   if (!opts.binary) {
     const doc = {
       ...(opts.id ? { id: opts.id } : {}),
@@ -102,7 +110,7 @@ export class HttpTarget implements InferTarget {
     this.agent = new Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? 256 });
     this.inputs = new RemoteInputs(
       (model, version) => this.getJson(`/v2/models/${encodeURIComponent(model)}${version ? `/versions/${encodeURIComponent(version)}` : ''}/config`) as Promise<Record<string, unknown>>,
-      (call, payload) => encodeInferBody(payload, { binary: opts.binary ?? false, priority: call.priority, timeoutUs: call.timeoutUs }),
+      (call, payload) => encodeInferBody(payload, { binary: opts.binary ?? false, priority: call.priority, timeoutUs: call.timeoutUs, sequence: call.sequence }),
       opts.seed ?? 1,
     );
   }

@@ -11,6 +11,7 @@ import { runPerfStep, parseRange, type StepResult } from '../../clients/perf/per
 import { composingModelsOf, readModelStats } from '../../clients/perf/server-stats';
 import { closingTable, stepSummary, toCsv } from '../../clients/perf/perf-report';
 import type { StepMode } from '../../clients/perf/step-load';
+import { parseSequenceIdRange, SEQUENCE_DEFAULTS, SequenceSlots } from '../../clients/perf/sequences';
 
 const help = `Usage: inferscope perf -m MODEL [options]
 
@@ -35,6 +36,13 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
   -v, --verbose                  print each measurement window as it ends (on stderr)
   -f, --latency-report-file CSV  write perf_analyzer's CSV there
   --seed N                       seed for input data and Poisson gaps (default 1)
+
+  A stateful model (sequence_batching in its config) gets sequences, as perf_analyzer sends them:
+  --sequence-length N            requests per sequence (default 20), the first flagged START, the last END
+  --sequence-length-variation P  each sequence's length varies by up to P percent either way (default 20)
+  --sequence-id-range A[:B]      correlation ids from A up to B (excluded; default 1, unbounded)
+  --num-of-sequences N           sequences open at once under --request-rate-range (default 4); under a
+                                 concurrency each client runs its own sequences one after another
 `;
 
 const specs = [
@@ -55,6 +63,10 @@ const specs = [
   { names: ['-v', '--verbose'], key: 'verbose', flag: true },
   { names: ['-f', '--latency-report-file'], key: 'csv' },
   { names: ['--seed'], key: 'seed' },
+  { names: ['--sequence-length'], key: 'seqLength' },
+  { names: ['--sequence-length-variation'], key: 'seqVariation' },
+  { names: ['--sequence-id-range'], key: 'seqIds' },
+  { names: ['--num-of-sequences'], key: 'seqOpen' },
 ];
 
 export async function perf(argv: string[], out: (s: string) => void = console.log, progress: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
@@ -108,8 +120,10 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     // Fail early with the server's words if the model is not there.
     await target.check(model, version);
     let statsAvailable = true;
+    const config = await configDoc(model, version).catch(() => undefined);
     // an ensemble: its composing models' statistics too (perf_analyzer's "Composing models" section)
-    const composing = composingModelsOf(await configDoc(model, version).catch(() => undefined));
+    const composing = composingModelsOf(config);
+    const sequences = sequencesFor(config, a.values, modes, seed);
     const serverStats = async () => {
       if (!statsAvailable) return undefined;
       try {
@@ -139,6 +153,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     out(`  Measurement window: ${interval} msec`);
     out(modes[0].kind === 'concurrency' ? '  Using synchronous calls for inference' : `  Using ${distribution} request distribution`);
     out(`  Stabilizing using ${percentile === undefined ? 'average' : `p${percentile}`} latency`);
+    if (sequences) out(`  Sequences: about ${sequences.length} requests each (±${sequences.variationPct}%), correlation ids from ${sequences.idStart}${sequences.idEnd === undefined ? '' : ` to ${sequences.idEnd - 1}`}`);
     if (statsNote) out(statsNote);
     out('');
     const steps: StepResult[] = [];
@@ -152,6 +167,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
         stabilityPercent: stability,
         maxTrials,
         serverStats,
+        ...(sequences ? { sequences: { slots: sequences.slots, open: mode.kind === 'concurrency' ? mode.concurrency : sequences.open } } : {}),
         // perf_analyzer prints its windows only when asked (-v)
         onWindow: verbose ? (w) => {
           const line = `  [${label}] window ${w.trial}/${maxTrials}: ${w.throughput.toFixed(1)} infer/sec, ${percentile === undefined ? 'avg' : `p${percentile}`} ${Math.round(w.latency_us)} usec, sent ${w.sent}, answered ${w.answered}, errors ${w.errors}`;
@@ -172,6 +188,26 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
   } finally {
     target.close();
   }
+}
+
+/**
+ * The sequences of a stateful model's run (one set for every step, so ids stay unique across steps);
+ * undefined for a stateless model, where the sequence options are refused rather than ignored.
+ */
+function sequencesFor(config: unknown, values: Record<string, string | undefined>, modes: StepMode[], seed: number) {
+  const given = ['seqLength', 'seqVariation', 'seqIds', 'seqOpen'].filter((k) => values[k] !== undefined);
+  const stateful = typeof config === 'object' && config !== null && (config as { sequence_batching?: unknown }).sequence_batching !== undefined;
+  if (!stateful) {
+    if (given.length > 0) throw new Error('--sequence-length, --sequence-length-variation, --sequence-id-range and --num-of-sequences apply to a stateful model (sequence_batching in its config)');
+    return undefined;
+  }
+  const length = numberArg(values.seqLength, '--sequence-length', SEQUENCE_DEFAULTS.length, { integer: true, min: 1, max: 1_000_000 });
+  const variationPct = numberArg(values.seqVariation, '--sequence-length-variation', SEQUENCE_DEFAULTS.variationPct, { min: 0, max: 100 });
+  const open = numberArg(values.seqOpen, '--num-of-sequences', SEQUENCE_DEFAULTS.numOfSequences, { integer: true, min: 1, max: 100_000 });
+  const ids = values.seqIds === undefined ? { idStart: SEQUENCE_DEFAULTS.idStart } : parseSequenceIdRange(values.seqIds);
+  const slots = Math.max(...modes.map((m) => (m.kind === 'concurrency' ? m.concurrency : open)));
+  const options = { length, variationPct, ...ids, seed };
+  return { ...options, open, slots: new SequenceSlots(options, slots) };
 }
 
 /** The replicas' path prefixes when the URL is `inferscope fleet`'s balancer (its /fleet.json), else []. */

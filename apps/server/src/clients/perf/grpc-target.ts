@@ -76,10 +76,17 @@ export class GrpcTarget implements InferTarget {
   }
 }
 
-function inferRequest(call: InferCall, inputs: Tensor[]): object {
+export function inferRequest(call: InferCall, inputs: Tensor[]): object {
   const parameters: Record<string, object> = {};
   if (call.priority !== undefined) parameters.priority = { uint64_param: String(call.priority) };
   if (call.timeoutUs !== undefined) parameters.timeout = { uint64_param: String(call.timeoutUs) };
+  if (call.sequence) {
+    // Triton's gRPC front end takes a correlation id as int64_param or string_param (not uint64_param)
+    const id = call.sequence.id;
+    parameters.sequence_id = typeof id === 'string' ? { string_param: id } : { int64_param: String(id) };
+    if (call.sequence.start) parameters.sequence_start = { bool_param: true };
+    if (call.sequence.end) parameters.sequence_end = { bool_param: true };
+  }
   return {
     model_name: call.model,
     model_version: call.version ?? '',

@@ -7,6 +7,7 @@ import { percentile, standardDeviation } from '@inferscope/core/stats';
 import { strictNumber } from '@inferscope/core/config';
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
+import type { SequenceSlots } from './sequences';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
 
 export interface StepOptions {
@@ -17,6 +18,8 @@ export interface StepOptions {
   maxTrials: number;
   /** reads the server's statistics for the model; undefined when the server has none */
   serverStats?: () => Promise<ServerModelStats | undefined>;
+  /** a stateful model's sequences (sequences.ts), shared by every step of a run */
+  sequences?: { slots: SequenceSlots; open: number };
   onWindow?: (info: { trial: number; throughput: number; latency_us: number; sent: number; answered: number; errors: number }) => void;
 }
 
@@ -59,7 +62,7 @@ function isStable(last: Measured[], pct: number): boolean {
 }
 
 export async function runPerfStep(target: InferTarget, call: InferCall, mode: StepMode, opts: StepOptions): Promise<StepResult> {
-  const load = new StepLoad(target, call, mode);
+  const load = new StepLoad(target, call, mode, opts.sequences);
   const measured: Measured[] = [];
   const serverReads: (ServerModelStats | undefined)[] = [];
   let stable = false;

@@ -6,6 +6,7 @@
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import type { RequestRecord } from '../../loadgen/runner';
 import { mulberry32 } from '../../loadgen/input-generator';
+import type { SequenceSlots } from './sequences';
 
 export type StepMode =
   | { kind: 'concurrency'; concurrency: number }
@@ -29,22 +30,28 @@ export class StepLoad {
   answered = 0;
   errors = 0;
 
+  /** the open sender's next sequence slot (round robin over --num-of-sequences) */
+  private nextSlot = 0;
+
   constructor(
     private readonly target: InferTarget,
     private readonly call: InferCall,
     mode: StepMode,
+    /** a stateful model's sequences: each closed client is one slot; the open sender cycles through `slots` */
+    private readonly sequences?: { slots: SequenceSlots; open: number },
   ) {
     if (mode.kind === 'concurrency') {
-      for (let i = 0; i < mode.concurrency; i++) this.loops.push(this.closedClient());
+      for (let i = 0; i < mode.concurrency; i++) this.loops.push(this.closedClient(i));
     } else {
       this.loops.push(this.openSender(mode.rate, mode.distribution, mode.seed ?? 1));
     }
   }
 
-  private one(): Promise<void> {
+  private one(slot: number): Promise<void> {
     const sentAt = nowUs();
     this.sent++;
-    const p = this.target.infer(this.call).then((outcome) => {
+    const call = this.sequences ? { ...this.call, sequence: this.sequences.slots.next(slot) } : this.call;
+    const p = this.target.infer(call).then((outcome) => {
       this.answered++;
       if (!outcome.ok) this.errors++;
       this.records.push({ sent_us: sentAt - this.start, lag_us: 0, latency_us: nowUs() - sentAt, batch_size: this.call.batchSize, outcome });
@@ -54,8 +61,8 @@ export class StepLoad {
     return p;
   }
 
-  private async closedClient(): Promise<void> {
-    while (!this.stopping) await this.one();
+  private async closedClient(slot: number): Promise<void> {
+    while (!this.stopping) await this.one(slot);
   }
 
   private async openSender(rate: number, distribution: 'constant' | 'poisson', seed: number): Promise<void> {
@@ -63,7 +70,7 @@ export class StepLoad {
     let next = nowUs();
     while (!this.stopping) {
       while (next <= nowUs() && !this.stopping) {
-        void this.one();
+        void this.one(this.sequences ? this.nextSlot++ % this.sequences.open : 0);
         const gapUs = distribution === 'constant' ? 1e6 / rate : (-Math.log(1 - rng()) * 1e6) / rate;
         next += gapUs;
       }

@@ -1,0 +1,89 @@
+/**
+ * perf's load for a stateful model (a config with `sequence_batching`), as perf_analyzer sends it: every
+ * request belongs to a sequence of about `--sequence-length` requests (± `--sequence-length-variation`
+ * percent, drawn per sequence), the first flagged START and the last END, each sequence with its own
+ * correlation id from `--sequence-id-range start[:end]` (end excluded; ids are reused in order once a
+ * bounded range runs out, as perf_analyzer does). Under a concurrency step each client runs its own
+ * sequences one after another; under a request rate `--num-of-sequences` sequences are open at once and
+ * each request goes to the next of them in turn.
+ */
+import type { InferCall } from '../../loadgen/infer-call';
+import { mulberry32 } from '../../loadgen/input-generator';
+
+export interface SequenceOptions {
+  /** base length: requests per sequence (perf_analyzer's default 20) */
+  length: number;
+  /** percent the length may vary either way (default 20) */
+  variationPct: number;
+  /** first correlation id (default 1) */
+  idStart: number;
+  /** first id not used (exclusive); undefined = unbounded */
+  idEnd?: number;
+  seed: number;
+}
+
+export const SEQUENCE_DEFAULTS = { length: 20, variationPct: 20, idStart: 1, numOfSequences: 4 } as const;
+
+interface OpenSequence {
+  id: number;
+  remaining: number;
+  started: boolean;
+}
+
+/** The sequences of one perf step: `next(slot)` gives the sequence fields of that slot's next request. */
+export class SequenceSlots {
+  private readonly open = new Map<number, OpenSequence>();
+  private nextId: number;
+  private readonly rng: () => number;
+
+  constructor(private readonly o: SequenceOptions, slots: number) {
+    if (!Number.isSafeInteger(o.length) || o.length < 1) throw new Error(`--sequence-length must be a positive integer, got ${o.length}`);
+    if (o.idEnd !== undefined && o.idEnd - o.idStart < slots) {
+      // two live sequences would share a correlation id: the server would merge them into one
+      throw new Error(`--sequence-id-range ${o.idStart}:${o.idEnd} has ${Math.max(0, o.idEnd - o.idStart)} ids for ${slots} sequences open at once: ids would collide`);
+    }
+    this.nextId = o.idStart;
+    this.rng = mulberry32(o.seed);
+  }
+
+  next(slot: number): NonNullable<InferCall['sequence']> {
+    let s = this.open.get(slot);
+    if (!s) {
+      s = { id: this.takeId(), remaining: this.drawLength(), started: false };
+      this.open.set(slot, s);
+    }
+    const start = !s.started;
+    s.started = true;
+    s.remaining--;
+    const end = s.remaining === 0;
+    if (end) this.open.delete(slot);
+    return { id: s.id, start, end };
+  }
+
+  private takeId(): number {
+    const id = this.nextId++;
+    if (this.o.idEnd !== undefined && this.nextId >= this.o.idEnd) this.nextId = this.o.idStart;
+    return id;
+  }
+
+  /** base ± variation%, uniformly, at least 1 request */
+  private drawLength(): number {
+    const spread = (this.o.length * this.o.variationPct) / 100;
+    return Math.max(1, Math.round(this.o.length - spread + this.rng() * 2 * spread));
+  }
+}
+
+/** `--sequence-id-range start[:end]` as perf_analyzer reads it. */
+export function parseSequenceIdRange(text: string): { idStart: number; idEnd?: number } {
+  const [a, b, ...rest] = text.split(':');
+  const id = (s: string, what: string) => {
+    if (!/^\d+$/.test(s) || Number(s) < 1 || !Number.isSafeInteger(Number(s))) throw new Error(`--sequence-id-range: ${what} must be a positive integer, got '${s}'`);
+    return Number(s);
+  };
+  if (rest.length > 0 || a === undefined) throw new Error(`--sequence-id-range must be start or start:end, got '${text}'`);
+  const idStart = id(a, 'start');
+  if (b === undefined || b === '') return { idStart };
+  const idEnd = id(b, 'end');
+  if (idEnd <= idStart) throw new Error(`--sequence-id-range: end ${idEnd} must be above start ${idStart} (end is excluded)`);
+  return { idStart, idEnd };
+}
