@@ -85,8 +85,14 @@ export interface ModelAggregate {
   batch_size_histogram: Record<string, number>;
   queue_depth: Record<string, number>;
   in_flight: number;
+  /**
+   * Running counts (stats/request-outcome.ts decides): completed = answered ok; failed = the failures
+   * nv_inference_request_failure counts (answered with an error, or refused after it was queued: a
+   * timeout, cancelled, drained), the sum of `failures`; rejected = every request the scheduler refused,
+   * before queueing (queue full, invalid, unavailable: not failures, as in Triton) or after.
+   */
   totals: { completed: number; rejected: number; failed: number; batches: number };
-  /** running count of failed requests by Triton's nv_inference_request_failure reason */
+  /** running count of failed requests by Triton's nv_inference_request_failure reason (refusals before queueing are none) */
   failures?: Record<FailureReason, number>;
   memory_bytes: number;
   /**
