@@ -182,8 +182,12 @@ export class AggregatorSet {
   // Events come in runs of one model version: remember the last aggregator so the hot path builds no key.
   private last: ModelAggregator | undefined;
 
+  /** the last memory event: a version first seen after it starts with its bytes, not 0 until the next one */
+  private memory: Extract<SchedulerEvent, { type: 'memory' }> | undefined;
+
   add(e: SchedulerEvent): void {
     if (e.type === 'memory') {
+      this.memory = e;
       for (const a of this.byKey.values()) a.add(e);
       return;
     }
@@ -191,7 +195,10 @@ export class AggregatorSet {
     if (a === undefined || a.model !== e.model || a.version !== e.version) {
       const key = `${e.model}\u0000${e.version}`;
       a = this.byKey.get(key);
-      if (!a) this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+      if (!a) {
+        this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+        if (this.memory) a.add(this.memory);
+      }
       this.last = a;
     }
     a.add(e);
