@@ -6,7 +6,7 @@
  * teaching shows besides: the formula cards' figures over that same window, and the simulated host's CPU.
  */
 import type { SchedulerEvent, StatsMessage } from '@inferscope/core';
-import { AggregatorSet, failureOf, type ModelAggregator } from '@inferscope/core/stats';
+import { AggregatorSet, failureOf, requestOutcome, type ModelAggregator } from '@inferscope/core/stats';
 
 interface Done { t: number; total: number }
 interface Batch { t: number; size: number; compute: number }
@@ -80,7 +80,7 @@ export class SimStats {
         break;
       case 'request.rejected':
         // a request refused after it was queued was in flight; one refused at the door never was
-        if (e.queued_us !== undefined) this.flight(key, e.t, -1);
+        if (requestOutcome(e) === 'refused_queued') this.flight(key, e.t, -1);
         break;
       case 'batch.completed':
         push(this.batches, key, { t: e.t, size: e.size, compute: e.compute_us });
