@@ -266,8 +266,9 @@ export interface LoadClientFigures {
  * statistics diff), their end-to-end latency inside the server, and the mean queue and compute times.
  */
 export interface LoadServerFigures {
+  /** requests that reached the model (successes and failures, as Triton's statistics count them; a refusal before queueing is neither) */
   requests: number;
-  /** of `requests`, how many the server answered with an error */
+  /** of `requests`, the failures (stats/request-outcome.ts): answered with an error, or refused after queueing */
   failed: number;
   latency_us: { p50: number; p99: number };
   queue_us: number;
