@@ -14,14 +14,14 @@ import { errors, type ControlAck, type ControlMessage, type DynamicBatchingPatch
 import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
 import { validateControlMessage as coreValidate } from '@inferscope/core/live';
 import { createSimulation } from '@inferscope/core/sim';
-import { validateControlMessage as serverValidate } from '../../apps/server/src/live/control-validation.ts';
+import { validateControlMessage as serverValidate } from '../../apps/server/src/control/validation.ts';
 import { handleControl, refused } from '../../apps/server/src/live/control-handler.ts';
-import type { ControlTarget } from '../../apps/server/src/live/types.ts';
+import type { ControlTarget } from '../../apps/server/src/control/types.ts';
 import { updateDynamicBatching, setInstanceCount, type LiveEditContext } from '../../apps/server/src/models/live-edits.ts';
 import { findSlot } from '../../apps/server/src/models/views.ts';
 import { defaultRuntime } from '../../apps/server/src/models/default-runtime.ts';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
-import { publicMessage } from '../../apps/server/src/http/redact-paths.ts';
+import { publicMessage } from '../../apps/server/src/infer/redact-paths.ts';
 import type { ModelEntry, VersionSlot } from '../../apps/server/src/models/types.ts';
 import { TeachingEngine, toCoreScenario } from '../../apps/web/src/teach/engine.ts';
 import { LESSONS } from '../../apps/web/src/teach/lessons.ts';
