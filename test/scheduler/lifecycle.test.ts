@@ -82,8 +82,8 @@ test('instance count up and down under load: new instances take work, removed on
   assert.deepEqual(h.exec.stopped.sort(), ['g_1', 'g_2']);
   assert.deepEqual(new Set(h.exec.all.slice(3).map((b) => b.instance.name)), new Set(['g_0']));
   assert.deepEqual(h.of('config.changed').map((e) => e.changes[0].new), [3, 1]);
-  await assert.rejects(h.sched.setInstanceCount('g', 0, 't'), /at least one instance/);
-  await assert.rejects(h.sched.setInstanceCount('nope', 1, 't'), /no instance group "nope"/);
+  await assert.rejects(h.sched.setInstanceCount('g', 0, 't'), /'count' must be between 1 and 64, got 0/);
+  await assert.rejects(h.sched.setInstanceCount('nope', 1, 't'), /has no instance group 'nope'/);
 });
 
 test('GPU groups: count per listed GPU, Triton names, devices round-robin', async () => {

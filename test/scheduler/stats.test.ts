@@ -55,7 +55,7 @@ test('queue depth per level and in-flight follow the events; AggregatorSet split
   set.add({ type: 'request.queued', t: 2, ...base, request_id: 'y', priority: 2, batch_size: 1, queue_depth: 1 });
   set.add({ type: 'request.queued', t: 2, model: 'b', version: '1', request_id: 'z', priority: 1, batch_size: 1, queue_depth: 1 });
   set.add({ type: 'batch.formed', t: 3, ...base, batch_id: 'b1', request_ids: ['x'], size: 1, trigger: 'immediate', oldest_wait_us: 2 });
-  set.add({ type: 'request.rejected', t: 4, ...base, request_id: 'y', reason: 'timeout', message: 'Request timeout expired' });
+  set.add({ type: 'request.rejected', t: 4, ...base, request_id: 'y', reason: 'timeout', message: 'Request timeout expired', queued_us: 2 });
   set.add({ type: 'memory', t: 5, device: 'cpu', used_bytes: 10, budget_bytes: 0, entries: [{ model: 'a', version: '1', instance: 'a_0', bytes: 10, source: 'modelled' }] });
   const a = set.get('a', '1')!.snapshot(10);
   assert.deepEqual(a.queue_depth, { '1': 0, '2': 0 });
@@ -69,8 +69,14 @@ test('failures are counted by Triton reason, with the same mapping as nv_inferen
   const a = new ModelAggregator(1_000_000, 'm', '1');
   const base = { model: 'm', version: '1' } as const;
   const reasons = ['queue_full', 'timeout', 'cancelled', 'failed', 'invalid', 'unavailable'] as const;
-  reasons.forEach((reason, i) => a.add({ type: 'request.rejected', ...base, t: i, request_id: `r${i}`, reason, message: reason }));
+  // refused after they were queued: failures, by Triton's reason
+  reasons.forEach((reason, i) => a.add({ type: 'request.rejected', ...base, t: i, request_id: `r${i}`, reason, message: reason, queued_us: 1 }));
+  // refused before queueing (queue full, invalid, unavailable at the door): no failure, as in Triton
+  for (const reason of ['queue_full', 'invalid', 'unavailable'] as const) a.add({ type: 'request.rejected', ...base, t: 8, request_id: `d-${reason}`, reason, message: reason });
   a.add({ type: 'request.queued', ...base, t: 10, request_id: 'x', priority: 1, batch_size: 1, queue_depth: 1 });
   a.add({ type: 'request.completed', ...base, t: 20, request_id: 'x', batch_id: 'b', priority: 1, batch_size: 1, ok: false, queue_us: 1, compute_us: 1, total_us: 2 });
-  assert.deepEqual(a.snapshot(30).failures, { REJECTED: 2, CANCELED: 1, BACKEND: 2, OTHER: 2 });
+  const s = a.snapshot(30);
+  assert.deepEqual(s.failures, { REJECTED: 2, CANCELED: 1, BACKEND: 2, OTHER: 2 });
+  assert.equal(s.totals.failed, 7, 'failed is the sum of the failures');
+  assert.equal(s.totals.rejected, 9, 'rejected counts every refusal, before queueing or after');
 });

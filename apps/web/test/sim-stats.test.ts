@@ -22,7 +22,7 @@ test("teaching-mode aggregates: rates, latency and in-flight agree with Little's
   let last;
   for (const e of sim.events) {
     while (e.t >= next && next < 1_900_000) {
-      const a = stats.snapshot(next, () => ({})).models.find((x) => x.model === m.name);
+      const a = stats.snapshot(next).models.find((x) => x.model === m.name);
       last = a;
       if (a && a.requests_per_s > 0) {
         inFlight.push(a.in_flight);
@@ -55,7 +55,7 @@ test("window figures: Little's law holds over a 100 ms window, and the throughpu
   let checked = 0;
   for (const e of sim.events) {
     while (e.t >= next && next < 1_900_000) {
-      stats.snapshot(next, () => ({}));
+      stats.snapshot(next);
       const f = stats.windowFigures(`${m.name}:1`)!;
       const littlePredicted = (f.requests / f.window_us) * f.mean_latency_us;
       assert.ok(Math.abs(littlePredicted - f.mean_in_flight) <= 0.1 * f.mean_in_flight + 0.2, `${littlePredicted} vs ${f.mean_in_flight} at ${next}`);

@@ -90,7 +90,6 @@ export const TEACH_EN = {
     examples: ['Batch dimension written into dims', 'preferred_batch_size above max_batch_size', 'Typo in a field name', 'Name differs from the folder', 'platform and backend that do not match'],
   },
   simErrors: {
-    unknownModel: (m: string) => `unknown model '${m}'`,
     budget: (count: number, model: string, need: string, device: string, budget: string) =>
       `memory budget exceeded: ${count} instances of ${model} need ${need}, the ${device} budget is ${budget}`,
     needsServer: (action: string) => `'${action}' needs the live server (not available in teaching mode)`,

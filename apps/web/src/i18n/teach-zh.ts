@@ -85,7 +85,6 @@ export const TEACH_ZH: typeof TEACH_EN = {
     examples: ['把批维度写进了 dims', 'preferred_batch_size 大于 max_batch_size', '字段名拼写错误', 'name 与文件夹名不一致', 'platform 与 backend 不匹配'],
   },
   simErrors: {
-    unknownModel: (m) => `未知模型 '${m}'`,
     budget: (count, model, need, device, budget) => `超出${/gpu/i.test(device) ? '显存' : '内存'}预算：${model} 的 ${count} 个实例需要 ${need}，${device} 的预算只有 ${budget}`,
     needsServer: (action) => `'${action}' 需要连接在线服务（教学模式下不可用）`,
   },

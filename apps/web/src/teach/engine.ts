@@ -5,15 +5,19 @@
  * into a fresh LiveModel; the scheduler itself only moves forward). On top of the simulator this adds the
  * modelled memory ledger and its budget, so lesson 5 can show a refused instance.
  */
-import { codeOf, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
+import { errors, InferError, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
 import { createSimulation, type Simulation } from '@inferscope/core/sim';
 import type { Scenario } from '@inferscope/core/load';
-import { normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
+import { configProblems, normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
+import { controlRefusal, validateControlMessage } from '@inferscope/core/live';
+import { planBatchingChange, planInstanceCount } from '@inferscope/core/scheduler';
 import type { SimModel, SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
 import { S } from '../i18n/strings';
 
 const DEVICE = 'cpu';
+/** the one version a simulated model serves */
+const SIM_VERSION = '1';
 
 export function toCoreScenario(s: SimScenario): Scenario {
   return {
@@ -28,6 +32,10 @@ export function toCoreScenario(s: SimScenario): Scenario {
 export class TeachingEngine {
   readonly sim: Simulation;
   private instanceCounts = new Map<string, number>();
+  /** each model's live config, as the server keeps it: normalised, with the live changes applied */
+  private readonly configs = new Map<string, ModelConfig>();
+  /** max_batch_size as loaded: a live change may lower it, not raise it past this (as on the server) */
+  private readonly loadedMaxBatch = new Map<string, number>();
   private ready: Promise<void>;
 
   constructor(readonly scenario: SimScenario) {
@@ -38,7 +46,12 @@ export class TeachingEngine {
       cores: scenario.cores ?? CALIBRATION_CORES,
       seed: scenario.seed,
     });
-    for (const m of scenario.models) this.instanceCounts.set(m.name, totalInstances(m));
+    for (const m of scenario.models) {
+      this.instanceCounts.set(m.name, totalInstances(m.config));
+      const config = normalized(m);
+      this.configs.set(m.name, config);
+      this.loadedMaxBatch.set(m.name, config.max_batch_size ?? 0);
+    }
     // Instances start through promises: let those settle before the first step.
     this.ready = new Promise<void>((r) => setTimeout(r, 0)).then(() => this.emitMemory());
   }
@@ -69,8 +82,8 @@ export class TeachingEngine {
       server: { name: 'inferscope-sim', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
       repositories: [S.simulatedRepository],
       models: this.scenario.models.map((m) => ({
-        name: m.name, version: '1', state: 'READY', repository: S.simulatedRepository, backend: m.backend, platform: m.platform,
-        config: normalized(m),
+        name: m.name, version: SIM_VERSION, state: 'READY', repository: S.simulatedRepository, backend: m.backend, platform: m.platform,
+        config: this.configs.get(m.name) as unknown as Record<string, unknown>,
         instances: [], files: m.files, queue_depth: {},
       })),
       memory: [],
@@ -80,34 +93,66 @@ export class TeachingEngine {
     };
   }
 
-  /** Control messages in teaching mode act on the simulated schedulers, with the same checks as the server. */
-  async control(msg: ControlMessage): Promise<ControlAck> {
+  /**
+   * A control message in teaching mode, checked and planned by the pieces the server's control path uses:
+   * core's validator (validateControlMessage: nesting, size, the action's schema and LIVE_LIMITS), the
+   * model and version lookup in Triton's words, core's live-change planner over the whole config
+   * (planBatchingChange / planInstanceCount) with the config file's rules (configProblems), and the same
+   * acknowledgement (the change list). So a message the server refuses is refused here, in its words.
+   * Accepts what arrives on the wire (unknown), as the gateway does.
+   */
+  async control(raw: unknown): Promise<ControlAck> {
+    const v = validateControlMessage(raw);
+    if (!v.ok) return controlRefusal(errors.INVALID(v.error));
     try {
-      const s = 'model' in msg && msg.model ? this.sim.schedulers.get(msg.model) : undefined;
-      if (!s) return { ok: false, error: S.simErrors.unknownModel('model' in msg ? msg.model ?? '' : ''), code: 'NOT_FOUND' };
-      switch (msg.action) {
-        case 'setDynamicBatching': {
-          const { action: _a, model: _m, version: _v, ...patch } = msg;
-          return { ok: true, changes: s.updateDynamicBatching(patch, 'teaching') };
-        }
-        case 'setInstanceCount': {
-          const m = this.scenario.models.find((x) => x.name === msg.model)!;
-          const next = this.memoryWith(m.name, msg.count);
-          if (this.scenario.budgetBytes > 0 && next > this.scenario.budgetBytes) {
-            const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
-            return { ok: false, error: S.simErrors.budget(msg.count, m.name, mib(next), DEVICE, mib(this.scenario.budgetBytes)), code: 'UNAVAILABLE' };
-          }
-          await s.setInstanceCount(msg.group, msg.count, 'teaching');
-          this.instanceCounts.set(m.name, msg.count);
-          this.emitMemory();
-          return { ok: true };
-        }
-        default:
-          return { ok: false, error: S.simErrors.needsServer(msg.action), code: 'UNSUPPORTED' };
-      }
+      return await this.apply(v.value);
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err), code: codeOf(err) };
+      return controlRefusal(err);
     }
+  }
+
+  private async apply(msg: ControlMessage): Promise<ControlAck> {
+    if (msg.action !== 'setDynamicBatching' && msg.action !== 'setInstanceCount') {
+      return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
+    }
+    const { model, config, scheduler } = this.modelOf(msg.model, msg.version);
+    const check = (next: ModelConfig) => {
+      const problems = configProblems(next, { folderName: model.name, gpuCount: 0 });
+      if (problems.length > 0) throw errors.INVALID(problems[0].message);
+    };
+    if (msg.action === 'setDynamicBatching') {
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planBatchingChange(model.name, config, patch, this.loadedMaxBatch.get(model.name) ?? 0, check);
+      if (next.changes.length > 0) {
+        scheduler.applyLiveChange(next, 'teaching');
+        this.configs.set(model.name, next.config);
+      }
+      return { ok: true, changes: next.changes };
+    }
+    const next = planInstanceCount(model.name, config, msg.group, msg.count);
+    check(next.config);
+    if (next.changes.length === 0) return { ok: true, changes: next.changes };
+    const total = totalInstances(next.config);
+    const bytes = this.memoryWith(model.name, total);
+    if (next.delta > 0 && this.scenario.budgetBytes > 0 && bytes > this.scenario.budgetBytes) {
+      const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+      return controlRefusal(new InferError('UNAVAILABLE', S.simErrors.budget(total, model.name, mib(bytes), DEVICE, mib(this.scenario.budgetBytes))));
+    }
+    await scheduler.setInstanceCount(next.group, msg.count, 'teaching');
+    this.configs.set(model.name, next.config);
+    this.instanceCounts.set(model.name, total);
+    this.emitMemory();
+    return { ok: true, changes: next.changes };
+  }
+
+  /** The model a message names, found as the server finds it (Triton's words); the simulator serves version 1. */
+  private modelOf(name: string, version: string | undefined) {
+    const model = this.scenario.models.find((m) => m.name === name);
+    const scheduler = this.sim.schedulers.get(name);
+    const config = this.configs.get(name);
+    if (!model || !scheduler || !config) throw errors.UNKNOWN_MODEL(name);
+    if (version !== undefined && version !== SIM_VERSION) throw errors.UNKNOWN_VERSION(name, version);
+    return { model, scheduler, config };
   }
 
   /** Modelled memory: Σ models (weights + instances × (workspace + activations × max batch)). */
@@ -130,8 +175,8 @@ export class TeachingEngine {
   }
 }
 
-export function totalInstances(m: SimModel): number {
-  return (m.config.instance_group ?? [{ count: 1 }]).reduce((n, g) => n + (g.count ?? 1), 0);
+export function totalInstances(config: Pick<ModelConfig, 'instance_group'> | SimModel['config']): number {
+  return (config.instance_group ?? [{ count: 1 }]).reduce((n, g) => n + (g.count ?? 1), 0);
 }
 
 export function modelMemory(m: SimModel, instances: number): number {
@@ -140,11 +185,11 @@ export function modelMemory(m: SimModel, instances: number): number {
 }
 
 /** The config as the server would report it: normalised with Triton's defaults (falls back to the raw one). */
-function normalized(m: SimModel): Record<string, unknown> {
+function normalized(m: SimModel): ModelConfig {
   const raw = structuredClone({ name: m.name, platform: m.platform, ...m.config }) as unknown as ModelConfig;
   try {
-    return normalizeModelConfig(raw, { modelName: m.name, gpuCount: 0 }) as unknown as Record<string, unknown>;
+    return normalizeModelConfig(raw, { modelName: m.name, gpuCount: 0 });
   } catch {
-    return raw as unknown as Record<string, unknown>;
+    return raw;
   }
 }

@@ -201,7 +201,7 @@ class Playback {
   }
 
   private emitStats(at: number): void {
-    live.applyStats(this.stats.snapshot(at, (key) => Object.fromEntries(live.models.get(key)?.queued ?? [])));
+    live.applyStats(this.stats.snapshot(at));
     this.nextStats = at + statsEveryUs();
   }
 }

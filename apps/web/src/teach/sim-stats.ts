@@ -1,11 +1,14 @@
 /**
  * Per-model aggregates for teaching mode, computed in the browser from the simulator's events (the live
- * server sends these itself). Same ModelAggregate shape, so the Performance view cannot tell the difference.
+ * server sends these itself). The aggregates are core's own fold (AggregatorSet, the one the server's
+ * gateway runs), so failures, latency, pending and the window are decided as on a live server
+ * (stats/request-outcome.ts) and the Performance view cannot tell the difference. This adds only what
+ * teaching shows besides: the formula cards' figures over that same window, and the simulated host's CPU.
  */
-import type { ModelAggregate, SchedulerEvent, StatsMessage } from '@inferscope/core';
-import { percentile } from '@inferscope/core/stats';
+import type { SchedulerEvent, StatsMessage } from '@inferscope/core';
+import { AggregatorSet, failureOf, requestOutcome, type ModelAggregator } from '@inferscope/core/stats';
 
-interface Done { t: number; total: number; queue: number; compute: number; size: number }
+interface Done { t: number; total: number }
 interface Batch { t: number; size: number; compute: number }
 
 /**
@@ -20,23 +23,28 @@ export interface WindowFigures {
   busy_us: number;
   /** time-averaged requests in flight (queued or running) over the window */
   mean_in_flight: number;
+  /** requests answered successfully in the window (the aggregate's requests_per_s × its window) */
   requests: number;
+  /** their mean latency (the aggregate's latency_us.mean) */
   mean_latency_us: number;
 }
 
 
 export class SimStats {
+  private aggregates: AggregatorSet;
+  /** every event added, so a new window refolds what was shown (the engine keeps the same events anyway) */
+  private readonly events: SchedulerEvent[] = [];
   private done = new Map<string, Done[]>();
   private batches = new Map<string, Batch[]>();
-  private totals = new Map<string, { completed: number; rejected: number; failed: number; batches: number }>();
   private inFlight = new Map<string, number>();
-  private memory = new Map<string, number>();
   /** (t, in flight after t) change points, for the time average */
   private flightSteps = new Map<string, { t: number; n: number }[]>();
   private figures = new Map<string, WindowFigures>();
 
   /** `cores`: the simulated host's, for the CPU chart (instances' busy time over what the cores offer) */
-  constructor(private windowUs: number, private readonly cores = 1) {}
+  constructor(private windowUs: number, private readonly cores = 1) {
+    this.aggregates = new AggregatorSet(windowUs);
+  }
 
   /** The figures computed at the last snapshot (undefined before the first one). */
   windowFigures(key: string): WindowFigures | undefined {
@@ -49,38 +57,33 @@ export class SimStats {
     push(this.flightSteps, key, { t, n });
   }
 
+  /** A new window: the aggregates are refolded over it from the events seen so far (totals are kept). */
   setWindow(us: number): void {
+    if (us === this.windowUs) return;
     this.windowUs = us;
+    this.aggregates = new AggregatorSet(us);
+    for (const e of this.events) this.aggregates.add(e);
   }
 
   add(e: SchedulerEvent): void {
-    if (e.type === 'memory') {
-      const byModel = new Map<string, number>();
-      for (const x of e.entries) byModel.set(x.model, (byModel.get(x.model) ?? 0) + x.bytes);
-      this.memory = byModel;
-      return;
-    }
+    this.events.push(e);
+    this.aggregates.add(e);
+    if (e.type === 'memory') return;
     const key = `${e.model}:${e.version}`;
-    const tot = this.totals.get(key) ?? { completed: 0, rejected: 0, failed: 0, batches: 0 };
-    this.totals.set(key, tot);
     switch (e.type) {
       case 'request.queued':
         this.flight(key, e.t, +1);
         break;
       case 'request.completed':
         this.flight(key, e.t, -1);
-        push(this.done, key, { t: e.t, total: e.total_us, queue: e.queue_us, compute: e.compute_us, size: e.batch_size });
-        if (e.ok) tot.completed++;
-        else tot.failed++;
+        if (failureOf(e) === undefined) push(this.done, key, { t: e.t, total: e.total_us });
         break;
       case 'request.rejected':
-        // A request refused at enqueue never counted as in flight; one that timed out in the queue did.
-        if (e.reason === 'timeout') this.flight(key, e.t, -1);
-        tot.rejected++;
+        // a request refused after it was queued was in flight; one refused at the door never was
+        if (requestOutcome(e) === 'refused_queued') this.flight(key, e.t, -1);
         break;
       case 'batch.completed':
         push(this.batches, key, { t: e.t, size: e.size, compute: e.compute_us });
-        tot.batches++;
         break;
     }
   }
@@ -94,48 +97,34 @@ export class SimStats {
     return timeAverage(steps, 0, from, to);
   }
 
-  snapshot(nowUs: number, queued: (key: string) => Record<string, number>): StatsMessage {
-    const from = nowUs - this.windowUs;
-    const win = Math.max(1, Math.min(this.windowUs, nowUs)) / 1_000_000;
-    const models: ModelAggregate[] = [];
+  /** The window figures of one model over its aggregate's window (the aggregator decides where it starts). */
+  private windowFiguresOf(key: string, agg: ModelAggregator, nowUs: number): WindowFigures {
+    const from = Math.max(0, agg.windowStartUs(nowUs));
+    const done = trim(this.done.get(key) ?? [], from);
+    const batches = trim(this.batches.get(key) ?? [], from);
+    return {
+      window_us: Math.max(1, nowUs - from),
+      samples: batches.reduce((n, b) => n + b.size, 0),
+      busy_us: batches.reduce((n, b) => n + Math.min(b.compute, b.t - from), 0),
+      mean_in_flight: this.meanInFlight(key, from, nowUs),
+      requests: done.length,
+      mean_latency_us: done.length ? done.reduce((n, d) => n + d.total, 0) / done.length : 0,
+    };
+  }
+
+  snapshot(nowUs: number): StatsMessage {
+    const models = this.aggregates.snapshot(nowUs);
     let busy = 0;
-    for (const [key, tot] of this.totals) {
-      const [model, version] = key.split(':');
-      const done = trim(this.done.get(key) ?? [], from);
-      const batches = trim(this.batches.get(key) ?? [], from);
-      const lat = done.map((d) => d.total).sort((a, b) => a - b);
-      const hist: Record<string, number> = {};
-      for (const b of batches) hist[b.size] = (hist[b.size] ?? 0) + 1;
-      const mean = (f: (d: Done) => number) => (done.length ? done.reduce((n, d) => n + f(d), 0) / done.length : 0);
-      const span = Math.max(1, nowUs - Math.max(0, from));
-      const busyUs = batches.reduce((n, b) => n + Math.min(b.compute, b.t - Math.max(0, from)), 0);
-      busy += busyUs;
-      this.figures.set(key, {
-        window_us: span,
-        samples: batches.reduce((n, b) => n + b.size, 0),
-        busy_us: busyUs,
-        mean_in_flight: this.meanInFlight(key, Math.max(0, from), nowUs),
-        requests: done.length,
-        mean_latency_us: mean((d) => d.total),
-      });
-      models.push({
-        model, version, window_s: win,
-        throughput_per_s: done.reduce((n, d) => n + d.size, 0) / win,
-        requests_per_s: done.length / win,
-        latency_us: { p50: percentile(lat, 0.5), p90: percentile(lat, 0.9), p99: percentile(lat, 0.99), mean: mean((d) => d.total) },
-        queue_us_mean: mean((d) => d.queue),
-        compute_us_mean: mean((d) => d.compute),
-        avg_batch_size: batches.length ? batches.reduce((n, b) => n + b.size, 0) / batches.length : 0,
-        batch_size_histogram: hist,
-        queue_depth: queued(key),
-        in_flight: this.inFlight.get(key) ?? 0,
-        totals: { ...tot },
-        memory_bytes: this.memory.get(model) ?? 0,
-      });
+    let span = 1;
+    for (const a of models) {
+      const key = `${a.model}:${a.version}`;
+      const f = this.windowFiguresOf(key, this.aggregates.get(a.model, a.version)!, nowUs);
+      this.figures.set(key, f);
+      busy += f.busy_us;
+      span = Math.max(span, f.window_us);
     }
     // the simulated host's utilisation, as Triton's nv_cpu_utilization reads the real one: the instances'
     // compute over what the cores could give in the window (the CPU chart is not empty while a run plays)
-    const span = Math.max(1, nowUs - Math.max(0, from));
     return { t: nowUs, wall_ms: Date.now(), models, cpu: { utilization: Math.min(1, busy / (this.cores * span)) } };
   }
 }

@@ -8,6 +8,7 @@ export {
 } from './parser';
 export { normalizeModelConfig, SEQUENCE_IDLE_DEFAULT_MICROSECONDS, type NormalizeOptions } from './normalize';
 export { validateModelConfig, RULES as VALIDATION_RULES, type ValidateOptions } from './validate/index';
+export { configProblems, type ConfigProblem } from './problems';
 export { printModelConfig } from './printer';
 export { adviseModelConfig } from './advise';
 export { validateEnsembleSteps } from './ensemble-steps';

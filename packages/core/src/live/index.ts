@@ -1,3 +1,4 @@
-// The live channel's contract: the Socket.IO wire types and the control messages' schemas.
+// The live channel's contract: the Socket.IO wire types, the control messages' schemas and their one validator.
 export * from './protocol';
 export * from './control-schema';
+export * from './control-validation';

@@ -85,8 +85,14 @@ export interface ModelAggregate {
   batch_size_histogram: Record<string, number>;
   queue_depth: Record<string, number>;
   in_flight: number;
+  /**
+   * Running counts (stats/request-outcome.ts decides): completed = answered ok; failed = the failures
+   * nv_inference_request_failure counts (answered with an error, or refused after it was queued: a
+   * timeout, cancelled, drained), the sum of `failures`; rejected = every request the scheduler refused,
+   * before queueing (queue full, invalid, unavailable: not failures, as in Triton) or after.
+   */
   totals: { completed: number; rejected: number; failed: number; batches: number };
-  /** running count of failed requests by Triton's nv_inference_request_failure reason */
+  /** running count of failed requests by Triton's nv_inference_request_failure reason (refusals before queueing are none) */
   failures?: Record<FailureReason, number>;
   memory_bytes: number;
   /**
@@ -260,8 +266,9 @@ export interface LoadClientFigures {
  * statistics diff), their end-to-end latency inside the server, and the mean queue and compute times.
  */
 export interface LoadServerFigures {
+  /** requests that reached the model (successes and failures, as Triton's statistics count them; a refusal before queueing is neither) */
   requests: number;
-  /** of `requests`, how many the server answered with an error */
+  /** of `requests`, the failures (stats/request-outcome.ts): answered with an error, or refused after queueing */
   failed: number;
   latency_us: { p50: number; p99: number };
   queue_us: number;

@@ -6,7 +6,7 @@ export { PriorityQueues } from './priority-queues';
 export { decideBatch, type BatchDecision, type DecideOptions } from './decide';
 export { InstancePool, groupsFromConfig, instancesInGroup, type GroupSpec, type PoolInstance } from './instance-pool';
 export { OrderedRelease } from './ordering';
-export { applyBatchingPatch, mergeBatchingPatch, type MergeResult, type PatchResult } from './reconfigure';
+export { mergeBatchingPatch, type MergeResult, type PatchResult } from './reconfigure';
 export * from './snapshot';
 export * from './seam';
 export { ModelScheduler, type ModelSchedulerOptions, type SchedulerState } from './model-scheduler';

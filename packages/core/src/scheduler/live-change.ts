@@ -6,7 +6,7 @@
  * (ModelScheduler.applyLiveChange): the patch is not merged a second time, so what the acknowledgement
  * says changed and what the scheduler runs on cannot disagree.
  *
- * Every refusal is a PolicyError (nothing changed); the server turns it into its INVALID_ARG.
+ * Every refusal is a PolicyError (INVALID_ARG; nothing changed), the same words wherever it is planned.
  */
 import type { ConfigChange } from '../events';
 import { mergeBatchingPatch } from './reconfigure';

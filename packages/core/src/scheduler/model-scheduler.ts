@@ -29,7 +29,8 @@ import { OrderedRelease } from './ordering';
 import { levelFor, policyFromConfig, queueFor, timeoutFor, type BatchingPolicy } from './policy';
 import { PriorityQueues, relevelled } from './priority-queues';
 import type { QueueEntry, Settle } from './queue-entry';
-import { applyBatchingPatch, type PatchResult } from './reconfigure';
+import type { PatchResult } from './reconfigure';
+import { planBatchingChange, planInstanceCount } from './live-change';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
 import type { Scheduler } from './seam';
@@ -79,6 +80,8 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
   private readonly runner: BatchRunner<P, R>;
   /** batches queued for the next free instance while every instance is busy (prefetch only) */
   private readonly payloads = new PayloadQueue<Entry<P, R>>();
+  /** the max_batch_size the model was created with: a live change may lower it, never raise it past this */
+  private readonly loadedMaxBatch: number;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -86,6 +89,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     this.clock = opts.clock;
     this.executor = opts.executor;
     this.config = opts.config;
+    this.loadedMaxBatch = opts.config.max_batch_size ?? 0;
     this.policy = policyFromConfig(opts.config);
     this.groups = groupsFromConfig(opts.model, opts.config.instance_group);
     this.queues = new PriorityQueues<Entry<P, R>>(this.policy.defaultLevel);
@@ -183,9 +187,13 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     return id;
   }
 
-  /** Change dynamic batching fields live; applies at the next decision. Throws (changing nothing) on bad input. */
+  /**
+   * Change dynamic batching fields live; applies at the next decision. Planned by core's one live-change
+   * planner (planBatchingChange, as the server plans it), with the max_batch_size this scheduler was
+   * created with as the loaded model's limit. Throws (changing nothing) on bad input, in the planner's words (a PolicyError: INVALID_ARG).
+   */
   updateDynamicBatching(patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason) {
-    return this.applyLiveChange(applyBatchingPatch(this.config, patch), by, reason);
+    return this.applyLiveChange(planBatchingChange(this.model, this.config, patch, this.loadedMaxBatch), by, reason);
   }
 
   /**
@@ -243,17 +251,13 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
    * have started.
    */
   async setInstanceCount(group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason): Promise<void> {
-    const gi = group === undefined ? 0 : this.groups.findIndex((g) => g.name === group);
-    const g = this.groups[gi];
-    if (!g) throw new SchedulerError('invalid', `model ${this.model} has no instance group "${group}" (groups: ${this.groups.map((x) => x.name).join(', ')})`, 'INVALID_ARG');
-    if (!Number.isInteger(count) || count < 0 || count > 64) throw new SchedulerError('invalid', `instance count must be an integer 0..64, got ${count}`, 'INVALID_ARG');
+    // core's one planner (LIVE_LIMITS' 1..64, the group named or the only one), over the groups as they run now
+    const plan = planInstanceCount(this.model, this.currentConfig, group, count);
     if (this.state !== 'ready' && this.state !== 'starting') throw SchedulerError.of('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'is not ready'));
-    const others = this.groups.reduce((n, x, i) => n + (i === gi ? 0 : instancesInGroup(x)), 0);
-    if (count === 0 && others === 0) throw new SchedulerError('invalid', 'a model needs at least one instance', 'INVALID_ARG');
-    const old = g.count;
-    if (old === count) return;
+    if (plan.changes.length === 0) return;
+    const g = this.groups.find((x) => x.name === plan.group)!;
     g.count = count;
-    this.emit.configChanged([{ path: `instance_group[${gi}].count`, old, new: count }], by, reason);
+    this.emit.configChanged(plan.changes, by, reason);
     await this.instances.resize(g);
   }
 

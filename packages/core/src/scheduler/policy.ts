@@ -6,6 +6,7 @@
 import type { DynamicBatchingInput, QueuePolicyInput, SchedulerConfigInput, TimeoutAction } from './config-input';
 import type { ModelConfig } from '../config/types';
 import { formatIssue } from '../config/errors';
+import { InferError } from '../errors/infer-error';
 import { IssueList } from '../config/validate/issues';
 import { validateBatchSizeAndVersionPolicy, validateDynamicBatching } from '../config/validate/model';
 
@@ -50,8 +51,16 @@ export interface BatchingPolicy {
   prefetch: boolean;
 }
 
-export class PolicyError extends Error {
-  override name = 'PolicyError';
+/**
+ * A config or live change the scheduler's rules refuse: an invalid argument (INVALID_ARG, HTTP 400), so
+ * every caller (the server's control path, teaching mode, the autotuner) answers it in the same words
+ * and with the same code without translating it.
+ */
+export class PolicyError extends InferError {
+  constructor(message: string) {
+    super('INVALID_ARG', message);
+    this.name = 'PolicyError';
+  }
 }
 
 declare const validated: unique symbol;

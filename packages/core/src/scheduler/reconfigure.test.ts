@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeBatchingPatch, applyBatchingPatch } from './reconfigure';
+import { mergeBatchingPatch } from './reconfigure';
+import { planBatchingChange } from './live-change';
 import { PolicyError } from './policy';
 
 test('mergeBatchingPatch keeps the rest of a whole config, changes nothing in place and lists the changes', () => {
@@ -35,6 +36,6 @@ test('bad patches are refused with PolicyError before or after the merge', () =>
   assert.throws(() => mergeBatchingPatch({ max_batch_size: 4 }, { bogus: 1 } as never), (e) => e instanceof PolicyError && /unknown dynamic batching field 'bogus'/.test(e.message));
   assert.throws(() => mergeBatchingPatch({ max_batch_size: 4 }, { max_batch_size: 0 }), /between 0 and non-zero/);
   assert.throws(() => mergeBatchingPatch({ max_batch_size: 4 }, { preferred_batch_size: 3 as never }), /must be a list/);
-  assert.throws(() => applyBatchingPatch({ max_batch_size: 4, dynamic_batching: {} }, { max_queue_delay_microseconds: -1 }), /'max_queue_delay_microseconds' must be between 0 and 3600000000, got -1/);
-  assert.throws(() => applyBatchingPatch({ max_batch_size: 4, dynamic_batching: {} }, { preferred_batch_size: [8] }), /preferred size must be <= max batch size.*preferred_batch_size 8 is larger than max_batch_size 4/);
+  assert.throws(() => planBatchingChange('m', { max_batch_size: 4, dynamic_batching: {} }, { max_queue_delay_microseconds: -1 }, 4), /'max_queue_delay_microseconds' must be between 0 and 3600000000, got -1/);
+  assert.throws(() => planBatchingChange('m', { max_batch_size: 4, dynamic_batching: {} }, { preferred_batch_size: [8] }, 4), /preferred size must be <= max batch size.*preferred_batch_size 8 is larger than max_batch_size 4/);
 });

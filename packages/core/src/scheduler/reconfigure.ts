@@ -10,7 +10,7 @@ import type { ConfigChange } from '../events';
 import type { DynamicBatchingPatch } from '../live-config/fields';
 import { BATCHING_PATCH_FIELDS, DYNAMIC_BATCHING_FIELDS } from '../live-config/fields';
 import type { DynamicBatchingInput, SchedulerConfigInput } from './config-input';
-import { policyFromConfig, PolicyError, type BatchingPolicy } from './policy';
+import { PolicyError, type BatchingPolicy } from './policy';
 import { preferredOrDefault } from '../config/normalize';
 import { LIVE_LIMITS, limitMessage, sizesLengthMessage, withinLimit, type LiveLimitName } from '../live-config/limits';
 
@@ -114,10 +114,4 @@ export function mergeBatchingPatch<C extends SchedulerConfigInput>(current: C, p
     changes.unshift({ path: 'dynamic_batching', old: null, new: {} });
   }
   return { config: next, changes };
-}
-
-/** Merges and derives the policy the scheduler runs on; throws PolicyError (changing nothing) on bad input. */
-export function applyBatchingPatch(current: SchedulerConfigInput, patch: DynamicBatchingPatch): PatchResult {
-  const { config, changes } = mergeBatchingPatch(current, patch);
-  return { config, policy: policyFromConfig(config), changes };
 }

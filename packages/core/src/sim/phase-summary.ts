@@ -6,6 +6,7 @@
 import type { SchedulerEvent } from '../events';
 import type { Scenario } from '../load/scenario';
 import { percentile } from './summary';
+import { requestOutcome } from '../stats/request-outcome';
 
 export interface PhaseFigures {
   phase: number;
@@ -69,7 +70,7 @@ export class PhaseCollector {
         this.phaseOf.delete(e.request_id);
         const b = this.batchRequests.get(e.batch_id);
         if (b && --b[1] === 0) this.batchRequests.delete(e.batch_id);
-        if (i === undefined || !e.ok) return;
+        if (i === undefined || requestOutcome(e) !== 'success') return;
         this.lat[i].push(e.total_us);
         this.busy[i] += e.compute_us / (b?.[0] ?? 1);
         return;

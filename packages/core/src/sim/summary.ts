@@ -5,6 +5,7 @@
  */
 import type { SchedulerEvent } from '../events';
 import { percentile } from '../stats/percentile';
+import { requestOutcome } from '../stats/request-outcome';
 
 export interface SimSummary {
   scenario: string;
@@ -57,7 +58,8 @@ export class SummaryCollector {
     if (e.t > this.lastT) this.lastT = e.t;
     switch (e.type) {
       case 'request.completed':
-        if (!e.ok) {
+        // the outcomes partition what was sent (request-outcome.ts): completed, failed after running, rejected (before or after queueing)
+        if (requestOutcome(e) === 'failed_run') {
           this.failed++;
           return;
         }

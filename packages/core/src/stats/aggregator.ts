@@ -1,10 +1,12 @@
 /**
  * Per model-version aggregates computed from the event stream: the figures the live gateway sends once a
  * second and the dashboard draws (throughput, percentiles, queue vs compute time, batch sizes, queue depth).
- * Windowed figures cover the last `windowUs`; totals run from the start.
+ * Windowed figures cover the last `windowUs`; totals run from the start. What counts as a failure, what is
+ * pending and which window a request counts in are request-outcome.ts's decisions, shared by every fold.
  */
-import type { SchedulerEvent } from '../events';
-import { completedFailureReason, failureReason, REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
+import type { RequestCompletedEvent, RequestRejectedEvent, SchedulerEvent } from '../events';
+import { REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
+import { failureOf, leavesPending, noFailures, requestOutcome } from './request-outcome';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -40,7 +42,8 @@ export class ModelAggregator {
   private inFlight = 0;
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
-  readonly failures: Record<FailureReason, number> = { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
+  /** nv_inference_request_failure by reason: refusals before queueing are not failures (request-outcome.ts) */
+  readonly failures: Record<FailureReason, number> = noFailures();
   /** requests that reached the version by source since the start (queued, or refused before queueing) */
   readonly arrivals = noArrivals();
 
@@ -69,14 +72,14 @@ export class ModelAggregator {
         this.arrived(e.protocol ?? 'in_process', e.t);
         return;
       case 'request.rejected':
-        // refused before it was queued (invalid, queue full, unavailable): it arrived all the same
-        if (e.queued_us === undefined) this.arrived(e.protocol ?? 'in_process', e.t);
+        // refused before it was queued (invalid, queue full, unavailable): an arrival turned away, not a failure
+        if (requestOutcome(e) === 'refused') this.arrived(e.protocol ?? 'in_process', e.t);
         this.totals.rejected++;
-        this.failures[failureReason(e.reason)]++;
-        if (this.waiting.leave(e.request_id)) this.inFlight--;
+        this.failed(e);
+        for (const id of leavesPending(e)) if (this.waiting.leave(id)) this.inFlight--;
         return;
       case 'batch.formed':
-        for (const id of e.request_ids) this.waiting.leave(id);
+        for (const id of leavesPending(e)) this.waiting.leave(id);
         return;
       case 'batch.completed': {
         this.totals.batches++;
@@ -89,13 +92,8 @@ export class ModelAggregator {
       }
       case 'request.completed': {
         this.inFlight--;
-        // an ensemble's own request forms no batch: it stops waiting when it is answered
-        if (e.steps !== undefined) this.waiting.leave(e.request_id);
-        if (!e.ok) {
-          this.totals.failed++;
-          this.failures[completedFailureReason(e)]++;
-          return;
-        }
+        for (const id of leavesPending(e)) this.waiting.leave(id);
+        if (this.failed(e)) return;
         this.totals.completed++;
         const s = this.window.at(e.t);
         if (!s) return;
@@ -109,10 +107,24 @@ export class ModelAggregator {
     }
   }
 
+  /** Counts the failure an answer records (request-outcome.ts); false when it is none. */
+  private failed(e: RequestCompletedEvent | RequestRejectedEvent): boolean {
+    const reason = failureOf(e);
+    if (reason === undefined) return false;
+    this.totals.failed++;
+    this.failures[reason]++;
+    return true;
+  }
+
   private arrived(source: RequestSource, t: number): void {
     this.arrivals[source]++;
     const s = this.window.at(t);
     if (s) s.arrivals[source]++;
+  }
+
+  /** Where the window of `snapshot(nowUs)` begins: the start of its oldest slot (for figures a caller adds over the same window). */
+  windowStartUs(nowUs: number): number {
+    return nowUs - this.window.spanUs(nowUs);
   }
 
   snapshot(nowUs: number): ModelAggregate {
@@ -170,8 +182,12 @@ export class AggregatorSet {
   // Events come in runs of one model version: remember the last aggregator so the hot path builds no key.
   private last: ModelAggregator | undefined;
 
+  /** the last memory event: a version first seen after it starts with its bytes, not 0 until the next one */
+  private memory: Extract<SchedulerEvent, { type: 'memory' }> | undefined;
+
   add(e: SchedulerEvent): void {
     if (e.type === 'memory') {
+      this.memory = e;
       for (const a of this.byKey.values()) a.add(e);
       return;
     }
@@ -179,7 +195,10 @@ export class AggregatorSet {
     if (a === undefined || a.model !== e.model || a.version !== e.version) {
       const key = `${e.model}\u0000${e.version}`;
       a = this.byKey.get(key);
-      if (!a) this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+      if (!a) {
+        this.byKey.set(key, (a = new ModelAggregator(this.windowUs, e.model, e.version)));
+        if (this.memory) a.add(this.memory);
+      }
       this.last = a;
     }
     a.add(e);

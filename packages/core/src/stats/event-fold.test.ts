@@ -9,16 +9,17 @@ const queued = (id: string, version = '1'): SchedulerEvent => ({ ...base, versio
 const done = (id: string, total: number, ok = true): Extract<SchedulerEvent, { type: 'request.completed' }> => ({ ...base, type: 'request.completed', request_id: id, batch_id: 'b', priority: 1, batch_size: 1, queue_us: 10, compute_us: total - 10, total_us: total, ok });
 const batch = (size: number, compute: number, ok = true): SchedulerEvent => ({ ...base, type: 'batch.completed', batch_id: 'b', instance: 'i', size, compute_us: compute, ok });
 const rejected = (id: string): SchedulerEvent => ({ ...base, type: 'request.rejected', request_id: id, reason: 'queue_full', message: 'full' });
+const timedOut = (id: string): SchedulerEvent => ({ ...base, type: 'request.rejected', request_id: id, reason: 'timeout', message: 'Request timeout expired', queued_us: 50 });
 
 test('a fold counts arrivals, answers, failures, refusals and batches the way every reader needs', () => {
   const f = new EventFold({ models: new Set(['m']) });
-  for (const e of [queued('a'), queued('b'), queued('c'), done('a', 110), done('b', 510, false), rejected('c'), batch(2, 90), batch(4, 120), batch(2, 70), batch(8, 999, false)]) f.add(e);
+  for (const e of [queued('a'), queued('b'), queued('d'), done('a', 110), done('b', 510, false), rejected('c'), timedOut('d'), batch(2, 90), batch(4, 120), batch(2, 70), batch(8, 999, false)]) f.add(e);
   f.add({ ...(done('x', 1e6) as Extract<SchedulerEvent, { type: 'request.completed' }>), model: 'other' });
   assert.equal(f.arrivals, 3);
   assert.equal(f.completed, 1);
-  assert.equal(f.failed, 2);
-  assert.equal(f.rejected, 1);
-  assert.equal(f.timed, 2, 'the refused request has no queue or compute time');
+  assert.equal(f.failed, 2, 'b failed running and d timed out in the queue; c, refused before queueing, is no failure (Triton)');
+  assert.equal(f.rejected, 2);
+  assert.equal(f.timed, 2, 'the refused requests have no queue or compute time');
   assert.equal(f.queueSumUs, 20);
   assert.equal(f.computeSumUs, 600);
   assert.equal(f.batches, 3, 'a batch that errored is not a batch of work done');

@@ -1,11 +1,12 @@
 /**
  * The one fold of a model's scheduler events over a stretch of time: what a load run's "Server:" block,
  * an A/B round and the autotuner's window each read, so the three count the same way (a request that
- * failed, a batch that errored, a refusal before queueing). Fixed memory: latencies go to a log histogram
+ * failed, a batch that errored, a refusal before queueing: request-outcome.ts decides). Fixed memory: latencies go to a log histogram
  * (percentiles within 1%), batch sizes to a count per size.
  */
 import type { SchedulerEvent } from '../events';
 import { LogHistogram } from './histogram';
+import { failureOf } from './request-outcome';
 
 /** Which events count: one model (or a set of them), optionally one version. */
 export interface FoldFilter {
@@ -18,10 +19,12 @@ export class EventFold {
   arrivals = 0;
   /** end-to-end latency of the requests answered successfully, µs */
   readonly latency = new LogHistogram();
-  /** requests answered with an error after they ran, and requests refused (rejected) */
+  /** failed requests, as nv_inference_request_failure counts them (request-outcome.ts): answered with an error, or refused after queueing */
   failed = 0;
-  /** of `failed`, those refused before they ran (queue full, timeout, invalid): no queue or compute of their own */
+  /** requests the scheduler refused, before queueing (queue full, invalid: not failures) or after (timeout: also in `failed`) */
   rejected = 0;
+  /** requests that ran (answered ok or with an error after running): the ones with queue and compute times */
+  timed = 0;
   /** Σ queue and compute time of the requests that ran (ok or not), µs */
   queueSumUs = 0;
   computeSumUs = 0;
@@ -42,11 +45,12 @@ export class EventFold {
         this.arrivals++;
         return;
       case 'request.rejected':
-        this.failed++;
         this.rejected++;
+        if (failureOf(e) !== undefined) this.failed++;
         return;
       case 'request.completed':
-        if (e.ok) this.latency.add(e.total_us);
+        this.timed++;
+        if (failureOf(e) === undefined) this.latency.add(e.total_us);
         else this.failed++;
         this.queueSumUs += e.queue_us;
         this.computeSumUs += e.compute_us;
@@ -67,11 +71,6 @@ export class EventFold {
   /** requests answered successfully */
   get completed(): number {
     return this.latency.count;
-  }
-
-  /** requests that ran (answered ok or with an error after running): the ones with queue and compute times */
-  get timed(): number {
-    return this.latency.count + this.failed - this.rejected;
   }
 
   get avgBatchSize(): number {
