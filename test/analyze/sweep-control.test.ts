@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { validateControlMessage } from '../../apps/server/src/control/validation.ts';
+import { validateControlMessage } from '@inferscope/core/live';
 import { shortConfig, toRequest, DEFAULT_FORM } from '../../apps/web/src/sweep/sweep-form.ts';
 
 test('startSweep is validated like every control message (core schema): clear errors, nothing started', () => {

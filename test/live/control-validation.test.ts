@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LIVE_LIMITS } from '@inferscope/core/live-config';
-import { validateControlMessage } from '../../apps/server/src/control/validation.ts';
+import { validateControlMessage } from '@inferscope/core/live';
 
 const refused = (msg: unknown): string => {
   const v = validateControlMessage(msg);

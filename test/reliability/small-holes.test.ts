@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, ROOT, MiB, type Running } from './harness.ts';
 import { validateScenario } from '@inferscope/core/load';
-import { validateControlMessage } from '../../apps/server/src/control/validation.ts';
-import { depthExceeds, MAX_JSON_DEPTH, MAX_MESSAGE_CHARS } from '../../apps/server/src/infer/json-guard.ts';
+import { validateControlMessage } from '@inferscope/core/live';
+import { depthExceeds, MAX_JSON_DEPTH } from '@inferscope/core/util';
+import { MAX_MESSAGE_CHARS } from '../../apps/server/src/infer/redact-paths.ts';
 import { connectLive, control } from './live-client.ts';
 
 let server: Running;

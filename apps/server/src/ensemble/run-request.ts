@@ -9,7 +9,7 @@
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
 import { asInferError, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
-import { capMessage } from '../infer/json-guard';
+import { capMessage } from '../infer/redact-paths';
 import { encodeBinaryData } from '../infer/binary-data';
 import { modelSpecFor } from '../infer/model-spec';
 import type { ParsedRequest } from '../infer/parsed-request';

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '@inferscope/core';
-import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../infer/json-guard';
+import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '@inferscope/core/util';
 import { readBody, type BodyLimits } from './body-reader';
 
 export interface JsonParserOptions extends BodyLimits {

@@ -18,7 +18,6 @@
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
-import { capMessage } from './json-guard';
 
 /** root -> label; longest roots are replaced first, so a repository inside the temporary folder keeps its own label */
 const roots = new Map<string, string>();
@@ -65,4 +64,16 @@ export function redactPaths(message: string): string {
 /** The form of every error message sent to a client: no server path, at most MAX_MESSAGE_CHARS. */
 export function publicMessage(message: string): string {
   return capMessage(redactPaths(message));
+}
+
+/**
+ * Errors quote what the client sent (a name, a value): a 20 MiB string in a tensor came back in a 20 MiB
+ * error. Every error message is capped where it leaves.
+ */
+export const MAX_MESSAGE_CHARS = 1000;
+
+/** A message cut to MAX_MESSAGE_CHARS with an ellipsis and how much was left out. */
+export function capMessage(message: string, max = MAX_MESSAGE_CHARS): string {
+  if (message.length <= max) return message;
+  return `${message.slice(0, max)}... (${message.length - max} more characters)`;
 }

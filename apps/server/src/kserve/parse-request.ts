@@ -5,7 +5,7 @@
  * `parameters.binary_data_size` long). Messages follow Triton's HTTP front end where it has one.
  */
 import { isUtf8 } from 'node:buffer';
-import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '../infer/json-guard';
+import { depthExceeds, MAX_JSON_DEPTH, NESTING_MESSAGE } from '@inferscope/core/util';
 import { invalid } from '../infer/errors';
 import { HeaderCache } from './header-cache';
 import { isKServeDatatype } from '../infer/datatypes';

@@ -3,7 +3,8 @@
  * with the manager's own message; nothing here retries or partially applies: the manager validates a
  * whole change before applying it.
  */
-import { asInferError, InferError, type ControlAck, type ControlMessage } from '@inferscope/core';
+import { InferError, type ControlAck, type ControlMessage } from '@inferscope/core';
+import { controlRefusal as refused } from '@inferscope/core/live';
 import type { ControlTarget, LoadControl, SweepControl } from '../control/types';
 
 export async function handleControl(
@@ -86,10 +87,4 @@ export async function handleControl(
   } catch (err) {
     return refused(err);
   }
-}
-
-/** The failed ack of anything a control message raised: its message and Triton's code. */
-export function refused(err: unknown): ControlAck {
-  const e = asInferError(err);
-  return { ok: false, error: e.message, code: e.code };
 }

@@ -12,8 +12,9 @@ import type { ClientToServerEvents, ControlAck, ServerToClientEvents, Snapshot, 
 
 type Socket = IoSocket<ClientToServerEvents, ServerToClientEvents>;
 import { FrameCoalescer } from './frame-coalescer';
-import { validateControlMessage } from '../control/validation';
-import { handleControl, refused } from './control-handler';
+import { validateControlMessage } from '@inferscope/core/live';
+import { handleControl } from './control-handler';
+import { controlRefusal as refused } from '@inferscope/core/live';
 import { CONTROL_REFUSAL } from '../control/guard';
 import { publicMessage } from '../infer/redact-paths';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';

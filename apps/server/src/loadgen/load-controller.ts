@@ -16,7 +16,7 @@ import type { LatencySummary } from './client-stats';
 import { resolveScenario } from './scenario-resolver';
 import { RunServerFigures } from './run-server-figures';
 import type { InferTarget } from './targets';
-import { checkTraceName } from '../control/validation';
+import { checkTraceName } from '@inferscope/core/live';
 import { launchInProcessRun, launchWorkerRun, type RunHandle } from './generator/launch';
 import type { GeneratorJob, LoadSourceSpec } from './generator/job';
 

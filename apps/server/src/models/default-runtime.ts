@@ -6,10 +6,8 @@ import { RealClock, ModelScheduler, schedulerKindFor, type SchedulerConfigInput 
 import {
   parseModelConfigWithLocations,
   normalizeModelConfig,
-  validateModelConfig,
-  unservedFields,
+  configProblems,
   printModelConfig,
-  formatIssue,
   locate,
   type ModelConfig,
   type SourceLocations,
@@ -40,9 +38,7 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
       },
       normalize: (config, o) => normalizeModelConfig(config, o),
       // Triton's rules first (its first issue is the one Triton reports), then what InferScope does not serve.
-      validate: (config, o): ConfigProblem[] =>
-        [...validateModelConfig(config, o), ...unservedFields(config)]
-          .map((issue) => ({ message: formatIssue({ ...issue, line: undefined }), path: issue.path })),
+      validate: (config, o): ConfigProblem[] => configProblems(config, o),
       locate(problem, raw) {
         const at = positions.get(raw);
         const path = (problem as { path?: string }).path;

@@ -1,11 +1,8 @@
 /**
  * The server's side of live reconfiguration. The change itself (merge, limits, policy, change list) is
- * core's live-config module, computed once; this file turns core's refusals into the manager's
- * INVALID_ARG and carries live changes back into the config as written, for saveConfig.
+ * core's live-config module, computed once (its refusals are INVALID_ARG); this file carries live
+ * changes back into the config as written, for saveConfig.
  */
-import { InferError } from '@inferscope/core';
-import type { DynamicBatchingPatch } from '@inferscope/core';
-import { PolicyError, planBatchingChange, planInstanceCount, type BatchingChange, type InstanceCountChange } from '@inferscope/core/scheduler';
 import type { ModelConfig } from '@inferscope/core/config';
 import { parseLivePath, readLivePath, writeLivePath } from '@inferscope/core/live-config';
 
@@ -13,25 +10,8 @@ function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-/** Core's PolicyError becomes the manager's INVALID_ARG (HTTP 400, the control ack's error text). */
-function asInvalidArg<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (err instanceof PolicyError) throw new InferError('INVALID_ARG', err.message);
-    throw err;
-  }
-}
-
-export function applyBatchingPatch(
-  model: string, config: ModelConfig, patch: DynamicBatchingPatch, maxBatchLimit: number, validate: (next: ModelConfig) => void,
-): BatchingChange<ModelConfig> {
-  return asInvalidArg(() => planBatchingChange(model, config, patch, maxBatchLimit, validate));
-}
-
-export function applyInstanceCount(model: string, config: ModelConfig, group: string | undefined, count: number): InstanceCountChange<ModelConfig> {
-  return asInvalidArg(() => planInstanceCount(model, config, group, count));
-}
+// core's planner refuses with a PolicyError, whose code is INVALID_ARG (HTTP 400, the control ack's error text)
+export { planBatchingChange as applyBatchingPatch, planInstanceCount as applyInstanceCount } from '@inferscope/core/scheduler';
 
 /**
  * Carries live changes into the config as written (before normalisation), so the saved file keeps the

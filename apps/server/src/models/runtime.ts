@@ -5,16 +5,13 @@
  */
 import type { EventBus, Executor, InferPayload, InferResult } from '@inferscope/core';
 import type { Scheduler } from '@inferscope/core/scheduler';
-import type { ModelConfig } from '@inferscope/core/config';
+import type { ConfigProblem as CoreConfigProblem, ModelConfig } from '@inferscope/core/config';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
 
-/** A config problem; line/column when it comes from the text. */
-export interface ConfigProblem {
-  message: string;
+/** Core's config problem (message, dotted path), with line/column once located in the text. */
+export interface ConfigProblem extends CoreConfigProblem {
   line?: number;
   column?: number;
-  /** dotted path of the field (lets the engine locate it in the text) */
-  path?: string;
 }
 
 export interface ConfigEngine {

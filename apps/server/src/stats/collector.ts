@@ -35,7 +35,8 @@
  *   still counted once, by its request.completed. (Triton's python backend reports no response
  *   statistics, so Triton leaves this map empty for python models; InferScope fills it.)
  */
-import { completedFailureReason, computeSplit, failureReason, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
+import { computeSplit, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
+import { failureOf, leavesPending, noFailures } from '@inferscope/core/stats';
 import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
@@ -137,7 +138,7 @@ export class StatsCollector {
   private readonly accs = new PerVersion<Acc>((name, version) => ({
     name, version, last: 0, inferences: 0, executions: 0,
     success: zero(), fail: zero(), queue: zero(), input: zero(), infer: zero(), output: zero(),
-    batches: new Map(), failures: { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }, pending: 0, responses: new Map(),
+    batches: new Map(), failures: noFailures(), pending: 0, responses: new Map(),
   }));
   /** scheduler-clock µs of a version's LOADING event, then its load duration once READY */
   private readonly loads = new PerVersion<{ sinceUs?: number; secs?: number }>(() => ({}));
@@ -161,17 +162,15 @@ export class StatsCollector {
 
   /** Fold one event in (public so tests can feed a synthetic stream without a bus). */
   add(e: SchedulerEvent): void {
+    // pending and failures by core's one fold decision (stats/request-outcome.ts), as every other fold
+    const leaving = leavesPending(e).length;
+    if (leaving > 0 && 'version' in e) this.acc(e.model, e.version).pending -= leaving;
     switch (e.type) {
       case 'request.queued':
         this.acc(e.model, e.version).pending++;
         break;
-      case 'batch.formed':
-        this.acc(e.model, e.version).pending -= e.request_ids.length;
-        break;
       case 'request.completed': {
         const a = this.acc(e.model, e.version);
-        // An ensemble's own request forms no batch: it leaves `pending` when it completes.
-        if (e.steps !== undefined) a.pending--;
         if (e.ok) {
           add(a.success, e.total_us);
           add(a.queue, e.queue_us);
@@ -185,16 +184,16 @@ export class StatsCollector {
           if (e.steps !== undefined) this.execution(a, e.batch_size, split);
         } else {
           add(a.fail, e.total_us);
-          a.failures[completedFailureReason(e)]++;
+          a.failures[failureOf(e)!]++;
         }
         break;
       }
       case 'request.rejected': {
-        if (e.queued_us === undefined) break; // refused at the door: never reached the model
+        const reason = failureOf(e);
+        if (reason === undefined) break; // refused at the door: never reached the model
         const a = this.acc(e.model, e.version);
-        a.pending--; // it was waiting in the queue (refused later, e.g. timeout)
-        add(a.fail, Math.max(0, e.queued_us));
-        a.failures[failureReason(e.reason)]++;
+        add(a.fail, Math.max(0, e.queued_us ?? 0));
+        a.failures[reason]++;
         break;
       }
       case 'model.state':
@@ -257,7 +256,7 @@ export class StatsCollector {
       const secs = this.loads.find(m.name, m.version)?.secs;
       return {
         stat: this.render(m.name, m.version),
-        failures: { ...(a?.failures ?? { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 }) },
+        failures: { ...(a?.failures ?? noFailures()) },
         pending: a?.pending ?? 0,
         ...(secs !== undefined ? { loadSecs: secs } : {}),
       };

@@ -4,7 +4,7 @@
  */
 import { FAILURE_REASONS, type FailureReason, type ModelAggregate, type StatsMessage } from '@inferscope/core';
 import { aggregatesFor } from './scales';
-import { percentileOf } from '@inferscope/core/stats';
+import { noFailures, percentileOf } from '@inferscope/core/stats';
 
 export interface SeriesPoint {
   t: number;
@@ -44,11 +44,11 @@ export function failureRates(stats: StatsMessage[], key: string): { t: number; p
   const out: { t: number; perS: Record<FailureReason, number> }[] = [];
   let prevT: number | undefined;
   for (const s of stats) {
-    const perS = { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
+    const perS = noFailures();
     const dtS = prevT === undefined ? 0 : (s.t - prevT) / 1e6;
     for (const a of aggregatesFor(s, key)) {
       const k = `${a.model}:${a.version}`;
-      const cur = a.failures ?? { REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 };
+      const cur = a.failures ?? noFailures();
       const before = prev.get(k);
       if (before && dtS > 0) {
         for (const r of FAILURE_REASONS) {

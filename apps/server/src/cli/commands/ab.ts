@@ -13,7 +13,7 @@ import { readTraceFile, scanTraceFile } from '../../loadgen/trace-file';
 import { formatABReport, runAB } from '../../clients/ab-compare';
 import { connectControl, statsApiWatcher } from '../../clients/ab-remote';
 import { resolveControlToken } from '../../control/security';
-import { validateControlMessage } from '../../control/validation';
+import { validateControlMessage } from '@inferscope/core/live';
 
 const help = `Usage: inferscope ab -m MODEL (--scenario PRESET|FILE | --trace FILE) --a PATCH --b PATCH [options]
 
