@@ -9,14 +9,7 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer, tempRepository } from '../support/server.ts';
-import { connectLive, control } from './live-client.ts';
-
-/** A control message that must succeed: its answer's fields. */
-async function ok(socket: Parameters<typeof control>[0], msg: object): Promise<Record<string, unknown>> {
-  const ack = await control(socket, msg);
-  assert.ok(ack.ok, JSON.stringify(ack));
-  return ack;
-}
+import { accepted as ok, connectLive, control } from './live-client.ts';
 
 const HAND = '\n# added by hand while the server ran\nparameters { key: "hand_param" value: { string_value: "kept" } }\n';
 
@@ -30,8 +23,7 @@ test('two saves at once after a live change: exactly one write, the .bak is the 
     const original = await readFile(file);
     const set = await control(a.socket, { action: 'setDynamicBatching', model: 'cnn_classifier', max_queue_delay_microseconds: 4321 });
     assert.equal(set.ok, true, JSON.stringify(set));
-    const acks = await Promise.all([a, b, a].map((c) => control(c.socket, { action: 'saveConfig', model: 'cnn_classifier' })));
-    assert.ok(acks.every((k) => k.ok), JSON.stringify(acks));
+    const acks = await Promise.all([a, b, a].map((c) => ok(c.socket, { action: 'saveConfig', model: 'cnn_classifier' })));
     assert.equal(acks.filter((k) => k.written === true).length, 1, JSON.stringify(acks));
     for (const k of acks.filter((x) => x.written !== true)) assert.deepEqual([k.backup, k.diff], [null, '']);
     const wrote = acks.find((k) => k.written === true)!;

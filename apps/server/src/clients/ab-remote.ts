@@ -4,7 +4,7 @@
  * statistics API before and after each run.
  */
 import { io as connect, type Socket } from 'socket.io-client';
-import type { ConfigChange, ControlAck, ControlMessage, DynamicBatchingPatch } from '@inferscope/core';
+import type { ConfigChange, ControlAckOf, ControlMessageOf, DynamicBatchingPatch } from '@inferscope/core';
 import type { HttpTarget } from '../loadgen/targets';
 import type { ServerSide, ServerWatcher } from './ab-compare';
 import { diffServerStats, readBatchHistogram, readFailCount, readModelStats } from './perf/server-stats';
@@ -21,10 +21,10 @@ export async function connectControl(url: string, token?: string): Promise<Remot
     socket.once('connect', () => resolve());
     socket.once('connect_error', (err) => reject(new Error(`cannot reach the live control channel at ${url}: ${err.message}`)));
   });
-  const send = async (msg: ControlMessage): Promise<ConfigChange[]> => {
-    const ack = (await socket.timeout(30_000).emitWithAck('control', msg)) as ControlAck;
+  const send = async (msg: ControlMessageOf<'setDynamicBatching' | 'setInstanceCount'>): Promise<ConfigChange[]> => {
+    const ack = (await socket.timeout(30_000).emitWithAck('control', msg)) as ControlAckOf<'setDynamicBatching' | 'setInstanceCount'>;
     if (!ack.ok) throw new Error(ack.error);
-    return (ack as { changes?: ConfigChange[] }).changes ?? [];
+    return ack.changes;
   };
   return {
     updateDynamicBatching: (model, version, patch) => send({ action: 'setDynamicBatching', model, version, ...patch }),

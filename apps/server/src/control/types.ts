@@ -3,6 +3,7 @@
  * controller satisfy these; tests use small fakes.
  */
 import type {
+  AutotuneReport,
   ConfigChange,
   DeviceMemory,
   DynamicBatchingPatch,
@@ -10,6 +11,7 @@ import type {
   LoadProgress,
   ModelAggregate,
   ModelSnapshot,
+  RecordingStopped,
   ServerInfo,
   SharedConfigFile,
   StartLoadRequest,
@@ -42,7 +44,7 @@ export interface ControlTarget {
     written?: boolean; backupKept?: boolean; changed?: string[]; notes?: string[];
   }>;
   /** switches a version's autotuner on (with a p99 target in ms) or off; its status after */
-  setAutotune?(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<{ enabled: boolean; target_us: number }>;
+  setAutotune?(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<AutotuneReport>;
 }
 
 /** The load generator as the control channel drives it (apps/server/src/load). */
@@ -52,7 +54,7 @@ export interface LoadControl {
   startReplay(req: StartReplayRequest, by: string): Promise<{ id: string }>;
   /** records live traffic (any source) until stopRecording; shows in progress() as scenario 'recording' */
   startRecording?(models: string[] | undefined, by: string): { id: string; recording: string };
-  stopRecording?(id?: string): Promise<{ id: string; recording: string; arrivals: number; written: number; error?: string }[]>;
+  stopRecording?(id?: string): Promise<RecordingStopped[]>;
   progress(): LoadProgress[];
 }
 

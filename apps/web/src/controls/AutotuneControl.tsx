@@ -5,7 +5,6 @@
  * target offered first is the tuner's, else the one the config declares (autotune_p99_ms), else 3 ms.
  */
 import { useEffect, useState } from 'react';
-import type { ControlAck } from '@inferscope/core';
 import { autotuneTargetUs } from '@inferscope/core/autotune';
 import { strictNumber } from '@inferscope/core/config';
 import { LIVE_LIMITS } from '@inferscope/core/live-config';
@@ -40,9 +39,9 @@ export function AutotuneControl(props: { model: ModelLive; disabled: boolean; ba
     // in the acknowledgement log, rather than ignored or read as something else ('1e3', '0x10')
     const text = targetMs.trim();
     void sendControl({ action: 'setAutotune', model: m.name, version: m.version, enabled, ...(enabled && text !== '' ? { target_ms: strictNumber(text, false) } : {}) })
-      .then((ack: ControlAck) => {
+      .then((ack) => {
         if (!ack.ok) return; // the reason is in the acknowledgement log
-        live.setAutotune(m.key, ack.autotune as ModelLive['autotune']);
+        live.setAutotune(m.key, ack.autotune);
         syncStructure();
       });
   };

@@ -5,7 +5,7 @@
  * disk" writes it and says where the user's previous file is (or that nothing needed writing).
  */
 import { useState } from 'react';
-import type { SharedConfigFile } from '@inferscope/core';
+import type { SaveConfigAck, SharedConfigFile } from '@inferscope/core';
 import { sendControl } from '../live/control';
 import { S } from '../i18n/strings';
 
@@ -37,14 +37,11 @@ function Notes(props: { notes: string[] }) {
 }
 
 /** What a written save says: nothing written, or the file and where the user's previous file is. */
-function savedMessage(ack: Record<string, unknown>): string {
-  if (ack.written === false) return S.savedNothing;
-  const path = String(ack.path);
-  if (typeof ack.backup !== 'string') return path;
-  return ack.backupKept === true ? S.savedBackupKept(path, ack.backup) : S.savedBackup(path, ack.backup);
+function savedMessage(ack: SaveConfigAck): string {
+  if (!ack.written) return S.savedNothing;
+  if (ack.backup === null) return ack.path;
+  return ack.backupKept ? S.savedBackupKept(ack.path, ack.backup) : S.savedBackup(ack.path, ack.backup);
 }
-
-const notesOf = (ack: Record<string, unknown>) => (Array.isArray(ack.notes) ? ack.notes.map(String) : []);
 
 /** `version`: the one whose live values are written (the one the controls show), not always the latest. */
 export function SaveConfig(props: { model: string; version: string; disabled: boolean }) {
@@ -59,9 +56,9 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
     const ack = await sendControl({ action: 'saveConfig', model: props.model, version: props.version, dryRun: true });
     setBusy(false);
     if (ack.ok) {
-      setDiff(typeof ack.diff === 'string' ? ack.diff : '');
-      setVersions((ack.versions as SharedConfigFile | undefined) ?? null);
-      setNotes(notesOf(ack));
+      setDiff(ack.diff);
+      setVersions(ack.versions);
+      setNotes(ack.notes);
       setWritten(null);
     }
   };
@@ -71,7 +68,7 @@ export function SaveConfig(props: { model: string; version: string; disabled: bo
     setBusy(false);
     if (ack.ok) {
       setDiff(null);
-      setNotes(notesOf(ack));
+      setNotes(ack.notes);
       setWritten(savedMessage(ack));
     }
   };

@@ -7,7 +7,7 @@
  * CLI's `ab --rounds` judges by the same rule). A run whose model served more requests than its own load
  * answered had other traffic on it, and says so.
  */
-import type { ControlAck, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
+import type { ControlAckOf, ControlMessage, LoadProgress, StatsMessage } from '@inferscope/core';
 import { describeKnobPatch, splitKnobPatch, type KnobPatch } from '@inferscope/core/live-config';
 import { S } from '../i18n/strings';
 import { sideOfRuns, abVerdicts, type AbResult, type AbRun } from './ab-rounds';
@@ -34,7 +34,7 @@ export function restoreFor(patches: AbPatch[], live: (field: string) => unknown)
 }
 
 export interface AbDeps {
-  send(msg: ControlMessage): Promise<ControlAck>;
+  send<M extends ControlMessage>(msg: M): Promise<ControlAckOf<M['action']>>;
   /** load progress by id, as the latest stats said */
   progress(id: string): LoadProgress | undefined;
   /** stats messages received since wall time `sinceMs` */
@@ -100,7 +100,7 @@ async function runSide(deps: AbDeps, req: AbRequest, label: string, patch: AbPat
   const started = Date.now();
   const ack = await deps.send({ action: 'startLoad', model: req.model, version: req.version, scenario: req.scenario, rate: req.rate, duration: req.duration, seed: req.seed });
   if (!ack.ok) throw new Error(`${label}: ${ack.error}`);
-  const id = String(ack.id ?? '');
+  const id = ack.id;
   const deadline = started + (req.duration + 15) * 1000;
   let answered: number | undefined;
   for (;;) {

@@ -3,6 +3,7 @@
  * running server, without reloads: each config is applied live and driven with identical traffic.
  */
 import { writeFileSync } from 'node:fs';
+import type { SaveConfigAck } from '@inferscope/core';
 import { reportingErrors, type Command } from '../command';
 import type { StepMode } from '../../clients/perf/step-load';
 import { HttpTarget } from '../../loadgen/targets';
@@ -137,13 +138,13 @@ async function analyze(argv: string[]): Promise<number> {
 }
 
 /** A save's answer for the terminal: what was written and where the user's previous file is. */
-function describeSave(ack: Record<string, unknown>): string {
-  const notes = Array.isArray(ack.notes) ? ack.notes.map((n) => `note: ${String(n)}`) : [];
-  if (ack.written === false) return [`nothing written: ${String(ack.path)} already holds the live values`, ...notes].join('\n');
-  const backup = typeof ack.backup !== 'string' ? '' : ack.backupKept === true
+function describeSave(ack: SaveConfigAck): string {
+  const notes = ack.notes.map((n) => `note: ${n}`);
+  if (!ack.written) return [`nothing written: ${ack.path} already holds the live values`, ...notes].join('\n');
+  const backup = ack.backup === null ? '' : ack.backupKept
     ? `; ${ack.backup} still holds your file from before the server's first save`
     : `; the previous file is kept as ${ack.backup}`;
-  return [`wrote ${String(ack.path)}${backup}`, ...notes, ...(ack.diff ? [String(ack.diff)] : [])].join('\n');
+  return [`wrote ${ack.path}${backup}`, ...notes, ...(ack.diff ? [ack.diff] : [])].join('\n');
 }
 
 const command: Command = {

@@ -5,7 +5,7 @@
  * from a fresh snapshot.
  */
 import { io as connect, type Socket } from 'socket.io-client';
-import { WIRE, type ControlAck, type ControlMessage, type Snapshot } from '@inferscope/core';
+import { WIRE, type ControlAccepted, type ControlAckOf, type ControlMessage, type Snapshot } from '@inferscope/core';
 import type { HttpTarget } from '../../loadgen/targets';
 import { runPerfStep } from '../perf/perf-step';
 import type { StepMode } from '../perf/step-load';
@@ -28,7 +28,7 @@ export interface LiveTargetOptions {
 
 export interface LiveTarget extends SweepDeps {
   snapshot(): Promise<Snapshot>;
-  send(msg: ControlMessage): Promise<ControlAck & { ok: true }>;
+  send<M extends ControlMessage>(msg: M): Promise<ControlAccepted<M['action']>>;
   close(): void;
 }
 
@@ -49,8 +49,8 @@ export async function connectLiveTarget(target: HttpTarget, o: LiveTargetOptions
     socket.close();
     throw new Error(latest!.server.token_required ? 'the server refused control: give the right --control-token' : 'the server refused control');
   }
-  const send = async (msg: ControlMessage) => {
-    const ack = (await socket.timeout(60_000).emitWithAck(WIRE.control, o.token ? { ...msg, token: o.token } : msg)) as ControlAck;
+  const send = async <M extends ControlMessage>(msg: M): Promise<ControlAccepted<M['action']>> => {
+    const ack = (await socket.timeout(60_000).emitWithAck(WIRE.control, o.token ? { ...msg, token: o.token } : msg)) as ControlAckOf<M['action']>;
     if (!ack.ok) throw new Error(`${msg.action} refused: ${ack.error}`);
     return ack;
   };
