@@ -1,0 +1,87 @@
+/**
+ * The oldest strategy (Triton's OldestSequenceBatch; the dyna-sequence qa models: oldest {
+ * max_candidate_sequences: 6, preferred_batch_size: [4], max_queue_delay_microseconds: 0 }). Each slot sends
+ * one request at a time into the instance's dynamic batcher, the next when it has completed.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SeqHarness } from './helpers.ts';
+import { seqConfig } from './config.ts';
+
+const oldest = (o: { max_candidate_sequences?: number; preferred_batch_size?: number[]; max_queue_delay_microseconds?: number } = {}) =>
+  seqConfig({ sb: { oldest: { max_candidate_sequences: 6, preferred_batch_size: [4], max_queue_delay_microseconds: 0, ...o } } });
+
+function sendAll(h: SeqHarness, id: bigint, steps: [string, number][]): string[] {
+  return steps.map(([f, v]) => h.send(id, f, v));
+}
+
+test('max_candidate_sequences slots per instance; oldest first; never two requests of one sequence in a batch', async () => {
+  const h = new SeqHarness(oldest(), { holdUntil: { requests: 12 } });
+  await h.start();
+  const ends: string[] = [];
+  for (const id of [1n, 2n, 3n, 4n, 5n, 6n]) ends.push(sendAll(h, id, [['start', 1], ['end', 10]])[1]!);
+  assert.deepEqual(h.slotsOf(), ['1', '2', '3', '4', '5', '6'], 'six candidate slots on one instance with max_batch_size 4');
+  h.exec.drain();
+  assert.deepEqual(h.exec.compositions(), [
+    ['1:1', '2:1', '3:1', '4:1'],
+    ['5:1', '6:1', '1:10', '2:10'],
+    ['3:10', '4:10', '5:10', '6:10'],
+  ]);
+  for (const b of h.exec.all) assert.equal(new Set(b.requests.map((r) => r.sequence!.id)).size, b.requests.length);
+  assert.ok(ends.every((r) => h.answer(r)?.result === 11));
+  assert.equal(h.sched.stateBytes, 0);
+});
+
+test('the dynamic batcher of the instance: a preferred size goes at once, a smaller batch after max_queue_delay', async () => {
+  const h = new SeqHarness(oldest({ preferred_batch_size: [2], max_queue_delay_microseconds: 1000 }));
+  await h.start();
+  h.send(1n, 'start', 1);
+  h.clock.advanceTo(999);
+  assert.equal(h.exec.running.length, 0);
+  h.clock.advanceTo(1000);
+  assert.deepEqual(h.exec.compositions(), [['1:1']]);
+  h.exec.finish();
+  h.send(1n, '', 2);
+  h.send(2n, 'start', 5);
+  assert.deepEqual(h.exec.compositions()[1], ['1:2', '2:5'], 'preferred size 2 reached: no wait');
+  const triggers = h.events.flatMap((e) => (e.type === 'batch.formed' ? [e.trigger] : []));
+  assert.deepEqual(triggers, ['delay', 'preferred']);
+});
+
+test('test_backlog_fill on the oldest strategy: a freed slot goes to the backlog when its END is issued; the backlog runs after that END (3 executions)', async () => {
+  const h = new SeqHarness(oldest({ max_candidate_sequences: 0 }), { holdUntil: { requests: 10, backlog: 2 } });
+  await h.start();
+  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
+  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
+  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
+  sendAll(h, 1004n, [['start', 1111], ['', 1112], ['end', 1113]]);
+  sendAll(h, 1005n, [['start,end', 11111]]);
+  sendAll(h, 1006n, [['start,end', 22222]]);
+  h.exec.finish();
+  // 1002's and 1003's ENDs are issued: their slots went to the backlog, whose requests wait for those ENDs
+  assert.deepEqual(h.slotsOf(), ['1001', '1005', '1006', '1004']);
+  assert.deepEqual(h.sched.snapshot().instances[0]!.slots.map((s) => [s.in_flight, s.queued]), [[true, 1], [true, 1], [true, 1], [true, 1]]);
+  h.exec.drain();
+  assert.deepEqual(h.exec.compositions(), [
+    ['1001:1', '1002:11', '1003:111', '1004:1111'],
+    ['1001:2', '1002:13', '1003:113', '1004:1112'],
+    ['1001:3', '1005:11111', '1006:22222', '1004:1113'],
+  ]);
+  assert.deepEqual(h.batchStats(), { 4: 3 });
+});
+
+test('a new sequence given a slot whose END is issued but has not run waits for that END (the lowest free slot, as Triton hands them out)', async () => {
+  const h = new SeqHarness(oldest({ max_candidate_sequences: 5 }), { holdUntil: { requests: 5 } });
+  await h.start();
+  for (const id of [1n, 2n, 3n, 4n]) h.send(id, 'start', 1);
+  h.send(1n, 'end', 1); // waits on slot 0 behind the running request
+  h.exec.finish(); // 1's END is issued and runs at once: slot 0 is free again, its END running
+  assert.deepEqual(h.exec.compositions()[1], ['1:1']);
+  h.send(7n, 'start', 7);
+  const slot0 = h.sched.snapshot().instances[0]!.slots[0]!;
+  assert.deepEqual([slot0.sequence?.id, slot0.in_flight, slot0.queued], ['7', true, 1], 'slot 0 (lowest) rather than the never-used slot 4, waiting for the END');
+  h.send(8n, 'start', 8);
+  assert.deepEqual(h.slotsOf(), ['7', '2', '3', '4', '8']);
+  h.exec.finish();
+  assert.deepEqual(h.exec.compositions()[2], ['8:8', '7:7'], "oldest issued first: 8 was issued at arrival, 7 when 1's END had run");
+});
