@@ -5,13 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SeqHarness } from './helpers.ts';
+import { BACKLOG_FILL_BATCHES, SeqHarness, sendAll, sendBacklogFill } from './helpers.ts';
 import { seqConfig } from './config.ts';
-
-/** send a sequence's requests at once: [flags, value] */
-function sendAll(h: SeqHarness, id: bigint, steps: [string, number][]): string[] {
-  return steps.map(([f, v]) => h.send(id, f, v));
-}
 
 test('test_simple_sequence: nine requests one after another, each its own batch, the state summing them', async () => {
   const h = new SeqHarness(seqConfig());
@@ -110,22 +105,13 @@ test('test_full_batch: four sequences of three, three batches of four', async ()
 test('test_backlog_fill: the two backlogged sequences move into the slots the short sequences free, three batches of four', async () => {
   const h = new SeqHarness(seqConfig(), { holdUntil: { requests: 10, backlog: 2 } });
   await h.start();
-  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
-  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
-  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
-  sendAll(h, 1004n, [['start', 1111], ['', 1112], ['end', 1113]]);
-  const [r5] = sendAll(h, 1005n, [['start,end', 11111]]);
-  const [r6] = sendAll(h, 1006n, [['start,end', 22222]]);
+  const { r5, r6 } = sendBacklogFill(h);
   assert.deepEqual(h.sched.snapshot().backlog.map((b) => b.sequence.id), ['1005', '1006']);
   h.exec.drain();
-  assert.deepEqual(h.exec.compositions(), [
-    ['1001:1', '1002:11', '1003:111', '1004:1111'],
-    ['1001:2', '1002:13', '1003:113', '1004:1112'],
-    ['1001:3', '1005:11111', '1006:22222', '1004:1113'],
-  ]);
+  assert.deepEqual(h.exec.compositions(), BACKLOG_FILL_BATCHES);
   assert.deepEqual(h.batchStats(), { 4: 3 });
-  assert.equal(h.answer(r5!)?.result, 11111);
-  assert.equal(h.answer(r6!)?.result, 22222);
+  assert.equal(h.answer(r5)?.result, 11111);
+  assert.equal(h.answer(r6)?.result, 22222);
   assert.equal(h.sched.stateBytes, 0);
 });
 

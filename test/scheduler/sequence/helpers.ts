@@ -124,3 +124,24 @@ export class SeqHarness {
     return this.sched.snapshot().instances[instance]!.slots.map((s) => s.sequence?.id ?? null);
   }
 }
+
+/** send a sequence's requests at once: [flags, value] each */
+export function sendAll(h: SeqHarness, id: bigint, steps: [string, number][]): string[] {
+  return steps.map(([f, v]) => h.send(id, f, v));
+}
+
+/** qa's test_backlog_fill: four sequences fill the four slots, two length-1 sequences wait in the backlog */
+export function sendBacklogFill(h: SeqHarness): { r5: string; r6: string } {
+  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
+  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
+  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
+  sendAll(h, 1004n, [['start', 1111], ['', 1112], ['end', 1113]]);
+  return { r5: h.send(1005n, 'start,end', 11111), r6: h.send(1006n, 'start,end', 22222) };
+}
+
+/** the three batches of four test_backlog_fill expects (both strategies) */
+export const BACKLOG_FILL_BATCHES = [
+  ['1001:1', '1002:11', '1003:111', '1004:1111'],
+  ['1001:2', '1002:13', '1003:113', '1004:1112'],
+  ['1001:3', '1005:11111', '1006:22222', '1004:1113'],
+];

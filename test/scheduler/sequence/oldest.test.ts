@@ -5,15 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SeqHarness } from './helpers.ts';
+import { BACKLOG_FILL_BATCHES, SeqHarness, sendAll, sendBacklogFill } from './helpers.ts';
 import { seqConfig } from './config.ts';
 
 const oldest = (o: { max_candidate_sequences?: number; preferred_batch_size?: number[]; max_queue_delay_microseconds?: number } = {}) =>
   seqConfig({ sb: { oldest: { max_candidate_sequences: 6, preferred_batch_size: [4], max_queue_delay_microseconds: 0, ...o } } });
-
-function sendAll(h: SeqHarness, id: bigint, steps: [string, number][]): string[] {
-  return steps.map(([f, v]) => h.send(id, f, v));
-}
 
 test('max_candidate_sequences slots per instance; oldest first; never two requests of one sequence in a batch', async () => {
   const h = new SeqHarness(oldest(), { holdUntil: { requests: 12 } });
@@ -51,22 +47,13 @@ test('the dynamic batcher of the instance: a preferred size goes at once, a smal
 test('test_backlog_fill on the oldest strategy: a freed slot goes to the backlog when its END is issued; the backlog runs after that END (3 executions)', async () => {
   const h = new SeqHarness(oldest({ max_candidate_sequences: 0 }), { holdUntil: { requests: 10, backlog: 2 } });
   await h.start();
-  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
-  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
-  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
-  sendAll(h, 1004n, [['start', 1111], ['', 1112], ['end', 1113]]);
-  sendAll(h, 1005n, [['start,end', 11111]]);
-  sendAll(h, 1006n, [['start,end', 22222]]);
+  sendBacklogFill(h);
   h.exec.finish();
   // 1002's and 1003's ENDs are issued: their slots went to the backlog, whose requests wait for those ENDs
   assert.deepEqual(h.slotsOf(), ['1001', '1005', '1006', '1004']);
   assert.deepEqual(h.sched.snapshot().instances[0]!.slots.map((s) => [s.in_flight, s.queued]), [[true, 1], [true, 1], [true, 1], [true, 1]]);
   h.exec.drain();
-  assert.deepEqual(h.exec.compositions(), [
-    ['1001:1', '1002:11', '1003:111', '1004:1111'],
-    ['1001:2', '1002:13', '1003:113', '1004:1112'],
-    ['1001:3', '1005:11111', '1006:22222', '1004:1113'],
-  ]);
+  assert.deepEqual(h.exec.compositions(), BACKLOG_FILL_BATCHES);
   assert.deepEqual(h.batchStats(), { 4: 3 });
 });
 

@@ -12,14 +12,14 @@
  *   is issued; whoever takes it waits until that END has run.
  */
 import type { Clock } from '../../clock/clock';
-import { codeOf } from '../../errors/infer-error';
 import type { Answers } from '../answers';
 import { decideBatch } from '../decide';
 import type { Emitter } from '../emitter';
 import type { InstancePool, PoolInstance } from '../instance-pool';
 import { arraySource, type QueueEntry } from '../queue-entry';
 import type { SchedulerStats } from '../snapshot';
-import { RequestFailure, SchedulerError, type ComputePhases, type Executor, type SchedulerRequest } from '../types';
+import { batchFailure, requestFailure } from '../batch-runner';
+import type { ComputePhases, Executor, SchedulerRequest } from '../types';
 import type { BatchTrigger } from '../../events';
 import { controlValues } from './controls';
 import { decideDirect } from './direct';
@@ -291,11 +291,7 @@ export class Lanes<P, R> {
     const d = this.d;
     const now = d.clock.now();
     const computeUs = now - startedUs;
-    let failure: SchedulerError | null = null;
-    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), codeOf(error));
-    else if (!Array.isArray(results) || results.length !== positions.length) {
-      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${positions.length} requests`, 'INTERNAL');
-    }
+    const failure = batchFailure(error, results, positions.length);
     d.emit.batchCompleted(batchId, lane.inst.info.name, positions.length, computeUs, now, failure?.message, failure ? undefined : phases);
     if (failure) d.stats.failedBatches++;
     lane.running = false;
@@ -307,7 +303,7 @@ export class Lanes<P, R> {
       const e = x.entry;
       if (!e) return; // a null request: no answer, no inference
       const own = failure ? undefined : results![i];
-      const err = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.code) : null);
+      const err = failure ?? requestFailure(own);
       const slot = e.slot!;
       // the step's state outputs feed the sequence's next step (END freed the state already)
       if (!err && !e.end && slot.key === e.key) d.states.update(slot.holder, e.req.step?.stateOut);

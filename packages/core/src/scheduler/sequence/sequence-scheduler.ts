@@ -12,7 +12,7 @@
  *
  * Guarantee: every accepted request is answered exactly once.
  */
-import type { Clock, TimerHandle } from '../../clock/clock';
+import type { Clock } from '../../clock/clock';
 import { errors } from '../../errors/messages';
 import type { EventBus } from '../../events';
 import type { InferError } from '../../errors/infer-error';
@@ -23,7 +23,7 @@ import { groupsFromConfig, instancesInGroup, InstancePool } from '../instance-po
 import { InstanceLifecycle } from '../instance-lifecycle';
 import type { Settle } from '../queue-entry';
 import { emptyStats, type SchedulerStats } from '../snapshot';
-import type { SchedulerState } from '../model-scheduler';
+import type { ModelSchedulerOptions, SchedulerState } from '../model-scheduler';
 import type { Executor, SchedulerRequest } from '../types';
 import { backlogTimeoutError, batchSizeError, corridTypeError, inSequence, missingIdError, missingStartError, sequenceKey, stoppingError } from './correlation';
 import { Lanes, type Entry, type Lane, type Slot } from './lanes';
@@ -31,18 +31,12 @@ import { sequencePolicy, type SequencePolicy } from './policy';
 import { SlotTable, type Backlog } from './slots';
 import { sequenceSnapshot, type SequenceSnapshot } from './snapshot';
 import { StateStore } from './state';
+import { WakeUp } from '../wake-up';
 
 /** Triton's reaper looks at an idle sequence still in the backlog again after this long (µs). */
 const BACKLOG_IDLE_RECHECK_US = 50_000;
 
-export interface SequenceSchedulerOptions<P, R> {
-  model: string;
-  version: string;
-  config: SchedulerConfigInput;
-  clock: Clock;
-  bus: EventBus;
-  executor: Executor<P, R>;
-  idPrefix?: string;
+export interface SequenceSchedulerOptions<P, R> extends ModelSchedulerOptions<P, R> {
   /** bytes of initial_state data files by state input name (the server reads them) */
   initialStateData?: Readonly<Record<string, Uint8Array>>;
   /**
@@ -73,8 +67,7 @@ export class SequenceScheduler<P = unknown, R = unknown> {
   private state: SchedulerState = 'created';
   private seq = 0;
   private idSeq = 0;
-  private timer: TimerHandle | null = null;
-  private timerAt = Infinity;
+  private readonly wakeUp: WakeUp;
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
   private hold: { requests: number; backlog?: number } | undefined;
@@ -87,6 +80,7 @@ export class SequenceScheduler<P = unknown, R = unknown> {
     this.states = new StateStore(this.policy.states);
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.hold = opts.holdUntil;
+    this.wakeUp = new WakeUp(opts.clock, this.onTimer);
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
@@ -227,8 +221,7 @@ export class SequenceScheduler<P = unknown, R = unknown> {
       this.pumpAll();
     }
     if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = null;
+    this.wakeUp.clear();
     this.lanes.freeAll();
     this.state = 'stopped';
     await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.instances.stop(p)));
@@ -266,15 +259,10 @@ export class SequenceScheduler<P = unknown, R = unknown> {
   // ---- time: idle sequences, backlog timeouts, strategy delays ----
 
   private armTimer(atUs: number): void {
-    if (atUs >= this.timerAt || this.state === 'stopped') return;
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timerAt = atUs;
-    this.timer = this.clock.setTimer(atUs, this.onTimer);
+    if (this.state !== 'stopped') this.wakeUp.arm(atUs);
   }
 
   private onTimer = (): void => {
-    this.timer = null;
-    this.timerAt = Infinity;
     this.reap(this.clock.now());
     this.pumpAll();
   };
