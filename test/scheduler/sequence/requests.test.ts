@@ -124,3 +124,19 @@ test('unload: a new sequence is refused with Triton\'s words, live sequences fin
   assert.equal(h.sched.stateBytes, 0);
   assert.equal(h.answer(h.send(1n, 'start', 1))?.error?.reason, 'unavailable');
 });
+
+test('requests that arrive while the instances start wait in the backlog and take the slots once they are up (both strategies)', async () => {
+  for (const sb of [{}, { oldest: { max_candidate_sequences: 2, preferred_batch_size: [2] } }]) {
+    const h = new SeqHarness(seqConfig({ maxBatch: 2, sb }));
+    const started = h.start();
+    const a = [h.send(1n, 'start', 1), h.send(1n, 'end', 2)];
+    const b = h.send(2n, 'start,end', 5);
+    assert.equal(h.sched.snapshot().backlog.length, 2);
+    await started;
+    assert.deepEqual(h.slotsOf(), ['1', null], 'sequence 2 ended inside the backlog: it holds its slot only while it runs');
+    h.exec.drain();
+    assert.equal(h.answer(a[1]!)?.result, 3);
+    assert.equal(h.answer(b)?.result, 5);
+    assert.deepEqual(h.exec.compositions()[0], ['1:1', '2:5']);
+  }
+});

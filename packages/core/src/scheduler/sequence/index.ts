@@ -6,3 +6,4 @@ export { sequencePolicy, type SequencePolicy } from './policy';
 export { decideDirect, type DirectDecision, type DirectOptions, type SlotFront } from './direct';
 export { SequenceScheduler, type SequenceSchedulerOptions } from './sequence-scheduler';
 export * from './snapshot';
+export { stepInputs, stateTensor, splitStateOutputs, zeroedInputs } from './tensors';

@@ -125,6 +125,11 @@ export class Lanes<P, R> {
     if (this.d.policy.strategy === 'oldest' && !slot.inFlight) this.completeAndNext(slot);
   }
 
+  /** requests moved into an idle slot from the backlog: the oldest strategy issues the first at once */
+  adopted(slot: Slot<P, R>): void {
+    if (this.d.policy.strategy === 'oldest' && !slot.inFlight && slot.queue.length > 0) this.completeAndNext(slot);
+  }
+
   /** release the slot once the requests already queued on it have gone (Triton enqueues a null request) */
   forceEnd(slot: Slot<P, R>): void {
     slot.queue.push(null);

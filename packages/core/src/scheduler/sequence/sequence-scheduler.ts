@@ -124,7 +124,14 @@ export class SequenceScheduler<P = unknown, R = unknown> {
       throw new Error(`no instance of ${this.model} could start`);
     }
     for (const inst of up) for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
+    // sequences that arrived while the instances were starting waited in the backlog: give them slots now
+    while (this.table.backlog.length > 0 && this.table.freeCount > 0) {
+      const slot = this.lanes.slotAt(this.table.takeFree()!);
+      this.releaseSlot(slot);
+      this.lanes.adopted(slot);
+    }
     if (this.state === 'starting') this.state = 'ready';
+    this.pumpAll();
   }
 
   enqueue(req: SchedulerRequest<P>): Promise<R> {
