@@ -24,7 +24,8 @@ import { InstanceLifecycle } from '../instance-lifecycle';
 import type { Settle } from '../queue-entry';
 import { emptyStats, type SchedulerStats } from '../snapshot';
 import type { ModelSchedulerOptions, SchedulerState } from '../model-scheduler';
-import type { Executor, SchedulerRequest } from '../types';
+import { SchedulerError, type SchedulerRequest } from '../types';
+import type { Scheduler } from '../seam';
 import { backlogTimeoutError, batchSizeError, corridTypeError, inSequence, missingIdError, missingStartError, sequenceKey, stoppingError } from './correlation';
 import { Lanes, type Entry, type Lane, type Slot } from './lanes';
 import { sequencePolicy, type SequencePolicy } from './policy';
@@ -47,7 +48,7 @@ export interface SequenceSchedulerOptions<P, R> extends ModelSchedulerOptions<P,
   holdUntil?: { requests: number; backlog?: number };
 }
 
-export class SequenceScheduler<P = unknown, R = unknown> {
+export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P, R> {
   readonly model: string;
   readonly version: string;
   readonly stats: SchedulerStats = emptyStats();
@@ -234,8 +235,18 @@ export class SequenceScheduler<P = unknown, R = unknown> {
     await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.instances.stop(p)));
   }
 
+  /** Live batching changes are the dynamic batcher's; a sequence model's config changes by reloading it. */
+  applyLiveChange(): never {
+    throw SchedulerError.of('invalid', errors.INVALID(`model ${this.model} uses the sequence batcher: its batching is changed by editing config.pbtxt and reloading, not live`));
+  }
+
+  /** Slots are bound to instances for a sequence's life; changing the count live is not built. */
+  setInstanceCount(): never {
+    throw SchedulerError.of('invalid', errors.INVALID(`model ${this.model} uses the sequence batcher: its instance count is changed by reloading, not live`));
+  }
+
   snapshot(): SequenceSnapshot {
-    return sequenceSnapshot(this.state, this.policy, this.lanes.all, this.table.backlog, this.states, this.stats);
+    return sequenceSnapshot(this.state, this.policy, this.lanes.all, this.table.backlog, this.states, this.stats, this.waiting.size);
   }
 
   // ---- slots and backlog ----

@@ -1,6 +1,5 @@
 /** What a sequence batcher shows: each instance's slots and the sequence holding each, and the backlog. */
-import type { InstanceState } from '../../events';
-import type { SchedulerStats } from '../snapshot';
+import type { InstanceSnapshot, SchedulerStats } from '../snapshot';
 import type { Lane } from './lanes';
 import type { SequencePolicy } from './policy';
 import type { Backlog } from './slots';
@@ -26,7 +25,10 @@ export interface SlotView {
 export type SequenceSnapshot = {
   state: string;
   strategy: 'direct' | 'oldest';
-  instances: { name: string; state: InstanceState; batch_id?: string; slots: SlotView[] }[];
+  /** the dynamic batcher's instance rows, each with its slots */
+  instances: (InstanceSnapshot & { slots: SlotView[] })[];
+  /** requests accepted and not yet in a batch (slot queues and backlog), as one level */
+  queue_depth: Record<string, number>;
   backlog: { sequence: CorrelationIdView; requests: number }[];
   /** live sequences' implicit state: how many hold some, and its bytes */
   state_memory: { sequences: number; bytes: number };
@@ -44,12 +46,14 @@ export function sequenceSnapshot<P, R>(
   backlog: readonly Backlog<unknown>[],
   states: StateStore,
   stats: SchedulerStats,
+  waiting: number,
 ): SequenceSnapshot {
   return {
     state,
     strategy: policy.strategy,
+    queue_depth: { '1': waiting },
     instances: lanes.map((l) => ({
-      name: l.inst.info.name,
+      name: l.inst.info.name, group: l.inst.info.group, kind: l.inst.info.kind, device: l.inst.info.device,
       state: l.inst.state,
       ...(l.inst.batchId ? { batch_id: l.inst.batchId } : {}),
       slots: l.slots.map((s) => ({
