@@ -1,0 +1,115 @@
+/**
+ * Stateful models through the real server (port 0): the generated `accumulator` (a running sum per sequence
+ * in implicit state, START and READY control inputs) served by the sequence batcher over HTTP, with
+ * Triton's parameters and errors, the null padding counted as Triton counts it, and GET /v2's extension.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
+import { ACCUMULATOR_CONFIG, buildAccumulator } from '../../apps/server/src/model-generator/accumulator.ts';
+
+let server: TestServer;
+let repo: { dir: string; remove(): Promise<void> };
+
+before(async () => {
+  repo = await tempRepository([]);
+  await mkdir(join(repo.dir, 'accumulator', '1'), { recursive: true });
+  await writeFile(join(repo.dir, 'accumulator', 'config.pbtxt'), ACCUMULATOR_CONFIG);
+  await writeFile(join(repo.dir, 'accumulator', '1', 'model.onnx'), buildAccumulator());
+  server = await startTestServer({ modelRepositories: [repo.dir], live: false });
+});
+after(async () => {
+  await server?.close();
+  await repo?.remove();
+});
+
+async function step(id: number | string | undefined, value: number, flags: { start?: boolean; end?: boolean } = {}) {
+  const parameters: Record<string, unknown> = {};
+  if (id !== undefined) parameters.sequence_id = id;
+  if (flags.start) parameters.sequence_start = true;
+  if (flags.end) parameters.sequence_end = true;
+  const res = await fetch(`${server.url}/v2/models/accumulator/infer`, {
+    method: 'POST',
+    body: JSON.stringify({ parameters, inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1], data: [value] }] }),
+  });
+  const body = await res.json() as { outputs?: { name: string; data: number[] }[]; error?: string };
+  return { status: res.status, body, out: body.outputs?.find((o) => o.name === 'OUTPUT')?.data[0] };
+}
+
+async function stats() {
+  const s = await (await fetch(`${server.url}/v2/models/accumulator/stats`)).json() as {
+    model_stats: { inference_count: number; execution_count: number; batch_stats: { batch_size: number; compute_infer: { count: number } }[] }[];
+  };
+  return s.model_stats[0]!;
+}
+
+test("GET /v2 claims the 'sequence' extension and the stateful model is READY", async () => {
+  const meta = await (await fetch(`${server.url}/v2`)).json() as { extensions: string[] };
+  assert.ok(meta.extensions.includes('sequence'));
+  assert.equal((await fetch(`${server.url}/v2/models/accumulator/ready`)).status, 200);
+});
+
+test('a sequence sums its inputs across requests; the state output never reaches the client', async () => {
+  assert.equal((await step(7, 1, { start: true })).out, 1);
+  const mid = await step(7, 2);
+  assert.equal(mid.out, 3);
+  assert.deepEqual(mid.body.outputs!.map((o) => o.name), ['OUTPUT']);
+  assert.equal((await step(7, 3, { end: true })).out, 6);
+  // "7" is another sequence than 7
+  assert.equal((await step('7', 10, { start: true })).out, 10);
+  assert.equal((await step('7', 5, { end: true })).out, 15);
+  // a second START on a live id restarts it
+  await step(8, 100, { start: true });
+  assert.equal((await step(8, 1, { start: true })).out, 1);
+  assert.equal((await step(8, 1, { end: true })).out, 2);
+});
+
+test("Triton's request errors: no START for an unknown sequence, no correlation id, a bad sequence_id", async () => {
+  const lone = await step(4242, 1);
+  assert.equal(lone.status, 400);
+  assert.equal(lone.body.error, "inference request for sequence 4242 to model 'accumulator' must specify the START flag on the first request of the sequence");
+  const none = await step(undefined, 1, { start: true });
+  assert.equal(none.status, 400);
+  assert.equal(none.body.error, "inference request to model 'accumulator' must specify a non-zero or non-empty correlation ID");
+  const bad = await fetch(`${server.url}/v2/models/accumulator/infer`, {
+    method: 'POST',
+    body: JSON.stringify({ parameters: { sequence_id: -3 }, inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1], data: [1] }] }),
+  });
+  assert.equal(bad.status, 400);
+  assert.match(await bad.text(), /Unable to parse 'sequence_id'/);
+  const two = await fetch(`${server.url}/v2/models/accumulator/infer`, {
+    method: 'POST',
+    body: JSON.stringify({ parameters: { sequence_id: 9, sequence_start: true }, inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [2, 1], data: [1, 2] }] }),
+  });
+  assert.equal(two.status, 400);
+  assert.match(await two.text(), /must specify batch-size 1 due to requirements of sequence batcher/);
+});
+
+test('sequences keep their slots; an empty slot below a busy one is a null request: batch statistics count it, inference_count does not', async () => {
+  const before = await stats();
+  assert.equal((await step(101, 1, { start: true })).out, 1); // slot 0
+  assert.equal((await step(102, 10, { start: true })).out, 10); // slot 1: batch of 2 (a null at slot 0)
+  assert.equal((await step(101, 2, { end: true })).out, 3); // slot 0 alone
+  assert.equal((await step(102, 20, { end: true })).out, 30); // slot 1 again, padded
+  const after = await stats();
+  assert.equal(after.inference_count - before.inference_count, 4);
+  assert.equal(after.execution_count - before.execution_count, 4);
+  const twos = (s: typeof before) => s.batch_stats.find((b) => b.batch_size === 2)?.compute_infer.count ?? 0;
+  assert.equal(twos(after) - twos(before), 2, 'the two batches of slot 1 carried a null at slot 0');
+});
+
+test('concurrent sequences share batches and each keeps its own sum; those beyond the four slots wait in the backlog', async () => {
+  const ids = [201, 202, 203, 204, 205, 206];
+  const before = await stats();
+  // each client sends its sequence one request after another; the six clients run at once
+  const sums = await Promise.all(ids.map(async (id) => {
+    const outs = [(await step(id, id, { start: true })).out, (await step(id, 1)).out, (await step(id, 1, { end: true })).out];
+    return outs;
+  }));
+  assert.deepEqual(sums, ids.map((id) => [id, id + 1, id + 2]));
+  const after = await stats();
+  assert.equal(after.inference_count - before.inference_count, 18);
+  assert.ok(after.execution_count - before.execution_count < 18, 'some requests shared a batch');
+});
