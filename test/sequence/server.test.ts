@@ -1,23 +1,17 @@
 /**
- * Stateful models through the real server (port 0): the generated `accumulator` (a running sum per sequence
+ * Stateful models through the real server (port 0): the bundled `accumulator` (a running sum per sequence
  * in implicit state, START and READY control inputs) served by the sequence batcher over HTTP, with
  * Triton's parameters and errors, the null padding counted as Triton counts it, and GET /v2's extension.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
-import { ACCUMULATOR_CONFIG, buildAccumulator } from '../../apps/server/src/model-generator/accumulator.ts';
 
 let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
 
 before(async () => {
-  repo = await tempRepository([]);
-  await mkdir(join(repo.dir, 'accumulator', '1'), { recursive: true });
-  await writeFile(join(repo.dir, 'accumulator', 'config.pbtxt'), ACCUMULATOR_CONFIG);
-  await writeFile(join(repo.dir, 'accumulator', '1', 'model.onnx'), buildAccumulator());
+  repo = await tempRepository(['accumulator']); // the bundled stateful model (model_repository/accumulator)
   server = await startTestServer({ modelRepositories: [repo.dir], live: false });
 });
 after(async () => {
