@@ -45,12 +45,25 @@ test("GET /v2 claims the 'sequence' extension and the stateful model is READY", 
   assert.equal((await fetch(`${server.url}/v2/models/accumulator/ready`)).status, 200);
 });
 
-test('a sequence sums its inputs across requests; the state output never reaches the client', async () => {
+/** the bytes the memory ledger last showed for the accumulator's live sequence state */
+function stateBytes(): number | undefined {
+  for (let i = server.events.length - 1; i >= 0; i--) {
+    const e = server.events[i]!;
+    if (e.type !== 'memory') continue;
+    const entry = e.entries.find((x) => x.model === 'accumulator' && x.instance === 'sequence state');
+    if (entry) return entry.bytes;
+  }
+  return undefined;
+}
+
+test('a sequence sums its inputs across requests; the state output never reaches the client; its state is in the memory ledger while it lives', async () => {
   assert.equal((await step(7, 1, { start: true })).out, 1);
+  assert.equal(stateBytes(), 4, 'one FP32 of state for the live sequence');
   const mid = await step(7, 2);
   assert.equal(mid.out, 3);
   assert.deepEqual(mid.body.outputs!.map((o) => o.name), ['OUTPUT']);
   assert.equal((await step(7, 3, { end: true })).out, 6);
+  assert.equal(stateBytes(), 0, 'freed at END');
   // "7" is another sequence than 7
   assert.equal((await step('7', 10, { start: true })).out, 10);
   assert.equal((await step('7', 5, { end: true })).out, 15);

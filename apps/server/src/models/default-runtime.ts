@@ -74,7 +74,18 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
       loads.set(key, load);
       const idPrefix = load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`;
       const common = { model, version, idPrefix, config: config as SchedulerConfigInput, clock, bus };
-      if (kind === 'sequence') return new SequenceScheduler<InferPayload, InferResult>({ ...common, executor: sequenceExecutor(executor, config) });
+      if (kind === 'sequence') {
+        // the implicit state of live sequences, counted where the instances' memory is (exact bytes)
+        const stateMemory = opts.memory.reserve({ device: 'cpu', model, version, instance: 'sequence state' }, 0, 'measured');
+        try {
+          return new SequenceScheduler<InferPayload, InferResult>({
+            ...common, executor: sequenceExecutor(executor, config), stateMemory: { update: (b) => stateMemory.update(b, 'measured'), release: () => stateMemory.release() },
+          });
+        } catch (err) {
+          stateMemory.release(); // a state the batcher cannot carry (e.g. TYPE_STRING): the load fails with the reason
+          throw err;
+        }
+      }
       return new ModelScheduler<InferPayload, InferResult>({ ...common, executor });
     },
     memory: opts.memory,

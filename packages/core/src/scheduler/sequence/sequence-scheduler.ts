@@ -46,6 +46,8 @@ export interface SequenceSchedulerOptions<P, R> extends ModelSchedulerOptions<P,
    * tests use it so that every request of a scenario is queued before the first batch; so do ours.
    */
   holdUntil?: { requests: number; backlog?: number };
+  /** where the bytes of live sequences' implicit state are counted (the server's memory ledger) */
+  stateMemory?: { update(bytes: number): void; release(): void };
 }
 
 export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P, R> {
@@ -78,7 +80,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     this.version = opts.version;
     this.clock = opts.clock;
     this.policy = sequencePolicy(opts.config, opts.initialStateData);
-    this.states = new StateStore(this.policy.states);
+    this.states = new StateStore(this.policy.states, opts.stateMemory && ((bytes) => opts.stateMemory!.update(bytes)));
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
     this.hold = opts.holdUntil;
     this.wakeUp = new WakeUp(opts.clock, this.onTimer);
@@ -122,6 +124,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     const up = this.pool.instances.filter((p) => p.state === 'idle');
     if (up.length === 0) {
       this.state = 'failed';
+      this.opts.stateMemory?.release();
       throw new Error(`no instance of ${this.model} could start`);
     }
     for (const inst of up) for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
@@ -231,6 +234,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
     this.wakeUp.clear();
     this.lanes.freeAll();
+    this.opts.stateMemory?.release();
     this.state = 'stopped';
     await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.instances.stop(p)));
   }

@@ -81,7 +81,11 @@ export class StateStore {
   private readonly held = new Map<string, Record<string, StateValue>>();
   private total = 0;
 
-  constructor(private readonly specs: readonly StateSpec[]) {}
+  /** `onChange`: told the new total whenever it changes (the server's memory ledger) */
+  constructor(
+    private readonly specs: readonly StateSpec[],
+    private readonly onChange?: (bytes: number) => void,
+  ) {}
 
   get enabled(): boolean {
     return this.specs.length > 0;
@@ -105,7 +109,7 @@ export class StateStore {
       s = {};
       for (const spec of this.specs) s[spec.inputName] = spec.initial;
       this.held.set(holder, s);
-      this.total += sizeOf(s);
+      this.add(sizeOf(s));
     }
     return s;
   }
@@ -121,21 +125,26 @@ export class StateStore {
   update(holder: string, out: Readonly<Record<string, StateValue>> | undefined): void {
     const s = this.held.get(holder);
     if (!s || !out) return;
-    this.total -= sizeOf(s);
     const next = { ...s };
     for (const spec of this.specs) {
       const v = out[spec.outputName];
       if (v) next[spec.inputName] = v;
     }
     this.held.set(holder, next);
-    this.total += sizeOf(next);
+    this.add(sizeOf(next) - sizeOf(s));
   }
 
   free(holder: string): void {
     const s = this.held.get(holder);
     if (!s) return;
-    this.total -= sizeOf(s);
     this.held.delete(holder);
+    this.add(-sizeOf(s));
+  }
+
+  private add(delta: number): void {
+    if (delta === 0) return;
+    this.total += delta;
+    this.onChange?.(this.total);
   }
 }
 
