@@ -168,3 +168,44 @@ test('several instances: sequences spread over the instances first (lowest free 
   assert.equal(h.exec.running[0]!.instance.name, snap.instances[0]!.name, 'sequence 3 runs where it started');
   assert.deepEqual(h.exec.running[0]!.requests.map((r) => r.step!.slot), [0, 1], 'slot 1 with a null at slot 0');
 });
+
+test('test_backlog_fill_no_end: 1006 follows 1003 into slot 2 and finishes alone with nulls below it ({4: 3, 3: 2})', async () => {
+  const h = new SeqHarness(seqConfig(), { holdUntil: { requests: 10, backlog: 3 } });
+  await h.start();
+  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
+  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
+  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
+  sendAll(h, 1004n, [['start', 1111], ['', 1112], ['end', 1113]]);
+  sendAll(h, 1005n, [['start,end', 11111]]);
+  sendAll(h, 1006n, [['start', 22222], ['', 22223]]);
+  h.exec.drain();
+  h.clock.advance(2_000_000);
+  const end = h.send(1006n, 'end', 22224);
+  h.exec.drain();
+  assert.deepEqual(h.exec.compositions(), [
+    ...BACKLOG_FILL_BATCHES.slice(0, 2),
+    ['1001:3', '1005:11111', '1006:22222', '1004:1113'],
+    ['-', '-', '1006:22223'],
+    ['-', '-', '1006:22224'],
+  ]);
+  assert.deepEqual(h.batchStats(), { 4: 3, 3: 2 });
+  assert.equal(h.inferenceCount(), 14);
+  assert.equal(h.answer(end)?.result, 66669);
+});
+
+test('test_backlog_same_correlation_id_no_end: a START on the live id ends the short sequence early, in its slot ({4: 4})', async () => {
+  const h = new SeqHarness(seqConfig(), { holdUntil: { requests: 16 } });
+  await h.start();
+  const short = sendAll(h, 1001n, [['start', 1], ['', 3]]);
+  for (const [id, base] of [[1002n, 11], [1003n, 111], [1004n, 1111]] as const) {
+    sendAll(h, id, [['start', base], ['', base + 1], ['', base + 1], ['end', base + 2]]);
+  }
+  const again = sendAll(h, 1001n, [['start', 11111], ['end', 11113]]);
+  h.exec.drain();
+  assert.deepEqual(h.exec.compositions().map((b) => b[0]), ['1001:1', '1001:3', '1001:11111', '1001:11113']);
+  assert.deepEqual(h.batchStats(), { 4: 4 });
+  assert.equal(h.inferenceCount(), 16);
+  assert.equal(h.answer(short[1]!)?.result, 4);
+  assert.equal(h.answer(again[1]!)?.result, 22224, 'the restarted sequence starts from a fresh state');
+  assert.equal(h.sched.stateBytes, 0);
+});
