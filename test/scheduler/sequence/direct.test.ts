@@ -209,3 +209,17 @@ test('test_backlog_same_correlation_id_no_end: a START on the live id ends the s
   assert.equal(h.answer(again[1]!)?.result, 22224, 'the restarted sequence starts from a fresh state');
   assert.equal(h.sched.stateBytes, 0);
 });
+
+test('test_backlog on two instances of max_batch_size 2: {2: 6, 1: 3}, the backlog taking the first slot released', async () => {
+  const h = new SeqHarness(seqConfig({ maxBatch: 2, instances: 2 }), { holdUntil: { requests: 12 } });
+  await h.start();
+  for (const [id, base] of [[1001n, 1], [1002n, 11], [1003n, 111], [1004n, 1111], [1005n, 11111]] as const) {
+    sendAll(h, id, [['start', base], ['', base + 1], ['end', base + 2]]);
+  }
+  assert.deepEqual(h.sched.snapshot().instances.map((i) => i.slots.map((s) => s.sequence?.id ?? null)), [['1001', '1003'], ['1002', '1004']]);
+  h.exec.drain();
+  assert.deepEqual(h.batchStats(), { 2: 6, 1: 3 });
+  assert.equal(h.inferenceCount(), 15);
+  const of1005 = h.exec.all.filter((b) => b.requests.some((r) => r.sequence?.id === 1005n));
+  assert.equal(new Set(of1005.map((b) => b.instance.name)).size, 1, 'the backlogged sequence stays on the instance whose slot it took');
+});
