@@ -72,3 +72,64 @@ test('a new sequence given a slot whose END is issued but has not run waits for 
   h.exec.finish();
   assert.deepEqual(h.exec.compositions()[2], ['8:8', '7:7'], "oldest issued first: 8 was issued at arrival, 7 when 1's END had run");
 });
+
+/** L0_dyna_sequence_batcher's models after its test.sh: oldest, 4 candidates, preferred 4, a 5 s delay */
+const dyna = () => oldest({ max_candidate_sequences: 4, max_queue_delay_microseconds: 5_000_000 });
+
+/** a fast model: every batch ends as soon as it starts */
+function finishAll(h: SeqHarness): void {
+  h.exec.drain();
+}
+
+test('L0_dyna_sequence_batcher test_backlog_fill, timed as the qa sends it: {4: 3} (1005 and 1006 wait for the ENDs in flight in their slots)', async () => {
+  const h = new SeqHarness(dyna());
+  await h.start();
+  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
+  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
+  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
+  h.send(1004n, 'start', 1111);
+  finishAll(h); // batch 1 (preferred 4); 1001.2 and the ENDs of 1002, 1003 are issued, 3 < 4: they wait
+  h.clock.advanceTo(2_000_000);
+  const r5 = h.send(1005n, 'start,end', 11111);
+  const r6 = h.send(1006n, 'start,end', 22222);
+  assert.deepEqual(h.slotsOf(), ['1001', '1005', '1006', '1004'], 'the free slots 1 and 2, their ENDs still in flight');
+  h.clock.advanceTo(3_000_000);
+  h.send(1004n, '', 1112);
+  h.send(1004n, 'end', 1113);
+  finishAll(h);
+  assert.deepEqual(h.exec.compositions(), BACKLOG_FILL_BATCHES);
+  assert.deepEqual(h.batchStats(), { 4: 3 });
+  assert.equal(h.inferenceCount(), 12);
+  assert.equal(h.answer(r5)?.result, 11111);
+  assert.equal(h.answer(r6)?.result, 22222);
+});
+
+test('L0_dyna_sequence_batcher test_backlog_fill_no_end: {4: 3, 1: 2}, the last of 1006 alone after the delay', async () => {
+  const h = new SeqHarness(dyna());
+  await h.start();
+  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
+  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
+  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
+  h.send(1004n, 'start', 1111);
+  finishAll(h);
+  h.clock.advanceTo(2_000_000);
+  h.send(1005n, 'start,end', 11111);
+  h.send(1006n, 'start', 22222);
+  h.send(1006n, '', 22223);
+  h.clock.advanceTo(3_000_000);
+  h.send(1004n, '', 1112);
+  h.send(1004n, 'end', 1113);
+  finishAll(h); // batches 2 and 3; 1006.22223 is issued alone and waits for the delay
+  h.clock.advanceTo(4_000_000);
+  const end = h.send(1006n, 'end', 22224);
+  h.clock.advanceTo(8_000_000);
+  finishAll(h);
+  h.clock.advanceTo(13_000_000);
+  finishAll(h);
+  assert.deepEqual(h.exec.compositions().slice(3), [['1006:22223'], ['1006:22224']]);
+  assert.deepEqual(h.batchStats(), { 4: 3, 1: 2 });
+  assert.equal(h.inferenceCount(), 14);
+  assert.equal(h.answer(end)?.result, 66669);
+  const starts = h.events.flatMap((e) => (e.type === 'batch.started' ? [e.t] : []));
+  assert.deepEqual(starts.slice(3), [8_000_000, 13_000_000], 'each waited the 5 s delay from its issue');
+});
