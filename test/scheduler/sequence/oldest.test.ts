@@ -81,15 +81,24 @@ function finishAll(h: SeqHarness): void {
   h.exec.drain();
 }
 
-test('L0_dyna_sequence_batcher test_backlog_fill, timed as the qa sends it: {4: 3} (1005 and 1006 wait for the ENDs in flight in their slots)', async () => {
+/**
+ * The dyna qa's first four sequences at t=0 (1004 sends its second request 3 s later): batch 1 runs at
+ * once (preferred 4), then 1001.2 and the ENDs of 1002 and 1003 are issued (3 < 4: they wait); at t=2 s.
+ */
+async function dynaBacklogStart(): Promise<SeqHarness> {
   const h = new SeqHarness(dyna());
   await h.start();
   sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
   sendAll(h, 1002n, [['start', 11], ['end', 13]]);
   sendAll(h, 1003n, [['start', 111], ['end', 113]]);
   h.send(1004n, 'start', 1111);
-  finishAll(h); // batch 1 (preferred 4); 1001.2 and the ENDs of 1002, 1003 are issued, 3 < 4: they wait
+  finishAll(h);
   h.clock.advanceTo(2_000_000);
+  return h;
+}
+
+test('L0_dyna_sequence_batcher test_backlog_fill, timed as the qa sends it: {4: 3} (1005 and 1006 wait for the ENDs in flight in their slots)', async () => {
+  const h = await dynaBacklogStart();
   const r5 = h.send(1005n, 'start,end', 11111);
   const r6 = h.send(1006n, 'start,end', 22222);
   assert.deepEqual(h.slotsOf(), ['1001', '1005', '1006', '1004'], 'the free slots 1 and 2, their ENDs still in flight');
@@ -105,14 +114,7 @@ test('L0_dyna_sequence_batcher test_backlog_fill, timed as the qa sends it: {4: 
 });
 
 test('L0_dyna_sequence_batcher test_backlog_fill_no_end: {4: 3, 1: 2}, the last of 1006 alone after the delay', async () => {
-  const h = new SeqHarness(dyna());
-  await h.start();
-  sendAll(h, 1001n, [['start', 1], ['', 2], ['end', 3]]);
-  sendAll(h, 1002n, [['start', 11], ['end', 13]]);
-  sendAll(h, 1003n, [['start', 111], ['end', 113]]);
-  h.send(1004n, 'start', 1111);
-  finishAll(h);
-  h.clock.advanceTo(2_000_000);
+  const h = await dynaBacklogStart();
   h.send(1005n, 'start,end', 11111);
   h.send(1006n, 'start', 22222);
   h.send(1006n, '', 22223);
