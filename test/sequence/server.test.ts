@@ -5,13 +5,28 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
+
+/** an ensemble whose one step is the stateful model: Triton hands every step the request's sequence fields */
+const ENSEMBLE = `name: "acc_pipeline"
+platform: "ensemble"
+max_batch_size: 4
+input [ { name: "IN" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+ensemble_scheduling {
+  step [ { model_name: "accumulator" model_version: -1 input_map { key: "INPUT" value: "IN" } output_map { key: "OUTPUT" value: "OUT" } } ]
+}
+`;
 
 let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
 
 before(async () => {
   repo = await tempRepository(['accumulator']); // the bundled stateful model (model_repository/accumulator)
+  await mkdir(join(repo.dir, 'acc_pipeline', '1'), { recursive: true });
+  await writeFile(join(repo.dir, 'acc_pipeline', 'config.pbtxt'), ENSEMBLE);
   server = await startTestServer({ modelRepositories: [repo.dir], live: false });
 });
 after(async () => {
@@ -119,4 +134,18 @@ test('concurrent sequences share batches and each keeps its own sum; those beyon
   const after = await stats();
   assert.equal(after.inference_count - before.inference_count, 18);
   assert.ok(after.execution_count - before.execution_count < 18, 'some requests shared a batch');
+});
+
+test("an ensemble's steps carry its sequence fields to the stateful model", async () => {
+  const call = async (value: number, parameters: Record<string, unknown>) => {
+    const res = await fetch(`${server.url}/v2/models/acc_pipeline/infer`, {
+      method: 'POST',
+      body: JSON.stringify({ parameters, inputs: [{ name: 'IN', datatype: 'FP32', shape: [1, 1], data: [value] }] }),
+    });
+    const body = await res.json() as { outputs?: { name: string; data: number[] }[]; error?: string };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return body.outputs!.find((o) => o.name === 'OUT')!.data[0];
+  };
+  assert.equal(await call(2, { sequence_id: 'ens-1', sequence_start: true }), 2);
+  assert.equal(await call(5, { sequence_id: 'ens-1', sequence_end: true }), 7);
 });
