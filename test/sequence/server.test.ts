@@ -7,7 +7,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { status } from '@grpc/grpc-js';
 import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
+import { fp32FromRaw, grpcClient } from '../grpc/client.ts';
 
 /** an ensemble whose one step is the stateful model: Triton hands every step the request's sequence fields */
 const ENSEMBLE = `name: "acc_pipeline"
@@ -27,7 +29,7 @@ before(async () => {
   repo = await tempRepository(['accumulator']); // the bundled stateful model (model_repository/accumulator)
   await mkdir(join(repo.dir, 'acc_pipeline', '1'), { recursive: true });
   await writeFile(join(repo.dir, 'acc_pipeline', 'config.pbtxt'), ENSEMBLE);
-  server = await startTestServer({ modelRepositories: [repo.dir], live: false });
+  server = await startTestServer({ modelRepositories: [repo.dir], live: false, grpcPort: 0 });
 });
 after(async () => {
   await server?.close();
@@ -148,4 +150,23 @@ test("an ensemble's steps carry its sequence fields to the stateful model", asyn
   };
   assert.equal(await call(2, { sequence_id: 'ens-1', sequence_start: true }), 2);
   assert.equal(await call(5, { sequence_id: 'ens-1', sequence_end: true }), 7);
+});
+
+test('over gRPC: int64_param and string_param ids, bool_param flags; uint64_param refused as Triton refuses it', async () => {
+  const client = grpcClient(server.grpcAddress!);
+  try {
+    const infer = (value: number, parameters: Record<string, object>) => client.call('ModelInfer', {
+      model_name: 'accumulator', parameters,
+      inputs: [{ name: 'INPUT', datatype: 'FP32', shape: [1, 1], contents: { fp32_contents: [value] } }],
+    }).then((r) => fp32FromRaw(r.raw_output_contents[0])[0]);
+    assert.equal(await infer(4, { sequence_id: { int64_param: '9007199254740993' }, sequence_start: { bool_param: true } }), 4);
+    assert.equal(await infer(6, { sequence_id: { string_param: '9007199254740993' }, sequence_start: { bool_param: true } }), 6, 'the string id is another sequence');
+    assert.equal(await infer(1, { sequence_id: { int64_param: '9007199254740993' }, sequence_end: { bool_param: true } }), 5, 'an id past 2^53, exact');
+    assert.equal(await infer(1, { sequence_id: { string_param: '9007199254740993' }, sequence_end: { bool_param: true } }), 7);
+    const refused = await infer(1, { sequence_id: { uint64_param: '5' }, sequence_start: { bool_param: true } }).then(() => null, (e) => e as { code: number; details: string });
+    assert.equal(refused?.code, status.INVALID_ARGUMENT);
+    assert.equal(refused?.details, "invalid value type for 'sequence_id' parameter, expected int64_param or string_param.");
+  } finally {
+    client.close();
+  }
 });
