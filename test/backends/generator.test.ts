@@ -11,7 +11,7 @@ test('regenerating the demo repository gives byte-identical files to the committ
   const out = mkdtempSync(join(tmpdir(), 'inferscope-gen-'));
   try {
     const files = generateRepository(out);
-    assert.equal(files.length, 9);
+    assert.equal(files.length, 11);
     for (const f of files) {
       const rel = relative(out, f);
       const fresh = readFileSync(f);
@@ -39,4 +39,7 @@ test('each demo model has the signature its config.pbtxt declares', () => {
   const cfg = readFileSync(join(REPO, 'text_encoder/config.pbtxt'), 'utf8');
   assert.match(cfg, /name: "token_ids"\s+data_type: TYPE_INT64\s+dims: \[ -1 \]/);
   assert.match(cfg, /^# .*What it shows/m);
+  // the stateful model: the batcher feeds START, READY and INPUT_STATE; the client sends INPUT alone
+  assert.deepEqual(sig('accumulator').inputs.map((t) => t.name), ['INPUT', 'START', 'READY', 'INPUT_STATE']);
+  assert.deepEqual(sig('accumulator').outputs.map((t) => t.name), ['OUTPUT', 'OUTPUT_STATE']);
 });

@@ -160,7 +160,7 @@ test("nesting: Triton's '(100)' for data nested too deep; the index answers abou
   assert.equal((await s.app.inject({ url: '/v2/health/live' })).statusCode, 200);
 });
 
-test('unknown routes answer {"error": "Not Found"}; a version is digits; /v2 advertises unload_dependents (not sequence)', async () => {
+test('unknown routes answer {"error": "Not Found"}; a version is digits; /v2 advertises unload_dependents and sequence', async () => {
   const s = await fakeServer();
   for (const url of ['/v3/foo', '/v2/models/m/versions/abc/ready', '/v2/models/m/versions/1x', '/v2/models/m/versions/-1/config']) {
     const r = await s.app.inject({ url });
@@ -172,5 +172,5 @@ test('unknown routes answer {"error": "Not Found"}; a version is digits; /v2 adv
   assert.equal((await s.app.inject({ url: '/v2/models/m/versions/1/ready' })).statusCode, 200);
   const { extensions } = (await s.app.inject({ url: '/v2' })).json() as { extensions: string[] };
   assert.ok(extensions.includes('model_repository') && extensions.includes('model_repository(unload_dependents)'));
-  assert.ok(!extensions.includes('sequence'), 'sequence batching is not built yet');
+  assert.ok(extensions.includes('sequence'), 'stateful models are served by the sequence batcher');
 });

@@ -92,7 +92,7 @@ export class EnsembleScheduler implements Scheduler {
     this.inflight++;
     const { payload } = req;
     const { callChain } = payload as ChainedPayload;
-    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs, callChain }, this.o.host, tracked)
+    return runEnsembleRequest(this.plan, { id: tracked.id, inputs: payload.inputs, outputs: payload.outputs, priority: req.priority, timeoutUs: req.timeoutUs, sequence: req.sequence, callChain }, this.o.host, tracked)
       .then(
         (result) => {
           this.completed(tracked);

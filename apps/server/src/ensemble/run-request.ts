@@ -9,6 +9,7 @@
 import type { InferPayload, InferResult, SchedulerRequest, Tensor } from '@inferscope/core';
 import { asInferError, SchedulerError } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
+import type { SequenceFields } from '@inferscope/core/scheduler';
 import { capMessage } from '../infer/redact-paths';
 import { encodeBinaryData } from '../infer/binary-data';
 import { modelSpecFor } from '../infer/model-spec';
@@ -32,6 +33,8 @@ export interface EnsembleRequest {
   outputs?: string[];
   priority?: number;
   timeoutUs?: number;
+  /** the ensemble request's correlation id and flags: every step carries them, as in Triton */
+  sequence?: SequenceFields;
   /** the BLS chain above an ensemble a model called: its steps carry it (depth bound, deadlock check) */
   callChain?: CallChain;
 }
@@ -173,6 +176,7 @@ function sendStep(step: StepPlan, req: EnsembleRequest, tensors: Map<string, Ten
   stepReq.id = stepRequestId(req.id, step.index);
   if (req.priority !== undefined) stepReq.priority = req.priority;
   if (req.timeoutUs !== undefined) stepReq.timeoutUs = req.timeoutUs;
+  if (req.sequence !== undefined) stepReq.sequence = req.sequence;
   if (req.callChain !== undefined) (stepReq.payload as ChainedPayload).callChain = req.callChain;
   onStep.stepSent(step, served.version, stepReq.id);
   return host.infer(step.model, served.version, stepReq);

@@ -8,7 +8,7 @@
 import type { KServeDatatype, Tensor } from '@inferscope/core';
 import { invalid } from '../infer/errors';
 import { isKServeDatatype } from '../infer/datatypes';
-import { applyRequestParameters, shmRef } from '../kserve/parse-request';
+import { applyRequestParameters, setSequenceFlag, setSequenceId, shmRef } from '../kserve/parse-request';
 import { MAX_ELEMENTS, type ParsedInput, type ParsedRequest, type ShmRef } from '../infer/parsed-request';
 import { encodeBinaryData } from '../infer/binary-data';
 
@@ -95,11 +95,41 @@ function shapeOf(name: string, raw: string[]): number[] {
   return shape;
 }
 
+const SEQUENCE_KEYS = new Set(['sequence_id', 'sequence_start', 'sequence_end']);
+
+/**
+ * Triton's gRPC front end reads the sequence parameters by their InferParameter type (infer_handler.cc): an
+ * id is int64_param (its 64 bits taken as unsigned) or string_param, never uint64_param; the flags are
+ * bool_param. Returns the other parameters, for the checks every protocol shares.
+ */
+function sequenceParams(params: Params, req: ParsedRequest): Readonly<Record<string, unknown>> {
+  const plain = plainParams(params);
+  if (!params || !Object.keys(plain).some((k) => SEQUENCE_KEYS.has(k))) return plain;
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(plain)) {
+    if (!SEQUENCE_KEYS.has(key)) {
+      rest[key] = value;
+      continue;
+    }
+    const p = params[key]!;
+    const which = p.parameter_choice;
+    if (key === 'sequence_id') {
+      if (which === 'int64_param') setSequenceId(req, BigInt.asUintN(64, BigInt(String(p.int64_param))));
+      else if (which === 'string_param') setSequenceId(req, String(p.string_param));
+      else throw invalid("invalid value type for 'sequence_id' parameter, expected int64_param or string_param.");
+    } else {
+      if (which !== 'bool_param') throw invalid(`invalid value type for '${key}' parameter, expected bool_param.`);
+      setSequenceFlag(req, key as 'sequence_start' | 'sequence_end', p.bool_param === true);
+    }
+  }
+  return rest;
+}
+
 export function parseGrpcRequest(msg: GrpcInferRequest): ParsedRequest {
   const model = msg.model_name;
   const req: ParsedRequest = { inputs: [], binaryOutput: true };
   if (msg.id) req.id = msg.id;
-  applyRequestParameters(plainParams(msg.parameters), req);
+  applyRequestParameters(sequenceParams(msg.parameters, req), req);
   const raw = msg.raw_input_contents ?? [];
   if (raw.length > 0 && raw.length !== msg.inputs.length) {
     throw invalid(`expected ${msg.inputs.length} raw_input_contents (one per input) for model '${model}', got ${raw.length}`);

@@ -18,6 +18,8 @@ export const EXTENSIONS = [
   'parameters',
   'statistics',
   'classification',
+  // stateful models: sequence_id / sequence_start / sequence_end (core's scheduler/sequence)
+  'sequence',
   'trace',
   'logging',
   'system_shared_memory',

@@ -4,6 +4,7 @@
  * steps and Python BLS calls all produce, and that validate-request.ts checks.
  */
 import type { KServeDatatype } from '@inferscope/core';
+import type { SequenceFields } from '@inferscope/core/scheduler';
 
 /** Triton's shared-memory parameters of an input or output: a window of a registered region. */
 export interface ShmRef {
@@ -42,6 +43,8 @@ export interface ParsedRequest {
   binaryOutput: boolean;
   priority?: number;
   timeoutUs?: number;
+  /** sequence_id / sequence_start / sequence_end, when the request set any (a stateful model reads them) */
+  sequence?: SequenceFields;
   /**
    * Binary extension, `Inference-Header-Content-Length: 0`: the whole body is the raw data of the model's
    * only input (name, datatype and shape come from the config; see validate-request).

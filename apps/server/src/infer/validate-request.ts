@@ -5,6 +5,7 @@
  * scheduler needs: the request's batch size and the key of its non-batch shapes.
  */
 import type { InferPayload, SchedulerRequest, Tensor } from '@inferscope/core';
+import type { SequenceFields } from '@inferscope/core/scheduler';
 import { invalid } from './errors';
 import { decodeBinaryData } from './binary-data';
 import { decodeJsonData } from './json-data';
@@ -27,6 +28,8 @@ export interface DecodedInferRequest {
   shmOutputs?: Map<string, ShmRef>;
   priority?: number;
   timeoutUs?: number;
+  /** the request's sequence fields, for a stateful model's sequence batcher */
+  sequence?: SequenceFields;
   /** samples carried (dim 0 when max_batch_size > 0, else 1) */
   batchSize: number;
   /** non-batch dims of the variable-shape inputs; '' when the model's shapes are all fixed */
@@ -156,6 +159,7 @@ export function validateInferRequest(req: ParsedRequest, spec: ModelSpec): Decod
   };
   // set afterwards, only when present: a conditional spread costs an object and a copy per request
   if (classification) decoded.classification = classification;
+  if (req.sequence) decoded.sequence = req.sequence;
   if (shmOutputs) decoded.shmOutputs = shmOutputs;
   return decoded;
 }
@@ -216,5 +220,6 @@ export function toSchedulerRequest(d: DecodedInferRequest): SchedulerRequest<Inf
   };
   if (d.priority !== undefined && d.priority > 0) req.priority = d.priority;
   if (d.timeoutUs !== undefined && d.timeoutUs > 0) req.timeoutUs = d.timeoutUs;
+  if (d.sequence) req.sequence = d.sequence;
   return req;
 }

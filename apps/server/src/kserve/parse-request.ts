@@ -145,16 +145,30 @@ export function applyRequestParameters(params: Record<string, unknown>, req: Par
       if (typeof value !== 'boolean') throw invalid("Unable to parse 'binary_data_output'");
       req.binaryOutput = value;
     } else if (key === 'sequence_start' || key === 'sequence_end') {
-      // Accepted and checked; without a sequence batcher they change nothing.
       if (typeof value !== 'boolean') throw invalid(`Unable to parse '${key}'`);
+      setSequenceFlag(req, key, value);
     } else if (key === 'sequence_id') {
-      if (!isUint(value) && typeof value !== 'string') throw invalid("Unable to parse 'sequence_id'");
+      // Triton reads an unsigned integer first, then a string: 42 and "42" are different sequences
+      if (isUint(value)) setSequenceId(req, BigInt(value));
+      else if (typeof value === 'string') setSequenceId(req, value);
+      else throw invalid("Unable to parse 'sequence_id'");
     } else if (key.startsWith('triton_')) {
       throw invalid("parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.");
     } else if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') {
       throw invalid(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
     }
   }
+}
+
+/** A request without sequence_id has Triton's id 0 (no sequence); the flags default to false. */
+export function setSequenceId(req: ParsedRequest, id: bigint | string): void {
+  (req.sequence ??= { id: 0n }).id = id;
+}
+
+export function setSequenceFlag(req: ParsedRequest, key: 'sequence_start' | 'sequence_end', on: boolean): void {
+  const seq = (req.sequence ??= { id: 0n });
+  if (key === 'sequence_start') seq.start = on;
+  else seq.end = on;
 }
 
 function parseInputHeader(raw: Json): ParsedInput {

@@ -8,6 +8,7 @@ import { buildCnnClassifier, buildMlpClassifier, buildTextEncoder } from './mode
 import { CNN_CONFIG, MLP_CONFIG, TEXT_CONFIG } from './configs';
 import { buildTinyLm } from './tiny-lm';
 import { TINY_LM_CONFIG } from './tiny-lm-config';
+import { ACCUMULATOR_CONFIG, buildAccumulator } from './accumulator';
 
 export interface GeneratedModel {
   name: string;
@@ -25,6 +26,7 @@ export const DEMO_MODELS: GeneratedModel[] = [
   { name: 'cnn_classifier', config: CNN_CONFIG, versions: { '1': () => buildCnnClassifier(2001) } },
   { name: 'text_encoder', config: TEXT_CONFIG, versions: { '1': () => buildTextEncoder(3001) } },
   { name: 'tiny_lm', config: TINY_LM_CONFIG, versions: { '1': () => buildTinyLm(4001) } },
+  { name: 'accumulator', config: ACCUMULATOR_CONFIG, versions: { '1': () => buildAccumulator() } },
 ];
 
 /** Writes every demo model (or only those named) under `outDir`; returns the paths written. */

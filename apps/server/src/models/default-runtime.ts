@@ -2,7 +2,7 @@
  * The real seams of the ModelManager: core's config engine, the backend registry (onnxruntime ...),
  * core's ModelScheduler on the real clock, and the memory ledger's budget pre-check.
  */
-import { RealClock, ModelScheduler, schedulerKindFor, type SchedulerConfigInput } from '@inferscope/core/scheduler';
+import { RealClock, ModelScheduler, SequenceScheduler, schedulerKindFor, type SchedulerConfigInput } from '@inferscope/core/scheduler';
 import {
   parseModelConfigWithLocations,
   normalizeModelConfig,
@@ -14,6 +14,7 @@ import {
 } from '@inferscope/core/config';
 import type { InferPayload, InferResult } from '@inferscope/core';
 import { getBackend, autoCompleteConfig } from '../backends/index';
+import { sequenceExecutor, withSequenceTensors } from '../backends/sequence-inputs';
 import type { MemoryLedger } from '../memory/ledger';
 import type { ServerCalls } from '../backends/stub/server-calls';
 import type { TorchStubChoice } from '../backends/pytorch/native-stub';
@@ -59,25 +60,33 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
         return completed;
       },
       async load(ctx) {
-        return getBackend(ctx.config).load({ ...ctx, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls, maxStubFrameBytes: opts.maxStubFrameBytes });
+        // a stateful model's backend is also fed its control and state tensors (backends/sequence-inputs.ts)
+        const config = withSequenceTensors(ctx.config);
+        return getBackend(config).load({ ...ctx, config, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls, maxStubFrameBytes: opts.maxStubFrameBytes });
       },
     },
     createScheduler({ model, version, config, bus, executor }) {
       // the plug-in point for each scheduler kind of core's seam (an ensemble's is made by models/ensembles.ts)
       const kind = schedulerKindFor(config);
-      if (kind !== 'dynamic') throw new Error(`model '${model}' needs the ${kind} scheduler, which this server does not build`);
+      if (kind === 'ensemble') throw new Error(`model '${model}' needs the ${kind} scheduler, which this runtime does not build`);
       const key = `${model}\0${version}`;
       const load = (loads.get(key) ?? 0) + 1;
       loads.set(key, load);
-      return new ModelScheduler<InferPayload, InferResult>({
-        model,
-        version,
-        idPrefix: load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`,
-        config: config as SchedulerConfigInput,
-        clock,
-        bus,
-        executor,
-      });
+      const idPrefix = load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`;
+      const common = { model, version, idPrefix, config: config as SchedulerConfigInput, clock, bus };
+      if (kind === 'sequence') {
+        // the implicit state of live sequences, counted where the instances' memory is (exact bytes)
+        const stateMemory = opts.memory.reserve({ device: 'cpu', model, version, instance: 'sequence state' }, 0, 'measured');
+        try {
+          return new SequenceScheduler<InferPayload, InferResult>({
+            ...common, executor: sequenceExecutor(executor, config), stateMemory: { update: (b) => stateMemory.update(b, 'measured'), release: () => stateMemory.release() },
+          });
+        } catch (err) {
+          stateMemory.release(); // a state the batcher cannot carry (e.g. TYPE_STRING): the load fails with the reason
+          throw err;
+        }
+      }
+      return new ModelScheduler<InferPayload, InferResult>({ ...common, executor });
     },
     memory: opts.memory,
   };

@@ -35,6 +35,9 @@ const ENSEMBLE = 'apps/server/src/ensemble/plan.ts';
 const WARMUP = 'apps/server/src/backends/onnxruntime/warmup.ts';
 const SESSION = 'apps/server/src/backends/onnxruntime/session-options.ts';
 const VERSIONS = 'packages/core/src/repository/versions.ts';
+const SEQUENCE = 'packages/core/src/scheduler/sequence/policy.ts';
+const CONTROLS = 'packages/core/src/scheduler/sequence/controls.ts';
+const STATE = 'packages/core/src/scheduler/sequence/state.ts';
 const TENSORRT_ONLY = "read only by Triton's TensorRT backend; its onnxruntime, PyTorch and python backends ignore it too";
 
 export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
@@ -88,10 +91,32 @@ export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
   'dynamic_batching.priority_queue_policy.default_timeout_microseconds': honoured(QUEUES),
   'dynamic_batching.priority_queue_policy.allow_timeout_override': honoured(QUEUES),
   'dynamic_batching.priority_queue_policy.max_queue_size': honoured(QUEUES),
-  sequence_batching: refused(
-    "the sequence batcher (correlation ids, slots per instance, control tensors, implicit state) is not built; "
-    + "served without it, every request of a sequence would run without its state",
-  ),
+  'sequence_batching.direct.max_queue_delay_microseconds': honoured(SEQUENCE),
+  'sequence_batching.direct.minimum_slot_utilization': honoured(SEQUENCE),
+  'sequence_batching.oldest.max_candidate_sequences': honoured(SEQUENCE),
+  'sequence_batching.oldest.preferred_batch_size': honoured(SEQUENCE),
+  'sequence_batching.oldest.max_queue_delay_microseconds': honoured(SEQUENCE),
+  // each instance's batches run one at a time and answer in order, as Triton's per-instance batcher does
+  'sequence_batching.oldest.preserve_ordering': honoured(SEQUENCE),
+  'sequence_batching.max_sequence_idle_microseconds': honoured(SEQUENCE),
+  'sequence_batching.control_input.name': honoured(CONTROLS),
+  'sequence_batching.control_input.control.kind': honoured(CONTROLS),
+  'sequence_batching.control_input.control.int32_false_true': honoured(CONTROLS),
+  'sequence_batching.control_input.control.fp32_false_true': honoured(CONTROLS),
+  'sequence_batching.control_input.control.bool_false_true': honoured(CONTROLS),
+  'sequence_batching.control_input.control.data_type': honoured(CONTROLS),
+  'sequence_batching.state.input_name': honoured(STATE),
+  'sequence_batching.state.output_name': honoured(STATE),
+  'sequence_batching.state.data_type': honoured(STATE),
+  'sequence_batching.state.dims': honoured(STATE),
+  'sequence_batching.state.initial_state.data_type': honoured(STATE),
+  'sequence_batching.state.initial_state.dims': honoured(STATE),
+  'sequence_batching.state.initial_state.zero_data': honoured(STATE),
+  'sequence_batching.state.initial_state.name': honoured(STATE),
+  'sequence_batching.state.initial_state.data_file': refused("reading an initial state from the model's initial_state folder is not built (zero_data is)"),
+  'sequence_batching.state.use_same_buffer_for_input_output': inert('a memory optimisation of the state buffers; the values a model reads are the same'),
+  'sequence_batching.state.use_growable_memory': refused('growable state memory (CUDA virtual memory) is not built'),
+  'sequence_batching.iterative_sequence': refused('iterative sequences (a generative model rescheduled every step) are not built'),
   'ensemble_scheduling.step.model_name': honoured(ENSEMBLE),
   'ensemble_scheduling.step.model_version': honoured(ENSEMBLE),
   'ensemble_scheduling.step.input_map': honoured(ENSEMBLE),

@@ -181,11 +181,7 @@ export class BatchRunner<P, R> {
     const { batchId, size, startedUs } = run;
     const nowUs = this.clock.now();
     const computeUs = nowUs - startedUs;
-    let failure: Error | null = null;
-    if (error) failure = new SchedulerError('failed', error instanceof Error ? error.message : String(error), codeOf(error));
-    else if (!Array.isArray(results) || results.length !== entries.length) {
-      failure = new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${entries.length} requests`, 'INTERNAL');
-    }
+    const failure = batchFailure(error, results, entries.length);
     const phases = measured && !failure ? withinSpan(measured, computeUs) : undefined;
     this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message, phases);
     if (failure) this.stats.failedBatches++;
@@ -206,13 +202,26 @@ export class BatchRunner<P, R> {
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
       const own = failure ? undefined : results![i];
-      // a RequestFailure in place of a result fails that request alone (an executor that isolated it)
-      const error = failure ?? (own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.code) : null);
+      const error = failure ?? requestFailure(own);
       this.ordering.settle(e.seq, { entry: e, error, result: error ? undefined : own, batchId, startedUs, computeUs, phases });
     }
     this.answers.releaseTimeUs = -1;
     this.hooks.answered();
   }
+}
+
+/** The failure of a whole batch: the executor's error, or results that do not match its requests. */
+export function batchFailure(error: unknown, results: unknown[] | undefined, count: number): SchedulerError | null {
+  if (error) return new SchedulerError('failed', error instanceof Error ? error.message : String(error), codeOf(error));
+  if (!Array.isArray(results) || results.length !== count) {
+    return new SchedulerError('failed', `executor returned ${Array.isArray(results) ? results.length : 'no'} results for ${count} requests`, 'INTERNAL');
+  }
+  return null;
+}
+
+/** a RequestFailure in place of a result fails that request alone (an executor that isolated it) */
+export function requestFailure(own: unknown): SchedulerError | null {
+  return own instanceof RequestFailure ? new SchedulerError('failed', own.message, own.code) : null;
 }
 
 /**

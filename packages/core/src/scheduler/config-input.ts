@@ -22,6 +22,45 @@ export interface DynamicBatchingInput {
   priority_queue_policy?: Readonly<Record<string, QueuePolicyInput>>;
 }
 
+/** Triton's ModelSequenceBatching (uint64 fields may be decimal strings, as protobuf JSON writes them). */
+export interface SequenceControlInput {
+  kind?: string;
+  int32_false_true?: readonly number[];
+  fp32_false_true?: readonly number[];
+  bool_false_true?: readonly boolean[];
+  data_type?: string;
+}
+
+export interface SequenceStateInput {
+  input_name?: string;
+  output_name?: string;
+  data_type?: string;
+  dims?: readonly (number | string)[];
+  initial_state?: readonly {
+    data_type?: string;
+    dims?: readonly (number | string)[];
+    zero_data?: boolean;
+    data_file?: string;
+    name?: string;
+  }[];
+  use_same_buffer_for_input_output?: boolean;
+  use_growable_memory?: boolean;
+}
+
+export interface SequenceBatchingInput {
+  direct?: { max_queue_delay_microseconds?: number | string; minimum_slot_utilization?: number } | null;
+  oldest?: {
+    max_candidate_sequences?: number;
+    preferred_batch_size?: readonly number[];
+    max_queue_delay_microseconds?: number | string;
+    preserve_ordering?: boolean;
+  } | null;
+  max_sequence_idle_microseconds?: number | string;
+  control_input?: readonly { name?: string; control?: readonly SequenceControlInput[] }[];
+  state?: readonly SequenceStateInput[];
+  iterative_sequence?: boolean;
+}
+
 export interface InstanceGroupInput {
   name?: string;
   kind?: string;
@@ -33,6 +72,7 @@ export interface SchedulerConfigInput {
   name?: string;
   max_batch_size?: number;
   dynamic_batching?: DynamicBatchingInput | null;
+  sequence_batching?: SequenceBatchingInput | null;
   instance_group?: readonly InstanceGroupInput[];
   /** model parameters (the scheduler reads none; the simulator reads the autotuner's target from them) */
   parameters?: Readonly<Record<string, { string_value?: string }>>;

@@ -12,3 +12,4 @@ export * from './seam';
 export { ModelScheduler, type ModelSchedulerOptions, type SchedulerState } from './model-scheduler';
 export * from '../clock/index';
 export * from './live-change';
+export * from './sequence/index';

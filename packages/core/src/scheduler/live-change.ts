@@ -18,7 +18,6 @@ import { formatLivePath, livePath } from '../live-config/paths';
 
 /** The config fields a live change reads besides the scheduler's slice. */
 export interface LiveConfigInput extends SchedulerConfigInput {
-  sequence_batching?: unknown;
   ensemble_scheduling?: unknown;
 }
 

@@ -12,7 +12,7 @@
  * Guarantee: every accepted request is answered exactly once (result, or SchedulerError), through config
  * changes, instance count changes, executor failures and unload.
  */
-import type { Clock, TimerHandle } from '../clock/clock';
+import type { Clock } from '../clock/clock';
 import type { InferError } from '../errors/infer-error';
 import { errors } from '../errors/messages';
 import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
@@ -34,6 +34,7 @@ import { planBatchingChange, planInstanceCount } from './live-change';
 import { emptyStats, snapshotOf, type SchedulerSnapshot, type SchedulerStats } from './snapshot';
 import { SchedulerError, type Executor, type SchedulerRequest } from './types';
 import type { Scheduler } from './seam';
+import { WakeUp } from './wake-up';
 
 export type SchedulerState = 'created' | 'starting' | 'ready' | 'stopping' | 'stopped' | 'failed';
 
@@ -72,8 +73,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
   /** ids for requests that come without one (refused ones too, so ids never repeat) */
   private idSeq = 0;
   private pumping = false;
-  private timer: TimerHandle | null = null;
-  private timerAt = Infinity;
+  private readonly wakeUp: WakeUp;
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
   private readonly answers: Answers<P, R>;
@@ -105,6 +105,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
       stopped: () => this.state === 'stopped',
     });
     this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
+    this.wakeUp = new WakeUp(opts.clock, this.onTimer);
     this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
       takeQueued: (entries) => {
@@ -270,8 +271,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
       this.pump();
     }
     if (!this.drained()) await new Promise<void>((resolve) => this.stopWaiters.push(resolve));
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timer = null;
+    this.wakeUp.clear();
     await Promise.all(this.pool.instances.filter((p) => p.state !== 'stopped' && p.state !== 'failed').map((p) => this.instances.stop(p)));
     this.state = 'stopped';
   }
@@ -396,15 +396,10 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
   }
 
   private armTimer(atUs: number): void {
-    if (atUs >= this.timerAt) return; // an earlier wake-up is armed; it re-evaluates everything
-    if (this.timer !== null) this.clock.clearTimer(this.timer);
-    this.timerAt = atUs;
-    this.timer = this.clock.setTimer(atUs, this.onTimer);
+    this.wakeUp.arm(atUs);
   }
 
   private onTimer = (): void => {
-    this.timer = null;
-    this.timerAt = Infinity;
     const now = this.clock.now();
     for (const e of this.queues.popExpired(now)) {
       if (queueFor(this.policy, e.level).timeoutAction === 'DELAY') {

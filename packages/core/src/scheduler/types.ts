@@ -9,6 +9,7 @@
 import type { RejectReason } from '../events';
 import type { ErrorCode } from '../errors/codes';
 import { InferError, type TransportStatus } from '../errors/infer-error';
+import type { SequenceFields, SequenceStep } from './sequence/types';
 
 export interface SchedulerRequest<P = unknown> {
   /** assigned by the scheduler when absent; unique per scheduler */
@@ -22,6 +23,10 @@ export interface SchedulerRequest<P = unknown> {
   /** per-request timeout override in microseconds (only honoured as Triton does: allow_timeout_override) */
   timeoutUs?: number;
   payload: P;
+  /** a stateful model's request: its correlation id and START/END flags (the sequence batcher reads them) */
+  sequence?: SequenceFields;
+  /** set by the sequence batcher on each request it hands the executor: slot, control values, state */
+  step?: SequenceStep;
 }
 
 /** What an executor knows about the instance running a batch. */

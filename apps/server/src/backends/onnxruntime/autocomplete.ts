@@ -11,6 +11,7 @@
  */
 import { configSignatureMismatch, shapeText, type ModelConfig, type ModelInput, type ModelOutput, type ModelSignature } from '@inferscope/core/config';
 import { readOnnxSignature, type OnnxSignature, type OnnxTensorSignature } from './onnx-signature';
+import { withSequenceTensors } from '../sequence-inputs';
 
 export const DEFAULT_MAX_BATCH_SIZE = 4;
 
@@ -71,15 +72,20 @@ export function autoCompleteFromSignature(
   }
   const batching = (config.max_batch_size ?? 0) > 0;
 
+  // a stateful model's control and state tensors are the sequence batcher's to feed, never the client's
+  const fed = withSequenceTensors({ ...config, input: [], output: [] });
+  const batcherFeeds = new Set([...(fed.input ?? []), ...(fed.output ?? [])].map((t) => t.name));
   if (!config.input || config.input.length === 0) {
-    config.input = sig.inputs.map((t) => fromSignature(t, batching, modelName));
-    filled.push(`input: ${describe(sig.inputs)}`);
+    const ins = sig.inputs.filter((t) => !batcherFeeds.has(t.name));
+    config.input = ins.map((t) => fromSignature(t, batching, modelName));
+    filled.push(`input: ${describe(ins)}`);
   }
   if (!config.output || config.output.length === 0) {
-    config.output = sig.outputs.map((t) => fromSignature(t, batching, modelName));
-    filled.push(`output: ${describe(sig.outputs)}`);
+    const outs = sig.outputs.filter((t) => !batcherFeeds.has(t.name));
+    config.output = outs.map((t) => fromSignature(t, batching, modelName));
+    filled.push(`output: ${describe(outs)}`);
   }
-  checkConfigAgainstModel(sig, config, modelName);
+  checkConfigAgainstModel(sig, withSequenceTensors(config), modelName);
   return { config, filled };
 }
 

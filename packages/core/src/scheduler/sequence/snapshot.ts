@@ -1,0 +1,70 @@
+/** What a sequence batcher shows: each instance's slots and the sequence holding each, and the backlog. */
+import type { InstanceSnapshot, SchedulerStats } from '../snapshot';
+import type { Lane } from './lanes';
+import type { SequencePolicy } from './policy';
+import type { Backlog } from './slots';
+import type { StateStore } from './state';
+import type { CorrelationId } from './types';
+
+/** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
+export interface CorrelationIdView {
+  id: string;
+  type: 'UINT64' | 'STRING';
+}
+
+export interface SlotView {
+  slot: number;
+  /** the sequence holding the slot, null when free */
+  sequence: CorrelationIdView | null;
+  /** its requests waiting on the slot */
+  queued: number;
+  /** oldest strategy: one of its requests is in the instance's batcher or running */
+  in_flight: boolean;
+}
+
+export type SequenceSnapshot = {
+  state: string;
+  strategy: 'direct' | 'oldest';
+  /** the dynamic batcher's instance rows, each with its slots */
+  instances: (InstanceSnapshot & { slots: SlotView[] })[];
+  /** requests accepted and not yet in a batch (slot queues and backlog), as one level */
+  queue_depth: Record<string, number>;
+  backlog: { sequence: CorrelationIdView; requests: number }[];
+  /** live sequences' implicit state: how many hold some, and its bytes */
+  state_memory: { sequences: number; bytes: number };
+  stats: SchedulerStats;
+};
+
+export function idView(id: CorrelationId): CorrelationIdView {
+  return { id: String(id), type: typeof id === 'bigint' ? 'UINT64' : 'STRING' };
+}
+
+export function sequenceSnapshot<P, R>(
+  state: string,
+  policy: SequencePolicy,
+  lanes: readonly Lane<P, R>[],
+  backlog: readonly Backlog<unknown>[],
+  states: StateStore,
+  stats: SchedulerStats,
+  waiting: number,
+): SequenceSnapshot {
+  return {
+    state,
+    strategy: policy.strategy,
+    queue_depth: { '1': waiting },
+    instances: lanes.map((l) => ({
+      name: l.inst.info.name, group: l.inst.info.group, kind: l.inst.info.kind, device: l.inst.info.device,
+      state: l.inst.state,
+      ...(l.inst.batchId ? { batch_id: l.inst.batchId } : {}),
+      slots: l.slots.map((s) => ({
+        slot: s.ref.index,
+        sequence: s.cid === undefined ? null : idView(s.cid),
+        queued: s.queue.filter((x) => x !== null).length,
+        in_flight: s.inFlight,
+      })),
+    })),
+    backlog: backlog.map((b) => ({ sequence: idView(b.id), requests: b.entries.length })),
+    state_memory: { sequences: states.count, bytes: states.bytes },
+    stats: { ...stats, rejected: { ...stats.rejected } },
+  };
+}
