@@ -5,12 +5,12 @@ import { LIVE_LIMITS } from './limits';
 import { DYNAMIC_BATCHING_FIELDS } from './fields';
 
 test('every name of every knob is its own: no word names two knobs or shadows a dynamic_batching field', () => {
-  const words = KNOBS.flatMap((k) => [k.field, k.urlKey, ...k.aliases]);
+  const words = KNOBS.flatMap((k) => [...new Set([k.field, k.urlKey, k.word, ...k.aliases])]);
   assert.equal(new Set(words).size, words.length, words.join(' '));
   for (const k of KNOBS) {
     assert.ok(k.limit in LIVE_LIMITS, k.limit);
-    for (const w of [k.urlKey, ...k.aliases]) assert.ok(!(DYNAMIC_BATCHING_FIELDS as readonly string[]).includes(w) || w === k.field, w);
-    for (const w of [k.field, k.urlKey, ...k.aliases]) assert.equal(knobNamed(w), k);
+    for (const w of [k.urlKey, k.word, ...k.aliases]) assert.ok(!(DYNAMIC_BATCHING_FIELDS as readonly string[]).includes(w) || w === k.field, w);
+    for (const w of [k.field, k.urlKey, k.word, ...k.aliases]) assert.equal(knobNamed(w), k);
   }
 });
 
@@ -22,6 +22,7 @@ test('one grammar: words by any name, spaces or semicolons, a JSON object, a bar
   assert.deepEqual(parseKnobPatch(' 750 '), { max_queue_delay_microseconds: 750 });
   assert.deepEqual(parseKnobPatch('preserve_ordering=true;default_queue_policy={"max_queue_size":4}'), { preserve_ordering: true, default_queue_policy: { max_queue_size: 4 } });
   // what a report prints reads back as the same patch
+  assert.equal(describeKnobPatch(want), 'delay=2000 preferred=8,16 max_batch=32 instances=2');
   assert.deepEqual(parseKnobPatch(describeKnobPatch(want)), want);
   assert.deepEqual(splitKnobPatch(want), { batching: { max_queue_delay_microseconds: 2000, preferred_batch_size: [8, 16], max_batch_size: 32 }, instances: 2 });
 });

@@ -17,6 +17,8 @@ export interface Knob {
   readonly field: KnobField;
   /** the key of a shared link (`?delay=2000&pbs=8,16`) */
   readonly urlKey: KnobUrlKey;
+  /** the word a patch is shown with (`delay=2000 preferred=8,16`), accepted too */
+  readonly word: string;
   /** the other words an A/B patch accepts for it */
   readonly aliases: readonly string[];
   /** the bound of each value (of each element for a list) */
@@ -37,15 +39,15 @@ export interface KnobValues {
 }
 
 export const KNOBS: readonly Knob[] = [
-  { field: 'max_queue_delay_microseconds', urlKey: 'delay', aliases: ['delay_us'], limit: 'max_queue_delay_microseconds' },
-  { field: 'preferred_batch_size', urlKey: 'pbs', aliases: ['preferred'], limit: 'preferred_batch_size', list: true },
-  { field: 'max_batch_size', urlKey: 'mbs', aliases: ['max_batch'], limit: 'max_batch_size' },
-  { field: 'instance_count', urlKey: 'inst', aliases: ['instances', 'count'], limit: 'instance_count' },
+  { field: 'max_queue_delay_microseconds', urlKey: 'delay', word: 'delay', aliases: ['delay_us'], limit: 'max_queue_delay_microseconds' },
+  { field: 'preferred_batch_size', urlKey: 'pbs', word: 'preferred', aliases: [], limit: 'preferred_batch_size', list: true },
+  { field: 'max_batch_size', urlKey: 'mbs', word: 'max_batch', aliases: [], limit: 'max_batch_size' },
+  { field: 'instance_count', urlKey: 'inst', word: 'instances', aliases: ['count'], limit: 'instance_count' },
 ];
 
 /** The knob a word names: its field, its URL key or one of its aliases. */
 export function knobNamed(word: string): Knob | undefined {
-  return KNOBS.find((k) => k.field === word || k.urlKey === word || k.aliases.includes(word));
+  return KNOBS.find((k) => k.field === word || k.urlKey === word || k.word === word || k.aliases.includes(word));
 }
 
 /** What a patch changes: the dynamic batching fields (any of them, in JSON) and the instance count. */
@@ -114,7 +116,7 @@ function fieldOf(key: string): string {
   const knob = knobNamed(key);
   if (knob) return knob.field;
   if ((DYNAMIC_BATCHING_FIELDS as readonly string[]).includes(key)) return key;
-  const names = KNOBS.map((k) => [k.urlKey, ...k.aliases].join('/')).join(', ');
+  const names = KNOBS.map((k) => [k.word, k.urlKey, ...k.aliases].join('/')).join(', ');
   throw new Error(`unknown field '${key}': a patch sets ${names} or a dynamic_batching field`);
 }
 
@@ -146,13 +148,13 @@ export function knobValuesOfPatch(patch: KnobPatch): KnobValues {
   return out as KnobValues;
 }
 
-/** The patch in the grammar's own words, shortest names first (what a report or a link shows). */
+/** The patch in the grammar's own words (what a report or a chart's legend shows; it parses back to the patch). */
 export function describeKnobPatch(patch: KnobPatch): string {
   return Object.entries(patch)
     .map(([field, value]) => {
       const knob = knobNamed(field);
       const text = knob && (typeof value === 'number' || Array.isArray(value)) ? formatKnobValue(value as number | number[]) : JSON.stringify(value);
-      return `${knob?.urlKey ?? field}=${text}`;
+      return `${knob?.word ?? field}=${text}`;
     })
     .join(' ');
 }
