@@ -58,6 +58,8 @@ export class RateLimiter {
   private readonly ledger = new ResourceLedger();
   private counts: ResourceCounts = new Map();
   private seq = 0;
+  /** > 0 inside `hold`: nothing is granted until the outermost hold ends */
+  private holding = 0;
   private readonly queue = new MinHeap<Tracked>((a, b) => weightOf(a) < weightOf(b) || (weightOf(a) === weightOf(b) && a.seq < b.seq));
 
   constructor(readonly mode: RateLimitMode, private readonly explicit: readonly ExplicitResource[] = []) {}
@@ -68,6 +70,13 @@ export class RateLimiter {
     const tracked: Tracked = { spec, scoped: scopedNeeds(spec.resources ?? [], spec.device), state: 'idle', executions: 0, seq: 0 };
     if (this.mode !== 'off') this.counts = resourceCounts([...this.instances.values(), tracked], this.explicit);
     this.instances.set(spec.id, tracked);
+  }
+
+  /** Throws the load error `addInstance` would for these instances (a model's, before any starts); changes nothing. */
+  check(specs: readonly LimitedInstance[]): void {
+    if (this.mode === 'off') return;
+    const planned = specs.map((spec) => ({ scoped: scopedNeeds(spec.resources ?? [], spec.device) }));
+    resourceCounts([...this.instances.values(), ...planned], this.explicit);
   }
 
   /**
@@ -132,6 +141,21 @@ export class RateLimiter {
     return this.grantWhatFits(next ? t : undefined);
   }
 
+  /**
+   * Runs `fn` with grants held back, then grants what fits. A scheduler releases an instance and forms its
+   * model's next batch inside one hold, so that batch waits ranked by its new execution count before the
+   * freed resources go to anyone (Triton re-stages a released instance before it allocates).
+   */
+  hold(fn: () => void): void {
+    this.holding++;
+    try {
+      fn();
+    } finally {
+      this.holding--;
+    }
+    if (this.holding === 0 && this.mode !== 'off') this.grantWhatFits();
+  }
+
   snapshot(): RateLimiterSnapshot {
     const all = [...this.instances.values()];
     const queue = [...this.queue.values()].sort((a, b) => weightOf(a) - weightOf(b) || a.seq - b.seq);
@@ -171,6 +195,7 @@ export class RateLimiter {
    * callback that releases at once re-enters a consistent state.
    */
   private grantWhatFits(asking?: Tracked): boolean {
+    if (this.holding > 0) return false;
     const granted: Tracked[] = [];
     for (let head = this.queue.peek(); head && this.ledger.fits(this.counts, head.scoped); head = this.queue.peek()) {
       this.queue.pop();
