@@ -5,7 +5,8 @@
  * keys on each input's datatype and shape (so `[1,4]` and `[2,2]` holding the same bytes, or the same bytes
  * read as INT32 and FP32, never share an answer) and on the requested outputs (a request for one output
  * must not be answered with another's set, and the classification extension changes the answer): a
- * deliberate difference, stated in the README.
+ * deliberate difference, stated in the README. (Classification is applied by the front end to the outputs
+ * the model returned, hit or miss, so it needs no place in the key.)
  *
  * The key is encoded once into one canonical byte string (length-prefixed parts, inputs sorted by name as
  * Triton's input map is) that is both hashed and kept whole for comparison on a hit.
@@ -19,14 +20,6 @@ export interface CacheKeyInput {
   readonly bytes: Uint8Array;
 }
 
-export interface CacheKeyOutput {
-  readonly name: string;
-  /**
-   * what the request asked of this output that changes its content, as a canonical string (e.g. the
-   * classification extension's count); '' when nothing
-   */
-  readonly shaping?: string;
-}
 
 export interface CacheKeyParts {
   readonly model: string;
@@ -34,7 +27,7 @@ export interface CacheKeyParts {
   readonly version: number;
   readonly inputs: readonly CacheKeyInput[];
   /** the outputs the request names, in its order; empty = every output of the model */
-  readonly outputs: readonly CacheKeyOutput[];
+  readonly outputs: readonly string[];
 }
 
 const text = new TextEncoder();
@@ -97,10 +90,7 @@ export function encodeKey(parts: CacheKeyParts): Uint8Array {
     w.bytes(input.bytes);
   }
   w.u32(parts.outputs.length);
-  for (const output of parts.outputs) {
-    w.str(output.name);
-    w.str(output.shaping ?? '');
-  }
+  for (const output of parts.outputs) w.str(output);
   return w.finish();
 }
 

@@ -1,0 +1,90 @@
+/**
+ * The response cache at the door of inference: one request's lookup before any queue, and the store of a
+ * miss's response after it ran. What every front end (HTTP, gRPC, an ensemble's step, BLS) calls with the
+ * request's payload and the work to run on a miss; the statistics come out as `request.cache` events so the
+ * one statistics fold counts them (events.ts says what Triton counts for each).
+ *
+ * Responses are stored and handed out as copies: a caller that rewrites an answer (classification, a
+ * front end's encoding) can never change what the next hit gets.
+ */
+import type { EventBus } from '../events';
+import type { InferPayload, InferResult, Tensor, TensorData } from '../tensor/types';
+import { encodeKey } from './key';
+import { countsAsModelMiss, type ResponseCache } from './response-cache';
+
+export interface CachedRequest {
+  model: string;
+  /** the version that runs (resolved, never "latest") */
+  version: number;
+  requestId: string;
+  batchSize: number;
+  payload: InferPayload;
+  /** when the request began (clock µs): a hit's total and queue time run from here */
+  startUs: number;
+}
+
+/** A tensor's bytes as the key reads them: BYTES elements each behind a 4-byte little-endian length (the wire form). */
+export function tensorBytes(data: TensorData): Uint8Array {
+  if (!Array.isArray(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const out = new Uint8Array(data.reduce((n, b) => n + 4 + b.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const b of data) {
+    view.setUint32(at, b.length, true);
+    out.set(b, at + 4);
+    at += 4 + b.length;
+  }
+  return out;
+}
+
+export function payloadKey(model: string, version: number, payload: InferPayload): Uint8Array {
+  return encodeKey({
+    model, version,
+    inputs: payload.inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, bytes: tensorBytes(t.data) })),
+    outputs: payload.outputs ?? [],
+  });
+}
+
+const copyData = (data: TensorData): TensorData => (Array.isArray(data) ? data.map((b) => b.slice()) : data.slice());
+const copyTensor = (t: Tensor): Tensor => ({ name: t.name, datatype: t.datatype, shape: [...t.shape], data: copyData(t.data) });
+
+/** What a stored response costs: its tensors' bytes plus their names, datatypes and dims. */
+export function resultBytes(result: InferResult): number {
+  return result.reduce((n, t) => n + tensorBytes(t.data).length + t.name.length + t.datatype.length + 8 * t.shape.length, 0);
+}
+
+export class InferenceCache {
+  constructor(
+    readonly cache: ResponseCache<InferResult>,
+    private readonly now: () => number,
+    private readonly bus?: EventBus,
+  ) {}
+
+  /**
+   * A hit answers now, from a copy of the stored response; a miss runs `run` (the model's scheduler) and
+   * stores what it answered. A failure is passed on and never stored.
+   */
+  infer(req: CachedRequest, run: () => Promise<InferResult>): Promise<InferResult> {
+    const key = payloadKey(req.model, req.version, req.payload);
+    const lookupStartUs = this.now();
+    const found = this.cache.lookup(key);
+    if (found.hit) {
+      const answer = found.value.map(copyTensor);
+      this.emit(req, 'hit', found.us, this.now() - req.startUs, lookupStartUs - req.startUs);
+      return Promise.resolve(answer);
+    }
+    return run().then((result) => {
+      const stored = result.map(copyTensor);
+      const { outcome, us } = this.cache.insert(key, { ok: true, value: stored, bytes: resultBytes(stored) });
+      if (countsAsModelMiss(outcome)) this.emit(req, 'miss', found.us + us, 0, 0);
+      return result;
+    });
+  }
+
+  private emit(req: CachedRequest, outcome: 'hit' | 'miss', cacheUs: number, totalUs: number, queueUs: number): void {
+    this.bus?.emit({
+      type: 'request.cache', t: this.now(), model: req.model, version: String(req.version), request_id: req.requestId,
+      outcome, cache_us: Math.round(cacheUs), total_us: Math.max(0, Math.round(totalUs)), queue_us: Math.max(0, Math.round(queueUs)), batch_size: req.batchSize,
+    });
+  }
+}
