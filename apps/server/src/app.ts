@@ -13,6 +13,9 @@ import { ModelManager } from './models/model-manager';
 import { defaultRuntime } from './models/default-runtime';
 import type { ModelRuntime } from './models/runtime';
 import { MemoryLedger } from './memory/ledger';
+import { InferenceCache, ResponseCache } from '@inferscope/core/response-cache';
+import { RateLimiter } from '@inferscope/core/rate-limiter';
+import type { InferResult } from '@inferscope/core';
 import { gpuCount as detectGpus } from './memory/gpu';
 import { validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
@@ -94,7 +97,13 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const calls = new ServerCalls(bus, now);
   // A stub's frame (a batch's outputs, a BLS request, a decoupled response) is bounded by
   // --max-inflight-bytes: what the server lets all requests hold at once bounds what one frame may bring in.
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes });
+  // one response cache and one rate limiter for every model, as Triton's server holds them
+  const cache = options.responseCache ? new InferenceCache(new ResponseCache<InferResult>(options.responseCache.size, { now }), now, bus) : undefined;
+  if (cache) log(`Response Cache is created with size ${cache.cache.capacity}`);
+  const rateLimiter = new RateLimiter(options.rateLimit, options.rateLimitResources);
+  const runtime = input.runtime ?? defaultRuntime({
+    memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes, rateLimiter, responseCache: cache !== undefined,
+  });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
@@ -105,6 +114,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     runtime,
     now,
     log,
+    responseCache: cache,
   });
   calls.attach(manager);
 

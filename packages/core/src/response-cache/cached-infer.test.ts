@@ -32,7 +32,7 @@ function model() {
   };
   return m;
 }
-const req = (p: InferPayload, id = 'r') => ({ model: 'identity', version: 1, requestId: id, batchSize: 1, payload: p, startUs: 900 });
+const req = (p: InferPayload, id = 'r') => ({ model: 'identity', version: 1, request: { id, payload: p, batchSize: 1, shapeKey: '' }, startUs: 900 });
 
 test('a hit answers with the same outputs as the miss, without running the model; a copy the caller may change', async () => {
   const { cache, events } = setup();

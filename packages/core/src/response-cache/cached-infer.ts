@@ -9,6 +9,7 @@
  */
 import type { EventBus } from '../events';
 import type { InferPayload, InferResult, Tensor, TensorData } from '../tensor/types';
+import type { SchedulerRequest } from '../scheduler/types';
 import { encodeKey } from './key';
 import { countsAsModelMiss, type ResponseCache } from './response-cache';
 
@@ -16,9 +17,8 @@ export interface CachedRequest {
   model: string;
   /** the version that runs (resolved, never "latest") */
   version: number;
-  requestId: string;
-  batchSize: number;
-  payload: InferPayload;
+  /** the request as its scheduler would get it (a miss learns its id from the scheduler) */
+  request: SchedulerRequest<InferPayload>;
   /** when the request began (clock µs): a hit's total and queue time run from here */
   startUs: number;
 }
@@ -54,6 +54,9 @@ export function resultBytes(result: InferResult): number {
 }
 
 export class InferenceCache {
+  /** ids for hits of requests that came without one (a scheduler names the others) */
+  private hits = 0;
+
   constructor(
     readonly cache: ResponseCache<InferResult>,
     private readonly now: () => number,
@@ -65,7 +68,7 @@ export class InferenceCache {
    * stores what it answered. A failure is passed on and never stored.
    */
   infer(req: CachedRequest, run: () => Promise<InferResult>): Promise<InferResult> {
-    const key = payloadKey(req.model, req.version, req.payload);
+    const key = payloadKey(req.model, req.version, req.request.payload);
     const lookupStartUs = this.now();
     const found = this.cache.lookup(key);
     if (found.hit) {
@@ -82,9 +85,12 @@ export class InferenceCache {
   }
 
   private emit(req: CachedRequest, outcome: 'hit' | 'miss', cacheUs: number, totalUs: number, queueUs: number): void {
-    this.bus?.emit({
-      type: 'request.cache', t: this.now(), model: req.model, version: String(req.version), request_id: req.requestId,
-      outcome, cache_us: Math.round(cacheUs), total_us: Math.max(0, Math.round(totalUs)), queue_us: Math.max(0, Math.round(queueUs)), batch_size: req.batchSize,
+    if (!this.bus) return;
+    const requestId = req.request.id ?? `${req.model}:${req.version}:hit${++this.hits}`;
+    this.bus.emit({
+      type: 'request.cache', t: this.now(), model: req.model, version: String(req.version), request_id: requestId,
+      outcome, cache_us: Math.round(cacheUs), total_us: Math.max(0, Math.round(totalUs)), queue_us: Math.max(0, Math.round(queueUs)),
+      batch_size: req.request.batchSize,
     });
   }
 }
