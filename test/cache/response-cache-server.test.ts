@@ -16,7 +16,7 @@ backend: "onnxruntime"
 max_batch_size: 8
 input [{ name: "input" data_type: TYPE_FP32 dims: [784] }]
 output [{ name: "probabilities" data_type: TYPE_FP32 dims: [10] }]
-dynamic_batching { max_queue_delay_microseconds: 500 }
+${extra.includes('sequence_batching') ? '' : 'dynamic_batching { max_queue_delay_microseconds: 500 }'}
 ${extra}
 `;
 const limited = (need: number) => `instance_group [{ count: 1 kind: KIND_CPU rate_limiter { resources [{ name: "accelerator" count: ${need} }] priority: 1 } }]`;
@@ -24,7 +24,20 @@ const MODELS: Record<string, string> = {
   cached: `response_cache { enable: true }\n${limited(1)}`,
   uncached: limited(1),
   too_hungry: limited(4),
+  decoupled_cached: 'model_transaction_policy { decoupled: true }\nresponse_cache { enable: true }',
+  sequence_cached: 'sequence_batching { }\nresponse_cache { enable: true }',
 };
+
+/** a one-step ensemble over `step`, named `name`, caching at its own level when `cache` */
+const ensembleConfig = (name: string, step: string, cache: boolean) => `name: "${name}"
+platform: "ensemble"
+max_batch_size: 8
+input [{ name: "x" data_type: TYPE_FP32 dims: [784] }]
+output [{ name: "y" data_type: TYPE_FP32 dims: [10] }]
+ensemble_scheduling { step [{ model_name: "${step}" model_version: -1 input_map { key: "input" value: "x" } output_map { key: "probabilities" value: "y" } }] }
+${cache ? 'response_cache { enable: true }' : ''}
+`;
+const ENSEMBLES = { ens_top: ensembleConfig('ens_top', 'uncached', true), ens_plain: ensembleConfig('ens_plain', 'cached', false) };
 
 let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
@@ -35,6 +48,10 @@ before(async () => {
     await mkdir(join(repo.dir, name, '1'), { recursive: true });
     await writeFile(join(repo.dir, name, 'config.pbtxt'), modelConfig(name, extra));
     await writeFile(join(repo.dir, name, '1', 'model.onnx'), model);
+  }
+  for (const [name, text] of Object.entries(ENSEMBLES)) {
+    await mkdir(join(repo.dir, name, '1'), { recursive: true });
+    await writeFile(join(repo.dir, name, 'config.pbtxt'), text);
   }
   server = await startTestServer({
     modelRepositories: [repo.dir], metricsPort: 0, grpcPort: null, live: false,
@@ -47,11 +64,11 @@ after(async () => {
 });
 
 const input = (seed: number) => Array.from({ length: 784 }, (_, i) => ((i * 7 + seed * 13) % 101) / 100);
-async function infer(model: string, data: number[]): Promise<{ outputs: { name: string; shape: number[]; data: number[] }[] }> {
+async function infer(model: string, data: number[], inputName = 'input'): Promise<{ outputs: { name: string; shape: number[]; data: number[] }[] }> {
   const res = await fetch(`${server.url}/v2/models/${model}/infer`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784], data }] }),
+    body: JSON.stringify({ inputs: [{ name: inputName, datatype: 'FP32', shape: [1, 784], data }] }),
   });
   assert.equal(res.status, 200, await res.clone().text());
   return res.json() as never;
@@ -113,11 +130,36 @@ test('unique inputs keep the cache within its size (least recently used evicted)
   assert.equal((await stats('cached')).inference_count - before.inference_count, 1);
 });
 
-test("a rate-limiter need above --rate-limit-resource fails the load with Triton's words; the others serve", async () => {
+test("a rate-limiter need above --rate-limit-resource, or the cache on a decoupled or sequence model, fails the load with Triton's words", async () => {
   const index = await (await fetch(`${server.url}/v2/repository/index`, { method: 'POST', body: '{}' })).json() as { name: string; state: string; reason?: string }[];
   const hungry = index.find((m) => m.name === 'too_hungry');
   assert.equal(hungry?.state, 'UNAVAILABLE');
   assert.equal(hungry?.reason,
     'Resource count for "accelerator" is limited to 2 which will prevent scheduling of one or more model instances, the minimum required count is 4');
   assert.equal(index.find((m) => m.name === 'cached')?.state, 'READY');
+  // decoupled and sequence models are refused the cache in Triton's words
+  const reason = (name: string) => index.find((m) => m.name === name)?.reason ?? '';
+  assert.match(reason('decoupled_cached'), /Response Cache does not currently support model decoupled_cached with 'decoupled' transaction policy\. Please disable the response cache\./);
+  assert.match(reason('sequence_cached'), /Response Cache does not currently support model sequence_cached with sequence batching scheduler\. Please disable the response cache\./);
+});
+
+test('an ensemble caches at its top level, and its composing models on their own', async () => {
+  // ens_top caches; its step (uncached) does not: the second request never reaches the step
+  const stepBefore = await stats('uncached');
+  const a = await infer('ens_top', input(500), 'x');
+  const b = await infer('ens_top', input(500), 'x');
+  assert.deepEqual(b.outputs, a.outputs);
+  const top = await stats('ens_top');
+  assert.deepEqual([top.inference_stats.cache_hit.count, top.inference_stats.cache_miss.count, top.inference_stats.success.count], [1, 1, 2]);
+  assert.equal((await stats('uncached')).inference_count - stepBefore.inference_count, 1);
+  // ens_plain does not cache; its step (cached) does: the ensemble runs twice, the step once
+  const stepCached = await stats('cached');
+  const c = await infer('ens_plain', input(600), 'x');
+  const d = await infer('ens_plain', input(600), 'x');
+  assert.deepEqual(d.outputs, c.outputs);
+  const plain = await stats('ens_plain');
+  assert.deepEqual([plain.inference_stats.cache_hit.count, plain.inference_stats.success.count], [0, 2]);
+  const after = await stats('cached');
+  assert.equal(after.inference_count - stepCached.inference_count, 1);
+  assert.equal(after.inference_stats.cache_hit.count - stepCached.inference_stats.cache_hit.count, 1);
 });
