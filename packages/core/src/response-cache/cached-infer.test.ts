@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InferenceCache, tensorBytes, payloadKey } from './cached-infer';
+import { InferenceCache, payloadKey } from './cached-infer';
+import { rawTensorBytes } from '../tensor/raw-bytes';
 import { ResponseCache } from './response-cache';
 import { EventBus, type RequestCacheEvent, type SchedulerEvent } from '../events';
 import type { InferPayload, InferResult } from '../tensor/types';
@@ -83,7 +84,7 @@ test('two identical requests in flight both run; one stores, one model miss is c
 test('BYTES tensors are keyed by their elements, not by how they split', () => {
   const enc = new TextEncoder();
   const bytes = (...xs: string[]): InferPayload => ({ inputs: [{ name: 'S', datatype: 'BYTES', shape: [xs.length], data: xs.map((x) => enc.encode(x)) }] });
-  assert.deepEqual([...tensorBytes([enc.encode('ab')])], [2, 0, 0, 0, 97, 98]);
+  assert.deepEqual([...rawTensorBytes([enc.encode('ab')])], [2, 0, 0, 0, 97, 98]);
   assert.notDeepEqual(payloadKey('m', 1, bytes('ab', 'c')), payloadKey('m', 1, bytes('a', 'bc')));
   assert.deepEqual(payloadKey('m', 1, bytes('ab', 'c')), payloadKey('m', 1, bytes('ab', 'c')));
 });

@@ -9,6 +9,7 @@
  */
 import type { EventBus } from '../events';
 import type { InferPayload, InferResult, Tensor, TensorData } from '../tensor/types';
+import { rawTensorBytes } from '../tensor/raw-bytes';
 import type { SchedulerRequest } from '../scheduler/types';
 import { encodeKey } from './key';
 import { countsAsModelMiss, type ResponseCache } from './response-cache';
@@ -23,24 +24,10 @@ export interface CachedRequest {
   startUs: number;
 }
 
-/** A tensor's bytes as the key reads them: BYTES elements each behind a 4-byte little-endian length (the wire form). */
-export function tensorBytes(data: TensorData): Uint8Array {
-  if (!Array.isArray(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const out = new Uint8Array(data.reduce((n, b) => n + 4 + b.length, 0));
-  const view = new DataView(out.buffer);
-  let at = 0;
-  for (const b of data) {
-    view.setUint32(at, b.length, true);
-    out.set(b, at + 4);
-    at += 4 + b.length;
-  }
-  return out;
-}
-
 export function payloadKey(model: string, version: number, payload: InferPayload): Uint8Array {
   return encodeKey({
     model, version,
-    inputs: payload.inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, bytes: tensorBytes(t.data) })),
+    inputs: payload.inputs.map((t) => ({ name: t.name, datatype: t.datatype, shape: t.shape, bytes: rawTensorBytes(t.data) })),
     outputs: payload.outputs ?? [],
   });
 }
@@ -50,7 +37,7 @@ const copyTensor = (t: Tensor): Tensor => ({ name: t.name, datatype: t.datatype,
 
 /** What a stored response costs: its tensors' bytes plus their names, datatypes and dims. */
 export function resultBytes(result: InferResult): number {
-  return result.reduce((n, t) => n + tensorBytes(t.data).length + t.name.length + t.datatype.length + 8 * t.shape.length, 0);
+  return result.reduce((n, t) => n + rawTensorBytes(t.data).length + t.name.length + t.datatype.length + 8 * t.shape.length, 0);
 }
 
 export class InferenceCache {

@@ -3,4 +3,4 @@ export { ResponseCache, countsAsModelMiss, type CacheAnswer, type CacheLookup, t
 export { encodeKey, sameBytes, type CacheKeyParts, type CacheKeyInput } from './key';
 export { fnv1a64, Fnv1a64 } from './hash';
 export { resolveCacheFlags, parseCacheConfigArg, parseByteCountOption, type CacheFlags, type CacheChoice, type CacheSettings } from './cache-config';
-export { InferenceCache, payloadKey, tensorBytes, resultBytes, type CachedRequest } from './cached-infer';
+export { InferenceCache, payloadKey, resultBytes, type CachedRequest } from './cached-infer';
