@@ -42,6 +42,8 @@ export class ModelAggregator {
   private inFlight = 0;
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
+  /** response cache hits and misses (request.cache), undefined until the first */
+  private cache: { hits: number; misses: number } | undefined;
   /** nv_inference_request_failure by reason: refusals before queueing are not failures (request-outcome.ts) */
   readonly failures: Record<FailureReason, number> = noFailures();
   /** requests that reached the version by source since the start (queued, or refused before queueing) */
@@ -88,6 +90,23 @@ export class ModelAggregator {
         s.batches++;
         s.batchSamples += e.size;
         s.batchSizes.set(e.size, (s.batchSizes.get(e.size) ?? 0) + 1);
+        return;
+      }
+      case 'request.cache': {
+        const c = (this.cache ??= { hits: 0, misses: 0 });
+        if (e.outcome === 'miss') {
+          c.misses++;
+          return;
+        }
+        // a hit is a request answered: in the window's requests and latency, with no compute of its own
+        c.hits++;
+        this.totals.completed++;
+        const s = this.window.at(e.t);
+        if (!s) return;
+        s.latency.add(e.total_us);
+        s.requests++;
+        s.samples += e.batch_size;
+        s.queueSum += e.queue_us;
         return;
       }
       case 'request.completed': {
@@ -170,6 +189,7 @@ export class ModelAggregator {
         grpc: { total: this.arrivals.grpc, per_s: arrivalsInWindow.grpc / windowS },
         in_process: { total: this.arrivals.in_process, per_s: arrivalsInWindow.in_process / windowS },
       },
+      ...(this.cache ? { cache: { ...this.cache } } : {}),
     };
   }
 }
