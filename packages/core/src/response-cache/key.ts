@@ -9,7 +9,7 @@
  * the model returned, hit or miss, so it needs no place in the key.)
  *
  * The key is encoded once into one canonical byte string (length-prefixed parts, inputs sorted by name as
- * Triton's input map is) that is both hashed and kept whole for comparison on a hit.
+ * Triton's input map is) that is both hashed (hash.ts) and kept whole for comparison on a hit.
  */
 
 export interface CacheKeyInput {
@@ -31,71 +31,73 @@ export interface CacheKeyParts {
 }
 
 const text = new TextEncoder();
-
-/** Writes parts as `[u32 length][bytes]` so no two different keys encode to the same string. */
-class KeyWriter {
-  private readonly chunks: Uint8Array[] = [];
-  private size = 0;
-
-  u32(n: number): void {
-    const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, n >>> 0, true);
-    this.push(b);
+/** UTF-8 of a name: ASCII (nearly every model, tensor and datatype name) without a call into TextEncoder */
+function utf8(x: string): Uint8Array {
+  const out = new Uint8Array(x.length);
+  for (let i = 0; i < x.length; i++) {
+    const c = x.charCodeAt(i);
+    if (c >= 0x80) return text.encode(x);
+    out[i] = c;
   }
-
-  f64(n: number): void {
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setFloat64(0, n, true);
-    this.push(b);
-  }
-
-  str(s: string): void {
-    this.bytes(text.encode(s));
-  }
-
-  bytes(b: Uint8Array): void {
-    this.u32(b.length);
-    this.push(b);
-  }
-
-  private push(b: Uint8Array): void {
-    this.chunks.push(b);
-    this.size += b.length;
-  }
-
-  finish(): Uint8Array {
-    const out = new Uint8Array(this.size);
-    let at = 0;
-    for (const c of this.chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
-  }
+  return out;
 }
-
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
+/**
+ * Parts are written as `[u32 length][bytes]` (numbers as u32 / f64) so no two different keys encode to the
+ * same string. Two passes: sizes first, then one buffer written through one DataView; a lookup encodes a
+ * key on the server's main thread for every request, so it must not allocate per part.
+ */
 export function encodeKey(parts: CacheKeyParts): Uint8Array {
-  const w = new KeyWriter();
-  w.str(parts.model);
-  w.f64(parts.version);
   const inputs = [...parts.inputs].sort(byName);
-  w.u32(inputs.length);
+  const strings = [parts.model, ...inputs.flatMap((i) => [i.name, i.datatype]), ...parts.outputs].map(utf8);
+  let size = 8 + 4 + 4;
+  for (const b of strings) size += 4 + b.length;
+  for (const input of inputs) size += 4 + 8 * input.shape.length + 4 + input.bytes.length;
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  let next = 0;
+  const u32 = (n: number) => {
+    view.setUint32(at, n >>> 0, true);
+    at += 4;
+  };
+  const bytes = (b: Uint8Array) => {
+    u32(b.length);
+    out.set(b, at);
+    at += b.length;
+  };
+  const str = () => bytes(strings[next++]);
+  str(); // the model
+  view.setFloat64(at, parts.version, true);
+  at += 8;
+  u32(inputs.length);
   for (const input of inputs) {
-    w.str(input.name);
-    w.str(input.datatype);
-    w.u32(input.shape.length);
-    for (const d of input.shape) w.f64(d);
-    w.bytes(input.bytes);
+    str(); // its name
+    str(); // its datatype
+    u32(input.shape.length);
+    for (const d of input.shape) {
+      view.setFloat64(at, d, true);
+      at += 8;
+    }
+    bytes(input.bytes);
   }
-  w.u32(parts.outputs.length);
-  for (const output of parts.outputs) w.str(output);
-  return w.finish();
+  u32(parts.outputs.length);
+  for (let i = 0; i < parts.outputs.length; i++) str();
+  return out;
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  let i = 0;
+  // keys are fresh buffers (encodeKey), so 4-byte words can be compared: a quarter of the steps of a hit
+  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
+    const words = a.length >>> 2;
+    const wa = new Uint32Array(a.buffer, a.byteOffset, words);
+    const wb = new Uint32Array(b.buffer, b.byteOffset, words);
+    for (; i < words; i++) if (wa[i] !== wb[i]) return false;
+    i = words << 2;
+  }
+  for (; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ResponseCache, countsAsModelMiss } from './response-cache';
 import { encodeKey, type CacheKeyParts } from './key';
-import { fnv1a64 } from './hash';
+import { xxh32 } from './hash';
 import { Rng } from '../load/rng';
 
 const text = new TextEncoder();
@@ -11,10 +11,23 @@ const keyOf = (bytes: Uint8Array, over: Partial<CacheKeyParts> = {}) =>
   encodeKey({ model: 'm', version: 1, inputs: [{ name: 'INPUT0', datatype: 'FP32', shape: [1, bytes.length / 4], bytes }], outputs: [], ...over });
 const ok = (value: string, bytes = 16) => ({ ok: true as const, value, bytes });
 
-test('FNV-1a 64 matches the published test vectors', () => {
-  assert.equal(fnv1a64(new Uint8Array()), 'cbf29ce484222325');
-  assert.equal(fnv1a64(text.encode('a')), 'af63dc4c8601ec8c');
-  assert.equal(fnv1a64(text.encode('foobar')), '85944171f73967e8');
+test('xxHash32 matches the published test vectors', () => {
+  assert.equal(xxh32(new Uint8Array()), 0x02cc5d05);
+  assert.equal(xxh32(text.encode('a')), 0x550d7456);
+  assert.equal(xxh32(text.encode('abc')), 0x32d153ff);
+  assert.equal(xxh32(text.encode('Nobody inspects the spammish repetition')), 0xe2293b2f);
+});
+
+test('a full-key comparison tells keys apart whatever their alignment', () => {
+  const base = keyOf(f32(1, 2, 3));
+  const shifted = new Uint8Array(base.length + 1);
+  shifted.set(base, 1);
+  const cache = new ResponseCache<string>(10_000);
+  cache.insert(base, ok('x'));
+  assert.equal(cache.lookup(shifted.subarray(1)).hit, true, 'the same bytes at an odd offset');
+  const other = base.slice();
+  other[other.length - 1] ^= 1;
+  assert.equal(cache.lookup(other).hit, false, 'the last byte differs');
 });
 
 test('the key tells apart what Triton folds together: shape, datatype, requested outputs; input order does not matter', () => {
@@ -38,6 +51,11 @@ test('the key tells apart what Triton folds together: shape, datatype, requested
   const split1 = encodeKey({ ...base, inputs: [{ name: 'ab', datatype: 'INT8', shape: [1], bytes: new Uint8Array([99]) }] });
   const split2 = encodeKey({ ...base, inputs: [{ name: 'a', datatype: 'INT8', shape: [1], bytes: new Uint8Array([98, 99]) }] });
   assert.notDeepEqual(split1, split2);
+  // names outside ASCII are UTF-8 as TextEncoder writes them
+  const named = (name: string) => encodeKey({ ...base, inputs: [{ name, datatype: 'INT8', shape: [1], bytes: new Uint8Array([1]) }] });
+  assert.deepEqual(named('é'), named('é'));
+  assert.notDeepEqual(named('é'), named('e'));
+  assert.deepEqual([...named('é').subarray(4 + 1 + 8 + 4, 4 + 1 + 8 + 4 + 6)], [2, 0, 0, 0, 0xc3, 0xa9]);
 });
 
 test('LRU: a hit makes an entry the newest; inserting past the capacity evicts the least recently used first', () => {

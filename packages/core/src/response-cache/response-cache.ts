@@ -10,7 +10,7 @@
  *   insert twice, and Triton keeps the first and counts the second as neither hit nor model miss.
  * - An error is never stored: insert takes an answer, and a failed one is refused ('error').
  */
-import { fnv1a64 } from './hash';
+import { keyHash } from './hash';
 import { sameBytes } from './key';
 
 export type CacheAnswer<V> = { ok: true; value: V; bytes: number } | { ok: false };
@@ -69,7 +69,7 @@ export class ResponseCache<V> {
   constructor(readonly capacity: number, opts: ResponseCacheOptions = {}) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) throw new RangeError(`cache capacity must be a whole number of bytes >= 0, got ${capacity}`);
     this.now = opts.now ?? (() => 0);
-    this.hash = opts.hash ?? fnv1a64;
+    this.hash = opts.hash ?? keyHash;
   }
 
   lookup(key: Uint8Array): CacheLookup<V> {
