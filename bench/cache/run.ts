@@ -51,7 +51,7 @@ let fresh = 1_000_000;
 
 const on = await start(true);
 const off = await start(false);
-const rows: { onRps: number; offRps: number; onP99: number; offP99: number }[] = [];
+const rows: { onRps: number; offRps: number; onP99: number; offP99: number; onCpu: number; offCpu: number }[] = [];
 try {
   const side = (s: typeof on) => {
     const rng = new Rng(54);
@@ -63,9 +63,9 @@ try {
   for (let r = 0; r < rounds; r++) {
     const a = await side(on);
     const b = await side(off);
-    rows.push({ onRps: a.req_per_s, offRps: b.req_per_s, onP99: a.p99_ms, offP99: b.p99_ms });
+    rows.push({ onRps: a.req_per_s, offRps: b.req_per_s, onP99: a.p99_ms, offP99: b.p99_ms, onCpu: a.cpu_us_per_req ?? NaN, offCpu: b.cpu_us_per_req ?? NaN });
     console.log(`round ${r + 1}: on ${Math.round(a.req_per_s)} req/s p99 ${a.p99_ms.toFixed(2)} ms | off ${Math.round(b.req_per_s)} req/s p99 ${b.p99_ms.toFixed(2)} ms` +
-      ` | throughput on/off ${(a.req_per_s / b.req_per_s).toFixed(2)}, p99 on/off ${(a.p99_ms / b.p99_ms).toFixed(2)}`);
+      ` | throughput on/off ${(a.req_per_s / b.req_per_s).toFixed(2)}, p99 on/off ${(a.p99_ms / b.p99_ms).toFixed(2)}, CPU µs a request on/off ${(a.cpu_us_per_req ?? NaN).toFixed(0)}/${(b.cpu_us_per_req ?? NaN).toFixed(0)}`);
   }
   const s = on.server.manager.options.responseCache!.cache.stats();
   console.log(`cache: ${s.hits} hits / ${s.lookups} lookups (${((100 * s.hits) / Math.max(1, s.lookups)).toFixed(0)}%), ${s.entries} entries, ${s.evictions} evictions, ${(100 * s.utilization).toFixed(0)}% full`);
@@ -77,4 +77,5 @@ try {
 }
 const tp = rows.map((x) => x.onRps / x.offRps);
 const p99 = rows.map((x) => x.onP99 / x.offP99);
-console.log(`\nmedian over ${rows.length} rounds: throughput on/off ${median(tp).toFixed(2)} (range ${Math.min(...tp).toFixed(2)}-${Math.max(...tp).toFixed(2)}), p99 on/off ${median(p99).toFixed(2)} (range ${Math.min(...p99).toFixed(2)}-${Math.max(...p99).toFixed(2)})`);
+const cpu = rows.map((x) => x.onCpu / x.offCpu);
+console.log(`\nmedian over ${rows.length} rounds: throughput on/off ${median(tp).toFixed(2)} (range ${Math.min(...tp).toFixed(2)}-${Math.max(...tp).toFixed(2)}), p99 on/off ${median(p99).toFixed(2)} (range ${Math.min(...p99).toFixed(2)}-${Math.max(...p99).toFixed(2)}), CPU a request on/off ${median(cpu).toFixed(2)} (range ${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)})`);
