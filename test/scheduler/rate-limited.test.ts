@@ -43,8 +43,8 @@ function heavyModel(clock: VirtualClock, limiter: RateLimiter | undefined, name:
   return { executor, scheduler };
 }
 
-async function backlog(clock: VirtualClock, models: ReturnType<typeof heavyModel>[], perModel: number) {
-  for (const m of models) await m.scheduler.start();
+async function backlog(clock: VirtualClock, models: ReturnType<typeof heavyModel>[], perModel: number, start = true) {
+  if (start) for (const m of models) await m.scheduler.start();
   const answers: Promise<string>[] = [];
   for (let i = 0; i < perModel; i++) for (const m of models) answers.push(m.scheduler.enqueue({ payload: String(i), batchSize: 1, shapeKey: '' }));
   clock.runUntilIdle();
@@ -59,7 +59,18 @@ test('with the limiter two heavy models take turns on a resource of count 1, the
   const limiter = new RateLimiter('execution_count');
   const a = heavyModel(clock, limiter, 'heavy_a', 1);
   const b = heavyModel(clock, limiter, 'heavy_b', 2);
-  const answers = await backlog(clock, [a, b], 40);
+  // mid-run, one instance runs and the other holds a formed batch waiting for the resource
+  await a.scheduler.start();
+  await b.scheduler.start();
+  const early = [a.scheduler.enqueue({ payload: 'x', batchSize: 1, shapeKey: '' }), b.scheduler.enqueue({ payload: 'y', batchSize: 1, shapeKey: '' })];
+  assert.deepEqual([a, b].map((m) => m.scheduler.snapshot().instances[0].waiting_for_resources), [undefined, true]);
+  assert.deepEqual(limiter.snapshot().resources[0].holders, ['heavy_a:1:heavy_a_0_0']);
+  assert.deepEqual(limiter.snapshot().resources[0].waiting, ['heavy_b:1:heavy_b_0_0']);
+  clock.runUntilIdle();
+  await Promise.all(early);
+  a.executor.runs.length = 0;
+  b.executor.runs.length = 0;
+  const answers = await backlog(clock, [a, b], 40, false);
   assert.equal(answers.length, 80, 'every request answered');
   assert.ok(answers.includes('heavy_a:39') && answers.includes('heavy_b:39'));
   assert.equal(overlapping(a.executor.runs, b.executor.runs), false, 'never both at once');

@@ -293,7 +293,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     // queued until an instance takes them); `payloads` says how many of them wait in queued payloads
     const d = decideBatch(this.queues, this.policy, this.clock.now());
     const payloads = { count: this.payloads.size, requests: this.payloads.entryCount, lent_requests: this.runner.lent?.entries.length ?? 0 };
-    return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads);
+    return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads, (p) => this.gate.isWaiting(p));
   }
 
   // ---- the loop ----
