@@ -99,7 +99,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   // A stub's frame (a batch's outputs, a BLS request, a decoupled response) is bounded by
   // --max-inflight-bytes: what the server lets all requests hold at once bounds what one frame may bring in.
   // one response cache and one rate limiter for every model, as Triton's server holds them
-  const cache = options.responseCache ? new InferenceCache(new ResponseCache<InferResult>(options.responseCache.size, { now }), now, bus) : undefined;
+  const cache = options.responseCache ? new InferenceCache(new ResponseCache<InferResult>(options.responseCache.size, { now }), now, bus, logger.error) : undefined;
   if (cache) {
     // the buffer may fill to its size: the budget counts all of it from the start, as Triton allocates it
     try {

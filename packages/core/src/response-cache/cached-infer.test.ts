@@ -88,3 +88,17 @@ test('BYTES tensors are keyed by their elements, not by how they split', () => {
   assert.notDeepEqual(payloadKey('m', 1, bytes('ab', 'c')), payloadKey('m', 1, bytes('a', 'bc')));
   assert.deepEqual(payloadKey('m', 1, bytes('ab', 'c')), payloadKey('m', 1, bytes('ab', 'c')));
 });
+
+test('a response larger than the cache is not stored, is still a model miss, and is reported as Triton logs it', async () => {
+  let t = 0;
+  const failures: string[] = [];
+  const cache = new InferenceCache(new ResponseCache<InferResult>(100, { now: () => t }), () => t, undefined, (m) => failures.push(m));
+  const m = model();
+  const p = payload([1, 2, 3, 4, 5, 6, 7, 8]);
+  await cache.infer(req(p), m.run(p));
+  await cache.infer(req(p), m.run(p));
+  assert.equal(m.runs, 2, 'never stored, so never a hit');
+  assert.equal(cache.cache.stats().entries, 0);
+  assert.equal(failures.length, 2);
+  assert.match(failures[0], /^Failed to insert key \[[0-9a-f]{8}\] of model 'identity' version 1 into response cache: Requested byte_size: \d+ is greater than total cache size: 100$/);
+});

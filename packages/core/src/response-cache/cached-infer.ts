@@ -13,6 +13,7 @@ import { rawTensorBytes } from '../tensor/raw-bytes';
 import type { SchedulerRequest } from '../scheduler/types';
 import { encodeKey } from './key';
 import { countsAsModelMiss, type ResponseCache } from './response-cache';
+import { keyHash } from './hash';
 
 export interface CachedRequest {
   model: string;
@@ -48,6 +49,8 @@ export class InferenceCache {
     readonly cache: ResponseCache<InferResult>,
     private readonly now: () => number,
     private readonly bus?: EventBus,
+    /** told when a response could not be stored (Triton logs "Failed to insert key ... into response cache") */
+    private readonly onInsertFailure?: (message: string) => void,
   ) {}
 
   /**
@@ -65,8 +68,13 @@ export class InferenceCache {
     }
     return run().then((result) => {
       const stored = result.map(copyTensor);
-      const { outcome, us } = this.cache.insert(key, { ok: true, value: stored, bytes: resultBytes(stored) });
+      const bytes = resultBytes(stored);
+      const { outcome, us } = this.cache.insert(key, { ok: true, value: stored, bytes });
       if (countsAsModelMiss(outcome)) this.emit(req, 'miss', found.us + us, 0, 0);
+      if (outcome === 'too_large') {
+        this.onInsertFailure?.(`Failed to insert key [${keyHash(key)}] of model '${req.model}' version ${req.version} into response cache: ` +
+          `Requested byte_size: ${key.length + bytes} is greater than total cache size: ${this.cache.capacity}`);
+      }
       return result;
     });
   }
