@@ -73,7 +73,7 @@ export class InferenceCache {
       if (countsAsModelMiss(outcome)) this.emit(req, 'miss', found.us + us, 0, 0);
       if (outcome === 'too_large') {
         this.onInsertFailure?.(`Failed to insert key [${keyHash(key)}] of model '${req.model}' version ${req.version} into response cache: ` +
-          `Requested byte_size: ${key.length + bytes} is greater than total cache size: ${this.cache.capacity}`);
+          `Requested byte_size: ${this.cache.entryBytes(key, bytes)} is greater than total cache size: ${this.cache.capacity}`);
       }
       return result;
     });

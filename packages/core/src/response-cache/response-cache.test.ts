@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResponseCache, countsAsModelMiss } from './response-cache';
+import { ResponseCache, countsAsModelMiss, ENTRY_OVERHEAD_BYTES as OVERHEAD } from './response-cache';
 import { encodeKey, type CacheKeyParts } from './key';
 import { xxh32 } from './hash';
 import { Rng } from '../load/rng';
@@ -60,7 +60,7 @@ test('the key tells apart what Triton folds together: shape, datatype, requested
 
 test('LRU: a hit makes an entry the newest; inserting past the capacity evicts the least recently used first', () => {
   const k = (i: number) => keyOf(f32(i));
-  const entry = k(0).length + 16;
+  const entry = k(0).length + 16 + OVERHEAD;
   const cache = new ResponseCache<string>(3 * entry);
   for (const i of [1, 2, 3]) assert.equal(cache.insert(k(i), ok(`r${i}`)).outcome, 'inserted');
   assert.equal(cache.lookup(k(1)).hit, true); // 1 is now the newest: order 2, 3, 1
@@ -77,10 +77,10 @@ test('LRU: a hit makes an entry the newest; inserting past the capacity evicts t
 });
 
 test('an entry larger than the whole cache is not inserted and evicts nothing', () => {
-  const cache = new ResponseCache<string>(200);
+  const cache = new ResponseCache<string>(2000);
   const small = keyOf(f32(1));
   cache.insert(small, ok('small'));
-  const r = cache.insert(keyOf(f32(2)), ok('huge', 200));
+  const r = cache.insert(keyOf(f32(2)), ok('huge', 2000 - small.length - OVERHEAD + 1));
   assert.equal(r.outcome, 'too_large');
   assert.equal(countsAsModelMiss(r.outcome), true, 'Triton counts a failed insert as a model cache miss');
   assert.deepEqual(cache.valuesLruFirst(), ['small']);
@@ -117,7 +117,7 @@ test('a hash collision never answers with another key\'s response', () => {
   cache.insert(b, ok('B'));
   assert.deepEqual([cache.lookup(a), cache.lookup(b)].map((r) => r.hit && r.value), ['A', 'B']);
   // eviction takes one entry out of a shared bucket, not the bucket
-  const small = new ResponseCache<string>(2 * (a.length + 16), { hash: () => 'same' });
+  const small = new ResponseCache<string>(2 * (a.length + 16 + OVERHEAD), { hash: () => 'same' });
   small.insert(a, ok('A'));
   small.insert(b, ok('B'));
   small.insert(keyOf(f32(3)), ok('C'));
@@ -137,7 +137,7 @@ test('lookup and insert durations come from the injected clock', () => {
 
 test('random operations agree with a plain LRU model and never exceed the capacity', () => {
   const rng = new Rng(54);
-  const capacity = 1500;
+  const capacity = 4 * OVERHEAD + 1500;
   const cache = new ResponseCache<number>(capacity);
   // the model: an array, least recently used first, of [id, bytes]
   let model: { id: number; bytes: number }[] = [];
@@ -153,8 +153,9 @@ test('random operations agree with a plain LRU model and never exceed the capaci
         model.push(...model.splice(at, 1));
       }
     } else {
-      const bytes = key(id).length + rng.int(1, 600);
-      const outcome = cache.insert(key(id), { ok: true, value: id, bytes: bytes - key(id).length }).outcome;
+      const extra = rng.int(1, 4000); // some larger than the whole cache
+      const bytes = key(id).length + extra + OVERHEAD;
+      const outcome = cache.insert(key(id), { ok: true, value: id, bytes: extra }).outcome;
       if (model.some((e) => e.id === id)) assert.equal(outcome, 'exists');
       else if (bytes > capacity) assert.equal(outcome, 'too_large');
       else {
@@ -178,7 +179,7 @@ test('10,000 unique inputs stay within the cache size', () => {
     cache.insert(key, { ok: true, value, bytes: value.length });
   }
   const s = cache.stats();
-  assert.ok(s.bytes <= capacity && s.bytes > capacity - 200, `bytes ${s.bytes}`);
+  assert.ok(s.bytes <= capacity && s.bytes > capacity - 1000, `bytes ${s.bytes}`);
   assert.equal(s.entries + s.evictions, 10_000);
   assert.equal(s.misses, 10_000);
 });

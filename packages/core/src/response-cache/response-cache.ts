@@ -1,9 +1,10 @@
 /**
  * The response cache: one LRU buffer of `capacity` bytes shared by every model (Triton's local cache).
  *
- * - An entry costs its encoded key (kept whole so a hit is confirmed byte for byte, see key.ts) plus the
- *   response's bytes; an entry larger than the whole cache is refused, not inserted (Triton: "Requested
- *   byte_size ... is greater than total cache size").
+ * - An entry costs its encoded key (kept whole so a hit is confirmed byte for byte, see key.ts), the
+ *   response's bytes and ENTRY_OVERHEAD_BYTES, so that the size bounds what the process really holds; an
+ *   entry larger than the whole cache is refused, not inserted (Triton: "Requested byte_size ... is
+ *   greater than total cache size").
  * - Inserting evicts least recently used entries until the new one fits; a lookup hit makes an entry the
  *   most recently used. Insertion order of a Set is the LRU order: delete + add moves to the back.
  * - A key already present is not replaced ('exists'): two identical requests that both missed and both ran
@@ -12,6 +13,13 @@
  */
 import { keyHash } from './hash';
 import { sameBytes } from './key';
+
+/**
+ * What an entry holds beyond its key's and response's bytes: its record, its LRU and bucket slots, the
+ * typed arrays' and tensors' objects. Measured (test/cache/unique-inputs-memory.test.ts): about 700 bytes
+ * an entry whatever its size, so a cache of small entries would hold several times its size without it.
+ */
+export const ENTRY_OVERHEAD_BYTES = 768;
 
 export type CacheAnswer<V> = { ok: true; value: V; bytes: number } | { ok: false };
 
@@ -96,6 +104,11 @@ export class ResponseCache<V> {
     return { outcome, us };
   }
 
+  /** what an entry of this key and response costs against the capacity */
+  entryBytes(key: Uint8Array, responseBytes: number): number {
+    return key.length + responseBytes + ENTRY_OVERHEAD_BYTES;
+  }
+
   /** entries' values, least recently used first (what eviction would take first) */
   valuesLruFirst(): V[] {
     return [...this.lru].map((e) => e.value);
@@ -115,7 +128,7 @@ export class ResponseCache<V> {
     if (!answer.ok) return 'error';
     const hash = this.hash(key);
     if (this.find(hash, key)) return 'exists';
-    const bytes = key.length + answer.bytes;
+    const bytes = this.entryBytes(key, answer.bytes);
     if (bytes > this.capacity) return 'too_large';
     while (this.used + bytes > this.capacity) this.evictOldest();
     const entry: Entry<V> = { hash, key, value: answer.value, bytes };
