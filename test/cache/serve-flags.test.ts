@@ -1,8 +1,11 @@
 // `inferscope serve`'s response-cache and rate-limiter flags (issue 54): parsed by core with Triton's words,
-// refused as bad options, and what the server is built with.
+// refused as bad options, and what the server is built with; the load-time notice of a cache it lacks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OptionsError, parseServeArgs } from '../../apps/server/src/server-options.ts';
+import { defaultRuntime } from '../../apps/server/src/models/default-runtime.ts';
+import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
+import { EventBus } from '@inferscope/core';
 
 const serve = (...flags: string[]) => parseServeArgs(['--model-repository', 'model_repository', ...flags], {});
 const refused = (flags: string[], message: string) =>
@@ -31,4 +34,16 @@ test('--rate-limit and --rate-limit-resource (repeatable; the smaller count of a
   assert.deepEqual(o.rateLimitResources, [{ name: 'R1', count: 4, device: null }, { name: 'R2', count: 5, device: 0 }]);
   refused(['--rate-limit', 'fast'], 'invalid argument for --rate-limit');
   refused(['--rate-limit-resource', 'R1'], "--rate-limit-resource option format is '<resource_name>:<count>:<device>' or '<resource_name>:<count>'. Got R1");
+});
+
+test('a model that enables the cache on a server without one is told so at load (Triton is silent)', () => {
+  const said: string[] = [];
+  const make = (responseCache: boolean) => defaultRuntime({ memory: new MemoryLedger(), log: (m) => said.push(m), responseCache });
+  const config = { name: 'm', max_batch_size: 0, response_cache: { enable: true } } as never;
+  const executor = { execute: async () => [] };
+  make(false).createScheduler({ model: 'm', version: '1', config, bus: new EventBus(), executor });
+  assert.equal(said.length, 1);
+  assert.match(said[0], /^m:1 enables response_cache but the server has no response cache \(start it with --cache-config local,size=<bytes>\)/);
+  make(true).createScheduler({ model: 'm', version: '1', config, bus: new EventBus(), executor });
+  assert.equal(said.length, 1, 'nothing to say when the server has a cache');
 });
