@@ -40,7 +40,7 @@
  *   statistics, so Triton leaves this map empty for python models; InferScope fills it.)
  */
 import { computeSplit, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
-import { failureOf, leavesPending, noFailures } from '@inferscope/core/stats';
+import { failureOf, isCacheHit, leavesPending, noFailures } from '@inferscope/core/stats';
 import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
@@ -231,7 +231,7 @@ export class StatsCollector {
       }
       case 'request.cache': {
         const a = this.acc(e.model, e.version);
-        if (e.outcome === 'hit') {
+        if (isCacheHit(e)) {
           add(a.success, e.total_us);
           add(a.queue, e.queue_us);
           add(a.cacheHit, e.cache_us);

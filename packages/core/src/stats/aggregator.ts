@@ -6,7 +6,7 @@
  */
 import type { RequestCompletedEvent, RequestRejectedEvent, SchedulerEvent } from '../events';
 import { REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
-import { failureOf, leavesPending, noFailures, requestOutcome } from './request-outcome';
+import { failureOf, isCacheHit, leavesPending, noFailures, requestOutcome } from './request-outcome';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -94,7 +94,7 @@ export class ModelAggregator {
       }
       case 'request.cache': {
         const c = (this.cache ??= { hits: 0, misses: 0 });
-        if (e.outcome === 'miss') {
+        if (!isCacheHit(e)) {
           c.misses++;
           return;
         }

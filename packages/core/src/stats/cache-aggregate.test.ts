@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelAggregator } from './aggregator';
+import { EventFold } from './event-fold';
 import type { SchedulerEvent } from '../events';
 
 const base = { model: 'm', version: '1' };
@@ -19,4 +20,11 @@ test('the dashboard aggregate counts a cache hit as an answered request without 
   assert.equal(s.totals.completed, 2);
   assert.equal(s.compute_us_mean, 400, 'the hit halves the mean compute per request');
   assert.equal(s.in_flight, 0);
+});
+
+test("a load run's fold (EventFold) counts a hit as an answered arrival with its latency and no compute", () => {
+  const fold = new EventFold({ models: new Set(['m']) });
+  fold.add(cache(2000, 'h1', 'hit', 10));
+  fold.add(cache(2000, 'r1', 'miss'));
+  assert.deepEqual([fold.arrivals, fold.completed, fold.timed, fold.computeSumUs, fold.batches], [1, 1, 1, 0, 0]);
 });
