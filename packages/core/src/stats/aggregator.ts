@@ -100,30 +100,29 @@ export class ModelAggregator {
         }
         // a hit is a request answered: in the window's requests and latency, with no compute of its own
         c.hits++;
-        this.totals.completed++;
-        const s = this.window.at(e.t);
-        if (!s) return;
-        s.latency.add(e.total_us);
-        s.requests++;
-        s.samples += e.batch_size;
-        s.queueSum += e.queue_us;
+        this.answered(e.t, e.total_us, e.batch_size, e.queue_us, 0);
         return;
       }
       case 'request.completed': {
         this.inFlight--;
         for (const id of leavesPending(e)) this.waiting.leave(id);
         if (this.failed(e)) return;
-        this.totals.completed++;
-        const s = this.window.at(e.t);
-        if (!s) return;
-        s.latency.add(e.total_us);
-        s.requests++;
-        s.samples += e.batch_size;
-        s.queueSum += e.queue_us;
-        s.computeSum += e.compute_us;
+        this.answered(e.t, e.total_us, e.batch_size, e.queue_us, e.compute_us);
         return;
       }
     }
+  }
+
+  /** a request answered successfully at `t`: the totals and the window's requests, latency and times */
+  private answered(t: number, totalUs: number, batchSize: number, queueUs: number, computeUs: number): void {
+    this.totals.completed++;
+    const s = this.window.at(t);
+    if (!s) return;
+    s.latency.add(totalUs);
+    s.requests++;
+    s.samples += batchSize;
+    s.queueSum += queueUs;
+    s.computeSum += computeUs;
   }
 
   /** Counts the failure an answer records (request-outcome.ts); false when it is none. */
