@@ -6,6 +6,7 @@ import { OptionsError, parseServeArgs } from '../../apps/server/src/server-optio
 import { defaultRuntime } from '../../apps/server/src/models/default-runtime.ts';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
 import { EventBus } from '@inferscope/core';
+import { RateLimiter } from '@inferscope/core/rate-limiter';
 
 const serve = (...flags: string[]) => parseServeArgs(['--model-repository', 'model_repository', ...flags], {});
 const refused = (flags: string[], message: string) =>
@@ -46,4 +47,13 @@ test('a model that enables the cache on a server without one is told so at load 
   assert.match(said[0], /^m:1 enables response_cache but the server has no response cache \(start it with --cache-config local,size=<bytes>\)/);
   make(true).createScheduler({ model: 'm', version: '1', config, bus: new EventBus(), executor });
   assert.equal(said.length, 1, 'nothing to say when the server has a cache');
+});
+
+test('a sequence model that asks the rate limiter for resources is refused on a limiting server, not run unlimited', () => {
+  const runtime = (mode: 'off' | 'execution_count') => defaultRuntime({ memory: new MemoryLedger(), rateLimiter: new RateLimiter(mode) });
+  const config = { name: 's', max_batch_size: 0, sequence_batching: {}, instance_group: [{ count: 1, kind: 'KIND_CPU', rate_limiter: { resources: [{ name: 'R', count: 1 }] } }] } as never;
+  const executor = { execute: async () => [] };
+  assert.throws(() => runtime('execution_count').createScheduler({ model: 's', version: '1', config, bus: new EventBus(), executor }),
+    /the rate limiter does not gate sequence-batched models yet/);
+  assert.doesNotThrow(() => runtime('off').createScheduler({ model: 's', version: '1', config, bus: new EventBus(), executor }));
 });
