@@ -128,3 +128,20 @@ test('live instance changes register and forget instances with the limiter while
   await a.scheduler.stop();
   assert.deepEqual(limiter.snapshot().instances, []);
 });
+
+test('limited resources make the same work take longer than plenty (L0_rate_limiter in spirit)', async () => {
+  const run = async (explicitCount: number) => {
+    const clock = new VirtualClock();
+    const limiter = new RateLimiter('execution_count', [{ name: 'accelerator', count: explicitCount, device: null }]);
+    const models = ['m1', 'm2', 'm3'].map((name) => {
+      const executor = new TimedExecutor(clock, name, 10_000);
+      const scheduler = new ModelScheduler<string, string>({ model: name, version: '1', config: config(name, 1, 1, 2), clock, bus: new EventBus(), executor, rateLimiter: limiter });
+      return { executor, scheduler };
+    });
+    await backlog(clock, models, 4);
+    return clock.now();
+  };
+  // each instance needs 2 copies: with 2, one model at a time (3 x 4 batches of 10 ms); with 6, all three at once
+  assert.equal(await run(2), 120_000);
+  assert.equal(await run(6), 40_000);
+});
