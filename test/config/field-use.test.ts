@@ -84,7 +84,7 @@ test('each honoured field names a file of the product that reads it', () => {
 
 test('a config that sets any refused field is refused, naming the field; defaults are not', () => {
   const refusedPaths = Object.entries(FIELD_USE).filter(([, u]) => u.use === 'refused').map(([p]) => p);
-  assert.ok(refusedPaths.includes('sequence_batching.iterative_sequence') && refusedPaths.includes('response_cache.enable'));
+  assert.ok(refusedPaths.includes('sequence_batching.iterative_sequence') && refusedPaths.includes('instance_group.passive'));
   for (const path of refusedPaths) {
     const issues = unservedFields(configSetting(path));
     assert.equal(issues.length, 1, `${path}: ${JSON.stringify(issues)}`);
@@ -120,8 +120,8 @@ let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
 const REFUSED_MODELS: Record<string, { extra: string; field: string }> = {
   iterative: { extra: 'sequence_batching { iterative_sequence: true }', field: 'sequence_batching.iterative_sequence' },
-  cached: { extra: 'response_cache { enable: true }', field: 'response_cache.enable' },
-  limited: { extra: 'instance_group [{ count: 1 kind: KIND_CPU rate_limiter { resources [{ name: "R" count: 1 }] } }]', field: 'instance_group.rate_limiter.resources' },
+  passive: { extra: 'instance_group [{ count: 1 kind: KIND_CPU passive: true }]', field: 'instance_group.passive' },
+  bounded: { extra: 'metric_tags { key: "team" value: "a" }', field: 'metric_tags' },
 };
 before(async () => {
   repo = await tempRepository(['mlp_classifier']);

@@ -13,8 +13,12 @@ import { ModelManager } from './models/model-manager';
 import { defaultRuntime } from './models/default-runtime';
 import type { ModelRuntime } from './models/runtime';
 import { MemoryLedger } from './memory/ledger';
+import { InferenceCache, ResponseCache } from '@inferscope/core/response-cache';
+import { RateLimiter } from '@inferscope/core/rate-limiter';
+import { cacheFamilies } from './metrics/cache-metrics';
+import type { InferResult } from '@inferscope/core';
 import { gpuCount as detectGpus } from './memory/gpu';
-import { validateServerOptions, type ServerOptions } from './server-options';
+import { OptionsError, validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
 import { registerServerPath } from './infer/redact-paths';
 import { installJsonParser } from './http/json-body';
@@ -94,7 +98,21 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   const calls = new ServerCalls(bus, now);
   // A stub's frame (a batch's outputs, a BLS request, a decoupled response) is bounded by
   // --max-inflight-bytes: what the server lets all requests hold at once bounds what one frame may bring in.
-  const runtime = input.runtime ?? defaultRuntime({ memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes });
+  // one response cache and one rate limiter for every model, as Triton's server holds them
+  const cache = options.responseCache ? new InferenceCache(new ResponseCache<InferResult>(options.responseCache.size, { now }), now, bus, logger.error) : undefined;
+  if (cache) {
+    // the buffer may fill to its size: the budget counts all of it from the start, as Triton allocates it
+    try {
+      memory.reserve({ device: 'cpu', model: 'response_cache', version: '', instance: 'response_cache' }, cache.cache.capacity, 'modelled');
+    } catch (err) {
+      throw new OptionsError(`--cache-config local,size=${cache.cache.capacity} does not fit --memory-budget: ${(err as Error).message}`);
+    }
+    log(`Response Cache is created with size ${cache.cache.capacity}`);
+  }
+  const rateLimiter = new RateLimiter(options.rateLimit, options.rateLimitResources);
+  const runtime = input.runtime ?? defaultRuntime({
+    memory, log, python: options.python, torchStub: options.torchStub, calls, maxStubFrameBytes: options.maxInflightBytes, rateLimiter, responseCache: cache !== undefined,
+  });
   const manager = new ModelManager({
     repositories: options.modelRepositories,
     controlMode: options.modelControlMode,
@@ -105,6 +123,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     runtime,
     now,
     log,
+    responseCache: cache,
   });
   calls.attach(manager);
 
@@ -163,7 +182,15 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   registerShmRoutes(app, shm);
   registerStaticRoutes(app, options.webDist);
   const eventLoop = new EventLoopDelay();
-  const metrics = createMetrics(bus, { stats, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed()] });
+  const cacheEnabled = (model: string, version: string): boolean => {
+    try {
+      return calls.manager.require(model, version).config.response_cache?.enable === true;
+    } catch {
+      return false;
+    }
+  };
+  const cacheCollector = cache ? [() => cacheFamilies(stats, () => cache.cache.stats(), cacheEnabled)] : [];
+  const metrics = createMetrics(bus, { stats, memory: memory.snapshot(), collectors: [() => eventLoop.families(), () => calls.metrics.exposed(), ...cacheCollector] });
 
   const start = { start_id: randomUUID(), started_wall_ms: Date.now() };
   const serverInfo = () => ({

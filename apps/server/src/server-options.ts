@@ -11,6 +11,8 @@ import { parseTraceConfig } from './trace/trace-settings';
 import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '@inferscope/core/load';
 import { readNumberText } from '@inferscope/core/config';
 import { TORCH_STUB_CHOICES, type TorchStubChoice } from './backends/pytorch/native-stub';
+import { resolveCacheFlags, type CacheSettings } from '@inferscope/core/response-cache';
+import { mergeExplicitResources, parseRateLimitMode, parseRateLimitResource, type ExplicitResource, type RateLimitMode } from '@inferscope/core/rate-limiter';
 
 export type ModelControlMode = 'none' | 'poll' | 'explicit';
 
@@ -80,6 +82,14 @@ export interface ServerOptions {
    * gRPC request message go without a byte before it is given up (grpc/message-stall.ts)
    */
   idleTimeoutSecs: number;
+  /** Triton's --cache-config local,size=N (or the deprecated --response-cache-byte-size N); null = no response cache */
+  responseCache: CacheSettings | null;
+  /** Triton's --rate-limit (default off: instance_group rate_limiter settings are not read) */
+  rateLimit: RateLimitMode;
+  /** Triton's --rate-limit-resource name:count[:device], merged (the smaller count of a repeat) */
+  rateLimitResources: ExplicitResource[];
+  /** what the server logs as it starts (the deprecated flag's notice) */
+  startupWarnings: string[];
 }
 
 export class OptionsError extends Error {
@@ -185,7 +195,25 @@ export function validateServerOptions(o: Partial<Omit<ServerOptions, 'loadLimits
     exitTimeoutSecs,
     handshakeTimeoutSecs: seconds('--handshake-timeout-secs', o.handshakeTimeoutSecs ?? DEFAULTS.handshakeTimeoutSecs),
     idleTimeoutSecs: seconds('--idle-timeout-secs', o.idleTimeoutSecs ?? DEFAULTS.idleTimeoutSecs),
+    responseCache: cacheSize(o.responseCache ?? null),
+    rateLimit: o.rateLimit ?? 'off',
+    rateLimitResources: o.rateLimitResources ?? [],
+    startupWarnings: o.startupWarnings ?? [],
   };
+}
+
+function cacheSize(cache: CacheSettings | null): CacheSettings | null {
+  if (cache && (!Number.isSafeInteger(cache.size) || cache.size < 0)) throw new OptionsError(`the response cache's size must be a whole number of bytes >= 0, got ${cache.size}`);
+  return cache;
+}
+
+/** core's parsers of Triton's cache and rate-limiter flags, their refusals as bad options */
+function coreFlag<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new OptionsError((err as Error).message);
+  }
 }
 
 function loadLimits(o: Partial<LoadLimits> = {}): LoadLimits {
@@ -204,11 +232,12 @@ const VALUE_FLAGS = new Set([
   '--metrics-port', '--grpc-port', '--host', '--memory-budget', '--control-token', '--gpus', '--http-max-input-size',
   '--max-inflight-bytes', '--web-dist', '--recordings-dir', '--trace-config', '--log-file', '--log-format', '--python',
   '--torch-stub', '--load-max-rate', '--load-max-requests', '--load-max-in-flight', '--strict-readiness',
-  '--exit-timeout-secs', '--handshake-timeout-secs', '--idle-timeout-secs',
+  '--exit-timeout-secs', '--handshake-timeout-secs', '--idle-timeout-secs', '--cache-config', '--response-cache-byte-size',
+  '--rate-limit', '--rate-limit-resource',
 ]);
 const BOOL_FLAGS = new Set(['--allow-open-control', '--no-metrics', '--no-grpc', '--log-requests']);
 /** value flags that add up when repeated; every other one may be given once */
-const REPEATABLE_FLAGS = new Set(['--model-repository', '--load-model', '--trace-config']);
+const REPEATABLE_FLAGS = new Set(['--model-repository', '--load-model', '--trace-config', '--cache-config', '--rate-limit-resource']);
 
 /** core's one strict reading of a number written as text (plain digits); ranges are checked by validateServerOptions */
 function numberFlag(flag: string, text: string): number {
@@ -260,7 +289,12 @@ export function parseServeArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       throw new OptionsError(`--memory-budget: ${(err as Error).message}`);
     }
   }
+  const cache = coreFlag(() => resolveCacheFlags({ cacheConfig: values.get('--cache-config') ?? [], responseCacheByteSize: one('--response-cache-byte-size') }));
   return validateServerOptions({
+    responseCache: cache.cache,
+    startupWarnings: cache.warnings,
+    rateLimit: coreFlag(() => parseRateLimitMode(one('--rate-limit'))),
+    rateLimitResources: coreFlag(() => mergeExplicitResources((values.get('--rate-limit-resource') ?? []).map(parseRateLimitResource))),
     modelRepositories: (values.get('--model-repository') ?? []).flatMap((v) => v.split(',')),
     modelControlMode: one('--model-control-mode') as ModelControlMode | undefined,
     loadModels: (values.get('--load-model') ?? []).flatMap((v) => v.split(',')).map((s) => s.trim()).filter(Boolean),

@@ -150,6 +150,25 @@ export interface RequestCompletedEvent extends Base {
   steps?: number;
 }
 
+/**
+ * The response cache's part in a request (packages/core/src/response-cache). A hit is answered before any
+ * queue: it has no request.queued or request.completed, and this event is its whole story (Triton counts
+ * it as a success, with its queue time, but no inference, execution or compute). A miss ran as usual and
+ * this event follows when its response was stored; an identical request in flight that stored first makes
+ * the second neither a hit nor a miss, as in Triton.
+ */
+export interface RequestCacheEvent extends Base {
+  type: 'request.cache';
+  request_id: string;
+  outcome: 'hit' | 'miss';
+  /** a hit: the lookup; a miss: the lookup plus the insert (Triton's cache_hit / cache_miss durations) */
+  cache_us: number;
+  /** a hit: the whole request (Triton's success duration) and its queue share (up to the lookup) */
+  total_us: number;
+  queue_us: number;
+  batch_size: number;
+}
+
 /** How one response of a request that answers many times ended (Triton's response statistics). */
 export type ResponseOutcome = 'success' | 'fail' | 'empty' | 'cancel';
 
@@ -310,6 +329,7 @@ export type SchedulerEvent =
   | BatchCompletedEvent
   | RequestCompletedEvent
   | RequestResponseEvent
+  | RequestCacheEvent
   | EnsembleStepEvent
   | MemoryEvent
   | ConfigChangedEvent;

@@ -5,7 +5,7 @@
  */
 import type { KServeDatatype, TensorData } from '@inferscope/core';
 import { invalid } from './errors';
-import { elementByteSize, viewData } from '@inferscope/core/tensor';
+import { elementByteSize, rawTensorBytes, viewData } from '@inferscope/core/tensor';
 
 /**
  * Decode one input's bytes, without a new ArrayBuffer per request (this is the hot path: allocating one
@@ -57,22 +57,9 @@ function decodeBytesElements(input: string, model: string, bytes: Uint8Array, co
   return out;
 }
 
-/** The raw bytes of an output tensor (a view for fixed-size types; length-prefixed copy for BYTES). */
+/** The raw bytes of an output tensor (a view for fixed-size types; length-prefixed copy for BYTES): core's one encoding. */
 export function encodeBinaryData(dt: KServeDatatype, data: TensorData): Uint8Array {
-  if (dt !== 'BYTES') {
-    const a = data as Exclude<TensorData, Uint8Array[]>;
-    return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-  }
-  const elems = data as Uint8Array[];
-  let total = 0;
-  for (const e of elems) total += 4 + e.byteLength;
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  let off = 0;
-  for (const e of elems) {
-    view.setUint32(off, e.byteLength, true);
-    out.set(e, off + 4);
-    off += 4 + e.byteLength;
-  }
-  return out;
+  // BYTES data is the one TensorData that is an array of elements, so the datatype adds nothing to it
+  void dt;
+  return rawTensorBytes(data);
 }

@@ -20,8 +20,22 @@ import type { ServerCalls } from '../backends/stub/server-calls';
 import type { TorchStubChoice } from '../backends/pytorch/native-stub';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 import { fineWait } from '../timing/fine-wait';
+import type { RateLimiter } from '@inferscope/core/rate-limiter';
 
-export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string) => void; python?: string; torchStub?: TorchStubChoice; calls?: ServerCalls; maxStubFrameBytes?: number }): ModelRuntime {
+export interface RuntimeOptions {
+  memory: MemoryLedger;
+  log?: (msg: string) => void;
+  python?: string;
+  torchStub?: TorchStubChoice;
+  calls?: ServerCalls;
+  maxStubFrameBytes?: number;
+  /** the server's rate limiter (--rate-limit), shared by every model's scheduler */
+  rateLimiter?: RateLimiter;
+  /** whether the server has a response cache (--cache-config): a model that enables one is told when not */
+  responseCache?: boolean;
+}
+
+export function defaultRuntime(opts: RuntimeOptions): ModelRuntime {
   // Source positions of each parsed config, so a validation issue found after normalisation still points
   // at the line of config.pbtxt it is about.
   const positions = new WeakMap<ModelConfig, SourceLocations>();
@@ -69,12 +83,21 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
       // the plug-in point for each scheduler kind of core's seam (an ensemble's is made by models/ensembles.ts)
       const kind = schedulerKindFor(config);
       if (kind === 'ensemble') throw new Error(`model '${model}' needs the ${kind} scheduler, which this runtime does not build`);
+      // Triton says nothing when a model enables the cache and the server has none; a user should know
+      if ((config as ModelConfig).response_cache?.enable && !opts.responseCache) {
+        opts.log?.(`${model}:${version} enables response_cache but the server has no response cache (start it with --cache-config local,size=<bytes>): every request runs`);
+      }
       const key = `${model}\0${version}`;
       const load = (loads.get(key) ?? 0) + 1;
       loads.set(key, load);
       const idPrefix = load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`;
       const common = { model, version, idPrefix, config: config as SchedulerConfigInput, clock, bus };
       if (kind === 'sequence') {
+        // the rate limiter gates the dynamic batcher's batches; the sequence batcher's lanes do not ask it yet,
+        // so a sequence model that declares rate_limiter needs on a limiting server is refused, never run unlimited
+        if (opts.rateLimiter && opts.rateLimiter.mode !== 'off' && declaresRateLimiter(config as ModelConfig)) {
+          throw new Error(`model '${model}': the rate limiter does not gate sequence-batched models yet; remove instance_group rate_limiter or serve without --rate-limit execution_count`);
+        }
         // the implicit state of live sequences, counted where the instances' memory is (exact bytes)
         const stateMemory = opts.memory.reserve({ device: 'cpu', model, version, instance: 'sequence state' }, 0, 'measured');
         try {
@@ -86,8 +109,13 @@ export function defaultRuntime(opts: { memory: MemoryLedger; log?: (msg: string)
           throw err;
         }
       }
-      return new ModelScheduler<InferPayload, InferResult>({ ...common, executor });
+      return new ModelScheduler<InferPayload, InferResult>({ ...common, executor, rateLimiter: opts.rateLimiter });
     },
     memory: opts.memory,
   };
+}
+
+/** an instance group that asks the rate limiter for resources or a priority */
+function declaresRateLimiter(config: ModelConfig): boolean {
+  return (config.instance_group ?? []).some((g) => (g.rate_limiter?.resources?.length ?? 0) > 0 || (g.rate_limiter?.priority ?? 0) > 0);
 }

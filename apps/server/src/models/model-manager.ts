@@ -26,6 +26,7 @@ import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from './ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingOf, composingToLoad, unloadsWithEnsemble } from './ensemble-members';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
+import type { InferenceCache } from '@inferscope/core/response-cache';
 import { redactPaths } from '../infer/redact-paths';
 
 
@@ -42,6 +43,8 @@ export interface ModelManagerOptions {
   /** microseconds on the server's monotonic clock (same origin as the schedulers' RealClock) */
   now?: () => number;
   log?: (msg: string) => void;
+  /** the server's response cache (--cache-config); a model uses it when its config enables it */
+  responseCache?: InferenceCache;
 }
 
 export class ModelManager {
@@ -268,6 +271,17 @@ export class ModelManager {
     } catch (err) {
       return Promise.reject(SchedulerError.of('unavailable', asInferError(err)));
     }
+    // the response cache answers a hit here, before any queue; a miss goes on and its answer is stored.
+    // Every door (HTTP, gRPC, an ensemble's step, BLS) comes through here, so an ensemble caches at its
+    // top level and each composing model on its own, as in Triton.
+    const cache = this.options.responseCache;
+    if (cache && slot.config?.response_cache?.enable) {
+      return cache.infer({ model: name, version: slot.version, request: req, startUs: this.now() }, () => this.schedule(name, slot, req, signal));
+    }
+    return this.schedule(name, slot, req, signal);
+  }
+
+  private schedule(name: string, slot: VersionSlot, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult> {
     // a request made inside another (BLS) is admitted as its call chain allows (call-chain.ts)
     const scheduler = slot.scheduler!;
     const admitted = admitChained(this.options.bus, req.payload as ChainedPayload, name, String(slot.version), () => scheduler.snapshot().instances ?? []);

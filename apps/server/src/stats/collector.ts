@@ -27,7 +27,11 @@
  * tensor conversions on both sides of the hand-off to its worker thread or stub process) and
  * compute_infer is the rest of the batch's span (events.ts computeSplit); each request of a batch
  * reports its batch's figures, as in Triton. An ensemble's own request reports its steps' compute as
- * compute_infer. No response cache: cache_hit/cache_miss stay 0.
+ * compute_infer.
+ * - request.cache (the response cache, events.ts) -> a hit is a success with its queue time (both count
+ *   it) and cache_hit, and nothing else: no inference, execution, compute or batch_stats, as Triton's
+ *   UpdateSuccessCacheHit; a miss adds cache_miss (lookup + insert) and adds that time to success's ns
+ *   without counting the request again (it was counted by its request.completed), as UpdateSuccessCacheMiss.
  * - request.response (a decoupled model's responses) -> response_stats[index], as Triton's core folds
  *   backend-reported response statistics: success adds compute_infer, compute_output and success
  *   (their sum); fail adds compute_infer (+ compute_output when outputs were read) and fail; empty (a
@@ -36,7 +40,7 @@
  *   statistics, so Triton leaves this map empty for python models; InferScope fills it.)
  */
 import { computeSplit, type EventBus, type FailureReason, type SchedulerEvent } from '@inferscope/core';
-import { failureOf, leavesPending, noFailures } from '@inferscope/core/stats';
+import { failureOf, isCacheHit, leavesPending, noFailures } from '@inferscope/core/stats';
 import { errors } from '@inferscope/core';
 import { PerVersion } from './per-version';
 
@@ -100,6 +104,8 @@ interface Acc {
   failures: Record<FailureReason, number>;
   pending: number;
   responses: Map<number, ResponseStat>;
+  cacheHit: Duration;
+  cacheMiss: Duration;
 }
 
 interface BatchAcc {
@@ -139,6 +145,7 @@ export class StatsCollector {
     name, version, last: 0, inferences: 0, executions: 0,
     success: zero(), fail: zero(), queue: zero(), input: zero(), infer: zero(), output: zero(),
     batches: new Map(), failures: noFailures(), pending: 0, responses: new Map(),
+    cacheHit: zero(), cacheMiss: zero(),
   }));
   /** scheduler-clock µs of a version's LOADING event, then its load duration once READY */
   private readonly loads = new PerVersion<{ sinceUs?: number; secs?: number }>(() => ({}));
@@ -222,6 +229,18 @@ export class StatsCollector {
         add(e.outcome === 'success' ? r.success : e.outcome === 'fail' ? r.fail : r.empty_response, total);
         break;
       }
+      case 'request.cache': {
+        const a = this.acc(e.model, e.version);
+        if (isCacheHit(e)) {
+          add(a.success, e.total_us);
+          add(a.queue, e.queue_us);
+          add(a.cacheHit, e.cache_us);
+        } else {
+          a.success.ns += ns(e.cache_us);
+          add(a.cacheMiss, e.cache_us);
+        }
+        break;
+      }
       case 'batch.completed': {
         if (!e.ok) break;
         this.execution(this.acc(e.model, e.version), e.size, computeSplit(e));
@@ -299,8 +318,8 @@ export class StatsCollector {
         compute_input: copy(a?.input),
         compute_infer: copy(a?.infer),
         compute_output: copy(a?.output),
-        cache_hit: zero(),
-        cache_miss: zero(),
+        cache_hit: copy(a?.cacheHit),
+        cache_miss: copy(a?.cacheMiss),
       },
       response_stats: Object.fromEntries([...(a?.responses ?? new Map<number, ResponseStat>())]
         .sort(([x], [y]) => x - y)

@@ -60,3 +60,15 @@ test('shapes compare with wildcards, and with the batch dimension expanded', () 
     .map((i) => i.message), ['in ensemble ens, ensemble tensor I0: inconsistent shape: [16] is inferred from model ens while [-1,16] is inferred from model nobatch']);
   assert.deepEqual(validateEnsembleSteps(ensemble('step { model_name: "nobatch" input_map { key: "X" value: "I0" } output_map { key: "Y" value: "OUT" } }', 4), lookup), []);
 });
+
+test('an ensemble that caches responses over a decoupled step is refused as Triton refuses a decoupled model with a cache', () => {
+  const decoupledAdd = parseModelConfig(`name: "add" platform: "onnxruntime_onnx" max_batch_size: 8
+    input [ { name: "A" data_type: TYPE_INT32 dims: [ 16 ] }, { name: "B" data_type: TYPE_INT32 dims: [ 16 ] } ]
+    output [ { name: "SUM" data_type: TYPE_INT32 dims: [ 16 ] } ] model_transaction_policy { decoupled: true }`);
+  const cached = { ...ensemble(addStep()), response_cache: { enable: true } };
+  const [issue] = validateEnsembleSteps(cached, (m) => (m === 'add' ? decoupledAdd : undefined));
+  assert.equal(issue!.message, "Response Cache does not currently support model ens with 'decoupled' transaction policy. Please disable the response cache.");
+  // the same ensemble without the cache, or over a step that is not decoupled, passes
+  assert.deepEqual(validateEnsembleSteps(ensemble(addStep()), (m) => (m === 'add' ? decoupledAdd : undefined)), []);
+  assert.deepEqual(validateEnsembleSteps(cached, lookup), []);
+});

@@ -114,5 +114,13 @@ export function validateEnsembleSteps(
       return fail(`in ensemble ${name}, multiple outputs in model ${stepName} are mapped to the same ensemble tensor ${dup}`, `${path}.output_map`);
     }
   }
+  // Triton makes an ensemble decoupled when a step is, and then refuses its response cache as any
+  // decoupled model's (model_config_utils.cc's words)
+  if (ensemble.response_cache?.enable && steps.some((s) => stepConfig(s.model_name ?? '')!.model_transaction_policy?.decoupled)) {
+    return fail(
+      `Response Cache does not currently support model ${name} with 'decoupled' transaction policy. Please disable the response cache.`,
+      'response_cache.enable',
+    );
+  }
   return [];
 }

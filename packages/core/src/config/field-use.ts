@@ -126,8 +126,9 @@ export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
   'instance_group.name': honoured(POOL),
   'instance_group.kind': honoured(POOL),
   'instance_group.count': honoured(POOL),
-  'instance_group.rate_limiter.resources': refused('the rate limiter (resources shared between instances) is not built'),
-  'instance_group.rate_limiter.priority': refused("the rate limiter (an instance's priority for resources) is not built"),
+  // read into each instance's needs; the server's rate limiter (--rate-limit execution_count) enforces them
+  'instance_group.rate_limiter.resources': honoured(POOL),
+  'instance_group.rate_limiter.priority': honoured(POOL),
   'instance_group.gpus': honoured(POOL),
   'instance_group.secondary_devices': refused('secondary devices (NVDLA) are not supported'),
   'instance_group.profile': inert(`optimisation profiles are ${TENSORRT_ONLY}`),
@@ -148,7 +149,7 @@ export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
   'model_operations.op_library_filename': refused('custom operation libraries are not loaded'),
   'model_transaction_policy.decoupled': honoured('packages/core/src/config/transaction-policy.ts'),
   'model_repository_agents.agents': refused('repository agents (checksum, encryption ...) are not run'),
-  'response_cache.enable': refused('the response cache is not built; every request would be executed'),
+  'response_cache.enable': honoured('apps/server/src/models/model-manager.ts'),
   'model_metrics.metric_control': refused('per-model metric histogram options are not built'),
 };
 

@@ -100,6 +100,12 @@ export interface ModelAggregate {
    * total since the server started (a reload does not reset it) and the rate over the window
    */
   arrivals?: Record<RequestSource, { total: number; per_s: number }>;
+  /**
+   * the response cache since the version loaded, when it enables it: hits (answered before any queue, and
+   * counted in the window's requests and latency above with no compute) and misses (requests that ran
+   * and stored their response)
+   */
+  cache?: { hits: number; misses: number };
 }
 
 /** How a request reached a model: a front end's protocol, or in process (load generator, ensemble steps). */

@@ -17,6 +17,7 @@ import type { BatchDecision } from './decide';
 import type { Emitter } from './emitter';
 import type { InstanceBatch, InstancePool, PoolInstance } from './instance-pool';
 import type { InstanceLifecycle } from './instance-lifecycle';
+import type { ResourceGate } from './resource-gate';
 import type { OrderedRelease } from './ordering';
 import type { AnyEntry, QueueEntry } from './queue-entry';
 import type { SchedulerStats } from './snapshot';
@@ -52,6 +53,7 @@ export class BatchRunner<P, R> {
     private readonly executor: Executor<P, R>,
     private readonly pool: InstancePool,
     private readonly instances: InstanceLifecycle,
+    private readonly gate: ResourceGate,
     private readonly emit: Emitter,
     private readonly stats: SchedulerStats,
     private readonly answers: Answers<P, R>,
@@ -59,7 +61,8 @@ export class BatchRunner<P, R> {
     private readonly idPrefix: string,
     private readonly hooks: RunnerHooks,
   ) {
-    this.depth = executor.reclaim ? Math.max(0, Math.floor(executor.prefetch ?? 0)) : 0;
+    // a batch handed early would begin without asking the rate limiter: no early hand-off while it limits
+    this.depth = executor.reclaim && !gate.limiting ? Math.max(0, Math.floor(executor.prefetch ?? 0)) : 0;
   }
 
   /** the batch lent to a busy instance, if any: its entries are the queue's first */
@@ -124,8 +127,11 @@ export class BatchRunner<P, R> {
     this.numberFormed(run);
     this.emit.batchFormed(run.batchId, entries, d.size, d.trigger, this.clock.now() - d.oldestUs);
     idle.state = 'busy';
-    this.begin(idle, run);
-    this.post(idle, run);
+    // formed now; it begins once the instance holds its rate-limiter resources (at once without a limiter)
+    this.gate.run(idle, () => {
+      this.begin(idle, run);
+      this.post(idle, run);
+    });
   }
 
   /** hand `run` to the busy `holder`: it begins there when the running batch ends, unless taken back first */
@@ -185,17 +191,20 @@ export class BatchRunner<P, R> {
     const phases = measured && !failure ? withinSpan(measured, computeUs) : undefined;
     this.emit.batchCompleted(batchId, inst.info.name, size, computeUs, nowUs, failure?.message, phases);
     if (failure) this.stats.failedBatches++;
-    if (inst.batchId === batchId) {
-      inst.batchId = undefined;
-      const next = inst.prefetched.shift();
-      if (next) this.begin(inst, next, nowUs); // the instance went straight on to the batch it already holds
-      else if (inst.retiring || this.hooks.stopped()) void this.instances.stop(inst);
-      else this.pool.markIdle(inst);
-    }
-    // Hand the instance its next batch before answering this one: the answers (their events, the callers'
-    // follow-up work) then run while the instance computes instead of in the gap between two batches,
-    // where a worker-thread instance would sit idle. Answers still go out in this same call.
-    this.hooks.pump(false);
+    // the instance's resources go back while the model's next batch is formed (resource-gate.ts)
+    this.gate.ended(inst, () => {
+      if (inst.batchId === batchId) {
+        inst.batchId = undefined;
+        const next = inst.prefetched.shift();
+        if (next) this.begin(inst, next, nowUs); // the instance went straight on to the batch it already holds
+        else if (inst.retiring || this.hooks.stopped()) void this.instances.stop(inst);
+        else this.pool.markIdle(inst);
+      }
+      // Hand the instance its next batch before answering this one: the answers (their events, the callers'
+      // follow-up work) then run while the instance computes instead of in the gap between two batches,
+      // where a worker-thread instance would sit idle. Answers still go out in this same call.
+      this.hooks.pump(false);
+    });
     // Every answer released from here (this batch's, and earlier ones preserve_ordering held back) leaves
     // now: one clock read for the batch, not one per request.
     this.answers.releaseTimeUs = nowUs;

@@ -61,11 +61,18 @@ export interface SequenceBatchingInput {
   iterative_sequence?: boolean;
 }
 
+export interface RateLimiterInput {
+  resources?: readonly { name?: string; global?: boolean; count?: number }[];
+  priority?: number;
+}
+
 export interface InstanceGroupInput {
   name?: string;
   kind?: string;
   count?: number;
   gpus?: readonly number[];
+  /** the resources and priority the server's rate limiter (--rate-limit execution_count) reads */
+  rate_limiter?: RateLimiterInput | null;
 }
 
 export interface SchedulerConfigInput {

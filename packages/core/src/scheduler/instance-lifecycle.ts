@@ -6,6 +6,7 @@
 import type { Emitter } from './emitter';
 import { instancesInGroup, type GroupSpec, type InstancePool, type PoolInstance } from './instance-pool';
 import type { Executor } from './types';
+import type { ResourceGate } from './resource-gate';
 
 export interface LifecycleHooks {
   /** an instance is idle and can take a batch */
@@ -23,6 +24,8 @@ export class InstanceLifecycle {
     private readonly executor: Executor<any, any>,
     private readonly emit: Emitter,
     private readonly hooks: LifecycleHooks,
+    /** the rate limiter's side of instances (resource-gate.ts); none = no limiter */
+    private readonly gate?: ResourceGate,
   ) {}
 
   /** create and start one instance of `g`; false when the executor could not start it */
@@ -30,8 +33,10 @@ export class InstanceLifecycle {
     const inst = this.pool.create(g);
     this.emit.instance(inst, 'loading');
     try {
+      this.gate?.register(inst, g); // before the executor: a need the server cannot meet fails it cheaply
       if (this.executor.startInstance) await this.executor.startInstance(inst.info);
     } catch (err) {
+      this.gate?.forget(inst);
       inst.reason = err instanceof Error ? err.message : String(err);
       inst.state = 'failed';
       this.emit.instance(inst, 'failed', inst.reason);
@@ -82,6 +87,7 @@ export class InstanceLifecycle {
       inst.reason = err instanceof Error ? err.message : String(err);
     }
     inst.state = 'stopped';
+    this.gate?.forget(inst);
     this.emit.instance(inst, 'stopped', inst.reason);
     this.pool.forget(inst);
   }

@@ -6,6 +6,7 @@
  */
 import type { BatchTrigger, InstanceState } from '../events';
 import type { InstanceGroupInput } from './config-input';
+import type { ResourceNeed } from '../rate-limiter/resources';
 import type { AnyEntry } from './queue-entry';
 import type { InstanceInfo, SchedulerRequest } from './types';
 
@@ -53,6 +54,8 @@ export interface GroupSpec {
   /** per device for GPU groups */
   count: number;
   gpus: number[];
+  /** what each instance asks of the rate limiter (instance_group.rate_limiter) */
+  rateLimiter?: { resources: ResourceNeed[]; priority: number };
 }
 
 export function groupsFromConfig(model: string, groups: readonly InstanceGroupInput[] | undefined): GroupSpec[] {
@@ -61,11 +64,13 @@ export function groupsFromConfig(model: string, groups: readonly InstanceGroupIn
     const count = g.count ?? 1;
     if (!Number.isInteger(count) || count < 0) throw new RangeError(`instance_group[${i}].count must be a non-negative integer`);
     const kind = g.kind ?? (g.gpus && g.gpus.length > 0 ? 'KIND_GPU' : 'KIND_CPU');
-    return { name: g.name || `${model}_${i}`, kind, count, gpus: [...(g.gpus ?? [])] };
+    const rl = g.rate_limiter;
+    const rateLimiter = rl ? { priority: rl.priority ?? 0, resources: (rl.resources ?? []).map((r) => ({ name: r.name ?? '', global: r.global ?? false, count: r.count ?? 0 })) } : undefined;
+    return { name: g.name || `${model}_${i}`, kind, count, gpus: [...(g.gpus ?? [])], ...(rateLimiter ? { rateLimiter } : {}) };
   });
 }
 
-function deviceFor(group: GroupSpec, index: number): string {
+export function deviceFor(group: GroupSpec, index: number): string {
   if (group.kind !== 'KIND_GPU') return 'cpu';
   const gpus = group.gpus.length > 0 ? group.gpus : [0];
   return `gpu${gpus[index % gpus.length]}`;

@@ -22,7 +22,9 @@ import { decideBatch } from './decide';
 import { PayloadQueue } from './payloads';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
-import { groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
+import { deviceFor, groupsFromConfig, instancesInGroup, InstancePool, type GroupSpec } from './instance-pool';
+import { ResourceGate } from './resource-gate';
+import type { RateLimiter } from '../rate-limiter/rate-limiter';
 import { InstanceLifecycle } from './instance-lifecycle';
 import { BatchRunner } from './batch-runner';
 import { OrderedRelease } from './ordering';
@@ -50,6 +52,8 @@ export interface ModelSchedulerOptions<P, R> {
    * reloads a model passes a different one per load, so an id never names two requests over its lifetime.
    */
   idPrefix?: string;
+  /** the server's rate limiter, shared by every model (resource-gate.ts); none = batches begin at once */
+  rateLimiter?: RateLimiter;
 }
 
 type Entry<P, R> = QueueEntry<P, R>;
@@ -82,6 +86,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
   private readonly payloads = new PayloadQueue<Entry<P, R>>();
   /** the max_batch_size the model was created with: a live change may lower it, never raise it past this */
   private readonly loadedMaxBatch: number;
+  private readonly gate: ResourceGate;
 
   constructor(opts: ModelSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -96,6 +101,8 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.ordering = new OrderedRelease(this.policy.preserveOrdering, (a) => this.answers.deliver(a));
+    this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
+    this.gate = new ResourceGate(opts.rateLimiter, opts.model, this.idPrefix);
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
       idle: () => this.pump(),
       noneUsable: () => {
@@ -103,10 +110,9 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
         if (this.state !== 'starting') this.failAllQueued('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model}`, 'has no usable instance'));
       },
       stopped: () => this.state === 'stopped',
-    });
-    this.idPrefix = opts.idPrefix ?? `${opts.model}:${opts.version}:`;
+    }, this.gate);
     this.wakeUp = new WakeUp(opts.clock, this.onTimer);
-    this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
+    this.runner = new BatchRunner(opts.clock, opts.executor, this.pool, this.instances, this.gate, this.emit, this.stats, this.answers, this.ordering, this.idPrefix, {
       pump: (prefetchNow) => this.pump(prefetchNow),
       takeQueued: (entries) => {
         this.queues.takeHead(entries);
@@ -127,13 +133,19 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
 
   /** the effective config slice (after live changes), Triton field names */
   get currentConfig(): SchedulerConfigInput {
-    return { ...this.config, instance_group: this.groups.map((g) => ({ ...g })) };
+    return { ...this.config, instance_group: this.groups.map(({ rateLimiter, ...g }) => ({ ...g, ...(rateLimiter ? { rate_limiter: rateLimiter } : {}) })) };
   }
 
   /** Start every instance. Resolves when at least one is idle; rejects when none could start. */
   async start(): Promise<void> {
     if (this.state !== 'created') throw new Error(`scheduler for ${this.model} already started`);
     this.state = 'starting';
+    try {
+      this.gate.check(this.groups, deviceFor); // resources the server cannot give fail the load before any instance starts
+    } catch (err) {
+      this.state = 'failed';
+      throw err;
+    }
     const starts: Promise<boolean>[] = [];
     for (const g of this.groups) for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.instances.start(g));
     const ok = (await Promise.all(starts)).some(Boolean);
@@ -281,7 +293,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     // queued until an instance takes them); `payloads` says how many of them wait in queued payloads
     const d = decideBatch(this.queues, this.policy, this.clock.now());
     const payloads = { count: this.payloads.size, requests: this.payloads.entryCount, lent_requests: this.runner.lent?.entries.length ?? 0 };
-    return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads);
+    return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads, (p) => this.gate.isWaiting(p));
   }
 
   // ---- the loop ----

@@ -13,6 +13,8 @@ export interface InstanceSnapshot {
   /** batch currently running, if busy */
   batch_id?: string;
   reason?: string;
+  /** busy holding a formed batch that waits for its rate-limiter resources (drawn waiting, not running) */
+  waiting_for_resources?: true;
 }
 
 export interface SchedulerStats {
@@ -73,6 +75,7 @@ export function snapshotOf(
   stats: SchedulerStats,
   held: number,
   payloads: PayloadsView = { count: 0, requests: 0, lent_requests: 0 },
+  waitingForResources: (p: PoolInstance) => boolean = () => false,
 ): SchedulerSnapshot {
   const pending: PendingBatchView | null =
     d.count === 0
@@ -89,6 +92,7 @@ export function snapshotOf(
     instances: instances.map((p) => ({
       name: p.info.name, group: p.info.group, kind: p.info.kind, device: p.info.device, state: p.state,
       ...(p.batchId ? { batch_id: p.batchId } : {}), ...(p.reason ? { reason: p.reason } : {}),
+      ...(waitingForResources(p) ? { waiting_for_resources: true as const } : {}),
     })),
     pending,
     held,

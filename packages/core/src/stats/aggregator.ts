@@ -6,7 +6,7 @@
  */
 import type { RequestCompletedEvent, RequestRejectedEvent, SchedulerEvent } from '../events';
 import { REQUEST_SOURCES, type FailureReason, type ModelAggregate, type RequestSource } from '../live/protocol';
-import { failureOf, leavesPending, noFailures, requestOutcome } from './request-outcome';
+import { failureOf, isCacheHit, leavesPending, noFailures, requestOutcome } from './request-outcome';
 import { LogHistogram } from './histogram';
 import { Rolling } from './rolling';
 import { WaitingQueues } from './waiting-queues';
@@ -42,6 +42,8 @@ export class ModelAggregator {
   private inFlight = 0;
   private memoryBytes = 0;
   readonly totals = { completed: 0, rejected: 0, failed: 0, batches: 0 };
+  /** response cache hits and misses (request.cache), undefined until the first */
+  private cache: { hits: number; misses: number } | undefined;
   /** nv_inference_request_failure by reason: refusals before queueing are not failures (request-outcome.ts) */
   readonly failures: Record<FailureReason, number> = noFailures();
   /** requests that reached the version by source since the start (queued, or refused before queueing) */
@@ -90,21 +92,37 @@ export class ModelAggregator {
         s.batchSizes.set(e.size, (s.batchSizes.get(e.size) ?? 0) + 1);
         return;
       }
+      case 'request.cache': {
+        const c = (this.cache ??= { hits: 0, misses: 0 });
+        if (!isCacheHit(e)) {
+          c.misses++;
+          return;
+        }
+        // a hit is a request answered: in the window's requests and latency, with no compute of its own
+        c.hits++;
+        this.answered(e.t, e.total_us, e.batch_size, e.queue_us, 0);
+        return;
+      }
       case 'request.completed': {
         this.inFlight--;
         for (const id of leavesPending(e)) this.waiting.leave(id);
         if (this.failed(e)) return;
-        this.totals.completed++;
-        const s = this.window.at(e.t);
-        if (!s) return;
-        s.latency.add(e.total_us);
-        s.requests++;
-        s.samples += e.batch_size;
-        s.queueSum += e.queue_us;
-        s.computeSum += e.compute_us;
+        this.answered(e.t, e.total_us, e.batch_size, e.queue_us, e.compute_us);
         return;
       }
     }
+  }
+
+  /** a request answered successfully at `t`: the totals and the window's requests, latency and times */
+  private answered(t: number, totalUs: number, batchSize: number, queueUs: number, computeUs: number): void {
+    this.totals.completed++;
+    const s = this.window.at(t);
+    if (!s) return;
+    s.latency.add(totalUs);
+    s.requests++;
+    s.samples += batchSize;
+    s.queueSum += queueUs;
+    s.computeSum += computeUs;
   }
 
   /** Counts the failure an answer records (request-outcome.ts); false when it is none. */
@@ -170,6 +188,7 @@ export class ModelAggregator {
         grpc: { total: this.arrivals.grpc, per_s: arrivalsInWindow.grpc / windowS },
         in_process: { total: this.arrivals.in_process, per_s: arrivalsInWindow.in_process / windowS },
       },
+      ...(this.cache ? { cache: { ...this.cache } } : {}),
     };
   }
 }

@@ -6,7 +6,7 @@
  */
 import type { SchedulerEvent } from '../events';
 import { LogHistogram } from './histogram';
-import { failureOf } from './request-outcome';
+import { failureOf, isCacheHit } from './request-outcome';
 
 /** Which events count: one model (or a set of them), optionally one version. */
 export interface FoldFilter {
@@ -54,6 +54,14 @@ export class EventFold {
         else this.failed++;
         this.queueSumUs += e.queue_us;
         this.computeSumUs += e.compute_us;
+        return;
+      case 'request.cache':
+        // a hit arrived and was answered before any queue (request-outcome.ts); a miss counts by its run
+        if (!isCacheHit(e)) return;
+        this.arrivals++;
+        this.timed++;
+        this.latency.add(e.total_us);
+        this.queueSumUs += e.queue_us;
         return;
       case 'batch.completed': {
         if (!e.ok) return;

@@ -4,4 +4,4 @@ export { percentile, percentileOf } from './percentile';
 export { standardDeviation } from './deviation';
 export { ModelAggregator, AggregatorSet, littlesLaw } from './aggregator';
 export { EventFold, type FoldFilter } from './event-fold';
-export { requestOutcome, failureOf, leavesPending, noFailures, type RequestOutcome } from './request-outcome';
+export { requestOutcome, failureOf, leavesPending, noFailures, isCacheHit, type RequestOutcome } from './request-outcome';

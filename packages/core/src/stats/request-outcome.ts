@@ -16,13 +16,17 @@
  *   queued and not yet taken into a batch: `request.queued` enters; `batch.formed` takes its requests
  *   out, a refusal after queueing its one, and an ensemble's own request (which forms no batch of its
  *   own) leaves when it is answered.
+ * - **A response-cache hit** (`request.cache` with outcome 'hit') is a success answered before any queue:
+ *   it counts where successes count, with its queue time, and never as an inference, an execution or
+ *   compute (Triton's UpdateSuccessCacheHit). A miss is a request that ran and is counted by its own
+ *   request.completed; its event only adds the cache's time (cache_miss).
  * - **Which window:** a request counts in the window in which it was answered (or refused), and a batch
  *   in the one in which it completed; rates divide by the time the window observed (Rolling's span, never
  *   more than the time since the first event). Totals run from the start; a caller that wants a stretch
  *   of time (a load run, an A/B round, the autotuner's window) folds that stretch's events into a fresh
  *   EventFold.
  */
-import type { RequestCompletedEvent, RequestRejectedEvent, SchedulerEvent } from '../events';
+import type { RequestCacheEvent, RequestCompletedEvent, RequestRejectedEvent, SchedulerEvent } from '../events';
 import { completedFailureReason, failureReason, type FailureReason } from '../live/protocol';
 
 /**
@@ -44,6 +48,11 @@ export function failureOf(e: RequestCompletedEvent | RequestRejectedEvent): Fail
     case 'refused_queued': return failureReason((e as RequestRejectedEvent).reason);
     default: return undefined;
   }
+}
+
+/** A request answered by the response cache (see the file comment): a success with no compute. */
+export function isCacheHit(e: SchedulerEvent): e is RequestCacheEvent & { outcome: 'hit' } {
+  return e.type === 'request.cache' && e.outcome === 'hit';
 }
 
 const NONE: readonly string[] = [];

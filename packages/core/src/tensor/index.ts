@@ -2,3 +2,4 @@
 export * from './types';
 export * from './dtypes';
 export * from './batch';
+export * from './raw-bytes';

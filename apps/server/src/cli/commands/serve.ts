@@ -65,6 +65,14 @@ Options:
                                 is closed after N s (default ${DEFAULTS.idleTimeoutSecs}), and a request body or gRPC message
                                 that stops arriving for N s is given up; calls being served and websockets
                                 are never cut
+  --cache-config local,size=N   Triton's response cache: one LRU buffer of N bytes shared by every model
+                                whose config says response_cache { enable: true } (README: the key)
+  --response-cache-byte-size N  deprecated (Triton's too): the same as --cache-config local,size=N
+  --rate-limit off|execution_count  off (default): instances run batches as soon as they are free;
+                                execution_count: only when the instance_group rate_limiter resources are free,
+                                the least executions x priority first
+  --rate-limit-resource NAME:COUNT[:DEVICE]  copies of a resource (repeatable; default: the largest need
+                                any instance declares; no DEVICE = every device)
 
 Examples:
   inferscope serve --model-repository model_repository
@@ -88,6 +96,7 @@ const command: Command = {
       throw err;
     }
     const log = (msg: string) => console.log(`[inferscope] ${msg}`);
+    for (const warning of options.startupWarnings) console.error(warning);
     // Imported here so `serve --help` and option errors do not pay for loading onnxruntime.
     const { buildApp } = await import('../../app');
     const server = await buildApp({ ...options, log });
