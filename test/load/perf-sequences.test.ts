@@ -2,7 +2,7 @@
 // lengths, the correlation ids, and the parameters they become on the wire (HTTP JSON and binary, gRPC).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseSequenceIdRange, SequenceSlots } from '../../apps/server/src/clients/perf/sequences.ts';
+import { parseSequenceIdRange, SequenceSlots } from '../../apps/server/src/loadgen/sequences.ts';
 import { encodeInferBody } from '../../apps/server/src/loadgen/targets.ts';
 import { inferRequest } from '../../apps/server/src/clients/perf/grpc-target.ts';
 import type { Tensor } from '@inferscope/core';

@@ -7,10 +7,13 @@
  */
 import type { InferPayload } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
+import { autoSequences, isStateful } from './sequences';
 import type { InferCall } from './infer-call';
 
 export class RemoteInputs<R> {
   private generators = new Map<string, Promise<InputGenerator>>();
+  /** per stateful model version: adds sequence fields to calls that came without (sequences.ts) */
+  private sequencers = new Map<string, (call: InferCall) => InferCall>();
   private requests = new Map<string, R>();
   private payloads = new Map<string, InferPayload>();
 
@@ -26,7 +29,10 @@ export class RemoteInputs<R> {
     const key = `${model}/${version ?? ''}`;
     let g = this.generators.get(key);
     if (!g) {
-      g = this.fetchConfig(model, version).then((cfg) => new InputGenerator(modelIOFromConfig(cfg), this.seed));
+      g = this.fetchConfig(model, version).then((cfg) => {
+        if (isStateful(cfg)) this.sequencers.set(key, autoSequences(this.seed));
+        return new InputGenerator(modelIOFromConfig(cfg), this.seed);
+      });
       g.catch(() => this.generators.delete(key));
       this.generators.set(key, g);
     }
@@ -42,13 +48,14 @@ export class RemoteInputs<R> {
     }
   }
 
-  async request(call: InferCall): Promise<R> {
+  async request(asked: InferCall): Promise<R> {
+    const gen = await this.generator(asked.model, asked.version);
+    const call = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.(asked) ?? asked;
     const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
     const cached = call.sequence ? undefined : this.requests.get(key);
     if (cached) return cached;
     let payload = this.payloads.get(key);
     if (!payload) {
-      const gen = await this.generator(call.model, call.version);
       payload = gen.payload(call.batchSize, call.shape);
       if (this.payloads.size < 1024) this.payloads.set(key, payload);
     }

@@ -5,6 +5,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { asInferError, errors, type InferPayload, type InferResult, type SchedulerRequest, type Tensor } from '@inferscope/core';
+import { autoSequences, isStateful } from './sequences';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
 import { RemoteInputs } from './remote-inputs';
 import type { InferCall } from './infer-call';
@@ -197,6 +198,8 @@ export interface InProcessManager {
 export class InProcessTarget implements InferTarget {
   readonly kind = 'inprocess' as const;
   private generators = new Map<string, InputGenerator>();
+  /** per stateful model version: adds sequence fields to calls that came without (sequences.ts) */
+  private sequencers = new Map<string, (call: InferCall) => InferCall>();
   constructor(
     private readonly manager: InProcessManager,
     private readonly seed = 1,
@@ -210,6 +213,7 @@ export class InProcessTarget implements InferTarget {
       if (!served) throw version ? errors.UNKNOWN_VERSION(model, version) : errors.UNKNOWN_MODEL(model);
       g = new InputGenerator(modelIOFromConfig(served.config as Record<string, unknown>), this.seed);
       this.generators.set(key, g);
+      if (isStateful(served.config)) this.sequencers.set(key, autoSequences(this.seed));
     }
     return g;
   }
@@ -218,15 +222,18 @@ export class InProcessTarget implements InferTarget {
     this.generator(model, version);
   }
 
-  async infer(call: InferCall): Promise<InferOutcome> {
+  async infer(asked: InferCall): Promise<InferOutcome> {
     try {
-      const gen = this.generator(call.model, call.version);
+      const gen = this.generator(asked.model, asked.version);
+      const call = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.(asked) ?? asked;
+      const seq = call.sequence;
       await this.manager.infer(call.model, call.version, {
         batchSize: gen.io.maxBatchSize > 0 ? call.batchSize : 1,
         shapeKey: gen.shapeKey(call.shape),
         priority: call.priority,
         timeoutUs: call.timeoutUs,
         payload: gen.payload(call.batchSize, call.shape),
+        ...(seq ? { sequence: { id: typeof seq.id === 'number' ? BigInt(seq.id) : seq.id, start: seq.start, end: seq.end } } : {}),
       });
       return { ok: true, status: 200 };
     } catch (err) {

@@ -11,7 +11,7 @@ import { runPerfStep, parseRange, type StepResult } from '../../clients/perf/per
 import { composingModelsOf, readModelStats } from '../../clients/perf/server-stats';
 import { closingTable, stepSummary, toCsv } from '../../clients/perf/perf-report';
 import type { StepMode } from '../../clients/perf/step-load';
-import { parseSequenceIdRange, SEQUENCE_DEFAULTS, SequenceSlots } from '../../clients/perf/sequences';
+import { isStateful, parseSequenceIdRange, SEQUENCE_DEFAULTS, SequenceSlots } from '../../loadgen/sequences';
 
 const help = `Usage: inferscope perf -m MODEL [options]
 
@@ -196,8 +196,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
  */
 function sequencesFor(config: unknown, values: Record<string, string | undefined>, modes: StepMode[], seed: number) {
   const given = ['seqLength', 'seqVariation', 'seqIds', 'seqOpen'].filter((k) => values[k] !== undefined);
-  const stateful = typeof config === 'object' && config !== null && (config as { sequence_batching?: unknown }).sequence_batching !== undefined;
-  if (!stateful) {
+  if (!isStateful(config)) {
     if (given.length > 0) throw new Error('--sequence-length, --sequence-length-variation, --sequence-id-range and --num-of-sequences apply to a stateful model (sequence_batching in its config)');
     return undefined;
   }

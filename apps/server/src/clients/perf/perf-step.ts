@@ -7,7 +7,7 @@ import { percentile, standardDeviation } from '@inferscope/core/stats';
 import { strictNumber } from '@inferscope/core/config';
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import { StepLoad, type StepMode, type Window } from './step-load';
-import type { SequenceSlots } from './sequences';
+import type { SequenceSlots } from '../../loadgen/sequences';
 import { diffServerStats, type ServerModelStats, type ServerWindow } from './server-stats';
 
 export interface StepOptions {

@@ -6,7 +6,7 @@
 import type { InferCall, InferTarget } from '../../loadgen/targets';
 import type { RequestRecord } from '../../loadgen/runner';
 import { mulberry32 } from '../../loadgen/input-generator';
-import type { SequenceSlots } from './sequences';
+import type { SequenceSlots } from '../../loadgen/sequences';
 
 export type StepMode =
   | { kind: 'concurrency'; concurrency: number }

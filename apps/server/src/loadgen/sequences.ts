@@ -1,14 +1,16 @@
 /**
- * perf's load for a stateful model (a config with `sequence_batching`), as perf_analyzer sends it: every
+ * Load for a stateful model (a config with `sequence_batching`), as perf_analyzer sends it: every
  * request belongs to a sequence of about `--sequence-length` requests (± `--sequence-length-variation`
  * percent, drawn per sequence), the first flagged START and the last END, each sequence with its own
  * correlation id from `--sequence-id-range start[:end]` (end excluded; ids are reused in order once a
  * bounded range runs out, as perf_analyzer does). Under a concurrency step each client runs its own
  * sequences one after another; under a request rate `--num-of-sequences` sequences are open at once and
- * each request goes to the next of them in turn.
+ * each request goes to the next of them in turn. Every other load (the dashboard's runs, A/B, sweeps,
+ * replays) gets the same with perf_analyzer's defaults (autoSequences), so a stateful model is never sent
+ * requests without a sequence, which it would refuse one by one.
  */
-import type { InferCall } from '../../loadgen/infer-call';
-import { mulberry32 } from '../../loadgen/input-generator';
+import type { InferCall } from './infer-call';
+import { mulberry32 } from './input-generator';
 
 export interface SequenceOptions {
   /** base length: requests per sequence (perf_analyzer's default 20) */
@@ -86,4 +88,21 @@ export function parseSequenceIdRange(text: string): { idStart: number; idEnd?: n
   const idEnd = id(b, 'end');
   if (idEnd <= idStart) throw new Error(`--sequence-id-range: end ${idEnd} must be above start ${idStart} (end is excluded)`);
   return { idStart, idEnd };
+}
+
+/** Whether a model config (JSON-shaped, as the server reports it) is a stateful model's. */
+export const isStateful = (config: unknown): boolean =>
+  typeof config === 'object' && config !== null && (config as { sequence_batching?: unknown }).sequence_batching !== undefined;
+
+/**
+ * The sequences a load target adds to the calls of a stateful model that came without any: perf_analyzer's
+ * defaults, `numOfSequences` open at once, each request to the next in turn. Ids start at a random point
+ * of a large range: two load runs on one server (two dashboard tabs, a run and an A/B) must not share a
+ * correlation id, or each would restart the other's sequences.
+ */
+export function autoSequences(seed: number): (call: InferCall) => InferCall {
+  const idStart = 1 + Math.floor(Math.random() * 2 ** 40);
+  const slots = new SequenceSlots({ length: SEQUENCE_DEFAULTS.length, variationPct: SEQUENCE_DEFAULTS.variationPct, idStart, seed }, SEQUENCE_DEFAULTS.numOfSequences);
+  let next = 0;
+  return (call) => (call.sequence ? call : { ...call, sequence: slots.next(next++ % SEQUENCE_DEFAULTS.numOfSequences) });
 }
