@@ -90,10 +90,15 @@ class EnsembleRun {
     this.finishIfDone();
   }
 
+  /**
+   * Every failure of a running ensemble names it first, as Triton's ensemble scheduler does ("in ensemble
+   * 'm', " before a step's own message; nested ensembles name each level), with the step's code.
+   */
   private fail(err: unknown): void {
     if (this.done) return;
     this.done = true;
-    this.reject(asSchedulerError(err));
+    const e = asSchedulerError(err);
+    this.reject(new SchedulerError(e.reason, capMessage(`in ensemble '${this.plan.name}', ${e.message}`), e.code, e.transportStatus));
   }
 
   private ready(step: StepPlan): boolean {
@@ -141,12 +146,12 @@ class EnsembleRun {
     if (this.waitingCount > 0) {
       // validation rules this out (every tensor is written before it is read); say so if it happens
       const stuck = this.steps.filter((i) => this.waiting[i]);
-      return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', steps ${stuck.join(', ')} can never run: their inputs are not written`, 'INTERNAL'));
+      return this.fail(new SchedulerError('failed', `steps ${stuck.join(', ')} can never run: their inputs are not written`, 'INTERNAL'));
     }
     const out: Tensor[] = [];
     for (const name of this.wanted) {
       const t = this.tensors.get(name);
-      if (!t) return this.fail(new SchedulerError('failed', `in ensemble '${plan.name}', output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 'INTERNAL'));
+      if (!t) return this.fail(new SchedulerError('failed', `output '${name}' was not produced by model '${plan.steps[plan.producer.get(name) ?? 0]?.model}'`, 'INTERNAL'));
       out.push(t);
     }
     this.done = true;
