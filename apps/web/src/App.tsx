@@ -44,7 +44,7 @@ export function App() {
   return (
     <div className="app" key={lang}>
       <Header onResync={() => conn.current?.resync()} />
-      <div className="layout">
+      <div className={mode === 'teach' ? 'layout teach' : 'layout'}>
         <main className="min-w-0" aria-live="off">
           {mode === 'teach' && <TeachStage />}
           {view === 'architecture' && <ArchitectureView />}

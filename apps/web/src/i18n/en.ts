@@ -22,6 +22,8 @@ export const en = {
   themeDark: 'Dark',
   themeLight: 'Light',
   largeType: 'Large type',
+  /** teaching mode folds the header's display settings (model, window, colours, theme, type) under this */
+  displaySettings: 'Display',
   connection: {
     connecting: 'Connecting…',
     connected: 'Live',

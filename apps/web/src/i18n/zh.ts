@@ -22,6 +22,7 @@ export const zh: Strings = {
   themeDark: '深色',
   themeLight: '浅色',
   largeType: '大字号',
+  displaySettings: '显示',
   connection: {
     connecting: '正在连接…',
     connected: '已连接',

@@ -11,7 +11,7 @@ import { S } from '../i18n/strings';
 import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
 import { ExperimentChart } from './ExperimentChart';
 
-export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption: string; current?: number }) {
+export function ExperimentPanel(props: { id: ExperimentId; seed: number; current?: number }) {
   const [tables, setTables] = useState<ExperimentTable[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState(0);
@@ -34,21 +34,21 @@ export function ExperimentPanel(props: { id: ExperimentId; seed: number; caption
   }, [tables]);
   const table = tables?.[Math.min(shown, tables.length - 1)];
   return (
-    <section className="card p-3 mb-2 space-y-2" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
-      <div className="flex flex-wrap items-center justify-between gap-2">
-        <h3 className="text-sm font-semibold">{S.experiment}</h3>
-        {tables && tables.length > 1 && (
-          <div className="seg flex-wrap" role="tablist" data-testid="experiment-tabs">
-            {tables.map((t, i) => (
-              <button key={t.id} type="button" role="tab" aria-selected={i === shown} className={i === shown ? 'on' : ''} onClick={() => setShown(i)} data-testid={`experiment-tab-${t.id}`}>{i + 1}</button>
-            ))}
-          </div>
-        )}
-        <button type="button" className="btn btn-sm" onClick={start} disabled={!tables} data-testid="experiment-run">{tables ? S.rerunExperiment : S.pending}</button>
-      </div>
-      <p className="text-sm text-muted"><span className="font-semibold">{S.lookAt}{S.colon}</span>{props.caption}</p>
+    <section className="card p-2 mb-2 space-y-1" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
+      {!table && <h3 className="text-sm font-semibold">{S.experiment}{S.colon}{S.pending}</h3>}
       {error && <p className="text-danger text-sm" role="alert">{error}</p>}
-      {table && <ExperimentChart key={table.id} table={table} current={props.current} />}
+      {table && tables && (
+        <ExperimentChart key={table.id} table={table} current={props.current}>
+          {tables.length > 1 && (
+            <div className="seg shrink-0" role="tablist" aria-label={S.experiment} data-testid="experiment-tabs">
+              {tables.map((t, i) => (
+                <button key={t.id} type="button" role="tab" aria-selected={i === shown} className={i === shown ? 'on' : ''} onClick={() => setShown(i)} data-testid={`experiment-tab-${t.id}`}>{i + 1}</button>
+              ))}
+            </div>
+          )}
+          <button type="button" className="btn btn-sm shrink-0" onClick={start} data-testid="experiment-run">{S.rerunExperiment}</button>
+        </ExperimentChart>
+      )}
       {tables && (
         <details className="text-sm" data-testid="experiment-tables">
           <summary className="cursor-pointer text-muted">{S.exp.chart.table}</summary>
