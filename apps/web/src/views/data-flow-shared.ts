@@ -103,7 +103,9 @@ export class DotBatch {
 
 export function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number): void {
   ctx.beginPath();
-  ctx.roundRect(x, y, w, h, Math.min(r, w / 2, h / 2));
+  // a squeezed row can ask for a box of no height: roundRect throws on a negative radius, and the
+  // exception stopped the whole frame after the first model
+  ctx.roundRect(x, y, Math.max(0, w), Math.max(0, h), Math.max(0, Math.min(r, w / 2, h / 2)));
 }
 
 /** A label drawn in the last data-flow frame, in canvas pixels (for the layout tests: labels must not collide). */
