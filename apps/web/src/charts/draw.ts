@@ -193,6 +193,20 @@ export function drawEmpty(ctx: CanvasRenderingContext2D, theme: ChartTheme, widt
   lines.forEach((line, i) => ctx.fillText(line, width / 2, height / 2 + (i - (lines.length - 1) / 2) * lineH));
 }
 
+/** `s` as it fits in `maxW` at the context's font: whole, or cut with "…" (at least one character). */
+export function fitText(ctx: Pick<CanvasRenderingContext2D, 'measureText'>, s: string, maxW: number): string {
+  if (ctx.measureText(s).width <= maxW) return s;
+  let lo = 1;
+  let hi = s.length - 1;
+  // the longest prefix whose "prefix…" fits (binary search: measureText is the cost)
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ctx.measureText(`${s.slice(0, mid)}…`).width <= maxW) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${s.slice(0, lo)}…`;
+}
+
 /** Lines of `text` no wider than `maxWidth`: broken at spaces, or between characters where it has none (Chinese). */
 export function wrapText(ctx: CanvasRenderingContext2D, text: string, maxWidth: number): string[] {
   const words = text.includes(' ') ? text.split(' ') : [...text];

@@ -3,7 +3,7 @@ import type { LiveModel } from '../store/live-model';
 import type { ModelLive, RequestLive } from '../store/live-types';
 import type { ChartTheme } from '../charts/theme';
 import { modelColour, priorityColour } from '../charts/theme';
-import { withAlpha } from '../charts/draw';
+import { fitText, withAlpha } from '../charts/draw';
 
 /** x positions of the five stages, computed once per frame from the canvas width */
 export interface Columns {
@@ -153,19 +153,6 @@ export function hash(s: string): number {
   return h >>> 0;
 }
 
-/** `s` as it fits in `maxW` at the context's font: whole, or cut with "…" (at least one character). */
-export function fitText(ctx: Pick<CanvasRenderingContext2D, 'measureText'>, s: string, maxW: number): string {
-  if (ctx.measureText(s).width <= maxW) return s;
-  let lo = 1;
-  let hi = s.length - 1;
-  // the longest prefix whose "prefix…" fits (binary search: measureText is the cost)
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ctx.measureText(`${s.slice(0, mid)}…`).width <= maxW) lo = mid;
-    else hi = mid - 1;
-  }
-  return `${s.slice(0, lo)}…`;
-}
 
 /**
  * Column headers along one line: each wants its anchor (left, centre or right aligned), but none may
