@@ -76,7 +76,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
           <span className={`badge state-${m.state.toLowerCase()}`}>{S.modelStates[m.state] ?? m.state}</span>
         </div>
         <div className="text-sm text-muted">
-          {S.versions} {m.version} · {S.backend} {m.backend || '–'} · {S.platform} {m.platform || '–'}
+          {S.versions} {m.version} · {S.backend} {m.backend ? <Identifier text={m.backend} /> : '–'} · {S.platform} {m.platform ? <Identifier text={m.platform} /> : '–'}
         </div>
         {m.reason && refusalGloss(m.reason) && <div className="text-sm text-danger">{refusalGloss(m.reason)}</div>}
         {m.reason && <div className="text-sm text-danger" data-verbatim>{m.reason}</div>}
