@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { setLanguage } from '../src/strings';
+import { setLanguage } from '../src/i18n/strings';
 import { autotuneText, refusalGloss } from '../src/i18n/server-text';
 import { MemoryLedger } from '../../server/src/memory/ledger';
 

@@ -4,13 +4,13 @@
  * model's state and how many of this ensemble's step requests it holds now (from the ensemble.step link
  * of each request); then the composing models whose queues and instances do the work.
  */
-import { Identifier } from '../ui/Identifier';
 import { Fragment } from 'react';
 import { live } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { composingModel, stepsInFlight, type Pipeline } from '../store/pipeline';
 import { useLiveText } from '../charts/use-live-text';
 import { S } from '../i18n/strings';
+import { Identifier } from '../charts/Identifier';
 
 export function PipelineCells(props: { m: ModelLive; pipeline: Pipeline }) {
   const { m, pipeline } = props;
