@@ -4,8 +4,8 @@
  * marked, and the verdict built from the same rows. The tables stay below, folded. Runs by itself once the
  * lesson opens (after the first paint) and again on demand.
  */
-import { useEffect, useState } from 'react';
-import { takeFocus } from './focus';
+import { useEffect, useRef, useState } from 'react';
+import { onFocusRequest, takeFocus } from './focus';
 import { formatRate, formatUs } from '../charts/format';
 import { S } from '../i18n/strings';
 import { runExperiment, type ExperimentId, type ExperimentTable } from './experiments';
@@ -29,12 +29,22 @@ export function ExperimentPanel(props: { id: ExperimentId; seed: number; current
   };
   useEffect(start, [props.id, props.seed]);
   useEffect(() => setShown(0), [props.id]);
+  // "Show me" names a table (exp-<id>): the chart switches to it and comes into view
+  const box = useRef<HTMLElement>(null);
+  useEffect(() => onFocusRequest((target) => {
+    const i = tables?.findIndex((t) => `exp-${t.id}` === target) ?? -1;
+    if (i < 0) return false;
+    setShown(i);
+    box.current?.scrollIntoView({ block: 'start' });
+    box.current?.setAttribute('data-focused', target);
+    return true;
+  }), [tables]);
   useEffect(() => {
     if (tables) takeFocus();
   }, [tables]);
   const table = tables?.[Math.min(shown, tables.length - 1)];
   return (
-    <section className="card p-2 mb-2 space-y-1" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
+    <section ref={box} className="card p-2 mb-2 space-y-1 scroll-mt-16" data-testid="experiment" data-experiment={props.id} data-state={tables ? 'done' : 'running'}>
       {!table && <h3 className="text-sm font-semibold">{S.experiment}{S.colon}{S.pending}</h3>}
       {error && <p className="text-danger text-sm" role="alert">{error}</p>}
       {table && tables && (
