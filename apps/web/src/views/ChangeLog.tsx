@@ -19,7 +19,7 @@ export function ChangeLog() {
         <ul className="px-3 pb-3 text-sm space-y-1">
           {rows.states.length === 0 && <li className="text-muted">{S.noStateChanges}</li>}
           {rows.states.map((r, i) => (
-            <li key={i} className="flex gap-2">
+            <li key={i} className="flex flex-wrap gap-x-2">
               <span className="text-muted w-24 shrink-0">{ago(r.t)}</span>
               <span className="font-mono">{r.instance ?? r.modelKey}</span>
               <span className={`badge state-${r.state.toLowerCase()}`}>{S.instanceStates[r.state] ?? r.state}</span>
