@@ -70,6 +70,23 @@ test('the metric knob redraws the bars; the instance knob moves the marked row',
   }
 });
 
+test("lesson 3: the delay knob between the tables' rows adds a row at its value, marked", { skip: missing }, async () => {
+  const page = await browser!.newPage();
+  try {
+    await openLesson(page, web.url, 'batching', 'en');
+    await page.click('[data-testid=experiment-tab-delay]');
+    assert.equal((await bars(page)).length, 2, 'delay 0 and 2 ms');
+    await page.locator('[data-testid=knob-delay]').fill('1000');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=experiment-chart] [data-testid=exp-bar]').length === 3, undefined, { timeout: 30_000 });
+    const b = await bars(page);
+    assert.deepEqual(b.map((x) => x.current), [false, true, false], 'the 1 ms row sits between 0 and 2 ms, marked');
+    assert.ok(b[0].value < b[1].value && b[1].value < b[2].value, `mean batch grows with the delay: ${b.map((x) => x.value).join(', ')}`);
+    assert.equal(await page.locator('[data-testid=exp-delay] [data-testid=exp-delay-row]').count(), 3, 'the folded table has the row too');
+  } finally {
+    await page.close();
+  }
+});
+
 test('the calibration pin says which calibration the lessons use and re-runs the experiment', { skip: missing }, async () => {
   const page = await browser!.newPage();
   try {

@@ -83,6 +83,7 @@ test('A/B takes any patch, plots both runs and warns when other traffic hits the
     await page.getByRole('button', { name: /Run A then B/ }).click();
     await page.getByTestId('ab-table').waitFor({ timeout: 120_000 });
     await other.stop();
+    assert.equal(await page.locator('.layout > main [data-testid=ab-table]').count(), 1, 'the result on the main stage, not in the side panel');
     const legend = (await page.locator('[data-testid=ab-chart] canvas').getAttribute('data-legend')) ?? '';
     assert.match(legend, /A \(delay=0 instances=1\) \| B \(delay=2000 preferred=8 max_batch=16\)/);
     assert.match((await page.getByTestId('ab-warning').first().textContent()) ?? '', /requests from other clients/);

@@ -128,6 +128,9 @@ for (const lang of ['en', 'zh'] as const) {
   });
 }
 
+/** The element a link brings into view: an experiment's table is shown by the chart switching to it. */
+const focused = (target: string) => (target.startsWith('exp-') ? `[data-testid=experiment][data-focused=${target}]` : `[data-testid=${target}][data-focused]`);
+
 test('zh: each misconception card opens the experiment that disproves it', { skip: missing }, async () => {
   await openLesson(s.page, s.url, 'operations', 'zh');
   const open = async () => {
@@ -137,7 +140,7 @@ test('zh: each misconception card opens the experiment that disproves it', { ski
     await open();
     await s.page.click(`[data-testid=myth-${myth}-show]`);
     await s.page.waitForSelector(`[data-testid=teaching-panel][data-lesson=${lesson}]`);
-    await s.page.waitForSelector(`[data-testid=${target}][data-focused]`, { timeout: 60_000 });
+    await s.page.waitForSelector(focused(target), { timeout: 60_000 });
   }
   await open();
   await s.page.click('[data-testid=myth-backendPlatform-show]');
@@ -162,7 +165,7 @@ test('en: every interview answer links to the view or experiment that shows it',
   for (const id of ids) {
     if (!(await s.page.locator('[data-testid=interview][open]').count())) await s.page.click('[data-testid=interview] summary');
     await s.page.click(`[data-testid=question-${id}-show]`);
-    await s.page.waitForSelector(`[data-testid=${targets[id]}][data-focused]`, { timeout: 60_000 });
-    await s.page.evaluate((t) => document.querySelector(`[data-testid=${t}]`)?.removeAttribute('data-focused'), targets[id]);
+    await s.page.waitForSelector(focused(targets[id]), { timeout: 60_000 });
+    await s.page.evaluate((sel) => document.querySelector(sel)?.removeAttribute('data-focused'), focused(targets[id]));
   }
 });

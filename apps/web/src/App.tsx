@@ -8,6 +8,7 @@ import { StateView } from './views/StateView';
 import { PerformanceView } from './views/PerformanceView';
 import { ControlsPanel } from './controls/ControlsPanel';
 import { LoadPanel } from './controls/LoadPanel';
+import { AbStage } from './controls/AbStage';
 import { connectLive, type LiveConnection } from './live/socket-source';
 import { TeachingPanel } from './teach/TeachingPanel';
 import { playback } from './teach/playback';
@@ -44,9 +45,10 @@ export function App() {
   return (
     <div className="app" key={lang}>
       <Header onResync={() => conn.current?.resync()} />
-      <div className="layout">
+      <div className={mode === 'teach' ? 'layout teach' : 'layout'}>
         <main className="min-w-0" aria-live="off">
           {mode === 'teach' && <TeachStage />}
+          {mode === 'live' && <AbStage />}
           {view === 'architecture' && <ArchitectureView />}
           {view === 'data' && <DataView />}
           {view === 'state' && <StateView />}

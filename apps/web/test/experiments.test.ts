@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runExperiment } from '../src/teach/experiments';
+import { knobRows, runExperiment } from '../src/teach/experiments';
 import { LESSONS, SPEEDS } from '../src/teach/lessons';
 import { setLanguage, stringsFor, LANGUAGES } from '../src/i18n/strings';
 import { calibrationStore, dropLiveCalibrations } from '../src/teach/calibrations';
@@ -213,3 +213,22 @@ function assertApplicationClaims(): void {
 }
 
 test('application scenarios keep their claims: online p99 inside 10 ms, offline batches full, P1 waits far less than P2 under load', assertApplicationClaims);
+
+test("lesson 3's knob adds a row at its own delay, between the tables' rows, on the same arrivals", () => {
+  const tables = runExperiment('batching', 1);
+  const rows = knobRows('batching', 1, 1000);
+  assert.deepEqual(Object.keys(rows).sort(), ['delay', 'overload']);
+  for (const [id, row] of Object.entries(rows)) {
+    assert.equal(row.setting, 1000);
+    const base = tables.find((t) => t.id === id)!.rows;
+    assert.deepEqual(base.map((r) => r.setting), [0, 2000], `${id}: the table's own rows`);
+    assert.equal(row.summary.requests.sent, base[0].summary.requests.sent, `${id}: the same seeded arrivals`);
+  }
+  // at the moderate load the batch grows with the delay: 1 ms lies between 0 and 2 ms
+  const [b0, b2] = tables.find((t) => t.id === 'delay')!.rows.map((r) => r.summary.avg_batch_size);
+  const b1 = rows.delay.summary.avg_batch_size;
+  assert.ok(b0 < b1 && b1 < b2, `mean batch ${b0} < ${b1} < ${b2}`);
+  // a row at a setting the table has already run is the same row
+  assert.deepEqual(knobRows('batching', 1, 2000).delay.summary, tables.find((t) => t.id === 'delay')!.rows[1].summary);
+  assert.deepEqual(knobRows('concurrency', 1, 3), {}, 'lesson 5 has a row for every instance count its knob offers');
+});

@@ -220,3 +220,18 @@ test('the autotuner: the snapshot says it runs, its change keeps its reason and 
   assert.equal(live.models.get('m:1')?.autotune?.status.state, 'restored');
   assert.ok(live.structureRev > rev, 'switching re-renders the controls');
 });
+
+test('sparse traffic: queue samples show the queue as it stood between requests, not at each arrival', () => {
+  const live = new LiveModel();
+  live.applySnapshot(snapshot());
+  live.queueSampleUs = 50_000;
+  // a request every 250 ms, queued and batched within half a millisecond: the queue is empty nearly always
+  for (let i = 0; i < 8; i++) {
+    const t = 10_000 + i * 250_000;
+    live.apply(queued(`r${i}`, t));
+    live.apply({ type: 'batch.formed', ...base, t: t + 400, batch_id: `b${i}`, request_ids: [`r${i}`], size: 1, trigger: 'delay', oldest_wait_us: 400 });
+  }
+  const depths = live.queueSamples.toArray().map((s) => s.depth[1] ?? 0);
+  assert.ok(depths.length >= 7, `${depths.length} samples`);
+  assert.deepEqual([...new Set(depths)], [0], `samples ${depths.join(',')}`);
+});

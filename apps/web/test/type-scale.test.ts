@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { textPx } from '../src/charts/theme';
-import { fitText, spreadHeaders } from '../src/views/data-flow-shared';
+import { spreadHeaders } from '../src/views/data-flow-shared';
+import { fitText } from '../src/charts/draw';
 
 test('textPx keeps every size at or above the floor and leaves room above it alone', () => {
   const large = { fontSize: 16, minFont: 16 };

@@ -11,9 +11,9 @@ export function ChartCard(props: { title: string; draw: DrawFn; height?: number;
   return (
     <section className="card flex flex-col" data-testid={props.testId}>
       <div className="flex items-center justify-between gap-2">
-        <h3 className="card-title">{props.title}</h3>
+        <h3 className="card-title min-w-0">{props.title}</h3>
         {props.logToggle && (
-          <button type="button" className="text-xs underline opacity-70" aria-pressed={log} title={S.panels.logTitle} onClick={() => setLog(!log)}>
+          <button type="button" className="text-xs underline opacity-70 shrink-0 whitespace-nowrap mr-2" aria-pressed={log} title={S.panels.logTitle} onClick={() => setLog(!log)}>
             {log ? S.panels.linear : S.panels.log}
           </button>
         )}

@@ -10,12 +10,13 @@ import type { Guide } from './time-chart';
 import type { ModelLive } from '../store/live-types';
 import { formatUs } from './format';
 import { S } from '../i18n/strings';
+import { autotuneText } from '../i18n/server-text';
 
 /** A decision's reason as one line of hover text. A prediction beyond the queue model says why, never a number. */
 export function autotuneTip(r: AutotuneChangeReason): string {
   const measured = r.measured_p99_us > 0 ? formatUs(r.measured_p99_us) : '–';
-  const predicted = r.predicted_p99_us !== undefined && r.predicted_p99_us > 0 ? formatUs(r.predicted_p99_us) : r.beyond ?? '–';
-  return S.autotune.why(r.why, measured, r.rate_per_s, r.avg_batch, predicted);
+  const predicted = r.predicted_p99_us !== undefined && r.predicted_p99_us > 0 ? formatUs(r.predicted_p99_us) : r.beyond !== undefined ? autotuneText(r.beyond) : '–';
+  return S.autotune.why(autotuneText(r.why), measured, r.rate_per_s, r.avg_batch, predicted);
 }
 
 /**
@@ -25,11 +26,11 @@ export function autotuneTip(r: AutotuneChangeReason): string {
 export function autotuneStatusLine(a: AutotuneReport | undefined): string {
   if (!a) return S.autotune.off;
   const s = a.status;
-  const proposal = 'proposal' in s && s.proposal ? ` · ${S.autotune.proposal(s.proposal.why)}` : '';
+  const proposal = 'proposal' in s && s.proposal ? ` · ${S.autotune.proposal(autotuneText(s.proposal.why))}` : '';
   switch (s.state) {
     case 'measuring': return S.autotune.measuring(formatUs(s.target_us), formatUs(s.delay_us)) + proposal;
     case 'met': return S.autotune.met(formatUs(s.target_us), formatUs(s.p99_us), formatUs(s.delay_us)) + proposal;
-    case 'holding': return S.autotune.holding(formatUs(s.target_us), formatUs(s.delay_us), s.why) + proposal;
+    case 'holding': return S.autotune.holding(formatUs(s.target_us), formatUs(s.delay_us), autotuneText(s.why)) + proposal;
     case 'not_met': return S.autotune.notMet(formatUs(s.target_us), formatUs(s.best_p99_us), s.advice, s.limit) + proposal;
     case 'restored': return S.autotune.restored(s.text, formatUs(s.restored.max_queue_delay_microseconds), s.restored.preferred_batch_size.join(','), s.restored.instances_removed);
     case 'off': return S.autotune.offNothing;

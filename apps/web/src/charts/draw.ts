@@ -187,7 +187,41 @@ export function drawEmpty(ctx: CanvasRenderingContext2D, theme: ChartTheme, widt
   ctx.fillStyle = theme.muted;
   ctx.textAlign = 'center';
   ctx.textBaseline = 'middle';
-  ctx.fillText(text, width / 2, height / 2);
+  // wrapped to the chart's width (a narrow card with large type clipped it to "aiting for the first sta")
+  const lines = wrapText(ctx, text, Math.max(1, width - 16));
+  const lineH = textPx(theme, 1) * 1.3;
+  lines.forEach((line, i) => ctx.fillText(line, width / 2, height / 2 + (i - (lines.length - 1) / 2) * lineH));
+}
+
+/** `s` as it fits in `maxW` at the context's font: whole, or cut with "…" (at least one character). */
+export function fitText(ctx: Pick<CanvasRenderingContext2D, 'measureText'>, s: string, maxW: number): string {
+  if (ctx.measureText(s).width <= maxW) return s;
+  let lo = 1;
+  let hi = s.length - 1;
+  // the longest prefix whose "prefix…" fits (binary search: measureText is the cost)
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (ctx.measureText(`${s.slice(0, mid)}…`).width <= maxW) lo = mid;
+    else hi = mid - 1;
+  }
+  return `${s.slice(0, lo)}…`;
+}
+
+/** Lines of `text` no wider than `maxWidth`: broken at spaces, or between characters where it has none (Chinese). */
+export function wrapText(ctx: CanvasRenderingContext2D, text: string, maxWidth: number): string[] {
+  const words = text.includes(' ') ? text.split(' ') : [...text];
+  const sep = text.includes(' ') ? ' ' : '';
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    const next = line ? line + sep + w : w;
+    if (line && ctx.measureText(next).width > maxWidth) {
+      lines.push(line);
+      line = w;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 export function withAlpha(hex: string, alpha: number): string {

@@ -5,7 +5,7 @@
  */
 import { textPx, type ChartTheme } from './theme';
 import type { AxisKind } from './format';
-import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
+import { drawAxes, drawEmpty, drawLegend, drawLine, fitText, makePlot, relativeSeconds, withAlpha, type Plot } from './draw';
 import { logDomain, robustMax, type SeriesPoint } from './series';
 import { S } from '../i18n/strings';
 
@@ -229,13 +229,22 @@ export function drawMarkers(p: Plot, markers: Marker[], from: number, now: numbe
     ctx.moveTo(x, p.top);
     ctx.lineTo(x, p.bottom);
     ctx.stroke();
-    // Labels that would overlap the previous one are left out (a sweep changes the config every second);
-    // the line still marks the change.
-    const lx = Math.min(x + 3, p.right - ctx.measureText(m.label).width);
-    if (lx > labelEnd) {
+    // The label runs up along its line, from just above the x axis: lying flat at the axis it covered the
+    // "0" tick and the y labels. Labels that would overlap the previous one are left out (a sweep changes
+    // the config every second); the line still marks the change, and its hover text says what changed.
+    const fs = textPx(theme, -2);
+    const label = fitText(ctx, m.label, p.bottom - p.top - 6);
+    const right = x + 3 + fs <= p.right;
+    const lx = right ? x + 3 : x - 3 - fs;
+    if (lx > labelEnd && lx >= p.left) {
+      ctx.save();
       ctx.fillStyle = colour;
-      ctx.fillText(m.label, lx, p.bottom - 2);
-      labelEnd = lx + ctx.measureText(m.label).width + 4;
+      ctx.translate(right ? x + 3 : x - 3, p.bottom - 3);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textBaseline = right ? 'top' : 'bottom';
+      ctx.fillText(label, 0, 0);
+      ctx.restore();
+      labelEnd = lx + fs + 2;
     }
     hits?.push({ x, tip: m.tip ?? m.label });
     n++;

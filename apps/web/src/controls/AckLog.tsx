@@ -1,6 +1,7 @@
 /** The server's answers to our control messages, newest first: applied, or refused with the reason. */
 import { useApp } from '../store/app-store';
 import { S } from '../i18n/strings';
+import { refusalGloss } from '../i18n/server-text';
 
 export function AckLog() {
   const acks = useApp((s) => s.acks);
@@ -12,8 +13,10 @@ export function AckLog() {
         {acks.slice(0, 8).map((a) => (
           <li key={a.id} className={`ack ack-${a.state}`} data-testid={`ack-${a.state}`}>
             <span className="font-semibold">{a.state === 'applied' ? `✓ ${S.applied}` : a.state === 'refused' ? `✗ ${S.refused}` : `… ${S.pending}`}</span>{' '}
+            {S.ackActions[a.action] && S.ackActions[a.action] !== a.action && <span>{S.ackActions[a.action]} </span>}
             <span className="font-mono text-xs" data-verbatim>{a.action} {a.summary}</span>
-            {a.error && <div className="text-danger">{a.error}</div>}
+            {a.error && refusalGloss(a.error) && <div className="text-danger" data-testid="ack-gloss">{refusalGloss(a.error)}</div>}
+            {a.error && <div className="text-danger" data-verbatim>{a.error}</div>}
             {a.detail && detailLine(a.detail) && <div className="text-xs text-muted break-all">{detailLine(a.detail)}</div>}
           </li>
         ))}

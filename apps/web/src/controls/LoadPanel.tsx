@@ -7,7 +7,7 @@ import { runAbCompare } from './ab-compare';
 import type { AbResult } from './ab-rounds';
 import { abRequest } from './ab-request';
 import { startLoadMessage } from './load-message';
-import { AbTable } from './AbTable';
+import { abResultStore } from './AbStage';
 import { LoadRunFigures } from './LoadRunFigures';
 import { SCENARIO_NAMES } from './scenarios';
 import { versionLabel } from '../store/select';
@@ -27,7 +27,6 @@ export function LoadPanel(props: { canControl: boolean }) {
   const [speed, setSpeed] = useState(1);
   const [ab, setAb] = useState({ a: 'delay=0', b: 'delay=5000' });
   const [abPhase, setAbPhase] = useState<string | null>(null);
-  const [abResult, setAbResult] = useState<AbResult | null>(null);
   const [abRounds, setAbRounds] = useState(3);
   const [abError, setAbError] = useState<string | null>(null);
   const target = useApp((s) => s.target);
@@ -41,7 +40,7 @@ export function LoadPanel(props: { canControl: boolean }) {
   const runAb = async () => {
     if (!m) return;
     setAbError(null);
-    setAbResult(null);
+    abResultStore.setState({ result: null });
     try {
       const result = await runAbCompare(
         {
@@ -53,7 +52,7 @@ export function LoadPanel(props: { canControl: boolean }) {
         },
         abRequest(m, { scenario, rate, duration: Math.min(duration, 10), seed, rounds: abRounds }, ab.a, ab.b),
       );
-      setAbResult(result);
+      abResultStore.setState({ result });
     } catch (err) {
       setAbError((err as Error).message);
     } finally {
@@ -110,7 +109,6 @@ export function LoadPanel(props: { canControl: boolean }) {
           </div>
           <button type="button" className="btn w-full mt-2" disabled={disabled || abPhase !== null} onClick={() => void runAb()}>{abPhase ? S.abRunning(abPhase) : S.abRun}</button>
           {abError && <p className="text-danger text-sm" role="alert">{abError}</p>}
-          {abResult && <AbTable result={abResult} />}
         </fieldset>
       </div>
     </section>

@@ -22,6 +22,8 @@ export const en = {
   themeDark: 'Dark',
   themeLight: 'Light',
   largeType: 'Large type',
+  /** teaching mode folds the header's display settings (model, window, colours, theme, type) under this */
+  displaySettings: 'Display',
   connection: {
     connecting: 'Connecting…',
     connected: 'Live',
@@ -225,6 +227,8 @@ export const en = {
   tokenLabel: 'Control token',
   tokenApply: 'Become controller',
   pickModel: 'Pick one model to change its settings.',
+  /** a control message's action as the acknowledgement log names it (English: the protocol's own name) */
+  ackActions: { setDynamicBatching: 'setDynamicBatching', setInstanceCount: 'setInstanceCount', setAutotune: 'setAutotune', loadModel: 'loadModel', unloadModel: 'unloadModel', saveConfig: 'saveConfig', startLoad: 'startLoad', stopLoad: 'stopLoad', startReplay: 'startReplay', startRecording: 'startRecording', stopRecording: 'stopRecording', startSweep: 'startSweep', stopSweep: 'stopSweep' } as Record<string, string>,
   acks: 'Server answers',
   applied: 'applied',
   refused: 'refused',
@@ -336,6 +340,11 @@ export const en = {
   language: 'Language',
   configSummary: { delay: (d: string) => `delay ${d}`, preferred: (list: string) => `preferred [${list}]`, none: 'no dynamic batching' },
   simulatedRepository: 'model_repository (simulated)',
+  /** a model's state as Triton names it (the badge on its card) */
+  modelStates: { READY: 'READY', UNAVAILABLE: 'UNAVAILABLE', LOADING: 'LOADING', UNLOADING: 'UNLOADING' } as Record<string, string>,
+  /** how long ago a logged change happened, and who made it */
+  ago: (d: string) => `${d} ago`,
+  changedBy: 'by',
   instanceStates: { loading: 'loading', idle: 'idle', busy: 'busy', draining: 'draining', failed: 'failed', stopped: 'stopped' } as Record<string, string>,
   // teaching: lesson text, experiments, narration, formula cards, mistakes, simulator errors
   lessonText: LESSONS_EN,

@@ -186,6 +186,10 @@ export class LiveModel {
   apply(e: SchedulerEvent): void {
     this.eventsSeen++;
     if (e.t > this.now) this.now = e.t;
+    // The queues are sampled as they stood until this event: sampled after it, sparse traffic (a request
+    // queued and batched within a millisecond, seconds apart) showed every sample at its arrival, one
+    // request waiting all the time.
+    if (e.t >= this.nextQueueSample) this.sampleQueues(e.t);
     switch (e.type) {
       case 'request.queued': {
         const key = modelKey(e.model, e.version);
@@ -365,7 +369,6 @@ export class LiveModel {
         break;
       }
     }
-    if (e.t >= this.nextQueueSample) this.sampleQueues(e.t);
   }
 
   /** The request waiting longest in a model's queue, or undefined when nothing waits. */

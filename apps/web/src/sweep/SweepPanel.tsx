@@ -91,9 +91,10 @@ export function SweepPanel() {
           {S.sweep.status(sweep.state, sweep.done, sweep.total, sweep.skipped)}{sweep.current ? ` · ${shortConfig(sweep.current)}` : ''}{sweep.error ? ` · ${sweep.error}` : ''}
         </p>
       )}
-      <div className="grid gap-3 md:grid-cols-2 mt-2">
+      {/* the frontier, then every row at the stage's full width (a 280 px box beside the chart hid most rows) */}
+      <div className="grid gap-3 mt-2">
         <ChartCard title={S.sweep.frontier} draw={(ctx, w, h) => drawFrontier(ctx, w, h, currentSweep())} height={240} testId="sweep-frontier" />
-        <div className="overflow-auto" style={{ maxHeight: 280 }}>
+        <div className="overflow-x-auto">
           <table className="w-full text-xs" style={{ borderCollapse: 'separate', borderSpacing: '10px 2px' }} data-testid="sweep-table">
             <thead><tr>{S.sweep.columns.map((c) => <th key={c} className="text-left">{c}</th>)}</tr></thead>
             <tbody>

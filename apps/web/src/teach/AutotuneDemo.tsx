@@ -31,21 +31,25 @@ function Bars(props: { title: string; groups: { name: string; bars: [Bar, Bar] }
   const pct = (v: number) => `${Math.max(0, Math.min(100, (v / top) * 100))}%`;
   return (
     <figure className="exp-chart space-y-1" data-testid={props.testid}>
-      <figcaption className="font-semibold">{props.title}</figcaption>
-      {props.line && <p className="text-sm text-danger" data-testid="autotune-target-line"><span className="autotune-target-key" /> {props.line.label}</p>}
-      <div className="exp-bars" role="img" aria-label={props.title}>
+      <div className="flex flex-wrap items-baseline gap-x-3">
+        <figcaption className="font-semibold">{props.title}</figcaption>
+        {props.line && <span className="text-sm text-danger" data-testid="autotune-target-line"><span className="autotune-target-key" /> {props.line.label}</span>}
+      </div>
+      <div className="exp-bars autotune-bars" role="img" aria-label={props.title}>
         {props.groups.map((g) => (
           <div key={g.name} className="exp-group">
             <div className="exp-group-label text-sm">{g.name}</div>
-            {g.bars.map((b, i) => (
-              <div key={i} className="exp-row" data-value={b.value}>
-                <div className="exp-track">
-                  <span className="exp-bar" style={{ width: pct(b.value), background: COLOURS[i], outline: b.over ? '3px solid var(--c-danger)' : undefined }} />
-                  {props.line && <span className="autotune-target" style={{ left: pct(props.line.at) }} />}
+            <div>
+              {g.bars.map((b, i) => (
+                <div key={i} className="exp-row" data-value={b.value}>
+                  <div className="exp-track">
+                    <span className="exp-bar" style={{ width: pct(b.value), background: COLOURS[i], outline: b.over ? '3px solid var(--c-danger)' : undefined }} />
+                    {props.line && <span className="autotune-target" style={{ left: pct(props.line.at) }} />}
+                  </div>
+                  <span className="exp-value">{b.label}</span>
                 </div>
-                <span className="exp-value">{b.label}</span>
-              </div>
-            ))}
+              ))}
+            </div>
           </div>
         ))}
       </div>
@@ -73,7 +77,7 @@ export function AutotuneDemo() {
   const tunedName = t.tuned(`${targetMs} ms`);
   const misses = (w: boolean[]) => w.filter((x) => !x).length;
   return (
-    <div className="card p-3 mb-2 space-y-3" data-testid="autotune-demo" data-delay={delayUs} data-target={targetMs}
+    <div className="card p-2 mb-2 space-y-1" data-testid="autotune-demo" data-delay={delayUs} data-target={targetMs}
       data-ready={cmp ? 'true' : 'false'}
       data-fixed-p99={cmp?.fixed.phases.map((p) => p.p99_us).join(',') ?? ''}
       data-tuned-p99={cmp?.tuned.phases.map((p) => p.p99_us).join(',') ?? ''}
@@ -82,13 +86,13 @@ export function AutotuneDemo() {
         <div role="group" aria-label={t.staticDelay} className="flex gap-1 items-center">
           <span className="font-semibold mr-1">{t.staticDelay}</span>
           {STATIC_DELAYS_US.map((d) => (
-            <button key={d} type="button" className="btn" aria-pressed={d === delayUs} onClick={() => setDelay(d)} data-testid={`autotune-delay-${d}`}>{formatUs(d)}</button>
+            <button key={d} type="button" className="btn btn-sm" aria-pressed={d === delayUs} onClick={() => setDelay(d)} data-testid={`autotune-delay-${d}`}>{formatUs(d)}</button>
           ))}
         </div>
         <div role="group" aria-label={t.target} className="flex gap-1 items-center">
           <span className="font-semibold mr-1">{t.target}</span>
           {TARGETS_MS.map((m) => (
-            <button key={m} type="button" className="btn" aria-pressed={m === targetMs} onClick={() => setTarget(m)} data-testid={`autotune-target-${m}`}>{m} ms</button>
+            <button key={m} type="button" className="btn btn-sm" aria-pressed={m === targetMs} onClick={() => setTarget(m)} data-testid={`autotune-target-${m}`}>{m} ms</button>
           ))}
         </div>
       </div>
@@ -98,7 +102,8 @@ export function AutotuneDemo() {
       </div>
       {!cmp ? <p className="text-sm text-muted" data-testid="autotune-computing">{t.computing}</p> : (
         <>
-          <div className="space-y-3">
+          {/* side by side: the two charts and the verdict fit one 1280x720 screen with large type */}
+          <div className="grid gap-4 lg:grid-cols-2">
             <Bars testid="autotune-p99" title={t.p99} line={{ at: cmp.targetUs, label: t.targetLine(ms(cmp.targetUs)) }}
               groups={t.phases.map((name, i) => ({ name, bars: [
                 { value: cmp.fixed.phases[i].p99_us, label: ms(cmp.fixed.phases[i].p99_us), over: !cmp.fixedWithin[i] },
@@ -112,18 +117,19 @@ export function AutotuneDemo() {
                 { value: cmp.fixedComputeUs, label: ms(cmp.fixedComputeUs) }, { value: cmp.tunedComputeUs, label: ms(cmp.tunedComputeUs) },
               ] as [Bar, Bar] }]} />
           </div>
-          <p className="text-sm" data-testid="autotune-verdict">
-            {t.verdict({ fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), fixed: ms(cmp.fixedComputeUs), tuned: ms(cmp.tunedComputeUs) })}
+          {/* one paragraph, the finding then its takeaway: both stay on the screen under the charts */}
+          <p>
+            <span data-testid="autotune-verdict">
+              {t.verdict({ fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), fixed: ms(cmp.fixedComputeUs), tuned: ms(cmp.tunedComputeUs) })}
+            </span>{' '}
+            <b data-testid="autotune-takeaway">
+              {t.takeaway({
+                fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), tunedCheaper: cmp.tunedComputeUs <= cmp.fixedComputeUs,
+                tunedMissed: cmp.tuned.phases.flatMap((p, i) => (cmp.tunedWithin[i] ? [] : [`${t.phases[i]} (p99 ${ms(p.p99_us)})`])).join(', '),
+              })}
+            </b>
           </p>
         </>
-      )}
-      {cmp && (
-        <p className="font-semibold" data-testid="autotune-takeaway">
-          {t.takeaway({
-            fixedMisses: misses(cmp.fixedWithin), tunedMisses: misses(cmp.tunedWithin), tunedCheaper: cmp.tunedComputeUs <= cmp.fixedComputeUs,
-            tunedMissed: cmp.tuned.phases.flatMap((p, i) => (cmp.tunedWithin[i] ? [] : [`${t.phases[i]} (p99 ${ms(p.p99_us)})`])).join(', '),
-          })}
-        </p>
       )}
     </div>
   );

@@ -41,7 +41,7 @@ export function CourseDemo() {
   };
   const ratio = r.worst_wait_us.triton > 0 ? r.worst_wait_us.naive / r.worst_wait_us.triton : 0;
   return (
-    <div className="card p-3 mb-2 space-y-2" data-testid="course-demo">
+    <div className="card p-2 mb-2 space-y-1" data-testid="course-demo">
       <div className="grid gap-3 md:grid-cols-3 text-sm">
         <Slider label={c.gap} value={gap} min={20_000} max={1_000_000} step={10_000} onChange={(v) => appStore.setState({ gap: v })} testId="course-gap" />
         <Slider label={c.batchSize} value={maxBatch} {...BATCH} onChange={setBatch} testId="course-batch" plain />
@@ -78,11 +78,14 @@ function Lanes({ r, delay }: { r: CourseDemoResult; delay: number }) {
   const [box, W] = useWidth(900);
   const th = chartTheme();
   const f = textPx(th);
-  const ROW = Math.max(13, Math.round(f * 0.8));
+  // a request's row: thin enough that both lanes and the verdict fit one 1280x720 screen with large type
+  const ROW = Math.max(8, Math.round(f * 0.5));
   const n = r.arrivals_us.length;
   const end = Math.max(...r.naive.requests.map((x) => x.done_us), ...r.triton.requests.map((x) => x.done_us), 1);
   const x = (t: number) => 10 + (t / end) * (W - 20);
+  // the naive lane labels its batches under them; Triton's lane has no labels and needs no room for them
   const laneH = n * ROW + 2 * f + 24;
+  const tritonH = n * ROW + f + 12;
   const lane = (top: number, title: string, reqs: CourseDemoResult['naive']['requests'], batches: { start_us: number; requests: number[]; label: string; showLabel: boolean }[], colour: string, id: string) => (
     <g transform={`translate(0 ${top})`} data-testid={`course-lane-${id}`}>
       <text x={0} y={f} className="lane-title" fontSize={textPx(th, 2)} fontWeight={600} fill="currentColor">{title}</text>
@@ -104,11 +107,11 @@ function Lanes({ r, delay }: { r: CourseDemoResult; delay: number }) {
   const c = S.course;
   return (
     <div ref={box} className="w-full">
-    <svg width={W} height={laneH * 2 + f + 24} viewBox={`0 0 ${W} ${laneH * 2 + f + 24}`} className="block" role="img" aria-label={`${c.naiveLane} / ${c.tritonLane(formatUs(delay))}`}>
+    <svg width={W} height={laneH + 10 + tritonH + f + 12} viewBox={`0 0 ${W} ${laneH + 10 + tritonH + f + 12}`} className="block" role="img" aria-label={`${c.naiveLane} / ${c.tritonLane(formatUs(delay))}`}>
       {lane(0, c.naiveLane, r.naive.requests, r.naive.batches.map((b) => ({ ...b, label: b.why === 'full' ? c.full : c.flush, showLabel: true })), 'var(--c-danger)', 'naive')}
       {lane(laneH + 10, c.tritonLane(formatUs(delay)), r.triton.requests, r.triton.batches.map((b) => ({ ...b, label: S.triggers[b.trigger] ?? b.trigger, showLabel: false })), 'var(--c-accent)', 'triton')}
       {[0, 0.25, 0.5, 0.75, 1].map((q) => (
-        <text key={q} x={x(q * end)} y={laneH * 2 + f + 18} fontSize={f} textAnchor={q === 1 ? 'end' : q === 0 ? 'start' : 'middle'} fill="currentColor" opacity={0.6}>{formatUs(q * end)}</text>
+        <text key={q} x={x(q * end)} y={laneH + 10 + tritonH + f + 6} fontSize={f} textAnchor={q === 1 ? 'end' : q === 0 ? 'start' : 'middle'} fill="currentColor" opacity={0.6}>{formatUs(q * end)}</text>
       ))}
     </svg>
     </div>

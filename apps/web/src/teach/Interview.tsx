@@ -5,7 +5,7 @@ import { LinkedCards } from './LinkedCards';
 
 type QuestionId = keyof typeof S.interview.questions;
 
-const SHOWN_BY: Record<QuestionId, LessonLink> = {
+export const SHOWN_BY: Record<QuestionId, LessonLink> = {
   whenSend: { lesson: 'batching', target: 'narration', view: 'data' },
   preferred: { lesson: 'batching', target: 'chart-dataflow', view: 'data' },
   delayCost: { lesson: 'batching', target: 'exp-delay' },

@@ -16,7 +16,7 @@ import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config';
 const DELAY = sliderRange('max_queue_delay_microseconds', 5000);
 const INSTANCES = LIVE_LIMITS.instance_count;
 
-export function LessonKnob(props: { knob: Exclude<Knob, 'course' | 'stream' | 'autotune'>; caption: string }) {
+export function LessonKnob(props: { knob: Exclude<Knob, 'course' | 'stream' | 'autotune'> }) {
   useApp((s) => s.structureRev);
   const [error, setError] = useState<string | null>(null);
   const m = [...live.models.values()][0];
@@ -47,7 +47,6 @@ export function LessonKnob(props: { knob: Exclude<Knob, 'course' | 'stream' | 'a
             onClick={() => void send({ action: 'setInstanceCount', model: m.name, version: m.version, group: firstGroup(m), count: count + 1 })}>+</button>
         </span>
       )}
-      <span className="text-xs text-muted w-full" data-testid="knob-caption">{props.caption}</span>
       {error && <p className="text-danger text-sm w-full" role="alert" data-testid="knob-error">{error}</p>}
     </div>
   );

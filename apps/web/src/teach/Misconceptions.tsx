@@ -9,7 +9,7 @@ import { LinkedCards } from './LinkedCards';
 type MythId = keyof typeof S.myths.cards;
 
 /** where each misconception is disproved */
-const DISPROOF: Record<MythId, LessonLink> = {
+export const DISPROOF: Record<MythId, LessonLink> = {
   biggerBatch: { lesson: 'batching', target: 'exp-bound' },
   moreInstances: { lesson: 'concurrency', target: 'exp-instances' },
   dimsBatch: { lesson: 'config', target: 'mistake-checker', ex: 0 },

@@ -5,7 +5,7 @@
  * once" sends four streams together: they all start at once, because a decoupled model's instance is
  * free again when execute() returns. Real traffic to the real model, not the simulator.
  */
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { language } from '../i18n/strings';
 import { STREAMING_DEMO_EN, STREAMING_DEMO_ZH } from '../i18n/lesson-streaming';
 import { readTokenStream, streamTimings, type TokenArrival } from './token-stream';
@@ -50,6 +50,9 @@ export function StreamingDemo() {
       }).catch((err: Error) => update(i, (r) => ({ ...r, done: true, error: err.message })));
     });
   };
+
+  // the lesson plays by itself: one stream starts when it opens, so the picture is never an empty box
+  useEffect(() => start(1), []);
 
   const span = Math.max(1000, ...runs.map((r) => r.totalMs));
   return (

@@ -1,11 +1,10 @@
 /**
- * What a lesson puts on the main stage above the view: its knob (the delay slider, the instance buttons,
+ * What a lesson puts on the main stage above the view: the stage header (lesson, playback, claim), its knob (the delay slider, the instance buttons,
  * or the course demo's lanes and sliders) and its experiment as a chart, the row the knob is set to marked.
  */
 import { useStore } from 'zustand';
 import { live, useApp } from '../store/app-store';
 import { activeInstances, batchingOf } from '../store/config-paths';
-import { S } from '../i18n/strings';
 import { LESSONS, lessonById, type Lesson } from './lessons';
 import { LessonKnob } from './LessonKnob';
 import { CourseDemo } from './CourseDemo';
@@ -13,6 +12,7 @@ import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
+import { StageHeader } from './StageHeader';
 
 export function TeachStage() {
   const id = useApp((s) => s.lesson);
@@ -20,14 +20,14 @@ export function TeachStage() {
   const calVersion = useStore(calibrationStore, (c) => c.version);
   const lesson = lessonById(id) ?? LESSONS[0];
   const current = useKnobValue(lesson);
-  const text = S.lessonText[lesson.id];
   return (
     <>
+      <StageHeader />
       {lesson.knob === 'course' && <CourseDemo />}
       {lesson.knob === 'stream' && <StreamingDemo />}
       {lesson.knob === 'autotune' && <AutotuneDemo />}
-      {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} caption={text.watch[text.watch.length - 1]} />}
-      {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} caption={text.caption} current={current} />}
+      {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} />}
+      {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} current={current} />}
     </>
   );
 }

@@ -1,19 +1,18 @@
 /**
- * Teaching mode: lesson picker, the lesson's claim and text, playback (play, pause, step, speed, timeline),
- * the narration of the last steps, the experiment that proves the claim, and the formula cards.
+ * Teaching mode's side panel: the lesson's text (the picker, the claim and playback sit in the stage header,
+ * StageHeader.tsx), what the experiment's chart shows, the narration of the last steps, the calibration in
+ * use, and the formula cards.
  */
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import { appStore, useApp } from '../store/app-store';
-import { LESSONS, SPEEDS, lessonById, lessonText } from './lessons';
+import { LESSONS, lessonById, lessonText } from './lessons';
 import { playback, playbackStore } from './playback';
 import { FormulaCards } from './FormulaCards';
 import { MistakeChecker } from './MistakeChecker';
 import { Misconceptions } from './Misconceptions';
 import { Interview } from './Interview';
-import { LESSON_KNOBS_CLEARED } from './knobs';
 import { narrate } from './narration';
-import { formatUs } from '../charts/format';
 import { S } from '../i18n/strings';
 import { LESSON_CALIBRATED_MODELS, calibrationInUse, calibrationStore, hasLiveServer, loadLiveCalibrations, modelsWithoutLive } from './calibrations';
 import type { CalibrationPin } from '../store/url-state';
@@ -75,18 +74,11 @@ export function TeachingPanel() {
     void playback.load(lesson, seed, fromLink ? st : {}, fromLink ? { t: st.t, speed: st.speed } : undefined);
   }, [lesson.id, seed]);
 
-  const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
-  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played
-  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
   const recent = pb.ready ? playback.recent() : [];
   return (
     <section className="card" data-testid="teaching-panel" data-lesson={lesson.id}>
-      <h2 className="card-title">{S.lessons}</h2>
+      <h2 className="card-title">{S.lessons}{S.colon}{lesson.chapter}. {text.title}</h2>
       <div className="p-3 space-y-3">
-        <select className="input w-full" value={lesson.id} onChange={(e) => pick(e.target.value)} data-testid="lesson-select" aria-label={S.lessons}>
-          {LESSONS.map((l) => <option key={l.id} value={l.id}>{l.chapter}. {S.lessonText[l.id].title}</option>)}
-        </select>
-        <p className="lesson-claim text-sm" data-testid="lesson-claim"><span className="font-semibold">{S.claim}{S.colon}</span>{text.claim}</p>
         <div className="lesson-text text-sm">
           {text.intro.map((p, i) => <p key={i}>{p}</p>)}
         </div>
@@ -94,26 +86,7 @@ export function TeachingPanel() {
           <h3 className="text-xs uppercase tracking-wide text-muted">{S.whatToWatch}</h3>
           <ul className="list-disc pl-5 text-sm">{text.watch.map((w, i) => <li key={i}>{w}</li>)}</ul>
         </div>
-        <div className="flex flex-wrap gap-2 items-center">
-          {pb.playing ? (
-            <button type="button" className="btn btn-primary" onClick={() => playback.pause()} data-testid="teach-pause">❚❚ {S.pause}</button>
-          ) : (
-            <button type="button" className="btn btn-primary" onClick={() => playback.play()} disabled={!pb.ready} data-testid="teach-play">▶ {S.play}</button>
-          )}
-          <button type="button" className="btn" onClick={() => playback.step()} disabled={!pb.ready} data-testid="teach-step">{S.step} ›</button>
-          <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready}>⟲ {S.restart}</button>
-          <label className="flex items-center gap-1 text-sm">
-            {S.speed}
-            <select className="input" value={pb.speed} onChange={(e) => playback.setSpeed(Number(e.target.value))} data-testid="teach-speed">
-              {SPEEDS.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
-            </select>
-          </label>
-        </div>
-        <label className="field">
-          <span className="flex justify-between"><span>{S.timeline}</span><span className="font-mono" data-testid="teach-time">{S.simTime(formatUs(pb.t))}</span></span>
-          <input type="range" min={0} max={maxT} step={1} value={pb.t} onChange={(e) => playback.seek(Number(e.target.value))} aria-label={S.timeline} data-testid="teach-scrub" />
-          <span className="text-xs text-muted" data-testid="teach-events">{S.eventsSoFar(pb.applied, pb.total)}</span>
-        </label>
+        {text.caption && <p className="text-sm" data-testid="lesson-caption"><span className="font-semibold">{S.lookAt}{S.colon}</span>{text.caption}</p>}
         <div>
           <h3 className="text-xs uppercase tracking-wide text-muted">{S.narration}</h3>
           <ol className="text-sm narration" data-testid="narration" aria-live="polite">

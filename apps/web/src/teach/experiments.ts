@@ -76,19 +76,41 @@ const instances = (m: SimModel, n: number) => [{ ...(m.config.instance_group?.[0
 const thr = (r: ExperimentRow) => r.summary.throughput_per_s;
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 
+/**
+ * Lesson 3's delay rows: the MLP at a delay (the row's setting, the lesson knob's unit), under the overload
+ * (twice what batches of one serve) or at the moderate load, the same seeded arrivals for every delay.
+ */
+function delayRun(us: number, load: 'over' | 'moderate', seed: number): ExperimentRow {
+  const m = mlp();
+  const rate = load === 'over' ? roundRate(2 * servedPerS(m.cost, 1)) : moderateRate(m.cost);
+  const config = withBatching(m, { max_queue_delay_microseconds: us }, { max_batch_size: 32 });
+  return run({ label: S.exp.batchingOn(formatUs(us)), setting: us, model: m, config }, rate, load === 'over' ? 0.5 : 1, seed);
+}
+
+/** The tables a delay row belongs to, and the load each runs at. */
+const DELAY_TABLES = { delay: 'moderate', overload: 'over' } as const;
+
+/**
+ * The rows the lesson knob adds at its own value (lesson 3: the delay it is set to, in the tables of delays),
+ * so the chart always has a bar for where the knob is. The verdicts stay on the tables' own rows.
+ */
+export function knobRows(id: ExperimentId, seed: number, value: number): Record<string, ExperimentRow> {
+  if (id !== 'batching' || !(value >= 0)) return {};
+  return Object.fromEntries(Object.entries(DELAY_TABLES).map(([table, load]) => [table, delayRun(value, load, seed)]));
+}
+
 /** Lesson 3: batching on/off at an overload; the delay at a moderate load and under overload; MLP vs CNN. */
 function batching(seed: number): ExperimentTable[] {
   const m = mlp();
   const single = servedPerS(m.cost, 1);
   const over = roundRate(2 * single); // twice what batches of one can serve
   const moderate = moderateRate(m.cost);
-  const delay = (us: number) => withBatching(m, { max_queue_delay_microseconds: us }, { max_batch_size: 32 });
   const off = run({ label: S.exp.batchingOff, setting: -1, model: m, config: withBatching(m, null, { max_batch_size: 32 }) }, over, 0.5, seed);
-  const on0 = run({ label: S.exp.batchingOn(formatUs(0)), setting: 0, model: m, config: delay(0) }, over, 0.5, seed);
-  const on2 = run({ label: S.exp.batchingOn(formatUs(2000)), setting: 2000, model: m, config: delay(2000) }, over, 0.5, seed);
+  const on0 = delayRun(0, DELAY_TABLES.overload, seed);
+  const on2 = delayRun(2000, DELAY_TABLES.overload, seed);
   const onOff = ratio(thr(on0), thr(off));
-  const mod0 = run({ label: S.exp.batchingOn(formatUs(0)), setting: 0, model: m, config: delay(0) }, moderate, 1, seed);
-  const mod2 = run({ label: S.exp.batchingOn(formatUs(2000)), setting: 2000, model: m, config: delay(2000) }, moderate, 1, seed);
+  const mod0 = delayRun(0, DELAY_TABLES.delay, seed);
+  const mod2 = delayRun(2000, DELAY_TABLES.delay, seed);
   const batchRatio = ratio(mod2.summary.avg_batch_size, mod0.summary.avg_batch_size);
   const busyRatio = ratio(mod2.summary.busy_us_per_request, mod0.summary.busy_us_per_request);
   const overloadRatio = ratio(thr(on2), thr(on0));

@@ -8,7 +8,7 @@ import type { ViewName } from '../store/url-state';
 import type { SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
-import { cnn, courseModel, mlp, mlpTorch, MiB } from './models';
+import { cnn, courseModel, mlp, mlpTorch, MiB, tokenStreamer } from './models';
 import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim';
 import { S } from '../i18n/strings';
@@ -106,9 +106,10 @@ export const LESSONS: Lesson[] = [
     formulas: ['little'],
   },
   {
-    // the live token_streamer (StreamingDemo.tsx): the simulated picture behind it is plain light traffic
-    id: 'streaming', chapter: 11, view: 'data', speed: 100, knob: 'stream',
-    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    // the live token_streamer (StreamingDemo.tsx) above the simulated picture of the same model: its one
+    // instance's timeline (state view), busy only while execute() hands a request to its thread
+    id: 'streaming', chapter: 11, view: 'state', speed: 1000, knob: 'stream',
+    scenario: (seed) => ({ models: [tokenStreamer()], traffic: { rate: 4, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
   {

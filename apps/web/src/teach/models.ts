@@ -109,4 +109,26 @@ export function courseModel(delayUs: number, maxBatch: number): SimModel {
   };
 }
 
+/**
+ * token_streamer (model_repository/token_streamer): the decoupled python model of the streaming lesson. Its
+ * instance is busy only while execute() hands each request to a thread of its own (the tokens then flow
+ * from that thread, 60 ms a step, the instance free): modelled, not calibrated, at the python stub's hop
+ * plus starting a thread.
+ */
+export function tokenStreamer(): SimModel {
+  return {
+    name: 'token_streamer', backend: 'python', platform: '',
+    config: {
+      max_batch_size: 0,
+      instance_group: [{ name: 'token_streamer_0', kind: 'KIND_CPU', count: 1 }],
+      input: [{ name: 'text_input', data_type: 'TYPE_STRING', dims: [1] }, { name: 'max_tokens', data_type: 'TYPE_INT32', dims: [1], optional: true }],
+      output: [{ name: 'text_output', data_type: 'TYPE_STRING', dims: [1] }],
+    },
+    cost: { fixed_us: 400, per_item_us: 0 },
+    measured: false,
+    memory: { weights: 0, workspace: 36 * MiB, activationsPerItem: 0 },
+    files: [{ path: 'token_streamer/config.pbtxt', bytes: 2100 }, { path: 'token_streamer/1/model.py', bytes: 3600 }],
+  };
+}
+
 export { MiB };

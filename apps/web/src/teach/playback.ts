@@ -27,6 +27,9 @@ const NARRATED = 8;
 const statsEveryUs = () => Math.max(50, playbackStore.getState().speed * 100);
 const statsWindowUs = () => Math.max(50_000, playbackStore.getState().speed * 1000);
 
+/** How much of a lesson's run is already played when it opens, in wall-clock ms at the lesson's speed. */
+export const OPENING_WALL_MS = 2000;
+
 /** The teaching charts' window: everything simulated so far (time 0 to now), at least one stats window. */
 export const chartSpanUs = (nowUs: number, speed: number): number => Math.max(nowUs, 50_000, speed * 1000);
 
@@ -92,6 +95,13 @@ class Playback {
     this.rebuild(0);
     playbackStore.setState({ ready: true });
     if (start?.t) this.seek(start.t);
+    else {
+      // a lesson opens on a run already played (never on empty charts): what two seconds of watching at
+      // its speed would have shown; the link keeps no time until the class moves it
+      const opening = OPENING_WALL_MS * playbackStore.getState().speed;
+      engine.advanceTo(opening);
+      this.applyUpTo(opening);
+    }
     this.stopLoop ??= registerDrawer({ minIntervalMs: 0, dirty: () => true, draw: (ms) => this.frame(ms) });
   }
 

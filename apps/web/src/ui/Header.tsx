@@ -1,4 +1,7 @@
-/** Top bar: mode, views, model, window, colours, theme, large type, connection state. */
+/**
+ * Top bar: mode, views, language, and the display settings (model, window, colours, theme, large type) with
+ * the connection state; teaching mode folds the display settings under one button so the header is one row.
+ */
 import { appStore, live, useApp } from '../store/app-store';
 import { VIEWS, WINDOWS } from '../store/url-state';
 import { useLiveText } from '../charts/use-live-text';
@@ -7,10 +10,9 @@ import { useShallow } from 'zustand/react/shallow';
 import { replicaName } from '../live/replica-path';
 
 export function Header(props: { onResync(): void }) {
-  useApp((s) => s.structureRev);
-  const st = useApp(useShallow((s) => ({ mode: s.mode, view: s.view, model: s.model, window: s.window, theme: s.theme, large: s.large, colour: s.colour, lang: s.lang })));
+  const st = useApp(useShallow((s) => ({ mode: s.mode, view: s.view, lang: s.lang })));
   return (
-    <header className="header">
+    <header className={st.mode === 'teach' ? 'header header-teach' : 'header'}>
       <div className="flex items-center gap-3">
         <h1 className="text-xl font-bold tracking-tight">
           <span className="text-accent">◉</span> {S.appName}
@@ -32,30 +34,6 @@ export function Header(props: { onResync(): void }) {
         ))}
       </nav>
       <div className="flex flex-wrap items-center gap-2 text-sm">
-        <label className="flex items-center gap-1">
-          <span className="sr-only">{S.model}</span>
-          <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value, target: undefined })} data-testid="model-select">
-            <option value="all">{S.allModels}</option>
-            {[...live.models.values()].map((m) => <option key={m.key} value={m.key}>{m.name} v{m.version}</option>)}
-            {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model}>{st.model}</option>}
-          </select>
-        </label>
-        <label className="flex items-center gap-1">
-          <span>{S.window}</span>
-          <select className="input" value={st.window} onChange={(e) => appStore.setState({ window: Number(e.target.value) })}>
-            {[...new Set([...WINDOWS, st.window])].sort((a, b) => a - b).map((w) => <option key={w} value={w}>{w} s</option>)}
-          </select>
-        </label>
-        <label className="flex items-center gap-1">
-          <span>{S.colourBy}</span>
-          <select className="input" value={st.colour} onChange={(e) => appStore.setState({ colour: e.target.value as 'model' | 'priority' })}>
-            <option value="model">{S.colourModel}</option>
-            <option value="priority">{S.colourPriority}</option>
-          </select>
-        </label>
-        <button type="button" className="btn" aria-pressed={st.theme === 'dark'} onClick={() => appStore.setState({ theme: st.theme === 'dark' ? 'light' : 'dark' })} data-testid="theme-toggle">
-          {st.theme === 'dark' ? `☀ ${S.themeLight}` : `☾ ${S.themeDark}`}
-        </button>
         <div role="group" aria-label={S.language} className="seg" data-testid="lang-switch">
           {LANGUAGES.map((l) => (
             <button key={l} type="button" lang={l === 'zh' ? 'zh-CN' : 'en'} aria-pressed={st.lang === l} className={st.lang === l ? 'on' : ''} onClick={() => appStore.setState({ lang: l })} data-testid={`lang-${l}`}>
@@ -63,10 +41,58 @@ export function Header(props: { onResync(): void }) {
             </button>
           ))}
         </div>
-        <button type="button" className="btn" aria-pressed={st.large} onClick={() => appStore.setState({ large: !st.large })}>A+ {S.largeType}</button>
-        <ConnectionBadge onResync={props.onResync} />
+        {st.mode === 'teach' ? (
+          // a lesson's stage needs the screen's height: the display settings fold away, one row of header
+          <details className="header-more">
+            <summary className="btn" data-testid="display-settings">⚙ {S.displaySettings}</summary>
+            <div className="header-more-body card">
+              <DisplaySettings />
+              <ConnectionBadge onResync={props.onResync} />
+            </div>
+          </details>
+        ) : (
+          <>
+            <DisplaySettings />
+            <ConnectionBadge onResync={props.onResync} />
+          </>
+        )}
       </div>
     </header>
+  );
+}
+
+/** Which model, how wide a window, what colours, the theme and the type size: how the views are drawn. */
+function DisplaySettings() {
+  useApp((s) => s.structureRev);
+  const st = useApp(useShallow((s) => ({ model: s.model, window: s.window, theme: s.theme, large: s.large, colour: s.colour })));
+  return (
+    <>
+      <label className="flex items-center gap-1">
+        <span className="sr-only">{S.model}</span>
+        <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value, target: undefined })} data-testid="model-select">
+          <option value="all">{S.allModels}</option>
+          {[...live.models.values()].map((m) => <option key={m.key} value={m.key}>{m.name} v{m.version}</option>)}
+          {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model}>{st.model}</option>}
+        </select>
+      </label>
+      <label className="flex items-center gap-1">
+        <span>{S.window}</span>
+        <select className="input" value={st.window} onChange={(e) => appStore.setState({ window: Number(e.target.value) })}>
+          {[...new Set([...WINDOWS, st.window])].sort((a, b) => a - b).map((w) => <option key={w} value={w}>{w} s</option>)}
+        </select>
+      </label>
+      <label className="flex items-center gap-1">
+        <span>{S.colourBy}</span>
+        <select className="input" value={st.colour} onChange={(e) => appStore.setState({ colour: e.target.value as 'model' | 'priority' })}>
+          <option value="model">{S.colourModel}</option>
+          <option value="priority">{S.colourPriority}</option>
+        </select>
+      </label>
+      <button type="button" className="btn" aria-pressed={st.theme === 'dark'} onClick={() => appStore.setState({ theme: st.theme === 'dark' ? 'light' : 'dark' })} data-testid="theme-toggle">
+        {st.theme === 'dark' ? `☀ ${S.themeLight}` : `☾ ${S.themeDark}`}
+      </button>
+      <button type="button" className="btn" aria-pressed={st.large} onClick={() => appStore.setState({ large: !st.large })}>A+ {S.largeType}</button>
+    </>
   );
 }
 

@@ -10,6 +10,7 @@ import type { ModelLive } from '../store/live-types';
 import { composingModel, stepsInFlight, type Pipeline } from '../store/pipeline';
 import { useLiveText } from '../charts/use-live-text';
 import { S } from '../i18n/strings';
+import { Identifier } from '../charts/Identifier';
 
 export function PipelineCells(props: { m: ModelLive; pipeline: Pipeline }) {
   const { m, pipeline } = props;
@@ -38,9 +39,9 @@ export function PipelineCells(props: { m: ModelLive; pipeline: Pipeline }) {
         {composing.map((name) => {
           const c = composingModel(live, name);
           return (
-            <div key={name} className="flex items-center gap-2">
-              <span className="font-mono">{name}</span>
-              <span className={`badge state-${(c?.state ?? 'unavailable').toLowerCase()}`}>{c?.state ?? S.pipeline.missing}</span>
+            <div key={name} className="flex flex-wrap items-center gap-x-2">
+              <span className="font-mono min-w-0"><Identifier text={name} /></span>
+              <span className={`badge state-${(c?.state ?? 'unavailable').toLowerCase()}`}>{c ? (S.modelStates[c.state] ?? c.state) : S.pipeline.missing}</span>
               {c && <span className="text-muted">{S.pipeline.instanceCount(c.instances.size)}</span>}
             </div>
           );
@@ -59,10 +60,10 @@ function PipelineStepBox(props: { ensemble: ModelLive; index: number; model: str
   return (
     <div className="pipeline-step" data-testid={`pipeline-step-${props.ensemble.name}-${props.index}`}
       title={props.from.length ? S.pipeline.reads(props.from.map((f) => f + 1)) : undefined}>
-      <div className="flex items-center gap-1">
+      <div className="flex flex-wrap items-center gap-x-1">
         <span className="text-muted text-xs">{props.index + 1}</span>
-        <span className="font-mono text-sm">{props.model}</span>
-        <span className={`badge state-${(c?.state ?? 'unavailable').toLowerCase()}`}>{c?.state ?? S.pipeline.missing}</span>
+        <span className="font-mono text-sm min-w-0"><Identifier text={props.model} /></span>
+        <span className={`badge state-${(c?.state ?? 'unavailable').toLowerCase()}`}>{c ? (S.modelStates[c.state] ?? c.state) : S.pipeline.missing}</span>
       </div>
       <div ref={counts} className="text-xs text-muted" />
     </div>

@@ -6,6 +6,8 @@
  */
 import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
+import { Identifier } from '../charts/Identifier';
+import { refusalGloss } from '../i18n/server-text';
 import type { InstanceLive, ModelLive } from '../store/live-types';
 import { useLiveElement, useLiveText } from '../charts/use-live-text';
 import { modelColour, priorityColour } from '../charts/theme';
@@ -58,7 +60,7 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
   return (
     <>
       <div className="arch-cell text-sm">
-        <div className="font-mono break-all">{m.repository || '–'}</div>
+        <div className="font-mono">{m.repository ? <Identifier text={m.repository} /> : '–'}</div>
         <div className="text-muted">{S.repoSize}{S.colon}{formatBytes(props.repoBytes)}</div>
       </div>
       <button
@@ -67,16 +69,17 @@ function ArchRow(props: { m: ModelLive; first: boolean; repoBytes: number }) {
         style={{ borderLeftColor: modelColour(m.colour) }}
         onClick={() => appStore.setState({ inspect: m.key })}
         data-testid={`model-${m.name}`}
-        aria-label={`${m.name} ${S.versions} ${m.version}: ${m.state}`}
+        aria-label={`${m.name} ${S.versions} ${m.version}: ${S.modelStates[m.state] ?? m.state}`}
       >
         <div className="flex items-center gap-2">
-          <span className="font-semibold">{versionLabel(m)}</span>
-          <span className={`badge state-${m.state.toLowerCase()}`}>{m.state}</span>
+          <span className="font-semibold min-w-0"><Identifier text={versionLabel(m)} /></span>
+          <span className={`badge state-${m.state.toLowerCase()}`}>{S.modelStates[m.state] ?? m.state}</span>
         </div>
         <div className="text-sm text-muted">
-          {S.versions} {m.version} · {S.backend} {m.backend || '–'} · {S.platform} {m.platform || '–'}
+          {S.versions} {m.version} · {S.backend} {m.backend ? <Identifier text={m.backend} /> : '–'} · {S.platform} {m.platform ? <Identifier text={m.platform} /> : '–'}
         </div>
-        {m.reason && <div className="text-sm text-danger">{m.reason}</div>}
+        {m.reason && refusalGloss(m.reason) && <div className="text-sm text-danger">{refusalGloss(m.reason)}</div>}
+        {m.reason && <div className="text-sm text-danger" data-verbatim>{m.reason}</div>}
         {m.autotune?.enabled && (
           <div className={`text-sm ${m.autotune.status.state === 'not_met' ? 'text-warn' : 'text-ok'}`} data-testid={`autotuned-${m.name}`}>{autotuneStatusLine(m.autotune)}</div>
         )}
@@ -130,13 +133,13 @@ function InstanceChip(props: { m: ModelLive; inst: InstanceLive }) {
     const inst = props.m.instances.get(props.inst.name) ?? props.inst;
     const cls = `inst-chip inst-${inst.state}`;
     if (el.className !== cls) el.className = cls;
-    const t = inst.state === 'busy' ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.state === 'idle' ? S.idle : inst.state;
+    const t = inst.state === 'busy' ? S.busyWith(inst.batchSize ?? 0, inst.nextSize) : inst.state === 'idle' ? S.idle : (S.instanceStates[inst.state] ?? inst.state);
     const status = el.querySelector('.inst-status');
     if (status && status.textContent !== t) status.textContent = t;
   }, 100);
   return (
     <div ref={ref} className={`inst-chip inst-${props.inst.state}`} title={props.inst.reason} data-testid={`instance-${props.inst.name}`}>
-      <div className="font-mono text-xs">{props.inst.name}</div>
+      <div className="font-mono text-xs"><Identifier text={props.inst.name} /></div>
       <div className="text-xs text-muted">{props.inst.kind} · {props.inst.device}</div>
       <div className="inst-status text-sm font-semibold">{S.instanceStates[props.inst.state] ?? props.inst.state}</div>
     </div>

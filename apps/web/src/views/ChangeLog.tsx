@@ -11,7 +11,7 @@ export function ChangeLog() {
     const id = setInterval(() => setRows({ states: live.stateLog.toArray().slice(-12).reverse(), configs: live.configLog.toArray().slice(-12).reverse(), now: live.now }), 500);
     return () => clearInterval(id);
   }, []);
-  const ago = (t: number) => `${formatUs(Math.max(0, rows.now - t))} ago`;
+  const ago = (t: number) => S.ago(formatUs(Math.max(0, rows.now - t)));
   return (
     <>
       <section className="card" data-testid="state-log">
@@ -19,7 +19,7 @@ export function ChangeLog() {
         <ul className="px-3 pb-3 text-sm space-y-1">
           {rows.states.length === 0 && <li className="text-muted">{S.noStateChanges}</li>}
           {rows.states.map((r, i) => (
-            <li key={i} className="flex gap-2">
+            <li key={i} className="flex flex-wrap gap-x-2">
               <span className="text-muted w-24 shrink-0">{ago(r.t)}</span>
               <span className="font-mono">{r.instance ?? r.modelKey}</span>
               <span className={`badge state-${r.state.toLowerCase()}`}>{S.instanceStates[r.state] ?? r.state}</span>
@@ -35,7 +35,7 @@ export function ChangeLog() {
           {rows.configs.map((r, i) => (
             <li key={i}>
               <span className="text-muted mr-2">{ago(r.t)}</span>
-              <span className="font-mono">{r.modelKey}</span> <span className="text-muted">by {r.by}</span>
+              <span className="font-mono">{r.modelKey}</span> <span className="text-muted">{S.changedBy} <span className="font-mono" data-verbatim>{r.by}</span></span>
               {r.changes.map((c) => (
                 <div key={c.path} className="font-mono pl-4">
                   {c.path}: <span className="line-through text-muted">{JSON.stringify(c.old)}</span> → <b>{JSON.stringify(c.new)}</b>

@@ -14,7 +14,8 @@ export function ConfigDrawer(props: { m: ModelLive }) {
   const gpus = useApp((s) => s.server?.gpu_count ?? 0);
   const close = () => appStore.setState({ inspect: undefined });
   const ref = useRef<HTMLButtonElement | null>(null);
-  useEffect(() => ref.current?.focus(), [m.key]);
+  // focus without scrolling: a lesson that opens the drawer keeps its stage (claim, playback) in sight
+  useEffect(() => ref.current?.focus({ preventScroll: true }), [m.key]);
   let text: string;
   let issues: { message: string }[];
   try {

@@ -19,6 +19,12 @@ import { ProtocolLine } from './ProtocolCard';
 import { exposeForTests } from '../platform/test-hooks';
 
 /** Data: requests flowing live from arrival through the queues and batcher to an instance and back. */
+/**
+ * Each model's row keeps the height one model gets alone (less its header): the old 1400 px cap squeezed
+ * twelve models into 115 px rows, where the batcher's labels ran into each other.
+ */
+const ROW_PX = 340;
+
 export function DataView() {
   const model = useApp((s) => s.model);
   useApp((s) => s.structureRev);
@@ -30,7 +36,7 @@ export function DataView() {
   };
   return (
     <div data-testid="view-data" className="space-y-3">
-      <ChartCard title={S.views.data} draw={draw} height={n === 1 ? 400 : Math.min(1400, 30 + 320 * n)} animate testId="chart-dataflow">
+      <ChartCard title={S.views.data} draw={draw} height={n === 1 ? 400 : 30 + ROW_PX * n} animate testId="chart-dataflow">
         <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.flowCaption}</p>
         {selectedModels(live, model).some((m) => pipelineOf(m.config)) && <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{S.pipeline.caption}</p>}
       </ChartCard>

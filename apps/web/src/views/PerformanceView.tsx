@@ -99,15 +99,10 @@ const drawMemory = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
       drawLine(p, s.pts, (d) => d.t, (d) => d.budget, th.danger, 1.5, [5, 4]);
     }
   });
-  // The budget entry only names a line that is drawn; without one, say so instead of a dangling swatch.
-  const items = series.map((s, i) => ({ label: s.device, colour: modelColour(i + 3) }));
+  // The budget entry only names a line that is drawn; without one each device's entry says so (a separate
+  // "no budget set" at the right edge ran into the legend on a narrow chart and read "cpu budget set").
+  const items = series.map((s, i) => ({ label: anyBudget ? s.device : `${s.device} · ${S.noBudgetSet}`, colour: modelColour(i + 3) }));
   drawLegend(ctx, th, anyBudget ? items.concat([{ label: S.budget, colour: th.danger }]) : items, p.left + 6, p.top + 6);
-  if (!anyBudget) {
-    ctx.font = `${th.fontSize}px ${th.font}`;
-    ctx.fillStyle = th.muted;
-    ctx.textAlign = 'right';
-    ctx.fillText(S.noBudgetSet, p.right - 4, p.top + 6);
-  }
   return { legend: items.map((i) => i.label), markers };
 };
 

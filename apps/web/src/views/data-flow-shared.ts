@@ -3,7 +3,7 @@ import type { LiveModel } from '../store/live-model';
 import type { ModelLive, RequestLive } from '../store/live-types';
 import type { ChartTheme } from '../charts/theme';
 import { modelColour, priorityColour } from '../charts/theme';
-import { withAlpha } from '../charts/draw';
+import { fitText, withAlpha } from '../charts/draw';
 
 /** x positions of the five stages, computed once per frame from the canvas width */
 export interface Columns {
@@ -103,7 +103,9 @@ export class DotBatch {
 
 export function roundRect(ctx: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number): void {
   ctx.beginPath();
-  ctx.roundRect(x, y, w, h, Math.min(r, w / 2, h / 2));
+  // a squeezed row can ask for a box of no height: roundRect throws on a negative radius, and the
+  // exception stopped the whole frame after the first model
+  ctx.roundRect(x, y, Math.max(0, w), Math.max(0, h), Math.max(0, Math.min(r, w / 2, h / 2)));
 }
 
 /** A label drawn in the last data-flow frame, in canvas pixels (for the layout tests: labels must not collide). */
@@ -151,19 +153,6 @@ export function hash(s: string): number {
   return h >>> 0;
 }
 
-/** `s` as it fits in `maxW` at the context's font: whole, or cut with "…" (at least one character). */
-export function fitText(ctx: Pick<CanvasRenderingContext2D, 'measureText'>, s: string, maxW: number): string {
-  if (ctx.measureText(s).width <= maxW) return s;
-  let lo = 1;
-  let hi = s.length - 1;
-  // the longest prefix whose "prefix…" fits (binary search: measureText is the cost)
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (ctx.measureText(`${s.slice(0, mid)}…`).width <= maxW) lo = mid;
-    else hi = mid - 1;
-  }
-  return `${s.slice(0, lo)}…`;
-}
 
 /**
  * Column headers along one line: each wants its anchor (left, centre or right aligned), but none may

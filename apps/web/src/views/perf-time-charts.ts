@@ -49,8 +49,9 @@ export function configMarkers(key: string, from: number): Marker[] {
       const changed = e.changes.map((c) => changeText(c.path, c.new)).join(' ') || e.by;
       const autotune = e.by === 'autotune';
       const what = autotune ? `${S.autotune.marker}: ${changed}` : changed;
-      // with every model on the chart, say whose config changed
-      const label = key === 'all' ? `${labelOf(e.modelKey)}: ${what}` : what;
+      // with several models on the chart, say whose config changed, after what changed: a label cut to fit
+      // its line keeps the change ("delay 2 ms"), not only the model's name
+      const label = key === 'all' && live.models.size > 1 ? `${what} · ${labelOf(e.modelKey)}` : what;
       return { t: e.t, label, autotune, tip: autotune && e.reason ? `${label} — ${autotuneTip(e.reason)}` : label };
     });
 }
