@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configKey, gridConfigs, parsePreferred, type SweepConfig } from '../../apps/server/src/clients/analyze/search-space.ts';
-import { paretoSet, rankResults, recommend, type SweepResult } from '../../apps/server/src/clients/analyze/ranking.ts';
+import { paretoSet, rankResults, recommend } from '@inferscope/core/load';
+import type { SweepResult } from '@inferscope/core';
 import { runSweep, searchFor } from '../../apps/server/src/clients/analyze/sweep.ts';
 import { recommendationLine, toCsv, toHtml } from '../../apps/server/src/clients/analyze/report.ts';
 

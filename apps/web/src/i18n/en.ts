@@ -168,6 +168,8 @@ export const en = {
     columns: ['rank', 'config', 'infer/s', 'p50 / p99', 'batch', 'queue / compute', 'memory', 'note'],
     status: (state: string, done: number, total: number, skipped: number) => `${state}: ${done}/${total}${skipped ? `, ${skipped} pruned` : ''}`,
     applyBest: (c: string) => `Apply best (${c})`,
+    closest: (budget: string, c: string, p99: string, over: string) => `No config met the p99 budget of ${budget}; the closest is ${c}, p99 ${p99} (${over} over).`,
+    applyClosest: (c: string) => `Apply closest (${c})`,
     applied: (c: string) => `Applied ${c}. Save it to config.pbtxt:`,
   },
   protocols: {

@@ -145,6 +145,8 @@ export const zh: Strings = {
     columns: ['排名', '配置', '推理/秒', 'p50 / p99', '批', '排队 / 计算', '内存', '备注'],
     status: (state, done, total, skipped) => `${state}：${done}/${total}${skipped ? `，已剪枝 ${skipped}` : ''}`,
     applyBest: (c) => `应用最佳（${c}）`,
+    closest: (budget, c, p99, over) => `没有配置满足 ${budget} 的 p99 预算；最接近的是 ${c}，p99 ${p99}（超出 ${over}）。`,
+    applyClosest: (c) => `应用最接近的配置（${c}）`,
     applied: (c) => `已应用 ${c}。保存到 config.pbtxt：`,
   },
   protocols: {

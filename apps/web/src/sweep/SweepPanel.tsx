@@ -7,6 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import type { SweepConfig, SweepProgress } from '@inferscope/core';
+import { recommend } from '@inferscope/core/load';
 import { live, useApp } from '../store/app-store';
 import { versionLabel } from '../store/select';
 import { controlTarget } from '../controls/target';
@@ -60,10 +61,12 @@ export function SweepPanel() {
       setError(err instanceof Error ? err.message : String(err));
     }
   };
-  const best = sweep?.state === 'done' ? sweep.results.find((r) => r.rank === 1) : undefined;
-  const applyBest = async () => {
-    if (!best || !sweep) return;
-    if (await applyConfig(sweep.model, sweep.version, best.config)) setApplied(shortConfig(best.config));
+  // core's rule, as `inferscope analyze` recommends: the best in budget, else the closest to it and by how much it misses
+  const recommendation = sweep?.state === 'done' ? recommend(sweep.results, { latencyBudgetUs: sweep.latency_budget_us }) : undefined;
+  const recommended = recommendation?.result;
+  const applyRecommended = async () => {
+    if (!recommended || !sweep) return;
+    if (await applyConfig(sweep.model, sweep.version, recommended.config)) setApplied(shortConfig(recommended.config));
   };
   const field = (label: string, k: keyof SweepForm, testId: string) => (
     <label className="field"><span>{label}</span><input className="input" value={String(form[k])} onChange={set(k)} disabled={running} data-testid={testId} /></label>
@@ -114,9 +117,16 @@ export function SweepPanel() {
           </table>
         </div>
       </div>
-      {best && sweep && (
+      {recommendation && recommended && sweep && !recommendation.meets && sweep.latency_budget_us !== undefined && (
+        <p className="text-sm mt-2" data-testid="sweep-closest">
+          {S.sweep.closest(formatUs(sweep.latency_budget_us), shortConfig(recommended.config), formatUs(recommended.latency_us.p99), formatUs(recommended.latency_us.p99 - sweep.latency_budget_us))}
+        </p>
+      )}
+      {recommendation && recommended && sweep && (
         <div className="mt-2 flex flex-wrap items-start gap-2">
-          <button type="button" className="btn" disabled={!canControl} onClick={() => void applyBest()} data-testid="sweep-apply-best">{S.sweep.applyBest(shortConfig(best.config))}</button>
+          {recommendation.meets
+            ? <button type="button" className="btn" disabled={!canControl} onClick={() => void applyRecommended()} data-testid="sweep-apply-best">{S.sweep.applyBest(shortConfig(recommended.config))}</button>
+            : <button type="button" className="btn" disabled={!canControl} onClick={() => void applyRecommended()} data-testid="sweep-apply-closest">{S.sweep.applyClosest(shortConfig(recommended.config))}</button>}
           {applied && <span className="text-sm" data-testid="sweep-applied">{S.sweep.applied(applied)}</span>}
           {applied && sweep.version && <div className="min-w-[16rem]"><SaveConfig model={sweep.model} version={sweep.version} disabled={!canControl} /></div>}
         </div>

@@ -6,3 +6,4 @@ export { planArrivals, scenarioToArrivals, RequestSampler, shapeKeyOf, DEFAULT_S
 export { DEFAULT_LOAD_LIMITS, checkPlanSize, planSize, LoadLimitError, type LoadLimits, type PlanSize } from './limits';
 export { parseTrace, serializeTrace, arrivalLine, summaryLine, traceToScenario, TraceError, TraceReader, type Trace, type TraceHeader, type TraceSummary } from './trace';
 export { spreadOf, verdictOf, HIGHER_IS_BETTER, type Spread, type ABMetric, type ABVerdict } from './ab-verdict';
+export { paretoSet, rankResults, recommend, sweepConfigKey, type Budgets, type Recommendation } from './sweep-ranking';

@@ -5,7 +5,7 @@
  */
 import type { ModelSnapshot, RankedResult } from '@inferscope/core';
 import { gridConfigs, type SearchSpace, type SweepConfig } from './search-space';
-import { rankResults, recommend, type Budgets, type Recommendation } from './ranking';
+import { rankResults, recommend, type Budgets, type Recommendation } from '@inferscope/core/load';
 import { confirmLeaders, runSweep, type SweepDeps, type SweepRun } from './sweep';
 
 /** The live config of a model version as a sweep config; refuses a model without dynamic batching. */

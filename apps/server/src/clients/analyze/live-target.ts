@@ -12,7 +12,7 @@ import type { StepMode } from '../perf/step-load';
 import { readModelStats } from '../perf/server-stats';
 import type { SweepConfig } from './search-space';
 import type { SweepDeps } from './sweep';
-import type { SweepResult } from './ranking';
+import type { SweepResult } from '@inferscope/core';
 
 export interface LiveTargetOptions {
   url: string;

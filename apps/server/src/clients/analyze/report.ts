@@ -4,7 +4,8 @@
  * requested space has a row: measured ones with their figures, skipped ones with the reason.
  */
 import { configKey, describeConfig, type SweepConfig } from './search-space';
-import type { Ranked, Recommendation } from './ranking';
+import type { RankedResult as Ranked } from '@inferscope/core';
+import type { Recommendation } from '@inferscope/core/load';
 
 export interface Skipped {
   config: SweepConfig;

@@ -4,6 +4,7 @@
  */
 import type { SweepConfig } from '@inferscope/core';
 import { strictNumber } from '@inferscope/core/config';
+import { sweepConfigKey as configKey } from '@inferscope/core/load';
 
 /** Declared once in the live protocol (the dashboard's Sweep panel reads the same shape). */
 export type { SweepConfig };
@@ -16,8 +17,8 @@ export interface SearchSpace {
   preferred: Array<'none' | 'max' | number[]>;
 }
 
-export const configKey = (c: SweepConfig) =>
-  `i${c.instances}/b${c.max_batch_size}/d${c.max_queue_delay_microseconds}/p${c.preferred_batch_size.join('+') || '-'}`;
+/** one config's key (core's, which the ranking uses too) */
+export { configKey };
 
 export function describeConfig(c: SweepConfig): string {
   const pref = c.preferred_batch_size.length ? `[${c.preferred_batch_size.join(',')}]` : 'none';

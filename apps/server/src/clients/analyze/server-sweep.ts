@@ -10,7 +10,7 @@ import { HttpTarget } from '../../loadgen/targets';
 import type { ControlTarget } from '../../control/types';
 import { originalConfig, planConfigs, runAnalysis } from './analysis';
 import { measureConfig } from './live-target';
-import { rankResults } from './ranking';
+import { rankResults } from '@inferscope/core/load';
 import { searchFor, type SweepDeps } from './sweep';
 
 export interface SweepHost {

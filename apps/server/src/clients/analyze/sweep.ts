@@ -4,7 +4,7 @@
  * record. The server and the load are injected, so the loop and its pruning are tested on their own.
  */
 import { configKey, describeConfig, lineKey, type SweepConfig } from './search-space';
-import type { SweepResult } from './ranking';
+import type { SweepResult } from '@inferscope/core';
 
 export interface SweepDeps {
   /** make `c` the model's live configuration; resolves once it is in force (instances started) */

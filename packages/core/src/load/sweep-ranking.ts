@@ -1,12 +1,13 @@
 /**
- * What a sweep concludes: the throughput-vs-p99 Pareto set and a ranking against the latency budget and
- * the memory budget. Pure and deterministic (ties broken by the config key).
+ * What a sweep concludes: the throughput-vs-p99 Pareto set, a ranking against the latency budget and the
+ * memory budget, and what to run. Pure and deterministic (ties broken by the config key), so `inferscope
+ * analyze`, the server's sweep and the dashboard's sweep panel conclude the same from the same rows.
  */
-import type { RankedResult, SweepResult } from '@inferscope/core';
-import { configKey } from './search-space';
+import type { RankedResult, SweepConfig, SweepResult } from '../live/protocol';
 
-/** Declared once in the live protocol (the dashboard's Sweep panel reads the same shape). */
-export type { SweepResult };
+/** One config's key: equal configs, equal keys. */
+export const sweepConfigKey = (c: SweepConfig): string =>
+  `i${c.instances}/b${c.max_batch_size}/d${c.max_queue_delay_microseconds}/p${c.preferred_batch_size.join('+') || '-'}`;
 
 /** Results no other result beats on both throughput (higher) and p99 (lower). */
 export function paretoSet(results: readonly SweepResult[]): Set<string> {
@@ -15,12 +16,10 @@ export function paretoSet(results: readonly SweepResult[]): Set<string> {
     const dominated = results.some((o) => o !== r &&
       o.throughput_per_s >= r.throughput_per_s && o.latency_us.p99 <= r.latency_us.p99 &&
       (o.throughput_per_s > r.throughput_per_s || o.latency_us.p99 < r.latency_us.p99));
-    if (!dominated) front.add(configKey(r.config));
+    if (!dominated) front.add(sweepConfigKey(r.config));
   }
   return front;
 }
-
-export type Ranked = RankedResult;
 
 export interface Budgets {
   latencyBudgetUs?: number;
@@ -31,7 +30,7 @@ export interface Budgets {
  * Configs within both budgets and without errors, best first: highest throughput, then lowest p99.
  * The rest follow, unranked, with the reason.
  */
-export function rankResults(results: readonly SweepResult[], b: Budgets): Ranked[] {
+export function rankResults(results: readonly SweepResult[], b: Budgets): RankedResult[] {
   const front = paretoSet(results);
   const why = (r: SweepResult): string | undefined => {
     if (r.errors > 0) return `${r.errors} errors`;
@@ -40,12 +39,12 @@ export function rankResults(results: readonly SweepResult[], b: Budgets): Ranked
     return undefined;
   };
   const order = (x: SweepResult, y: SweepResult) =>
-    y.throughput_per_s - x.throughput_per_s || x.latency_us.p99 - y.latency_us.p99 || configKey(x.config).localeCompare(configKey(y.config));
+    y.throughput_per_s - x.throughput_per_s || x.latency_us.p99 - y.latency_us.p99 || sweepConfigKey(x.config).localeCompare(sweepConfigKey(y.config));
   const inBudget = results.filter((r) => !why(r)).sort(order);
   const out = results.filter((r) => why(r)).sort(order);
   return [
-    ...inBudget.map((r, i) => ({ ...r, rank: i + 1, pareto: front.has(configKey(r.config)), ...noiseAgainst(inBudget[i - 1], r, i) })),
-    ...out.map((r) => ({ ...r, rank: null, pareto: front.has(configKey(r.config)), excluded: why(r) })),
+    ...inBudget.map((r, i) => ({ ...r, rank: i + 1, pareto: front.has(sweepConfigKey(r.config)), ...noiseAgainst(inBudget[i - 1], r, i) })),
+    ...out.map((r) => ({ ...r, rank: null, pareto: front.has(sweepConfigKey(r.config)), excluded: why(r) })),
   ];
 }
 
@@ -68,7 +67,7 @@ export interface Recommendation {
  * them (the smallest p99 excess over the latency budget, then the most throughput), with by how much it
  * misses, so an engineer always leaves with an answer and its distance from the target.
  */
-export function recommend(ranked: readonly Ranked[], b: Budgets): Recommendation | undefined {
+export function recommend(ranked: readonly RankedResult[], b: Budgets): Recommendation | undefined {
   const best = ranked.find((r) => r.rank === 1);
   if (best) return { result: best, meets: true };
   const candidates = ranked.filter((r) => r.errors === 0 && (b.memoryBudgetBytes === undefined || r.memory_bytes <= b.memoryBudgetBytes));
