@@ -151,6 +151,8 @@ test('recording live traffic is acknowledged with where it goes', { skip: missin
   assert.match(text, /startRecording/);
   await page.click('text=Stop recording');
   await waitFor('the stop acknowledged', async () => ((await page.locator('[data-testid=ack-log] li').first().textContent()) ?? '').includes('stopRecording'));
+  // the file it wrote is offered for replay
+  await waitFor('the recording offered for replay', async () => /\.ndjson$/.test(await page.getByTestId('trace-input').inputValue()));
 });
 
 test('a refused change shows the server error and changes nothing', { skip: missing }, async () => {

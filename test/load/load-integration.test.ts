@@ -62,6 +62,10 @@ test('a scenario runs from its own thread, is recorded, and replays with the sam
   const lateUs = (q: number) => loopDelay.percentile(q) / 1000;
   assert.equal(second.result.sent, trace.arrivals.length);
   assert.equal(second.summary.errors, 0, JSON.stringify(second.summary.errors_by_status));
+  // the replay's progress carries the recorded run's own server figures, to read one against the other
+  const replayed = s.load.progress().find((x) => x.id === replay.id)!;
+  assert.deepEqual(replayed.recorded?.server, p.server, 'the recording ends with the figures its run reported');
+  assert.equal(replayed.recorded?.sent, first.result.sent);
   const t = queuedTimes(s.events, from, 'mlp_classifier');
   assert.equal(t.length, trace.arrivals.length, 'the server saw every replayed arrival');
   // The replayer measures how late it sent each arrival against its recorded offset (its own thread, so

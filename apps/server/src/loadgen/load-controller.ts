@@ -136,6 +136,8 @@ export class LoadController implements LoadControl {
     const handle = await this.launch(this.job({ kind: 'trace', path, label: req.trace, model: req.model }, { speed: req.speed ?? 1 }), 'http', () => run?.progress);
     const id = this.begin(handle, handle.facts.models.join(','), `replay:${req.trace}`);
     run = this.runs.get(id);
+    // the recorded run's own figures beside the replay's (the dashboard and `replay` read one against the other)
+    if (run && handle.facts.recorded) run.progress.recorded = handle.facts.recorded;
     return { id };
   }
 

@@ -59,6 +59,12 @@ export function LoadPanel(props: { canControl: boolean }) {
       setAbPhase(null);
     }
   };
+  // the file a stopped recording wrote is offered for replay at once
+  const stopRecording = async () => {
+    const ack = await sendControl({ action: 'stopRecording' });
+    const written = ack.ok ? ack.stopped.find((r) => r.error === undefined) : undefined;
+    if (written) setTrace(written.recording);
+  };
   const num = (set: (n: number) => void) => (e: React.ChangeEvent<HTMLInputElement>) => set(Number(e.target.value));
   return (
     <section className="card" data-testid="load-panel">
@@ -86,17 +92,20 @@ export function LoadPanel(props: { canControl: boolean }) {
             <li key={p.id}>
               <b data-verbatim>{p.scenario}</b> → {p.model} <span className="badge">{S.loadStates[p.state] ?? p.state}</span> {p.elapsed_s.toFixed(1)}/{p.duration_s.toFixed(1)} s
               <div className="text-muted">{S.progress(p.sent, p.answered, p.errors)}{p.skipped ? ` · ${S.skipped(p.skipped)}` : ''}{p.recording ? ` · ${p.recording}` : ''}</div>
+              {p.recording && p.state !== 'running' && !p.recording_error && (
+                <button type="button" className="btn text-xs" onClick={() => setTrace(p.recording!)} data-testid="replay-this">{S.replayThis}</button>
+              )}
               {p.scenario !== 'recording' && <LoadRunFigures run={p} />}
             </li>
           ))}
         </ul>
         <div className="flex gap-2">
           <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'startRecording' })} data-testid="record-start">● {S.recordLive}</button>
-          <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void sendControl({ action: 'stopRecording' })}>■ {S.stopRecording}</button>
+          <button type="button" className="btn flex-1" disabled={disabled} onClick={() => void stopRecording()}>■ {S.stopRecording}</button>
         </div>
         {/* wraps rather than squeezing the button to one character per line (large type, Chinese) */}
         <div className="flex flex-wrap gap-2 items-end">
-          <label className="field flex-1 min-w-[10rem]"><span>{S.tracePath}</span><input className="input w-full" value={trace} onChange={(e) => setTrace(e.target.value)} placeholder="recordings/….ndjson" /></label>
+          <label className="field flex-1 min-w-[10rem]"><span>{S.tracePath}</span><input className="input w-full" value={trace} onChange={(e) => setTrace(e.target.value)} placeholder="recordings/….ndjson" data-testid="trace-input" /></label>
           <label className="field w-16"><span>×</span><input type="number" className="input" min={0.1} step={0.1} value={speed} onChange={num(setSpeed)} /></label>
           <button type="button" className="btn shrink-0 whitespace-nowrap" disabled={disabled || !trace} onClick={() => void sendControl({ action: 'startReplay', trace, speed, model: m?.name })} data-testid="replay-start">{S.replay}</button>
         </div>

@@ -256,6 +256,18 @@ export interface LoadProgress {
   server?: LoadServerFigures;
   /** the recording's file could not be written (e.g. the disk is full): arrivals after it are lost */
   recording_error?: string;
+  /** a replay: what the recorded run measured (the recording's summary line), to read the replay against */
+  recorded?: RecordedRun;
+}
+
+/** A recording's summary line: what the recorded run measured, as a load run reports it. */
+export interface RecordedRun {
+  sent?: number;
+  answered?: number;
+  errors?: number;
+  elapsed_s?: number;
+  client?: LoadClientFigures;
+  server?: LoadServerFigures;
 }
 
 /** The load generator's own figures for a run, µs. */

@@ -4,6 +4,7 @@
  * loopback HTTP) or on the server's loop (in-process mode); `prepareJob` is the one place that turns a
  * job into work, for both.
  */
+import type { RecordedRun } from '@inferscope/core';
 import { checkPlanSize, planArrivals, type LoadLimits, type Scenario, type ScenarioOverrides } from '@inferscope/core/load';
 import { planWork, type LoadWork, type RunProgress, type RunResult } from '../runner';
 import type { InferTarget } from '../targets';
@@ -34,6 +35,8 @@ export interface GeneratorJob {
 export interface PreparedFacts {
   duration_s: number;
   models: string[];
+  /** a replayed recording's summary line: what the recorded run measured */
+  recorded?: RecordedRun;
 }
 
 /** main -> generator thread */
@@ -68,7 +71,8 @@ export async function prepareJob(job: GeneratorJob, target: InferTarget): Promis
     if (!m) throw new Error(`trace ${label} has arrivals without a model: give 'model' to replay them onto one`);
     await target.check(m);
   }
-  return { duration_s: facts.last_t_us / 1e6 / speed, models: facts.models, work: () => ({ open: streamTraceFile(path, { model }) }) };
+  const recorded = facts.summary as RecordedRun | undefined; // written by recorder.ts from a run's own figures
+  return { duration_s: facts.last_t_us / 1e6 / speed, models: facts.models, ...(recorded ? { recorded } : {}), work: () => ({ open: streamTraceFile(path, { model }) }) };
 }
 
 export type { RunProgress, RunResult };

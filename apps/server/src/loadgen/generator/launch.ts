@@ -50,7 +50,7 @@ export function launchWorkerRun(job: GeneratorJob, onProgress: OnProgress): Prom
         prepared = true;
         resolve({
           generator: 'worker',
-          facts: { duration_s: m.duration_s, models: m.models },
+          facts: { duration_s: m.duration_s, models: m.models, ...(m.recorded ? { recorded: m.recorded } : {}) },
           thread_id: m.thread_id,
           pid: m.pid,
           go: () => post({ type: 'go' }),
@@ -85,7 +85,7 @@ export async function launchInProcessRun(job: GeneratorJob, target: InferTarget,
   done.catch(() => undefined);
   return {
     generator: 'inprocess',
-    facts: { duration_s: facts.duration_s, models: facts.models },
+    facts: { duration_s: facts.duration_s, models: facts.models, ...(facts.recorded ? { recorded: facts.recorded } : {}) },
     thread_id: 0,
     pid: process.pid,
     go,

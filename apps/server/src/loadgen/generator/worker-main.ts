@@ -23,7 +23,7 @@ async function run(job: GeneratorJob): Promise<void> {
   let prepared = false;
   try {
     const facts = await prepareJob(job, target);
-    post({ type: 'prepared', thread_id: threadId, pid: process.pid, duration_s: facts.duration_s, models: facts.models });
+    post({ type: 'prepared', thread_id: threadId, pid: process.pid, duration_s: facts.duration_s, models: facts.models, ...(facts.recorded ? { recorded: facts.recorded } : {}) });
     prepared = true;
     await started;
     const result = await runLoad(target, facts.work(), {
