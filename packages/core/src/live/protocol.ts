@@ -10,6 +10,7 @@
 import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
 import type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
+import type { ModelConfig } from '../config/types';
 import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 
 export const WIRE = {
@@ -32,7 +33,7 @@ export interface ModelSnapshot {
   backend: string;
   platform: string;
   /** normalised ModelConfig as JSON (Triton's field names) */
-  config: Record<string, unknown>;
+  config: ModelConfig;
   instances: InstanceSnapshot[];
   /** files in the version folder with sizes in bytes (for the architecture view and repo-size card) */
   files?: { path: string; bytes: number }[];
