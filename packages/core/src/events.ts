@@ -14,6 +14,7 @@
  * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
  */
 import type { ErrorCode } from './errors/codes';
+import type { IterEvent } from './iterative/types';
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
@@ -222,6 +223,16 @@ export interface MemoryEntry {
   source: 'measured' | 'modelled';
 }
 
+/**
+ * One event of an iterative (continuous-batching) model's step loop as core's iterative/ emits it: steps,
+ * joins, tokens, preemptions and KV block use, for the token timeline and the KV block map. The same run
+ * is also reported as request and batch events (a step is an execution), which the statistics count.
+ */
+export interface IterativeEvent extends Base {
+  type: 'iterative';
+  event: IterEvent;
+}
+
 export interface MemoryEvent {
   type: 'memory';
   t: number;
@@ -331,6 +342,7 @@ export type SchedulerEvent =
   | RequestResponseEvent
   | RequestCacheEvent
   | EnsembleStepEvent
+  | IterativeEvent
   | MemoryEvent
   | ConfigChangedEvent;
 

@@ -43,12 +43,13 @@ export interface SchedulerView {
 }
 
 /**
- * Which scheduler a model version gets, in Triton's order of precedence: a sequence batcher when the
- * config has `sequence_batching`, the ensemble scheduler for the `ensemble` platform, else the dynamic
+ * Which scheduler a model version gets, in Triton's order of precedence: the iteration-level scheduler
+ * when `sequence_batching { iterative_sequence: true }`, a sequence batcher when the config has any other
+ * `sequence_batching`, the ensemble scheduler for the `ensemble` platform, else the dynamic
  * batcher (with batching off when the config has no `dynamic_batching`: Triton's default scheduler is
  * the same dynamic batcher with batching disabled).
  */
-export type SchedulerKind = 'sequence' | 'ensemble' | 'dynamic';
+export type SchedulerKind = 'iterative' | 'sequence' | 'ensemble' | 'dynamic';
 
 /** The slice of a model config the choice reads (structural, like config-input.ts). */
 export interface SchedulerChoiceInput {
@@ -57,6 +58,8 @@ export interface SchedulerChoiceInput {
 }
 
 export function schedulerKindFor(config: SchedulerChoiceInput): SchedulerKind {
+  // Triton's iterative sequences (a decoupled generative model rescheduled every step): core's iterative/
+  if ((config.sequence_batching as { iterative_sequence?: boolean } | undefined)?.iterative_sequence === true) return 'iterative';
   if (config.sequence_batching !== undefined) return 'sequence';
   if (config.platform === 'ensemble') return 'ensemble';
   return 'dynamic';
