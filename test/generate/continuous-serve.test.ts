@@ -1,0 +1,203 @@
+// tiny_lm_generate served by continuous batching through the real server (port 0): HTTP generate_stream
+// (SSE, one event per token), HTTP generate (the whole text), gRPC ModelStreamInfer (one response per
+// token, the final flag on the last). Batch invariance: a prompt's tokens alone equal its tokens while
+// other streams share its steps (and the steps were shared: the events show it). Cancellation frees the
+// sequence and its KV blocks; every accepted request has exactly one end; bad knobs refuse the model at
+// load naming the key; the KV pool is in the memory ledger, bounded by the budget.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdir, cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { IterEvent } from '@inferscope/core/iterative';
+import { startTestServer, tempRepository, type TestServer } from '../support/server';
+import { grpcClient, type TestGrpcClient } from '../grpc/client';
+
+const MODEL = 'tiny_lm_generate';
+let repo: Awaited<ReturnType<typeof tempRepository>>;
+let server: TestServer;
+let grpc: TestGrpcClient;
+
+/** model name -> the parameter line its config gets instead of the bundled one */
+const BROKEN: Record<string, { key: string; value: string; reason: RegExp }> = {
+  bad_policy: { key: 'batch_scheduler_policy', value: 'fastest', reason: /parameter 'batch_scheduler_policy' of model 'bad_policy' must be one of guaranteed_no_evict, max_utilization, got 'fastest'/ },
+  bad_tokens: { key: 'max_num_tokens', value: '-3', reason: /parameter 'max_num_tokens' of model 'bad_tokens' must be an integer >= 1/ },
+  small_kv: { key: 'max_tokens_in_paged_kv_cache', value: '64', reason: /max_tokens_in_paged_kv_cache/ },
+};
+
+before(async () => {
+  repo = await tempRepository([MODEL]);
+  const config = await readFile(join(repo.dir, MODEL, 'config.pbtxt'), 'utf8');
+  for (const [name, { key, value }] of Object.entries(BROKEN)) {
+    await mkdir(join(repo.dir, name), { recursive: true });
+    await cp(join(repo.dir, MODEL, '1'), join(repo.dir, name, '1'), { recursive: true });
+    const line = new RegExp(`parameters \\{ key: "${key}" value: \\{ string_value: "[^"]*" \\} \\}`);
+    assert.match(config, line);
+    await writeFile(join(repo.dir, name, 'config.pbtxt'), config.replace(`name: "${MODEL}"`, `name: "${name}"`).replace(line, `parameters { key: "${key}" value: { string_value: "${value}" } }`));
+  }
+  server = await startTestServer({ modelRepositories: [repo.dir], grpcPort: 0, metricsPort: 0, memoryBudget: { cpu: 512 * 1024 * 1024 } });
+  grpc = grpcClient(server.grpcAddress!);
+});
+after(async () => {
+  grpc?.close();
+  await server?.close();
+  await repo?.remove();
+});
+
+interface Streamed {
+  pieces: string[];
+  /** ms from the request to each event */
+  at: number[];
+  totalMs: number;
+}
+
+async function generateStream(body: object, signal?: AbortSignal, onEvent?: () => void): Promise<Streamed> {
+  const start = performance.now();
+  const res = await fetch(`${server.url}/v2/models/${MODEL}/generate_stream`, { method: 'POST', body: JSON.stringify(body), signal });
+  assert.equal(res.status, 200, await (res.status === 200 ? '' : res.text()));
+  const pieces: string[] = [];
+  const at: number[] = [];
+  let buffer = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body!) {
+    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const event = JSON.parse(buffer.slice(0, end).replace(/^data: /, '')) as { text_output?: string; error?: string };
+      buffer = buffer.slice(end + 2);
+      assert.equal(event.error, undefined);
+      pieces.push(event.text_output!);
+      at.push(performance.now() - start);
+      onEvent?.();
+    }
+  }
+  return { pieces, at, totalMs: performance.now() - start };
+}
+
+const iterEvents = (): IterEvent[] => server.events.flatMap((e) => (e.type === 'iterative' && e.model === MODEL ? [e.event] : []));
+
+async function metric(name: string, labels: string): Promise<number> {
+  const text = await (await fetch(server.metricsUrl!)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels) && l.includes(`model="${MODEL}"`));
+  assert.ok(line, `${name}{${labels}} in /metrics`);
+  return Number(line.split(' ').at(-1));
+}
+
+const PROMPTS = ['Hello, world', 'continuous batching', 'KV', 'InferScope serves tokens', 'a b c d e f'];
+
+test('batch invariance: each prompt streams the same tokens alone as beside four others, and they shared steps', { timeout: 120_000 }, async () => {
+  const alone: string[][] = [];
+  for (const p of PROMPTS) alone.push((await generateStream({ text_input: p, max_tokens: 12 + p.length % 5 })).pieces);
+  // not vacuous: different prompts give different texts
+  assert.ok(new Set(alone.map((a) => a.join(''))).size >= 3, JSON.stringify(alone));
+  const first = server.events.length;
+  const together = await Promise.all(PROMPTS.map((p) => generateStream({ text_input: p, max_tokens: 12 + p.length % 5 })));
+  for (let i = 0; i < PROMPTS.length; i++) assert.deepEqual(together[i]!.pieces, alone[i], PROMPTS[i]);
+  const shared = server.events.slice(first).filter((e) => e.type === 'iterative' && e.event.type === 'step_started' && e.event.rows.length >= 3);
+  assert.ok(shared.length > 0, 'concurrent streams shared steps');
+});
+
+test('streaming: one event per token in order, the first well before the last; generate gives the whole text; gRPC streams the same', { timeout: 60_000 }, async () => {
+  const ask = { text_input: 'streaming order', max_tokens: 24 };
+  const s = await generateStream(ask);
+  assert.equal(s.pieces.length, 24, 'one response per token (tiny_lm_generate ends only at max_tokens on this prompt)');
+  assert.ok(s.at[0]! < s.totalMs && s.at[0]! < s.at.at(-1)!, `TTFT ${s.at[0]} ms < total ${s.totalMs} ms`);
+  for (let i = 1; i < s.at.length; i++) assert.ok(s.at[i]! >= s.at[i - 1]!);
+  const whole = await (await fetch(`${server.url}/v2/models/${MODEL}/generate`, { method: 'POST', body: JSON.stringify(ask) })).json() as { text_output: string };
+  assert.equal(whole.text_output, s.pieces.join(''));
+  // "stream": true on generate answers with the last token's response only (the generate endpoint keeps the last)
+  const last = await (await fetch(`${server.url}/v2/models/${MODEL}/generate`, { method: 'POST', body: JSON.stringify({ ...ask, stream: true }) })).json() as { text_output: string };
+  assert.equal(last.text_output, s.pieces.at(-1));
+
+  const stream = grpc.raw.ModelStreamInfer();
+  const responses: Array<{ error_message: string; infer_response: { raw_output_contents: Buffer[]; parameters: Record<string, { bool_param?: boolean }> } }> = [];
+  const done = new Promise<void>((resolve, reject) => {
+    stream.on('data', (r: (typeof responses)[number]) => responses.push(r));
+    stream.on('end', resolve);
+    stream.on('error', reject);
+  });
+  const text = Buffer.from(ask.text_input);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(text.length);
+  const maxTokens = Buffer.alloc(4);
+  maxTokens.writeInt32LE(ask.max_tokens);
+  stream.write({
+    model_name: MODEL, id: 'g1', parameters: { triton_enable_empty_final_response: { bool_param: true } },
+    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
+    raw_input_contents: [Buffer.concat([len, text]), maxTokens],
+  });
+  stream.end();
+  await done;
+  assert.equal(responses.length, 24);
+  assert.ok(responses.every((r) => r.error_message === ''));
+  const texts = responses.map((r) => Buffer.from(r.infer_response.raw_output_contents[0]!).subarray(4).toString('utf8'));
+  assert.deepEqual(texts, s.pieces);
+  assert.deepEqual(responses.map((r) => r.infer_response.parameters.triton_final_response?.bool_param ?? false), [...Array(23).fill(false), true]);
+});
+
+test('a client that goes away: its sequence is cancelled and its KV blocks freed at the next step; serving goes on', { timeout: 60_000 }, async () => {
+  const first = server.events.length;
+  const controller = new AbortController();
+  let seen = 0;
+  await assert.rejects(generateStream({ text_input: 'cancel me', max_tokens: 200 }, controller.signal, () => {
+    if (++seen === 3) controller.abort();
+  }));
+  const ended = () => iterEvents().filter((e) => e.type === 'seq_finished');
+  for (let i = 0; i < 200 && !server.events.slice(first).some((e) => e.type === 'iterative' && e.event.type === 'idle'); i++) await new Promise((r) => setTimeout(r, 25));
+  const mine = server.events.slice(first).flatMap((e) => (e.type === 'iterative' && e.event.type === 'seq_finished' ? [e.event] : []));
+  assert.equal(mine.length, 1);
+  assert.equal(mine[0]!.outcome, 'cancelled');
+  assert.ok(mine[0]!.tokens < 200);
+  assert.equal(await metric('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type="used"'), 0);
+  // the server still serves
+  assert.equal((await generateStream({ text_input: 'after', max_tokens: 3 })).pieces.length, 3);
+  assert.ok(ended().length > 0);
+});
+
+test('every accepted request ends once; statistics count requests and step executions; KV blocks all free, the pool in the memory ledger', { timeout: 60_000 }, async () => {
+  const ends = new Map<string, number>();
+  const queued = new Set<string>();
+  for (const e of server.events) {
+    if (e.model !== MODEL) continue;
+    if (e.type === 'request.queued') queued.add(e.request_id);
+    if (e.type === 'request.completed' || (e.type === 'request.rejected' && e.queued_us !== undefined)) ends.set(e.request_id, (ends.get(e.request_id) ?? 0) + 1);
+  }
+  assert.ok(queued.size >= 12);
+  for (const id of queued) assert.equal(ends.get(id), 1, id);
+  const stats = await (await fetch(`${server.url}/v2/models/${MODEL}/stats`)).json() as { model_stats: { inference_count: number; execution_count: number; inference_stats: { success: { count: number }; fail: { count: number } } }[] };
+  const s = stats.model_stats[0]!;
+  assert.equal(s.inference_stats.success.count + s.inference_stats.fail.count, queued.size);
+  assert.ok(s.execution_count > s.inference_count, 'a step is an execution: many per request');
+  assert.equal(await metric('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type="used"'), 0);
+  const maxBlocks = await metric('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type="max"');
+  // max_tokens_in_paged_kv_cache 4096 / tokens_per_block 16, the smaller limit under a 512 MiB budget
+  assert.equal(maxBlocks, 256);
+  const pool = await metric('inferscope_instance_memory_bytes', 'instance="kv_cache"');
+  assert.equal(pool, 256 * 16 * 1024, 'blocks x 16 tokens x 1 KiB (2 layers x K,V x 4 heads x 16 x FP32)');
+});
+
+test('bad requests are refused with the reason and lose nothing; the unary infer endpoint refuses a decoupled model as Triton does', async () => {
+  for (const [body, reason] of [
+    [{ text_input: 'x', max_tokens: 0 }, /'max_tokens' of model 'tiny_lm_generate' must be between 1 and 255/],
+    [{ text_input: 'x', max_tokens: 100000 }, /must be between 1 and 255/],
+    [{ text_input: '' }, /is empty/],
+    [{ text_input: 'x'.repeat(300) }, /leaves no room to generate/],
+  ] as const) {
+    const res = await fetch(`${server.url}/v2/models/${MODEL}/generate_stream`, { method: 'POST', body: JSON.stringify(body) });
+    const text = await res.text();
+    assert.match(text, reason, text);
+  }
+  const res = await fetch(`${server.url}/v2/models/${MODEL}/infer`, { method: 'POST', body: JSON.stringify({ inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1], data: ['x'] }] }) });
+  assert.equal(res.status, 501);
+  assert.match(await res.text(), /doesn't support models with decoupled transaction policy/);
+  assert.equal((await generateStream({ text_input: 'still fine', max_tokens: 2 })).pieces.length, 2);
+});
+
+test('a bad TensorRT-LLM knob or a KV cache below one sequence refuses the model at load, naming the key', async () => {
+  const index = await (await fetch(`${server.url}/v2/repository/index`, { method: 'POST', body: '{}' })).json() as { name: string; state: string; reason?: string }[];
+  assert.equal(index.find((m) => m.name === MODEL)?.state, 'READY');
+  for (const [name, { reason }] of Object.entries(BROKEN)) {
+    const entry = index.find((m) => m.name === name);
+    assert.equal(entry?.state, 'UNAVAILABLE', name);
+    assert.match(entry!.reason ?? '', reason, name);
+  }
+});
