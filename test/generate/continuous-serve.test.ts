@@ -58,8 +58,9 @@ async function generateStream(body: object, signal?: AbortSignal, onEvent?: () =
   const at: number[] = [];
   let buffer = '';
   const decoder = new TextDecoder();
-  for await (const chunk of res.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+  const reader = res.body!.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    buffer += decoder.decode(r.value, { stream: true });
     let end: number;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const event = JSON.parse(buffer.slice(0, end).replace(/^data: /, '')) as { text_output?: string; error?: string };
@@ -157,7 +158,7 @@ test('every accepted request ends once; statistics count requests and step execu
   const ends = new Map<string, number>();
   const queued = new Set<string>();
   for (const e of server.events) {
-    if (e.model !== MODEL) continue;
+    if (!('model' in e) || e.model !== MODEL) continue;
     if (e.type === 'request.queued') queued.add(e.request_id);
     if (e.type === 'request.completed' || (e.type === 'request.rejected' && e.queued_us !== undefined)) ends.set(e.request_id, (ends.get(e.request_id) ?? 0) + 1);
   }
