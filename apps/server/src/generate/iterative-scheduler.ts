@@ -1,7 +1,8 @@
 /**
  * The scheduler of a model served by Triton's iterative sequences (`sequence_batching { iterative_sequence:
- * true }`, decoupled): core's scheduler seam over core's StepLoop and ContinuousPlanner, whose executor
- * is the onnxruntime step executor on the model's one backend instance (instance-step-model.ts).
+ * true }`, decoupled): core's scheduler seam over core's StepLoop and ContinuousPlanner (or, with
+ * TensorRT-LLM's `gpt_model_type: V1`, the request-level baseline StaticBatchPlanner), whose executor is
+ * the onnxruntime step executor on the model's one backend instance (instance-step-model.ts).
  *
  * A request is one generation: its prompt and max_tokens (generate-io.ts) become a sequence of the step
  * loop; each token it samples is one response on the request's stream (`stream` true) or the whole text is
@@ -19,7 +20,7 @@
  */
 import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
 import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
-import { ContinuousPlanner, StepLoop, iterativeSetupFromConfig, type GenOutcome, type IterativeSetup } from '@inferscope/core/iterative';
+import { StepLoop, iterativeSetupFromConfig, newPlanner, type GenOutcome, type IterativeSetup, type StepPlanner } from '@inferscope/core/iterative';
 import { KvBlockStore, kvBytesPerBlock, kvShapeFromConfig, type KvUsage } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
@@ -54,7 +55,7 @@ export function iterativeSetupFor(o: Pick<IterativeSchedulerOptions, 'config' | 
 export class IterativeScheduler implements Scheduler<InferPayload, InferResult> {
   private readonly instance: InstanceInfo;
   private loop: StepLoop | null = null;
-  private planner: ContinuousPlanner | null = null;
+  private planner: StepPlanner | null = null;
   private kv: MemoryReservation | null = null;
   private readonly events: StepEvents;
   private seq = 0;
@@ -77,7 +78,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     const setup = iterativeSetupFor(o, this.kvBudgetBytes());
     this.kv = o.memory.reserve({ device: instance.device, model: o.model, version: o.version, instance: 'kv_cache' }, setup.plan.totalBlocks * setup.plan.bytesPerBlock);
     const store = new KvBlockStore(setup.plan.shape, setup.knobs.blockTokens, setup.knobs.totalBlocks);
-    this.planner = new ContinuousPlanner(setup.knobs);
+    this.planner = newPlanner(setup.batching, setup.knobs);
     const executor = new OrtStepExecutor(store, instanceStepModel(o.executor, instance, o.idPrefix), o.generative.vocab);
     this.loop = new StepLoop({ clock: o.clock, planner: this.planner, executor, listener: (e) => this.events.fold(e) });
     o.bus.emit({ type: 'instance.state', t: o.clock.now(), model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'idle' });

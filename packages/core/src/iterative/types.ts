@@ -23,6 +23,9 @@ export interface GenRequest {
   endToken?: number;
 }
 
+/** continuous (in-flight) batching, or the request-level baseline (a batch fixed until its longest member ends) */
+export type GenBatching = 'continuous' | 'static';
+
 export interface IterativeKnobs {
   /** TensorRT-LLM max_batch_size / vLLM max_num_seqs: sequences in one step at most */
   maxNumSequences: number;
