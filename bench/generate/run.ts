@@ -24,6 +24,7 @@ import { Rng } from '@inferscope/core/load';
 import { percentileOf } from '@inferscope/core/stats';
 import { buildApp } from '../../apps/server/src/app';
 import { arg } from '../args';
+import { readTokenStream } from '../../apps/web/src/teach/token-stream';
 
 const SECONDS = Number(arg('--seconds', '20'));
 const RATE = Number(arg('--rate', '12'));
@@ -65,21 +66,10 @@ async function one(url: string, ask: Ask, start: number): Promise<Result> {
   const sent = performance.now();
   const res = await fetch(url, { method: 'POST', body: JSON.stringify({ text_input: ask.text, max_tokens: ask.maxTokens }) });
   if (res.status !== 200) throw new Error(`${res.status}: ${await res.text()}`);
-  let tokens = 0;
-  let first = 0;
-  let buffer = '';
-  const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    buffer += decoder.decode(r.value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = JSON.parse(buffer.slice(0, end).replace(/^data: /, '')) as { error?: string };
-      buffer = buffer.slice(end + 2);
-      if (event.error) throw new Error(event.error);
-      if (tokens++ === 0) first = performance.now();
-    }
-  }
+  const read = await readTokenStream(res.body!, sent, () => performance.now(), () => undefined);
+  if (read.error) throw new Error(read.error);
+  const tokens = read.tokens.length;
+  const first = sent + (read.tokens[0]?.atMs ?? read.endMs);
   const now = performance.now();
   return { ttftMs: first - sent, latencyMs: now - sent, tokens, endMs: now - start };
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { IterEvent } from '@inferscope/core/iterative';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { grpcClient, type TestGrpcClient } from '../grpc/client';
+import { readTokenStream } from '../../apps/web/src/teach/token-stream';
 
 const MODEL = 'tiny_lm_generate';
 let repo: Awaited<ReturnType<typeof tempRepository>>;
@@ -54,23 +55,10 @@ async function generateStream(body: object, signal?: AbortSignal, onEvent?: () =
   const start = performance.now();
   const res = await fetch(`${server.url}/v2/models/${MODEL}/generate_stream`, { method: 'POST', body: JSON.stringify(body), signal });
   assert.equal(res.status, 200, await (res.status === 200 ? '' : res.text()));
-  const pieces: string[] = [];
-  const at: number[] = [];
-  let buffer = '';
-  const decoder = new TextDecoder();
-  const reader = res.body!.getReader();
-  for (let r = await reader.read(); !r.done; r = await reader.read()) {
-    buffer += decoder.decode(r.value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const event = JSON.parse(buffer.slice(0, end).replace(/^data: /, '')) as { text_output?: string; error?: string };
-      buffer = buffer.slice(end + 2);
-      assert.equal(event.error, undefined);
-      pieces.push(event.text_output!);
-      at.push(performance.now() - start);
-      onEvent?.();
-    }
-  }
+  const read = await readTokenStream(res.body!, start, () => performance.now(), () => onEvent?.());
+  assert.equal(read.error, undefined);
+  const pieces = read.tokens.map((t) => t.text);
+  const at = read.tokens.map((t) => t.atMs);
   return { pieces, at, totalMs: performance.now() - start };
 }
 
