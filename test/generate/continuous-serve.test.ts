@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile, mkdir, cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IterEvent } from '@inferscope/core/iterative';
+import { Rng } from '@inferscope/core/load';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { grpcClient, type TestGrpcClient } from '../grpc/client';
 import { readTokenStream } from '../../apps/web/src/teach/token-stream';
@@ -62,7 +63,7 @@ async function generateStream(body: object, signal?: AbortSignal, onEvent?: () =
   return { pieces, at, totalMs: performance.now() - start };
 }
 
-const iterEvents = (): IterEvent[] => server.events.flatMap((e) => (e.type === 'iterative' && e.model === MODEL ? [e.event] : []));
+const iterEvents = (from = 0): IterEvent[] => server.events.slice(from).flatMap((e) => (e.type === 'iterative' && e.model === MODEL ? [e.event as IterEvent] : []));
 
 async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(server.metricsUrl!)).text();
@@ -81,7 +82,7 @@ test('batch invariance: each prompt streams the same tokens alone as beside four
   const first = server.events.length;
   const together = await Promise.all(PROMPTS.map((p) => generateStream({ text_input: p, max_tokens: 12 + p.length % 5 })));
   for (let i = 0; i < PROMPTS.length; i++) assert.deepEqual(together[i]!.pieces, alone[i], PROMPTS[i]);
-  const shared = server.events.slice(first).filter((e) => e.type === 'iterative' && e.event.type === 'step_started' && e.event.rows.length >= 3);
+  const shared = iterEvents(first).filter((e) => e.type === 'step_started' && e.rows.length >= 3);
   assert.ok(shared.length > 0, 'concurrent streams shared steps');
 });
 
@@ -131,8 +132,8 @@ test('a client that goes away: its sequence is cancelled and its KV blocks freed
     if (++seen === 3) controller.abort();
   }));
   const ended = () => iterEvents().filter((e) => e.type === 'seq_finished');
-  for (let i = 0; i < 200 && !server.events.slice(first).some((e) => e.type === 'iterative' && e.event.type === 'idle'); i++) await new Promise((r) => setTimeout(r, 25));
-  const mine = server.events.slice(first).flatMap((e) => (e.type === 'iterative' && e.event.type === 'seq_finished' ? [e.event] : []));
+  for (let i = 0; i < 200 && !iterEvents(first).some((e) => e.type === 'idle'); i++) await new Promise((r) => setTimeout(r, 25));
+  const mine = iterEvents(first).flatMap((e) => (e.type === 'seq_finished' ? [e] : []));
   assert.equal(mine.length, 1);
   assert.equal(mine[0]!.outcome, 'cancelled');
   assert.ok(mine[0]!.tokens < 200);
@@ -179,6 +180,23 @@ test('bad requests are refused with the reason and lose nothing; the unary infer
   assert.equal(res.status, 501);
   assert.match(await res.text(), /doesn't support models with decoupled transaction policy/);
   assert.equal((await generateStream({ text_input: 'still fine', max_tokens: 2 })).pieces.length, 2);
+});
+
+test('random generate requests (any text, any max_tokens, stream or not) are answered 200 or 400 with a reason, never lost; the model keeps serving', { timeout: 60_000 }, async () => {
+  const rng = new Rng(7);
+  const alphabet = ['a', 'Z', ' ', '0', 'é', '中', '😀', '\n', '"'];
+  const outcomes = await Promise.all(Array.from({ length: 24 }, async () => {
+    const text = Array.from({ length: rng.int(0, 90) }, () => alphabet[rng.int(0, alphabet.length - 1)]).join('');
+    const body: Record<string, unknown> = { text_input: text };
+    if (rng.next() < 0.8) body.max_tokens = [rng.int(-5, 40), 2 ** 31 - 1, 0][rng.int(0, 2)];
+    if (rng.next() < 0.5) body.stream = rng.next() < 0.5;
+    const res = await fetch(`${server.url}/v2/models/${MODEL}/${rng.next() < 0.5 ? 'generate' : 'generate_stream'}`, { method: 'POST', body: JSON.stringify(body) });
+    const answer = await res.text();
+    assert.ok(res.status === 200 || (res.status === 400 && /"error"/.test(answer)), `${res.status} ${answer}`);
+    return res.status;
+  }));
+  assert.ok(outcomes.includes(200) && outcomes.includes(400), String(outcomes));
+  assert.equal((await generateStream({ text_input: 'still serving', max_tokens: 2 })).pieces.length, 2);
 });
 
 test('a bad TensorRT-LLM knob or a KV cache below one sequence refuses the model at load, naming the key', async () => {

@@ -14,7 +14,6 @@
  * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
  */
 import type { ErrorCode } from './errors/codes';
-import type { IterEvent } from './iterative/types';
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
@@ -230,7 +229,8 @@ export interface MemoryEntry {
  */
 export interface IterativeEvent extends Base {
   type: 'iterative';
-  event: IterEvent;
+  /** an `IterEvent` of core's iterative/ (typed structurally here: the events area imports no other area) */
+  event: { type: string; t: number };
 }
 
 export interface MemoryEvent {

@@ -30,7 +30,7 @@ export class IterativeMetrics {
 
   constructor(bus: EventBus) {
     this.off = bus.on((e) => {
-      if (e.type === 'iterative') this.fold(this.of(e.model, e.version), e.event);
+      if (e.type === 'iterative') this.fold(this.of(e.model, e.version), e.event as IterEvent);
       else if (e.type === 'model.state' && (e.state === 'UNAVAILABLE' || e.state === 'LOADING')) this.models.delete(`${e.model}\0${e.version}`);
     });
   }
