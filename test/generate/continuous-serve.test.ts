@@ -25,6 +25,18 @@ const BROKEN: Record<string, { key: string; value: string; reason: RegExp }> = {
   bad_tokens: { key: 'max_num_tokens', value: '-3', reason: /parameter 'max_num_tokens' of model 'bad_tokens' must be an integer >= 1/ },
   small_kv: { key: 'max_tokens_in_paged_kv_cache', value: '64', reason: /max_tokens_in_paged_kv_cache/ },
 };
+/** configs the loader refuses for what they declare, not for a knob */
+const MISDECLARED: Record<string, { edit: (config: string) => string; reason: RegExp }> = {
+  with_controls: {
+    edit: (c) => c.replace('sequence_batching { iterative_sequence: true }', 'sequence_batching {\n  iterative_sequence: true\n  control_input [{ name: "START" control [{ kind: CONTROL_SEQUENCE_START int32_false_true: [0, 1] }] }]\n}'),
+    reason: /sequence_batching\.control_input is the sequence batcher's and is not read with iterative_sequence/,
+  },
+  not_decoupled: { edit: (c) => c.replace('model_transaction_policy { decoupled: true }\n', ''), reason: /iterative_sequence needs a decoupled model/ },
+  extra_input: {
+    edit: (c) => c.replace('input [', 'input [\n  {\n    name: "temperature"\n    data_type: TYPE_FP32\n    dims: [ 1 ]\n  },'),
+    reason: /input 'temperature' is not read by the iterative scheduler/,
+  },
+};
 
 before(async () => {
   repo = await tempRepository([MODEL]);
@@ -35,6 +47,12 @@ before(async () => {
     const line = new RegExp(`parameters \\{ key: "${key}" value: \\{ string_value: "[^"]*" \\} \\}`);
     assert.match(config, line);
     await writeFile(join(repo.dir, name, 'config.pbtxt'), config.replace(`name: "${MODEL}"`, `name: "${name}"`).replace(line, `parameters { key: "${key}" value: { string_value: "${value}" } }`));
+  }
+  for (const [name, { edit }] of Object.entries(MISDECLARED)) {
+    await cp(join(repo.dir, MODEL, '1'), join(repo.dir, name, '1'), { recursive: true });
+    const text = edit(config.replace(`name: "${MODEL}"`, `name: "${name}"`));
+    assert.notEqual(text, config.replace(`name: "${MODEL}"`, `name: "${name}"`), name);
+    await writeFile(join(repo.dir, name, 'config.pbtxt'), text);
   }
   server = await startTestServer({ modelRepositories: [repo.dir], grpcPort: 0, metricsPort: 0, memoryBudget: { cpu: 512 * 1024 * 1024 } });
   grpc = grpcClient(server.grpcAddress!);
@@ -199,10 +217,10 @@ test('random generate requests (any text, any max_tokens, stream or not) are ans
   assert.equal((await generateStream({ text_input: 'still serving', max_tokens: 2 })).pieces.length, 2);
 });
 
-test('a bad TensorRT-LLM knob or a KV cache below one sequence refuses the model at load, naming the key', async () => {
+test('a bad TensorRT-LLM knob, a KV cache below one sequence, a sequence-batcher field, a non-decoupled model or an input it does not read refuses the model at load, naming it', async () => {
   const index = await (await fetch(`${server.url}/v2/repository/index`, { method: 'POST', body: '{}' })).json() as { name: string; state: string; reason?: string }[];
   assert.equal(index.find((m) => m.name === MODEL)?.state, 'READY');
-  for (const [name, { reason }] of Object.entries(BROKEN)) {
+  for (const [name, { reason }] of [...Object.entries(BROKEN), ...Object.entries(MISDECLARED)]) {
     const entry = index.find((m) => m.name === name);
     assert.equal(entry?.state, 'UNAVAILABLE', name);
     assert.match(entry!.reason ?? '', reason, name);

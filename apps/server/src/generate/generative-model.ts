@@ -64,6 +64,14 @@ export function generativeModelOf(sig: { inputs: readonly FileTensor[]; outputs:
   // One response per token needs a decoupled model; Triton requires it for iterative sequences too.
   if (!isDecoupled(config)) problems.push("iterative_sequence needs a decoupled model (model_transaction_policy { decoupled: true }): it sends one response per token");
   problems.push(...clientSignatureProblems(config));
+  // The sequence batcher's own fields mean nothing to an iterative model (one request per sequence, its
+  // state the KV cache): set, they would be parsed and ignored, so they are refused. Normalisation sets
+  // max_sequence_idle_microseconds on every config, and an iterative sequence is never idle between steps.
+  const sequence = config.sequence_batching as Record<string, unknown> | undefined;
+  for (const f of ['direct', 'oldest', 'control_input', 'state']) {
+    const v = sequence?.[f];
+    if (v !== undefined && !(Array.isArray(v) && v.length === 0)) problems.push(`sequence_batching.${f} is the sequence batcher's and is not read with iterative_sequence: remove it`);
+  }
   const instances = groupsFromConfig(name, config.instance_group).reduce((n, g) => n + instancesInGroup(g), 0);
   // One step loop owns the KV cache: its steps run on one instance, one after another.
   if (instances !== 1) problems.push(`an iterative model runs its steps on one instance (instance_group count 1), not ${instances}`);
