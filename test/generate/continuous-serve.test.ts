@@ -161,6 +161,21 @@ test('a client that goes away: its sequence is cancelled and its KV blocks freed
   assert.ok(ended().length > 0);
 });
 
+test('the model list carries the KV block map (owner and fill of each block) for the dashboard: filled while a sequence runs, free after', { timeout: 60_000 }, async () => {
+  const row = () => server.built.manager.list().find((m) => m.name === MODEL)!;
+  let during: NonNullable<ReturnType<typeof row>['kv_blocks']> | undefined;
+  let seen = 0;
+  await generateStream({ text_input: 'block map', max_tokens: 40 }, undefined, () => {
+    if (++seen === 20) during = row().kv_blocks;
+  });
+  assert.ok(during, 'a block map while it ran');
+  const owned = during.blocks.filter((b) => b.owner !== null);
+  assert.ok(owned.length >= 2 && owned.every((b) => b.tokens > 0 && b.tokens <= during!.blockTokens), JSON.stringify(owned));
+  assert.equal(during.usage.usedBlocks, owned.length);
+  for (let i = 0; i < 200 && row().kv_blocks!.usage.usedBlocks > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(row().kv_blocks!.blocks.every((b) => b.owner === null));
+});
+
 test('every accepted request ends once; statistics count requests and step executions; KV blocks all free, the pool in the memory ledger', { timeout: 60_000 }, async () => {
   const ends = new Map<string, number>();
   const queued = new Set<string>();

@@ -185,6 +185,12 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
   }
 
   snapshot(): SchedulerView {
-    return { instances: [{ name: this.instance.name, group: this.instance.group, kind: this.instance.kind, device: this.instance.device, state: this.loop?.idle === false ? 'busy' : 'idle' }] };
+    const view: SchedulerView = {
+      instances: [{ name: this.instance.name, group: this.instance.group, kind: this.instance.kind, device: this.instance.device, state: this.loop?.idle === false ? 'busy' : 'idle' }],
+    };
+    // the block map is drawn from when read (the model list, the dashboard), not on every request's admission
+    const planner = this.planner;
+    if (planner) Object.defineProperty(view, 'kv_blocks', { get: () => planner.blockMap(), enumerable: true });
+    return view;
   }
 }

@@ -12,6 +12,7 @@
  */
 import type { AutotuneChangeReason } from '../events';
 import type { InferPayload, InferResult } from '../tensor/types';
+import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { PatchResult } from './reconfigure';
 import type { PayloadsView, InstanceSnapshot } from './snapshot';
 import type { SchedulerRequest } from './types';
@@ -40,6 +41,8 @@ export interface SchedulerView {
   instances?: InstanceSnapshot[];
   queue_depth?: Record<string, number>;
   payloads?: PayloadsView;
+  /** an iterative model's paged KV cache: each block's owner and fill (the KV block map) */
+  kv_blocks?: KvBlockMap;
 }
 
 /**
