@@ -1,7 +1,7 @@
 /**
  * Prometheus series of iterative (continuous-batching) models, folded from their `iterative` events, by
  * the TensorRT-LLM Triton backend's metric names and labels where it has them:
- *   nv_trt_llm_request_metrics{request_type="active"|"waiting"|"max"}  sequences in the last step, queued, slots
+ *   nv_trt_llm_request_metrics{request_type="active"|"waiting"}  sequences in the last step, queued or preempted
  *   nv_trt_llm_kv_cache_block_metrics{kv_cache_block_type="used"|"free"|"max"|"tokens_per"}
  * and InferScope's own where it has none:
  *   inferscope_iterative_preemptions_total, inferscope_iterative_step_tokens (new tokens in the last step),
@@ -18,7 +18,6 @@ interface Fold {
   kv?: KvUsage;
   active: number;
   waiting: Set<string>;
-  maxSlots: number;
   preemptions: number;
   stepTokens: number;
   generated: number;
@@ -42,7 +41,7 @@ export class IterativeMetrics {
   private of(model: string, version: string): Fold {
     const key = `${model}\0${version}`;
     let f = this.models.get(key);
-    if (!f) this.models.set(key, (f = { labels: { model, version }, active: 0, waiting: new Set(), maxSlots: 0, preemptions: 0, stepTokens: 0, generated: 0 }));
+    if (!f) this.models.set(key, (f = { labels: { model, version }, active: 0, waiting: new Set(), preemptions: 0, stepTokens: 0, generated: 0 }));
     return f;
   }
 
@@ -54,7 +53,6 @@ export class IterativeMetrics {
       case 'step_started':
         for (const id of e.joined) f.waiting.delete(id);
         f.active = e.rows.length;
-        f.maxSlots = Math.max(f.maxSlots, e.rows.length);
         f.stepTokens = e.tokens;
         f.kv = e.kv;
         break;
@@ -88,9 +86,9 @@ export class IterativeMetrics {
     return [
       {
         name: 'nv_trt_llm_request_metrics',
-        help: 'Sequences of an iterative model: active (in the last step), waiting (queued or preempted), max (most sequences in one step so far)',
+        help: 'Sequences of an iterative model: active (in the last step), waiting (queued or preempted)',
         type: 'gauge',
-        samples: [...per((f) => f.active, { request_type: 'active' }), ...per((f) => f.waiting.size, { request_type: 'waiting' }), ...per((f) => f.maxSlots, { request_type: 'max' })],
+        samples: [...per((f) => f.active, { request_type: 'active' }), ...per((f) => f.waiting.size, { request_type: 'waiting' })],
       },
       {
         name: 'nv_trt_llm_kv_cache_block_metrics',
