@@ -90,6 +90,20 @@ async function metric(name: string, labels: string): Promise<number> {
   return Number(line.split(' ').at(-1));
 }
 
+/** A ModelStreamInfer request: text_input and max_tokens as raw contents (BYTES: 4-byte length, then the bytes). */
+function grpcAsk(id: string, prompt: string, maxTokens: number): object {
+  const text = Buffer.from(prompt);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(text.length);
+  const max = Buffer.alloc(4);
+  max.writeInt32LE(maxTokens);
+  return {
+    model_name: MODEL, id,
+    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
+    raw_input_contents: [Buffer.concat([len, text]), max],
+  };
+}
+
 const PROMPTS = ['Hello, world', 'continuous batching', 'KV', 'InferScope serves tokens', 'a b c d e f'];
 
 test('batch invariance: each prompt streams the same tokens alone as beside four others, and they shared steps', { timeout: 120_000 }, async () => {
@@ -129,16 +143,7 @@ test('streaming: one event per token in order, the first well before the last; g
     stream.on('end', resolve);
     stream.on('error', reject);
   });
-  const text = Buffer.from(ask.text_input);
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(text.length);
-  const maxTokens = Buffer.alloc(4);
-  maxTokens.writeInt32LE(ask.max_tokens);
-  stream.write({
-    model_name: MODEL, id: 'g1', parameters: { triton_enable_empty_final_response: { bool_param: true } },
-    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
-    raw_input_contents: [Buffer.concat([len, text]), maxTokens],
-  });
+  stream.write({ ...grpcAsk('g1', ask.text_input, ask.max_tokens), parameters: { triton_enable_empty_final_response: { bool_param: true } } });
   stream.end();
   await done;
   assert.equal(responses.length, 24);
@@ -165,6 +170,26 @@ test('a client that goes away: its sequence is cancelled and its KV blocks freed
   // the server still serves
   assert.equal((await generateStream({ text_input: 'after', max_tokens: 3 })).pieces.length, 3);
   assert.ok(ended().length > 0);
+});
+
+test('a gRPC stream cancelled mid-generation cancels its sequence; its blocks are freed', { timeout: 60_000 }, async () => {
+  const first = server.events.length;
+  const stream = grpc.raw.ModelStreamInfer();
+  let got = 0;
+  const ended = new Promise<void>((resolve) => {
+    stream.on('data', () => {
+      if (++got === 2) stream.cancel();
+    });
+    stream.on('error', () => resolve());
+    stream.on('end', () => resolve());
+  });
+  stream.write(grpcAsk('c1', 'grpc cancel', 240));
+  await ended;
+  for (let i = 0; i < 200 && !iterEvents(first).some((e) => e.type === 'idle'); i++) await new Promise((r) => setTimeout(r, 25));
+  const mine = iterEvents(first).flatMap((e) => (e.type === 'seq_finished' ? [e] : []));
+  assert.equal(mine.length, 1);
+  assert.equal(mine[0]!.outcome, 'cancelled');
+  assert.equal(await metric('nv_trt_llm_kv_cache_block_metrics', 'kv_cache_block_type="used"'), 0);
 });
 
 test('the model list carries the KV block map (owner and fill of each block) for the dashboard: filled while a sequence runs, free after', { timeout: 60_000 }, async () => {
