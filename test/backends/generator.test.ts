@@ -11,7 +11,7 @@ test('regenerating the demo repository gives byte-identical files to the committ
   const out = mkdtempSync(join(tmpdir(), 'inferscope-gen-'));
   try {
     const files = generateRepository(out);
-    assert.equal(files.length, 11);
+    assert.equal(files.length, 13);
     for (const f of files) {
       const rel = relative(out, f);
       const fresh = readFileSync(f);

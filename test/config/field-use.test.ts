@@ -84,7 +84,7 @@ test('each honoured field names a file of the product that reads it', () => {
 
 test('a config that sets any refused field is refused, naming the field; defaults are not', () => {
   const refusedPaths = Object.entries(FIELD_USE).filter(([, u]) => u.use === 'refused').map(([p]) => p);
-  assert.ok(refusedPaths.includes('sequence_batching.iterative_sequence') && refusedPaths.includes('instance_group.passive'));
+  assert.ok(refusedPaths.includes('sequence_batching.state.use_growable_memory') && refusedPaths.includes('instance_group.passive'));
   for (const path of refusedPaths) {
     const issues = unservedFields(configSetting(path));
     assert.equal(issues.length, 1, `${path}: ${JSON.stringify(issues)}`);
@@ -109,7 +109,7 @@ test('a config that sets any refused field is refused, naming the field; default
 
 test('config check reports the unserved field with its line; Triton validity is reported apart', () => {
   const text = 'name: "s"\nbackend: "onnxruntime"\nmax_batch_size: 4\ninput [{ name: "x" data_type: TYPE_FP32 dims: [1] }]\n'
-    + 'output [{ name: "y" data_type: TYPE_FP32 dims: [1] }]\nsequence_batching { iterative_sequence: true }\n';
+    + 'output [{ name: "y" data_type: TYPE_FP32 dims: [1] }]\nsequence_batching { state [{ input_name: "s_in" output_name: "s_out" data_type: TYPE_FP32 dims: [1] use_growable_memory: true }] }\n';
   const r = loadModelConfig(text, { modelName: 's', gpuCount: 0 });
   assert.equal(r.error, undefined, 'Triton accepts it');
   assert.equal(r.unserved.length, 1);
@@ -119,7 +119,6 @@ test('config check reports the unserved field with its line; Triton validity is 
 let server: TestServer;
 let repo: { dir: string; remove(): Promise<void> };
 const REFUSED_MODELS: Record<string, { extra: string; field: string }> = {
-  iterative: { extra: 'sequence_batching { iterative_sequence: true }', field: 'sequence_batching.iterative_sequence' },
   passive: { extra: 'instance_group [{ count: 1 kind: KIND_CPU passive: true }]', field: 'instance_group.passive' },
   bounded: { extra: 'metric_tags { key: "team" value: "a" }', field: 'metric_tags' },
 };

@@ -222,6 +222,17 @@ export interface MemoryEntry {
   source: 'measured' | 'modelled';
 }
 
+/**
+ * One event of an iterative (continuous-batching) model's step loop as core's iterative/ emits it: steps,
+ * joins, tokens, preemptions and KV block use, for the token timeline and the KV block map. The same run
+ * is also reported as request and batch events (a step is an execution), which the statistics count.
+ */
+export interface IterativeEvent extends Base {
+  type: 'iterative';
+  /** an `IterEvent` of core's iterative/ (typed structurally here: the events area imports no other area) */
+  event: { type: string; t: number };
+}
+
 export interface MemoryEvent {
   type: 'memory';
   t: number;
@@ -331,6 +342,7 @@ export type SchedulerEvent =
   | RequestResponseEvent
   | RequestCacheEvent
   | EnsembleStepEvent
+  | IterativeEvent
   | MemoryEvent
   | ConfigChangedEvent;
 

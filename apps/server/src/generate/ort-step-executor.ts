@@ -40,27 +40,29 @@ export class OrtStepExecutor implements StepExecutor {
     private readonly vocab: number,
   ) {}
 
+  /**
+   * Decode rows (one new token each) and prefill rows (a prompt or a chunk of it) run as two model calls
+   * when a step has both: one padded tensor would pad every decode row to the longest prompt's length
+   * (rows are padded to a common new-token count), so a sequence joining would multiply the step's work.
+   * Rows are independent sequences, so the two calls give the tokens one call would.
+   */
   runStep(batch: StepBatch, done: (error: unknown, tokens?: StepTokens) => void): void {
-    let step: ReturnType<typeof buildKvStep>;
-    try {
-      step = buildKvStep(this.store, batch.rows);
-    } catch (e) {
-      done(e);
-      return;
-    }
-    this.model.run(step.inputs).then(
-      (out) => {
-        try {
-          storeKvStep(this.store, step, out);
-          const logits = out[KV_STEP_TENSORS.logits];
-          if (!logits || logits.length !== batch.rows.length * this.vocab) {
-            throw new RangeError(`the model's ${KV_STEP_TENSORS.logits} is missing or not [${batch.rows.length}, ${this.vocab}]`);
-          }
-          done(null, batch.rows.map((r, b) => (r.samples ? argmax(logits, b * this.vocab, this.vocab) : null)));
-        } catch (e) {
-          done(e);
-        }
-      },
+    const tokens: (number | null)[] = new Array(batch.rows.length).fill(null);
+    const groups = [batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [i] : [])), batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [] : [i]))].filter((g) => g.length > 0);
+    const runGroup = async (rows: number[]) => {
+      const step = buildKvStep(this.store, rows.map((i) => batch.rows[i]!));
+      const out = await this.model.run(step.inputs);
+      storeKvStep(this.store, step, out);
+      const logits = out[KV_STEP_TENSORS.logits];
+      if (!logits || logits.length !== rows.length * this.vocab) {
+        throw new RangeError(`the model's ${KV_STEP_TENSORS.logits} is missing or not [${rows.length}, ${this.vocab}]`);
+      }
+      rows.forEach((i, b) => (tokens[i] = batch.rows[i]!.samples ? argmax(logits, b * this.vocab, this.vocab) : null));
+    };
+    (async () => {
+      for (const g of groups) await runGroup(g);
+    })().then(
+      () => done(null, tokens),
       (e: unknown) => done(e ?? new Error('the model run failed')),
     );
   }

@@ -47,7 +47,7 @@ export function registerGenerateRoutes(scope: FastifyInstance, { deps, hold, bod
         r.left(); // only the last response with data is kept
         if (r.error) failure ??= r.error;
         else if (!r.empty) last = r;
-      });
+      }, true);
     } finally {
       held.release();
     }

@@ -22,6 +22,11 @@ export interface ResponseStream {
   response(outputs: Tensor[] | null, final: boolean, error?: InferError, left?: () => void): void;
   /** The request failed before its final response (the model's batch failed, timed out, the stub died). */
   fail(error: Error): void;
+  /**
+   * The front end takes one answer (HTTP generate): a model that can give all of it in one response (an
+   * iterative generator: the whole text, unless the request asks to stream) does.
+   */
+  readonly single?: boolean;
   /** Set by the executor while the model may still send: call it when the client went away. */
   cancel?: () => void;
 }

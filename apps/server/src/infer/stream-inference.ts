@@ -32,7 +32,7 @@ export interface StreamedResponse {
 
 const noop = (): void => undefined;
 
-export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 'stream' | 'accepted'>, onResponse: (r: StreamedResponse) => void): Promise<void> {
+export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 'stream' | 'accepted'>, onResponse: (r: StreamedResponse) => void, single = false): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let settled = false;
     let served: ServedModelView | undefined;
@@ -55,6 +55,7 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
         if (final) finish();
       },
       fail: (err) => finish(asInferError(err)),
+      single,
     };
     const stopListening = call.signal?.onAbort(() => {
       stream.cancel?.();

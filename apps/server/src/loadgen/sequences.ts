@@ -9,6 +9,7 @@
  * replays) gets the same with perf_analyzer's defaults (autoSequences), so a stateful model is never sent
  * requests without a sequence, which it would refuse one by one.
  */
+import { schedulerKindFor, type SchedulerChoiceInput } from '@inferscope/core/scheduler';
 import type { InferCall } from './infer-call';
 import { mulberry32 } from './input-generator';
 
@@ -90,9 +91,12 @@ export function parseSequenceIdRange(text: string): { idStart: number; idEnd?: n
   return { idStart, idEnd };
 }
 
-/** Whether a model config (JSON-shaped, as the server reports it) is a stateful model's. */
+/**
+ * Whether a model config (JSON-shaped, as the server reports it) is a stateful model's: the sequence
+ * batcher's (an iterative model's sequence is one generate request, sent without sequence fields).
+ */
 export const isStateful = (config: unknown): boolean =>
-  typeof config === 'object' && config !== null && (config as { sequence_batching?: unknown }).sequence_batching !== undefined;
+  typeof config === 'object' && config !== null && schedulerKindFor(config as SchedulerChoiceInput) === 'sequence';
 
 /**
  * The sequences a load target adds to the calls of a stateful model that came without any: perf_analyzer's

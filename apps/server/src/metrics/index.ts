@@ -9,6 +9,7 @@ import { renderFamilies, type MetricFamily } from './exposition';
 import { inferenceFamilies } from './inference-metrics';
 import { StatsCollector } from '../stats/collector';
 import { CpuMetrics, MemoryMetrics } from './system-metrics';
+import { IterativeMetrics } from './iterative-metrics';
 
 export interface MetricsExtra {
   /** the statistics the inference series are read from (the server passes the one its extension serves) */
@@ -35,9 +36,11 @@ export function createMetrics(bus: EventBus, extra: MetricsExtra = {}): Metrics 
   const stats = extra.stats ?? owned!;
   const memory = new MemoryMetrics(bus, extra.memory ?? []);
   const cpu = extra.cpu === false ? undefined : new CpuMetrics();
+  const iterative = new IterativeMetrics(bus);
   const families = (): MetricFamily[] => [
     ...inferenceFamilies(stats),
     ...memory.families(),
+    ...iterative.families(),
     ...(cpu ? cpu.families() : []),
     ...(extra.collectors ?? []).flatMap((c) => c()),
   ];
@@ -47,6 +50,7 @@ export function createMetrics(bus: EventBus, extra: MetricsExtra = {}): Metrics 
     close: () => {
       owned?.close();
       memory.close();
+      iterative.close();
     },
   };
 }

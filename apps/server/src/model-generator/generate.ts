@@ -9,6 +9,7 @@ import { CNN_CONFIG, MLP_CONFIG, TEXT_CONFIG } from './configs';
 import { buildTinyLm } from './tiny-lm';
 import { TINY_LM_CONFIG } from './tiny-lm-config';
 import { ACCUMULATOR_CONFIG, buildAccumulator } from './accumulator';
+import { TINY_LM_GENERATE_CONFIG } from './tiny-lm-generate-config';
 
 export interface GeneratedModel {
   name: string;
@@ -27,6 +28,8 @@ export const DEMO_MODELS: GeneratedModel[] = [
   { name: 'text_encoder', config: TEXT_CONFIG, versions: { '1': () => buildTextEncoder(3001) } },
   { name: 'tiny_lm', config: TINY_LM_CONFIG, versions: { '1': () => buildTinyLm(4001) } },
   { name: 'accumulator', config: ACCUMULATOR_CONFIG, versions: { '1': () => buildAccumulator() } },
+  // the same file served by continuous batching (sequence_batching { iterative_sequence: true })
+  { name: 'tiny_lm_generate', config: TINY_LM_GENERATE_CONFIG, versions: { '1': () => buildTinyLm(4001) } },
 ];
 
 /** Writes every demo model (or only those named) under `outDir`; returns the paths written. */

@@ -21,6 +21,7 @@ import type { TorchStubChoice } from '../backends/pytorch/native-stub';
 import type { ModelRuntime, ConfigProblem } from './runtime';
 import { fineWait } from '../timing/fine-wait';
 import type { RateLimiter } from '@inferscope/core/rate-limiter';
+import { IterativeScheduler } from '../generate/iterative-scheduler';
 
 export interface RuntimeOptions {
   memory: MemoryLedger;
@@ -67,6 +68,8 @@ export function defaultRuntime(opts: RuntimeOptions): ModelRuntime {
       async autoComplete(modelFile, config) {
         // Only backends that can read their model's signature complete configs; others keep theirs.
         const backend = getBackend(config);
+        // an iterative model's config is its clients' signature, not its file's (generate/generative-model.ts)
+        if (schedulerKindFor(config) === 'iterative') return config;
         if (backend.autoComplete) return backend.autoComplete(modelFile, config, { python: opts.python });
         if (backend.name !== 'onnxruntime') return config;
         const { config: completed, filled } = autoCompleteConfig(modelFile, config);
@@ -79,7 +82,7 @@ export function defaultRuntime(opts: RuntimeOptions): ModelRuntime {
         return getBackend(config).load({ ...ctx, config, memory: opts.memory, python: opts.python, torchStub: opts.torchStub, calls: opts.calls, maxStubFrameBytes: opts.maxStubFrameBytes });
       },
     },
-    createScheduler({ model, version, config, bus, executor }) {
+    createScheduler({ model, version, config, bus, executor, generative }) {
       // the plug-in point for each scheduler kind of core's seam (an ensemble's is made by models/ensembles.ts)
       const kind = schedulerKindFor(config);
       if (kind === 'ensemble') throw new Error(`model '${model}' needs the ${kind} scheduler, which this runtime does not build`);
@@ -92,6 +95,14 @@ export function defaultRuntime(opts: RuntimeOptions): ModelRuntime {
       loads.set(key, load);
       const idPrefix = load === 1 ? `${model}:${version}:` : `${model}:${version}~${load}:`;
       const common = { model, version, idPrefix, config: config as SchedulerConfigInput, clock, bus };
+      if (kind === 'iterative') {
+        if (!generative) throw new Error(`model '${model}': an iterative model is loaded with its step signature (models/version-loader.ts)`);
+        // its steps do not ask the rate limiter: refused where it limits, never run unlimited
+        if (opts.rateLimiter && opts.rateLimiter.mode !== 'off' && declaresRateLimiter(config)) {
+          throw new Error(`model '${model}': the rate limiter does not gate iterative models yet; remove instance_group rate_limiter or serve without --rate-limit execution_count`);
+        }
+        return new IterativeScheduler({ model, version, idPrefix, config, generative, clock, bus, executor, memory: opts.memory });
+      }
       if (kind === 'sequence') {
         // the rate limiter gates the dynamic batcher's batches; the sequence batcher's lanes do not ask it yet,
         // so a sequence model that declares rate_limiter needs on a limiting server is refused, never run unlimited

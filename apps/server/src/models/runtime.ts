@@ -7,6 +7,7 @@ import type { EventBus, Executor, InferPayload, InferResult } from '@inferscope/
 import type { Scheduler } from '@inferscope/core/scheduler';
 import type { ConfigProblem as CoreConfigProblem, ModelConfig } from '@inferscope/core/config';
 import type { LoadedModel, ModelLoadContext } from '../backends/types';
+import type { GenerativeModel } from '../generate/generative-model';
 
 /** Core's config problem (message, dotted path), with line/column once located in the text. */
 export interface ConfigProblem extends CoreConfigProblem {
@@ -45,6 +46,8 @@ export interface SchedulerFactoryOptions {
   config: ModelConfig;
   bus: EventBus;
   executor: Executor<InferPayload, InferResult>;
+  /** an iterative model's two signatures, checked by the loader (generate/generative-model.ts) */
+  generative?: GenerativeModel;
 }
 
 export type SchedulerFactory = (opts: SchedulerFactoryOptions) => Scheduler;

@@ -11,6 +11,8 @@ import type { VersionSlot } from './types';
 import { versionOf } from './config-loader';
 import { schedulerKindFor } from '@inferscope/core/scheduler';
 import { isolateFailures } from '../backends/isolate-failures';
+import { readOnnxSignature } from '../backends/index';
+import { generativeModelOf } from '../generate/generative-model';
 
 /** The part of the manager these helpers use (keeps the dependency one-way and testable). */
 export interface VersionHost {
@@ -63,12 +65,14 @@ async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot):
   }
   const version = String(slot.version);
   try {
+    // An iterative model: its backend instance gets the file's step signature, its scheduler the config (generate/generative-model.ts).
+    const generative = schedulerKindFor(config) === 'iterative' ? generativeModelOf(readOnnxSignature(join(dir, filename)), config) : undefined;
     const loaded = await runtime.backends.load({
       model: entry.name,
       version,
       versionDir: dir,
       modelFile: join(dir, filename),
-      config,
+      config: generative?.instanceConfig ?? config,
       gpuCount,
       log: (msg) => host.log(`${entry.name}:${version} ${msg}`),
       notesChanged: () => {
@@ -77,7 +81,7 @@ async function loadOne(host: VersionHost, entry: ModelEntry, slot: VersionSlot):
     });
     slot.loaded = loaded;
     // A failed batch is split and re-run so one bad request fails alone, with its own error (isolate-failures.ts).
-    const scheduler = runtime.createScheduler({ model: entry.name, version, config, bus, executor: isolateFailures(loaded.executor) });
+    const scheduler = runtime.createScheduler({ model: entry.name, version, config, bus, executor: isolateFailures(loaded.executor), generative });
     slot.scheduler = scheduler;
     await scheduler.start();
     // READY carries the backend's notes (e.g. "CUDA execution provider unavailable ...; running on CPU").

@@ -38,6 +38,7 @@ const VERSIONS = 'packages/core/src/repository/versions.ts';
 const SEQUENCE = 'packages/core/src/scheduler/sequence/policy.ts';
 const CONTROLS = 'packages/core/src/scheduler/sequence/controls.ts';
 const STATE = 'packages/core/src/scheduler/sequence/state.ts';
+const ITERATIVE = 'apps/server/src/generate/generative-model.ts';
 const TENSORRT_ONLY = "read only by Triton's TensorRT backend; its onnxruntime, PyTorch and python backends ignore it too";
 
 export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
@@ -116,7 +117,8 @@ export const FIELD_USE: Readonly<Record<string, FieldUse>> = {
   'sequence_batching.state.initial_state.data_file': refused("reading an initial state from the model's initial_state folder is not built (zero_data is)"),
   'sequence_batching.state.use_same_buffer_for_input_output': inert('a memory optimisation of the state buffers; the values a model reads are the same'),
   'sequence_batching.state.use_growable_memory': refused('growable state memory (CUDA virtual memory) is not built'),
-  'sequence_batching.iterative_sequence': refused('iterative sequences (a generative model rescheduled every step) are not built'),
+  // with it, the model is served by the iterative scheduler, which refuses the other fields (generative-model.ts)
+  'sequence_batching.iterative_sequence': honoured(ITERATIVE),
   'ensemble_scheduling.step.model_name': honoured(ENSEMBLE),
   'ensemble_scheduling.step.model_version': honoured(ENSEMBLE),
   'ensemble_scheduling.step.input_map': honoured(ENSEMBLE),

@@ -64,3 +64,14 @@ test('a KV budget smaller than one sequence is refused at load with the shortfal
   assert.ok('problems' in zero);
   assert.match(zero.problems[0]!, /must be above 0/);
 });
+
+test("gpt_model_type: in-flight batching by default, TensorRT-LLM's V1 is the request-level baseline, anything else refused naming the key", () => {
+  const batching = (v?: string) => {
+    const r = iterativeSetupFromConfig(config(v === undefined ? {} : { gpt_model_type: v }), MEMORY);
+    return 'setup' in r ? r.setup.batching : r.problems.join('; ');
+  };
+  assert.equal(batching(), 'continuous');
+  assert.equal(batching('inflight_fused_batching'), 'continuous');
+  assert.equal(batching('V1'), 'static');
+  assert.equal(batching('v1'), "parameter 'gpt_model_type' of model 'tiny_lm' must be one of inflight_fused_batching, inflight_batching, V1, got 'v1'");
+});

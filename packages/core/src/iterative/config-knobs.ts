@@ -11,6 +11,8 @@
  *   batch_scheduler_policy        guaranteed_no_evict (default, as TensorRT-LLM) / max_utilization
  *   tokens_per_block              tokens per KV block (default 16; a build option in TensorRT-LLM)
  *   max_tokens_in_paged_kv_cache  at most this many tokens of KV cache
+ *   gpt_model_type                inflight_fused_batching (default) / inflight_batching: continuous
+ *                                 batching; V1: request-level (static) batching, the baseline
  *   kv_cache_free_gpu_mem_fraction  the share (0..1] of the memory given to KV that it may take
  *                                 (default 1 here: InferScope's memory is the budget it is given, not a
  *                                 GPU's free memory; TensorRT-LLM's default is 0.9)
@@ -19,7 +21,7 @@
 import type { ModelConfig } from '../config/types';
 import { readNumberText, type NumberRule } from '../config/number-text';
 import { KV_ADMISSION_POLICIES, kvBudgetProblem, planKvCache, type KvAdmissionPolicy, type KvPlan } from '../kv-cache/index';
-import type { IterativeKnobs } from './types';
+import type { GenBatching, IterativeKnobs } from './types';
 
 export const ITERATIVE_PARAMETERS = {
   maxNumSequences: 'max_num_sequences',
@@ -29,7 +31,11 @@ export const ITERATIVE_PARAMETERS = {
   blockTokens: 'tokens_per_block',
   maxKvTokens: 'max_tokens_in_paged_kv_cache',
   kvFraction: 'kv_cache_free_gpu_mem_fraction',
+  batching: 'gpt_model_type',
 } as const;
+
+/** TensorRT-LLM's gpt_model_type values: V1 is its request-level (static) batching */
+const BATCHING: Record<string, GenBatching> = { inflight_fused_batching: 'continuous', inflight_batching: 'continuous', V1: 'static' };
 
 const DEFAULT_BLOCK_TOKENS = 16;
 const COUNT: NumberRule = { min: 1, max: 1 << 24 };
@@ -38,6 +44,8 @@ export interface IterativeSetup {
   knobs: IterativeKnobs;
   /** the KV cache as the allocator and the ledger take it (totalBlocks may be capped below plan.totalBlocks) */
   plan: KvPlan;
+  /** continuous (in-flight) or the request-level baseline */
+  batching: GenBatching;
 }
 
 export function iterativeSetupFromConfig(
@@ -66,7 +74,10 @@ export function iterativeSetupFromConfig(
   if (chunked !== undefined && chunked !== 'true' && chunked !== 'false') problems.push(`${what(P.enableChunkedContext)} must be 'true' or 'false', got '${chunked}'`);
   const policy = text(P.policy) ?? 'guaranteed_no_evict';
   if (!KV_ADMISSION_POLICIES.includes(policy as KvAdmissionPolicy)) problems.push(`${what(P.policy)} must be one of ${KV_ADMISSION_POLICIES.join(', ')}, got '${policy}'`);
-  if (problems.length) return { problems };
+  const modelType = text(P.batching) ?? 'inflight_fused_batching';
+  const batching = BATCHING[modelType];
+  if (!batching) problems.push(`${what(P.batching)} must be one of ${Object.keys(BATCHING).join(', ')}, got '${modelType}'`);
+  if (problems.length || !batching) return { problems };
 
   // The KV cache: the memory it may take, capped by max_tokens_in_paged_kv_cache (whole blocks).
   const bytes = Math.floor(memory.kvBudgetBytes * fraction);
@@ -77,5 +88,5 @@ export function iterativeSetupFromConfig(
   const short = kvBudgetProblem({ totalBlocks: plan.totalBlocks, blockTokens, maxSequenceTokens: memory.maxSequenceTokens });
   if (short) return { problems: [`${what(P.maxKvTokens)} caps the KV cache: ${short}`] };
   const knobs: IterativeKnobs = { maxNumSequences, maxNumTokens, enableChunkedContext: chunked === 'true', policy: policy as KvAdmissionPolicy, totalBlocks: plan.totalBlocks, blockTokens };
-  return { setup: { knobs, plan } };
+  return { setup: { knobs, plan, batching } };
 }

@@ -46,6 +46,8 @@ export interface StepPlanner {
   has(id: string): boolean;
   readonly busy: boolean;
   kvUsage(): KvUsage;
+  /** each block's owner and fill, for the KV block map */
+  blockMap(): KvBlockMap;
 }
 
 /** Checks that an executor answered one token per row, a token id exactly where the row samples. */

@@ -9,10 +9,10 @@ import { GenFigures, type GenSummary } from './figures';
 import type { StepPlanner } from './planner';
 import { SimStepExecutor, type StepCost } from './sim-step';
 import { StepLoop } from './step-loop';
-import type { GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
+import type { GenBatching, GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
 import { StaticBatchPlanner } from './static-batch';
 
-export type GenBatching = 'continuous' | 'static';
+export type { GenBatching };
 
 export interface GenArrival {
   atUs: number;

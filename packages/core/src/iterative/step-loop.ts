@@ -77,7 +77,10 @@ export class StepLoop {
       for (const id of [...this.sinks.keys()]) this.finish(id, { ok: false, reason: 'failed', message: this.broken, tokens: [] });
       return;
     }
-    if (!step) return;
+    if (!step) {
+      this.emit({ type: 'idle', t: this.o.clock.now(), kv: this.o.planner.kvUsage() });
+      return;
+    }
     const t = this.o.clock.now();
     const { batch } = step;
     for (const v of step.preempted) {

@@ -23,6 +23,9 @@ export interface GenRequest {
   endToken?: number;
 }
 
+/** continuous (in-flight) batching, or the request-level baseline (a batch fixed until its longest member ends) */
+export type GenBatching = 'continuous' | 'static';
+
 export interface IterativeKnobs {
   /** TensorRT-LLM max_batch_size / vLLM max_num_seqs: sequences in one step at most */
   maxNumSequences: number;
@@ -90,6 +93,7 @@ export interface StepRowView {
 
 /** The per-step and per-sequence events a run emits (the timeline, the block map and the figures fold them). */
 export type IterEvent =
+  | IterIdleEvent
   | { type: 'seq_queued'; t: number; id: string; promptTokens: number; maxTokens: number }
   | { type: 'seq_rejected'; t: number; id: string; message: string }
   | { type: 'step_started'; t: number; step: number; rows: StepRowView[]; joined: string[]; padSlots: number; tokens: number; kv: KvUsage }
@@ -98,3 +102,5 @@ export type IterEvent =
   | { type: 'token'; t: number; step: number; id: string; index: number; token: number }
   | { type: 'step_finished'; t: number; step: number; durationUs: number; kv: KvUsage }
   | { type: 'seq_finished'; t: number; id: string; outcome: 'done' | 'cancelled' | 'failed'; tokens: number };
+/** nothing waits or runs: every block of a finished or cancelled sequence is free now (a cancelled one's are freed at this boundary) */
+export type IterIdleEvent = { type: 'idle'; t: number; kv: KvUsage };

@@ -12,6 +12,7 @@ import type { ControlAction, ControlMessage, ControlMessageOf } from './control-
 import type { ErrorCode } from '../errors/codes';
 import type { ModelConfig } from '../config/types';
 import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
+import type { KvBlockMap } from '../kv-cache/block-allocator';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -41,6 +42,8 @@ export interface ModelSnapshot {
   queue_depth?: Record<string, number>;
   /** batches waiting for a busy instance (Triton's queued payloads) and the requests of one lent early */
   payloads?: PayloadsView;
+  /** an iterative model's KV block map right now (each block's owner and fill) */
+  kv_blocks?: KvBlockMap;
   /** present when the autotuner runs (or ran) on this version: on/off, target, last reason, its status */
   autotune?: AutotuneReport;
 }

@@ -4,7 +4,7 @@ export * from './policy';
 export * from './queue-entry';
 export { PriorityQueues } from './priority-queues';
 export { decideBatch, type BatchDecision, type DecideOptions } from './decide';
-export { InstancePool, groupsFromConfig, instancesInGroup, type GroupSpec, type PoolInstance } from './instance-pool';
+export { InstancePool, deviceFor, groupsFromConfig, instancesInGroup, type GroupSpec, type PoolInstance } from './instance-pool';
 export { OrderedRelease } from './ordering';
 export { mergeBatchingPatch, type MergeResult, type PatchResult } from './reconfigure';
 export * from './snapshot';

@@ -12,6 +12,7 @@
  */
 import type { AutotuneChangeReason } from '../events';
 import type { InferPayload, InferResult } from '../tensor/types';
+import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { PatchResult } from './reconfigure';
 import type { PayloadsView, InstanceSnapshot } from './snapshot';
 import type { SchedulerRequest } from './types';
@@ -40,15 +41,18 @@ export interface SchedulerView {
   instances?: InstanceSnapshot[];
   queue_depth?: Record<string, number>;
   payloads?: PayloadsView;
+  /** an iterative model's paged KV cache: each block's owner and fill (the KV block map) */
+  kv_blocks?: KvBlockMap;
 }
 
 /**
- * Which scheduler a model version gets, in Triton's order of precedence: a sequence batcher when the
- * config has `sequence_batching`, the ensemble scheduler for the `ensemble` platform, else the dynamic
+ * Which scheduler a model version gets, in Triton's order of precedence: the iteration-level scheduler
+ * when `sequence_batching { iterative_sequence: true }`, a sequence batcher when the config has any other
+ * `sequence_batching`, the ensemble scheduler for the `ensemble` platform, else the dynamic
  * batcher (with batching off when the config has no `dynamic_batching`: Triton's default scheduler is
  * the same dynamic batcher with batching disabled).
  */
-export type SchedulerKind = 'sequence' | 'ensemble' | 'dynamic';
+export type SchedulerKind = 'iterative' | 'sequence' | 'ensemble' | 'dynamic';
 
 /** The slice of a model config the choice reads (structural, like config-input.ts). */
 export interface SchedulerChoiceInput {
@@ -57,6 +61,8 @@ export interface SchedulerChoiceInput {
 }
 
 export function schedulerKindFor(config: SchedulerChoiceInput): SchedulerKind {
+  // Triton's iterative sequences (a decoupled generative model rescheduled every step): core's iterative/
+  if ((config.sequence_batching as { iterative_sequence?: boolean } | undefined)?.iterative_sequence === true) return 'iterative';
   if (config.sequence_batching !== undefined) return 'sequence';
   if (config.platform === 'ensemble') return 'ensemble';
   return 'dynamic';

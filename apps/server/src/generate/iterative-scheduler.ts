@@ -1,0 +1,196 @@
+/**
+ * The scheduler of a model served by Triton's iterative sequences (`sequence_batching { iterative_sequence:
+ * true }`, decoupled): core's scheduler seam over core's StepLoop and ContinuousPlanner (or, with
+ * TensorRT-LLM's `gpt_model_type: V1`, the request-level baseline StaticBatchPlanner), whose executor is
+ * the onnxruntime step executor on the model's one backend instance (instance-step-model.ts).
+ *
+ * A request is one generation: its prompt and max_tokens (generate-io.ts) become a sequence of the step
+ * loop; each token it samples is one response on the request's stream (`stream` true) or the whole text is
+ * one response at the end (`stream` false, or HTTP `generate`); the final flag comes with the last token
+ * (or alone when an end token stopped it), as Triton's decoupled responses do. The scheduler's own answer
+ * (settle) comes when the sequence ends, exactly once: ok, or its error (refused, cancelled, failed).
+ * A client that goes away cancels its sequence; the planner frees its slot and blocks at the next step.
+ *
+ * Memory: the KV cache is sized at start, after the instance reserved its own memory, from what the
+ * memory budget (--memory-budget) leaves free on the instance's device, bounded by
+ * kv_cache_free_gpu_mem_fraction and max_tokens_in_paged_kv_cache (core iterative/config-knobs.ts); the
+ * pool is reserved in the ledger as the instance `kv_cache` for the model's life (engines preallocate it)
+ * and released on unload. Without a budget the memory given to KV is max_num_sequences x max_seq_len
+ * tokens (every slot its longest sequence), unless max_tokens_in_paged_kv_cache says otherwise.
+ */
+import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
+import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
+import { StepLoop, iterativeSetupFromConfig, newPlanner, type GenOutcome, type IterativeSetup, type StepPlanner } from '@inferscope/core/iterative';
+import { KvBlockStore, kvBytesPerBlock, kvShapeFromConfig, type KvUsage } from '@inferscope/core/kv-cache';
+import type { ModelConfig } from '@inferscope/core/config';
+import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
+import type { StreamingPayload } from '../infer/response-stream';
+import { OrtStepExecutor } from './ort-step-executor';
+import { instanceStepModel } from './instance-step-model';
+import { ByteText, readGenerateAsk, textOutput } from './generate-io';
+import type { GenerativeModel } from './generative-model';
+import { StepEvents } from './step-events';
+
+export interface IterativeSchedulerOptions {
+  model: string;
+  version: string;
+  idPrefix: string;
+  /** the user's config (its parameters carry the knobs) */
+  config: ModelConfig;
+  generative: GenerativeModel;
+  clock: Clock;
+  bus: EventBus;
+  executor: Executor<InferPayload, InferResult>;
+  memory: MemoryLedger;
+}
+
+/** The knobs as the config gives them, or an Error naming every bad key (checked when the scheduler is made, so the load fails with it). */
+export function iterativeSetupFor(o: Pick<IterativeSchedulerOptions, 'config' | 'generative'>, kvBudgetBytes: number): IterativeSetup {
+  const stepConfig = { ...o.generative.instanceConfig, name: o.config.name, max_batch_size: o.config.max_batch_size, parameters: o.config.parameters };
+  const got = iterativeSetupFromConfig(stepConfig, { kvBudgetBytes, maxSequenceTokens: o.generative.maxSeqLen });
+  if ('problems' in got) throw new Error(got.problems.join('; '));
+  return got.setup;
+}
+
+export class IterativeScheduler implements Scheduler<InferPayload, InferResult> {
+  private readonly instance: InstanceInfo;
+  private loop: StepLoop | null = null;
+  private planner: StepPlanner | null = null;
+  private kv: MemoryReservation | null = null;
+  private readonly events: StepEvents;
+  private seq = 0;
+  private stopping = false;
+  private open = 0;
+  private drained: (() => void) | null = null;
+
+  constructor(private readonly o: IterativeSchedulerOptions) {
+    iterativeSetupFor(o, Number.MAX_SAFE_INTEGER); // the knobs' refusals, before anything starts
+    const group = groupsFromConfig(o.model, o.config.instance_group)[0]!;
+    this.instance = { name: `${group.name}_0`, group: group.name, kind: group.kind, device: deviceFor(group, 0), index: 0 };
+    this.events = new StepEvents(o.bus, o.model, o.version, this.instance.name, o.idPrefix);
+  }
+
+  async start(): Promise<void> {
+    const { o, instance } = this;
+    const t = o.clock.now();
+    o.bus.emit({ type: 'instance.state', t, model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'loading' });
+    await o.executor.startInstance?.(instance);
+    const setup = iterativeSetupFor(o, this.kvBudgetBytes());
+    this.kv = o.memory.reserve({ device: instance.device, model: o.model, version: o.version, instance: 'kv_cache' }, setup.plan.totalBlocks * setup.plan.bytesPerBlock);
+    const store = new KvBlockStore(setup.plan.shape, setup.knobs.blockTokens, setup.knobs.totalBlocks);
+    this.planner = newPlanner(setup.batching, setup.knobs);
+    const executor = new OrtStepExecutor(store, instanceStepModel(o.executor, instance, o.idPrefix), o.generative.vocab);
+    this.loop = new StepLoop({ clock: o.clock, planner: this.planner, executor, listener: (e) => this.events.fold(e) });
+    o.bus.emit({ type: 'instance.state', t: o.clock.now(), model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'idle' });
+  }
+
+  /** What the budget leaves free on the instance's device, or (no budget) every slot's longest sequence. */
+  private kvBudgetBytes(): number {
+    const { memory, generative } = this.o;
+    const budget = memory.budget(this.instance.device);
+    if (budget > 0) return Math.max(0, budget - memory.used(this.instance.device));
+    const shape = kvShapeFromConfig(generative.instanceConfig);
+    const perToken = 'shape' in shape ? kvBytesPerBlock(shape.shape, 1) : 0;
+    return iterativeSetupFor(this.o, Number.MAX_SAFE_INTEGER).knobs.maxNumSequences * generative.maxSeqLen * perToken;
+  }
+
+  enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
+    return new Promise((resolve, reject) => this.submit(req, (err, r) => (err ? reject(err) : resolve(r!))));
+  }
+
+  submit(req: SchedulerRequest<InferPayload>, settle: SchedulerSettle<InferResult>): string {
+    const id = req.id ?? `${this.o.idPrefix}${++this.seq}`;
+    const loop = this.loop;
+    if (this.stopping || !loop) {
+      settle(errors.MODEL_UNAVAILABLE(`model '${this.o.model}' version ${this.o.version}`, 'is not accepting requests'));
+      return id;
+    }
+    const stream = (req.payload as StreamingPayload).stream;
+    let ask;
+    try {
+      ask = readGenerateAsk(req.payload, this.o.model, this.o.generative.maxSeqLen);
+    } catch (e) {
+      settle(e as Error);
+      return id;
+    }
+    const perToken = ask.stream ?? !stream?.single;
+    const text = new ByteText();
+    let whole = '';
+    let finalSent = false;
+    const send = (out: string | null, final: boolean) => {
+      if (!stream) return;
+      finalSent ||= final;
+      this.events.response(id, this.o.clock.now(), final, out === null ? 'empty' : 'success');
+      stream.response(out === null ? null : textOutput(out), final);
+    };
+    this.open++;
+    const end = (outcome: GenOutcome) => {
+      this.open--;
+      if (outcome.ok) {
+        if (!perToken) send(whole + text.end(), true);
+        else if (!finalSent) send(null, true); // an end token stopped it: the final flag alone
+        settle(null, []);
+      } else {
+        const error = outcome.reason === 'cancelled' ? errors.CLIENT_CANCELLED(outcome.message)
+          : new InferError(outcome.reason === 'rejected' ? 'INVALID_ARG' : 'INTERNAL', outcome.message);
+        if (outcome.reason !== 'cancelled') stream?.fail(error);
+        settle(error);
+      }
+      if (this.open === 0) this.drained?.();
+    };
+    if (stream) stream.cancel = () => void loop.cancel(id);
+    loop.submit(
+      { id, prompt: ask.prompt, maxTokens: ask.maxTokens, ...(this.o.generative.endToken !== undefined ? { endToken: this.o.generative.endToken } : {}) },
+      {
+        onToken: (token, index) => {
+          const last = index + 1 === ask.maxTokens;
+          const piece = text.push(token) + (last ? text.end() : '');
+          if (perToken) send(piece, last);
+          else whole += piece;
+        },
+        onEnd: end,
+      },
+    );
+    return id;
+  }
+
+  cancel(id: string): boolean {
+    return this.loop?.cancel(id) ?? false;
+  }
+
+  applyLiveChange(): never {
+    throw new Error(`model '${this.o.model}' is an iterative model: its knobs are its config's parameters (max_num_sequences, max_num_tokens, ...), changed by editing the config and reloading`);
+  }
+
+  setInstanceCount(): never {
+    throw new Error(`model '${this.o.model}' is an iterative model: its steps run on one instance`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.open > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    const { o, instance } = this;
+    try {
+      await o.executor.stopInstance?.(instance);
+    } finally {
+      this.kv?.release();
+      this.kv = null;
+      o.bus.emit({ type: 'instance.state', t: o.clock.now(), model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'stopped' });
+    }
+  }
+
+  /** KV block use now (for the metrics and the tests: every block is free once the sequences ended). */
+  kvUsage(): KvUsage | undefined {
+    return this.planner?.kvUsage();
+  }
+
+  snapshot(): SchedulerView {
+    const view: SchedulerView = {
+      instances: [{ name: this.instance.name, group: this.instance.group, kind: this.instance.kind, device: this.instance.device, state: this.loop?.idle === false ? 'busy' : 'idle' }],
+    };
+    // the block map is drawn from when read (the model list, the dashboard), not on every request's admission
+    const planner = this.planner;
+    if (planner) Object.defineProperty(view, 'kv_blocks', { get: () => planner.blockMap(), enumerable: true });
+    return view;
+  }
+}
