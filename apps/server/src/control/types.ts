@@ -83,6 +83,10 @@ export interface LiveGatewayDeps {
   sweep?: SweepControl;
   /** host CPU utilisation 0..1, read once per stats message */
   cpu?: () => number;
+  /** the shared response cache's fill, when the server has one (rides every stats message) */
+  responseCache?: () => import('@inferscope/core').ResponseCacheFigures;
+  /** the rate limiter's resources, holders and waiters, when it limits */
+  rateLimiter?: () => import('@inferscope/core').RateLimiterSnapshot | undefined;
   /** bounds of the history sent in snapshots */
   history?: Partial<import('../live/stats-history').StatsHistoryOptions>;
   /** who may control: the server's one guard (socket auth `token` or the message's `token`) */

@@ -72,6 +72,8 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       event_loop: deps.eventLoop?.figures(),
       cpu: deps.cpu ? { utilization: deps.cpu() } : undefined,
       sweep: deps.sweep?.progress(),
+      response_cache: deps.responseCache?.(),
+      rate_limiter: deps.rateLimiter?.(),
     };
   }
 
