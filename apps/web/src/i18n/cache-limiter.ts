@@ -1,0 +1,51 @@
+/** Text of the response-cache card (Performance) and the rate-limiter card (State), en and zh. */
+export const CACHE_LIMITER_EN = {
+  cacheTitle: 'Response cache',
+  cacheNone: 'The server has no response cache (start it with --cache-config local,size=N).',
+  cacheModelColumn: 'Model',
+  cacheHitsColumn: 'Hits',
+  cacheMissesColumn: 'Misses',
+  cacheHitRateColumn: 'Hit rate',
+  cacheNotEnabled: 'cache off for this model',
+  cacheFill: (used: string, capacity: string, pct: string, entries: number, evictions: number) =>
+    `Cache fill: ${used} of ${capacity} (${pct}) · ${entries} entries · ${evictions} evicted`,
+  cacheCaption:
+    'A hit is answered at the door, before any queue: it costs a lookup and no compute. A miss runs and stores its answer. One buffer is shared by every model; when it is full the least recently used answers go first.',
+  limiterTitle: 'Rate limiter',
+  limiterOff: 'The rate limiter is off (start the server with --rate-limit execution_count).',
+  resourceColumn: 'Resource',
+  countColumn: 'Count',
+  heldColumn: 'In use',
+  holdersColumn: 'Held by',
+  waitersColumn: 'Waiting',
+  global: 'global',
+  device: (d: string) => `device ${d}`,
+  none: '–',
+  limiterCaption:
+    'An instance with a formed batch runs only when every resource it needs is free; until then it waits (drawn amber, not idle). Waiting instances go in order of executions × priority, lowest first.',
+  waitingForResources: 'waiting for resources',
+};
+
+export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
+  cacheTitle: '响应缓存',
+  cacheNone: '服务器没有响应缓存（用 --cache-config local,size=N 启动）。',
+  cacheModelColumn: '模型',
+  cacheHitsColumn: '命中',
+  cacheMissesColumn: '未命中',
+  cacheHitRateColumn: '命中率',
+  cacheNotEnabled: '此模型未开启缓存',
+  cacheFill: (used, capacity, pct, entries, evictions) => `缓存占用：${used} / ${capacity}（${pct}）· ${entries} 条 · 已淘汰 ${evictions} 条`,
+  cacheCaption: '命中的请求在门口就得到回答，不进任何队列：只花一次查找，不花计算。未命中的请求照常执行，并存下它的回答。所有模型共用一块缓存；满了之后最久未用的回答先被淘汰。',
+  limiterTitle: '速率限制器',
+  limiterOff: '速率限制器未开启（用 --rate-limit execution_count 启动服务器）。',
+  resourceColumn: '资源',
+  countColumn: '数量',
+  heldColumn: '占用',
+  holdersColumn: '持有者',
+  waitersColumn: '等待者',
+  global: '全局',
+  device: (d) => `设备 ${d}`,
+  none: '–',
+  limiterCaption: '实例拿着组好的批次，只有在它需要的每种资源都空闲时才执行；在那之前它处于等待（琥珀色，而不是空闲）。等待的实例按 执行次数 × 优先级 从小到大依次获得资源。',
+  waitingForResources: '等待资源',
+};
