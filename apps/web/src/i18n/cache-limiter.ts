@@ -24,6 +24,7 @@ export const CACHE_LIMITER_EN = {
   limiterCaption:
     'An instance with a formed batch runs only when every resource it needs is free; until then it waits (drawn amber, not idle). Waiting instances go in order of executions × priority, lowest first.',
   waitingForResources: 'waiting for resources',
+  instanceLine: (name: string, state: string, priority: number, executions: number) => `${name}: ${state} · priority ${priority} · ${executions} runs`,
 };
 
 export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
@@ -48,4 +49,5 @@ export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
   none: '–',
   limiterCaption: '实例拿着组好的批次，只有在它需要的每种资源都空闲时才执行；在那之前它处于等待（琥珀色，而不是空闲）。等待的实例按 执行次数 × 优先级 从小到大依次获得资源。',
   waitingForResources: '等待资源',
+  instanceLine: (name, state, priority, executions) => `${name}：${state} · 优先级 ${priority} · 已执行 ${executions} 次`,
 };

@@ -4,9 +4,13 @@
  */
 import { useEffect, useState } from 'react';
 import type { RateLimiterSnapshot } from '@inferscope/core';
+import type { LimitedState } from '@inferscope/core/rate-limiter';
 import { live } from '../store/app-store';
 import { latestLimiter, limitedLabel } from './rate-limiter-rows';
 import { S } from '../i18n/strings';
+
+/** the limiter's three states in the words the instance timeline uses (running is the instance's busy) */
+const stateWord = (s: LimitedState) => (s === 'waiting' ? S.cacheLimiter.waitingForResources : S.instanceStates[s === 'running' ? 'busy' : 'idle']);
 
 export function RateLimiterCard() {
   const [snap, setSnap] = useState<RateLimiterSnapshot | undefined>(() => latestLimiter(live));
@@ -48,6 +52,15 @@ export function RateLimiterCard() {
             })}
           </tbody>
         </table>
+      )}
+      {snap && (
+        <ul className="px-3 pb-2 text-sm font-mono flex flex-wrap gap-x-6" data-testid="limited-instances">
+          {snap.instances.map((i) => (
+            <li key={i.id} data-testid={`limited-${i.id}`} data-state={i.state} style={i.state === 'waiting' ? { color: 'var(--c-warn)' } : undefined}>
+              {T.instanceLine(limitedLabel(i.id), stateWord(i.state), i.priority, i.executions)}
+            </li>
+          ))}
+        </ul>
       )}
       <p className="px-3 pb-3 text-sm text-muted max-w-5xl">{T.limiterCaption}</p>
     </section>
