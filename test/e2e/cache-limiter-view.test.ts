@@ -14,6 +14,8 @@ import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } fr
 import { ensureWebBuilt, WEB_DIST } from './server-under-test';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { NO_NUMPY } from '../backends/stub-fixtures.ts';
+// the page's window.__inferscopeLabels (declared where the data-flow view defines it)
+import type {} from '../../apps/web/src/views/DataView';
 
 const missing = chromiumMissing() ?? (NO_NUMPY ? 'python3 with numpy is absent' : undefined);
 const CACHE_BYTES = 256 * 1024;
@@ -112,6 +114,15 @@ test('Performance draws the cached model\'s hit rate and the cache fill the serv
   assert.equal(st.model_stats[0].inference_stats.cache_miss.count, 3);
   assert.match((await fill.textContent()) ?? '', /Cache fill: .+ of 256(\.0)? KiB \(\d+\.\d%\) · 3 entries · 0 evicted/);
   await screenshot(page, 'cache-performance');
+
+  // Data flow: hits have their own lane that leaves at the door; the queue never sees them
+  await page.click('[data-testid=tab-data]');
+  await page.evaluate('window.__name = window.__name || ((f) => f)');
+  for (let seed = 0; seed < 3; seed++) assert.equal((await post('cached', mlpInput(seed))).status, 200);
+  await page.waitForFunction(() => (window.__inferscopeLabels?.() ?? []).some((l) => /^[1-9]\d* cache hits just now: answered at the door, no queue$/.test(l.text)), undefined, { timeout: 20_000 });
+  await screenshot(page, 'cache-data-flow');
+  const st2 = (await (await fetch(`${server.url}/v2/models/cached/stats`)).json()) as { model_stats: { inference_stats: Record<string, { count: number }>; execution_count: number }[] };
+  assert.equal(st2.model_stats[0].inference_stats.cache_hit.count, 12);
 });
 
 test('State draws the resource of count 1, the instance that holds it and the one that waits, waiting', { skip: missing, timeout: 120_000 }, async () => {
