@@ -404,6 +404,10 @@ export interface ControlAckBodies {
   setDynamicBatching: { changes: ConfigChange[] };
   setInstanceCount: { changes: ConfigChange[] };
   setAutotune: { autotune: AutotuneReport };
+  setResponseCache: { changes: ConfigChange[] };
+  /** the limiter after the change (the resource's new count, who holds and waits) */
+  setResourceCount: { rate_limiter: RateLimiterSnapshot };
+  setRateLimitPriority: { rate_limiter: RateLimiterSnapshot; instances: number };
   loadModel: NoDetail;
   unloadModel: NoDetail;
   saveConfig: SaveConfigAck;
