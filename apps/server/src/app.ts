@@ -206,7 +206,7 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
     ? undefined
     : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits,
       responseCache: cache ? () => cacheFigures(cache.cache.stats()) : undefined,
-      rateLimiter: () => (rateLimiter.mode === 'off' ? undefined : rateLimiter.snapshot()) });
+      rateLimiter: () => (rateLimiter.mode === 'off' ? undefined : rateLimiter.snapshot()), limiter: rateLimiter });
 
   // The HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed. After
   // registerLive: engine.io re-wraps the 'request' listeners it finds, and would hide its own requests from

@@ -41,6 +41,7 @@ export interface RegisterLiveOptions {
   /** the server's event-loop delay, shown with the stats */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
   responseCache?: () => import('@inferscope/core').ResponseCacheFigures;
+  limiter?: import('@inferscope/core/rate-limiter').RateLimiter;
   rateLimiter?: () => import('@inferscope/core').RateLimiterSnapshot | undefined;
 }
 
@@ -86,6 +87,7 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     cpu: () => cpu.utilization(),
     responseCache: o.responseCache,
     rateLimiter: o.rateLimiter,
+    limiter: o.limiter,
     sweep,
     guard: o.guard,
     log: o.log,
