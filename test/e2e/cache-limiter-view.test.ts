@@ -123,6 +123,14 @@ test('Performance draws the cached model\'s hit rate and the cache fill the serv
   await screenshot(page, 'cache-data-flow');
   const st2 = (await (await fetch(`${server.url}/v2/models/cached/stats`)).json()) as { model_stats: { inference_stats: Record<string, { count: number }>; execution_count: number }[] };
   assert.equal(st2.model_stats[0].inference_stats.cache_hit.count, 12);
+
+  // Live Controls: the cache switched off for this version; a repeat then runs (no hit counted)
+  assert.equal(await page.isChecked('[data-testid=cache-toggle]'), true, 'the config enables it');
+  await page.click('[data-testid=cache-toggle]');
+  await page.waitForFunction(() => !(document.querySelector('[data-testid=cache-toggle]') as HTMLInputElement | null)?.checked, undefined, { timeout: 10_000 });
+  assert.equal((await post('cached', mlpInput(0))).status, 200);
+  const st3 = (await (await fetch(`${server.url}/v2/models/cached/stats`)).json()) as { model_stats: { inference_stats: Record<string, { count: number }> }[] };
+  assert.equal(st3.model_stats[0].inference_stats.cache_hit.count, 12);
 });
 
 test('State draws the resource of count 1, the instance that holds it and the one that waits, waiting', { skip: missing, timeout: 120_000 }, async () => {
@@ -146,6 +154,12 @@ test('State draws the resource of count 1, the instance that holds it and the on
   assert.match((await page.textContent(`[data-testid="limited-${waiter}"]`)) ?? '', /^heavy_b v1 · .+: waiting for resources · priority 2 · 0 runs$/);
   assert.equal(await page.getAttribute(`[data-testid="limited-${holder}"]`, 'data-state'), 'running');
   await screenshot(page, 'rate-limiter-state');
+  // Live Controls: a second accelerator lets the waiter run beside the holder
+  await page.fill('[data-testid=resource-count-accelerator]', '2');
+  await page.click('[data-testid=resource-count-apply-accelerator]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=resource-accelerator]')?.getAttribute('data-held') === '2', undefined, { timeout: 20_000 });
+  assert.equal(await res.getAttribute('data-count'), '2');
+  assert.equal(await res.getAttribute('data-waiting'), '');
   await rm(hold);
   assert.equal((await a).status, 200);
   assert.equal((await b).status, 200);

@@ -121,3 +121,12 @@ test('malformed cache and limiter messages are refused before anything runs', as
     assert.match(String(ack.error), words, JSON.stringify(msg));
   }
 });
+
+test('a cache switched on live is what saveConfig writes back', async () => {
+  const on = await control<ControlAckOf<'setResponseCache'>>(socket, { action: 'setResponseCache', model: 'n', enabled: true });
+  assert.equal(on.ok, true, JSON.stringify(on));
+  const saved = await control<ControlAckOf<'saveConfig'>>(socket, { action: 'saveConfig', model: 'n', dryRun: true });
+  assert.equal(saved.ok, true, JSON.stringify(saved));
+  assert.match(saved.ok ? saved.text : '', /response_cache \{\s*enable: true\s*\}/);
+  assert.deepEqual(saved.ok && saved.changed, ['response_cache.enable']);
+});

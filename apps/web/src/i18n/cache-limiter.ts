@@ -24,6 +24,9 @@ export const CACHE_LIMITER_EN = {
   limiterCaption:
     'An instance with a formed batch runs only when every resource it needs is free; until then it waits (drawn amber, not idle). Waiting instances go in order of executions × priority, lowest first.',
   waitingForResources: 'waiting for resources',
+  cacheToggle: 'response cache (this version)',
+  priorityLabel: 'rate-limiter priority (model)',
+  countLabel: (name: string, scope: string) => `${name} count (${scope})`,
   /** the Data view's lane of cache hits, which leave at the door */
   hitLane: (n: number) => `${n} cache hits just now: answered at the door, no queue`,
   instanceLine: (name: string, state: string, priority: number, executions: number) => `${name}: ${state} · priority ${priority} · ${executions} runs`,
@@ -51,6 +54,9 @@ export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
   none: '–',
   limiterCaption: '实例拿着组好的批次，只有在它需要的每种资源都空闲时才执行；在那之前它处于等待（琥珀色，而不是空闲）。等待的实例按 执行次数 × 优先级 从小到大依次获得资源。',
   waitingForResources: '等待资源',
+  cacheToggle: '响应缓存（此版本）',
+  priorityLabel: '速率限制优先级（模型）',
+  countLabel: (name, scope) => `${name} 数量（${scope}）`,
   hitLane: (n) => `刚刚 ${n} 次缓存命中：在门口直接回答，不排队`,
   instanceLine: (name, state, priority, executions) => `${name}：${state} · 优先级 ${priority} · 已执行 ${executions} 次`,
 };
