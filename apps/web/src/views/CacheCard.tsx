@@ -10,6 +10,7 @@ import { appStore, live } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
 import { formatBytes } from '../charts/format';
 import { S } from '../i18n/strings';
+import { FigureTableHead } from './FigureTable';
 
 type Row = { key: string; label: string; cache: ModelAggregate['cache'] };
 
@@ -46,14 +47,7 @@ export function CacheCard() {
         <p className="px-3 pt-2 text-sm text-muted" data-testid="cache-none">{T.cacheNone}</p>
       )}
       <table className="m-3 text-sm font-mono">
-        <thead>
-          <tr className="text-muted text-left">
-            <th className="pr-6 font-normal">{T.cacheModelColumn}</th>
-            <th className="pr-6 font-normal">{T.cacheHitsColumn}</th>
-            <th className="pr-6 font-normal">{T.cacheMissesColumn}</th>
-            <th className="pr-6 font-normal">{T.cacheHitRateColumn}</th>
-          </tr>
-        </thead>
+        <FigureTableHead columns={[T.cacheModelColumn, T.cacheHitsColumn, T.cacheMissesColumn, T.cacheHitRateColumn]} />
         <tbody>
           {rows.map((r) => {
             const rate = r.cache ? hitRate(r.cache) : undefined;

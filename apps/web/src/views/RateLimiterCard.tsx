@@ -8,6 +8,7 @@ import type { LimitedState } from '@inferscope/core/rate-limiter';
 import { live } from '../store/app-store';
 import { latestLimiter, limitedLabel } from './rate-limiter-rows';
 import { S } from '../i18n/strings';
+import { FigureTableHead } from './FigureTable';
 
 /** the limiter's three states in the words the instance timeline uses (running is the instance's busy) */
 const stateWord = (s: LimitedState) => (s === 'waiting' ? S.cacheLimiter.waitingForResources : S.instanceStates[s === 'running' ? 'busy' : 'idle']);
@@ -28,15 +29,7 @@ export function RateLimiterCard() {
         <p className="p-3 text-sm text-muted" data-testid="rate-limiter-off">{T.limiterOff}</p>
       ) : (
         <table className="m-3 text-sm font-mono">
-          <thead>
-            <tr className="text-muted text-left">
-              <th className="pr-6 font-normal">{T.resourceColumn}</th>
-              <th className="pr-6 font-normal">{T.countColumn}</th>
-              <th className="pr-6 font-normal">{T.heldColumn}</th>
-              <th className="pr-6 font-normal">{T.holdersColumn}</th>
-              <th className="pr-6 font-normal">{T.waitersColumn}</th>
-            </tr>
-          </thead>
+          <FigureTableHead columns={[T.resourceColumn, T.countColumn, T.heldColumn, T.holdersColumn, T.waitersColumn]} />
           <tbody>
             {snap.resources.map((r) => {
               const scope = r.scope === 'GLOBAL' ? T.global : T.device(String(r.scope));
