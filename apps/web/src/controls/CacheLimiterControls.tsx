@@ -16,7 +16,7 @@ import { S } from '../i18n/strings';
 export function CacheLimiterControls(props: { model: ModelLive; disabled: boolean }) {
   const m = props.model;
   const T = S.cacheLimiter;
-  const cacheOn = (m.config.response_cache as { enable?: boolean } | undefined)?.enable === true;
+  const cacheOn = m.config.response_cache?.enable === true;
   const [limiter, setLimiter] = useState<RateLimiterSnapshot | undefined>(() => latestLimiter(live));
   useEffect(() => {
     const id = setInterval(() => setLimiter(latestLimiter(live)), 1000);
