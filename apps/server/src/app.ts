@@ -16,7 +16,7 @@ import { MemoryLedger } from './memory/ledger';
 import { InferenceCache, ResponseCache } from '@inferscope/core/response-cache';
 import { RateLimiter } from '@inferscope/core/rate-limiter';
 import { cacheFamilies } from './metrics/cache-metrics';
-import type { InferResult } from '@inferscope/core';
+import { cacheFigures, type InferResult } from '@inferscope/core';
 import { gpuCount as detectGpus } from './memory/gpu';
 import { OptionsError, validateServerOptions, type ServerOptions } from './server-options';
 import { installErrorHandlers } from './http/errors';
@@ -204,7 +204,9 @@ export async function buildApp(input: AppOptions): Promise<InferScopeApp> {
   });
   const live = input.live === false
     ? undefined
-    : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits });
+    : registerLive(app, { manager, bus, memory, serverInfo, guard: control, recordingsDir: options.recordingsDir, now, log, eventLoop, loadLimits: options.loadLimits,
+      responseCache: cache ? () => cacheFigures(cache.cache.stats()) : undefined,
+      rateLimiter: () => (rateLimiter.mode === 'off' ? undefined : rateLimiter.snapshot()), limiter: rateLimiter });
 
   // The HTTP port's listener, Socket.IO's too (it shares it): connections that never send are closed. After
   // registerLive: engine.io re-wraps the 'request' listeners it finds, and would hide its own requests from

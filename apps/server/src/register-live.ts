@@ -40,6 +40,9 @@ export interface RegisterLiveOptions {
   loadLimits?: import('@inferscope/core/load').LoadLimits;
   /** the server's event-loop delay, shown with the stats */
   eventLoop?: { figures(): import('@inferscope/core').EventLoopFigures | undefined };
+  responseCache?: () => import('@inferscope/core').ResponseCacheFigures;
+  limiter?: import('@inferscope/core/rate-limiter').RateLimiter;
+  rateLimiter?: () => import('@inferscope/core').RateLimiterSnapshot | undefined;
 }
 
 export interface LiveParts {
@@ -82,6 +85,9 @@ export function registerLive(app: FastifyInstance, o: RegisterLiveOptions): Live
     load,
     eventLoop: o.eventLoop,
     cpu: () => cpu.utilization(),
+    responseCache: o.responseCache,
+    rateLimiter: o.rateLimiter,
+    limiter: o.limiter,
     sweep,
     guard: o.guard,
     log: o.log,

@@ -43,6 +43,8 @@ export interface ControlTarget {
     path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile;
     written?: boolean; backupKept?: boolean; changed?: string[]; notes?: string[];
   }>;
+  /** switches a version's response cache on or off (refused where the server has none or the model cannot cache) */
+  setResponseCache?(name: string, version: string | undefined, enabled: boolean, by: string): Promise<ConfigChange[]>;
   /** switches a version's autotuner on (with a p99 target in ms) or off; its status after */
   setAutotune?(name: string, version: string | undefined, enabled: boolean, targetMs?: number): Promise<AutotuneReport>;
 }
@@ -83,6 +85,12 @@ export interface LiveGatewayDeps {
   sweep?: SweepControl;
   /** host CPU utilisation 0..1, read once per stats message */
   cpu?: () => number;
+  /** the server's rate limiter, for live resource counts and priorities */
+  limiter?: import('@inferscope/core/rate-limiter').RateLimiter;
+  /** the shared response cache's fill, when the server has one (rides every stats message) */
+  responseCache?: () => import('@inferscope/core').ResponseCacheFigures;
+  /** the rate limiter's resources, holders and waiters, when it limits */
+  rateLimiter?: () => import('@inferscope/core').RateLimiterSnapshot | undefined;
   /** bounds of the history sent in snapshots */
   history?: Partial<import('../live/stats-history').StatsHistoryOptions>;
   /** who may control: the server's one guard (socket auth `token` or the message's `token`) */

@@ -5,6 +5,7 @@
  */
 import { InferError, type ControlAck, type ControlMessage } from '@inferscope/core';
 import { controlRefusal as refused } from '@inferscope/core/live';
+import type { RateLimiter } from '@inferscope/core/rate-limiter';
 import type { ControlTarget, LoadControl, SweepControl } from '../control/types';
 
 export async function handleControl(
@@ -13,6 +14,7 @@ export async function handleControl(
   control: ControlTarget,
   load: LoadControl | undefined,
   sweep?: SweepControl,
+  limiter?: RateLimiter,
 ): Promise<ControlAck> {
   try {
     switch (msg.action) {
@@ -29,6 +31,20 @@ export async function handleControl(
         if (!control.setAutotune) return refused(new InferError('UNSUPPORTED', 'this server has no autotuner'));
         const autotune = await control.setAutotune(msg.model, msg.version, msg.enabled, msg.target_ms);
         return { ok: true, autotune };
+      }
+      case 'setResponseCache': {
+        if (!control.setResponseCache) return refused(new InferError('UNSUPPORTED', 'this server cannot switch the response cache'));
+        return { ok: true, changes: await control.setResponseCache(msg.model, msg.version, msg.enabled, by) };
+      }
+      case 'setResourceCount': {
+        if (!limiter) return refused(new InferError('UNSUPPORTED', 'this server has no rate limiter'));
+        limiter.setResourceCount(msg.resource, msg.device ?? null, msg.count);
+        return { ok: true, rate_limiter: limiter.snapshot() };
+      }
+      case 'setRateLimitPriority': {
+        if (!limiter) return refused(new InferError('UNSUPPORTED', 'this server has no rate limiter'));
+        const instances = limiter.setModelPriority(msg.model, msg.priority);
+        return { ok: true, instances, rate_limiter: limiter.snapshot() };
       }
       case 'loadModel':
         await control.load(msg.model);

@@ -72,6 +72,8 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       event_loop: deps.eventLoop?.figures(),
       cpu: deps.cpu ? { utilization: deps.cpu() } : undefined,
       sweep: deps.sweep?.progress(),
+      response_cache: deps.responseCache?.(),
+      rate_limiter: deps.rateLimiter?.(),
     };
   }
 
@@ -120,7 +122,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
         reply(refused(errors.INVALID(v.error)));
         return;
       }
-      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load, deps.sweep).then(reply, (err: unknown) =>
+      handleControl(v.value, `dashboard:${socket.id}`, deps.control, deps.load, deps.sweep, deps.limiter).then(reply, (err: unknown) =>
         reply(refused(err)),
       );
     });

@@ -5,7 +5,7 @@
  * back). A refused change leaves everything as it was.
  */
 import { InferError } from '@inferscope/core';
-import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch } from '@inferscope/core';
+import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
@@ -47,4 +47,24 @@ export async function setInstanceCount(
   await slot.scheduler!.setInstanceCount(next.group, count, by, reason);
   keep(slot, next.config, next.changes);
   return next.changes;
+}
+
+/**
+ * The response cache on or off for one version: its live config's response_cache.enable, which the manager
+ * reads at every request (a request already past the door is not affected). Checked like a config file,
+ * so a sequence or decoupled model is refused with Triton's words; a server without a cache refuses, since
+ * the switch would do nothing.
+ */
+export function setResponseCache(
+  ctx: LiveEditContext & { bus: EventBus; now: () => number; hasCache: boolean }, entry: ModelEntry, slot: VersionSlot, enabled: boolean, by: string,
+): ConfigChange[] {
+  if (!ctx.hasCache) throw new InferError('UNAVAILABLE', 'this server has no response cache: start it with --cache-config local,size=<bytes> to cache responses');
+  const old = slot.config!.response_cache?.enable === true;
+  if (old === enabled) return [];
+  const config: ModelConfig = { ...slot.config!, response_cache: { ...slot.config!.response_cache, enable: enabled } };
+  validateLive(ctx, entry.name, config);
+  const changes: ConfigChange[] = [{ path: 'response_cache.enable', old, new: enabled }];
+  keep(slot, config, changes);
+  ctx.bus.emit({ type: 'config.changed', t: ctx.now(), model: entry.name, version: String(slot.version), changes, by });
+  return changes;
 }

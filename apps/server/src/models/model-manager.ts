@@ -15,7 +15,7 @@ import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
-import { updateDynamicBatching, setInstanceCount } from './live-edits';
+import { updateDynamicBatching, setInstanceCount, setResponseCache } from './live-edits';
 import { enqueueCancellable, type CancellablePayload, type CancelSignal } from '../infer/cancellable';
 import { admitChained, type ChainedPayload } from '../infer/call-chain';
 import { saveModelConfig, type SaveResult } from './config-writeback/save-config';
@@ -376,6 +376,14 @@ export class ModelManager {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
       return setInstanceCount(this.options, entry, slot, group, count, by, reason);
+    });
+  }
+
+  /** The response cache on or off for a version, live (live-edits.ts says when it is refused). */
+  setResponseCache(name: string, version: number | string | undefined, enabled: boolean, by: string): Promise<ConfigChange[]> {
+    return this.locked(name, async () => {
+      const { entry, slot } = this.slotOf(name, toVersion(version));
+      return setResponseCache({ ...this.options, now: this.now, hasCache: this.options.responseCache !== undefined }, entry, slot, enabled, by);
     });
   }
 

@@ -16,6 +16,7 @@ import { S } from '../i18n/strings';
 import { AckLog } from './AckLog';
 import { SaveConfig } from './SaveConfig';
 import { AutotuneControl } from './AutotuneControl';
+import { CacheLimiterControls } from './CacheLimiterControls';
 
 // Bounds from the live-config limits table: what the inputs offer is what the server accepts.
 const DELAY = LIVE_LIMITS.max_queue_delay_microseconds;
@@ -120,6 +121,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
           </span>
         </div>
         {mode === 'live' && <AutotuneControl model={m} disabled={disabled} batching={b.dynamic && b.maxBatchSize > 0} />}
+        {mode === 'live' && <CacheLimiterControls model={m} disabled={disabled} />}
         {localError && <p className="text-danger text-sm" role="alert">{localError}</p>}
         {mode === 'live' && <SaveConfig model={m.name} version={m.version} disabled={disabled} />}
         <AckLog />

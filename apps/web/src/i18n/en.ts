@@ -5,6 +5,7 @@
  */
 import { LESSONS_EN } from './lessons-en';
 import { TEACH_EN } from './teach-en';
+import { CACHE_LIMITER_EN } from './cache-limiter';
 import type { AutotuneLimit } from '@inferscope/core';
 
 export const en = {
@@ -172,6 +173,7 @@ export const en = {
     applyClosest: (c: string) => `Apply closest (${c})`,
     applied: (c: string) => `Applied ${c}. Save it to config.pbtxt:`,
   },
+  cacheLimiter: CACHE_LIMITER_EN,
   protocols: {
     title: 'Requests by protocol',
     modelColumn: 'model version',

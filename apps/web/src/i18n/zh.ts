@@ -6,6 +6,7 @@
 import type { Strings } from './en';
 import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
+import { CACHE_LIMITER_ZH } from './cache-limiter';
 
 export const zh: Strings = {
   appName: 'InferScope',
@@ -149,6 +150,7 @@ export const zh: Strings = {
     applyClosest: (c) => `应用最接近的配置（${c}）`,
     applied: (c) => `已应用 ${c}。保存到 config.pbtxt：`,
   },
+  cacheLimiter: CACHE_LIMITER_ZH,
   protocols: {
     title: '按协议统计的请求',
     modelColumn: '模型版本',

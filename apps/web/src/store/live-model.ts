@@ -302,6 +302,14 @@ export class LiveModel {
         else this.finished.push(r);
         break;
       }
+      case 'request.cache': {
+        // a hit has no other event (no queue, no batch): it is born answered, at the door; a miss already
+        // went the whole way and its request.completed drew it
+        if (e.outcome !== 'hit') break;
+        const key = modelKey(e.model, e.version);
+        this.finished.push({ id: `${key}/${e.request_id}`, modelKey: key, priority: 1, size: e.batch_size, tQueued: e.t - e.total_us, phase: 'done', tDone: e.t, ok: true, totalUs: e.total_us, cached: true });
+        break;
+      }
       case 'request.response': {
         const key = modelKey(e.model, e.version);
         const id = `${key}/${e.request_id}`;

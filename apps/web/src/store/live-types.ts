@@ -52,6 +52,8 @@ export interface RequestLive {
   step?: number;
   /** one response of a request that answers many times (a decoupled model): its index (0, 1, ...) */
   response?: number;
+  /** answered by the response cache at the door: it never queued, batched or ran */
+  cached?: true;
 }
 
 export interface BatchLive {

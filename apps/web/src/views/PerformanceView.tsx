@@ -19,6 +19,7 @@ import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../i18n/strings';
 import { LittleCard } from './LittleCard';
 import { ProtocolCard } from './ProtocolCard';
+import { CacheCard } from './CacheCard';
 
 const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
@@ -129,6 +130,9 @@ export function PerformanceView() {
       </div>
       <div className="md:col-span-2 xl:col-span-3">
         <ProtocolCard />
+      </div>
+      <div className="md:col-span-2 xl:col-span-3">
+        <CacheCard />
       </div>
       {mode === 'live' && (
         <div className="md:col-span-2 xl:col-span-3">

@@ -2,6 +2,8 @@
  * State: queue depth per priority over time, the oldest waiting request against max_queue_delay, a
  * timeline per instance with each batch as a bar, and the log of model/instance/config changes.
  */
+import { RateLimiterCard } from './RateLimiterCard';
+import { latestLimiter, waitsForResources } from './rate-limiter-rows';
 import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';
@@ -80,14 +82,17 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
   const laneH = Math.max(14, Math.min(56, (p.bottom - p.top) / lanes.length));
   ctx.font = `${th.fontSize}px ${th.font}`;
   ctx.textBaseline = 'middle';
+  const limiter = latestLimiter(live);
   const index = new Map(lanes.map((l, k) => [`${l.m.key}|${l.i.name}`, k]));
   lanes.forEach((l, k) => {
     const y = p.top + k * laneH;
     ctx.fillStyle = k % 2 ? withAlpha(th.grid, 0.35) : 'transparent';
     ctx.fillRect(p.left, y, p.right - p.left, laneH);
-    ctx.fillStyle = l.i.state === 'busy' ? th.fg : th.muted;
+    // a batch held back by the rate limiter is waiting, not idle or running: its own word and colour
+    const waiting = waitsForResources(limiter, l.m.name, l.m.version, l.i.name);
+    ctx.fillStyle = waiting ? th.warn : l.i.state === 'busy' ? th.fg : th.muted;
     ctx.textAlign = 'right';
-    ctx.fillText(`${l.i.name} · ${S.instanceStates[l.i.state] ?? l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
+    ctx.fillText(`${l.i.name} · ${waiting ? S.cacheLimiter.waitingForResources : S.instanceStates[l.i.state] ?? l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
   });
   // Vertical grid at the time ticks (drawn under the bars), then the tick labels under the lanes.
   const lanesBottom = p.top + lanes.length * laneH;
@@ -135,6 +140,9 @@ export function StateView() {
       </ChartCard>
       <div className="lg:col-span-2">
         <ChartCard title={S.instanceTimeline} draw={drawInstanceTimeline} height={Math.max(160, 52 * models.reduce((n, m) => n + m.instances.size, 0) + 34)} testId="chart-instance-timeline" />
+      </div>
+      <div className="lg:col-span-2">
+        <RateLimiterCard />
       </div>
       <ChangeLog />
     </div>

@@ -160,12 +160,20 @@ function drawOutcomes(c: RowCtx, cards: Map<string, { x: number; y: number; w: n
   const holdUs = anim * 15;
   // Under load hundreds of answers are in the air; a sample of them reads the same and draws faster.
   let flying = 0;
+  let hits = 0;
+  // the cache's lane: above the queues, from the arrival point straight out (a hit skips everything between)
+  const doorY = c.top + th.fontSize + 4;
   for (let i = live.finished.length - 1, seen = 0; i >= 0 && seen < 600; i--, seen++) {
     const r = live.finished.at(i)!;
     if (r.modelKey !== m.key) continue;
     const age = now - (r.tDone ?? now);
     if (age > holdUs) break;
-    if (r.phase === 'rejected') {
+    if (r.cached) {
+      hits++;
+      if (age > anim * 3 || flying++ >= 240) continue;
+      const k = age / (anim * 3);
+      c.dots.add(c.colourOf(r), lerp(X.arrive, X.out - 6, k), doorY, 3.5, 1 - k * k, r.protocol === 'grpc');
+    } else if (r.phase === 'rejected') {
       lastReject ??= r;
       rejects++;
       if (age > anim * 8) continue;
@@ -187,6 +195,18 @@ function drawOutcomes(c: RowCtx, cards: Map<string, { x: number; y: number; w: n
       const failed = r.ok === false;
       c.dots.add(failed ? th.danger : c.colourOf(r), lerp(sx + 4, X.out - 6, k), lerp(sy, c.mid + spread, k), failed ? 4 : 3.5, failed ? 1 - k * 0.5 : 1 - k * k, r.protocol === 'grpc');
     }
+  }
+  if (hits > 0) {
+    ctx.strokeStyle = withAlpha(th.ok, 0.5);
+    ctx.lineWidth = 1;
+    ctx.setLineDash([2, 4]);
+    ctx.beginPath();
+    ctx.moveTo(X.arrive, c.mid);
+    ctx.lineTo(X.arrive + 10, doorY);
+    ctx.lineTo(X.out - 6, doorY);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    text(ctx, th, S.cacheLimiter.hitLane(hits), X.qStart, doorY - th.fontSize / 2 - 3, { colour: th.ok, size: textPx(th, -1) });
   }
   if (lastReject) {
     const y = Math.min(c.bottom - 8, lanesBottom + 48);

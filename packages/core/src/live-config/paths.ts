@@ -12,13 +12,16 @@ export type LivePath =
   /** the dynamic_batching message itself: appears when a patch creates it */
   | { readonly kind: 'dynamic_batching' }
   | { readonly kind: 'dynamic_batching_field'; readonly field: DynamicBatchingField }
-  | { readonly kind: 'instance_count'; readonly group: number };
+  | { readonly kind: 'instance_count'; readonly group: number }
+  /** the response cache switched on or off live (setResponseCache) */
+  | { readonly kind: 'response_cache_enable' };
 
 export const livePath = {
   maxBatchSize: { kind: 'max_batch_size' } as LivePath,
   dynamicBatching: { kind: 'dynamic_batching' } as LivePath,
   batching: (field: DynamicBatchingField): LivePath => ({ kind: 'dynamic_batching_field', field }),
   instanceCount: (group: number): LivePath => ({ kind: 'instance_count', group }),
+  responseCache: { kind: 'response_cache_enable' } as LivePath,
 };
 
 export function formatLivePath(p: LivePath): string {
@@ -27,6 +30,7 @@ export function formatLivePath(p: LivePath): string {
     case 'dynamic_batching': return 'dynamic_batching';
     case 'dynamic_batching_field': return `dynamic_batching.${p.field}`;
     case 'instance_count': return `instance_group[${p.group}].count`;
+    case 'response_cache_enable': return 'response_cache.enable';
   }
 }
 
@@ -36,6 +40,7 @@ const FIELDS = new Set<string>(DYNAMIC_BATCHING_FIELDS);
 export function parseLivePath(s: string): LivePath | undefined {
   if (s === 'max_batch_size') return livePath.maxBatchSize;
   if (s === 'dynamic_batching') return livePath.dynamicBatching;
+  if (s === 'response_cache.enable') return livePath.responseCache;
   const field = /^dynamic_batching\.([a-z_]+)$/.exec(s)?.[1];
   if (field !== undefined) return FIELDS.has(field) ? livePath.batching(field as DynamicBatchingField) : undefined;
   const group = /^instance_group\[(\d{1,4})\]\.count$/.exec(s)?.[1];
@@ -58,6 +63,7 @@ export function readLivePath(config: LiveConfigShape | undefined, p: LivePath): 
     case 'dynamic_batching': return config.dynamic_batching;
     case 'dynamic_batching_field': return (config.dynamic_batching as Record<string, unknown> | null | undefined)?.[p.field];
     case 'instance_count': return config.instance_group?.[p.group]?.count;
+    case 'response_cache_enable': return (config as { response_cache?: { enable?: boolean } }).response_cache?.enable;
   }
 }
 
@@ -79,6 +85,11 @@ export function writeLivePath(config: LiveConfigShape, p: LivePath, value: unkno
       const group = c.instance_group?.[p.group];
       if (!group) return false;
       group.count = value;
+      return true;
+    }
+    case 'response_cache_enable': {
+      const rc = config as { response_cache?: Record<string, unknown> };
+      rc.response_cache = { ...rc.response_cache, enable: value };
       return true;
     }
   }

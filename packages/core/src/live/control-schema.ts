@@ -62,6 +62,11 @@ export const DynamicBatchingPatchFields = {
   preserve_ordering: Type.Optional(Type.Boolean()),
 };
 
+/** Resource names as --rate-limit-resource takes them: no ':' (its separator), no control characters. */
+const RESOURCE_NAME = Type.String({ minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$', errorMessage: 'must be a resource name (no \':\' or control characters)' });
+/** counts and priorities are Triton's uint32; this bound keeps weights exact in a double */
+const RATE_LIMIT_MAX = 1_000_000;
+
 /** One schema per action: the action is checked first, then its own closed object. */
 export const CONTROL_SCHEMAS = {
   setDynamicBatching: Type.Object({
@@ -77,6 +82,22 @@ export const CONTROL_SCHEMAS = {
     action: Type.Literal('setAutotune'), model: ModelNameSchema, version: Type.Optional(VersionSchema), enabled: Type.Boolean(),
     // the rule of parameter autotune_p99_ms (config/numeric-parameters.ts); the service reads it by that rule too
     target_ms: Type.Optional(Type.Number({ minimum: TARGET_MS.min, maximum: TARGET_MS.max, errorMessage: `must be a p99 target in ms from ${TARGET_MS.min} to ${TARGET_MS.max}` })),
+  }, closed),
+  /** the response cache on or off for a version (its live config's response_cache.enable), issue 54 */
+  setResponseCache: Type.Object({
+    action: Type.Literal('setResponseCache'), model: ModelNameSchema, version: Type.Optional(VersionSchema), enabled: Type.Boolean(),
+  }, closed),
+  /**
+   * how many of a rate-limiter resource exist, live (as --rate-limit-resource name:count[:device] at start);
+   * no device = the global pool, or every device's copy of a per-device resource
+   */
+  setResourceCount: Type.Object({
+    action: Type.Literal('setResourceCount'), resource: RESOURCE_NAME, count: Type.Integer({ minimum: 0, maximum: RATE_LIMIT_MAX }),
+    device: Type.Optional(Type.Integer({ minimum: 0, maximum: 1023, errorMessage: 'must be a device number (0..1023)' })),
+  }, closed),
+  /** the rate-limiter priority (a weight: executions x priority, lowest goes first) of every instance of a model */
+  setRateLimitPriority: Type.Object({
+    action: Type.Literal('setRateLimitPriority'), model: ModelNameSchema, priority: Type.Integer({ minimum: 1, maximum: RATE_LIMIT_MAX }),
   }, closed),
   loadModel: Type.Object({ action: Type.Literal('loadModel'), model: ModelNameSchema }, closed),
   unloadModel: Type.Object({ action: Type.Literal('unloadModel'), model: ModelNameSchema }, closed),

@@ -13,6 +13,8 @@ import type { ErrorCode } from '../errors/codes';
 import type { ModelConfig } from '../config/types';
 import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 import type { KvBlockMap } from '../kv-cache/block-allocator';
+import type { ResponseCacheStats } from '../response-cache/response-cache';
+import type { RateLimiterSnapshot } from '../rate-limiter/rate-limiter';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -157,6 +159,19 @@ export interface StatsMessage {
   sweep?: SweepProgress;
   /** every version the autotuner runs (or ran) on, with its status now (it changes without a config change) */
   autotune?: ({ model: string; version: string } & AutotuneReport)[];
+  /** the one response cache every model shares, when the server has one: how full it is and its churn */
+  response_cache?: ResponseCacheFigures;
+  /** the rate limiter when it limits: each resource's count, who holds it and who waits (drawn by the state view) */
+  rate_limiter?: RateLimiterSnapshot;
+}
+
+/** The cache-wide figures the performance view draws (the nv_cache_* gauges' values). */
+export type ResponseCacheFigures = Pick<ResponseCacheStats, 'capacity' | 'bytes' | 'entries' | 'evictions' | 'utilization'>;
+export type { RateLimiterSnapshot } from '../rate-limiter/rate-limiter';
+
+/** The cache's figures for the wire: only these (its lookup and insert counters ride the metrics). */
+export function cacheFigures(s: ResponseCacheStats): ResponseCacheFigures {
+  return { capacity: s.capacity, bytes: s.bytes, entries: s.entries, evictions: s.evictions, utilization: s.utilization };
 }
 
 /** Event-loop delay over the last window (monitorEventLoopDelay on the server's main thread), ms. */
@@ -389,6 +404,10 @@ export interface ControlAckBodies {
   setDynamicBatching: { changes: ConfigChange[] };
   setInstanceCount: { changes: ConfigChange[] };
   setAutotune: { autotune: AutotuneReport };
+  setResponseCache: { changes: ConfigChange[] };
+  /** the limiter after the change (the resource's new count, who holds and waits) */
+  setResourceCount: { rate_limiter: RateLimiterSnapshot };
+  setRateLimitPriority: { rate_limiter: RateLimiterSnapshot; instances: number };
   loadModel: NoDetail;
   unloadModel: NoDetail;
   saveConfig: SaveConfigAck;

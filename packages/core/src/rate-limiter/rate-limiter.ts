@@ -18,7 +18,7 @@
 import { InferError } from '../errors';
 import { MinHeap } from '../util/min-heap';
 import type { ExplicitResource, RateLimitMode } from './flags';
-import { ResourceLedger, resourceCounts, scopedNeeds, type ResourceCounts, type ResourceNeed, type Scope } from './resources';
+import { GLOBAL, ResourceLedger, resourceCounts, scopedNeeds, type ResourceCounts, type ResourceNeed, type Scope } from './resources';
 
 export interface LimitedInstance {
   /** unique across the server (model and instance name) */
@@ -34,7 +34,8 @@ export interface LimitedInstance {
 export type LimitedState = 'idle' | 'waiting' | 'running';
 
 interface Tracked {
-  readonly spec: LimitedInstance;
+  /** replaced (never mutated) by a live priority change */
+  spec: LimitedInstance;
   readonly scoped: { scope: Scope; name: string; count: number }[];
   state: LimitedState;
   executions: number;
@@ -62,7 +63,42 @@ export class RateLimiter {
   private holding = 0;
   private readonly queue = new MinHeap<Tracked>((a, b) => weightOf(a) < weightOf(b) || (weightOf(a) === weightOf(b) && a.seq < b.seq));
 
-  constructor(readonly mode: RateLimitMode, private readonly explicit: readonly ExplicitResource[] = []) {}
+  constructor(readonly mode: RateLimitMode, private explicit: readonly ExplicitResource[] = []) {}
+
+  /**
+   * Sets how many of a resource exist, live, as `--rate-limit-resource name:count[:device]` would at start
+   * (device null: the global pool, or every device's copy). A count below an instance's need is refused
+   * with Triton's load error and changes nothing; a larger one grants the waiters it now fits. The first
+   * live count pins every other resource at the count it has now: once any is named, one not named would
+   * have none (resources.ts).
+   */
+  setResourceCount(name: string, device: number | null, count: number): void {
+    if (this.mode === 'off') throw new InferError('UNAVAILABLE', 'the rate limiter is off: start the server with --rate-limit execution_count to change resource counts');
+    const known = [...this.counts.values()].filter((r) => r.name === name && (device === null || r.scope === GLOBAL || r.scope === device));
+    if (known.length === 0) throw new InferError('NOT_FOUND', `no loaded instance needs a resource "${name}"${device === null ? '' : ` on device ${device}`}: its count would change nothing`);
+    const pinned: ExplicitResource[] = this.explicit.length > 0
+      ? [...this.explicit]
+      : [...this.counts.values()].map((r) => ({ name: r.name, count: r.count, device: r.scope === GLOBAL ? null : r.scope }));
+    // a count for every device (null) replaces that resource's per-device counts; one device's, only its own
+    const next = [...pinned.filter((e) => e.name !== name || (device !== null && e.device !== device)), { name, count, device }];
+    this.counts = resourceCounts(this.instances.values(), next); // throws Triton's words, before anything changes
+    this.explicit = next;
+    this.grantWhatFits();
+  }
+
+  /** Sets the priority (weight) of every instance of `model`, live; how many it changed. Waiters are re-ranked. */
+  setModelPriority(model: string, priority: number): number {
+    if (this.mode === 'off') throw new InferError('UNAVAILABLE', 'the rate limiter is off: start the server with --rate-limit execution_count to change priorities');
+    const mine = [...this.instances.values()].filter((t) => t.spec.model === model);
+    if (mine.length === 0) throw new InferError('NOT_FOUND', `model '${model}' has no instance the rate limiter knows (is it loaded?)`);
+    for (const t of mine) t.spec = { ...t.spec, priority };
+    // the heap ordered the waiters by their old weights: build it again
+    const waiting = [...this.queue.values()];
+    this.queue.retain(() => false);
+    for (const t of waiting) this.queue.push(t);
+    this.grantWhatFits();
+    return mine.length;
+  }
 
   /** Registers an instance; a need the server cannot meet throws Triton's load error and changes nothing. */
   addInstance(spec: LimitedInstance): void {

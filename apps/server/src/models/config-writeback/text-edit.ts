@@ -132,6 +132,10 @@ export function editConfigText(text: string, edits: readonly FieldEdit[], notes:
         : `${out.replace(/\s*$/, '')}\n\ndynamic_batching {\n  ${path.field}: ${literal}\n}\n`;
     } else if (path?.kind === 'instance_count') {
       next = insertInto(out, locations.get(`instance_group[${path.group}]`), 'count', literal);
+    } else if (path?.kind === 'response_cache_enable') {
+      next = locations.has('response_cache')
+        ? insertInto(out, locations.get('response_cache'), 'enable', literal)
+        : `${out.replace(/\s*$/, '')}\n\nresponse_cache {\n  enable: ${literal}\n}\n`;
     }
     if (next === undefined) return undefined;
     out = next;
