@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RateLimiterSnapshot, SchedulerEvent, StatsMessage } from '@inferscope/core';
 import { LiveModel } from '../src/store/live-model';
-import { latestLimiter, limitedIdOf, limitedLabel, waitsForResources } from '../src/views/rate-limiter-rows';
+import { latestLimiter, limitedIdOf, limitedLabel, waitsForResources } from '../src/store/rate-limiter-rows';
 import { hitRate } from '../src/views/CacheCard';
 
 const cache = (id: string, t: number, outcome: 'hit' | 'miss'): SchedulerEvent => ({

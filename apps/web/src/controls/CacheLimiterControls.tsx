@@ -10,7 +10,7 @@ import type { RateLimiterSnapshot } from '@inferscope/core';
 import { live } from '../store/app-store';
 import type { ModelLive } from '../store/live-types';
 import { sendControl } from '../live/control';
-import { latestLimiter } from '../views/rate-limiter-rows';
+import { latestLimiter } from '../store/rate-limiter-rows';
 import { S } from '../i18n/strings';
 
 export function CacheLimiterControls(props: { model: ModelLive; disabled: boolean }) {

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import type { RateLimiterSnapshot } from '@inferscope/core';
 import type { LimitedState } from '@inferscope/core/rate-limiter';
 import { live } from '../store/app-store';
-import { latestLimiter, limitedLabel } from './rate-limiter-rows';
+import { latestLimiter, limitedLabel } from '../store/rate-limiter-rows';
 import { S } from '../i18n/strings';
 import { FigureTableHead } from './FigureTable';
 

@@ -3,7 +3,7 @@
  * timeline per instance with each batch as a bar, and the log of model/instance/config changes.
  */
 import { RateLimiterCard } from './RateLimiterCard';
-import { latestLimiter, waitsForResources } from './rate-limiter-rows';
+import { latestLimiter, waitsForResources } from '../store/rate-limiter-rows';
 import { appStore, live, useApp } from '../store/app-store';
 import { selectedModels, versionLabel } from '../store/select';
 import { batchingOf, activeInstances, formatDelay } from '../store/config-paths';

@@ -3,7 +3,7 @@
  * never sampled), and whether one instance of a model version waits for its resources right now.
  */
 import type { RateLimiterSnapshot } from '@inferscope/core';
-import type { LiveModel } from '../store/live-model';
+import type { LiveModel } from './live-model';
 
 export function latestLimiter(live: LiveModel): RateLimiterSnapshot | undefined {
   return live.stats.last()?.rate_limiter;
