@@ -7,13 +7,13 @@
  */
 import type { InferPayload } from '@inferscope/core';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
-import { autoSequences, isStateful } from './sequences';
+import { AutoSequences, isStateful } from './sequences';
 import type { InferCall } from './infer-call';
 
 export class RemoteInputs<R> {
   private generators = new Map<string, Promise<InputGenerator>>();
   /** per stateful model version: adds sequence fields to calls that came without (sequences.ts) */
-  private sequencers = new Map<string, (call: InferCall) => InferCall>();
+  private sequencers = new Map<string, AutoSequences>();
   private requests = new Map<string, R>();
   private payloads = new Map<string, InferPayload>();
 
@@ -30,7 +30,7 @@ export class RemoteInputs<R> {
     let g = this.generators.get(key);
     if (!g) {
       g = this.fetchConfig(model, version).then((cfg) => {
-        if (isStateful(cfg)) this.sequencers.set(key, autoSequences(this.seed));
+        if (isStateful(cfg)) this.sequencers.set(key, new AutoSequences(this.seed));
         return new InputGenerator(modelIOFromConfig(cfg), this.seed);
       });
       g.catch(() => this.generators.delete(key));
@@ -48,12 +48,13 @@ export class RemoteInputs<R> {
     }
   }
 
-  async request(asked: InferCall): Promise<R> {
+  /** The encoded request of a call (a stateful model's with its sequence fields); `done` once it is answered. */
+  async request(asked: InferCall): Promise<{ request: R; done(): void }> {
     const gen = await this.generator(asked.model, asked.version);
-    const call = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.(asked) ?? asked;
+    const { call, done } = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.take(asked) ?? { call: asked, done: () => undefined };
     const key = `${call.model}/${call.version ?? ''}/${call.batchSize}/${call.shape?.join('x') ?? ''}/${call.priority ?? ''}/${call.timeoutUs ?? ''}`;
     const cached = call.sequence ? undefined : this.requests.get(key);
-    if (cached) return cached;
+    if (cached) return { request: cached, done };
     let payload = this.payloads.get(key);
     if (!payload) {
       payload = gen.payload(call.batchSize, call.shape);
@@ -61,6 +62,6 @@ export class RemoteInputs<R> {
     }
     const req = this.encode(call, payload);
     if (!call.sequence && this.requests.size < 1024) this.requests.set(key, req);
-    return req;
+    return { request: req, done };
   }
 }

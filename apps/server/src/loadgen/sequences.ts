@@ -98,15 +98,37 @@ export function parseSequenceIdRange(text: string): { idStart: number; idEnd?: n
 export const isStateful = (config: unknown): boolean =>
   typeof config === 'object' && config !== null && schedulerKindFor(config as SchedulerChoiceInput) === 'sequence';
 
+/** A call as a target sends it, and what to do once it is answered (free its sequence for the next request). */
+export interface SequencedCall {
+  call: InferCall;
+  done(): void;
+}
+
 /**
- * The sequences a load target adds to the calls of a stateful model that came without any: perf_analyzer's
- * defaults, `numOfSequences` open at once, each request to the next in turn. Ids start at a random point
- * of a large range: two load runs on one server (two dashboard tabs, a run and an A/B) must not share a
- * correlation id, or each would restart the other's sequences.
+ * The sequences a load target adds to the calls of a stateful model that came without any, with
+ * perf_analyzer's lengths. One request of a sequence is in flight at a time (perf_analyzer's serial
+ * sequences): over HTTP two requests of one sequence on two sockets may reach the server in either order,
+ * and the second arriving first is refused ("must specify the START flag"). A request takes the lowest
+ * sequence with nothing in flight, opening one more when all are busy, so as many sequences are open as
+ * requests are in flight. Ids start at a random point of a large range: two load runs on one server (two
+ * dashboard tabs, a run and an A/B) must not share a correlation id, or each would restart the other's.
  */
-export function autoSequences(seed: number): (call: InferCall) => InferCall {
-  const idStart = 1 + Math.floor(Math.random() * 2 ** 40);
-  const slots = new SequenceSlots({ length: SEQUENCE_DEFAULTS.length, variationPct: SEQUENCE_DEFAULTS.variationPct, idStart, seed }, SEQUENCE_DEFAULTS.numOfSequences);
-  let next = 0;
-  return (call) => (call.sequence ? call : { ...call, sequence: slots.next(next++ % SEQUENCE_DEFAULTS.numOfSequences) });
+export class AutoSequences {
+  private readonly slots: SequenceSlots;
+  private readonly busy = new Set<number>();
+  private opened = 0;
+
+  constructor(seed: number) {
+    const idStart = 1 + Math.floor(Math.random() * 2 ** 40);
+    this.slots = new SequenceSlots({ length: SEQUENCE_DEFAULTS.length, variationPct: SEQUENCE_DEFAULTS.variationPct, idStart, seed }, 1);
+  }
+
+  take(call: InferCall): SequencedCall {
+    if (call.sequence) return { call, done: () => undefined };
+    let slot = 0;
+    while (slot < this.opened && this.busy.has(slot)) slot++;
+    if (slot === this.opened) this.opened++;
+    this.busy.add(slot);
+    return { call: { ...call, sequence: this.slots.next(slot) }, done: () => this.busy.delete(slot) };
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { asInferError, errors, type InferPayload, type InferResult, type SchedulerRequest, type Tensor } from '@inferscope/core';
-import { autoSequences, isStateful } from './sequences';
+import { AutoSequences, isStateful } from './sequences';
 import { InputGenerator, modelIOFromConfig } from './input-generator';
 import { RemoteInputs } from './remote-inputs';
 import type { InferCall } from './infer-call';
@@ -132,14 +132,15 @@ export class HttpTarget implements InferTarget {
   }
 
   async infer(call: InferCall): Promise<InferOutcome> {
-    let body: { body: Buffer; headers: Record<string, string> };
+    let prepared: { request: { body: Buffer; headers: Record<string, string> }; done(): void };
     try {
-      body = await this.inputs.request(call);
+      prepared = await this.inputs.request(call);
     } catch (err) {
       return { ok: false, status: 0, error: err instanceof Error ? err.message : String(err) };
     }
     const path = `/v2/models/${encodeURIComponent(call.model)}${call.version ? `/versions/${encodeURIComponent(call.version)}` : ''}/infer`;
-    const r = await this.send('POST', path, body.body, body.headers);
+    const body = prepared.request;
+    const r = await this.send('POST', path, body.body, body.headers).finally(() => prepared.done());
     if (r.status === 200) return { ok: true, status: 200, send_us: r.send_us, wait_us: r.wait_us, recv_us: r.recv_us };
     let error = r.text;
     try {
@@ -199,7 +200,7 @@ export class InProcessTarget implements InferTarget {
   readonly kind = 'inprocess' as const;
   private generators = new Map<string, InputGenerator>();
   /** per stateful model version: adds sequence fields to calls that came without (sequences.ts) */
-  private sequencers = new Map<string, (call: InferCall) => InferCall>();
+  private sequencers = new Map<string, AutoSequences>();
   constructor(
     private readonly manager: InProcessManager,
     private readonly seed = 1,
@@ -213,7 +214,7 @@ export class InProcessTarget implements InferTarget {
       if (!served) throw version ? errors.UNKNOWN_VERSION(model, version) : errors.UNKNOWN_MODEL(model);
       g = new InputGenerator(modelIOFromConfig(served.config as Record<string, unknown>), this.seed);
       this.generators.set(key, g);
-      if (isStateful(served.config)) this.sequencers.set(key, autoSequences(this.seed));
+      if (isStateful(served.config)) this.sequencers.set(key, new AutoSequences(this.seed));
     }
     return g;
   }
@@ -223,9 +224,12 @@ export class InProcessTarget implements InferTarget {
   }
 
   async infer(asked: InferCall): Promise<InferOutcome> {
+    let done = (): void => undefined;
     try {
       const gen = this.generator(asked.model, asked.version);
-      const call = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.(asked) ?? asked;
+      const taken = this.sequencers.get(`${asked.model}/${asked.version ?? ''}`)?.take(asked) ?? { call: asked, done };
+      const call = taken.call;
+      done = taken.done;
       const seq = call.sequence;
       await this.manager.infer(call.model, call.version, {
         batchSize: gen.io.maxBatchSize > 0 ? call.batchSize : 1,
@@ -239,6 +243,8 @@ export class InProcessTarget implements InferTarget {
     } catch (err) {
       const e = asInferError(err);
       return { ok: false, status: e.httpStatus, error: e.message };
+    } finally {
+      done();
     }
   }
 

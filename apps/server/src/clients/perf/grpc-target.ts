@@ -53,14 +53,14 @@ export class GrpcTarget implements InferTarget {
   }
 
   async infer(call: InferCall): Promise<InferOutcome> {
-    let req: object;
+    let prepared: { request: object; done(): void };
     try {
-      req = await this.inputs.request(call);
+      prepared = await this.inputs.request(call);
     } catch (err) {
       return { ok: false, status: 0, error: (err as ServiceError).details ?? (err as Error).message };
     }
     try {
-      await this.rpc('ModelInfer', req);
+      await this.rpc('ModelInfer', prepared.request).finally(() => prepared.done());
       return { ok: true, status: 200 };
     } catch (err) {
       const e = err as ServiceError;
