@@ -67,7 +67,7 @@ function stateBytes(): number | undefined {
   for (let i = server.events.length - 1; i >= 0; i--) {
     const e = server.events[i]!;
     if (e.type !== 'memory') continue;
-    const entry = e.entries.find((x) => x.model === 'accumulator' && x.instance === 'sequence state');
+    const entry = e.entries.find((x) => x.model === 'accumulator' && x.instance === 'sequence_state');
     if (entry) return entry.bytes;
   }
   return undefined;

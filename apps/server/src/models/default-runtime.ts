@@ -110,7 +110,7 @@ export function defaultRuntime(opts: RuntimeOptions): ModelRuntime {
           throw new Error(`model '${model}': the rate limiter does not gate sequence-batched models yet; remove instance_group rate_limiter or serve without --rate-limit execution_count`);
         }
         // the implicit state of live sequences, counted where the instances' memory is (exact bytes)
-        const stateMemory = opts.memory.reserve({ device: 'cpu', model, version, instance: 'sequence state' }, 0, 'measured');
+        const stateMemory = opts.memory.reserve({ device: 'cpu', model, version, instance: 'sequence_state' }, 0, 'measured');
         try {
           return new SequenceScheduler<InferPayload, InferResult>({
             ...common, executor: sequenceExecutor(executor, config), stateMemory: { update: (b) => stateMemory.update(b, 'measured'), release: () => stateMemory.release() },

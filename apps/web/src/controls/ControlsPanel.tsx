@@ -79,7 +79,7 @@ export function ControlsPanel(props: { canControl: boolean }) {
           <label className="field">
             <span>{S.model}</span>
             <select value={m.key} onChange={(e) => appStore.setState({ target: e.target.value })} className="input" data-testid="target-select">
-              {[...live.models.values()].map((x) => <option key={x.key} value={x.key}>{versionLabel(x)}</option>)}
+              {[...live.models.values()].map((x) => <option key={x.key} value={x.key} data-verbatim>{versionLabel(x)}</option>)}
             </select>
           </label>
         )}

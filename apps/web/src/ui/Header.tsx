@@ -71,8 +71,8 @@ function DisplaySettings() {
         <span className="sr-only">{S.model}</span>
         <select className="input" value={st.model} onChange={(e) => appStore.setState({ model: e.target.value, target: undefined })} data-testid="model-select">
           <option value="all">{S.allModels}</option>
-          {[...live.models.values()].map((m) => <option key={m.key} value={m.key}>{m.name} v{m.version}</option>)}
-          {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model}>{st.model}</option>}
+          {[...live.models.values()].map((m) => <option key={m.key} value={m.key} data-verbatim>{m.name} v{m.version}</option>)}
+          {st.model !== 'all' && !live.models.has(st.model) && <option value={st.model} data-verbatim>{st.model}</option>}
         </select>
       </label>
       <label className="flex items-center gap-1">
