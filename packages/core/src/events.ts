@@ -14,6 +14,7 @@
  * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
  */
 import type { ErrorCode } from './errors/codes';
+import type { SequenceView } from './scheduler/sequence/view';
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
@@ -213,6 +214,15 @@ export interface EnsembleStepEvent extends Base {
   via?: 'bls';
 }
 
+/**
+ * A sequence batcher's slots changed: a sequence took or left a slot, the backlog changed, or the implicit
+ * state live sequences hold. Sent only when the view differs from the last one sent.
+ */
+export interface SequenceSlotsEvent extends Base {
+  type: 'sequence.slots';
+  view: SequenceView;
+}
+
 export interface MemoryEntry {
   model: string;
   version: string;
@@ -343,6 +353,7 @@ export type SchedulerEvent =
   | RequestCacheEvent
   | EnsembleStepEvent
   | IterativeEvent
+  | SequenceSlotsEvent
   | MemoryEvent
   | ConfigChangedEvent;
 

@@ -15,6 +15,7 @@ import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { ResponseCacheStats } from '../response-cache/response-cache';
 import type { RateLimiterSnapshot } from '../rate-limiter/rate-limiter';
+import type { SequenceView } from '../scheduler/sequence/view';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -25,6 +26,8 @@ export const WIRE = {
 } as const;
 
 export type { InstanceSnapshot } from '../scheduler/snapshot';
+export { sequenceViewKey, type SequenceView, type SequenceSlotView } from '../scheduler/sequence/view';
+export type { CorrelationIdView } from '../scheduler/sequence/snapshot';
 
 export interface ModelSnapshot {
   name: string;
@@ -48,6 +51,8 @@ export interface ModelSnapshot {
   kv_blocks?: KvBlockMap;
   /** present when the autotuner runs (or ran) on this version: on/off, target, last reason, its status */
   autotune?: AutotuneReport;
+  /** a stateful model (sequence_batching): each instance's slots and the id holding each, the backlog, state memory */
+  sequence?: SequenceView;
 }
 
 export interface DeviceMemory {

@@ -30,7 +30,8 @@ import { backlogTimeoutError, batchSizeError, corridTypeError, inSequence, missi
 import { Lanes, type Entry, type Lane, type Slot } from './lanes';
 import { sequencePolicy, type SequencePolicy } from './policy';
 import { SlotTable, type Backlog } from './slots';
-import { sequenceSnapshot, type SequenceSnapshot } from './snapshot';
+import { sequenceSnapshot, sequenceView, type SequenceSnapshot } from './snapshot';
+import { sequenceViewKey } from './view';
 import { StateStore } from './state';
 import { WakeUp } from '../wake-up';
 
@@ -74,6 +75,8 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
   private hold: { requests: number; backlog?: number } | undefined;
+  /** the last view sent as a `sequence.slots` event (sent again only when it differs) */
+  private lastViewKey = '';
 
   constructor(private readonly opts: SequenceSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -98,7 +101,10 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       left: (e) => this.waiting.delete(e.id),
       release: (slot) => this.releaseSlot(slot),
       wakeAt: (us) => this.armTimer(us),
-      settled: () => this.notifyIfDrained(),
+      settled: () => {
+        this.notifyIfDrained();
+        this.publishView();
+      },
       held: () => this.held(),
     });
   }
@@ -342,6 +348,17 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     if (this.state === 'created' || this.state === 'failed') return;
     this.lanes.pump();
     this.notifyIfDrained();
+    this.publishView();
+  }
+
+  /** Every path that binds, releases or backlogs a sequence ends in pumpAll or a batch settling: tell watchers. */
+  private publishView(): void {
+    if (!this.emit.active) return;
+    const view = sequenceView(this.policy, this.lanes.all, this.table.backlog, this.states);
+    const key = sequenceViewKey(view);
+    if (key === this.lastViewKey) return;
+    this.lastViewKey = key;
+    this.emit.sequenceSlots(view);
   }
 
   private notifyIfDrained(): void {

@@ -5,6 +5,7 @@ import type { SequencePolicy } from './policy';
 import type { Backlog } from './slots';
 import type { StateStore } from './state';
 import type { CorrelationId } from './types';
+import type { SequenceView } from './view';
 
 /** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
 export interface CorrelationIdView {
@@ -33,6 +34,8 @@ export type SequenceSnapshot = {
   /** live sequences' implicit state: how many hold some, and its bytes */
   state_memory: { sequences: number; bytes: number };
   stats: SchedulerStats;
+  /** the dashboard's view (the same facts, as the live snapshot and `sequence.slots` events carry them) */
+  sequence: SequenceView;
 };
 
 export function idView(id: CorrelationId): CorrelationIdView {
@@ -48,6 +51,7 @@ export function sequenceSnapshot<P, R>(
   stats: SchedulerStats,
   waiting: number,
 ): SequenceSnapshot {
+  const view = sequenceView(policy, lanes, backlog, states);
   return {
     state,
     strategy: policy.strategy,
@@ -63,8 +67,18 @@ export function sequenceSnapshot<P, R>(
         in_flight: s.inFlight,
       })),
     })),
+    backlog: view.backlog,
+    state_memory: view.state_memory,
+    stats: { ...stats, rejected: { ...stats.rejected } },
+    sequence: view,
+  };
+}
+
+export function sequenceView<P, R>(policy: SequencePolicy, lanes: readonly Lane<P, R>[], backlog: readonly Backlog<unknown>[], states: StateStore): SequenceView {
+  return {
+    strategy: policy.strategy,
+    instances: lanes.map((l) => ({ instance: l.inst.info.name, slots: l.slots.map((s) => ({ slot: s.ref.index, sequence: s.cid === undefined ? null : idView(s.cid) })) })),
     backlog: backlog.map((b) => ({ sequence: idView(b.id), requests: b.entries.length })),
     state_memory: { sequences: states.count, bytes: states.bytes },
-    stats: { ...stats, rejected: { ...stats.rejected } },
   };
 }
