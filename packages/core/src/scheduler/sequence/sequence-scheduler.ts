@@ -90,7 +90,10 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
-      idle: () => this.pumpAll(),
+      idle: () => {
+        if (this.state === 'starting') this.adoptStarted();
+        this.pumpAll();
+      },
       noneUsable: () => undefined, // start() reports it
       stopped: () => this.state === 'stopped',
     });
@@ -127,21 +130,34 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.instances.start(g));
     }
     await Promise.all(starts);
-    const up = this.pool.instances.filter((p) => p.state === 'idle');
-    if (up.length === 0) {
+    this.adoptStarted();
+    if (this.lanes.all.length === 0) {
       this.state = 'failed';
       this.opts.stateMemory?.release();
       throw new Error(`no instance of ${this.model} could start`);
     }
-    for (const inst of up) for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
+    if (this.state === 'starting') this.state = 'ready';
+    this.pumpAll();
+  }
+
+  /**
+   * Give each started instance its lane and slots, once no instance is still loading (so lanes keep the
+   * instances' start order whichever finished loading first). Runs from the instances' idle hook too:
+   * an executor that starts instances synchronously (the simulator's) has them all idle before start()'s
+   * await returns, and a synchronous virtual-clock run never gets back to it.
+   */
+  private adoptStarted(): void {
+    if (this.pool.instances.some((p) => p.state === 'loading')) return;
+    for (const inst of this.pool.instances) {
+      if (inst.state !== 'idle' || this.lanes.all.some((l) => l.inst === inst)) continue;
+      for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
+    }
     // sequences that arrived while the instances were starting waited in the backlog: give them slots now
     while (this.table.backlog.length > 0 && this.table.freeCount > 0) {
       const slot = this.lanes.slotAt(this.table.takeFree()!);
       this.releaseSlot(slot);
       this.lanes.adopted(slot);
     }
-    if (this.state === 'starting') this.state = 'ready';
-    this.pumpAll();
   }
 
   enqueue(req: SchedulerRequest<P>): Promise<R> {
