@@ -16,7 +16,7 @@ const stateful = (strategy: 'direct' | 'oldest', idleUs = 20_000) => ({
   name: 'acc', max_batch_size: 2, instance_group: [{ count: 1, kind: 'KIND_CPU' }],
   sequence_batching: { max_sequence_idle_microseconds: idleUs, ...(strategy === 'oldest' ? { oldest: { max_candidate_sequences: 2 } } : { direct: {} }) },
 });
-const traffic: SequenceTraffic = { count: 4, length: { min: 2, max: 4 }, start_every_us: 1000, step_gap_us: 3000, first_id: 100, open: 1 };
+const traffic: SequenceTraffic = { count: 4, length: { min: 2, max: 4 }, start_every_us: 1000, step_gap_us: 3000, first_id: 100, abandoned: [3] };
 const slotsEvents = (events: SchedulerEvent[]) => events.filter((e): e is SequenceSlotsEvent => e.type === 'sequence.slots');
 
 for (const strategy of ['direct', 'oldest'] as const) {
@@ -45,7 +45,7 @@ for (const strategy of ['direct', 'oldest'] as const) {
     }
     assert.ok(most > 0, 'four sequences on two slots: some waited in the backlog');
     assert.deepEqual([...seat.keys()].sort(), ['100', '101', '102', '103']);
-    // the open sequence (103) lost its slot to the idle timeout: at the end every slot is free, no state
+    // the abandoned sequence (103) lost its slot to the idle timeout: at the end every slot is free, no state
     const last = views.at(-1)!.view;
     assert.ok(last.instances.every((i) => i.slots.every((s) => s.sequence === null)));
     assert.deepEqual(last.backlog, []);

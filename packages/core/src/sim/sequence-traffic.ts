@@ -1,7 +1,7 @@
 /**
  * The scenario form for a stateful model: conversations instead of independent requests. Each sequence
  * has a correlation id, a first request with START, `length` requests in all `step_gap_us` apart, and
- * the last with END (unless it is one of the `open` ones, which go quiet without END: what an abandoned
+ * the last with END (unless it is one of the `abandoned` ones, which go quiet without END: what an abandoned
  * session costs the batcher until max_sequence_idle_microseconds takes its slot back).
  *
  * Deterministic: the same form and seed give the same arrivals (lengths drawn from the seeded Rng), so a
@@ -26,8 +26,8 @@ export interface SequenceTraffic {
   start_us?: number;
   /** the first correlation id (then +1 per sequence); uint64 ids */
   first_id?: number;
-  /** the last `open` sequences never send END (they go idle) */
-  open?: number;
+  /** these sequences (0-based, in START order) never send END: they go quiet, holding their slot until the idle timeout */
+  abandoned?: number[];
 }
 
 const positiveInt = (v: number, name: string, min = 1) => {
@@ -42,7 +42,7 @@ export function checkSequenceTraffic(t: SequenceTraffic): void {
   positiveInt(t.start_every_us, 'start_every_us', 0);
   positiveInt(t.step_gap_us, 'step_gap_us', 0);
   positiveInt(t.first_id ?? 1, 'first_id');
-  positiveInt(t.open ?? 0, 'open', 0);
+  for (const k of t.abandoned ?? []) if (!Number.isInteger(k) || k < 0 || k >= t.count) throw new Error(`sequence traffic: abandoned sequence ${k} is not one of 0..${t.count - 1}`);
 }
 
 /** Every request of every sequence, in time order (ties: the earlier sequence first, so a START precedes its steps). */
@@ -51,14 +51,14 @@ export function sequenceArrivals(t: SequenceTraffic, seed: number, model = ''): 
   const rng = new Rng(seed ^ 0x5e9);
   const out: (SequenceArrival & { order: number })[] = [];
   const first = t.first_id ?? 1;
-  const openFrom = t.count - (t.open ?? 0);
+  const abandoned = new Set(t.abandoned ?? []);
   let order = 0;
   for (let s = 0; s < t.count; s++) {
     const len = rng.int(t.length.min, t.length.max);
     const t0 = (t.start_us ?? 0) + s * t.start_every_us;
     const id = BigInt(first + s);
     for (let k = 0; k < len; k++) {
-      const end = k === len - 1 && s < openFrom;
+      const end = k === len - 1 && !abandoned.has(s);
       out.push({ t_us: t0 + k * t.step_gap_us, model, batch_size: 1, id: `seq${first + s}.${k + 1}`, sequence: { id, start: k === 0, end }, order: order++ });
     }
   }
