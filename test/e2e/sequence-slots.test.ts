@@ -2,40 +2,19 @@
  * The dashboard draws a stateful model's seats from the live snapshot and the `sequence.slots` events:
  * the bundled accumulator (1 instance, max_batch_size 4 = four slots) gets six sequences that START and
  * stay open, so four hold a slot and two wait in the backlog; ending two of them hands their slots to the
- * backlog, and the state view shows it. Real server on port 0, headless Chromium.
+ * backlog, and the state view shows it. Real server on port 0 (the bundled repository), headless Chromium.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
-import { openWatchedPage, chromiumMissing, screenshot, type LaunchedBrowser } from './browser';
-import { ensureWebBuilt, WEB_DIST } from './server-under-test';
-import { startTestServer, tempRepository, type TestServer } from '../support/server.ts';
+import { chromiumMissing, screenshot } from './browser';
+import { liveSuite } from './suites';
 
 const missing = chromiumMissing();
-let server: TestServer;
-let repo: { dir: string; remove(): Promise<void> };
-let browser: LaunchedBrowser;
-let page: Page;
-let errors: string[];
-
-before(async () => {
-  if (missing) return;
-  ensureWebBuilt();
-  repo = await tempRepository(['accumulator']);
-  server = await startTestServer({ modelRepositories: [repo.dir], webDist: WEB_DIST });
-  ({ browser, page, errors } = await openWatchedPage());
-  await page.goto(`${server.url}/?view=state&model=accumulator:1`);
-  await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  await repo?.remove();
-});
+// the real server on port 0 with the bundled repository (it holds the accumulator)
+const s = liveSuite();
 
 const step = (id: number | string, value: number, flags: { start?: boolean; end?: boolean } = {}) =>
-  fetch(`${server.url}/v2/models/accumulator/infer`, {
+  fetch(`${s.url}/v2/models/accumulator/infer`, {
     method: 'POST',
     body: JSON.stringify({
       parameters: { sequence_id: id, ...(flags.start ? { sequence_start: true } : {}), ...(flags.end ? { sequence_end: true } : {}) },
@@ -44,7 +23,7 @@ const step = (id: number | string, value: number, flags: { start?: boolean; end?
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as { outputs?: { data: number[] }[] } }));
 
 /** what the page draws: holder per slot ('' = free) and the ids waiting */
-const drawn = () => page.evaluate(() => ({
+const drawn = () => s.page.evaluate(() => ({
   slots: [...document.querySelectorAll('[data-testid=sequence-slot]')].map((e) => (e as HTMLElement).dataset.holder ?? ''),
   types: [...document.querySelectorAll('[data-testid=sequence-slot]')].map((e) => (e as HTMLElement).dataset.holderType ?? ''),
   backlog: [...document.querySelectorAll('[data-testid=sequence-waiting]')].map((e) => (e as HTMLElement).dataset.holder ?? ''),
@@ -63,7 +42,9 @@ async function until(pred: (d: Awaited<ReturnType<typeof drawn>>) => boolean, wh
 }
 
 test('state view: four slots all free before any sequence', { skip: missing }, async () => {
-  await page.waitForSelector('[data-testid=sequence-slots]', { timeout: 15_000 });
+  await s.page.goto(`${s.url}/?view=state&model=accumulator:1`);
+  await s.page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 20_000 });
+  await s.page.waitForSelector('[data-testid=sequence-slots]', { timeout: 15_000 });
   const d = await until((x) => x.slots.length === 4, 'four slots');
   assert.deepEqual(d.slots, ['', '', '', '']);
   assert.deepEqual(d.backlog, []);
@@ -80,7 +61,7 @@ test('state view: the ids holding each slot, the backlog beside them, the state 
   assert.deepEqual(full.types, ['UINT64', 'UINT64', 'UINT64', 'STRING']);
   assert.deepEqual(full.backlog, ['15', '16']);
   assert.equal(full.stateSequences, 4);
-  await screenshot(page, 'sequence-slots-full');
+  await screenshot(s.page, 'sequence-slots-full');
 
   // 12 and chat-a end: their slots go to the backlog's oldest first (15 takes slot 1, 16 slot 3)
   assert.equal((await step(12, 2, { end: true })).status, 200);
@@ -95,14 +76,14 @@ test('state view: the ids holding each slot, the backlog beside them, the state 
   for (const id of [11, 13, 15, 16]) assert.equal((await step(id, 0, { end: true })).status, 200);
   const empty = await until((x) => x.slots.every((s) => s === ''), 'all slots free again');
   assert.equal(empty.stateSequences, 0);
-  assert.deepEqual(errors, []);
+  assert.deepEqual(s.errors, []);
 });
 
 test('architecture view: the instance card shows the same slots', { skip: missing }, async () => {
   assert.equal((await step(21, 1, { start: true })).status, 200);
-  await page.goto(`${server.url}/?view=architecture&model=accumulator:1`);
-  await page.waitForSelector('[data-testid=view-architecture] [data-testid=sequence-slot]', { timeout: 15_000 });
-  const holders = await page.$$eval('[data-testid=view-architecture] [data-testid=sequence-slot]', (els) => els.map((e) => (e as HTMLElement).dataset.holder));
+  await s.page.goto(`${s.url}/?view=architecture&model=accumulator:1`);
+  await s.page.waitForSelector('[data-testid=view-architecture] [data-testid=sequence-slot]', { timeout: 15_000 });
+  const holders = await s.page.$$eval('[data-testid=view-architecture] [data-testid=sequence-slot]', (els) => els.map((e) => (e as HTMLElement).dataset.holder));
   assert.deepEqual(holders, ['21', '', '', '']);
   assert.equal((await step(21, 1, { end: true })).status, 200);
 });

@@ -60,6 +60,8 @@ export interface SeatsDemoText {
   axis: string;
   quiet: (held: string) => string;
   table: { strategy: string; idle: string; wait: string; done: string; nulls: string; batches: string };
+  /** the folded table's summary */
+  rows: string;
   /** the verdict from the rows (claimHolds('seats')); the plain account when the rows do not bear the claim out */
   verdict: (v: SeatsVerdict, holds: boolean) => string;
 }
@@ -71,9 +73,10 @@ export const SEATS_DEMO_EN: SeatsDemoText = {
   backlog: 'backlog',
   axis: 'simulated time',
   quiet: (held) => `quiet, still seated ${held}`,
+  rows: 'Every run (the rows the verdict is computed from)',
   table: { strategy: 'strategy', idle: 'idle timeout', wait: 'backlog wait (sum)', done: 'last answer', nulls: 'null requests', batches: 'batches' },
   verdict: (v, holds) => holds
-    ? `At ${v.idle} (${v.strategy}) conversation 1 kept its seat ${v.held} after its last request, and the backlog waited ${v.wait} in all: ${v.waitShort} with a ${v.short} timeout, ${v.waitLong} with the longest. While its slot sat quiet, direct padded ${v.nullsDirect} null requests into the batches; oldest padded ${v.nullsOldest}.`
+    ? `${v.strategy}, idle ${v.idle}: conversation 1 kept its seat ${v.held} after its last request; the backlog waited ${v.wait} in all (${v.waitShort} at ${v.short}, ${v.waitLong} at the longest). Direct padded its quiet slot with ${v.nullsDirect} null requests, oldest with ${v.nullsOldest}.`
     : `At ${v.idle} (${v.strategy}) the backlog waited ${v.wait} in all (${v.waitShort} at ${v.short}, ${v.waitLong} at the longest timeout); direct padded ${v.nullsDirect} null requests, oldest ${v.nullsOldest}. These runs do not show the idle seat costing the backlog.`,
 };
 
@@ -84,6 +87,7 @@ export const SEATS_DEMO_ZH: SeatsDemoText = {
   backlog: '等待队列',
   axis: '模拟时间',
   quiet: (held) => `沉默，仍占座 ${held}`,
+  rows: '每次运行（结论由这些行算出）',
   table: { strategy: '策略', idle: '空闲超时', wait: '等待队列总等待', done: '最后一个应答', nulls: '空请求', batches: '批次' },
   verdict: (v, holds) => holds
     ? `空闲超时 ${v.idle}（${v.strategy}）时，第 1 段对话在最后一个请求之后又占座 ${v.held}，等待队列总共等了 ${v.wait}：超时 ${v.short} 时是 ${v.waitShort}，最长超时时是 ${v.waitLong}。它的槽位沉默期间，direct 往批次里填了 ${v.nullsDirect} 个空请求；oldest 填了 ${v.nullsOldest} 个。`

@@ -1,8 +1,9 @@
 /**
  * The "a conversation keeps its seat" lesson's picture: the slots over time (one lane per slot, a bar per
  * conversation holding it, its id on the bar) and the backlog (a lane per conversation that waited, from
- * its START to its seat), for the strategy and idle timeout the two knobs pick; beside it the table of
- * every run and the verdict computed from those rows (claims.ts 'seats'). Every run is core's simulator
+ * its START to its seat), for the strategy and idle timeout the two knobs pick; beside it the verdict
+ * computed from the rows of every run (claims.ts 'seats'), whose table stays folded below as on every
+ * lesson's stage (claim, knob, picture and verdict fit one 1280x720 screen). Every run is core's simulator
  * with the server's sequence batcher (seats-run.ts), cached per setting. Bars are DOM: their labels follow
  * the page's type scale.
  */
@@ -61,7 +62,8 @@ export function SeatsDemo() {
           ))}
         </div>
       </div>
-      <figure className="exp-chart space-y-1" data-testid="seats-picture">
+      <div className="grid gap-3 lg:grid-cols-5 items-start">
+      <figure className="exp-chart space-y-1 lg:col-span-3" data-testid="seats-picture">
         <div className="exp-bars" role="img" aria-label={`${t.slot('')} / ${t.backlog}`}>
           {now.slots.map((s) => (
             <Lane key={s.name} label={t.slot(s.name.replace(/^.*#/, '#'))} holds={s.holds} endUs={endUs} testid="seats-slot"
@@ -73,26 +75,30 @@ export function SeatsDemo() {
         </div>
         <figcaption className="text-sm text-muted">{t.axis}: 0 – {formatUs(endUs)}</figcaption>
       </figure>
-      <table className="text-sm font-mono" data-testid="seats-table">
-        <thead>
-          <tr>{[t.table.strategy, t.table.idle, t.table.wait, t.table.done, t.table.nulls, t.table.batches].map((h) => <th key={h} className="text-left pr-4">{h}</th>)}</tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={`${r.strategy}${r.idleUs}`} className={r === now ? 'font-bold' : ''} data-testid="seats-row" data-strategy={r.strategy} data-idle={r.idleUs} data-wait={r.backlogWaitUs} data-nulls={r.nulls}>
-              <td className="pr-4">{r.strategy}</td><td className="pr-4">{formatUs(r.idleUs)}</td><td className="pr-4">{formatUs(r.backlogWaitUs)}</td>
-              <td className="pr-4">{formatUs(r.endUs)}</td><td className="pr-4">{r.nulls}</td><td className="pr-4">{r.batches}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <p className="font-semibold" data-testid="seats-verdict">
+      <p className="font-semibold lg:col-span-2" data-testid="seats-verdict">
         {t.verdict({
           idle: formatUs(idleUs), strategy, held: formatUs(now.idleHeldUs), wait: formatUs(now.backlogWaitUs),
           waitShort: formatUs(short.backlogWaitUs), waitLong: formatUs(long.backlogWaitUs), short: formatUs(short.idleUs),
           nullsDirect: figures.nullsDirect, nullsOldest: figures.nullsOldest,
         }, holds)}
       </p>
+      </div>
+      <details data-testid="seats-rows">
+        <summary className="text-sm cursor-pointer">{t.rows}</summary>
+        <table className="text-sm font-mono" data-testid="seats-table">
+          <thead>
+            <tr>{[t.table.strategy, t.table.idle, t.table.wait, t.table.done, t.table.nulls, t.table.batches].map((h) => <th key={h} className="text-left pr-4">{h}</th>)}</tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={`${r.strategy}${r.idleUs}`} className={r === now ? 'font-bold' : ''} data-testid="seats-row" data-strategy={r.strategy} data-idle={r.idleUs} data-wait={r.backlogWaitUs} data-nulls={r.nulls}>
+                <td className="pr-4">{r.strategy}</td><td className="pr-4">{formatUs(r.idleUs)}</td><td className="pr-4">{formatUs(r.backlogWaitUs)}</td>
+                <td className="pr-4">{formatUs(r.endUs)}</td><td className="pr-4">{r.nulls}</td><td className="pr-4">{r.batches}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
     </div>
   );
 }
