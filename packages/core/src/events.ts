@@ -14,7 +14,6 @@
  * batch.started, COMPUTE_END = batch.completed, REQUEST_END = request.completed / request.rejected.
  */
 import type { ErrorCode } from './errors/codes';
-import type { SequenceView } from './scheduler/sequence/view';
 
 export type ModelState = 'LOADING' | 'READY' | 'UNAVAILABLE' | 'UNLOADING';
 export type InstanceState = 'loading' | 'idle' | 'busy' | 'draining' | 'failed' | 'stopped';
@@ -212,6 +211,33 @@ export interface EnsembleStepEvent extends Base {
   parent: EnsembleParent;
   /** 'bls': the child request of a python model's BLS call (its parent is the request that model was handling) */
   via?: 'bls';
+}
+
+/** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
+export interface CorrelationIdView {
+  id: string;
+  type: 'UINT64' | 'STRING';
+}
+
+export interface SequenceSlotView {
+  slot: number;
+  /** the sequence holding the slot, null when free */
+  sequence: CorrelationIdView | null;
+}
+
+/**
+ * What the dashboard draws of a sequence batcher (scheduler/sequence/view.ts builds it): each instance's
+ * slots with the id holding each, the backlog of ids waiting for a slot, the implicit state live sequences
+ * hold. Declared here, with the event that carries it, because the scheduler depends on events.
+ */
+export interface SequenceView {
+  strategy: 'direct' | 'oldest';
+  /** per instance, in start order */
+  instances: { instance: string; slots: SequenceSlotView[] }[];
+  /** sequences waiting for a slot, oldest first, with their queued requests */
+  backlog: { sequence: CorrelationIdView; requests: number }[];
+  /** live sequences' implicit state: how many hold some, and its bytes */
+  state_memory: { sequences: number; bytes: number };
 }
 
 /**

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
+import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol, SequenceView } from '../events';
 import type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { ModelConfig } from '../config/types';
@@ -15,7 +15,6 @@ import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { ResponseCacheStats } from '../response-cache/response-cache';
 import type { RateLimiterSnapshot } from '../rate-limiter/rate-limiter';
-import type { SequenceView } from '../scheduler/sequence/view';
 
 export const WIRE = {
   snapshot: 'snapshot',
@@ -26,8 +25,7 @@ export const WIRE = {
 } as const;
 
 export type { InstanceSnapshot } from '../scheduler/snapshot';
-export { sequenceViewKey, type SequenceView, type SequenceSlotView } from '../scheduler/sequence/view';
-export type { CorrelationIdView } from '../scheduler/sequence/snapshot';
+export { sequenceViewKey } from '../scheduler/sequence/view';
 
 export interface ModelSnapshot {
   name: string;

@@ -6,12 +6,9 @@ import type { Backlog } from './slots';
 import type { StateStore } from './state';
 import type { CorrelationId } from './types';
 import type { SequenceView } from './view';
+import type { CorrelationIdView } from '../../events';
 
-/** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
-export interface CorrelationIdView {
-  id: string;
-  type: 'UINT64' | 'STRING';
-}
+export type { CorrelationIdView } from '../../events';
 
 export interface SlotView {
   slot: number;

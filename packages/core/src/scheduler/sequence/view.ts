@@ -1,28 +1,15 @@
 /**
- * What the dashboard draws of a sequence batcher: each instance's slots with the correlation id holding
- * each (or free), the backlog of ids waiting for a slot, and the implicit state live sequences hold.
+ * What the dashboard draws of a sequence batcher (`SequenceView`, declared in events.ts with the event that
+ * carries it): each instance's slots with the correlation id holding each (or free), the backlog of ids
+ * waiting for a slot, and the implicit state live sequences hold.
  *
  * Why a view of its own (and not the whole snapshot): it travels in the snapshot on connect AND as a
  * `sequence.slots` event whenever it changes, so it holds only what changes when a sequence binds, leaves
  * or joins the backlog (not per-request counters), and the batcher sends it only when it differs.
  */
-import type { CorrelationIdView } from './snapshot';
+import type { CorrelationIdView, SequenceView } from '../../events';
 
-export interface SequenceSlotView {
-  slot: number;
-  /** the sequence holding the slot, null when free */
-  sequence: CorrelationIdView | null;
-}
-
-export interface SequenceView {
-  strategy: 'direct' | 'oldest';
-  /** per instance, in start order */
-  instances: { instance: string; slots: SequenceSlotView[] }[];
-  /** sequences waiting for a slot, oldest first, with their queued requests */
-  backlog: { sequence: CorrelationIdView; requests: number }[];
-  /** live sequences' implicit state: how many hold some, and its bytes */
-  state_memory: { sequences: number; bytes: number };
-}
+export type { CorrelationIdView, SequenceSlotView, SequenceView } from '../../events';
 
 /** A stable text of a view, to send it only when it changed. */
 export function sequenceViewKey(v: SequenceView): string {
