@@ -59,6 +59,11 @@ test('simulation: deterministic on the virtual clock (same seed, same events)', 
   assert.deepEqual(run(), run());
 });
 
+test('simulation: an iterative-sequence model is refused, not simulated as another kind', () => {
+  const config = { ...stateful('direct'), sequence_batching: { iterative_sequence: true } };
+  assert.throws(() => createSimulation({ scenario: idle, configs: config, seed: 1 }), /does not run iterative sequences/);
+});
+
 test('simulation: a model without sequence_batching still gets the dynamic batcher', () => {
   const sim = createSimulation({ scenario: idle, configs: { name: 'm', max_batch_size: 4, instance_group: [{ count: 1, kind: 'KIND_CPU' }] }, seed: 1 });
   assert.equal(sim.schedulers.size, 1);

@@ -133,8 +133,11 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const o = { host: cpu, prefetch: opts.prefetch ?? 1 };
     const executor = hostModel.executor?.(names[i], cost, costRng, o) ?? new SimExecutor<Arrival>(clock, cost, costRng, o);
     const so = { model: names[i], version: '1', config, clock: timerClock, bus, executor };
-    // the server's choice (schedulerKindFor): a stateful model gets the sequence batcher
-    const s = schedulerKindFor(config) === 'sequence' ? new SequenceScheduler<Arrival, string>(so) : new ModelScheduler<Arrival, string>(so);
+    // the server's choice (schedulerKindFor): a stateful model gets the sequence batcher; a kind the
+    // simulator does not run is refused, never simulated as another
+    const kind = schedulerKindFor(config);
+    if (kind === 'iterative') throw new Error(`the simulator does not run iterative sequences (continuous batching) yet: model ${names[i]}`);
+    const s = kind === 'sequence' ? new SequenceScheduler<Arrival, string>(so) : new ModelScheduler<Arrival, string>(so);
     if (s instanceof SequenceScheduler) sequenceSchedulers.set(names[i], s);
     else schedulers.set(names[i], s);
     byName.set(names[i], s);
