@@ -234,8 +234,10 @@ export interface SequenceView {
   strategy: 'direct' | 'oldest';
   /** per instance, in start order */
   instances: { instance: string; slots: SequenceSlotView[] }[];
-  /** sequences waiting for a slot, oldest first, with their queued requests */
+  /** sequences waiting for a slot, oldest first, with their queued requests (the first SEQUENCE_VIEW_BACKLOG_MAX) */
   backlog: { sequence: CorrelationIdView; requests: number }[];
+  /** how many sequences wait in all (a flood of STARTs is counted, not listed) */
+  backlog_total: number;
   /** live sequences' implicit state: how many hold some, and its bytes */
   state_memory: { sequences: number; bytes: number };
 }

@@ -44,3 +44,15 @@ test('sequence.slots: sent on a bind, the backlog and a release, not for a reque
   assert.deepEqual(last.view, h.sched.snapshot().sequence, 'the last event is the snapshot\'s view');
   assert.equal(last.model, 'm');
 });
+
+test('sequence.slots: a flood of STARTs is counted, the listed backlog bounded', async () => {
+  const h = new SeqHarness(seqConfig({ maxBatch: 1 }));
+  await h.start();
+  for (let i = 1; i <= 70; i++) h.send(BigInt(i), 'start', 1);
+  const last = views(h).at(-1)!;
+  assert.deepEqual(holders(last), ['1']);
+  assert.equal(last.view.backlog_total, 69);
+  assert.equal(last.view.backlog.length, 64);
+  assert.deepEqual(last.view.backlog.slice(0, 2).map((b) => b.sequence.id), ['2', '3']);
+  assert.equal(h.sched.snapshot().backlog.length, 69, 'the scheduler snapshot still lists every one');
+});

@@ -7,5 +7,5 @@ export const SEQUENCE_EN = {
   seqStrategy: (s: string) => `strategy: ${s}`,
   seqStateMemory: (sequences: number, bytes: string) => `implicit state: ${sequences} sequence${sequences === 1 ? '' : 's'}, ${bytes}`,
   seqWaiting: (requests: number) => `${requests} req`,
-  seqNoModel: 'No stateful model (sequence_batching) is selected.',
+  seqMore: (n: number) => `+${n} more`,
 };

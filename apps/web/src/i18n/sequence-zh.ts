@@ -9,5 +9,5 @@ export const SEQUENCE_ZH: typeof SEQUENCE_EN = {
   seqStrategy: (s) => `策略：${s}`,
   seqStateMemory: (sequences, bytes) => `隐式状态：${sequences} 个序列，${bytes}`,
   seqWaiting: (requests) => `${requests} 个请求`,
-  seqNoModel: '未选中有状态模型（sequence_batching）。',
+  seqMore: (n) => `另有 ${n} 个`,
 };

@@ -93,6 +93,7 @@ function SlotsBody(props: { name: string; view: SequenceView; compact?: boolean 
             {b.sequence.type === 'STRING' ? `"${b.sequence.id}"` : b.sequence.id} ({S.seqWaiting(b.requests)})
           </span>
         ))}
+        {view.backlog_total > view.backlog.length && <span className="text-muted" data-testid="sequence-waiting-more">{S.seqMore(view.backlog_total - view.backlog.length)}</span>}
       </div>
     </div>
   );

@@ -77,6 +77,8 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   private hold: { requests: number; backlog?: number } | undefined;
   /** the last view sent as a `sequence.slots` event (sent again only when it differs) */
   private lastViewKey = '';
+  /** something the view shows may have changed since it was last looked at (a request to a bound slot changes nothing) */
+  private viewDirty = true;
 
   constructor(private readonly opts: SequenceSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -105,6 +107,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       release: (slot) => this.releaseSlot(slot),
       wakeAt: (us) => this.armTimer(us),
       settled: () => {
+        this.viewDirty = true; // a batch ran: state bytes and released slots
         this.notifyIfDrained();
         this.publishView();
       },
@@ -148,6 +151,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
    */
   private adoptStarted(): void {
     if (this.pool.instances.some((p) => p.state === 'loading')) return;
+    this.viewDirty = true;
     for (const inst of this.pool.instances) {
       if (inst.state !== 'idle' || this.lanes.all.some((l) => l.inst === inst)) continue;
       for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
@@ -197,6 +201,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     this.stats.accepted++;
     this.emit.queued(entry, this.waiting.size);
 
+    if (!bound) this.viewDirty = true;
     if (bound) {
       // a START here restarts the sequence in its slot (Triton logs the conflict and goes on)
       if (end) this.table.bound.delete(key);
@@ -227,6 +232,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   cancel(id: string): boolean {
     const e = this.waiting.get(id);
     if (!e) return false;
+    this.viewDirty = true;
     const error = errors.CLIENT_CANCELLED(`request ${id} was cancelled: its client went away before it was scheduled`);
     const backlog = this.table.backlog.find((b) => b.entries.includes(e));
     if (backlog) {
@@ -288,6 +294,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
 
   /** A slot's sequence ended (END taken, force-ended, cancelled): the slot goes to the backlog's oldest, or is free. */
   private releaseSlot(slot: Slot<P, R>): void {
+    this.viewDirty = true;
     this.states.free(slot.holder);
     slot.key = undefined;
     slot.cid = undefined;
@@ -307,6 +314,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   }
 
   private onTimer = (): void => {
+    this.viewDirty = true; // the reaper may end idle sequences and time out backlogged ones
     this.reap(this.clock.now());
     this.pumpAll();
   };
@@ -341,6 +349,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   // ---- answers ----
 
   private rejectWaiting(e: Entry<P, R>, reason: 'timeout' | 'cancelled', error: InferError): void {
+    this.viewDirty = true;
     if (!this.waiting.delete(e.id)) return;
     e.queued = false;
     this.answers.rejectQueued(e, reason, error);
@@ -369,7 +378,8 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
 
   /** Every path that binds, releases or backlogs a sequence ends in pumpAll or a batch settling: tell watchers. */
   private publishView(): void {
-    if (!this.emit.active) return;
+    if (!this.emit.active || !this.viewDirty) return;
+    this.viewDirty = false;
     const view = sequenceView(this.policy, this.lanes.all, this.table.backlog, this.states);
     const key = sequenceViewKey(view);
     if (key === this.lastViewKey) return;

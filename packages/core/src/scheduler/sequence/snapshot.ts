@@ -5,7 +5,7 @@ import type { SequencePolicy } from './policy';
 import type { Backlog } from './slots';
 import type { StateStore } from './state';
 import type { CorrelationId } from './types';
-import type { SequenceView } from './view';
+import { SEQUENCE_VIEW_BACKLOG_MAX, type SequenceView } from './view';
 import type { CorrelationIdView } from '../../events';
 
 export type { CorrelationIdView } from '../../events';
@@ -64,18 +64,21 @@ export function sequenceSnapshot<P, R>(
         in_flight: s.inFlight,
       })),
     })),
-    backlog: view.backlog,
+    backlog: backlog.map(backlogRow),
     state_memory: view.state_memory,
     stats: { ...stats, rejected: { ...stats.rejected } },
     sequence: view,
   };
 }
 
+const backlogRow = (b: Backlog<unknown>) => ({ sequence: idView(b.id), requests: b.entries.length });
+
 export function sequenceView<P, R>(policy: SequencePolicy, lanes: readonly Lane<P, R>[], backlog: readonly Backlog<unknown>[], states: StateStore): SequenceView {
   return {
     strategy: policy.strategy,
     instances: lanes.map((l) => ({ instance: l.inst.info.name, slots: l.slots.map((s) => ({ slot: s.ref.index, sequence: s.cid === undefined ? null : idView(s.cid) })) })),
-    backlog: backlog.map((b) => ({ sequence: idView(b.id), requests: b.entries.length })),
+    backlog: backlog.slice(0, SEQUENCE_VIEW_BACKLOG_MAX).map(backlogRow),
+    backlog_total: backlog.length,
     state_memory: { sequences: states.count, bytes: states.bytes },
   };
 }

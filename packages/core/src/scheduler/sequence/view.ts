@@ -11,13 +11,16 @@ import type { CorrelationIdView, SequenceView } from '../../events';
 
 export type { CorrelationIdView, SequenceSlotView, SequenceView } from '../../events';
 
+/** the backlog ids a view lists: enough to draw, bounded so a flood of STARTs costs each change little */
+export const SEQUENCE_VIEW_BACKLOG_MAX = 64;
+
 /** A stable text of a view, to send it only when it changed. */
 export function sequenceViewKey(v: SequenceView): string {
   const id = (c: CorrelationIdView | null) => (c ? `${c.type[0]}${c.id}` : '-');
   return [
     v.strategy,
     v.instances.map((i) => `${i.instance}:${i.slots.map((s) => id(s.sequence)).join(',')}`).join(';'),
-    v.backlog.map((b) => `${id(b.sequence)}x${b.requests}`).join(','),
+    `${v.backlog_total}:${v.backlog.map((b) => `${id(b.sequence)}x${b.requests}`).join(',')}`,
     `${v.state_memory.sequences}/${v.state_memory.bytes}`,
   ].join('|');
 }
