@@ -213,6 +213,44 @@ export interface EnsembleStepEvent extends Base {
   via?: 'bls';
 }
 
+/** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
+export interface CorrelationIdView {
+  id: string;
+  type: 'UINT64' | 'STRING';
+}
+
+export interface SequenceSlotView {
+  slot: number;
+  /** the sequence holding the slot, null when free */
+  sequence: CorrelationIdView | null;
+}
+
+/**
+ * What the dashboard draws of a sequence batcher (scheduler/sequence/view.ts builds it): each instance's
+ * slots with the id holding each, the backlog of ids waiting for a slot, the implicit state live sequences
+ * hold. Declared here, with the event that carries it, because the scheduler depends on events.
+ */
+export interface SequenceView {
+  strategy: 'direct' | 'oldest';
+  /** per instance, in start order */
+  instances: { instance: string; slots: SequenceSlotView[] }[];
+  /** sequences waiting for a slot, oldest first, with their queued requests (the first SEQUENCE_VIEW_BACKLOG_MAX) */
+  backlog: { sequence: CorrelationIdView; requests: number }[];
+  /** how many sequences wait in all (a flood of STARTs is counted, not listed) */
+  backlog_total: number;
+  /** live sequences' implicit state: how many hold some, and its bytes */
+  state_memory: { sequences: number; bytes: number };
+}
+
+/**
+ * A sequence batcher's slots changed: a sequence took or left a slot, the backlog changed, or the implicit
+ * state live sequences hold. Sent only when the view differs from the last one sent.
+ */
+export interface SequenceSlotsEvent extends Base {
+  type: 'sequence.slots';
+  view: SequenceView;
+}
+
 export interface MemoryEntry {
   model: string;
   version: string;
@@ -343,6 +381,7 @@ export type SchedulerEvent =
   | RequestCacheEvent
   | EnsembleStepEvent
   | IterativeEvent
+  | SequenceSlotsEvent
   | MemoryEvent
   | ConfigChangedEvent;
 

@@ -128,6 +128,9 @@ test('unload: a new sequence is refused with Triton\'s words, live sequences fin
 test('requests that arrive while the instances start wait in the backlog and take the slots once they are up (both strategies)', async () => {
   for (const sb of [{}, { oldest: { max_candidate_sequences: 2, preferred_batch_size: [2] } }]) {
     const h = new SeqHarness(seqConfig({ maxBatch: 2, sb }));
+    // instances that take a moment to start, as a real backend's do (an executor that starts synchronously
+    // has its instances, and their slots, up before the first request)
+    Object.assign(h.exec, { startInstance: () => Promise.resolve() });
     const started = h.start();
     const a = [h.send(1n, 'start', 1), h.send(1n, 'end', 2)];
     const b = h.send(2n, 'start,end', 5);

@@ -30,9 +30,9 @@ export const DEFAULT_COALESCER_OPTIONS: CoalescerOptions = {
   maxHeldControlEvents: 2000,
 };
 
-/** Control-plane events: rare and needed to keep the client's picture right, never sampled. */
+/** Control-plane events: rare and needed to keep the client's picture right, never sampled (a sequence's slots change once per START/END). */
 export function isControlPlane(e: SchedulerEvent): boolean {
-  return e.type === 'model.state' || e.type === 'instance.state' || e.type === 'config.changed' || e.type === 'memory';
+  return e.type === 'model.state' || e.type === 'instance.state' || e.type === 'config.changed' || e.type === 'memory' || e.type === 'sequence.slots';
 }
 
 function isBatchEvent(e: SchedulerEvent): boolean {

@@ -34,6 +34,7 @@ export function listRows(entries: Iterable<ModelEntry>): ServedModelInfo[] {
         ...(view?.queue_depth ? { queue_depth: view.queue_depth } : {}),
         ...(view?.payloads ? { payloads: view.payloads } : {}),
         ...(view?.kv_blocks ? { kv_blocks: view.kv_blocks } : {}),
+        ...(view?.sequence ? { sequence: view.sequence } : {}),
       });
     }
   }

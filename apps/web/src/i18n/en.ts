@@ -6,6 +6,7 @@
 import { LESSONS_EN } from './lessons-en';
 import { TEACH_EN } from './teach-en';
 import { CACHE_LIMITER_EN } from './cache-limiter';
+import { SEQUENCE_EN } from './sequence-en';
 import type { AutotuneLimit } from '@inferscope/core';
 
 export const en = {
@@ -373,6 +374,7 @@ export const en = {
   calibrationLive: (models: string, batches: number, when: string) => `Costs: this server's own calibration (${models}; ${batches} batches, fitted ${when}); the lessons' claims were checked on the shipped one and may not hold on a busy host`,
   calibrationBundled: (date: string) => `Costs: the calibration shipped with InferScope (measured ${date}), pinned`,
   ...TEACH_EN,
+  ...SEQUENCE_EN,
   abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
   abSide: (side: string, patch: string) => `${side} (${patch})`,
   instanceLess: 'one instance less',

@@ -7,6 +7,7 @@ import type { Strings } from './en';
 import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
 import { CACHE_LIMITER_ZH } from './cache-limiter';
+import { SEQUENCE_ZH } from './sequence-zh';
 
 export const zh: Strings = {
   appName: 'InferScope',
@@ -355,6 +356,7 @@ export const zh: Strings = {
   calibrationLive: (models, batches, when) => `开销数据：本服务器自己的标定（${models}；共 ${batches} 个批次，${when} 拟合）；课程结论是在自带标定上检验的，繁忙的主机上未必成立`,
   calibrationBundled: (date) => `开销数据：InferScope 自带的标定（${date} 测得），已固定`,
   ...TEACH_ZH,
+  ...SEQUENCE_ZH,
   abRows: { throughput: '吞吐量/秒', p50: 'p50', p99: 'p99', avgBatch: '平均批大小', rejected: '被拒绝' },
   abSide: (side, patch) => `${side}（${patch}）`,
   instanceLess: '减少一个实例',

@@ -94,7 +94,7 @@ export class LiveModel {
       this.models.set(key, {
         key, name: m.name, version: m.version, state: m.state, reason: m.reason, repository: m.repository,
         backend: m.backend, platform: m.platform, config: structuredClone(m.config), files: m.files ?? [],
-        queued, colour: i, autotune: m.autotune,
+        queued, colour: i, autotune: m.autotune, sequence: m.sequence,
         instances: new Map(m.instances.map((x) => [x.name, { ...x, batchId: x.batch_id }])),
       });
     });
@@ -355,6 +355,11 @@ export class LiveModel {
         }
         this.stateLog.push({ t: e.t, modelKey: key, state: e.state, reason: e.reason });
         this.structureRev++;
+        break;
+      }
+      case 'sequence.slots': {
+        const m = this.models.get(modelKey(e.model, e.version));
+        if (m) m.sequence = e.view;
         break;
       }
       case 'memory': {

@@ -10,6 +10,7 @@ import { LessonKnob } from './LessonKnob';
 import { CourseDemo } from './CourseDemo';
 import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
+import { SeatsDemo } from './SeatsDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
 import { StageHeader } from './StageHeader';
@@ -26,6 +27,7 @@ export function TeachStage() {
       {lesson.knob === 'course' && <CourseDemo />}
       {lesson.knob === 'stream' && <StreamingDemo />}
       {lesson.knob === 'autotune' && <AutotuneDemo />}
+      {lesson.knob === 'seats' && <SeatsDemo />}
       {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} />}
       {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} current={current} />}
     </>

@@ -22,6 +22,8 @@ export const CLAIMS: Readonly<Record<string, (f: Figures) => boolean>> = {
   'backends-heavy': (f) => f.server! > 1,
   // throughput stops at a limit while p99 climbs
   sweep: (f) => f.lastP99! > 10 * f.firstP99! && f.lastThroughputGrowth! < 1.3,
+  // a quiet conversation's seat costs the backlog (longest idle timeout waits more), direct pads it, oldest does not
+  seats: (f) => f.waitLong! > f.waitShort! && f.nullsDirect! > 0 && f.nullsOldest! === 0,
 };
 
 /** Whether the table's figures bear out its claim (a table without one claims nothing). */

@@ -16,7 +16,7 @@ import { QUIET_PER_S } from './autotune-day';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune';
+export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune' | 'seats';
 
 export interface Lesson {
   id: LessonId;
@@ -117,6 +117,13 @@ export const LESSONS: Lesson[] = [
     // it is the day's quiet rate with the shipped delay
     id: 'autotune', chapter: 12, view: 'performance', speed: 1000, knob: 'autotune',
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 2000 })], traffic: { rate: QUIET_PER_S, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
+  },
+  {
+    // a stateful model's slots over time (SeatsDemo.tsx, seats-run.ts: the sequence batcher in core's
+    // simulator); the playback behind it is plain light traffic
+    id: 'seats', chapter: 13, view: 'state', speed: 100, knob: 'seats',
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
 ];

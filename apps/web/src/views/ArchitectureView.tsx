@@ -18,6 +18,7 @@ import { ConfigDrawer } from './ConfigDrawer';
 import { autotuneStatusLine } from '../charts/autotune-marks';
 import { pipelineOf } from '../store/pipeline';
 import { PipelineCells } from './ArchitecturePipeline';
+import { SequenceSlots } from './SequenceSlots';
 
 export function ArchitectureView() {
   useApp((s) => s.structureRev);
@@ -106,6 +107,7 @@ function QueuesAndInstances(props: { m: ModelLive; levels: number }) {
           <InstanceChip key={inst.name} m={m} inst={inst} />
         ))}
         {m.instances.size === 0 && <span className="text-muted text-sm">–</span>}
+        {m.sequence && <div className="w-full"><SequenceSlots modelKey={m.key} /></div>}
       </div>
     </>
   );

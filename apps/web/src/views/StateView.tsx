@@ -15,6 +15,7 @@ import { formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../i18n/strings';
 import { ChangeLog } from './ChangeLog';
+import { SequenceSlotsCard } from './SequenceSlots';
 import { useLiveText } from '../charts/use-live-text';
 
 const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
@@ -144,6 +145,7 @@ export function StateView() {
       <div className="lg:col-span-2">
         <RateLimiterCard />
       </div>
+      <SequenceSlotsCard models={models} />
       <ChangeLog />
     </div>
   );

@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol } from '../events';
+import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol, SequenceView } from '../events';
 import type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
 import type { ErrorCode } from '../errors/codes';
 import type { ModelConfig } from '../config/types';
@@ -25,6 +25,7 @@ export const WIRE = {
 } as const;
 
 export type { InstanceSnapshot } from '../scheduler/snapshot';
+export { sequenceViewKey } from '../scheduler/sequence/view';
 
 export interface ModelSnapshot {
   name: string;
@@ -48,6 +49,8 @@ export interface ModelSnapshot {
   kv_blocks?: KvBlockMap;
   /** present when the autotuner runs (or ran) on this version: on/off, target, last reason, its status */
   autotune?: AutotuneReport;
+  /** a stateful model (sequence_batching): each instance's slots and the id holding each, the backlog, state memory */
+  sequence?: SequenceView;
 }
 
 export interface DeviceMemory {

@@ -9,6 +9,7 @@
  * before sending anything (limits.ts); `scenarioToArrivals`, the eager form the simulator uses, refuses
  * the same way before it builds its list.
  */
+import type { SequenceFields } from '../scheduler/sequence/types';
 import { Rng } from './rng';
 import { applyOverrides, totalDuration, type Phase, type Scenario, type ScenarioOverrides, type ShapeSpec } from './scenario';
 import { isTimedPhase, phaseTimes } from './phase-times';
@@ -25,6 +26,8 @@ export interface Arrival {
   shape?: number[];
   timeout_us?: number;
   id?: string;
+  /** a stateful model's request: its correlation id and START/END (sim/sequence-traffic.ts makes them) */
+  sequence?: SequenceFields;
 }
 
 export interface ClosedLoopPhase {

@@ -8,6 +8,7 @@ import type { AutotuneChangeReason, BatchCompletedEvent, BatchTrigger, ConfigCha
 import type { PoolInstance } from './instance-pool';
 import type { AnyEntry as QueueEntry } from './queue-entry';
 import type { ComputePhases } from './types';
+import type { SequenceView } from './sequence/view';
 
 export class Emitter {
   constructor(
@@ -37,6 +38,11 @@ export class Emitter {
       type: 'request.rejected', t, model: this.model, version: this.version, request_id: id,
       reason, message, ...(priority !== undefined ? { priority } : {}), ...(enqueuedUs !== undefined ? { queued_us: t - enqueuedUs } : {}),
     });
+  }
+
+  sequenceSlots(view: SequenceView): void {
+    if (this.bus.size === 0) return;
+    this.bus.emit({ type: 'sequence.slots', t: this.clock.now(), model: this.model, version: this.version, view });
   }
 
   delayed(e: QueueEntry): void {

@@ -16,6 +16,7 @@ import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { PatchResult } from './reconfigure';
 import type { PayloadsView, InstanceSnapshot } from './snapshot';
 import type { SchedulerRequest } from './types';
+import type { SequenceView } from './sequence/view';
 
 /** Called exactly once per submitted request: (null, result) or (error). */
 export type SchedulerSettle<R> = (err: Error | null, result?: R) => void;
@@ -43,6 +44,8 @@ export interface SchedulerView {
   payloads?: PayloadsView;
   /** an iterative model's paged KV cache: each block's owner and fill (the KV block map) */
   kv_blocks?: KvBlockMap;
+  /** a sequence batcher's slots, backlog and state memory */
+  sequence?: SequenceView;
 }
 
 /**

@@ -12,3 +12,4 @@ export * from './distribution';
 export { fitBatchRecords, FitError, STALL_THRESHOLD_US, type BatchRecord, type BatchFit } from './fit-batches';
 export { BatchLog, calibrationFromBatches, LIVE_CAPACITY, LIVE_MIN_PER_SIZE, type LiveCalibrationMeta } from './live-calibration';
 export { QuantilesSchema, StallProfileSchema, schemaProblems, type StallProfile } from './schemas';
+export * from './sequence-traffic';

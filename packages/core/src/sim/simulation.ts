@@ -21,6 +21,9 @@ import { DEFAULT_LOAD_LIMITS, type LoadLimits } from '../load/limits';
 import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
+import { schedulerKindFor, type Scheduler } from '../scheduler/seam';
+import { SequenceScheduler } from '../scheduler/sequence/sequence-scheduler';
+import { sequenceArrivals, type SequenceTraffic } from './sequence-traffic';
 import { costOf, DEFAULT_COST, type CostModel } from './cost-model';
 import { SimExecutor } from './sim-executor';
 import { CpuHost } from './cpu-host';
@@ -53,6 +56,8 @@ export interface SimulationOptions {
   cores?: number;
   seed?: number;
   overrides?: ScenarioOverrides;
+  /** conversations for a stateful model, sent beside the scenario's arrivals (to the first model) */
+  sequences?: SequenceTraffic;
   /** keep every event in `events` (default true; false for long headless runs that only want the summary) */
   record?: boolean;
   /**
@@ -76,6 +81,8 @@ export interface Simulation {
   readonly plan: ArrivalPlan;
   readonly events: SchedulerEvent[];
   readonly schedulers: ReadonlyMap<string, ModelScheduler<Arrival, string>>;
+  /** the models with sequence_batching run the sequence batcher, as the server picks it (schedulerKindFor) */
+  readonly sequenceSchedulers: ReadonlyMap<string, SequenceScheduler<Arrival, string>>;
   /** the autotuners running, per model name, with their decisions */
   readonly autotuners: ReadonlyMap<string, AutotuneDriver>;
   now(): number;
@@ -118,23 +125,33 @@ export function createSimulation(opts: SimulationOptions): Simulation {
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
+  const sequenceSchedulers = new Map<string, SequenceScheduler<Arrival, string>>();
+  const byName = new Map<string, Scheduler<Arrival, string>>();
   configs.forEach((config, i) => {
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
     const o = { host: cpu, prefetch: opts.prefetch ?? 1 };
     const executor = hostModel.executor?.(names[i], cost, costRng, o) ?? new SimExecutor<Arrival>(clock, cost, costRng, o);
-    const s = new ModelScheduler<Arrival, string>({ model: names[i], version: '1', config, clock: timerClock, bus, executor });
-    schedulers.set(names[i], s);
+    const so = { model: names[i], version: '1', config, clock: timerClock, bus, executor };
+    // the server's choice (schedulerKindFor): a stateful model gets the sequence batcher; a kind the
+    // simulator does not run is refused, never simulated as another
+    const kind = schedulerKindFor(config);
+    if (kind === 'iterative') throw new Error(`the simulator does not run iterative sequences (continuous batching) yet: model ${names[i]}`);
+    const s = kind === 'sequence' ? new SequenceScheduler<Arrival, string>(so) : new ModelScheduler<Arrival, string>(so);
+    if (s instanceof SequenceScheduler) sequenceSchedulers.set(names[i], s);
+    else schedulers.set(names[i], s);
+    byName.set(names[i], s);
     s.start().catch(() => undefined); // the sim executor cannot fail to start
   });
 
-  const phases = new PhaseCollector(plan.scenario, target, batchingView(schedulers.get(target)!.currentConfig).delay_us);
+  const targetDynamic = schedulers.get(target);
+  const phases = new PhaseCollector(plan.scenario, target, targetDynamic ? batchingView(targetDynamic.currentConfig).delay_us : 0);
   bus.on((e) => phases.add(e));
   const autotuners = new Map<string, AutotuneDriver>();
   configs.forEach((config, i) => {
     const a = opts.autotune;
     const targetUs = a === false ? undefined : typeof a === 'number' ? (i === 0 ? a : undefined) : a?.[names[i]] ?? autotuneTargetUs(config);
-    if (targetUs === undefined) return;
+    if (targetUs === undefined || !schedulers.has(names[i])) return; // the tuner turns dynamic batching's knobs
     const c = opts.cost ?? DEFAULT_COST;
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
     // the tuner's windows run on the virtual clock (it models the policy, not the host's timers)
@@ -147,17 +164,18 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     hostModel.request?.(clock.now());
     const model = a.model || target;
     const id = a.id ?? `r${++seq}`;
-    const s = schedulers.get(model);
+    const s = byName.get(model);
     if (!s) {
       bus.emit({ type: 'request.rejected', t: clock.now(), model, version: a.version ?? '', request_id: id, reason: 'invalid', message: errors.UNKNOWN_MODEL(model).message });
       onAnswer?.();
       return;
     }
-    s.submit({ id, batchSize: a.batch_size, shapeKey: shapeKeyOf(a.shape), priority: a.priority, timeoutUs: a.timeout_us, payload: a }, () => onAnswer?.());
+    s.submit({ id, batchSize: a.batch_size, shapeKey: shapeKeyOf(a.shape), priority: a.priority, timeoutUs: a.timeout_us, payload: a, ...(a.sequence ? { sequence: a.sequence } : {}) }, () => onAnswer?.());
   };
 
   // open loop: one chained timer walks the precomputed arrivals
-  const arrivals = plan.arrivals;
+  // conversations join the scenario's open-loop arrivals in time order (the scenario's first at a tie)
+  const arrivals = opts.sequences ? [...plan.arrivals, ...sequenceArrivals(opts.sequences, seed, target)].sort((a, b) => a.t_us - b.t_us) : plan.arrivals;
   let next = 0;
   const fireArrivals = (): void => {
     const now = clock.now();
@@ -185,6 +203,7 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     plan,
     events,
     schedulers,
+    sequenceSchedulers,
     autotuners,
     now: () => clock.now(),
     done: () => clock.nextTimerAt() === undefined,

@@ -7,3 +7,4 @@ export { decideDirect, type DirectDecision, type DirectOptions, type SlotFront }
 export { SequenceScheduler, type SequenceSchedulerOptions } from './sequence-scheduler';
 export * from './snapshot';
 export { stepInputs, stateTensor, splitStateOutputs, zeroedInputs } from './tensors';
+export { sequenceViewKey, type SequenceView, type SequenceSlotView } from './view';

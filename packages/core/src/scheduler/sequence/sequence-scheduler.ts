@@ -30,7 +30,8 @@ import { backlogTimeoutError, batchSizeError, corridTypeError, inSequence, missi
 import { Lanes, type Entry, type Lane, type Slot } from './lanes';
 import { sequencePolicy, type SequencePolicy } from './policy';
 import { SlotTable, type Backlog } from './slots';
-import { sequenceSnapshot, type SequenceSnapshot } from './snapshot';
+import { sequenceSnapshot, sequenceView, type SequenceSnapshot } from './snapshot';
+import { sequenceViewKey } from './view';
 import { StateStore } from './state';
 import { WakeUp } from '../wake-up';
 
@@ -74,6 +75,10 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
   private hold: { requests: number; backlog?: number } | undefined;
+  /** the last view sent as a `sequence.slots` event (sent again only when it differs) */
+  private lastViewKey = '';
+  /** something the view shows may have changed since it was last looked at (a request to a bound slot changes nothing) */
+  private viewDirty = true;
 
   constructor(private readonly opts: SequenceSchedulerOptions<P, R>) {
     this.model = opts.model;
@@ -87,7 +92,10 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     this.emit = new Emitter(opts.bus, opts.model, opts.version, opts.clock);
     this.answers = new Answers(this.stats, this.emit, opts.clock);
     this.instances = new InstanceLifecycle(this.pool, opts.executor, this.emit, {
-      idle: () => this.pumpAll(),
+      idle: () => {
+        if (this.state === 'starting') this.adoptStarted();
+        this.pumpAll();
+      },
       noneUsable: () => undefined, // start() reports it
       stopped: () => this.state === 'stopped',
     });
@@ -98,7 +106,11 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       left: (e) => this.waiting.delete(e.id),
       release: (slot) => this.releaseSlot(slot),
       wakeAt: (us) => this.armTimer(us),
-      settled: () => this.notifyIfDrained(),
+      settled: () => {
+        this.viewDirty = true; // a batch ran: state bytes and released slots
+        this.notifyIfDrained();
+        this.publishView();
+      },
       held: () => this.held(),
     });
   }
@@ -121,21 +133,35 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       for (let i = 0; i < instancesInGroup(g); i++) starts.push(this.instances.start(g));
     }
     await Promise.all(starts);
-    const up = this.pool.instances.filter((p) => p.state === 'idle');
-    if (up.length === 0) {
+    this.adoptStarted();
+    if (this.lanes.all.length === 0) {
       this.state = 'failed';
       this.opts.stateMemory?.release();
       throw new Error(`no instance of ${this.model} could start`);
     }
-    for (const inst of up) for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
+    if (this.state === 'starting') this.state = 'ready';
+    this.pumpAll();
+  }
+
+  /**
+   * Give each started instance its lane and slots, once no instance is still loading (so lanes keep the
+   * instances' start order whichever finished loading first). Runs from the instances' idle hook too:
+   * an executor that starts instances synchronously (the simulator's) has them all idle before start()'s
+   * await returns, and a synchronous virtual-clock run never gets back to it.
+   */
+  private adoptStarted(): void {
+    if (this.pool.instances.some((p) => p.state === 'loading')) return;
+    this.viewDirty = true;
+    for (const inst of this.pool.instances) {
+      if (inst.state !== 'idle' || this.lanes.all.some((l) => l.inst === inst)) continue;
+      for (const ref of this.lanes.add(inst)) this.table.addFree(ref);
+    }
     // sequences that arrived while the instances were starting waited in the backlog: give them slots now
     while (this.table.backlog.length > 0 && this.table.freeCount > 0) {
       const slot = this.lanes.slotAt(this.table.takeFree()!);
       this.releaseSlot(slot);
       this.lanes.adopted(slot);
     }
-    if (this.state === 'starting') this.state = 'ready';
-    this.pumpAll();
   }
 
   enqueue(req: SchedulerRequest<P>): Promise<R> {
@@ -175,6 +201,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     this.stats.accepted++;
     this.emit.queued(entry, this.waiting.size);
 
+    if (!bound) this.viewDirty = true;
     if (bound) {
       // a START here restarts the sequence in its slot (Triton logs the conflict and goes on)
       if (end) this.table.bound.delete(key);
@@ -205,6 +232,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   cancel(id: string): boolean {
     const e = this.waiting.get(id);
     if (!e) return false;
+    this.viewDirty = true;
     const error = errors.CLIENT_CANCELLED(`request ${id} was cancelled: its client went away before it was scheduled`);
     const backlog = this.table.backlog.find((b) => b.entries.includes(e));
     if (backlog) {
@@ -266,6 +294,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
 
   /** A slot's sequence ended (END taken, force-ended, cancelled): the slot goes to the backlog's oldest, or is free. */
   private releaseSlot(slot: Slot<P, R>): void {
+    this.viewDirty = true;
     this.states.free(slot.holder);
     slot.key = undefined;
     slot.cid = undefined;
@@ -285,6 +314,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   }
 
   private onTimer = (): void => {
+    this.viewDirty = true; // the reaper may end idle sequences and time out backlogged ones
     this.reap(this.clock.now());
     this.pumpAll();
   };
@@ -319,6 +349,7 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
   // ---- answers ----
 
   private rejectWaiting(e: Entry<P, R>, reason: 'timeout' | 'cancelled', error: InferError): void {
+    this.viewDirty = true;
     if (!this.waiting.delete(e.id)) return;
     e.queued = false;
     this.answers.rejectQueued(e, reason, error);
@@ -342,6 +373,18 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
     if (this.state === 'created' || this.state === 'failed') return;
     this.lanes.pump();
     this.notifyIfDrained();
+    this.publishView();
+  }
+
+  /** Every path that binds, releases or backlogs a sequence ends in pumpAll or a batch settling: tell watchers. */
+  private publishView(): void {
+    if (!this.emit.active || !this.viewDirty) return;
+    this.viewDirty = false;
+    const view = sequenceView(this.policy, this.lanes.all, this.table.backlog, this.states);
+    const key = sequenceViewKey(view);
+    if (key === this.lastViewKey) return;
+    this.lastViewKey = key;
+    this.emit.sequenceSlots(view);
   }
 
   private notifyIfDrained(): void {

@@ -5,12 +5,10 @@ import type { SequencePolicy } from './policy';
 import type { Backlog } from './slots';
 import type { StateStore } from './state';
 import type { CorrelationId } from './types';
+import { SEQUENCE_VIEW_BACKLOG_MAX, type SequenceView } from './view';
+import type { CorrelationIdView } from '../../events';
 
-/** a correlation id for JSON: its text and its type (42 and "42" are different sequences) */
-export interface CorrelationIdView {
-  id: string;
-  type: 'UINT64' | 'STRING';
-}
+export type { CorrelationIdView } from '../../events';
 
 export interface SlotView {
   slot: number;
@@ -33,6 +31,8 @@ export type SequenceSnapshot = {
   /** live sequences' implicit state: how many hold some, and its bytes */
   state_memory: { sequences: number; bytes: number };
   stats: SchedulerStats;
+  /** the dashboard's view (the same facts, as the live snapshot and `sequence.slots` events carry them) */
+  sequence: SequenceView;
 };
 
 export function idView(id: CorrelationId): CorrelationIdView {
@@ -48,6 +48,7 @@ export function sequenceSnapshot<P, R>(
   stats: SchedulerStats,
   waiting: number,
 ): SequenceSnapshot {
+  const view = sequenceView(policy, lanes, backlog, states);
   return {
     state,
     strategy: policy.strategy,
@@ -63,8 +64,21 @@ export function sequenceSnapshot<P, R>(
         in_flight: s.inFlight,
       })),
     })),
-    backlog: backlog.map((b) => ({ sequence: idView(b.id), requests: b.entries.length })),
-    state_memory: { sequences: states.count, bytes: states.bytes },
+    backlog: backlog.map(backlogRow),
+    state_memory: view.state_memory,
     stats: { ...stats, rejected: { ...stats.rejected } },
+    sequence: view,
+  };
+}
+
+const backlogRow = (b: Backlog<unknown>) => ({ sequence: idView(b.id), requests: b.entries.length });
+
+export function sequenceView<P, R>(policy: SequencePolicy, lanes: readonly Lane<P, R>[], backlog: readonly Backlog<unknown>[], states: StateStore): SequenceView {
+  return {
+    strategy: policy.strategy,
+    instances: lanes.map((l) => ({ instance: l.inst.info.name, slots: l.slots.map((s) => ({ slot: s.ref.index, sequence: s.cid === undefined ? null : idView(s.cid) })) })),
+    backlog: backlog.slice(0, SEQUENCE_VIEW_BACKLOG_MAX).map(backlogRow),
+    backlog_total: backlog.length,
+    state_memory: { sequences: states.count, bytes: states.bytes },
   };
 }
