@@ -5,6 +5,7 @@
  * sequence model, a count below a need) is written in the acknowledgement log in the server's words.
  * The cache's switch follows the model's live config; the limiter's figures follow the latest stats.
  */
+import { FlagText } from '../charts/FlagText';
 import { useEffect, useState } from 'react';
 import type { RateLimiterSnapshot } from '@inferscope/core';
 import { live } from '../store/app-store';
@@ -37,7 +38,7 @@ export function CacheLimiterControls(props: { model: ModelLive; disabled: boolea
         />
         {T.cacheToggle}
       </label>
-      {!hasCache && <p className="text-xs text-muted">{T.cacheNone}</p>}
+      {!hasCache && <p className="text-xs text-muted"><FlagText text={T.cacheNone} flag="--cache-config local,size=N" /></p>}
       {limiter && mine && (
         <span className="flex items-center gap-2">
           <span className="font-mono text-xs">{T.priorityLabel}</span>

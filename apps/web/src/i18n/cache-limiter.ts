@@ -1,7 +1,8 @@
 /** Text of the response-cache card (Performance) and the rate-limiter card (State), en and zh. */
 export const CACHE_LIMITER_EN = {
   cacheTitle: 'Response cache',
-  cacheNone: 'The server has no response cache (start it with --cache-config local,size=N).',
+  // {flag}: the command-line flag, shown as code (views/FlagText.tsx)
+  cacheNone: 'The server has no response cache (start it with {flag}).',
   cacheModelColumn: 'Model',
   cacheHitsColumn: 'Hits',
   cacheMissesColumn: 'Misses',
@@ -12,7 +13,7 @@ export const CACHE_LIMITER_EN = {
   cacheCaption:
     'A hit is answered at the door, before any queue: it costs a lookup and no compute. A miss runs and stores its answer. One buffer is shared by every model; when it is full the least recently used answers go first.',
   limiterTitle: 'Rate limiter',
-  limiterOff: 'The rate limiter is off (start the server with --rate-limit execution_count).',
+  limiterOff: 'The rate limiter is off (start the server with {flag}).',
   resourceColumn: 'Resource',
   countColumn: 'Count',
   heldColumn: 'In use',
@@ -34,7 +35,7 @@ export const CACHE_LIMITER_EN = {
 
 export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
   cacheTitle: '响应缓存',
-  cacheNone: '服务器没有响应缓存（用 --cache-config local,size=N 启动）。',
+  cacheNone: '服务器没有响应缓存（用 {flag} 启动）。',
   cacheModelColumn: '模型',
   cacheHitsColumn: '命中',
   cacheMissesColumn: '未命中',
@@ -43,7 +44,7 @@ export const CACHE_LIMITER_ZH: typeof CACHE_LIMITER_EN = {
   cacheFill: (used, capacity, pct, entries, evictions) => `缓存占用：${used} / ${capacity}（${pct}）· ${entries} 条 · 已淘汰 ${evictions} 条`,
   cacheCaption: '命中的请求在门口就得到回答，不进任何队列：只花一次查找，不花计算。未命中的请求照常执行，并存下它的回答。所有模型共用一块缓存；满了之后最久未用的回答先被淘汰。',
   limiterTitle: '速率限制器',
-  limiterOff: '速率限制器未开启（用 --rate-limit execution_count 启动服务器）。',
+  limiterOff: '速率限制器未开启（用 {flag} 启动服务器）。',
   resourceColumn: '资源',
   countColumn: '数量',
   heldColumn: '占用',

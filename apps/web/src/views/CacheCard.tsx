@@ -4,6 +4,7 @@
  * buffer's fill (the stats message's `response_cache`). Both come from the per-second stats, never
  * sampled, so they are exact under load.
  */
+import { FlagText } from '../charts/FlagText';
 import { useEffect, useState } from 'react';
 import type { ModelAggregate, ResponseCacheFigures } from '@inferscope/core';
 import { appStore, live } from '../store/app-store';
@@ -44,7 +45,7 @@ export function CacheCard() {
           {T.cacheFill(formatBytes(fill.bytes), formatBytes(fill.capacity), pct(fill.utilization), fill.entries, fill.evictions)}
         </p>
       ) : (
-        <p className="px-3 pt-2 text-sm text-muted" data-testid="cache-none">{T.cacheNone}</p>
+        <p className="px-3 pt-2 text-sm text-muted" data-testid="cache-none"><FlagText text={T.cacheNone} flag="--cache-config local,size=N" /></p>
       )}
       <table className="m-3 text-sm font-mono">
         <FigureTableHead columns={[T.cacheModelColumn, T.cacheHitsColumn, T.cacheMissesColumn, T.cacheHitRateColumn]} />

@@ -2,6 +2,7 @@
  * The rate limiter on the State view: each resource (global or per device) with its count, how much is
  * in use, which instances hold it and which wait for it, from the stats message's `rate_limiter`.
  */
+import { FlagText } from '../charts/FlagText';
 import { useEffect, useState } from 'react';
 import type { RateLimiterSnapshot } from '@inferscope/core';
 import type { LimitedState } from '@inferscope/core/rate-limiter';
@@ -26,7 +27,7 @@ export function RateLimiterCard() {
     <section className="card" data-testid="rate-limiter-card">
       <h3 className="card-title">{T.limiterTitle}</h3>
       {!snap ? (
-        <p className="p-3 text-sm text-muted" data-testid="rate-limiter-off">{T.limiterOff}</p>
+        <p className="p-3 text-sm text-muted" data-testid="rate-limiter-off"><FlagText text={T.limiterOff} flag="--rate-limit execution_count" /></p>
       ) : (
         <table className="m-3 text-sm font-mono">
           <FigureTableHead columns={[T.resourceColumn, T.countColumn, T.heldColumn, T.holdersColumn, T.waitersColumn]} />
