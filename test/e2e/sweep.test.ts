@@ -11,25 +11,31 @@ import { startTestServer } from '../support/server';
 
 const missing = chromiumMissing();
 
-test('Sweep panel: start a small sweep, see the frontier and ranking, apply the best, preview its save', { skip: missing, timeout: 240_000 }, async () => {
+/** A server with mlp_classifier, the performance view open on v1, and a sweep of two delays run to the end. */
+async function sweepOnPage(fields: { delays: string; concurrency: string; budgetMs: string }) {
   ensureWebBuilt();
   const server = await startTestServer({ webDist: WEB_DIST, modelControlMode: 'explicit', loadModels: ['mlp_classifier'] });
   const browser = await launchBrowser();
+  const page = await browser.newPage();
+  const errors = watchConsole(page);
+  await page.goto(`${server.url}/?view=performance&model=mlp_classifier:1`);
+  await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 30_000 });
+  await page.getByTestId('sweep-instances').fill('1');
+  await page.getByTestId('sweep-delay').fill(fields.delays);
+  // 'max' rather than 'none': an empty preferred list cannot be saved yet (the write-back reads it back as [max_batch_size])
+  await page.getByTestId('sweep-preferred').fill('max');
+  await page.getByTestId('sweep-concurrency').fill(fields.concurrency);
+  await page.getByTestId('sweep-interval').fill('200');
+  await page.getByTestId('sweep-budget').fill(fields.budgetMs);
+  await page.getByTestId('sweep-start').click();
+  await page.waitForSelector('[data-testid=sweep-status][data-state=running]', { timeout: 30_000 });
+  await page.waitForSelector('[data-testid=sweep-status][data-state=done]', { timeout: 120_000 });
+  return { server, browser, page, errors, close: async () => { await browser.close(); await server.close(); } };
+}
+
+test('Sweep panel: start a small sweep, see the frontier and ranking, apply the best, preview its save', { skip: missing, timeout: 240_000 }, async () => {
+  const { server, page, errors, close } = await sweepOnPage({ delays: '0,2000', concurrency: '4', budgetMs: '10000' });
   try {
-    const page = await browser.newPage();
-    const errors = watchConsole(page);
-    await page.goto(`${server.url}/?view=performance&model=mlp_classifier:1`);
-    await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 30_000 });
-    await page.getByTestId('sweep-instances').fill('1');
-    await page.getByTestId('sweep-delay').fill('0,2000');
-    // 'max' rather than 'none': an empty preferred list cannot be saved yet (the write-back reads it back as [max_batch_size])
-    await page.getByTestId('sweep-preferred').fill('max');
-    await page.getByTestId('sweep-concurrency').fill('4');
-    await page.getByTestId('sweep-interval').fill('200');
-    await page.getByTestId('sweep-budget').fill('10000');
-    await page.getByTestId('sweep-start').click();
-    await page.waitForSelector('[data-testid=sweep-status][data-state=running]', { timeout: 30_000 });
-    await page.waitForSelector('[data-testid=sweep-status][data-state=done]', { timeout: 120_000 });
     const rows = page.locator('[data-testid=sweep-table] tbody tr');
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=sweep-table] tbody tr').length === 2, undefined, { timeout: 10_000 });
     assert.equal(await rows.count(), 2);
@@ -51,29 +57,14 @@ test('Sweep panel: start a small sweep, see the frontier and ranking, apply the 
     await screenshot(page, 'sweep-panel');
     assert.deepEqual(errors, []);
   } finally {
-    await browser.close();
-    await server.close();
+    await close();
   }
 });
 
 test('Sweep panel: when no config meets the budget it names the closest, by how much it misses, and applies it', { skip: missing, timeout: 180_000 }, async () => {
-  ensureWebBuilt();
-  const server = await startTestServer({ webDist: WEB_DIST, modelControlMode: 'explicit', loadModels: ['mlp_classifier'] });
-  const browser = await launchBrowser();
+  // a p99 budget of 1 µs: no request over loopback HTTP meets it
+  const { page, errors, close } = await sweepOnPage({ delays: '0,3000', concurrency: '2', budgetMs: '0.001' });
   try {
-    const page = await browser.newPage();
-    const errors = watchConsole(page);
-    await page.goto(`${server.url}/?view=performance&model=mlp_classifier:1`);
-    await page.waitForSelector('[data-testid=connection][data-status=connected]', { timeout: 30_000 });
-    await page.getByTestId('sweep-instances').fill('1');
-    await page.getByTestId('sweep-delay').fill('0,3000');
-    await page.getByTestId('sweep-preferred').fill('max');
-    await page.getByTestId('sweep-concurrency').fill('2');
-    await page.getByTestId('sweep-interval').fill('200');
-    // a p99 budget of 1 µs: no request over loopback HTTP meets it
-    await page.getByTestId('sweep-budget').fill('0.001');
-    await page.getByTestId('sweep-start').click();
-    await page.waitForSelector('[data-testid=sweep-status][data-state=done]', { timeout: 120_000 });
     assert.equal(await page.locator('[data-testid=sweep-table] tbody tr[data-rank="1"]').count(), 0, 'nothing ranked in budget');
     assert.equal(await page.getByTestId('sweep-apply-best').count(), 0);
     const closest = (await page.getByTestId('sweep-closest').textContent()) ?? '';
@@ -82,7 +73,6 @@ test('Sweep panel: when no config meets the budget it names the closest, by how 
     await page.getByTestId('sweep-applied').waitFor({ timeout: 30_000 });
     assert.deepEqual(errors, []);
   } finally {
-    await browser.close();
-    await server.close();
+    await close();
   }
 });
