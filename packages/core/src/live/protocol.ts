@@ -9,7 +9,6 @@
  */
 import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol, SequenceView } from '../events';
 import type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
-import type { ErrorCode } from '../errors/codes';
 import type { ControlAck } from './control-acks';
 import type { ModelConfig } from '../config/types';
 import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
