@@ -7,7 +7,7 @@
  * Client -> server: `control` with a ControlMessage and an acknowledgement callback receiving ControlAck;
  * `resync` (no payload) asks for a fresh snapshot.
  */
-import type { AutotuneReport, ConfigChange, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol, SequenceView } from '../events';
+import type { AutotuneReport, SchedulerEvent, ModelState, InstanceState, MemoryEntry, ConfigChangedEvent, RejectReason, RequestCompletedEvent, RequestProtocol, SequenceView } from '../events';
 import type { ControlAction, ControlMessage, ControlMessageOf } from './control-schema';
 import type { ControlAck } from './control-acks';
 import type { ModelConfig } from '../config/types';
