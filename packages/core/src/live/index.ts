@@ -2,3 +2,4 @@
 export * from './protocol';
 export * from './control-schema';
 export * from './control-validation';
+export * from './generation';
