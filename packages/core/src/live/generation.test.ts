@@ -4,7 +4,8 @@ import { simulateGeneration } from '../iterative/simulate';
 import { TokenTimeline, type TimelineCell } from '../iterative/timeline';
 import type { IterEvent, IterativeKnobs } from '../iterative/types';
 import type { KvBlockMap } from '../kv-cache/block-allocator';
-import { decodeBlockMap, decodeCells, encodeBlockMap, encodeCells, GenerationFeed, type GenerationFeedOptions, type GenerationUpdate, type GenWindow } from './generation';
+import { decodeBlockMap, decodeCells, encodeBlockMap, encodeCells, GenerationFeed, type GenerationFeedOptions, type GenerationUpdate } from './generation';
+import { GenerationView } from './generation-view';
 
 const KNOBS: IterativeKnobs = { maxNumSequences: 4, maxNumTokens: 64, enableChunkedContext: false, policy: 'max_utilization', totalBlocks: 8, blockTokens: 4 };
 const COST = { fixed_us: 1000, per_sequence_us: 200, per_token_us: 10 };
@@ -42,22 +43,9 @@ function drive(events: IterEvent[], tickUs: number, o: Partial<GenerationFeedOpt
 
 /** What a client holds after applying the updates in order. */
 function client(updates: GenerationUpdate[]) {
-  let cells: TimelineCell[] = [];
-  let points: GenWindow[] = [];
-  let kv: KvBlockMap | undefined;
-  let rows = 0;
-  for (const u of updates) {
-    if (u.reset) {
-      cells = [];
-      points = [];
-      kv = undefined;
-    }
-    cells.push(...decodeCells(u.cells));
-    points.push(...u.points);
-    if (u.kv) kv = decodeBlockMap(u.kv);
-    rows = u.rows;
-  }
-  return { cells, points, kv, rows };
+  const view = new GenerationView(10_000);
+  for (const u of updates) view.apply(u);
+  return { cells: view.cells, points: view.points, kv: view.kv, rows: view.rows };
 }
 
 const strip = (cells: readonly TimelineCell[]) => cells.map((c) => ({ ...c, t: 0 }));
@@ -126,4 +114,19 @@ test('a reloaded model (its steps count from 1 again) resets every client', () =
   const u = feed.tick(shift + 50_000)!;
   assert.equal(u.reset, true);
   assert.equal(Math.min(...u.cells.cells.map((c) => c[0])), 1, 'the new run only');
+});
+
+test('the view keeps the newest steps and points, and a reset replaces what it held', () => {
+  const sim = run();
+  const { updates } = drive(sim.events, 2000, { pointEveryUs: 5000 }, 10);
+  const view = new GenerationView(6, 3);
+  for (const u of updates) view.apply(u);
+  const steps = new Set(view.cells.map((c) => c.step));
+  assert.equal(steps.size, 6);
+  assert.equal(Math.max(...steps), sim.summary.steps, 'the newest');
+  assert.equal(view.points.length, 3);
+  view.apply({ model: 'm', version: '1', reset: true, rows: 1, cells: { ids: ['x'], cells: [[1, 0, 0, 3, 0]] }, skipped_steps: 0, points: [] });
+  assert.deepEqual(view.cells.map((c) => [c.id, c.kind, c.tokens]), [['x', 'prefill', 3]]);
+  assert.equal(view.kv, undefined);
+  assert.equal(view.points.length, 0);
 });

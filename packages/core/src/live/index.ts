@@ -3,3 +3,4 @@ export * from './protocol';
 export * from './control-schema';
 export * from './control-validation';
 export * from './generation';
+export * from './generation-view';
