@@ -12,19 +12,13 @@ import { liveSuite } from './suites';
 import { layoutProblems } from './layout-check';
 import { belowShare, canvasText, clearCanvasText, domText, recordCanvasText } from './text-sizes';
 import { englishWords } from './teaching-page';
-import { readTokenStream } from '../../apps/web/src/teach/token-stream';
+import { streamTokens } from '../support/generate-stream.ts';
 
 const missing = chromiumMissing();
 const s = liveSuite({ viewport: { width: 1280, height: 720 } });
 const MODEL = 'tiny_lm_generate';
 
-async function stream(prompt: string, maxTokens: number): Promise<number> {
-  const res = await fetch(`${s.url}/v2/models/${MODEL}/generate_stream`, { method: 'POST', body: JSON.stringify({ text_input: prompt, max_tokens: maxTokens }) });
-  assert.equal(res.status, 200);
-  const read = await readTokenStream(res.body!, 0, () => 0, () => {});
-  assert.equal(read.error, undefined);
-  return read.tokens.length;
-}
+const stream = (prompt: string, maxTokens: number) => streamTokens(s.url, MODEL, prompt, maxTokens);
 
 interface Drawn {
   rows: { slot: number; seqs: string[]; prefill: number; decode: number; held: number; preempted: number }[];

@@ -9,7 +9,7 @@ import type { Socket } from 'socket.io-client';
 import { GenerationView, WIRE, type GenerationMessage } from '@inferscope/core/live';
 import type { Frame } from '@inferscope/core';
 import { startRealServer, type RealServer } from './real-server.ts';
-import { readTokenStream } from '../../apps/web/src/teach/token-stream.ts';
+import { streamTokens } from '../support/generate-stream.ts';
 
 const MODEL = 'tiny_lm_generate';
 let server: RealServer;
@@ -45,13 +45,7 @@ async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void
   }
 }
 
-async function stream(prompt: string, maxTokens: number): Promise<number> {
-  const res = await fetch(`${server.url}/v2/models/${MODEL}/generate_stream`, { method: 'POST', body: JSON.stringify({ text_input: prompt, max_tokens: maxTokens }) });
-  assert.equal(res.status, 200);
-  const read = await readTokenStream(res.body!, 0, () => 0, () => {});
-  assert.equal(read.error, undefined);
-  return read.tokens.length;
-}
+const stream = (prompt: string, maxTokens: number) => streamTokens(server.url, MODEL, prompt, maxTokens);
 
 test('the dashboard gets the token timeline, the block map filling and freeing, and the figures, folded', { timeout: 60_000 }, async () => {
   const early = listen(await server.connect());
