@@ -22,13 +22,14 @@ after(async () => {
 });
 
 interface Listener {
+  socket: Socket;
   view: GenerationView;
   messages: GenerationMessage[];
   frames: Frame[];
 }
 
 function listen(socket: Socket): Listener {
-  const l: Listener = { view: new GenerationView(), messages: [], frames: [] };
+  const l: Listener = { socket, view: new GenerationView(), messages: [], frames: [] };
   socket.on(WIRE.generation, (m: GenerationMessage) => {
     l.messages.push(m);
     for (const u of m.models) if (u.model === MODEL) l.view.apply(u);
@@ -94,4 +95,18 @@ test('the dashboard gets the token timeline, the block map filling and freeing, 
   assert.deepEqual(late.view.cells, v.cells);
   assert.deepEqual(late.view.points, v.points);
   assert.deepEqual(late.view.kv, v.kv);
+  early.socket.close();
+  late.socket.close();
+});
+
+test('with nobody watching nothing is folded: the next client sees only what ran after it connected', { timeout: 60_000 }, async () => {
+  await new Promise((r) => setTimeout(r, 300)); // the gateway sees the last client leave
+  assert.equal(await stream('nobody watches this one', 12), 12);
+  const next = listen(await server.connect());
+  await new Promise((r) => setTimeout(r, 600));
+  assert.equal(next.messages.length, 0, 'no picture kept from before');
+  assert.equal(await stream('watched', 10), 10);
+  await until('the watched stream drawn', () => next.view.cells.filter((c) => c.kind === 'decode').length === 9 && next.view.kv?.usage.usedBlocks === 0);
+  assert.equal(new Set(next.view.cells.map((c) => c.id)).size, 1, 'only the sequence that ran while it watched');
+  assert.equal(next.messages[0]!.models[0]!.reset, true);
 });

@@ -57,8 +57,13 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   let closed = false;
   const generation = new GenerationFeeds(deps.generation);
   const offBus = deps.bus.on((e) => {
-    // an iterative model's step events (one per token) are folded here and sent as `generation` messages, not frames
-    if (e.type === 'iterative') return generation.on(e);
+    // an iterative model's step events (one per token) are folded here and sent as `generation` messages, not
+    // frames; only while someone watches, as frames: a fold kept for nobody would promote its samples to the
+    // old generation of the heap and cost the serving path (frame-coalescer.ts's push says how much)
+    if (e.type === 'iterative') {
+      if (coalescer.hasClients) generation.on(e);
+      return;
+    }
     coalescer.push(e);
     stats.add(e);
     if (e.type === 'config.changed') history.pushConfigChange(e);
@@ -173,6 +178,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       clearInterval(generationTimer);
       frameTimer = undefined;
       generationTimer = undefined;
+      generation.clear(); // what it held misses what happens next: a later client starts from its own connect
     }
   };
   // A few times a second, not per frame: a step's cells and the block map change per step, and the views

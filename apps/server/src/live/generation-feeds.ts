@@ -4,7 +4,9 @@
  * feeds' picture. At each tick the feeds that moved read their model's block map (once, from the model
  * list: its `kv_blocks` is computed when read), every client in step gets the same deltas, and a client
  * that is new, asked to resync or was skipped while its socket was backed up gets everything kept
- * (`reset`), so a missed delta never leaves a hole in its timeline.
+ * (`reset`), so a missed delta never leaves a hole in its timeline. Fed only while a client is connected
+ * (the gateway's rule for frames too): a sequence already running when folding starts shows from its next
+ * join, and nothing stale survives the time nobody watched.
  */
 import type { IterativeEvent, ModelSnapshot } from '@inferscope/core';
 import type { IterEvent } from '@inferscope/core/iterative';
@@ -63,6 +65,12 @@ export class GenerationFeeds {
       send(id, { t: now, models: full });
       this.inStep.add(id);
     }
+  }
+
+  /** Drops every feed (nobody watches): the next events start fresh ones. */
+  clear(): void {
+    this.feeds.clear();
+    this.inStep.clear();
   }
 
   forget(client: string): void {
