@@ -6,7 +6,7 @@
  * that is new, asked to resync or was skipped while its socket was backed up gets everything kept
  * (`reset`), so a missed delta never leaves a hole in its timeline. Fed only while a client is connected
  * (the gateway's rule for frames too): a sequence already running when folding starts shows from its next
- * join, and nothing stale survives the time nobody watched.
+ * step (without its TTFT), and nothing stale survives the time nobody watched.
  */
 import type { IterativeEvent, ModelSnapshot } from '@inferscope/core';
 import type { IterEvent } from '@inferscope/core/iterative';
