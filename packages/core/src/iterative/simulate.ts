@@ -27,6 +27,8 @@ export interface GenSimulation {
   arrivals: readonly GenArrival[];
   batching: GenBatching;
   vocab?: number;
+  /** the step_finished and idle events carry the block map (StepLoopOptions.blockMaps): the lessons draw it per step */
+  blockMaps?: boolean;
 }
 
 export interface GenSimResult {
@@ -48,6 +50,7 @@ export function simulateGeneration(sim: GenSimulation): GenSimResult {
     clock,
     executor,
     planner: newPlanner(sim.batching, sim.knobs),
+    blockMaps: sim.blockMaps,
     listener: (e) => {
       events.push(e);
       figures.on(e);
