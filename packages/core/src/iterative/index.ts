@@ -11,3 +11,4 @@ export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type
 export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';
 export { TokenTimeline, type TimelineCell } from './timeline';
 export { planIterativeChange, type IterativeChange } from './live-change';
+export { replanAtBoundary, type Replan } from './replan';
