@@ -53,7 +53,7 @@ async function stepsLater(n: number): Promise<void> {
 const PROMPTS = ['Hello, world', 'continuous batching', 'KV', 'InferScope serves tokens', 'a b c d e f', 'live knobs', 'preempt me', 'z'];
 const maxTokensOf = (i: number) => 10 + (i * 7) % 19;
 
-const kvEntry = () => server.built.memory.deviceMemory('cpu').entries.find((e) => e.model === MODEL && e.instance === 'kv_cache')?.bytes;
+const kvEntry = () => server.built.memory.snapshot().flatMap((d) => d.entries).find((e) => e.model === MODEL && e.instance === 'kv_cache')?.bytes;
 
 test('knobs changed live under generate_stream traffic: one complete answer per request, the tokens each prompt has alone', { timeout: 180_000 }, async () => {
   const alone: string[][] = [];
