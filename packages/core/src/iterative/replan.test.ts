@@ -6,7 +6,8 @@ import { ContinuousPlanner } from './continuous';
 import { replanAtBoundary, type Replan } from './replan';
 import { SimStepExecutor, simGenerateAlone, type StepCost } from './sim-step';
 import { StepLoop } from './step-loop';
-import type { GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
+import { newPlanner } from './simulate';
+import type { GenBatching, GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
 
 const KNOBS: IterativeKnobs = { maxNumSequences: 4, maxNumTokens: 32, enableChunkedContext: true, policy: 'max_utilization', totalBlocks: 24, blockTokens: 4 };
 const COST: StepCost = { fixed_us: 1000, per_sequence_us: 100, per_token_us: 10 };
@@ -21,10 +22,10 @@ function workload(n: number, seed: number): { atUs: number; request: GenRequest 
 }
 
 /** A loop on the virtual clock serving `arrivals`, with knob changes at the given times. */
-function run(arrivals: ReturnType<typeof workload>, changes: { atUs: number; knobs: Partial<IterativeKnobs> }[] = []) {
+function run(arrivals: ReturnType<typeof workload>, changes: { atUs: number; knobs: Partial<IterativeKnobs> }[] = [], batching: GenBatching = 'continuous') {
   const clock = new VirtualClock(0);
   const events: IterEvent[] = [];
-  const loop = new StepLoop({ clock, planner: new ContinuousPlanner(KNOBS), executor: new SimStepExecutor(clock, COST, KNOBS), listener: (e) => events.push(e) });
+  const loop = new StepLoop({ clock, planner: newPlanner(batching, KNOBS), executor: new SimStepExecutor(clock, COST, KNOBS), listener: (e) => events.push(e) });
   const outcomes = new Map<string, GenOutcome[]>();
   const streamed = new Map<string, number[]>();
   const results: (Replan | string)[] = [];
@@ -47,7 +48,7 @@ function run(arrivals: ReturnType<typeof workload>, changes: { atUs: number; kno
       // each change builds on the one before (all accepted in the test that chains them)
       const next = { ...knobs, ...c.knobs };
       knobs = next;
-      replanAtBoundary(loop, 'continuous', next, (k) => {
+      replanAtBoundary(loop, batching, next, (k) => {
         recomputed += loop.current.live().running.length;
         return new SimStepExecutor(clock, COST, k);
       }).then(
@@ -131,4 +132,23 @@ test('boundary work runs after the step in flight ends and before the next is fo
   h.clock.runUntilIdle();
   assert.equal(await done, 'ran');
   assert.ok(/step_finished$/.test(seen[0]!), `ran right after the step ended: ${seen[0]}`);
+});
+
+test('the request-level baseline takes the same changes by a new planner: its batches re-formed, every request answered once with its tokens', async () => {
+  const arrivals = workload(10, 11);
+  const h = run(arrivals, [
+    { atUs: 1_500, knobs: { maxNumSequences: 2 } },
+    { atUs: 5_000, knobs: { totalBlocks: 12 } },
+    { atUs: 9_000, knobs: { maxNumSequences: 6, totalBlocks: 40 } },
+  ], 'static');
+  h.clock.runUntilIdle();
+  await settle();
+  assert.deepEqual(h.results, ['replanned', 'replanned', 'replanned']);
+  assert.ok(h.recomputed() > 0, 'a batch was running when its planner was replaced');
+  for (const { request } of arrivals) {
+    const ends = h.outcomes.get(request.id) ?? [];
+    assert.equal(ends.length, 1, `${request.id} answered exactly once`);
+    assert.deepEqual(ends[0]!.ok && ends[0]!.tokens, simGenerateAlone(request.prompt, request.maxTokens), request.id);
+  }
+  assert.ok(h.loop.idle);
 });
