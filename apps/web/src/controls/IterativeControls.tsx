@@ -23,7 +23,11 @@ function KnobInput(props: { knob: IterativeKnob; model: ModelLive; disabled: boo
   const current = liveValue(m, knob.field);
   const [draft, setDraft] = useState(current);
   useEffect(() => setDraft(current), [m.key, current]);
-  const send = (value: number | boolean | string) => void sendControl({ action: 'setIterativeKnobs', model: m.name, version: m.version, [knob.field]: value });
+  // a refused value goes back to the live one (the reason is in the acknowledgement log)
+  const send = (value: number | boolean | string) => void sendControl({ action: 'setIterativeKnobs', model: m.name, version: m.version, [knob.field]: value })
+    .then((ack) => {
+      if (!ack.ok) setDraft(current);
+    });
   const id = `knob-${knob.field}`;
   return (
     <label className="field" data-testid={id}>
@@ -42,7 +46,9 @@ function KnobInput(props: { knob: IterativeKnob; model: ModelLive; disabled: boo
         </span>
       )}
       {knob.kind === 'switch' && (
-        <input type="checkbox" checked={current === 'true'} disabled={props.disabled} data-testid={`${id}-input`} onChange={(e) => send(e.target.checked)} aria-label={knob.field} />
+        <span className="flex">
+          <input type="checkbox" checked={current === 'true'} disabled={props.disabled} data-testid={`${id}-input`} onChange={(e) => send(e.target.checked)} aria-label={knob.field} />
+        </span>
       )}
       {knob.kind === 'choice' && (
         <select className="input" value={current} disabled={props.disabled} data-testid={`${id}-input`} onChange={(e) => send(e.target.value)} aria-label={knob.field}>

@@ -20,12 +20,12 @@ export const ITERATIVE_CONTROLS_ZH: typeof ITERATIVE_CONTROLS_EN = {
   heading: '连续批处理（下一步生效）',
   knob: {
     max_num_sequences: '每步最多的序列数',
-    max_num_tokens: '每步的新 token 数（预填充 + 解码）',
-    max_tokens_in_paged_kv_cache: 'KV 缓存预算（token 数）',
+    max_num_tokens: '每步的新词元数（预填充 + 解码）',
+    max_tokens_in_paged_kv_cache: 'KV 缓存预算（词元数）',
     enable_chunked_context: '长提示词分多步预填充',
     batch_scheduler_policy: 'KV 块用尽时：等待，或抢占最新的序列',
   },
   unset: '默认',
   caption:
-    '序列数、token 预算和分块预填充原地生效。策略和 KV 预算决定 KV 缓存的大小：换上新的缓存，正在运行的序列重新计算其文本（显示为抢占），不丢失任何序列。',
+    '序列数、词元预算和分块预填充原地生效。策略和 KV 预算决定 KV 缓存的大小：换上新的缓存，正在运行的序列重新计算其文本（显示为抢占），不丢失任何序列。',
 };
