@@ -123,6 +123,11 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
   assert.equal(ends.length, got.length);
   assert.ok(ends.every((e) => e.type === 'seq_finished' && e.outcome === 'done'));
   assert.ok(iterEvents(first).some((e) => e.type === 'seq_preempted'), 'a new planner took over running sequences (recomputed)');
+  // recorded like every live change: one config.changed per accepted change (the charts' config markers), none for a refusal
+  const markers = server.events.slice(first).filter((e) => e.type === 'config.changed' && e.model === MODEL) as { changes: { path: string }[]; by: string }[];
+  assert.equal(markers.length, CHANGES.length);
+  assert.deepEqual(markers.map((m) => m.changes.map((c) => c.path).sort()), CHANGES.map(([, paths]) => [...paths].sort()));
+  assert.ok(markers.every((m) => m.by.startsWith('dashboard')), markers[0]?.by);
   // the KV budget followed max_tokens_in_paged_kv_cache (16 tokens a block), and so did the ledger
   assert.deepEqual(blocksAfter.slice(2, 6), [32, 32, 64, 256]);
   assert.equal(kvEntry(), kvAtLoad, 'back at 4096 tokens, the ledger holds what it held at load');
