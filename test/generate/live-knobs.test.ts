@@ -102,6 +102,7 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
     [{ enable_chunked_context: 'yes' }, /'enable_chunked_context' must be true or false/],
     [{ max_tokens_in_paged_kv_cache: 64 }, /parameter 'max_tokens_in_paged_kv_cache' of model 'tiny_lm_generate' caps the KV cache: .*less than one sequence's maximum of 256 tokens/],
     [{ max_batch_size: 4 }, /unknown field 'max_batch_size' in setIterativeKnobs/],
+    [{ action: 'setDynamicBatching', max_queue_delay_microseconds: 100 }, /model 'tiny_lm_generate' is an iterative model .*with setIterativeKnobs, not dynamic batching/],
     [{}, /setIterativeKnobs needs at least one of: max_num_sequences, max_num_tokens, max_tokens_in_paged_kv_cache, enable_chunked_context, batch_scheduler_policy/],
   ];
   for (const [change, reason] of refusals) {
