@@ -83,6 +83,7 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
     [{ max_num_tokens: 256, enable_chunked_context: false, max_num_sequences: 3 }, ['parameters.max_num_sequences', 'parameters.max_num_tokens', 'parameters.enable_chunked_context']],
   ];
   const blocksAfter: number[] = [];
+  const ledgerAfter: (number | undefined)[] = [];
   for (const [change, paths] of CHANGES) {
     await stepsLater(3);
     const ack = await control(change);
@@ -92,6 +93,7 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
     await stepsLater(1);
     const started = iterEvents(first).filter((e) => e.type === 'step_started').at(-1) as Extract<IterEvent, { type: 'step_started' }>;
     blocksAfter.push(started.kv.totalBlocks);
+    ledgerAfter.push(kvEntry());
   }
   // the same knob again is no change, and a bad value is refused with its reason, changing nothing
   assert.deepEqual(await control({ max_num_sequences: 3 }), { ok: true, changes: [] });
@@ -131,6 +133,7 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
   assert.ok(markers.every((m) => m.by.startsWith('dashboard')), markers[0]?.by);
   // the KV budget followed max_tokens_in_paged_kv_cache (16 tokens a block), and so did the ledger
   assert.deepEqual(blocksAfter.slice(2, 6), [32, 32, 64, 256]);
+  assert.deepEqual(ledgerAfter.slice(2, 6), [32, 32, 64, 256].map((blocks) => (kvAtLoad! / 256) * blocks), 'the ledger\'s kv_cache entry is resized with it');
   assert.equal(kvEntry(), kvAtLoad, 'back at 4096 tokens, the ledger holds what it held at load');
   const idle = iterEvents(first).filter((e) => e.type === 'idle').at(-1)!;
   assert.ok(idle.type === 'idle' && idle.kv.usedBlocks === 0, 'every block free once the traffic ended');

@@ -198,9 +198,10 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     }
     try {
       await replanAtBoundary(loop, this.batching, setup.knobs, (knobs) => {
+        const executor = this.stepExecutor(setup, knobs);
         // accepted: the ledger's kv_cache entry takes the new size (it fits: the plan was sized from what is free)
         this.kv?.update(knobs.totalBlocks * setup.plan.bytesPerBlock, 'modelled');
-        return this.stepExecutor(setup, knobs);
+        return executor;
       });
     } catch (e) {
       throw errors.INVALID((e as Error).message);
