@@ -147,3 +147,31 @@ test('knobs changed live under generate_stream traffic: one complete answer per 
   assert.match(text, /parameters \{ key: "batch_scheduler_policy" value: \{ string_value: "guaranteed_no_evict" \} \}/);
   assert.match(text, /^# tiny_lm_generate: /, 'its comments kept');
 });
+
+test('without a memory budget the KV memory follows max_num_sequences, live as at load: the cache is re-sized and nothing is lost', { timeout: 120_000 }, async () => {
+  const own = await tempRepository([MODEL]);
+  const bare = await startTestServer({ modelRepositories: [own.dir] });
+  const s = await connectSocket(bare.url);
+  try {
+    const ask = (text_input: string) =>
+      fetch(`${bare.url}/v2/models/${MODEL}/generate`, { method: 'POST', body: JSON.stringify({ text_input, max_tokens: 20 }) }).then(async (r) => {
+        assert.equal(r.status, 200);
+        return ((await r.json()) as { text_output: string }).text_output;
+      });
+    const alone = await ask('no budget');
+    const kv = () => bare.built.memory.snapshot().flatMap((d) => d.entries).find((e) => e.model === MODEL && e.instance === 'kv_cache')!.bytes;
+    const atLoad = kv();
+    const running = [ask('no budget'), ask('no budget'), ask('no budget')];
+    const ack = (await s.timeout(30_000).emitWithAck('control', { action: 'setIterativeKnobs', model: MODEL, max_num_sequences: 4 })) as Ack;
+    assert.equal(ack.ok, true, ack.error);
+    // 8 x 256 tokens at load (128 blocks), 4 x 256 now
+    assert.equal(kv(), atLoad / 2);
+    assert.deepEqual(await Promise.all(running), [alone, alone, alone]);
+    const steps = bare.events.flatMap((e) => (e.type === 'iterative' && e.model === MODEL && (e.event as IterEvent).type === 'step_started' ? [e.event as Extract<IterEvent, { type: 'step_started' }>] : []));
+    assert.equal(steps.at(-1)!.kv.totalBlocks, 64);
+  } finally {
+    s.close();
+    await bare.close();
+    await own.remove();
+  }
+});
