@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { VirtualClock } from '../clock/virtual-clock';
 import { mulberry32 } from '../load/rng';
 import { ContinuousPlanner } from './continuous';
+import { GenSequence } from './sequence';
 import { replanAtBoundary, type Replan } from './replan';
 import { SimStepExecutor, simGenerateAlone, type StepCost } from './sim-step';
 import { StepLoop } from './step-loop';
@@ -151,4 +152,24 @@ test('the request-level baseline takes the same changes by a new planner: its ba
     assert.deepEqual(ends[0]!.ok && ends[0]!.tokens, simGenerateAlone(request.prompt, request.maxTokens), request.id);
   }
   assert.ok(h.loop.idle);
+});
+
+test('a planner that takes over puts the admitted sequences first, oldest first and recomputed, then the waiting ones in order', () => {
+  const old = new ContinuousPlanner({ ...KNOBS, maxNumSequences: 2 });
+  for (const id of ['a', 'b', 'c', 'd']) assert.equal(old.enqueue(new GenSequence({ id, prompt: [1, 2, 3], maxTokens: 4 })), null);
+  const step = old.plan()!;
+  assert.deepEqual(step.joined, ['a', 'b']);
+  old.complete(step, step.batch.rows.map(() => 7));
+  assert.deepEqual(old.live().running.map((s) => s.cached), [3, 3]);
+  const next = new ContinuousPlanner({ ...KNOBS, totalBlocks: 12 });
+  assert.equal(next.takeOverProblem(old), null);
+  const handed = old.handOver();
+  next.takeOver(handed);
+  assert.deepEqual(next.queues, { waiting: ['a', 'b', 'c', 'd'], running: [] });
+  assert.deepEqual(handed.recomputed.map((s) => [s.id, s.cached, s.generated.length, s.preemptions]), [['a', 0, 1, 1], ['b', 0, 1, 1]]);
+  assert.equal(old.busy, false, 'the old planner holds nothing');
+  // the step numbering carries on, and the recompute feeds each whole known text (prompt + its token)
+  const first = next.plan()!;
+  assert.equal(first.batch.step, 2);
+  assert.deepEqual(first.batch.rows.filter((r) => r.id === 'a' || r.id === 'b').map((r) => r.tokens), [[1, 2, 3, 7], [1, 2, 3, 7]]);
 });
