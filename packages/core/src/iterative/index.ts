@@ -1,7 +1,7 @@
 // Iteration-level (continuous, in-flight) batching of a generative model over the paged KV cache.
 export type { GenOutcome, GenRequest, GenSink, IterEvent, IterativeKnobs, StepBatch, StepExecutor, StepRow, StepRowView, StepTokens } from './types';
 export { GenSequence, genRequestProblem, knobProblems } from './sequence';
-export { checkStepTokens, PlannerBase, type Delivered, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
+export { checkStepTokens, PlannerBase, type Delivered, type HandOver, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
 export { ContinuousPlanner, type LiveKnobs } from './continuous';
 export { StaticBatchPlanner } from './static-batch';
 export { StepLoop, type StepLoopOptions } from './step-loop';
@@ -10,3 +10,5 @@ export { GenFigures, type GenFiguresOptions, type GenSummary, type GenWindow, ty
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenSimResult, type GenSimulation } from './simulate';
 export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';
 export { TokenTimeline, type TimelineCell } from './timeline';
+export { planIterativeChange, type IterativeChange } from './live-change';
+export { replanAtBoundary, type Replan } from './replan';
