@@ -7,7 +7,7 @@
 
 export const ACCELERATOR_EN = {
   title: 'Two models, one accelerator: the rate limiter and the response cache',
-  claim: 'Two heavy models on one accelerator slow each other when they run at once; Triton\'s rate limiter makes them take turns, and the lower priority weight gets more turns. A response cache skips work that repeats: at a 50% hit rate the compute halves, and unique inputs pay only the lookup.',
+  claim: 'Two heavy models on one accelerator slow each other when they run at once; the rate limiter makes them take turns, the lower priority weight more often. A response cache skips repeats: at a 50% hit rate the compute halves; unique inputs pay only the lookup.',
   intro: [
     'One GPU often serves several models. Two heavy ones that run batches at the same time share its cores: each batch takes about twice as long, and neither gets anything done sooner.',
     'Triton\'s rate limiter (--rate-limit execution_count) lets an instance start a batch only when the resources its instance_group\'s rate_limiter names are free. Give both models the one resource accel of count 1 and they take turns. Who goes next is a weight: executions x priority, lowest first, so a model at priority 1 gets four turns for every one of a model at priority 4.',
@@ -44,7 +44,7 @@ export interface LimiterVerdict {
   /** speech_net's priority shown, and the widest the knob offers */
   priority: number;
   widest: number;
-  /** batch time per model (vision_net, speech_net): with the limiter off, and on at equal priorities */
+  /** batch time per model (vision_net, speech_net): with the limiter off, and on (the run shown; at equal priorities while off) */
   offBatch: [string, string];
   onBatch: [string, string];
   /** turns and p99 per model in the run shown */
@@ -104,18 +104,18 @@ export const ACCELERATOR_DEMO_EN: AcceleratorDemoText = {
   busy: 'busy',
   waiting: 'waiting for accel',
   axis: 'simulated time',
-  figures: { model: 'model', turns: 'turns', batch: 'mean batch', wait: 'waited for accel', p99: 'p99' },
-  cacheFigures: { row: 'run', compute: 'compute time', hits: 'hits', misses: 'misses', p50: 'median answer' },
+  figures: { model: 'model', turns: 'turns', batch: 'batch', wait: 'waited for accel', p99: 'p99' },
+  cacheFigures: { row: 'run', compute: 'compute', hits: 'hits', misses: 'misses', p50: 'p50' },
   rowName: (inputs, cache) => `${inputs}, cache ${cache}`,
   rows: 'Every run (the rows the verdict is computed from)',
   limiterVerdict: (v, holds) => {
     if (!holds) return `These runs do not bear the claim out: with the limiter off a batch took ${v.offBatch[0]} / ${v.offBatch[1]}, with it ${v.onBatch[0]} / ${v.onBatch[1]}; at priority ${v.widest} vision_net got ${v.widestTurns[0]} turns and speech_net ${v.widestTurns[1]}.`;
-    if (!v.on) return `Limiter off: vision_net and speech_net computed at once for ${v.overlap}, and each batch took ${v.offBatch[0]} / ${v.offBatch[1]} instead of ${v.onBatch[0]} / ${v.onBatch[1]} when they take turns. Turns ${v.turns[0]} and ${v.turns[1]}; p99 ${v.p99[0]} and ${v.p99[1]}.`;
-    const share = v.priority === 1 ? `At equal priorities they shared the turns: ${v.turns[0]} and ${v.turns[1]}` : `vision_net (priority 1) got ${v.turns[0]} turns to speech_net's ${v.turns[1]}`;
-    return `execution_count, speech_net at priority ${v.priority}: the two never computed at once, and each batch took ${v.onBatch[0]} / ${v.onBatch[1]} (${v.offBatch[0]} / ${v.offBatch[1]} with the limiter off). ${share}; p99 ${v.p99[0]} and ${v.p99[1]}.`;
+    if (!v.on) return `Limiter off: both computed at once for ${v.overlap}, and a batch took ${v.offBatch[0]} / ${v.offBatch[1]}, against ${v.onBatch[0]} / ${v.onBatch[1]} taking turns. Turns ${v.turns[0]} and ${v.turns[1]}; p99 ${v.p99[0]} and ${v.p99[1]}.`;
+    const share = v.priority === 1 ? `Equal priorities share the turns: ${v.turns[0]} and ${v.turns[1]}` : `vision_net (priority 1) got ${v.turns[0]} turns to speech_net's ${v.turns[1]}`;
+    return `Priority ${v.priority}: never both at once; a batch took ${v.onBatch[0]} / ${v.onBatch[1]} (${v.offBatch[0]} / ${v.offBatch[1]} with the limiter off). ${share}; p99 ${v.p99[0]} and ${v.p99[1]}.`;
   },
   cacheVerdict: (v, holds) => holds
-    ? `With half the inputs repeated the cache answered ${v.hits} of ${v.sent} requests at the door (${v.hitRate}), and the instance computed for ${v.computeOn} instead of ${v.computeOff} (${v.ratio}). With unique inputs it hit ${v.uniqueHits} times, computed the same ${v.uniqueCompute}, and each answer came ${v.lookup} (the lookup) later.`
+    ? `Half repeated: ${v.hits} of ${v.sent} answered at the door (${v.hitRate}); compute ${v.computeOn} instead of ${v.computeOff} (${v.ratio}). All unique: ${v.uniqueHits} hits, the same ${v.uniqueCompute}, each answer ${v.lookup} (the lookup) later.`
     : `These runs do not bear the claim out: ${v.hits} hits of ${v.sent} (${v.hitRate}), compute ${v.computeOn} with the cache against ${v.computeOff} without (${v.ratio}); unique inputs: ${v.uniqueHits} hits, compute ${v.uniqueCompute}.`,
 };
 
@@ -133,15 +133,15 @@ export const ACCELERATOR_DEMO_ZH: AcceleratorDemoText = {
   busy: '忙碌',
   waiting: '等待 accel',
   axis: '模拟时间',
-  figures: { model: '模型', turns: '轮次', batch: '平均批次耗时', wait: '等待 accel', p99: 'p99' },
-  cacheFigures: { row: '运行', compute: '计算时间', hits: '命中', misses: '未命中', p50: '应答中位数' },
+  figures: { model: '模型', turns: '轮次', batch: '批次耗时', wait: '等待 accel', p99: 'p99' },
+  cacheFigures: { row: '运行', compute: '计算时间', hits: '命中', misses: '未命中', p50: 'p50' },
   rowName: (inputs, cache) => `${inputs}，缓存${cache}`,
   rows: '每次运行（结论由这些行算出）',
   limiterVerdict: (v, holds) => {
     if (!holds) return `这几次运行没有证实这个结论：限制器关闭时一个批次耗时 ${v.offBatch[0]} / ${v.offBatch[1]}，开启时 ${v.onBatch[0]} / ${v.onBatch[1]}；priority 为 ${v.widest} 时 vision_net 轮到 ${v.widestTurns[0]} 次，speech_net 轮到 ${v.widestTurns[1]} 次。`;
-    if (!v.on) return `限制器关闭：vision_net 和 speech_net 同时计算了 ${v.overlap}，每个批次耗时 ${v.offBatch[0]} / ${v.offBatch[1]}，而轮流运行时只要 ${v.onBatch[0]} / ${v.onBatch[1]}。轮次 ${v.turns[0]} 和 ${v.turns[1]}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
-    const share = v.priority === 1 ? `priority 相同时两者平分轮次：${v.turns[0]} 和 ${v.turns[1]}` : `vision_net（priority 1）轮到 ${v.turns[0]} 次，speech_net 只轮到 ${v.turns[1]} 次`;
-    return `execution_count，speech_net 的 priority 为 ${v.priority}：两者从不同时计算，每个批次耗时 ${v.onBatch[0]} / ${v.onBatch[1]}（限制器关闭时 ${v.offBatch[0]} / ${v.offBatch[1]}）。${share}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
+    if (!v.on) return `限制器关闭：两者同时计算了 ${v.overlap}，一个批次耗时 ${v.offBatch[0]} / ${v.offBatch[1]}，轮流运行时只要 ${v.onBatch[0]} / ${v.onBatch[1]}。轮次 ${v.turns[0]} 和 ${v.turns[1]}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
+    const share = v.priority === 1 ? `priority 相同时平分轮次：${v.turns[0]} 和 ${v.turns[1]}` : `vision_net（priority 1）轮到 ${v.turns[0]} 次，speech_net 只轮到 ${v.turns[1]} 次`;
+    return `priority ${v.priority}：两者从不同时计算，一个批次耗时 ${v.onBatch[0]} / ${v.onBatch[1]}（限制器关闭时 ${v.offBatch[0]} / ${v.offBatch[1]}）。${share}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
   },
   cacheVerdict: (v, holds) => holds
     ? `一半输入重复时，缓存在门口就应答了 ${v.sent} 个请求中的 ${v.hits} 个（${v.hitRate}），实例的计算时间从 ${v.computeOff} 降到 ${v.computeOn}（${v.ratio}）。输入全部不同时命中 ${v.uniqueHits} 次，计算时间同样是 ${v.uniqueCompute}，每个应答只晚了 ${v.lookup}（查找的代价）。`

@@ -21,10 +21,10 @@ const text = () => (language() === 'zh' ? ACCELERATOR_DEMO_ZH : ACCELERATOR_DEMO
 type Part = 'limiter' | 'cache';
 const pctOf = (v: number, end: number) => `${Math.max(0, Math.min(100, (v / end) * 100))}%`;
 
-function Choice<T extends string | number>(props: { label: string; values: readonly T[]; value: T; name: (v: T) => string; set: (v: T) => void; testid: string; disabled?: boolean; note?: string }) {
+function Choice<T extends string | number>(props: { label: string; hideLabel?: boolean; code?: boolean; values: readonly T[]; value: T; name: (v: T) => string; set: (v: T) => void; testid: string; disabled?: boolean; note?: string }) {
   return (
     <div role="group" aria-label={props.label} className="flex gap-1 items-center">
-      <span className="font-semibold mr-1">{props.label}</span>
+      {!props.hideLabel && (props.code ? <code className="font-semibold mr-1">{props.label}</code> : <span className="font-semibold mr-1">{props.label}</span>)}
       {props.values.map((v) => (
         <button key={v} type="button" className="btn" aria-pressed={v === props.value} disabled={props.disabled} onClick={() => props.set(v)} data-testid={`${props.testid}-${v}`}>{props.name(v)}</button>
       ))}
@@ -33,14 +33,21 @@ function Choice<T extends string | number>(props: { label: string; values: reado
   );
 }
 
+/** the lane's figures beside it, one column each, aligned across the lanes (they are the picture's table) */
+const LANE_COLUMNS = { display: 'grid', gridTemplateColumns: 'minmax(0, 1fr) 7.5rem 3.2rem 5rem 5.2rem', columnGap: '0.6rem', alignItems: 'center' } as const;
+
 function LimiterPicture(props: { run: AcceleratorRun; t: AcceleratorDemoText }) {
   const { run, t } = props;
   return (
-    <figure className="exp-chart space-y-1 lg:col-span-3" data-testid="accelerator-picture">
+    <figure className="exp-chart space-y-1" data-testid="accelerator-picture">
       <div className="exp-bars" role="img" aria-label={`${t.busy} / ${t.waiting}`}>
+        <div className="text-sm font-semibold" style={LANE_COLUMNS}>
+          <span className="text-muted font-normal">{t.axis}: 0 – {formatUs(PICTURE_US)}</span>
+          {[t.figures.model, t.figures.turns, t.figures.batch, t.figures.p99].map((h) => <span key={h}>{h}</span>)}
+        </div>
         {run.models.map((m, i) => (
-          <div key={m.model} className="exp-row" data-testid="accel-lane" data-model={m.model}>
-            <div className="exp-track" style={{ background: 'var(--c-grid, transparent)', height: '2rem' }}>
+          <div key={m.model} style={LANE_COLUMNS} data-testid="accel-lane" data-model={m.model}>
+            <div className="exp-track" style={{ background: 'var(--c-grid, transparent)', height: '1.6rem' }}>
               {m.spans.filter((s) => s.from < PICTURE_US).map((s) => (
                 <span key={`${s.state}${s.from}`} className="exp-bar" data-testid="accel-span" data-state={s.state} data-from={s.from} data-to={s.to}
                   title={`${m.model} ${s.state === 'busy' ? t.busy : t.waiting}: ${formatUs(s.from)} – ${formatUs(s.to)}`}
@@ -52,14 +59,17 @@ function LimiterPicture(props: { run: AcceleratorRun; t: AcceleratorDemoText }) 
                   }} />
               ))}
             </div>
-            <span className="exp-value text-sm font-mono" data-verbatim>{m.model}</span>
+            {/* the figures of the whole run (the lane draws its first PICTURE_US) */}
+            <span className="text-sm font-mono font-semibold" data-verbatim>{m.model}</span>
+            <span className="text-sm font-mono" data-testid="accel-figure" data-model={m.model} data-turns={m.executions} data-batch={m.meanBatchUs} data-p99={m.p99Us}>{m.executions}</span>
+            <span className="text-sm font-mono whitespace-nowrap">{formatUs(m.meanBatchUs)}</span>
+            <span className="text-sm font-mono whitespace-nowrap">{formatUs(m.p99Us)}</span>
           </div>
         ))}
       </div>
       <figcaption className="text-sm text-muted flex gap-3 flex-wrap">
         <span><span className="inline-block w-3 h-3 align-middle" style={{ background: modelColour(0) }} /> {t.busy}</span>
         <span><span className="inline-block w-3 h-3 align-middle" style={{ background: `repeating-linear-gradient(45deg, transparent 0 3px, ${modelColour(0)} 3px 5px)`, border: `1px solid ${modelColour(0)}` }} /> {t.waiting}</span>
-        <span>{t.axis}: 0 – {formatUs(PICTURE_US)}</span>
       </figcaption>
     </figure>
   );
@@ -69,20 +79,26 @@ function CachePicture(props: { rows: CacheRun[]; now: CacheRun; t: AcceleratorDe
   const { rows, now, t } = props;
   const end = Math.max(...rows.map((r) => r.computeUs)) * 1.05;
   return (
-    <figure className="exp-chart space-y-1 lg:col-span-3" data-testid="accelerator-picture">
+    <figure className="exp-chart space-y-1" data-testid="accelerator-picture">
       <div className="exp-bars" role="img" aria-label={t.cacheFigures.compute}>
+        <div className="text-sm font-semibold" style={LANE_COLUMNS}>
+          <span className="text-muted font-normal">{t.cacheFigures.row}</span>
+          {[t.cacheFigures.compute, t.cacheFigures.hits, t.cacheFigures.misses, t.cacheFigures.p50].map((h) => <span key={h}>{h}</span>)}
+        </div>
         {rows.map((r) => (
-          <div key={`${r.inputs}${r.cache}`} className={`exp-row${r === now ? ' current' : ''}`} data-testid="cache-bar" data-inputs={r.inputs} data-cache={r.cache} data-compute={r.computeUs}>
-            <div className="exp-track">
-              <span className="exp-bar text-sm" style={{ width: pctOf(r.computeUs, end), background: modelColour(r.cache ? 1 : 0), color: 'var(--c-bg)', paddingLeft: 4, overflow: 'hidden', whiteSpace: 'nowrap' }}>
+          <div key={`${r.inputs}${r.cache}`} className={r === now ? 'current' : ''} style={LANE_COLUMNS} data-testid="cache-bar" data-inputs={r.inputs} data-cache={r.cache} data-compute={r.computeUs}>
+            <div className="exp-track" style={{ height: '1.6rem' }}>
+              <span className="exp-bar text-sm" style={{ width: pctOf(r.computeUs, end), background: modelColour(r.cache ? 1 : 0), color: 'var(--c-bg)', paddingLeft: 4, overflow: 'hidden', whiteSpace: 'nowrap', ...(r === now ? { outline: '3px solid var(--c-fg)', outlineOffset: 1 } : {}) }}>
                 {t.rowName(t.inputChoices[r.inputs], t.cacheChoices[r.cache ? 'on' : 'off'])}
               </span>
             </div>
-            <span className="exp-value text-sm">{formatUs(r.computeUs)}</span>
+            <span className="text-sm font-mono whitespace-nowrap" {...(r === now ? { 'data-testid': 'cache-figure', 'data-compute': r.computeUs, 'data-hits': r.hits, 'data-misses': r.misses, 'data-p50': r.p50Us } : {})}>{formatUs(r.computeUs)}</span>
+            <span className="text-sm font-mono">{r.hits}</span>
+            <span className="text-sm font-mono">{r.misses}</span>
+            <span className="text-sm font-mono whitespace-nowrap">{formatUs(r.p50Us)}</span>
           </div>
         ))}
       </div>
-      <figcaption className="text-sm text-muted">{t.cacheFigures.compute}</figcaption>
     </figure>
   );
 }
@@ -105,10 +121,10 @@ export function AcceleratorDemo() {
     <div className="card p-3 mb-2 space-y-3" data-testid="accelerator-demo" data-part={part} data-mode={mode} data-priority={priority}
       data-inputs={inputs} data-cache={cache} data-claim={holds ? 'holds' : 'fails'}>
       <div className="flex flex-wrap gap-x-4 gap-y-2 items-center text-sm">
-        <Choice label={t.part} values={['limiter', 'cache'] as Part[]} value={part} name={(p) => t.parts[p]} set={setPart} testid="accel-part" />
+        <Choice label={t.part} hideLabel values={['limiter', 'cache'] as Part[]} value={part} name={(p) => t.parts[p]} set={setPart} testid="accel-part" />
         {part === 'limiter' ? (
           <>
-            <Choice label={t.mode} values={MODES} value={mode} name={(m) => t.modes[m]} set={setMode} testid="accel-mode" />
+            <Choice label={t.mode} code values={MODES} value={mode} name={(m) => t.modes[m]} set={setMode} testid="accel-mode" />
             <Choice label={t.priority} values={PRIORITIES} value={priority} name={String} set={setPriority} testid="accel-priority" disabled={mode === 'off'} note={mode === 'off' ? t.ignored : undefined} />
           </>
         ) : (
@@ -118,35 +134,12 @@ export function AcceleratorDemo() {
           </>
         )}
       </div>
-      <div className="grid gap-3 lg:grid-cols-5 items-start">
-        {part === 'limiter' ? <LimiterPicture run={a.now} t={t} /> : <CachePicture rows={caching} now={c.now} t={t} />}
-        <div className="lg:col-span-2 space-y-2">
-          {part === 'limiter' ? (
-            <table className="text-sm font-mono" data-testid="accel-figures">
-              <thead><tr>{[t.figures.model, t.figures.turns, t.figures.batch, t.figures.p99].map((h) => <th key={h} className="text-left pr-3">{h}</th>)}</tr></thead>
-              <tbody>
-                {a.now.models.map((m) => (
-                  <tr key={m.model} data-testid="accel-figure" data-model={m.model} data-turns={m.executions} data-batch={m.meanBatchUs} data-p99={m.p99Us}>
-                    <td className="pr-3" data-verbatim>{m.model}</td><td className="pr-3">{m.executions}</td><td className="pr-3">{formatUs(m.meanBatchUs)}</td><td className="pr-3">{formatUs(m.p99Us)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          ) : (
-            <table className="text-sm font-mono" data-testid="cache-figures">
-              <thead><tr>{[t.cacheFigures.compute, t.cacheFigures.hits, t.cacheFigures.misses, t.cacheFigures.p50].map((h) => <th key={h} className="text-left pr-3">{h}</th>)}</tr></thead>
-              <tbody>
-                <tr data-testid="cache-figure" data-compute={c.now.computeUs} data-hits={c.now.hits} data-misses={c.now.misses} data-p50={c.now.p50Us}>
-                  <td className="pr-3">{formatUs(c.now.computeUs)}</td><td className="pr-3">{c.now.hits}</td><td className="pr-3">{c.now.misses}</td><td className="pr-3">{formatUs(c.now.p50Us)}</td>
-                </tr>
-              </tbody>
-            </table>
-          )}
-          <p className="font-semibold" data-testid="accelerator-verdict">
+      {part === 'limiter' ? <LimiterPicture run={a.now} t={t} /> : <CachePicture rows={caching} now={c.now} t={t} />}
+      <p className="font-semibold" data-testid="accelerator-verdict">
             {part === 'limiter'
               ? t.limiterVerdict({
                 on: mode !== 'off', priority, widest: a.widest.priority,
-                offBatch: pair((i) => formatUs(a.off.models[i]!.meanBatchUs)), onBatch: pair((i) => formatUs(a.even.models[i]!.meanBatchUs)),
+                offBatch: pair((i) => formatUs(a.off.models[i]!.meanBatchUs)), onBatch: pair((i) => formatUs((mode === 'off' ? a.even : a.now).models[i]!.meanBatchUs)),
                 turns: pair((i) => a.now.models[i]!.executions), p99: pair((i) => formatUs(a.now.models[i]!.p99Us)),
                 widestTurns: pair((i) => a.widest.models[i]!.executions), overlap: formatUs(overlapUs(a.now)),
               }, holds)
@@ -154,9 +147,7 @@ export function AcceleratorDemo() {
                 hits: c.rOn.hits, sent: c.rOn.sent, hitRate: `${Math.round(c.figures.hitRate * 100)}%`, computeOff: formatUs(c.rOff.computeUs), computeOn: formatUs(c.rOn.computeUs),
                 ratio: `${c.figures.computeRepeated.toFixed(2)}x`, uniqueCompute: formatUs(c.uOn.computeUs), uniqueHits: c.uOn.hits, lookup: formatUs(c.figures.lookupCostUs),
               }, holds)}
-          </p>
-        </div>
-      </div>
+      </p>
       <details data-testid="accelerator-rows">
         <summary className="text-sm cursor-pointer">{t.rows}</summary>
         <table className="text-sm font-mono" data-testid="accelerator-table">
