@@ -141,7 +141,7 @@ export const ACCELERATOR_DEMO_ZH: AcceleratorDemoText = {
     if (!holds) return `这几次运行没有证实这个结论：限制器关闭时一个批次耗时 ${v.offBatch[0]} / ${v.offBatch[1]}，开启时 ${v.onBatch[0]} / ${v.onBatch[1]}；priority 为 ${v.widest} 时 vision_net 轮到 ${v.widestTurns[0]} 次，speech_net 轮到 ${v.widestTurns[1]} 次。`;
     if (!v.on) return `限制器关闭：两者同时计算了 ${v.overlap}，一个批次耗时 ${v.offBatch[0]} / ${v.offBatch[1]}，轮流运行时只要 ${v.onBatch[0]} / ${v.onBatch[1]}。轮次 ${v.turns[0]} 和 ${v.turns[1]}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
     const share = v.priority === 1 ? `priority 相同时平分轮次：${v.turns[0]} 和 ${v.turns[1]}` : `vision_net（priority 1）轮到 ${v.turns[0]} 次，speech_net 只轮到 ${v.turns[1]} 次`;
-    return `priority ${v.priority}：两者从不同时计算，一个批次耗时 ${v.onBatch[0]} / ${v.onBatch[1]}（限制器关闭时 ${v.offBatch[0]} / ${v.offBatch[1]}）。${share}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
+    return `speech_net 的 priority 为 ${v.priority}：两者从不同时计算，一个批次耗时 ${v.onBatch[0]} / ${v.onBatch[1]}（限制器关闭时 ${v.offBatch[0]} / ${v.offBatch[1]}）。${share}；p99 ${v.p99[0]} 和 ${v.p99[1]}。`;
   },
   cacheVerdict: (v, holds) => holds
     ? `一半输入重复时，缓存在门口就应答了 ${v.sent} 个请求中的 ${v.hits} 个（${v.hitRate}），实例的计算时间从 ${v.computeOff} 降到 ${v.computeOn}（${v.ratio}）。输入全部不同时命中 ${v.uniqueHits} 次，计算时间同样是 ${v.uniqueCompute}，每个应答只晚了 ${v.lookup}（查找的代价）。`
