@@ -6,10 +6,10 @@
  * often). From the run's batch events it reads each instance's busy / waiting-for-the-resource spans and
  * the figures the verdict is computed from.
  */
-import { simulate } from '@inferscope/core/sim';
-import { percentile } from '@inferscope/core/sim';
+import { percentile, simulate } from '@inferscope/core/sim';
 import type { SchedulerEvent } from '@inferscope/core';
 import { roundRate, servedPerS } from './rates';
+import { cachedRuns } from './run-cache';
 
 export type LimitMode = 'off' | 'execution_count';
 export const MODES: LimitMode[] = ['off', 'execution_count'];
@@ -55,22 +55,16 @@ export function acceleratorConfig(model: string, priority: number) {
   };
 }
 
-const cache = new Map<string, AcceleratorRun>();
-
 /** the rows the page shows: off once (Triton ignores rate_limiter then), on at every priority */
 export function acceleratorRows(): AcceleratorRun[] {
   return [runAccelerator('off', 1), ...PRIORITIES.map((p) => runAccelerator('execution_count', p))];
 }
 
 /** a run, cached per setting (off ignores the priority, as the server does) */
-export function runAccelerator(mode: LimitMode, priority: number): AcceleratorRun {
-  const key = mode === 'off' ? 'off' : `on/${priority}`;
-  const hit = cache.get(key);
-  if (hit) return hit;
-  const run = simulateAccelerator(mode, mode === 'off' ? 1 : priority);
-  cache.set(key, run);
-  return run;
-}
+export const runAccelerator = cachedRuns(
+  (mode: LimitMode, priority: number) => (mode === 'off' ? 'off' : `on/${priority}`),
+  (mode: LimitMode, priority: number) => simulateAccelerator(mode, mode === 'off' ? 1 : priority),
+);
 
 /** a fresh run (no cache) */
 export function simulateAccelerator(mode: LimitMode, priority: number): AcceleratorRun {

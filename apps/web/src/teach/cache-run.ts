@@ -4,10 +4,10 @@
  * same seeded arrivals with half the inputs repeating earlier ones or every input unique, the cache off
  * and on. The figures: the instance's compute time (busy time), hits and misses, the median answer.
  */
-import { simulate } from '@inferscope/core/sim';
-import { percentile } from '@inferscope/core/sim';
+import { percentile, simulate } from '@inferscope/core/sim';
 import { HEAVY_COST, acceleratorConfig } from './accelerator-run';
 import { roundRate, servedPerS } from './rates';
+import { cachedRuns } from './run-cache';
 
 export type Inputs = 'repeated' | 'unique';
 export const INPUTS: Inputs[] = ['repeated', 'unique'];
@@ -34,21 +34,12 @@ export interface CacheRun {
   p50Us: number;
 }
 
-const runs = new Map<string, CacheRun>();
-
 export function cacheRows(): CacheRun[] {
   return INPUTS.flatMap((i) => [runCache(i, false), runCache(i, true)]);
 }
 
 /** a run, cached per setting */
-export function runCache(inputs: Inputs, cache: boolean): CacheRun {
-  const key = `${inputs}/${cache}`;
-  const hit = runs.get(key);
-  if (hit) return hit;
-  const run = simulateCache(inputs, cache);
-  runs.set(key, run);
-  return run;
-}
+export const runCache = cachedRuns((inputs: Inputs, cache: boolean) => `${inputs}/${cache}`, simulateCache);
 
 /** a fresh run (no cache) */
 export function simulateCache(inputs: Inputs, cache: boolean): CacheRun {
