@@ -9,7 +9,8 @@
  * (`countsAsModelMiss`: two identical requests in flight, the second stores nothing) are the server's.
  *
  * A lookup costs `lookup_us` of modelled time (the virtual clock does not move while code runs): a hit is
- * answered, and a miss reaches its queue, that long after it arrived.
+ * answered, and a miss reaches its queue, that long after it arrived (its request.completed times, the
+ * scheduler's, run from its queue; the lookup is the miss event's cache_us).
  */
 import type { Clock } from '../clock/clock';
 import type { EventBus } from '../events';

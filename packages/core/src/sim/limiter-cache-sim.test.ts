@@ -115,3 +115,10 @@ test('a sequence model is refused with a limiter on, never simulated without it'
     scenario: busy, configs: { name: 's', max_batch_size: 2, sequence_batching: {}, instance_group: [{ count: 1 }] }, rateLimit: { mode: 'execution_count' },
   }), /does not ask the rate limiter/);
 });
+
+test('resources the server cannot give fail the run at once, in the limiter\'s words', () => {
+  const needsTwo = { ...heavy('a', 1), instance_group: [{ count: 1, kind: 'KIND_CPU', rate_limiter: { resources: [{ name: 'accel', count: 2 }] } }] };
+  assert.throws(() => createSimulation({ scenario: busy, configs: [needsTwo, heavy('b', 1)], rateLimit: { mode: 'execution_count', resources: [{ name: 'accel', count: 1, device: null }] } }), /accel/);
+  // off: Triton ignores the resources, and so does the simulation
+  assert.doesNotThrow(() => createSimulation({ scenario: busy, configs: [needsTwo, heavy('b', 1)], rateLimit: { mode: 'off', resources: [{ name: 'accel', count: 1, device: null }] } }));
+});

@@ -22,6 +22,8 @@ import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
 import { schedulerKindFor, type Scheduler } from '../scheduler/seam';
+import { ResourceGate } from '../scheduler/resource-gate';
+import { deviceFor, groupsFromConfig } from '../scheduler/instance-pool';
 import { SequenceScheduler } from '../scheduler/sequence/sequence-scheduler';
 import { sequenceArrivals, type SequenceTraffic } from './sequence-traffic';
 import { costOf, DEFAULT_COST, type CostModel } from './cost-model';
@@ -161,6 +163,9 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const kind = schedulerKindFor(config);
     if (kind === 'iterative') throw new Error(`the simulator does not run iterative sequences (continuous batching) yet: model ${names[i]}`);
     if (kind === 'sequence' && rateLimiter && rateLimiter.mode !== 'off') throw new Error(`the simulator's sequence batcher does not ask the rate limiter: model ${names[i]}`);
+    // resources the server cannot give fail the load in the limiter's words, here: the scheduler's start
+    // would fail the same way, but only as a rejected promise, and the run would go on without the model
+    new ResourceGate(rateLimiter, names[i], '').check(groupsFromConfig(names[i], config.instance_group), deviceFor);
     const s = kind === 'sequence' ? new SequenceScheduler<Arrival, string>(so) : new ModelScheduler<Arrival, string>(so);
     if (s instanceof SequenceScheduler) sequenceSchedulers.set(names[i], s);
     else schedulers.set(names[i], s);
