@@ -5,6 +5,7 @@
 import { STREAMING_EN } from './lesson-streaming';
 import { AUTOTUNE_EN } from './lesson-autotune';
 import { SEATS_EN } from './lesson-seats';
+import { ACCELERATOR_EN } from './lesson-accelerator';
 
 export interface LessonText {
   title: string;
@@ -16,12 +17,13 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming' | 'autotune' | 'seats';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming' | 'autotune' | 'seats' | 'accelerator';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
   streaming: STREAMING_EN,
   autotune: AUTOTUNE_EN,
   seats: SEATS_EN,
+  accelerator: ACCELERATOR_EN,
   repository: {
     title: 'The model repository',
     claim: 'A model repository is plain folders: one per model, numbered versions inside, and the version policy decides which versions are served.',

@@ -3,11 +3,13 @@ import type { LessonId, LessonText } from './lessons-en';
 import { STREAMING_ZH } from './lesson-streaming';
 import { AUTOTUNE_ZH } from './lesson-autotune';
 import { SEATS_ZH } from './lesson-seats';
+import { ACCELERATOR_ZH } from './lesson-accelerator';
 
 export const LESSONS_ZH: Record<LessonId, LessonText> = {
   streaming: STREAMING_ZH,
   autotune: AUTOTUNE_ZH,
   seats: SEATS_ZH,
+  accelerator: ACCELERATOR_ZH,
   repository: {
     title: '模型仓库',
     claim: '模型仓库就是普通的目录：每个模型一个文件夹，里面按数字编号存放各个版本，由版本策略决定对外提供哪些版本。',

@@ -11,6 +11,7 @@ import { CourseDemo } from './CourseDemo';
 import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
 import { SeatsDemo } from './SeatsDemo';
+import { AcceleratorDemo } from './AcceleratorDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
 import { StageHeader } from './StageHeader';
@@ -28,6 +29,7 @@ export function TeachStage() {
       {lesson.knob === 'stream' && <StreamingDemo />}
       {lesson.knob === 'autotune' && <AutotuneDemo />}
       {lesson.knob === 'seats' && <SeatsDemo />}
+      {lesson.knob === 'accelerator' && <AcceleratorDemo />}
       {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} />}
       {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} current={current} />}
     </>
