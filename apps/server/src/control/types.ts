@@ -97,6 +97,10 @@ export interface LiveGatewayDeps {
   guard: ControlGuard;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
+  /** how often an iterative model's `generation` message goes out (default 250 ms) */
+  generationIntervalMs?: number;
+  /** the generation feeds' bounds (core live/generation.ts) */
+  generation?: Partial<import('@inferscope/core/live').GenerationFeedOptions>;
   coalescer?: Partial<import('../live/frame-coalescer').CoalescerOptions>;
   /** resync rate and backlog bound per client (flow-control.ts) */
   flow?: Omit<import('../live/flow-control').FlowControlOptions, 'log'>;

@@ -7,6 +7,7 @@ import { LESSONS_EN } from './lessons-en';
 import { TEACH_EN } from './teach-en';
 import { CACHE_LIMITER_EN } from './cache-limiter';
 import { SEQUENCE_EN } from './sequence-en';
+import { GENERATE_EN } from './generate-en';
 import type { AutotuneLimit } from '@inferscope/core';
 
 export const en = {
@@ -375,6 +376,7 @@ export const en = {
   calibrationBundled: (date: string) => `Costs: the calibration shipped with InferScope (measured ${date}), pinned`,
   ...TEACH_EN,
   ...SEQUENCE_EN,
+  ...GENERATE_EN,
   abRows: { throughput: 'throughput /s', p50: 'p50', p99: 'p99', avgBatch: 'avg batch', rejected: 'rejected' },
   abSide: (side: string, patch: string) => `${side} (${patch})`,
   instanceLess: 'one instance less',

@@ -8,6 +8,7 @@ import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
 import { CACHE_LIMITER_ZH } from './cache-limiter';
 import { SEQUENCE_ZH } from './sequence-zh';
+import { GENERATE_ZH } from './generate-zh';
 
 export const zh: Strings = {
   appName: 'InferScope',
@@ -357,6 +358,7 @@ export const zh: Strings = {
   calibrationBundled: (date) => `开销数据：InferScope 自带的标定（${date} 测得），已固定`,
   ...TEACH_ZH,
   ...SEQUENCE_ZH,
+  ...GENERATE_ZH,
   abRows: { throughput: '吞吐量/秒', p50: 'p50', p99: 'p99', avgBatch: '平均批大小', rejected: '被拒绝' },
   abSide: (side, patch) => `${side}（${patch}）`,
   instanceLess: '减少一个实例',

@@ -6,7 +6,7 @@ export { ContinuousPlanner, type LiveKnobs } from './continuous';
 export { StaticBatchPlanner } from './static-batch';
 export { StepLoop, type StepLoopOptions } from './step-loop';
 export { SimStepExecutor, simGenerateAlone, stepCostUs, type StepCost } from './sim-step';
-export { GenFigures, type GenSummary, type Spread } from './figures';
+export { GenFigures, type GenFiguresOptions, type GenSummary, type GenWindow, type Spread } from './figures';
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenClosedLoop, type GenSimResult, type GenSimulation } from './simulate';
 export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';
 export { fitStepCost, stepSampleOf, type StepSample } from './step-cost-fit';

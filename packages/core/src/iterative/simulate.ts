@@ -39,6 +39,8 @@ export interface GenSimulation {
   closedLoop?: GenClosedLoop;
   batching: GenBatching;
   vocab?: number;
+  /** the step_finished and idle events carry the block map (StepLoopOptions.blockMaps): the lessons draw it per step */
+  blockMaps?: boolean;
 }
 
 export interface GenSimResult {
@@ -60,6 +62,7 @@ export function simulateGeneration(sim: GenSimulation): GenSimResult {
     clock,
     executor,
     planner: newPlanner(sim.batching, sim.knobs),
+    blockMaps: sim.blockMaps,
     listener: (e) => {
       events.push(e);
       figures.on(e);

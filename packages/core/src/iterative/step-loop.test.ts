@@ -260,3 +260,34 @@ test('a planner that throws answers every open request once and refuses later on
   h.submit({ id: 'c', prompt: [3], maxTokens: 1 });
   assert.match((h.outcomes.get('c')![0] as { message: string }).message, /stopped: block 3 owned twice/);
 });
+
+test('asked for block maps, every step_finished carries one that matches its usage, filling and freeing; unasked, none', () => {
+  const knobs: IterativeKnobs = { ...KNOBS, totalBlocks: 6, blockTokens: 4 };
+  const arrivals = [
+    { atUs: 0, request: { id: 'a', prompt: [1, 2, 3], maxTokens: 9 } },
+    { atUs: 0, request: { id: 'b', prompt: [4, 5, 6, 7, 8], maxTokens: 6 } },
+    { atUs: 3000, request: { id: 'c', prompt: [9], maxTokens: 4 } },
+  ];
+  const run = simulateGeneration({ knobs, cost: COST, arrivals, batching: 'continuous', blockMaps: true });
+  const finished = run.events.filter((e) => e.type === 'step_finished');
+  assert.ok(finished.length > 5);
+  const owners = new Set<string>();
+  let peak = 0;
+  for (const e of finished) {
+    const map = e.blocks!;
+    assert.equal(map.blocks.length, 6);
+    assert.deepEqual(map.usage, e.kv, `step ${e.step}: the map is the usage's moment`);
+    const held = map.blocks.filter((b) => b.owner !== null);
+    assert.equal(held.length, e.kv.usedBlocks);
+    assert.equal(held.reduce((n, b) => n + b.tokens, 0), e.kv.usedTokens, 'the fills add up to the tokens stored');
+    for (const b of held) owners.add(b.owner!);
+    peak = Math.max(peak, held.length);
+  }
+  assert.deepEqual([...owners].sort(), ['a', 'b', 'c']);
+  assert.ok(peak >= 4, 'the map filled');
+  const idle = run.events.at(-1)!;
+  assert.equal(idle.type, 'idle');
+  assert.ok(idle.type === 'idle' && idle.blocks!.blocks.every((b) => b.owner === null && b.tokens === 0), 'and it is empty when the run ends');
+  const plain = simulateGeneration({ knobs, cost: COST, arrivals, batching: 'continuous' });
+  assert.ok(plain.events.every((e) => !('blocks' in e)), 'no copies of the map unless asked');
+});

@@ -10,6 +10,7 @@
  * Events go to the listener for the timeline, the block map and the figures (figures.ts).
  */
 import type { Clock, TimerHandle } from '../clock/clock';
+import type { KvBlockMap } from '../kv-cache/index';
 import type { PlannedStep, StepPlanner } from './planner';
 import { GenSequence } from './sequence';
 import type { GenOutcome, GenRequest, GenSink, IterEvent, StepExecutor, StepTokens } from './types';
@@ -19,6 +20,12 @@ export interface StepLoopOptions {
   executor: StepExecutor;
   planner: StepPlanner;
   listener?: (e: IterEvent) => void;
+  /**
+   * `step_finished` and `idle` carry the block map (every block's owner and fill), so a block map can be
+   * drawn at every step from the events alone (the lessons' simulator). Off by default: it is a copy of the
+   * whole budget per step, and a server's live view reads the planner's map at its own pace instead.
+   */
+  blockMaps?: boolean;
 }
 
 export class StepLoop {
@@ -78,7 +85,7 @@ export class StepLoop {
       return;
     }
     if (!step) {
-      this.emit({ type: 'idle', t: this.o.clock.now(), kv: this.o.planner.kvUsage() });
+      this.emit({ type: 'idle', t: this.o.clock.now(), kv: this.o.planner.kvUsage(), ...this.blocks() });
       return;
     }
     const t = this.o.clock.now();
@@ -137,7 +144,7 @@ export class StepLoop {
         this.finish(s.id, { ok: false, reason: 'failed', message: `generation step ${step.batch.step} failed: ${failure}`, tokens: [...s.generated] });
       }
     }
-    this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.o.planner.kvUsage() });
+    this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.o.planner.kvUsage(), ...this.blocks() });
     this.inFlight = null;
     this.next();
   }
@@ -149,6 +156,10 @@ export class StepLoop {
     const kind = outcome.ok ? 'done' : outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
     this.emit({ type: 'seq_finished', t: this.o.clock.now(), id, outcome: kind, tokens: outcome.tokens.length });
     sink.onEnd(outcome);
+  }
+
+  private blocks(): { blocks?: KvBlockMap } {
+    return this.o.blockMaps ? { blocks: this.o.planner.blockMap() } : {};
   }
 
   private emit(e: IterEvent): void {

@@ -7,7 +7,7 @@
  * exactly kv-cache's KvStepRow: block table, tokens cached, new tokens, so `buildKvStep` takes the rows
  * as they are), and the simulator's, which charges a cost model for the step's rows and tokens.
  */
-import type { KvAdmissionPolicy, KvStepRow, KvUsage } from '../kv-cache/index';
+import type { KvAdmissionPolicy, KvBlockMap, KvStepRow, KvUsage } from '../kv-cache/index';
 
 export interface GenRequest {
   /** unique among the scheduler's live sequences */
@@ -100,7 +100,8 @@ export type IterEvent =
   /** its cache was dropped; `recompute` tokens (prompt + `generated`) are fed again when it rejoins */
   | { type: 'seq_preempted'; t: number; step: number; id: string; generated: number; recompute: number }
   | { type: 'token'; t: number; step: number; id: string; index: number; token: number }
-  | { type: 'step_finished'; t: number; step: number; durationUs: number; kv: KvUsage }
+  /** `blocks`: the block map after the step, only when the loop was asked for it (StepLoopOptions.blockMaps) */
+  | { type: 'step_finished'; t: number; step: number; durationUs: number; kv: KvUsage; blocks?: KvBlockMap }
   | { type: 'seq_finished'; t: number; id: string; outcome: 'done' | 'cancelled' | 'failed'; tokens: number };
 /** nothing waits or runs: every block of a finished or cancelled sequence is free now (a cancelled one's are freed at this boundary) */
-export type IterIdleEvent = { type: 'idle'; t: number; kv: KvUsage };
+export type IterIdleEvent = { type: 'idle'; t: number; kv: KvUsage; blocks?: KvBlockMap };
