@@ -47,9 +47,10 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
 
   A generative model (decoupled, text_input -> text_output) is profiled as genai-perf / AIPerf do:
   synthetic prompts streamed over HTTP generate_stream (or gRPC ModelStreamInfer with -i grpc), under
-  each concurrency or request rate; it reports time to first token, inter-token latency, request latency, input and output lengths
-  (avg/min/max/p99/p90/p50), output token throughput and request throughput. An output token is one
-  streamed response; an input token is one byte of the prompt (the bundled models are byte-level).
+  each concurrency or request rate; it reports time to first token, inter-token latency, request
+  latency, input and output lengths (avg/min/max/p99/p90/p50), output token and request throughput.
+  An output token is one streamed response; an input token is one byte of the prompt (the bundled
+  models are byte-level).
   --synthetic-input-tokens-mean N    prompt length (default 32)
   --synthetic-input-tokens-stddev N  its standard deviation (default 0)
   --output-tokens-mean N             output length, sent as max_tokens (default 32)
