@@ -130,10 +130,10 @@ test('a batch whose inputs were handed to a worker that died before beginning it
     const copied = ex.execute(inst, [oneSample()]);
     const handedOver = ex.execute(inst, [owned()]);
     // the first was running when the worker died; the other two were queued behind it, never begun
-    await assert.rejects(dying, /exited with code 3 while running/);
-    const [res] = await copied;
-    assert.deepEqual(res[0].shape, [1, 10], 'a copied batch is sent again to the replacement');
-    await assert.rejects(handedOver, /went to instance mlp_classifier_0_0's worker thread, which stopped; they cannot be sent again/);
+    const [d, c, h] = await Promise.allSettled([dying, copied, handedOver]);
+    assert.match(d.status === 'rejected' ? String(d.reason) : 'answered', /exited with code 3 while running/);
+    assert.deepEqual(c.status === 'fulfilled' ? c.value[0][0].shape : c.reason, [1, 10], 'a copied batch is sent again to the replacement');
+    assert.match(h.status === 'rejected' ? String(h.reason) : 'answered', /went to instance mlp_classifier_0_0's worker thread, which stopped; they cannot be sent again/);
     const [after] = await ex.execute(inst, [owned()]);
     assert.deepEqual(after[0].shape, [1, 10], 'an owned batch on the live worker runs');
   } finally {
