@@ -11,7 +11,7 @@
  * or on a backend's worker thread (the server, once the scheduler seam can host it).
  */
 import type * as ort from 'onnxruntime-node';
-import type { StepBatch, StepExecutor, StepTokens } from '@inferscope/core/iterative';
+import { stepModelCalls, type StepBatch, type StepExecutor, type StepTokens } from '@inferscope/core/iterative';
 import { KV_STEP_TENSORS, buildKvStep, storeKvStep, type KvBlockStore, type KvStepTensor } from '@inferscope/core/kv-cache';
 
 /** Runs the model on one step's inputs; resolves with every output's data by name. */
@@ -41,19 +41,13 @@ export class OrtStepExecutor implements StepExecutor {
   ) {}
 
   /**
-   * Decode rows (one new token each) and prefill rows (a prompt or a chunk of it) run as two model calls
-   * when a step has both: one padded tensor would pad every decode row to the longest prompt's length
-   * (rows are padded to a common new-token count), so a sequence joining would multiply the step's work.
-   * Rows are independent sequences, so the two calls give the tokens one call would.
-   *
-   * A request-level batch's finished members (`batch.padSlots`) are computed as pad rows of the first call
-   * (the decode call: a fixed batch pads during decoding), as a request-level backend's fixed batch tensor
-   * computes them until its longest member ends; their outputs are discarded. Skipping them would make the
-   * baseline cheaper than the backend it stands for.
+   * The step runs as core's `stepModelCalls` groups it (decode rows and prefill rows in separate calls).
+   * A request-level batch's finished members (`batch.padSlots`) are computed as pad rows of the first
+   * call, as a request-level backend's fixed batch tensor computes them until its longest member ends;
+   * their outputs are discarded. Skipping them would make the baseline cheaper than the backend it stands for.
    */
   runStep(batch: StepBatch, done: (error: unknown, tokens?: StepTokens) => void): void {
     const tokens: (number | null)[] = new Array(batch.rows.length).fill(null);
-    const groups = [batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [i] : [])), batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [] : [i]))].filter((g) => g.length > 0);
     const runGroup = async (rows: number[], padRows: number) => {
       const step = buildKvStep(this.store, rows.map((i) => batch.rows[i]!), padRows);
       const out = await this.model.run(step.inputs);
@@ -65,7 +59,7 @@ export class OrtStepExecutor implements StepExecutor {
       rows.forEach((i, b) => (tokens[i] = batch.rows[i]!.samples ? argmax(logits, b * this.vocab, this.vocab) : null));
     };
     (async () => {
-      for (const [i, g] of groups.entries()) await runGroup(g, i === 0 ? batch.padSlots : 0);
+      for (const call of stepModelCalls(batch)) await runGroup(call.rows, call.padRows);
     })().then(
       () => done(null, tokens),
       (e: unknown) => done(e ?? new Error('the model run failed')),

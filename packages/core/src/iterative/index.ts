@@ -5,7 +5,8 @@ export { checkStepTokens, PlannerBase, type Delivered, type HandOver, type Plann
 export { ContinuousPlanner, type LiveKnobs } from './continuous';
 export { StaticBatchPlanner } from './static-batch';
 export { StepLoop, type StepLoopOptions } from './step-loop';
-export { SimStepExecutor, simGenerateAlone, stepCostUs, type StepCost } from './sim-step';
+export { SimStepExecutor, simGenerateAlone, stepCostUs, stepShapeOf, type StepCost, type StepShape } from './sim-step';
+export { stepModelCalls, type ModelCall } from './model-calls';
 export { GenFigures, type GenFiguresOptions, type GenSummary, type GenWindow, type Spread } from './figures';
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenClosedLoop, type GenSimResult, type GenSimulation } from './simulate';
 export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, type IterativeSetup } from './config-knobs';

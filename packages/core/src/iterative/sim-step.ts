@@ -9,18 +9,48 @@
  * row whose table or cached count is wrong, changes the tokens (or is refused) instead of passing unseen.
  */
 import type { Clock } from '../clock/clock';
+import { stepModelCalls } from './model-calls';
 import type { StepBatch, StepExecutor, StepTokens } from './types';
 
-/** A step's cost: fixed + per sequence (slot, padding included) + per new token, all µs. */
+/**
+ * A step's cost, all µs: fixed + per sequence (slot, padding included) + per new token, and, where a table
+ * has them, per model call beyond the step's first (a step with decode and prefill rows makes two,
+ * `stepModelCalls`) and per padded context slot (each call's tensor rows x its padded length: past and
+ * new; the attention and the past keys and values a call moves grow with it).
+ */
 export interface StepCost {
   fixed_us: number;
   per_sequence_us: number;
   per_token_us: number;
+  per_extra_call_us?: number;
+  per_context_us?: number;
+}
+
+/** What a step's cost is charged on, from its rows (the features `fitStepCost` fits). */
+export interface StepShape {
+  slots: number;
+  tokens: number;
+  extraCalls: number;
+  contextSlots: number;
+}
+
+export function stepShapeOf(batch: Pick<StepBatch, 'rows' | 'tokens' | 'padSlots'>): StepShape {
+  const calls = stepModelCalls(batch);
+  return {
+    slots: batch.rows.length + batch.padSlots,
+    tokens: batch.tokens + batch.padSlots,
+    extraCalls: Math.max(0, calls.length - 1),
+    contextSlots: calls.reduce((n, c) => n + c.width * c.length, 0),
+  };
+}
+
+export function stepShapeCostUs(cost: StepCost, s: StepShape): number {
+  return cost.fixed_us + cost.per_sequence_us * s.slots + cost.per_token_us * s.tokens + (cost.per_extra_call_us ?? 0) * s.extraCalls + (cost.per_context_us ?? 0) * s.contextSlots;
 }
 
 /** µs a step takes; a padded slot costs a sequence and its one dummy token. */
 export function stepCostUs(cost: StepCost, batch: Pick<StepBatch, 'rows' | 'tokens' | 'padSlots'>): number {
-  return cost.fixed_us + cost.per_sequence_us * (batch.rows.length + batch.padSlots) + cost.per_token_us * (batch.tokens + batch.padSlots);
+  return stepShapeCostUs(cost, stepShapeOf(batch));
 }
 
 const SEED = 0x9e3779b9;

@@ -1,7 +1,7 @@
 /**
- * The simulator's step cost (sim-step.ts: fixed + per sequence + per new token, padded slots counted as a
- * sequence and a token each, as `stepCostUs` charges them) fitted to measured steps of a real model by
- * least squares. A coefficient the data would make negative (a cost cannot be) is dropped and the rest
+ * The simulator's step cost (sim-step.ts: fixed + per sequence + per new token + per extra model call +
+ * per padded context slot, padded slots counted as a sequence and a token each, as `stepCostUs` charges
+ * them) fitted to measured steps of a real model by least squares. A coefficient the data would make negative (a cost cannot be) is dropped and the rest
  * refitted, so the table is always one the simulator can charge.
  *
  * Ordinary least squares over every step, not a robust fit: a step the host stretched (the garbage
@@ -9,22 +9,19 @@
  * times add up to the measured ones, so a simulation of the same steps takes the time they took.
  */
 import type { StepBatch } from './types';
-import type { StepCost } from './sim-step';
+import { stepShapeCostUs, stepShapeOf, type StepCost, type StepShape } from './sim-step';
 
 /** One measured step: its shape as the simulator charges it, and how long it took. */
-export interface StepSample {
-  rows: number;
-  padSlots: number;
-  tokens: number;
+export interface StepSample extends StepShape {
   us: number;
 }
 
 export function stepSampleOf(batch: Pick<StepBatch, 'rows' | 'padSlots' | 'tokens'>, us: number): StepSample {
-  return { rows: batch.rows.length, padSlots: batch.padSlots, tokens: batch.tokens, us };
+  return { ...stepShapeOf(batch), us };
 }
 
-const FEATURES: ((s: StepSample) => number)[] = [() => 1, (s) => s.rows + s.padSlots, (s) => s.tokens + s.padSlots];
-const KEYS = ['fixed_us', 'per_sequence_us', 'per_token_us'] as const;
+const FEATURES: ((s: StepShape) => number)[] = [() => 1, (s) => s.slots, (s) => s.tokens, (s) => s.extraCalls, (s) => s.contextSlots];
+const KEYS = ['fixed_us', 'per_sequence_us', 'per_token_us', 'per_extra_call_us', 'per_context_us'] as const;
 
 /** Least squares over the features kept; undefined when they are linearly dependent on these samples. */
 function solve(samples: readonly StepSample[], kept: number[]): number[] | undefined {
@@ -37,7 +34,7 @@ function solve(samples: readonly StepSample[], kept: number[]): number[] | undef
       a[i]![n]! += x[i]! * s.us;
     }
   }
-  // Gauss-Jordan with partial pivoting on the normal equations (at most 3 x 3)
+  // Gauss-Jordan with partial pivoting on the normal equations (at most 5 x 5)
   for (let c = 0; c < n; c++) {
     let p = c;
     for (let r = c + 1; r < n; r++) if (Math.abs(a[r]![c]!) > Math.abs(a[p]![c]!)) p = r;
@@ -55,7 +52,8 @@ function solve(samples: readonly StepSample[], kept: number[]): number[] | undef
 /** The cost table fitted to `samples` (at least one), with the fit's R² and mean absolute error in percent. */
 export function fitStepCost(samples: readonly StepSample[]): { cost: StepCost; r2: number; meanErrorPct: number } {
   if (samples.length === 0) throw new RangeError('cannot fit a step cost to no steps');
-  let kept = [0, 1, 2];
+  // a feature every sample leaves at 0 (no two-call step, say) says nothing: it is not fitted
+  let kept = FEATURES.flatMap((f, i) => (i === 0 || samples.some((x) => f(x) !== 0) ? [i] : []));
   let coef: number[] | undefined;
   for (;;) {
     coef = solve(samples, kept);
@@ -69,10 +67,10 @@ export function fitStepCost(samples: readonly StepSample[]): { cost: StepCost; r
     kept = kept.filter((_, i) => i !== negative);
     if (kept.length === 0) break;
   }
-  const round = (v: number) => Math.round(v * 100) / 100;
-  const cost = { fixed_us: 0, per_sequence_us: 0, per_token_us: 0 } as StepCost;
+  const round = (v: number) => Math.round(v * 1000) / 1000;
+  const cost: Required<StepCost> = { fixed_us: 0, per_sequence_us: 0, per_token_us: 0, per_extra_call_us: 0, per_context_us: 0 };
   kept.forEach((k, i) => (cost[KEYS[k]!] = round(coef?.[i] ?? 0)));
-  const predict = (s: StepSample) => FEATURES.reduce((t, f, k) => t + f(s) * cost[KEYS[k]!], 0);
+  const predict = (s: StepSample) => stepShapeCostUs(cost, s);
   const mean = samples.reduce((t, s) => t + s.us, 0) / samples.length;
   const ssTot = samples.reduce((t, s) => t + (s.us - mean) ** 2, 0);
   const ssRes = samples.reduce((t, s) => t + (s.us - predict(s)) ** 2, 0);

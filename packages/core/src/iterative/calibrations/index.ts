@@ -24,8 +24,10 @@ export interface StepCostCalibration {
 
 function validated(doc: unknown, where: string): StepCostCalibration {
   const c = doc as StepCostCalibration;
-  for (const k of ['fixed_us', 'per_sequence_us', 'per_token_us'] as const) {
+  for (const k of ['fixed_us', 'per_sequence_us', 'per_token_us', 'per_extra_call_us', 'per_context_us'] as const) {
     const v = c?.cost?.[k];
+    const optional = k === 'per_extra_call_us' || k === 'per_context_us';
+    if (optional && v === undefined) continue;
     if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`${where}: cost.${k} must be a number >= 0, not ${JSON.stringify(v)}`);
   }
   if (typeof c.model !== 'string' || !c.model) throw new Error(`${where}: model must name the model`);
