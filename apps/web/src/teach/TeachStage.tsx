@@ -11,6 +11,9 @@ import { CourseDemo } from './CourseDemo';
 import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
 import { SeatsDemo } from './SeatsDemo';
+import { RebuildDemo } from './RebuildDemo';
+import { KvLimitDemo } from './KvLimitDemo';
+import { ChunkDemo } from './ChunkDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
 import { StageHeader } from './StageHeader';
@@ -28,6 +31,9 @@ export function TeachStage() {
       {lesson.knob === 'stream' && <StreamingDemo />}
       {lesson.knob === 'autotune' && <AutotuneDemo />}
       {lesson.knob === 'seats' && <SeatsDemo />}
+      {lesson.knob === 'rebuild' && <RebuildDemo />}
+      {lesson.knob === 'kvlimit' && <KvLimitDemo />}
+      {lesson.knob === 'chunked' && <ChunkDemo />}
       {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} />}
       {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} current={current} />}
     </>

@@ -1,0 +1,91 @@
+/**
+ * The generative lessons' runs (15 the batch is rebuilt every step, 16 memory is the limit, 17 long prompts
+ * stall everyone): core's `simulateGeneration`, the scheduler the server runs for tiny_lm_generate, on the
+ * virtual clock with the simulator's step executor; the token timeline folded by core's `TokenTimeline`
+ * and the figures by core's `GenFigures` from the same events. Each lesson's own file picks its workload
+ * and knobs; this one runs them and reads what every verdict needs.
+ */
+import { simulateGeneration, TokenTimeline, type GenArrival, type GenBatching, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type TimelineCell } from '@inferscope/core/iterative';
+import type { KvBlockMap } from '@inferscope/core/kv-cache';
+import { Rng } from '@inferscope/core/load';
+
+/**
+ * The step cost of tiny_lm_generate as these lessons model it: no calibration of its step loop ships
+ * (core's sim calibrations cover the request-level models only), so the lessons say on screen that the
+ * cost is modelled. Orders of magnitude of a small CPU decoder: a step's fixed launch, each sequence's
+ * attention over its cache, each new token's matrix work.
+ */
+export const TINY_LM_MODELLED_COST: StepCost = { fixed_us: 1500, per_sequence_us: 250, per_token_us: 60 };
+export const GEN_SEED = 1;
+
+/** The knobs every lesson starts from: tiny_lm_generate's shape (blocks of 16 tokens), a roomy budget. */
+export const BASE_KNOBS: IterativeKnobs = {
+  maxNumSequences: 8, maxNumTokens: 256, enableChunkedContext: false, policy: 'guaranteed_no_evict', totalBlocks: 256, blockTokens: 16,
+};
+
+export interface GenRun {
+  summary: GenSummary;
+  cells: readonly TimelineCell[];
+  /** the timeline's rows (slots ever used) and steps */
+  slots: number;
+  steps: number;
+  /** µs at which each step started, by step number (1-based; index 0 unused) */
+  stepStart: number[];
+  /** requests answered in full, and every request sent */
+  completed: number;
+  sent: number;
+  events: IterEvent[];
+}
+
+/** `blockMaps`: every step_finished event carries the KV block map after it (lesson 16 draws it per step) */
+export function runGeneration(knobs: IterativeKnobs, batching: GenBatching, arrivals: readonly GenArrival[], blockMaps = false): GenRun {
+  const { summary, events } = simulateGeneration({ knobs, cost: TINY_LM_MODELLED_COST, arrivals, batching, blockMaps });
+  const timeline = new TokenTimeline(100_000);
+  const stepStart: number[] = [0];
+  for (const e of events) {
+    timeline.on(e);
+    if (e.type === 'step_started') stepStart[e.step] = e.t;
+  }
+  return { summary, cells: timeline.view(), slots: timeline.rows, steps: summary.steps, stepStart, completed: summary.completed, sent: arrivals.length, events };
+}
+
+/** A prompt of `n` byte tokens (tiny_lm is byte-level), drawn from the seeded stream. */
+export function promptOf(rng: Rng, n: number): number[] {
+  return Array.from({ length: n }, () => rng.int(97, 122));
+}
+
+/** Inter-token gaps of the given requests, from the run's token events (µs, in time order per request). */
+export function tokenGaps(events: readonly IterEvent[], ids: ReadonlySet<string>): { id: string; at: number; gap: number }[] {
+  const last = new Map<string, number>();
+  const out: { id: string; at: number; gap: number }[] = [];
+  for (const e of events) {
+    if (e.type !== 'token' || !ids.has(e.id)) continue;
+    const prev = last.get(e.id);
+    if (prev !== undefined) out.push({ id: e.id, at: e.t, gap: e.t - prev });
+    last.set(e.id, e.t);
+  }
+  return out;
+}
+
+/** The KV block map after `step` (a run made with blockMaps), or null. */
+export function blockMapAt(events: readonly IterEvent[], step: number): KvBlockMap | null {
+  for (const e of events) if (e.type === 'step_finished' && e.step === step) return e.blocks ?? null;
+  return null;
+}
+
+/** µs per step: the mean of the run's step durations. */
+export function meanStepUs(events: readonly IterEvent[]): number {
+  const d = events.flatMap((e) => (e.type === 'step_finished' ? [e.durationUs] : []));
+  return d.length ? d.reduce((a, b) => a + b, 0) / d.length : 0;
+}
+
+/** A cache per lesson: the page asks for the same runs again as its knobs move. */
+export function cached<K, V>(make: (key: K) => V): (key: K) => V {
+  const memo = new Map<string, V>();
+  return (key) => {
+    const k = JSON.stringify(key);
+    let v = memo.get(k);
+    if (v === undefined) memo.set(k, (v = make(key)));
+    return v;
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Lesson 15 "the batch is rebuilt every step": the same seeded arrivals (short and long outputs mixed)
+ * through the request-level baseline (`StaticBatchPlanner`: a batch fixed until its longest member ends)
+ * and the continuous planner, each a run of core's simulator (gen-run.ts). The knob switches the timeline
+ * between the two; the verdict reads both rows.
+ */
+import type { GenArrival, GenBatching } from '@inferscope/core/iterative';
+import { Rng } from '@inferscope/core/load';
+import { BASE_KNOBS, cached, GEN_SEED, meanStepUs, promptOf, runGeneration, type GenRun } from './gen-run';
+
+export const BATCHINGS: GenBatching[] = ['static', 'continuous'];
+/** 24 requests, Poisson at 40/s; a quarter want a long answer (48-96 tokens), the rest 4-16 */
+export const REBUILD_WORKLOAD = { count: 24, ratePerS: 40, short: [4, 16], long: [48, 96], longShare: 0.25, prompt: [4, 12] } as const;
+
+export function rebuildArrivals(seed = GEN_SEED): GenArrival[] {
+  const w = REBUILD_WORKLOAD;
+  const rng = new Rng(seed);
+  let t = 0;
+  return Array.from({ length: w.count }, (_, i) => {
+    const prompt = promptOf(rng, rng.int(w.prompt[0], w.prompt[1]));
+    const maxTokens = rng.next() < w.longShare ? rng.int(w.long[0], w.long[1]) : rng.int(w.short[0], w.short[1]);
+    const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, prompt, maxTokens } };
+    t += rng.expGapUs(w.ratePerS);
+    return a;
+  });
+}
+
+export interface RebuildRow extends GenRun {
+  batching: GenBatching;
+  meanStepUs: number;
+}
+
+export const runRebuild = cached((batching: GenBatching): RebuildRow => simulateRebuild(batching));
+
+/** a fresh run (no cache) */
+export function simulateRebuild(batching: GenBatching, seed = GEN_SEED): RebuildRow {
+  const run = runGeneration(BASE_KNOBS, batching, rebuildArrivals(seed));
+  return { ...run, batching, meanStepUs: meanStepUs(run.events) };
+}
+
+/** What the verdict says and its claim tests, from the two rows. */
+export function rebuildFigures(rows: readonly RebuildRow[]) {
+  const of = (b: GenBatching) => rows.find((r) => r.batching === b)!;
+  const s = of('static').summary;
+  const c = of('continuous').summary;
+  return {
+    tokensStatic: s.outputTokens, tokensContinuous: c.outputTokens,
+    spanStatic: s.spanUs, spanContinuous: c.spanUs,
+    tpsStatic: s.outputTokensPerSec, tpsContinuous: c.outputTokensPerSec,
+    ttftP50Static: s.ttftUs.p50, ttftP50Continuous: c.ttftUs.p50,
+    ttftP99Static: s.ttftUs.p99, ttftP99Continuous: c.ttftUs.p99,
+    padStatic: s.padSlots,
+    /** continuous: a newcomer's median wait for its first token, in steps of the run's mean length */
+    ttftStepsContinuous: c.ttftUs.p50 / of('continuous').meanStepUs,
+  };
+}
