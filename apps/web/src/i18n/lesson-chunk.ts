@@ -2,7 +2,7 @@
  * Lesson 17 "long prompts stall everyone" (teach/ChunkDemo.tsx, runs in teach/chunk-run.ts) in both
  * languages: its lesson text and the demo's labels and verdict sentences, chosen by the figures.
  */
-import type { GenDemoText } from './lesson-rebuild';
+import { GEN_DEMO_EN, GEN_DEMO_ZH, type GenDemoText } from './lesson-rebuild';
 
 export const CHUNK_EN = {
   title: 'Long prompts stall everyone: chunked prefill',
@@ -64,8 +64,7 @@ export interface ChunkDemoText extends GenDemoText {
 }
 
 export const CHUNK_DEMO_EN: ChunkDemoText = {
-  cost: (c) => `Step cost modelled (no tiny_lm calibration ships): ${c.fixed_us} µs + ${c.per_sequence_us} µs/sequence + ${c.per_token_us} µs/token`,
-  rows: 'Every run (the rows the verdict is computed from)',
+  ...GEN_DEMO_EN,
   chunked: 'enable_chunked_context',
   budget: 'max_num_tokens',
   onOff: { on: 'on', off: 'off' },
@@ -82,8 +81,7 @@ export const CHUNK_DEMO_EN: ChunkDemoText = {
 };
 
 export const CHUNK_DEMO_ZH: ChunkDemoText = {
-  cost: (c) => `步开销为建模值（未随附 tiny_lm 校准）：${c.fixed_us} 微秒 + 每序列 ${c.per_sequence_us} 微秒 + 每令牌 ${c.per_token_us} 微秒`,
-  rows: '每次运行（结论由这些行算出）',
+  ...GEN_DEMO_ZH,
   chunked: 'enable_chunked_context',
   budget: 'max_num_tokens',
   onOff: { on: '开启', off: '关闭' },

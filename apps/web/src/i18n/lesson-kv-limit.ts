@@ -2,7 +2,7 @@
  * Lesson 16 "memory, not compute, is the limit" (teach/KvLimitDemo.tsx, runs in teach/kv-limit-run.ts) in
  * both languages: its lesson text and the demo's labels and verdict sentences, chosen by the figures.
  */
-import type { GenDemoText } from './lesson-rebuild';
+import { GEN_DEMO_EN, GEN_DEMO_ZH, type GenDemoText } from './lesson-rebuild';
 
 export const KV_LIMIT_EN = {
   title: 'Memory, not compute, is the limit: the KV cache budget',
@@ -63,8 +63,7 @@ export interface KvLimitDemoText extends GenDemoText {
 }
 
 export const KV_LIMIT_DEMO_EN: KvLimitDemoText = {
-  cost: (c) => `Step cost modelled (no tiny_lm calibration ships): ${c.fixed_us} µs + ${c.per_sequence_us} µs/sequence + ${c.per_token_us} µs/token`,
-  rows: 'Every run (the rows the verdict is computed from)',
+  ...GEN_DEMO_EN,
   blocks: 'KV blocks',
   policy: 'policy',
   step: (step, steps) => `step ${step} / ${steps}`,
@@ -75,8 +74,7 @@ export const KV_LIMIT_DEMO_EN: KvLimitDemoText = {
 };
 
 export const KV_LIMIT_DEMO_ZH: KvLimitDemoText = {
-  cost: (c) => `步开销为建模值（未随附 tiny_lm 校准）：${c.fixed_us} 微秒 + 每序列 ${c.per_sequence_us} 微秒 + 每令牌 ${c.per_token_us} 微秒`,
-  rows: '每次运行（结论由这些行算出）',
+  ...GEN_DEMO_ZH,
   blocks: 'KV 块数',
   policy: '策略',
   step: (step, steps) => `第 ${step} / ${steps} 步`,

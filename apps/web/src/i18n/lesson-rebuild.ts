@@ -60,6 +60,17 @@ export interface GenDemoText {
   rows: string;
 }
 
+/** the modelled cost line and the table's summary, the same in lessons 15-17 */
+export const GEN_DEMO_EN: GenDemoText = {
+  cost: (c) => `Modelled step cost (no tiny_lm calibration ships): ${c.fixed_us} µs + ${c.per_sequence_us} µs/seq + ${c.per_token_us} µs/token`,
+  rows: 'Every run (the rows the verdict is computed from)',
+};
+
+export const GEN_DEMO_ZH: GenDemoText = {
+  cost: (c) => `步开销为建模值（未随附 tiny_lm 校准）：${c.fixed_us} 微秒 + 每序列 ${c.per_sequence_us} 微秒 + 每令牌 ${c.per_token_us} 微秒`,
+  rows: '每次运行（结论由这些行算出）',
+};
+
 export interface RebuildDemoText extends GenDemoText {
   batching: string;
   modes: { static: string; continuous: string };
@@ -68,8 +79,7 @@ export interface RebuildDemoText extends GenDemoText {
 }
 
 export const REBUILD_DEMO_EN: RebuildDemoText = {
-  cost: (c) => `Step cost modelled (no tiny_lm calibration ships): ${c.fixed_us} µs + ${c.per_sequence_us} µs/sequence + ${c.per_token_us} µs/token`,
-  rows: 'Every run (the rows the verdict is computed from)',
+  ...GEN_DEMO_EN,
   batching: 'Batching',
   modes: { static: 'request-level', continuous: 'continuous' },
   table: { mode: 'batching', tokens: 'tokens', span: 'total time', tps: 'tokens/s', ttft50: 'TTFT p50', ttft99: 'TTFT p99', pad: 'padded slot-steps', steps: 'steps' },
@@ -79,8 +89,7 @@ export const REBUILD_DEMO_EN: RebuildDemoText = {
 };
 
 export const REBUILD_DEMO_ZH: RebuildDemoText = {
-  cost: (c) => `步开销为建模值（未随附 tiny_lm 校准）：${c.fixed_us} 微秒 + 每序列 ${c.per_sequence_us} 微秒 + 每令牌 ${c.per_token_us} 微秒`,
-  rows: '每次运行（结论由这些行算出）',
+  ...GEN_DEMO_ZH,
   batching: '批处理方式',
   modes: { static: '请求级', continuous: '连续' },
   table: { mode: '批处理方式', tokens: '令牌数', span: '总时间', tps: '令牌/秒', ttft50: '首令牌 p50', ttft99: '首令牌 p99', pad: '填充的槽位步', steps: '步数' },

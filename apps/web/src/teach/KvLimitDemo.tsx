@@ -46,7 +46,7 @@ export function KvLimitDemo() {
             onChange={(e) => setPicked({ key, step: Number(e.target.value) })} />
         </label>
         <div className="flex gap-3 items-start">
-          <div className="shrink-0" style={{ width: '40%' }}>{map && <KvBlockMap map={map} legendMax={4} />}</div>
+          <div className="shrink-0" style={{ width: '40%' }}>{map && <KvBlockMap map={map} legendMax={2} />}</div>
           <div className="flex-1 min-w-0"><TokenTimelineChart cells={now.cells} rows={now.slots} /></div>
         </div>
       </>}

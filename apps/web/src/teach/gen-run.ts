@@ -18,7 +18,7 @@ import { Rng } from '@inferscope/core/load';
 export const TINY_LM_MODELLED_COST: StepCost = { fixed_us: 1500, per_sequence_us: 250, per_token_us: 60 };
 export const GEN_SEED = 1;
 
-/** The knobs every lesson starts from: tiny_lm_generate's shape (blocks of 16 tokens), a roomy budget. */
+/** The knobs every lesson starts from: tiny_lm_generate's shipped parameters (8 sequences, 256 tokens per step, blocks of 16 tokens, 4096 tokens of KV cache). */
 export const BASE_KNOBS: IterativeKnobs = {
   maxNumSequences: 8, maxNumTokens: 256, enableChunkedContext: false, policy: 'guaranteed_no_evict', totalBlocks: 256, blockTokens: 16,
 };
