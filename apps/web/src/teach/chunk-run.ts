@@ -14,7 +14,7 @@ import { BASE_KNOBS, cached, GEN_SEED, promptOf, runGeneration, tokenGaps, type 
 export const TOKEN_BUDGETS = [32, 64, 256];
 /** six decoders (prompts of 8 tokens, 64-token answers) from t=0, the long prompt (200 tokens, 8-token answer) at 40 ms */
 export const CHUNK_WORKLOAD = { decoders: 6, decoderPrompt: 8, decoderOutput: 64, longPrompt: 200, longOutput: 8, longAtUs: 40_000 } as const;
-export const LONG_ID = 'long';
+export const LONG_ID = 'long1';
 
 export function chunkArrivals(seed = GEN_SEED): GenArrival[] {
   const w = CHUNK_WORKLOAD;
