@@ -1,123 +1,185 @@
 /**
  * Continuous (in-flight) batching vs request-level batching of the same generative model, through the
- * REAL server: buildApp on 127.0.0.1 port 0 with two copies of the bundled tiny_lm_generate, one as
- * shipped (TensorRT-LLM's gpt_model_type inflight_fused_batching) and one with gpt_model_type V1
- * (TensorRT-LLM's request-level batching: a batch is formed from what waits and runs until its longest
- * member ends; its members are answered then). Same knobs otherwise (max_num_sequences, the KV cache).
+ * REAL server (buildApp on 127.0.0.1 port 0), measured by the product's own generative perf client
+ * (apps/server/src/clients/generate: what `inferscope perf` runs on a generative model). Two copies of the
+ * bundled tiny_lm_generate with the same knobs, one as shipped (gpt_model_type inflight_fused_batching)
+ * and one with gpt_model_type V1 (request-level: a batch runs until its longest member ends, finished
+ * members computed as padding). One seeded workload with MIXED output lengths goes to each in turn, by
+ * default a closed loop with far more clients than max_num_sequences, so both are saturated.
  *
- * One seeded open-loop workload with MIXED output lengths (most short, some long) is sent to each in turn
- * over HTTP generate_stream; each request's time to first token (first SSE event), its latency and its
- * tokens are measured by the client. Printed per mode: output tokens/s over the run, TTFT and latency
- * p50/p90/p99; then the ratios continuous / request-level of ONE run (the machine is shared: read ratios,
- * not absolute figures).
- *
- *   npx tsx bench/generate/run.ts [--seconds 20] [--rate 12] [--seed 52] [--sequences 8]
- *       [--short 4,16] [--long 64,160] [--long-share 0.25]
- *
- * The request-level model's responses all arrive at its batch's end, so its TTFT is its latency: that
- * is the baseline's nature (as a request-level backend returns), not a measuring artefact.
+ * Printed: each mode's genai-perf figures; the ratios continuous / request-level of this one run; with
+ * --limit, each mode's server tokens/s as a fraction of the model's own step loop run back-to-back on the
+ * same step batches (replay.ts); the simulator's prediction of each mode's tokens/s and p99 TTFT with the
+ * step cost fitted to the model's own steps (predict.ts), and its error. See README.md for every option.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { Rng } from '@inferscope/core/load';
-import { percentileOf } from '@inferscope/core/stats';
+import { fitStepCost, stepCostCalibration, type IterEvent, type IterativeKnobs, type StepCost, type StepSample } from '@inferscope/core/iterative';
+import { parseModelConfig } from '@inferscope/core/config';
 import { buildApp } from '../../apps/server/src/app';
+import type { GenRecord } from '../../apps/server/src/clients/generate/gen-stream';
+import type { GenLoadMode } from '../../apps/server/src/clients/generate/gen-load';
+import { promptOfLength, type GenAsk } from '../../apps/server/src/clients/generate/gen-workload';
+import { genPerfFigures, genPerfTable, type GenPerfFigures } from '../../apps/server/src/clients/generate/gen-figures';
+import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { arg } from '../args';
-import { readTokenStream } from '../../apps/web/src/teach/token-stream';
+import { rebuildBatches, recordedSteps, replay } from './replay';
+import { predict, type ServedRequest } from './predict';
 
-const SECONDS = Number(arg('--seconds', '20'));
-const RATE = Number(arg('--rate', '12'));
+const REQUESTS = Number(arg('--requests', '320'));
+const WARMUP = Number(arg('--warmup', '16'));
+const CONCURRENCY = Number(arg('--concurrency', '32'));
+const RATE = process.argv.includes('--rate') ? Number(arg('--rate', '0')) : undefined;
 const SEED = Number(arg('--seed', '52'));
 const SEQUENCES = Number(arg('--sequences', '8'));
+const [PROMPT_MIN, PROMPT_MAX] = arg('--prompt', '8,32').split(',').map(Number) as [number, number];
 const [SHORT_MIN, SHORT_MAX] = arg('--short', '4,16').split(',').map(Number) as [number, number];
 const [LONG_MIN, LONG_MAX] = arg('--long', '64,160').split(',').map(Number) as [number, number];
 const LONG_SHARE = Number(arg('--long-share', '0.25'));
+const LIMIT = process.argv.includes('--limit');
+const WRITE_CALIBRATION = process.argv.includes('--write-calibration');
+/** the knobs both copies are served with (and the simulator runs): written into their configs; the KV
+ * blocks the server sized from them (its rule, config-knobs.ts) are read back from its events */
+const BLOCK_TOKENS = 16;
+const KV_TOKENS = 4096;
+const MAX_NUM_TOKENS = 256;
+const KNOBS: IterativeKnobs = { maxNumSequences: SEQUENCES, maxNumTokens: MAX_NUM_TOKENS, enableChunkedContext: false, policy: 'guaranteed_no_evict', blockTokens: BLOCK_TOKENS, totalBlocks: 0 };
 const SOURCE = new URL('../../model_repository/tiny_lm_generate', import.meta.url).pathname;
-const MODES = { continuous: 'inflight_fused_batching', 'request-level': 'V1' } as const;
+const CALIBRATION_FILE = new URL('../../packages/core/src/iterative/calibrations/tiny_lm_generate.json', import.meta.url).pathname;
+const MODES = { continuous: { type: 'inflight_fused_batching', batching: 'continuous' }, 'request-level': { type: 'V1', batching: 'static' } } as const;
+type Mode = keyof typeof MODES;
+const MODE: GenLoadMode = RATE !== undefined ? { kind: 'rate', rate: RATE, distribution: 'poisson', seed: SEED } : { kind: 'concurrency', concurrency: CONCURRENCY };
 
-interface Ask {
-  atMs: number;
-  text: string;
-  maxTokens: number;
-}
-
-/** The workload: Poisson arrivals, a prompt of 1-6 words, an output length from the short or the long range. */
-function workload(): Ask[] {
-  const rng = new Rng(SEED);
-  const words = ['the', 'server', 'batches', 'every', 'step', 'KV', 'cache', 'tokens', 'continuous', 'InferScope'];
-  const asks: Ask[] = [];
-  for (let t = rng.expGapUs(RATE) / 1000; t < SECONDS * 1000; t += rng.expGapUs(RATE) / 1000) {
-    const text = Array.from({ length: rng.int(1, 6) }, () => words[rng.int(0, words.length - 1)]).join(' ');
+/** The workload: prompts of PROMPT_MIN..MAX bytes; outputs mostly short, LONG_SHARE long. */
+function asks(count: number, seed: number): GenAsk[] {
+  const rng = new Rng(seed);
+  return Array.from({ length: count }, () => {
+    const inputTokens = rng.int(PROMPT_MIN, PROMPT_MAX);
     const maxTokens = rng.next() < LONG_SHARE ? rng.int(LONG_MIN, LONG_MAX) : rng.int(SHORT_MIN, SHORT_MAX);
-    asks.push({ atMs: t, text, maxTokens });
+    return { text: promptOfLength(rng, inputTokens), inputTokens, maxTokens };
+  });
+}
+
+async function repository(dir: string): Promise<void> {
+  const config = await readFile(join(SOURCE, 'config.pbtxt'), 'utf8');
+  const knobs: Record<string, string> = { max_num_sequences: String(SEQUENCES), max_num_tokens: String(MAX_NUM_TOKENS), tokens_per_block: String(BLOCK_TOKENS), max_tokens_in_paged_kv_cache: String(KV_TOKENS), batch_scheduler_policy: KNOBS.policy, enable_chunked_context: 'false' };
+  for (const [mode, { type }] of Object.entries(MODES)) {
+    const name = modelName(mode as Mode);
+    await cp(join(SOURCE, '1'), join(dir, name, '1'), { recursive: true });
+    let text = config.replace('name: "tiny_lm_generate"', `name: "${name}"`);
+    for (const [key, value] of Object.entries(knobs)) {
+      const line = new RegExp(`parameters \\{ key: "${key}" value: \\{ string_value: "[^"]*" \\} \\}`);
+      if (!line.test(text)) throw new Error(`the bundled config has no parameter ${key}`);
+      text = text.replace(line, `parameters { key: "${key}" value: { string_value: "${value}" } }`);
+    }
+    await writeFile(join(dir, name, 'config.pbtxt'), `${text}parameters { key: "gpt_model_type" value: { string_value: "${type}" } }\n`);
   }
-  return asks;
 }
 
-interface Result {
-  ttftMs: number;
-  latencyMs: number;
-  tokens: number;
-  endMs: number;
+/** The asks under MODE from a client worker thread (client-worker.mjs -> .ts); the records' times are on its clock. */
+function load(url: string, model: string, work: GenAsk[]): Promise<GenRecord[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./client-worker.mjs', import.meta.url), { workerData: { url, model, asks: work, mode: MODE } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`the client worker exited with ${code}`)));
+  });
 }
 
-async function one(url: string, ask: Ask, start: number): Promise<Result> {
-  const sent = performance.now();
-  const res = await fetch(url, { method: 'POST', body: JSON.stringify({ text_input: ask.text, max_tokens: ask.maxTokens }) });
-  if (res.status !== 200) throw new Error(`${res.status}: ${await res.text()}`);
-  const read = await readTokenStream(res.body!, sent, () => performance.now(), () => undefined);
-  if (read.error) throw new Error(read.error);
-  const tokens = read.tokens.length;
-  const first = sent + (read.tokens[0]?.atMs ?? read.endMs);
-  const now = performance.now();
-  return { ttftMs: first - sent, latencyMs: now - sent, tokens, endMs: now - start };
-}
+const modelName = (mode: Mode) => `gen_${mode.replace('-', '_')}`;
+const pct = (predicted: number, measured: number) => `${predicted >= measured ? '+' : ''}${((100 * (predicted - measured)) / measured).toFixed(1)}%`;
 
-async function run(url: string, asks: Ask[]): Promise<{ tokensPerS: number; ttft: number[]; latency: number[] }> {
-  const start = performance.now();
-  const results = await Promise.all(asks.map(async (a) => {
-    await new Promise((r) => setTimeout(r, Math.max(0, a.atMs - (performance.now() - start))));
-    return one(url, a, start);
-  }));
-  const tokens = results.reduce((n, r) => n + r.tokens, 0);
-  const spanS = Math.max(...results.map((r) => r.endMs)) / 1000;
-  return { tokensPerS: tokens / spanS, ttft: results.map((r) => r.ttftMs), latency: results.map((r) => r.latencyMs) };
+interface Measured {
+  figures: GenPerfFigures;
+  events: IterEvent[];
+  served: ServedRequest[];
 }
-
-const q = (v: number[]) => [0.5, 0.9, 0.99].map((p) => percentileOf(v, p).toFixed(1)).join(' / ');
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'is-generate-bench-'));
-  const config = await readFile(join(SOURCE, 'config.pbtxt'), 'utf8');
-  for (const [mode, type] of Object.entries(MODES)) {
-    const name = `gen_${mode.replace('-', '_')}`;
-    await cp(join(SOURCE, '1'), join(dir, name, '1'), { recursive: true });
-    const text = config
-      .replace('name: "tiny_lm_generate"', `name: "${name}"`)
-      .replace(/parameters \{ key: "max_num_sequences" value: \{ string_value: "\d+" \} \}/, `parameters { key: "max_num_sequences" value: { string_value: "${SEQUENCES}" } }`)
-      + `parameters { key: "gpt_model_type" value: { string_value: "${type}" } }\n`;
-    await writeFile(join(dir, name, 'config.pbtxt'), text);
-  }
+  await repository(dir);
+  const measured = {} as Record<Mode, Measured>;
   const app = await buildApp({ host: '127.0.0.1', httpPort: 0, grpcPort: null, metricsPort: null, modelRepositories: [dir], recordingsDir: dir, live: false });
   try {
     const { url } = await app.listen();
-    const asks = workload();
-    const tokens = asks.reduce((n, a) => n + a.maxTokens, 0);
-    console.log(`workload: ${asks.length} requests over ${SECONDS} s (poisson ${RATE}/s, seed ${SEED}), ${tokens} output tokens asked, ` +
-      `${Math.round(LONG_SHARE * 100)}% long (${LONG_MIN}-${LONG_MAX}) else ${SHORT_MIN}-${SHORT_MAX}; max_num_sequences ${SEQUENCES}`);
-    const figures: Record<string, Awaited<ReturnType<typeof run>>> = {};
-    for (const mode of Object.keys(MODES)) {
-      const f = (figures[mode] = await run(`${url}/v2/models/gen_${mode.replace('-', '_')}/generate_stream`, asks));
-      console.log(`${mode.padEnd(14)} ${f.tokensPerS.toFixed(1)} output tokens/s  TTFT p50/p90/p99 ${q(f.ttft)} ms  latency p50/p90/p99 ${q(f.latency)} ms`);
+    const work = asks(REQUESTS, SEED);
+    console.log(`workload: ${REQUESTS} requests (+${WARMUP} warm-up), ${MODE.kind === 'concurrency' ? `closed loop of ${CONCURRENCY} clients` : `poisson ${RATE}/s`}, seed ${SEED}; ` +
+      `prompts ${PROMPT_MIN}-${PROMPT_MAX} bytes; outputs ${Math.round(LONG_SHARE * 100)}% ${LONG_MIN}-${LONG_MAX} else ${SHORT_MIN}-${SHORT_MAX} tokens (${work.reduce((n, a) => n + a.maxTokens, 0)} asked); max_num_sequences ${SEQUENCES}`);
+    for (const mode of Object.keys(MODES) as Mode[]) {
+      await load(url, modelName(mode), asks(WARMUP, SEED + 1));
+      const events: IterEvent[] = [];
+      const off = app.bus.on((e) => {
+        if (e.type === 'iterative' && e.model === modelName(mode)) events.push(e.event as IterEvent);
+      });
+      const records = await load(url, modelName(mode), work);
+      off();
+      const start = Math.min(...records.map((r) => r.sentMs));
+      const served = records.map((r, i) => ({ prompt: [...new TextEncoder().encode(work[i]!.text)], outputTokens: r.tokenMs.length, sentMs: r.sentMs - start }));
+      measured[mode] = { figures: genPerfFigures(records), events, served };
+      console.log(`\n== ${mode} (${modelName(mode)}) ==\n${genPerfTable(measured[mode].figures)}`);
+      const kv = events.find((e) => e.type === 'step_started');
+      if (kv?.type !== 'step_started') throw new Error(`${mode}: the server ran no step`);
+      if (KNOBS.totalBlocks && kv.kv.totalBlocks !== KNOBS.totalBlocks) throw new Error(`the two copies have ${KNOBS.totalBlocks} and ${kv.kv.totalBlocks} KV blocks`);
+      KNOBS.totalBlocks = kv.kv.totalBlocks;
     }
-    const c = figures.continuous!;
-    const r = figures['request-level']!;
-    console.log(`ratios (continuous / request-level, one run): output tokens/s x${(c.tokensPerS / r.tokensPerS).toFixed(2)}, ` +
-      `p99 TTFT x${(percentileOf(c.ttft, 0.99) / percentileOf(r.ttft, 0.99)).toFixed(2)}, p99 latency x${(percentileOf(c.latency, 0.99) / percentileOf(r.latency, 0.99)).toFixed(2)}`);
   } finally {
     await app.close();
     await rm(dir, { recursive: true, force: true });
+  }
+  const c = measured.continuous.figures;
+  const r = measured['request-level'].figures;
+  console.log(`\nratios (continuous / request-level, one run): output tokens/s x${(c.outputTokensPerS / r.outputTokensPerS).toFixed(2)}, ` +
+    `p99 TTFT x${(c.ttftMs!.p99 / r.ttftMs!.p99).toFixed(2)} (${c.ttftMs!.p99.toFixed(1)} vs ${r.ttftMs!.p99.toFixed(1)} ms), p99 latency x${(c.latencyMs!.p99 / r.latencyMs!.p99).toFixed(2)}`);
+
+  let cost: StepCost | undefined = stepCostCalibration('tiny_lm_generate')?.cost;
+  let costFrom = 'the stored calibration (packages/core/src/iterative/calibrations/tiny_lm_generate.json)';
+  /** with --limit: the server's whole step cycle fitted, to show what the model's cost leaves out */
+  let serverCost: StepCost | undefined;
+  if (LIMIT) {
+    const config = parseModelConfig(await readFile(join(SOURCE, 'config.pbtxt'), 'utf8'));
+    const all: StepSample[] = [];
+    const served: StepSample[] = [];
+    const cycles: StepSample[] = [];
+    console.log('\nlimit: the model\'s own step loop back-to-back on the server\'s step batches (this process, no server)');
+    for (const mode of Object.keys(MODES) as Mode[]) {
+      const steps = recordedSteps(measured[mode].events);
+      const { batches, totalBlocks } = rebuildBatches(steps, BLOCK_TOKENS);
+      const loop = await replay(batches, totalBlocks, { modelFile: join(SOURCE, '1/model.onnx'), config, shape: TINY_LM_KV_SHAPE, blockTokens: BLOCK_TOKENS, vocab: TINY_LM.vocab });
+      all.push(...loop.samples);
+      served.push(...steps.map((s, i) => ({ ...loop.samples[i]!, us: s.servedUs })));
+      cycles.push(...steps.map((s, i) => ({ ...loop.samples[i]!, us: s.cycleUs })));
+      const tokens = measured[mode].served.reduce((n, q) => n + q.outputTokens, 0);
+      const limit = tokens / (loop.wallUs / 1e6);
+      const f = measured[mode].figures;
+      console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${f.outputTokensPerS.toFixed(1)} is ${(f.outputTokensPerS / limit).toFixed(2)} of it`);
+    }
+    const fit = fitStepCost(all);
+    cost = fit.cost;
+    costFrom = "this run's model steps (the replay)";
+    const line = (what: string, f: ReturnType<typeof fitStepCost>) => console.log(`  ${what.padEnd(48)} ${JSON.stringify(f.cost)} (R² ${f.r2.toFixed(3)}, mean error ${f.meanErrorPct.toFixed(1)}% per step)`);
+    line("step cost, the model's own steps (calibration):", fit);
+    line("the same steps, the server's executor time:", fitStepCost(served));
+    serverCost = fitStepCost(cycles).cost;
+    line('the same steps, the server start to next start:', fitStepCost(cycles));
+    if (WRITE_CALIBRATION) {
+      const doc = { model: 'tiny_lm_generate', backend: 'onnxruntime', kind: 'KIND_CPU', date: new Date().toISOString().slice(0, 10), host: `${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start of the replay`, method: `bench/generate/run.ts --limit: least squares over ${all.length} replayed steps of both modes (${process.argv.slice(2).join(' ')})`, cost: fit.cost, steps: all.length, r2: Number(fit.r2.toFixed(4)), mean_error_pct: Number(fit.meanErrorPct.toFixed(1)) };
+      await writeFile(CALIBRATION_FILE, `${JSON.stringify(doc, null, 2)}\n`);
+      console.log(`  wrote ${CALIBRATION_FILE}`);
+    }
+  }
+  if (!cost) return void console.log('\nno step cost calibration: run with --limit to fit one');
+  console.log(`\nsimulator (simulateGeneration, same requests and ${MODE.kind === 'concurrency' ? 'closed loop' : 'arrival times'}), step cost from ${costFrom}: ${JSON.stringify(cost)}`);
+  for (const [label, c] of [['', cost], ['  (server cycle cost)', serverCost]] as const) {
+    if (!c) continue;
+    for (const mode of Object.keys(MODES) as Mode[]) {
+      const m = measured[mode].figures;
+      const p = predict(measured[mode].served, { knobs: KNOBS, cost: c, batching: MODES[mode].batching, mode: MODE, gapUs: 0 });
+      console.log(`  ${(mode + label).padEnd(34)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs measured ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}); ` +
+        `p99 TTFT predicted ${p.ttftMs!.p99.toFixed(1)} vs ${m.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, m.ttftMs!.p99)})`);
+    }
   }
 }
 

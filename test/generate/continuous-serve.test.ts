@@ -12,7 +12,7 @@ import type { IterEvent } from '@inferscope/core/iterative';
 import { Rng } from '@inferscope/core/load';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { grpcClient, type TestGrpcClient } from '../grpc/client';
-import { readTokenStream } from '../../apps/web/src/teach/token-stream';
+import { readTokenStream } from '@inferscope/core/util';
 
 const MODEL = 'tiny_lm_generate';
 let repo: Awaited<ReturnType<typeof tempRepository>>;

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { RealClock } from '@inferscope/core/clock';
-import { ContinuousPlanner, StepLoop, type GenOutcome, type GenRequest, type IterEvent, type IterativeKnobs } from '@inferscope/core/iterative';
+import { ContinuousPlanner, StaticBatchPlanner, StepLoop, type GenOutcome, type StepPlanner, type GenRequest, type IterEvent, type IterativeKnobs } from '@inferscope/core/iterative';
 import { KvBlockStore } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
-import { OrtStepExecutor, sessionStepModel } from '../../apps/server/src/generate/ort-step-executor';
+import { OrtStepExecutor, sessionStepModel, type StepModel } from '../../apps/server/src/generate/ort-step-executor';
 import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { REPO } from '../backends/fixtures';
 
@@ -21,15 +21,19 @@ const model = () => (session ??= ort.InferenceSession.create(readFileSync(join(R
 interface Run {
   outcomes: Map<string, GenOutcome>;
   events: IterEvent[];
-  planner: ContinuousPlanner;
+  planner: StepPlanner;
+  /** the batch dimension of every model call, in order */
+  modelBatches: number[];
 }
 
-/** Every request through one continuous batcher on tiny_lm; requests arrive in waves to mix joins and leaves. */
-async function generate(requests: GenRequest[], knobs: IterativeKnobs, wave = requests.length): Promise<Run> {
+/** Every request through one batcher (continuous unless given) on tiny_lm; requests arrive in waves to mix joins and leaves. */
+async function generate(requests: GenRequest[], knobs: IterativeKnobs, wave = requests.length, planner: StepPlanner = new ContinuousPlanner(knobs)): Promise<Run> {
   const clock = new RealClock();
-  const planner = new ContinuousPlanner(knobs);
   const store = new KvBlockStore(TINY_LM_KV_SHAPE, knobs.blockTokens, knobs.totalBlocks);
-  const executor = new OrtStepExecutor(store, sessionStepModel(await model(), ort.Tensor), TINY_LM.vocab);
+  const session = sessionStepModel(await model(), ort.Tensor);
+  const modelBatches: number[] = [];
+  const recording: StepModel = { run: (inputs) => (modelBatches.push(inputs[0]!.dims[0]!), session.run(inputs)) };
+  const executor = new OrtStepExecutor(store, recording, TINY_LM.vocab);
   const events: IterEvent[] = [];
   const loop = new StepLoop({ clock, planner, executor, listener: (e) => events.push(e) });
   const outcomes = new Map<string, GenOutcome>();
@@ -51,7 +55,7 @@ async function generate(requests: GenRequest[], knobs: IterativeKnobs, wave = re
     };
     submitWave();
   });
-  return { outcomes, events, planner };
+  return { outcomes, events, planner, modelBatches };
 }
 
 const bytes = (s: string) => [...new TextEncoder().encode(s)];
@@ -66,6 +70,26 @@ function requests(seed: number, n: number): GenRequest[] {
 }
 
 const ALONE: IterativeKnobs = { maxNumSequences: 1, maxNumTokens: 256, enableChunkedContext: false, policy: 'guaranteed_no_evict', totalBlocks: 64, blockTokens: 4 };
+
+test("tiny_lm under the request-level baseline: finished members are computed as pad rows until the batch ends, and tokens are unchanged", { timeout: 60_000 }, async () => {
+  const reqs = requests(7, 6).map((r, i) => ({ ...r, maxTokens: [2, 9, 4, 12, 3, 6][i]!, endToken: undefined }));
+  const knobs: IterativeKnobs = { maxNumSequences: 4, maxNumTokens: 256, enableChunkedContext: false, policy: 'guaranteed_no_evict', totalBlocks: 64, blockTokens: 4 };
+  const run = await generate(reqs, knobs, reqs.length, new StaticBatchPlanner(knobs));
+  const steps = run.events.filter((e) => e.type === 'step_started');
+  // Each step is one model call (a static batch never mixes prefill and decode), its rows + finished members.
+  assert.deepEqual(run.modelBatches, steps.map((s) => s.rows.length + s.padSlots), 'every padded slot was computed');
+  assert.ok(steps.some((s) => s.padSlots >= 2), 'members finished early and padded the batch');
+  let width = 0;
+  for (const s of steps) {
+    if (s.joined.length > 0) width = s.joined.length;
+    assert.equal(s.rows.length + s.padSlots, width, `step ${s.step}: the batch keeps its width until its longest member ends`);
+  }
+  for (const r of reqs) {
+    const alone = (await generate([r], ALONE)).outcomes.get(r.id);
+    assert.deepEqual(run.outcomes.get(r.id), alone, `${r.id}'s tokens equal its tokens alone`);
+  }
+  assert.equal(run.planner.kvUsage().usedBlocks, 0);
+});
 
 test('tiny_lm under continuous batching: every prompt gives its tokens alone, under preemption and chunked prefill', { timeout: 120_000 }, async () => {
   const reqs = requests(52, 14);

@@ -13,5 +13,5 @@ declare class TextEncoder {
 }
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean });
-  decode(input?: ArrayBufferView | ArrayBuffer): string;
+  decode(input?: ArrayBufferView | ArrayBuffer, options?: { stream?: boolean }): string;
 }

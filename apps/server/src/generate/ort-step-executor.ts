@@ -45,22 +45,27 @@ export class OrtStepExecutor implements StepExecutor {
    * when a step has both: one padded tensor would pad every decode row to the longest prompt's length
    * (rows are padded to a common new-token count), so a sequence joining would multiply the step's work.
    * Rows are independent sequences, so the two calls give the tokens one call would.
+   *
+   * A request-level batch's finished members (`batch.padSlots`) are computed as pad rows of the first call
+   * (the decode call: a fixed batch pads during decoding), as a request-level backend's fixed batch tensor
+   * computes them until its longest member ends; their outputs are discarded. Skipping them would make the
+   * baseline cheaper than the backend it stands for.
    */
   runStep(batch: StepBatch, done: (error: unknown, tokens?: StepTokens) => void): void {
     const tokens: (number | null)[] = new Array(batch.rows.length).fill(null);
     const groups = [batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [i] : [])), batch.rows.flatMap((r, i) => (r.kind === 'decode' ? [] : [i]))].filter((g) => g.length > 0);
-    const runGroup = async (rows: number[]) => {
-      const step = buildKvStep(this.store, rows.map((i) => batch.rows[i]!));
+    const runGroup = async (rows: number[], padRows: number) => {
+      const step = buildKvStep(this.store, rows.map((i) => batch.rows[i]!), padRows);
       const out = await this.model.run(step.inputs);
       storeKvStep(this.store, step, out);
       const logits = out[KV_STEP_TENSORS.logits];
-      if (!logits || logits.length !== rows.length * this.vocab) {
-        throw new RangeError(`the model's ${KV_STEP_TENSORS.logits} is missing or not [${rows.length}, ${this.vocab}]`);
+      if (!logits || logits.length !== step.batch * this.vocab) {
+        throw new RangeError(`the model's ${KV_STEP_TENSORS.logits} is missing or not [${step.batch}, ${this.vocab}]`);
       }
       rows.forEach((i, b) => (tokens[i] = batch.rows[i]!.samples ? argmax(logits, b * this.vocab, this.vocab) : null));
     };
     (async () => {
-      for (const g of groups) await runGroup(g);
+      for (const [i, g] of groups.entries()) await runGroup(g, i === 0 ? batch.padSlots : 0);
     })().then(
       () => done(null, tokens),
       (e: unknown) => done(e ?? new Error('the model run failed')),

@@ -14,6 +14,7 @@ import { StaticBatchPlanner } from './static-batch';
 
 export type { GenBatching };
 
+
 export interface GenArrival {
   atUs: number;
   request: GenRequest;
@@ -21,10 +22,21 @@ export interface GenArrival {
   cancelAtUs?: number;
 }
 
+/**
+ * A closed loop (genai-perf's --concurrency): `concurrency` clients, each submitting the next of
+ * `requests` `gapUs` after its previous one ended (the client's turnaround), until none is left.
+ */
+export interface GenClosedLoop {
+  concurrency: number;
+  requests: readonly GenRequest[];
+  gapUs?: number;
+}
+
 export interface GenSimulation {
   knobs: IterativeKnobs;
   cost: StepCost;
   arrivals: readonly GenArrival[];
+  closedLoop?: GenClosedLoop;
   batching: GenBatching;
   vocab?: number;
   /** the step_finished and idle events carry the block map (StepLoopOptions.blockMaps): the lessons draw it per step */
@@ -60,6 +72,21 @@ export function simulateGeneration(sim: GenSimulation): GenSimResult {
   for (const a of sim.arrivals) {
     clock.setTimer(a.atUs, () => loop.submit(a.request, { onEnd: (o) => outcomes.set(a.request.id, { ...o, endedAt: clock.now() }) }));
     if (a.cancelAtUs !== undefined) clock.setTimer(a.cancelAtUs, () => loop.cancel(a.request.id));
+  }
+  const closed = sim.closedLoop;
+  if (closed) {
+    let next = 0;
+    const client = () => {
+      const request = closed.requests[next++];
+      if (!request) return;
+      loop.submit(request, {
+        onEnd: (o) => {
+          outcomes.set(request.id, { ...o, endedAt: clock.now() });
+          clock.setTimer(clock.now() + (closed.gapUs ?? 0), client);
+        },
+      });
+    };
+    for (let c = 0; c < Math.min(closed.concurrency, closed.requests.length); c++) clock.setTimer(0, client);
   }
   clock.runUntilIdle();
   if (!loop.idle) throw new Error('generation simulation stopped with work left');

@@ -12,7 +12,7 @@ const keyOf = (token: number, h: number) => [0, 1, 2].map((i) => token * 100 + h
 /** A model's present tensors for a step: past as given, then each row's new tokens as keyOf/-keyOf (padding NaN). */
 function fakePresent(step: KvStep, tokenIds: (row: number, j: number) => number | null): Record<string, Float32Array> {
   const T = step.pastLen + step.newLen;
-  const B = step.rows.length;
+  const B = step.batch;
   const key = new Float32Array(B * 2 * T * 3).fill(NaN);
   const value = new Float32Array(B * 2 * T * 3).fill(NaN);
   const past = step.inputs.find((t) => t.name === KV_STEP_TENSORS.pastKey(0))!.data as Float32Array;
@@ -88,4 +88,27 @@ test('a step refuses what it cannot do: no rows, a row without tokens, a table t
   assert.throws(() => storeKvStep(store, { ...step, rows: [{ table: [0], cached: 0, tokens: [1, 2, 3] }] }, fakePresent(step, () => 1)), /token 2 is past the sequence's 1 blocks/);
   assert.throws(() => storeKvStep(store, step, {}), /present_key_0 is missing or not \[1, 2, 3, 3\]/);
   assert.throws(() => new KvBlockStore({ ...SHAPE, bytesPerElement: 2 }, 2, 4), /only FP32/);
+});
+
+test("pad rows (a request-level batch's finished members) are computed at the step's past but never stored", () => {
+  const allocator = new KvBlockAllocator({ totalBlocks: 4, blockTokens: 2, policy: 'max_utilization' });
+  const store = new KvBlockStore(SHAPE, 2, 4);
+  allocator.admit('x', 2, 4);
+  const s1 = buildKvStep(store, [{ table: allocator.sequence('x').blocks, cached: 0, tokens: [7, 8] }]);
+  storeKvStep(store, s1, fakePresent(s1, (_b, j) => [7, 8][j]!));
+  allocator.grow('x');
+  const s2 = buildKvStep(store, [{ table: allocator.sequence('x').blocks, cached: 2, tokens: [9] }], 2);
+  assert.equal(s2.batch, 3);
+  const by = (n: string) => s2.inputs.find((t) => t.name === n)!;
+  assert.deepEqual(by(KV_STEP_TENSORS.inputIds).dims, [3, 1]);
+  assert.deepEqual(by(KV_STEP_TENSORS.pastKey(0)).dims, [3, 2, 2, 3], 'a pad row carries the whole past length, as a fixed batch tensor does');
+  assert.deepEqual([...by(KV_STEP_TENSORS.attentionMask).data], [1n, 1n, 1n, 0n, 0n, 1n, 0n, 0n, 1n], 'a pad row attends to its own token only');
+  // The model's pad-row outputs hold token 99: none of it may reach a block.
+  storeKvStep(store, s2, fakePresent(s2, (b) => (b === 0 ? 9 : 99)));
+  allocator.grow('x');
+  const s3 = buildKvStep(store, [{ table: allocator.sequence('x').blocks, cached: 3, tokens: [1] }]);
+  const past = s3.inputs.find((t) => t.name === KV_STEP_TENSORS.pastKey(0))!.data as Float32Array;
+  assert.deepEqual([...past.subarray(0, 9)], [...keyOf(7, 0), ...keyOf(8, 0), ...keyOf(9, 0)]);
+  assert.equal(allocator.usage().usedBlocks, 2, 'pad rows draw no blocks');
+  assert.throws(() => buildKvStep(store, [{ table: allocator.sequence('x').blocks, cached: 3, tokens: [1] }], -1), /padRows/);
 });

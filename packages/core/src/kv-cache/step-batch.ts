@@ -11,6 +11,11 @@
  *   `logits` (at the last position) are each row's next-token scores.
  * Only each row's real new keys and values are copied back into its blocks: a sequence's cache never
  * holds padding, so what it holds does not depend on the batches it happened to share.
+ *
+ * `padRows` appends rows that belong to no sequence: a request-level batch's finished members, which a
+ * request-level backend still computes (its batch tensor is fixed until the longest member ends). Each
+ * feeds one pad token over a past of P masked slots, so it costs what a real row of the step costs; its
+ * outputs are never stored or sampled.
  */
 import type { KvBlockStore } from './block-store';
 
@@ -43,6 +48,8 @@ export interface KvStepTensor {
 
 export interface KvStep {
   rows: readonly KvStepRow[];
+  /** rows in the tensors: the real rows, then the pad rows */
+  batch: number;
   /** P: the longest cache among the rows */
   pastLen: number;
   /** S: the most new tokens among the rows */
@@ -50,10 +57,14 @@ export interface KvStep {
   inputs: KvStepTensor[];
 }
 
-export function buildKvStep(store: KvBlockStore, rows: readonly KvStepRow[]): KvStep {
+/** The token a pad row feeds (its output is discarded, so any id in the vocabulary does). */
+export const KV_PAD_TOKEN = 0;
+
+export function buildKvStep(store: KvBlockStore, rows: readonly KvStepRow[], padRows = 0): KvStep {
   if (rows.length === 0) throw new RangeError('KV step: no rows');
+  if (!Number.isInteger(padRows) || padRows < 0) throw new RangeError(`KV step: padRows must be a whole number >= 0, not ${padRows}`);
   const { layers, kvHeads, headDim } = store.shape;
-  const B = rows.length;
+  const B = rows.length + padRows;
   const P = Math.max(...rows.map((r) => r.cached));
   const S = Math.max(...rows.map((r) => r.tokens.length));
   const ids = new BigInt64Array(B * S);
@@ -73,6 +84,11 @@ export function buildKvStep(store: KvBlockStore, rows: readonly KvStepRow[]): Kv
     mask.fill(1n, b * (P + S), b * (P + S) + r.cached);
     mask.fill(1n, b * (P + S) + P + pad, (b + 1) * (P + S));
   });
+  // A pad row attends to its own token only (a row with every position masked would divide by zero).
+  for (let b = rows.length; b < B; b++) {
+    ids[(b + 1) * S - 1] = BigInt(KV_PAD_TOKEN);
+    mask[(b + 1) * (P + S) - 1] = 1n;
+  }
   const inputs: KvStepTensor[] = [
     { name: KV_STEP_TENSORS.inputIds, type: 'int64', dims: [B, S], data: ids },
     { name: KV_STEP_TENSORS.positionIds, type: 'int64', dims: [B, S], data: positions },
@@ -86,7 +102,7 @@ export function buildKvStep(store: KvBlockStore, rows: readonly KvStepRow[]): Kv
       inputs.push({ name, type: 'float32', dims: [B, kvHeads, P, headDim], data });
     }
   }
-  return { rows, pastLen: P, newLen: S, inputs };
+  return { rows, batch: B, pastLen: P, newLen: S, inputs };
 }
 
 /**
@@ -99,8 +115,8 @@ export function storeKvStep(store: KvBlockStore, step: KvStep, present: Readonly
     for (const kind of ['key', 'value'] as const) {
       const name = kind === 'key' ? KV_STEP_TENSORS.presentKey(l) : KV_STEP_TENSORS.presentValue(l);
       const src = present[name];
-      if (!src || src.length !== step.rows.length * store.shape.kvHeads * total * store.shape.headDim) {
-        throw new RangeError(`KV step: ${name} is missing or not [${step.rows.length}, ${store.shape.kvHeads}, ${total}, ${store.shape.headDim}]`);
+      if (!src || src.length !== step.batch * store.shape.kvHeads * total * store.shape.headDim) {
+        throw new RangeError(`KV step: ${name} is missing or not [${step.batch}, ${store.shape.kvHeads}, ${total}, ${store.shape.headDim}]`);
       }
       step.rows.forEach((r, b) => {
         const n = r.tokens.length;

@@ -2,3 +2,4 @@
 export { MinHeap } from './min-heap';
 export { fitLine } from './fit-line';
 export { depthExceeds, utf8Length, MAX_JSON_DEPTH, NESTING_MESSAGE } from './json-depth';
+export { readTokenStream, splitEvents, type TokenArrival } from './token-stream';

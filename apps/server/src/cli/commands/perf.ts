@@ -12,6 +12,7 @@ import { composingModelsOf, readModelStats } from '../../clients/perf/server-sta
 import { closingTable, stepSummary, toCsv } from '../../clients/perf/perf-report';
 import type { StepMode } from '../../clients/perf/step-load';
 import { isStateful, parseSequenceIdRange, SEQUENCE_DEFAULTS, SequenceSlots } from '../../loadgen/sequences';
+import { GENERATE_SPECS, generateOptionsGiven, isGenerativeConfig, perfGenerate } from './perf-generate';
 
 const help = `Usage: inferscope perf -m MODEL [options]
 
@@ -43,6 +44,17 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
   --sequence-id-range A[:B]      correlation ids from A up to B (excluded; default 1, unbounded)
   --num-of-sequences N           sequences open at once under --request-rate-range (default 4); under a
                                  concurrency each client runs its own sequences one after another
+
+  A generative model (decoupled, text_input -> text_output) is profiled as genai-perf / AIPerf do:
+  synthetic prompts streamed over HTTP generate_stream, under each concurrency or request rate; it
+  reports time to first token, inter-token latency, request latency, input and output lengths
+  (avg/min/max/p99/p90/p50), output token throughput and request throughput. Tokens are bytes.
+  --synthetic-input-tokens-mean N    prompt length (default 32)
+  --synthetic-input-tokens-stddev N  its standard deviation (default 0)
+  --output-tokens-mean N             output length, sent as max_tokens (default 32)
+  --output-tokens-stddev N           its standard deviation (default 0)
+  --request-count N                  measured requests per step (default max(10, 4 x concurrency))
+  --warmup-request-count N           requests sent first and not measured (default 0)
 `;
 
 const specs = [
@@ -67,6 +79,7 @@ const specs = [
   { names: ['--sequence-length-variation'], key: 'seqVariation' },
   { names: ['--sequence-id-range'], key: 'seqIds' },
   { names: ['--num-of-sequences'], key: 'seqOpen' },
+  ...GENERATE_SPECS,
 ];
 
 export async function perf(argv: string[], out: (s: string) => void = console.log, progress: (s: string) => void = (s) => process.stderr.write(s)): Promise<number> {
@@ -121,6 +134,14 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     await target.check(model, version);
     let statsAvailable = true;
     const config = await configDoc(model, version).catch(() => undefined);
+    if (isGenerativeConfig(config)) {
+      return await perfGenerate({
+        url: normaliseUrl(a.values.url), model, version, protocol, config, values: a.values, flags: a.flags, seed,
+        modes: modes.map((m) => (m.kind === 'rate' ? { ...m, seed: m.seed ?? seed } : m)),
+      }, out);
+    }
+    const genOptions = generateOptionsGiven(a.values);
+    if (genOptions.length) throw new Error(`${genOptions.join(', ')} apply to a generative model (decoupled, text_input -> text_output); '${model}' is not one`);
     // an ensemble: its composing models' statistics too (perf_analyzer's "Composing models" section)
     const composing = composingModelsOf(config);
     const sequences = sequencesFor(config, a.values, modes, seed);
