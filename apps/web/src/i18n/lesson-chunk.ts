@@ -10,7 +10,7 @@ export const CHUNK_EN = {
   intro: [
     'Before its first token a request\'s whole prompt is read (prefill). A step\'s time grows with the tokens it feeds: a decode feeds one token per sequence, a 200-token prompt feeds 200 at once.',
     'Without chunked context (TensorRT-LLM\'s enable_chunked_context; vLLM\'s enable_chunked_prefill) the prompt joins whole, so it must fit one step\'s max_num_tokens (or it is refused), and the step that reads it holds up every decoder. With it, each step gives the prompt what the token budget leaves beside the decodes.',
-    'The picture is core\'s simulator with the server\'s scheduler: six sequences decoding 64-token answers, and a 200-token prompt arriving at 40 ms, with chunking off and on at a few max_num_tokens.',
+    'The picture is core\'s simulator with the server\'s scheduler: six sequences decoding 64-token answers, and a 200-token prompt arriving after ten of their steps, with chunking off and on at a few max_num_tokens.',
   ],
   watch: [
     'The timeline: the long prompt\'s prefill is one cell without chunking and several with it, each beside the decoders\' cells.',
@@ -26,7 +26,7 @@ export const CHUNK_ZH = {
   intro: [
     '请求产生第一个令牌之前，要先读完整个提示（预填充）。一步的时间随它输入的令牌数增长：解码时每个序列只输入一个令牌，一个 200 令牌的提示则一次输入 200 个。',
     '不开分块上下文（TensorRT-LLM 的 enable_chunked_context；vLLM 的 enable_chunked_prefill）时，提示只能整段加入，所以必须装得进一步的 max_num_tokens（否则被拒绝），读它的那一步会拖住每个解码中的序列。开启后，每一步把令牌预算中解码剩下的部分分给这个提示。',
-    '下面的图由核心模拟器运行服务器的调度器得到：六个序列正在解码 64 个令牌的回答，第 40 毫秒到来一个 200 令牌的提示；分块关闭和开启，各在几个 max_num_tokens 下运行。',
+    '下面的图由核心模拟器运行服务器的调度器得到：六个序列正在解码 64 个令牌的回答，它们解码十步之后到来一个 200 令牌的提示；分块关闭和开启，各在几个 max_num_tokens 下运行。',
   ],
   watch: [
     '时间线：不分块时长提示的预填充只占一个格子，分块后占好几个，每个都和解码的格子并排。',

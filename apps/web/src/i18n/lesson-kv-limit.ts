@@ -10,7 +10,7 @@ export const KV_LIMIT_EN = {
   intro: [
     'Each running sequence keeps the keys and values of every token it has read, in blocks of 16 tokens (PagedAttention\'s paged cache; TensorRT-LLM\'s tokens_per_block). The blocks are taken as it grows and freed when it ends. The budget (max_tokens_in_paged_kv_cache, the memory budget) is the old course\'s VRAM budget in its modern form.',
     'When blocks run short, the scheduler\'s policy (batch_scheduler_policy) decides. guaranteed_no_evict admits a sequence only if its longest possible text fits beside everyone else\'s: nobody is ever evicted, newcomers wait. max_utilization admits on the first chunk and, when a block is missing, preempts the newest sequence: its cache is dropped and its text recomputed later (vLLM\'s recompute preemption).',
-    'The picture is core\'s simulator with the server\'s scheduler: 16 requests arriving at 200 per second (prompts of 8-24 tokens, answers of 24-64), up to 8 sequences per step, the KV budget from 64 blocks down to 8, under each policy.',
+    'The picture is core\'s simulator with the server\'s scheduler: 16 requests, one per 1.25 decode steps on average (prompts of 8-24 tokens, answers of 24-64), up to 8 sequences per step, the KV budget from 64 blocks down to 8, under each policy.',
   ],
   watch: [
     'The block map: each square is a block of 16 tokens, coloured by the sequence holding it. Move the step slider to see the budget fill and free.',
@@ -26,7 +26,7 @@ export const KV_LIMIT_ZH = {
   intro: [
     '每个正在运行的序列都保存它读过的每个令牌的键和值，按每块 16 个令牌存放（PagedAttention 的分页缓存；TensorRT-LLM 的 tokens_per_block）。序列变长时取用新块，结束时释放。这个预算（max_tokens_in_paged_kv_cache，即内存预算）就是原课程里显存预算的现代形式。',
     '块不够时，由调度器的策略（batch_scheduler_policy）决定。guaranteed_no_evict 只在一个序列可能的最长文本能和其他所有序列并存时才接纳它：谁也不会被逐出，新请求只能等待。max_utilization 只要第一段放得下就接纳；缺块时抢占最新的序列：丢掉它的缓存，之后重新计算它的文本（vLLM 的重算式抢占）。',
-    '下面的图由核心模拟器运行服务器的调度器得到：16 个请求，每秒到达 200 个（提示 8–24 个令牌，回答 24–64 个），每步最多 8 个序列；KV 预算从 64 块降到 8 块，两种策略各跑一遍。',
+    '下面的图由核心模拟器运行服务器的调度器得到：16 个请求，平均每 1.25 个解码步到达一个（提示 8–24 个令牌，回答 24–64 个），每步最多 8 个序列；KV 预算从 64 块降到 8 块，两种策略各跑一遍。',
   ],
   watch: [
     '块图：每个方格是一个 16 令牌的块，颜色表示占用它的序列。拖动步数滑块，看预算如何被占满又被释放。',

@@ -4,6 +4,7 @@
  * sentences, chosen by the figures on screen. The modelled step cost line is shared by lessons 15-17.
  */
 import type { StepCost } from '@inferscope/core/iterative';
+import type { GenCostSource } from '../teach/gen-run';
 
 export const REBUILD_EN = {
   title: 'The batch is rebuilt every step: continuous batching of a generative model',
@@ -11,7 +12,7 @@ export const REBUILD_EN = {
   intro: [
     'A language model answers one token per step: a step runs every sequence in the batch once, reading its KV cache, and samples each one\'s next token. One answer needs 4 steps, another 90.',
     'A request-level batch (the dynamic batcher; TensorRT-LLM\'s V1) fixes its members for the whole execution: a sequence that ends early pads the batch until the longest ends, and a request that arrives one step late waits for the whole batch. Continuous batching (Orca\'s iteration-level scheduling, vLLM, TensorRT-LLM\'s in-flight batching) forms the batch again at every step boundary.',
-    'The picture is core\'s simulator running the scheduler the server runs for tiny_lm_generate, on the same seeded arrivals both ways: 24 requests at 40 per second, a quarter wanting a long answer (48-96 tokens), the rest 4-16; up to 8 sequences per step.',
+    'The picture is core\'s simulator running the scheduler the server runs for tiny_lm_generate, on the same seeded arrivals both ways: 24 requests, one per 6 decode steps on average, a quarter wanting a long answer (48-96 tokens), the rest 4-16; up to 8 sequences per step.',
   ],
   watch: [
     'Each row is a slot in the batch and each cell a step: prefill and decode in their colours, grey where a finished sequence still holds its slot.',
@@ -27,7 +28,7 @@ export const REBUILD_ZH = {
   intro: [
     '语言模型每一步回答一个令牌：一步里批次中的每个序列各运行一次，读取自己的 KV 缓存，再采样出下一个令牌。有的回答只要 4 步，有的要 90 步。',
     '请求级批处理（动态批处理器；TensorRT-LLM 的 V1）在整个执行期间固定批次成员：提前结束的序列要一直占位填充，直到最长的那个结束；晚到一步的请求也得等整个批次结束。连续批处理（Orca 的迭代级调度、vLLM、TensorRT-LLM 的飞行中批处理）则在每个步边界重新组建批次。',
-    '下面的图由核心模拟器运行服务器为 tiny_lm_generate 使用的同一个调度器得到，两种方式用同样的带种子到达序列：24 个请求，每秒 40 个，四分之一要长回答（48–96 个令牌），其余 4–16 个；每步最多 8 个序列。',
+    '下面的图由核心模拟器运行服务器为 tiny_lm_generate 使用的同一个调度器得到，两种方式用同样的带种子到达序列：24 个请求，平均每 6 个解码步到达一个，四分之一要长回答（48–96 个令牌），其余 4–16 个；每步最多 8 个序列。',
   ],
   watch: [
     '每一行是批次中的一个槽位，每个格子是一步：预填充和解码用各自的颜色，灰色表示已经结束的序列仍占着槽位。',
@@ -55,19 +56,25 @@ export interface RebuildVerdict {
 }
 
 export interface GenDemoText {
-  /** the modelled step cost, said on screen (lessons 15-17) */
-  cost: (c: StepCost) => string;
+  /** where the step cost comes from and its terms, said on screen (lessons 15-17) */
+  cost: (c: GenCostSource) => string;
   rows: string;
 }
 
-/** the modelled cost line and the table's summary, the same in lessons 15-17 */
+const terms = (c: StepCost, us: string, seq: string, token: string) => `${Math.round(c.fixed_us)} ${us} + ${Math.round(c.per_sequence_us)} ${us}/${seq} + ${Math.round(c.per_token_us)} ${us}/${token}`;
+
+/** the step cost line and the table's summary, the same in lessons 15-17 */
 export const GEN_DEMO_EN: GenDemoText = {
-  cost: (c) => `Modelled step cost (no tiny_lm calibration ships): ${c.fixed_us} µs + ${c.per_sequence_us} µs/seq + ${c.per_token_us} µs/token`,
+  cost: (c) => (c.kind === 'fitted'
+    ? `Step cost fitted on tiny_lm_generate (${c.date}, ${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token')}`
+    : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token')}`),
   rows: 'Every run (the rows the verdict is computed from)',
 };
 
 export const GEN_DEMO_ZH: GenDemoText = {
-  cost: (c) => `步开销为建模值（未随附 tiny_lm 校准）：${c.fixed_us} 微秒 + 每序列 ${c.per_sequence_us} 微秒 + 每令牌 ${c.per_token_us} 微秒`,
+  cost: (c) => (c.kind === 'fitted'
+    ? `步开销按 tiny_lm_generate 实测拟合（${c.date}，${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌')}`
+    : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌')}`),
   rows: '每次运行（结论由这些行算出）',
 };
 

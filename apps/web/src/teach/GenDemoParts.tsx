@@ -1,11 +1,11 @@
 /**
  * What the three generative lessons' demos (RebuildDemo, KvLimitDemo, ChunkDemo) share: a knob as a row of
- * buttons, the stage's layout (knobs and the modelled-cost line, the picture beside the verdict), and the
+ * buttons, the stage's layout (knobs and the step cost's line (fitted or modelled), the picture beside the verdict), and the
  * folded table of every run the verdict is computed from. The pictures themselves are the generation
  * view's components (views/generate), not drawn here.
  */
 import type { ReactNode } from 'react';
-import { TINY_LM_MODELLED_COST } from './gen-run';
+import { genCostSource } from './gen-run';
 import type { GenDemoText } from '../i18n/lesson-rebuild';
 
 /** `quiet`: the label is for screen readers only (the options name themselves, e.g. a policy's config values) */
@@ -27,7 +27,7 @@ export function GenStage(props: { testid: string; data: Record<string, string | 
     <div className="card p-3 mb-2 space-y-2" data-testid={props.testid} {...data}>
       <div className="flex flex-wrap gap-x-4 gap-y-2 items-center text-sm">
         {props.knobs}
-        <span className="text-muted" data-testid="gen-cost">{props.text.cost(TINY_LM_MODELLED_COST)}</span>
+        <span className="text-muted" data-testid="gen-cost">{props.text.cost(genCostSource())}</span>
       </div>
       <div className="grid gap-3 lg:grid-cols-2 items-start">
         <figure className="space-y-1 min-w-0" data-testid="gen-picture">{props.picture}</figure>

@@ -8,19 +8,23 @@
  */
 import type { GenArrival } from '@inferscope/core/iterative';
 import { Rng } from '@inferscope/core/load';
-import { BASE_KNOBS, cached, GEN_SEED, promptOf, runGeneration, tokenGaps, type GenRun } from './gen-run';
+import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, promptOf, runGeneration, tokenGaps, type GenRun } from './gen-run';
 
 /** the knob: max_num_tokens (256 holds the long prompt and the decodes in one step) */
 export const TOKEN_BUDGETS = [32, 64, 256];
-/** six decoders (prompts of 8 tokens, 64-token answers) from t=0, the long prompt (200 tokens, 8-token answer) at 40 ms */
-export const CHUNK_WORKLOAD = { decoders: 6, decoderPrompt: 8, decoderOutput: 64, longPrompt: 200, longOutput: 8, longAtUs: 40_000 } as const;
+/**
+ * six decoders (prompts of 8 tokens, 64-token answers) a quarter of a step apart from t=0, the long prompt
+ * (200 tokens, 8-token answer) after ten steps of their decoding (steps of six: gen-run.ts decodeStepUs)
+ */
+export const CHUNK_WORKLOAD = { decoders: 6, decoderPrompt: 8, decoderOutput: 64, longPrompt: 200, longOutput: 8, startEverySteps: 0.25, longAtSteps: 10 } as const;
 export const LONG_ID = 'long1';
 
-export function chunkArrivals(seed = GEN_SEED): GenArrival[] {
+export function chunkArrivals(seed = GEN_SEED, cost = GEN_COST): GenArrival[] {
   const w = CHUNK_WORKLOAD;
   const rng = new Rng(seed);
-  const decoders = Array.from({ length: w.decoders }, (_, i) => ({ atUs: i * 1000, request: { id: `d${i + 1}`, prompt: promptOf(rng, w.decoderPrompt), maxTokens: w.decoderOutput } }));
-  return [...decoders, { atUs: w.longAtUs, request: { id: LONG_ID, prompt: promptOf(rng, w.longPrompt), maxTokens: w.longOutput } }];
+  const step = decodeStepUs(w.decoders, cost);
+  const decoders = Array.from({ length: w.decoders }, (_, i) => ({ atUs: Math.round(i * w.startEverySteps * step), request: { id: `d${i + 1}`, prompt: promptOf(rng, w.decoderPrompt), maxTokens: w.decoderOutput } }));
+  return [...decoders, { atUs: Math.round(w.longAtSteps * step), request: { id: LONG_ID, prompt: promptOf(rng, w.longPrompt), maxTokens: w.longOutput } }];
 }
 
 export interface ChunkRow extends GenRun {
@@ -40,9 +44,9 @@ export interface ChunkRow extends GenRun {
 export const runChunk = cached(([chunked, budget]: [boolean, number]): ChunkRow => simulateChunk(chunked, budget));
 
 /** a fresh run (no cache) */
-export function simulateChunk(chunked: boolean, budget: number, seed = GEN_SEED): ChunkRow {
-  const arrivals = chunkArrivals(seed);
-  const run = runGeneration({ ...BASE_KNOBS, enableChunkedContext: chunked, maxNumTokens: budget }, 'continuous', arrivals);
+export function simulateChunk(chunked: boolean, budget: number, seed = GEN_SEED, cost = GEN_COST): ChunkRow {
+  const arrivals = chunkArrivals(seed, cost);
+  const run = runGeneration({ ...BASE_KNOBS, enableChunkedContext: chunked, maxNumTokens: budget }, 'continuous', arrivals, false, cost);
   const decoders = new Set(arrivals.map((a) => a.request.id).filter((id) => id !== LONG_ID));
   const gaps = tokenGaps(run.events, decoders).map((g) => g.gap).sort((a, b) => a - b);
   const queued = run.events.find((e) => e.type === 'seq_queued' && e.id === LONG_ID)?.t;

@@ -5,17 +5,37 @@
  * and the figures by core's `GenFigures` from the same events. Each lesson's own file picks its workload
  * and knobs; this one runs them and reads what every verdict needs.
  */
-import { simulateGeneration, TokenTimeline, type GenArrival, type GenBatching, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type TimelineCell } from '@inferscope/core/iterative';
+import { simulateGeneration, stepCostCalibration, stepCostUs, TokenTimeline, type GenArrival, type GenBatching, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type StepRow, type TimelineCell } from '@inferscope/core/iterative';
 import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
 
 /**
- * The step cost of tiny_lm_generate as these lessons model it: no calibration of its step loop ships
- * (core's sim calibrations cover the request-level models only), so the lessons say on screen that the
- * cost is modelled. Orders of magnitude of a small CPU decoder: a step's fixed launch, each sequence's
- * attention over its cache, each new token's matrix work.
+ * Used only where core ships no fitted step cost of tiny_lm_generate: orders of magnitude of a small CPU
+ * decoder (a step's fixed launch, each sequence's attention over its cache, each new token's matrix work),
+ * and the screen then says the cost is modelled.
  */
 export const TINY_LM_MODELLED_COST: StepCost = { fixed_us: 1500, per_sequence_us: 250, per_token_us: 60 };
+
+/** Where the lessons' step cost comes from: said on screen under each demo's knobs. */
+export type GenCostSource =
+  | { kind: 'fitted'; cost: StepCost; date: string; steps: number; r2: number }
+  | { kind: 'modelled'; cost: StepCost };
+
+/** tiny_lm_generate's step cost fitted to its own steps (core's iterative calibrations), else the modelled one. */
+export function genCostSource(): GenCostSource {
+  const c = stepCostCalibration('tiny_lm_generate');
+  return c ? { kind: 'fitted', cost: c.cost, date: c.date, steps: c.steps, r2: c.r2 } : { kind: 'modelled', cost: TINY_LM_MODELLED_COST };
+}
+export const GEN_COST: StepCost = genCostSource().cost;
+
+/**
+ * µs of a decode step of `n` sequences at the lessons' cost: the workloads space their arrivals in these
+ * steps, so a lesson shows the same shape on a faster or slower fit (as rates.ts does for the request-level
+ * lessons) instead of an overload fixed for one machine.
+ */
+export function decodeStepUs(n: number, cost = GEN_COST): number {
+  return stepCostUs(cost, { rows: new Array<StepRow>(n), tokens: n, padSlots: 0 });
+}
 export const GEN_SEED = 1;
 
 /** The knobs every lesson starts from: tiny_lm_generate's shipped parameters (8 sequences, 256 tokens per step, blocks of 16 tokens, 4096 tokens of KV cache). */
@@ -38,8 +58,8 @@ export interface GenRun {
 }
 
 /** `blockMaps`: every step_finished event carries the KV block map after it (lesson 16 draws it per step) */
-export function runGeneration(knobs: IterativeKnobs, batching: GenBatching, arrivals: readonly GenArrival[], blockMaps = false): GenRun {
-  const { summary, events } = simulateGeneration({ knobs, cost: TINY_LM_MODELLED_COST, arrivals, batching, blockMaps });
+export function runGeneration(knobs: IterativeKnobs, batching: GenBatching, arrivals: readonly GenArrival[], blockMaps = false, cost = GEN_COST): GenRun {
+  const { summary, events } = simulateGeneration({ knobs, cost, arrivals, batching, blockMaps });
   const timeline = new TokenTimeline(100_000);
   const stepStart: number[] = [0];
   for (const e of events) {

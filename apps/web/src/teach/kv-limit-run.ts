@@ -8,21 +8,24 @@
 import type { GenArrival } from '@inferscope/core/iterative';
 import type { KvAdmissionPolicy } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
-import { BASE_KNOBS, cached, GEN_SEED, promptOf, runGeneration, type GenRun } from './gen-run';
+import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, promptOf, runGeneration, type GenRun } from './gen-run';
 
 export const POLICIES: KvAdmissionPolicy[] = ['guaranteed_no_evict', 'max_utilization'];
 /** the knob: KV blocks of 16 tokens (64 hold every sequence's maximum at once; 8 hold one and a half) */
 export const BLOCK_CHOICES = [64, 32, 16, 8];
-/** 16 requests, Poisson at 200/s: prompts of 8-24 tokens, answers of 24-64 */
-export const KV_WORKLOAD = { count: 16, ratePerS: 200, prompt: [8, 24], output: [24, 64] } as const;
+/** 16 requests, Poisson, one per 1.25 full decode steps on average: prompts of 8-24 tokens, answers of 24-64 */
+export const KV_WORKLOAD = { count: 16, gapSteps: 1.25, prompt: [8, 24], output: [24, 64] } as const;
 
-export function kvArrivals(seed = GEN_SEED): GenArrival[] {
+/** the offered rate, from the step cost (gen-run.ts decodeStepUs) */
+export const kvRatePerS = (cost = GEN_COST) => 1e6 / (KV_WORKLOAD.gapSteps * decodeStepUs(BASE_KNOBS.maxNumSequences, cost));
+
+export function kvArrivals(seed = GEN_SEED, cost = GEN_COST): GenArrival[] {
   const w = KV_WORKLOAD;
   const rng = new Rng(seed);
   let t = 0;
   return Array.from({ length: w.count }, (_, i) => {
     const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, prompt: promptOf(rng, rng.int(w.prompt[0], w.prompt[1])), maxTokens: rng.int(w.output[0], w.output[1]) } };
-    t += rng.expGapUs(w.ratePerS);
+    t += rng.expGapUs(kvRatePerS(cost));
     return a;
   });
 }
@@ -35,8 +38,8 @@ export interface KvRow extends GenRun {
 export const runKv = cached(([policy, blocks]: [KvAdmissionPolicy, number]): KvRow => simulateKv(policy, blocks));
 
 /** a fresh run (no cache) */
-export function simulateKv(policy: KvAdmissionPolicy, blocks: number, seed = GEN_SEED): KvRow {
-  return { ...runGeneration({ ...BASE_KNOBS, policy, totalBlocks: blocks }, 'continuous', kvArrivals(seed), true), policy, blocks };
+export function simulateKv(policy: KvAdmissionPolicy, blocks: number, seed = GEN_SEED, cost = GEN_COST): KvRow {
+  return { ...runGeneration({ ...BASE_KNOBS, policy, totalBlocks: blocks }, 'continuous', kvArrivals(seed, cost), true, cost), policy, blocks };
 }
 
 export function kvRows(): KvRow[] {

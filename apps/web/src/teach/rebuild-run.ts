@@ -6,13 +6,19 @@
  */
 import type { GenArrival, GenBatching } from '@inferscope/core/iterative';
 import { Rng } from '@inferscope/core/load';
-import { BASE_KNOBS, cached, GEN_SEED, meanStepUs, promptOf, runGeneration, type GenRun } from './gen-run';
+import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, meanStepUs, promptOf, runGeneration, type GenRun } from './gen-run';
 
 export const BATCHINGS: GenBatching[] = ['static', 'continuous'];
-/** 24 requests, Poisson at 40/s; a quarter want a long answer (48-96 tokens), the rest 4-16 */
-export const REBUILD_WORKLOAD = { count: 24, ratePerS: 40, short: [4, 16], long: [48, 96], longShare: 0.25, prompt: [4, 12] } as const;
+/**
+ * 24 requests, Poisson, one per 6 full decode steps on average (about 1.6x what request-level batches of
+ * 8 serve when most hold a long answer); a quarter want a long answer (48-96 tokens), the rest 4-16
+ */
+export const REBUILD_WORKLOAD = { count: 24, gapSteps: 6, short: [4, 16], long: [48, 96], longShare: 0.25, prompt: [4, 12] } as const;
 
-export function rebuildArrivals(seed = GEN_SEED): GenArrival[] {
+/** the offered rate, from the step cost (gen-run.ts decodeStepUs) */
+export const rebuildRatePerS = (cost = GEN_COST) => 1e6 / (REBUILD_WORKLOAD.gapSteps * decodeStepUs(BASE_KNOBS.maxNumSequences, cost));
+
+export function rebuildArrivals(seed = GEN_SEED, cost = GEN_COST): GenArrival[] {
   const w = REBUILD_WORKLOAD;
   const rng = new Rng(seed);
   let t = 0;
@@ -20,7 +26,7 @@ export function rebuildArrivals(seed = GEN_SEED): GenArrival[] {
     const prompt = promptOf(rng, rng.int(w.prompt[0], w.prompt[1]));
     const maxTokens = rng.next() < w.longShare ? rng.int(w.long[0], w.long[1]) : rng.int(w.short[0], w.short[1]);
     const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, prompt, maxTokens } };
-    t += rng.expGapUs(w.ratePerS);
+    t += rng.expGapUs(rebuildRatePerS(cost));
     return a;
   });
 }
@@ -33,8 +39,8 @@ export interface RebuildRow extends GenRun {
 export const runRebuild = cached((batching: GenBatching): RebuildRow => simulateRebuild(batching));
 
 /** a fresh run (no cache) */
-export function simulateRebuild(batching: GenBatching, seed = GEN_SEED): RebuildRow {
-  const run = runGeneration(BASE_KNOBS, batching, rebuildArrivals(seed));
+export function simulateRebuild(batching: GenBatching, seed = GEN_SEED, cost = GEN_COST): RebuildRow {
+  const run = runGeneration(BASE_KNOBS, batching, rebuildArrivals(seed, cost), false, cost);
   return { ...run, batching, meanStepUs: meanStepUs(run.events) };
 }
 
