@@ -58,6 +58,9 @@ export interface KvLimitDemoText extends GenDemoText {
   blocks: string;
   policy: string;
   step: (step: number, steps: number) => string;
+  /** the map's own playback through the run's steps */
+  play: string;
+  pause: string;
   table: { policy: string; blocks: string; tps: string; span: string; ttft99: string; itl99: string; preempt: string; peak: string };
   verdict: (v: KvLimitVerdict, holds: boolean) => string;
 }
@@ -67,6 +70,8 @@ export const KV_LIMIT_DEMO_EN: KvLimitDemoText = {
   blocks: 'KV blocks',
   policy: 'policy',
   step: (step, steps) => `step ${step} / ${steps}`,
+  play: '▶ run the steps',
+  pause: '❚❚ pause',
   table: { policy: 'policy', blocks: 'blocks', tps: 'tokens/s', span: 'total time', ttft99: 'TTFT p99', itl99: 'inter-token p99', preempt: 'preemptions', peak: 'peak blocks' },
   verdict: (v, holds) => holds
     ? `${v.big} -> ${v.small} blocks: ${v.tpsBig} -> ${v.tpsSmallNoEvict} tokens/s under guaranteed_no_evict (TTFT p99 ${v.ttftP99Big} -> ${v.ttftP99SmallNoEvict}, no preemption), ${v.tpsSmallMaxUtil} under max_utilization (${v.preemptSmallMaxUtil} preemptions, inter-token p99 ${v.itlP99Big} -> ${v.itlP99SmallMaxUtil}). Shown: ${v.tps} tokens/s, ${v.preemptions} preemptions.`
@@ -78,6 +83,8 @@ export const KV_LIMIT_DEMO_ZH: KvLimitDemoText = {
   blocks: 'KV 块数',
   policy: '策略',
   step: (step, steps) => `第 ${step} / ${steps} 步`,
+  play: '▶ 逐步播放',
+  pause: '❚❚ 暂停',
   table: { policy: '策略', blocks: '块数', tps: '令牌/秒', span: '总时间', ttft99: '首令牌 p99', itl99: '令牌间隔 p99', preempt: '抢占次数', peak: '峰值块数' },
   verdict: (v, holds) => holds
     ? `${v.big} 块降到 ${v.small} 块：guaranteed_no_evict 每秒令牌数 ${v.tpsBig} 降到 ${v.tpsSmallNoEvict}（首令牌 p99 ${v.ttftP99Big} 升到 ${v.ttftP99SmallNoEvict}，没有抢占）；max_utilization 降到 ${v.tpsSmallMaxUtil}（抢占 ${v.preemptSmallMaxUtil} 次，令牌间隔 p99 ${v.itlP99Big} 升到 ${v.itlP99SmallMaxUtil}）。当前：每秒 ${v.tps} 个令牌，抢占 ${v.preemptions} 次。`

@@ -66,14 +66,14 @@ const terms = (c: StepCost, us: string, seq: string, token: string) => `${Math.r
 /** the step cost line and the table's summary, the same in lessons 15-17 */
 export const GEN_DEMO_EN: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `Step cost fitted on tiny_lm_generate (${c.date}, ${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token')}`
+    ? `Step cost: tiny_lm_generate's fit (${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token')}`
     : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token')}`),
   rows: 'Every run (the rows the verdict is computed from)',
 };
 
 export const GEN_DEMO_ZH: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `步开销按 tiny_lm_generate 实测拟合（${c.date}，${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌')}`
+    ? `步开销：tiny_lm_generate 的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌')}`
     : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌')}`),
   rows: '每次运行（结论由这些行算出）',
 };

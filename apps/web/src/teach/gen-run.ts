@@ -18,13 +18,13 @@ export const TINY_LM_MODELLED_COST: StepCost = { fixed_us: 1500, per_sequence_us
 
 /** Where the lessons' step cost comes from: said on screen under each demo's knobs. */
 export type GenCostSource =
-  | { kind: 'fitted'; cost: StepCost; date: string; steps: number; r2: number }
+  | { kind: 'fitted'; cost: StepCost; steps: number; r2: number }
   | { kind: 'modelled'; cost: StepCost };
 
 /** tiny_lm_generate's step cost fitted to its own steps (core's iterative calibrations), else the modelled one. */
 export function genCostSource(): GenCostSource {
   const c = stepCostCalibration('tiny_lm_generate');
-  return c ? { kind: 'fitted', cost: c.cost, date: c.date, steps: c.steps, r2: c.r2 } : { kind: 'modelled', cost: TINY_LM_MODELLED_COST };
+  return c ? { kind: 'fitted', cost: c.cost, steps: c.steps, r2: c.r2 } : { kind: 'modelled', cost: TINY_LM_MODELLED_COST };
 }
 export const GEN_COST: StepCost = genCostSource().cost;
 
