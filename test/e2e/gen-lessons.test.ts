@@ -28,6 +28,7 @@ async function read(p: Page, demo: string) {
       pressed: [...root.querySelectorAll('[role=group] button[aria-pressed=true]')].map((b) => b.textContent),
       timeline: [...root.querySelectorAll('[data-testid=token-timeline-row]')].map((r) => ({ ...(r as HTMLElement).dataset }) as Record<string, string>),
       blocks: (root.querySelector('[data-testid=kv-block-map]') as HTMLElement | null)?.dataset ?? null,
+      longestStep: Number((root.querySelector('[data-testid=chunked-step-times]') as HTMLElement | null)?.dataset.longest),
       verdict: root.querySelector('[data-testid=gen-verdict]')?.textContent ?? '',
       verdictBottom: root.querySelector('[data-testid=gen-verdict]')?.getBoundingClientRect().bottom ?? Infinity,
       pictureTop: root.querySelector('[data-testid=gen-picture]')?.getBoundingClientRect().top ?? Infinity,
@@ -136,6 +137,8 @@ for (const lang of ['en', 'zh'] as const) {
     assert.equal(on.data.chunked, 'true');
     assert.equal(on.data.stall, row(true, 64).stall);
     assert.ok(Number(on.data.stall) < Number(first.data.stall));
+    // the strip of step times under the timeline: the one long step is gone
+    assert.ok(on.longestStep < first.longestStep, `${on.longestStep} vs ${first.longestStep}`);
     // the verdict names both stalls, as the rows give them
     assert.match(on.verdict, /64/);
     await screenshot(s.page, `gen-chunked-${lang}-on-64`);

@@ -58,6 +58,8 @@ export interface ChunkDemoText extends GenDemoText {
   chunked: string;
   budget: string;
   onOff: { on: string; off: string };
+  /** the strip of step durations under the timeline */
+  stepTime: (longest: string) => string;
   table: { chunked: string; budget: string; stall: string; gap50: string; longTtft: string; chunks: string };
   refused: string;
   verdict: (v: ChunkVerdict, holds: boolean) => string;
@@ -68,6 +70,7 @@ export const CHUNK_DEMO_EN: ChunkDemoText = {
   chunked: 'enable_chunked_context',
   budget: 'max_num_tokens',
   onOff: { on: 'on', off: 'off' },
+  stepTime: (longest) => `time of each step (longest ${longest})`,
   table: { chunked: 'chunked', budget: 'max_num_tokens', stall: 'decoders\' longest gap', gap50: 'gap p50', longTtft: 'long prompt TTFT', chunks: 'prefill steps' },
   refused: 'refused',
   verdict: (v, holds) => {
@@ -85,6 +88,7 @@ export const CHUNK_DEMO_ZH: ChunkDemoText = {
   chunked: 'enable_chunked_context',
   budget: 'max_num_tokens',
   onOff: { on: '开启', off: '关闭' },
+  stepTime: (longest) => `每一步的用时（最长 ${longest}）`,
   table: { chunked: '分块', budget: 'max_num_tokens', stall: '解码最长间隔', gap50: '间隔 p50', longTtft: '长提示首令牌', chunks: '预填充步数' },
   refused: '被拒绝',
   verdict: (v, holds) => {

@@ -21,7 +21,8 @@ export function KnobButtons<T extends string | number | boolean>(props: { label:
 }
 
 /** The demo's card: knobs and the modelled-cost line, then the picture beside the verdict (half each), the rows folded below. */
-export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; text: GenDemoText; table: ReactNode }) {
+/** `under`: a second view of the same run under the verdict, where the screen still has room */
+export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
   const data = Object.fromEntries(Object.entries(props.data).map(([k, v]) => [`data-${k}`, v]));
   return (
     <div className="card p-3 mb-2 space-y-2" data-testid={props.testid} {...data}>
@@ -31,7 +32,10 @@ export function GenStage(props: { testid: string; data: Record<string, string | 
       </div>
       <div className="grid gap-3 lg:grid-cols-2 items-start">
         <figure className="space-y-1 min-w-0" data-testid="gen-picture">{props.picture}</figure>
-        <p className="font-semibold" data-testid="gen-verdict">{props.verdict}</p>
+        <div className="space-y-2 min-w-0">
+          <p className="font-semibold" data-testid="gen-verdict">{props.verdict}</p>
+          {props.under}
+        </div>
       </div>
       <details data-testid="gen-rows">
         <summary className="text-sm cursor-pointer">{props.text.rows}</summary>

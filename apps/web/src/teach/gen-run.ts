@@ -49,8 +49,9 @@ export interface GenRun {
   /** the timeline's rows (slots ever used) and steps */
   slots: number;
   steps: number;
-  /** µs at which each step started, by step number (1-based; index 0 unused) */
+  /** µs at which each step started, and how long it took, by step number (1-based; index 0 unused) */
   stepStart: number[];
+  stepUs: number[];
   /** requests answered in full, and every request sent */
   completed: number;
   sent: number;
@@ -62,11 +63,13 @@ export function runGeneration(knobs: IterativeKnobs, batching: GenBatching, arri
   const { summary, events } = simulateGeneration({ knobs, cost, arrivals, batching, blockMaps });
   const timeline = new TokenTimeline(100_000);
   const stepStart: number[] = [0];
+  const stepUs: number[] = [0];
   for (const e of events) {
     timeline.on(e);
     if (e.type === 'step_started') stepStart[e.step] = e.t;
+    if (e.type === 'step_finished') stepUs[e.step] = e.durationUs;
   }
-  return { summary, cells: timeline.view(), slots: timeline.rows, steps: summary.steps, stepStart, completed: summary.completed, sent: arrivals.length, events };
+  return { summary, cells: timeline.view(), slots: timeline.rows, steps: summary.steps, stepStart, stepUs, completed: summary.completed, sent: arrivals.length, events };
 }
 
 /** A prompt of `n` byte tokens (tiny_lm is byte-level), drawn from the seeded stream. */
