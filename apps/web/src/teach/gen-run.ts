@@ -5,7 +5,7 @@
  * and the figures by core's `GenFigures` from the same events. Each lesson's own file picks its workload
  * and knobs; this one runs them and reads what every verdict needs.
  */
-import { simulateGeneration, stepCostCalibration, stepCostUs, TokenTimeline, type GenArrival, type GenBatching, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type StepRow, type TimelineCell } from '@inferscope/core/iterative';
+import { simulateGeneration, stepCostCalibration, stepCostUs, TokenTimeline, type GenArrival, type GenBatching, type GenRequest, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type StepRow, type TimelineCell } from '@inferscope/core/iterative';
 import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
 
@@ -70,6 +70,20 @@ export function runGeneration(knobs: IterativeKnobs, batching: GenBatching, arri
     if (e.type === 'step_finished') stepUs[e.step] = e.durationUs;
   }
   return { summary, cells: timeline.view(), slots: timeline.rows, steps: summary.steps, stepStart, stepUs, completed: summary.completed, sent: arrivals.length, events };
+}
+
+/**
+ * `count` requests r1, r2, ... arriving as a Poisson stream from t=0, each drawn by `draw` from the
+ * seeded stream before its gap (the lessons' arrivals are a function of the seed and the step cost).
+ */
+export function poissonArrivals(seed: number, count: number, ratePerS: number, draw: (rng: Rng) => Omit<GenRequest, 'id'>): GenArrival[] {
+  const rng = new Rng(seed);
+  let t = 0;
+  return Array.from({ length: count }, (_, i) => {
+    const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, ...draw(rng) } };
+    t += rng.expGapUs(ratePerS);
+    return a;
+  });
 }
 
 /** A prompt of `n` byte tokens (tiny_lm is byte-level), drawn from the seeded stream. */

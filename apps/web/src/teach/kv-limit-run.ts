@@ -7,8 +7,7 @@
  */
 import type { GenArrival } from '@inferscope/core/iterative';
 import type { KvAdmissionPolicy } from '@inferscope/core/kv-cache';
-import { Rng } from '@inferscope/core/load';
-import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, promptOf, runGeneration, type GenRun } from './gen-run';
+import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, poissonArrivals, promptOf, runGeneration, type GenRun } from './gen-run';
 
 export const POLICIES: KvAdmissionPolicy[] = ['guaranteed_no_evict', 'max_utilization'];
 /** the knob: KV blocks of 16 tokens (64 hold every sequence's maximum at once; 8 hold one and a half) */
@@ -21,13 +20,7 @@ export const kvRatePerS = (cost = GEN_COST) => 1e6 / (KV_WORKLOAD.gapSteps * dec
 
 export function kvArrivals(seed = GEN_SEED, cost = GEN_COST): GenArrival[] {
   const w = KV_WORKLOAD;
-  const rng = new Rng(seed);
-  let t = 0;
-  return Array.from({ length: w.count }, (_, i) => {
-    const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, prompt: promptOf(rng, rng.int(w.prompt[0], w.prompt[1])), maxTokens: rng.int(w.output[0], w.output[1]) } };
-    t += rng.expGapUs(kvRatePerS(cost));
-    return a;
-  });
+  return poissonArrivals(seed, w.count, kvRatePerS(cost), (rng) => ({ prompt: promptOf(rng, rng.int(w.prompt[0], w.prompt[1])), maxTokens: rng.int(w.output[0], w.output[1]) }));
 }
 
 export interface KvRow extends GenRun {

@@ -5,8 +5,7 @@
  * between the two; the verdict reads both rows.
  */
 import type { GenArrival, GenBatching } from '@inferscope/core/iterative';
-import { Rng } from '@inferscope/core/load';
-import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, meanStepUs, promptOf, runGeneration, type GenRun } from './gen-run';
+import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, meanStepUs, poissonArrivals, promptOf, runGeneration, type GenRun } from './gen-run';
 
 export const BATCHINGS: GenBatching[] = ['static', 'continuous'];
 /**
@@ -20,14 +19,9 @@ export const rebuildRatePerS = (cost = GEN_COST) => 1e6 / (REBUILD_WORKLOAD.gapS
 
 export function rebuildArrivals(seed = GEN_SEED, cost = GEN_COST): GenArrival[] {
   const w = REBUILD_WORKLOAD;
-  const rng = new Rng(seed);
-  let t = 0;
-  return Array.from({ length: w.count }, (_, i) => {
+  return poissonArrivals(seed, w.count, rebuildRatePerS(cost), (rng) => {
     const prompt = promptOf(rng, rng.int(w.prompt[0], w.prompt[1]));
-    const maxTokens = rng.next() < w.longShare ? rng.int(w.long[0], w.long[1]) : rng.int(w.short[0], w.short[1]);
-    const a = { atUs: Math.round(t), request: { id: `r${i + 1}`, prompt, maxTokens } };
-    t += rng.expGapUs(rebuildRatePerS(cost));
-    return a;
+    return { prompt, maxTokens: rng.next() < w.longShare ? rng.int(w.long[0], w.long[1]) : rng.int(w.short[0], w.short[1]) };
   });
 }
 
