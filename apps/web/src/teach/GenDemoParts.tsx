@@ -4,7 +4,8 @@
  * folded table of every run the verdict is computed from. The pictures themselves are the generation
  * view's components (views/generate), not drawn here.
  */
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
+import { takeFocus } from './focus';
 import { genCostSource } from './gen-run';
 import type { GenDemoText } from '../i18n/lesson-rebuild';
 
@@ -24,6 +25,8 @@ export function KnobButtons<T extends string | number | boolean>(props: { label:
 /** `under`: a second view of the same run under the verdict, where the screen still has room */
 export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
   const data = Object.fromEntries(Object.entries(props.data).map(([k, v]) => [`data-${k}`, v]));
+  // a misconception card's "Show me" may point at this demo: it is on the page now
+  useEffect(takeFocus, []);
   return (
     <div className="card p-3 mb-2 space-y-2" data-testid={props.testid} {...data}>
       <div className="flex flex-wrap gap-x-4 gap-y-2 items-center text-sm">
