@@ -154,7 +154,9 @@ async function main(): Promise<void> {
       const tokens = measured[mode].served.reduce((n, q) => n + q.outputTokens, 0);
       const limit = tokens / (loop.wallUs / 1e6);
       const f = measured[mode].figures;
-      console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${f.outputTokensPerS.toFixed(1)} is ${(f.outputTokensPerS / limit).toFixed(2)} of it`);
+      const perStep = (us: number) => `${(us / steps.length / 1000).toFixed(2)} ms`;
+      console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${f.outputTokensPerS.toFixed(1)} is ${(f.outputTokensPerS / limit).toFixed(2)} of it` +
+        ` (mean step: own loop ${perStep(loop.wallUs)}, server executor ${perStep(steps.reduce((t, x) => t + x.servedUs, 0))}, server cycle ${perStep(steps.reduce((t, x) => t + x.cycleUs, 0))})`);
     }
     const fit = fitStepCost(all);
     cost = fit.cost;

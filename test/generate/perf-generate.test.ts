@@ -75,8 +75,19 @@ test('perf on tiny_lm_generate streams synthetic prompts and reports the LLM met
   assert.equal(done.length, 16);
 });
 
+test('perf -i grpc streams the same profile over ModelStreamInfer', { timeout: 60_000 }, async () => {
+  const lines: string[] = [];
+  const code = await perf(['-m', 'tiny_lm_generate', '-i', 'grpc', '-u', server.grpcAddress!, '--concurrency-range', '2', '--request-count', '4',
+    '--synthetic-input-tokens-mean', '6', '--output-tokens-mean', '7'], (s) => lines.push(s), () => undefined);
+  const text = lines.join('\n');
+  assert.equal(code, 0, text);
+  assert.match(text, /gRPC ModelStreamInfer/);
+  assert.match(text, /^Output sequence length \(tokens\)\s+7\.00\s+7\.00\s+7\.00/m);
+  assert.match(text, /^Input sequence length \(tokens\)\s+6\.00/m);
+  assert.match(text, /Requests: 4 over [\d.]+ s, 0 failed/);
+});
+
 test("perf refuses perf_analyzer's tensor options for a generative model and genai-perf's for any other", async () => {
   await assert.rejects(perf(['-m', 'tiny_lm_generate', '-u', server.url, '-b', '2'], () => undefined, () => undefined), /generative \(generate_stream\): -b\/--batch-size do not apply/);
-  await assert.rejects(perf(['-m', 'tiny_lm_generate', '-u', server.grpcAddress!, '-i', 'grpc'], () => undefined, () => undefined), /generate_stream only/);
   await assert.rejects(perf(['-m', 'mlp_classifier', '-u', server.url, '--output-tokens-mean', '8'], () => undefined, () => undefined), /--output-tokens-mean apply to a generative model .* 'mlp_classifier' is not one/);
 });

@@ -16,7 +16,8 @@ import { controlRefusal as refused, validateControlMessage as coreValidate } fro
 import { createSimulation } from '@inferscope/core/sim';
 import { handleControl } from '../../apps/server/src/live/control-handler.ts';
 import type { ControlTarget } from '../../apps/server/src/control/types.ts';
-import { updateDynamicBatching, setInstanceCount, type LiveEditContext } from '../../apps/server/src/models/live-edits.ts';
+import { updateDynamicBatching, setInstanceCount, setIterativeKnobs, type LiveEditContext } from '../../apps/server/src/models/live-edits.ts';
+import type { IterativeKnobPatch } from '@inferscope/core/live-config';
 import { findSlot } from '../../apps/server/src/models/views.ts';
 import { defaultRuntime } from '../../apps/server/src/models/default-runtime.ts';
 import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
@@ -48,6 +49,10 @@ function serverSide(scenario: ReturnType<(typeof LESSONS)[number]['scenario']>) 
     setInstanceCount: async (name: string, version: string | undefined, group: string | undefined, count: number, by: string) => {
       const { entry: e, slot: s } = findSlot(entries, name, toVersion(version));
       return setInstanceCount(ctx, e, s, group, count, by);
+    },
+    setIterativeKnobs: async (name: string, version: string | undefined, patch: IterativeKnobPatch, by: string) => {
+      const { entry: e, slot: s } = findSlot(entries, name, toVersion(version));
+      return setIterativeKnobs(ctx, e, s, patch, by);
     },
   } as ControlTarget;
   // the gateway: validate, refuse in the validator's words as INVALID_ARG, else handle; every error capped
@@ -123,6 +128,18 @@ const MESSAGES: unknown[] = [
   { action: 'setInstanceCount', model: M, version: 'abc', count: 2 },
   { action: 'setInstanceCount', model: '../etc', count: 2 },
   { action: 'setInstanceCount', model: '', count: 2 },
+  // an iterative model's knobs: refused for this request-level model, and their bounds and words
+  { action: 'setIterativeKnobs', model: M, max_num_sequences: 4 },
+  { action: 'setIterativeKnobs', model: M, version: 1, batch_scheduler_policy: 'max_utilization', enable_chunked_context: true },
+  { action: 'setIterativeKnobs', model: M, max_num_sequences: 0 },
+  { action: 'setIterativeKnobs', model: M, max_num_tokens: 1_048_577 },
+  { action: 'setIterativeKnobs', model: M, max_tokens_in_paged_kv_cache: 2.5 },
+  { action: 'setIterativeKnobs', model: M, batch_scheduler_policy: 'fastest' },
+  { action: 'setIterativeKnobs', model: M, enable_chunked_context: 'yes' },
+  { action: 'setIterativeKnobs', model: M, max_queue_delay_microseconds: 5 },
+  { action: 'setIterativeKnobs', model: M },
+  { action: 'setIterativeKnobs', model: 'nope', max_num_tokens: 4 },
+  { action: 'setIterativeKnobs', model: M, version: 2, max_num_tokens: 4 },
   // not a control message
   null, 42, 'setInstanceCount', [{ action: 'setInstanceCount', model: M, count: 2 }], {},
   { action: 'explode', model: M }, { action: 5 },
@@ -154,6 +171,8 @@ test('teaching mode and the server answer every control message alike: accepted 
   // the instance bound is LIVE_LIMITS', in the schema's words, on both
   const zero = await engine.control({ action: 'setInstanceCount', model: M, count: 0 });
   assert.deepEqual(zero, { ok: false, error: "'count' must be between 1 and 64, got 0", code: 'INVALID_ARG' });
+  const notIterative = await engine.control({ action: 'setIterativeKnobs', model: M, max_num_tokens: 64 });
+  assert.ok(!notIterative.ok && /model 'mlp_classifier' is not an iterative model \(sequence_batching \{ iterative_sequence: true \}\)/.test(notIterative.error), JSON.stringify(notIterative));
 });
 
 test("the scheduler's own live entry points use the planner too: 0 or 65 instances refused in LIVE_LIMITS' words", async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { claimHolds } from '../src/teach/claims';
 import { IDLE_CHOICES_US, runSeats, seatsFigures, SEATS_TRAFFIC, simulateSeats, STRATEGIES } from '../src/teach/seats-run';
 import { SEATS_DEMO_EN, SEATS_DEMO_ZH } from '../src/i18n/lesson-seats';
-import { lessonById } from '../src/teach/lessons';
+import { LESSONS, lessonById } from '../src/teach/lessons';
 import { LESSONS_EN } from '../src/i18n/lessons-en';
 import { LESSONS_ZH } from '../src/i18n/lessons-zh';
 
@@ -17,6 +17,7 @@ test('the lesson is registered (13th, state view, its own knob) with text in bot
   const l = lessonById('seats')!;
   assert.equal(l.knob, 'seats');
   assert.equal(l.chapter, 13);
+  assert.ok(LESSONS.includes(l));
   assert.match(LESSONS_EN.seats.title, /keeps its seat/);
   assert.match(LESSONS_ZH.seats.title, /座位/);
 });

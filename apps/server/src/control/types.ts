@@ -43,6 +43,8 @@ export interface ControlTarget {
     path: string; text: string; diff: string; backup?: string | null; versions?: SharedConfigFile;
     written?: boolean; backupKept?: boolean; changed?: string[]; notes?: string[];
   }>;
+  /** an iterative model's step knobs (max_num_sequences, max_num_tokens, ...), applied at its next step boundary */
+  setIterativeKnobs?(name: string, version: string | undefined, patch: import('@inferscope/core/live-config').IterativeKnobPatch, by: string): Promise<ConfigChange[]>;
   /** switches a version's response cache on or off (refused where the server has none or the model cannot cache) */
   setResponseCache?(name: string, version: string | undefined, enabled: boolean, by: string): Promise<ConfigChange[]>;
   /** switches a version's autotuner on (with a p99 target in ms) or off; its status after */
@@ -97,6 +99,10 @@ export interface LiveGatewayDeps {
   guard: ControlGuard;
   frameIntervalMs?: number;
   statsIntervalMs?: number;
+  /** how often an iterative model's `generation` message goes out (default 250 ms) */
+  generationIntervalMs?: number;
+  /** the generation feeds' bounds (core live/generation.ts) */
+  generation?: Partial<import('@inferscope/core/live').GenerationFeedOptions>;
   coalescer?: Partial<import('../live/frame-coalescer').CoalescerOptions>;
   /** resync rate and backlog bound per client (flow-control.ts) */
   flow?: Omit<import('../live/flow-control').FlowControlOptions, 'log'>;

@@ -17,10 +17,18 @@
  * pool is reserved in the ledger as the instance `kv_cache` for the model's life (engines preallocate it)
  * and released on unload. Without a budget the memory given to KV is max_num_sequences x max_seq_len
  * tokens (every slot its longest sequence), unless max_tokens_in_paged_kv_cache says otherwise.
+ *
+ * Live changes (setIterativeKnobs: max_num_sequences, max_num_tokens, enable_chunked_context,
+ * batch_scheduler_policy, max_tokens_in_paged_kv_cache): the new parameters are read by the load's own
+ * rules (iterativeSetupFor, the memory its KV entry holds counted as free), so a change is refused in the
+ * load's words and the live model is the one its saved config would load. Applied at the next step
+ * boundary by core's replanAtBoundary: in place when the KV cache keeps its size and policy, else a new
+ * planner over a new KV store takes over every sequence (running ones recomputed) and the ledger's
+ * kv_cache entry takes the new size.
  */
 import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
 import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
-import { StepLoop, iterativeSetupFromConfig, newPlanner, type GenOutcome, type IterativeSetup, type StepPlanner } from '@inferscope/core/iterative';
+import { StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
 import { KvBlockStore, kvBytesPerBlock, kvShapeFromConfig, type KvUsage } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
@@ -55,8 +63,10 @@ export function iterativeSetupFor(o: Pick<IterativeSchedulerOptions, 'config' | 
 export class IterativeScheduler implements Scheduler<InferPayload, InferResult> {
   private readonly instance: InstanceInfo;
   private loop: StepLoop | null = null;
-  private planner: StepPlanner | null = null;
   private kv: MemoryReservation | null = null;
+  /** the live config: the loaded one with the live changes applied (its parameters are the knobs) */
+  private config: ModelConfig;
+  private batching: IterativeSetup['batching'] = 'continuous';
   private readonly events: StepEvents;
   private seq = 0;
   private stopping = false;
@@ -64,6 +74,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
   private drained: (() => void) | null = null;
 
   constructor(private readonly o: IterativeSchedulerOptions) {
+    this.config = o.config;
     iterativeSetupFor(o, Number.MAX_SAFE_INTEGER); // the knobs' refusals, before anything starts
     const group = groupsFromConfig(o.model, o.config.instance_group)[0]!;
     this.instance = { name: `${group.name}_0`, group: group.name, kind: group.kind, device: deviceFor(group, 0), index: 0 };
@@ -75,23 +86,30 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     const t = o.clock.now();
     o.bus.emit({ type: 'instance.state', t, model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'loading' });
     await o.executor.startInstance?.(instance);
-    const setup = iterativeSetupFor(o, this.kvBudgetBytes());
+    const setup = iterativeSetupFor(o, this.kvBudgetBytes(o.config));
     this.kv = o.memory.reserve({ device: instance.device, model: o.model, version: o.version, instance: 'kv_cache' }, setup.plan.totalBlocks * setup.plan.bytesPerBlock);
-    const store = new KvBlockStore(setup.plan.shape, setup.knobs.blockTokens, setup.knobs.totalBlocks);
-    this.planner = newPlanner(setup.batching, setup.knobs);
-    const executor = new OrtStepExecutor(store, instanceStepModel(o.executor, instance, o.idPrefix), o.generative.vocab);
-    this.loop = new StepLoop({ clock: o.clock, planner: this.planner, executor, listener: (e) => this.events.fold(e) });
+    this.batching = setup.batching;
+    this.loop = new StepLoop({ clock: o.clock, planner: newPlanner(setup.batching, setup.knobs), executor: this.stepExecutor(setup, setup.knobs), listener: (e) => this.events.fold(e) });
     o.bus.emit({ type: 'instance.state', t: o.clock.now(), model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'idle' });
   }
 
-  /** What the budget leaves free on the instance's device, or (no budget) every slot's longest sequence. */
-  private kvBudgetBytes(): number {
+  /** The onnxruntime step executor over a KV store of `knobs`' blocks (a new one when a live change resizes it). */
+  private stepExecutor(setup: IterativeSetup, knobs: IterativeKnobs): OrtStepExecutor {
+    const store = new KvBlockStore(setup.plan.shape, knobs.blockTokens, knobs.totalBlocks);
+    return new OrtStepExecutor(store, instanceStepModel(this.o.executor, this.instance, this.o.idPrefix), this.o.generative.vocab);
+  }
+
+  /**
+   * What the budget leaves free on the instance's device (the KV entry this model holds counts as free: a
+   * live change replaces it), or (no budget) every slot of `config` its longest sequence.
+   */
+  private kvBudgetBytes(config: ModelConfig): number {
     const { memory, generative } = this.o;
     const budget = memory.budget(this.instance.device);
-    if (budget > 0) return Math.max(0, budget - memory.used(this.instance.device));
+    if (budget > 0) return Math.max(0, budget - memory.used(this.instance.device) + (this.kv?.bytes ?? 0));
     const shape = kvShapeFromConfig(generative.instanceConfig);
     const perToken = 'shape' in shape ? kvBytesPerBlock(shape.shape, 1) : 0;
-    return iterativeSetupFor(this.o, Number.MAX_SAFE_INTEGER).knobs.maxNumSequences * generative.maxSeqLen * perToken;
+    return iterativeSetupFor({ config, generative }, Number.MAX_SAFE_INTEGER).knobs.maxNumSequences * generative.maxSeqLen * perToken;
   }
 
   enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
@@ -159,7 +177,37 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
   }
 
   applyLiveChange(): never {
-    throw new Error(`model '${this.o.model}' is an iterative model: its knobs are its config's parameters (max_num_sequences, max_num_tokens, ...), changed by editing the config and reloading`);
+    throw new Error(`model '${this.o.model}' is an iterative model: its live knobs are its config's parameters (max_num_sequences, max_num_tokens, enable_chunked_context, batch_scheduler_policy, max_tokens_in_paged_kv_cache), changed with setIterativeKnobs`);
+  }
+
+  /**
+   * A live change of the knobs (core's planIterativeChange made `next`: the config and the change list),
+   * applied at the next step boundary. Refused (INVALID_ARG, nothing changed) in the load's words when the
+   * new parameters could not load (a KV budget under one sequence, or under what the memory budget
+   * leaves), or when a sequence already accepted could never be served under them.
+   */
+  async applyIterativeChange(next: IterativeChange, by: string): Promise<void> {
+    const loop = this.loop;
+    if (this.stopping || !loop) throw errors.MODEL_UNAVAILABLE(`model '${this.o.model}' version ${this.o.version}`, 'is not accepting requests');
+    if (next.changes.length === 0) return;
+    let setup: IterativeSetup;
+    try {
+      setup = iterativeSetupFor({ config: next.config, generative: this.o.generative }, this.kvBudgetBytes(next.config));
+    } catch (e) {
+      throw errors.INVALID((e as Error).message);
+    }
+    try {
+      await replanAtBoundary(loop, this.batching, setup.knobs, (knobs) => {
+        const executor = this.stepExecutor(setup, knobs);
+        // accepted: the ledger's kv_cache entry takes the new size (it fits: the plan was sized from what is free)
+        this.kv?.update(knobs.totalBlocks * setup.plan.bytesPerBlock, 'modelled');
+        return executor;
+      });
+    } catch (e) {
+      throw errors.INVALID((e as Error).message);
+    }
+    this.config = next.config;
+    this.o.bus.emit({ type: 'config.changed', t: this.o.clock.now(), model: this.o.model, version: this.o.version, changes: next.changes, by });
   }
 
   setInstanceCount(): never {
@@ -181,7 +229,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
 
   /** KV block use now (for the metrics and the tests: every block is free once the sequences ended). */
   kvUsage(): KvUsage | undefined {
-    return this.planner?.kvUsage();
+    return this.loop?.current.kvUsage();
   }
 
   snapshot(): SchedulerView {
@@ -189,8 +237,8 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
       instances: [{ name: this.instance.name, group: this.instance.group, kind: this.instance.kind, device: this.instance.device, state: this.loop?.idle === false ? 'busy' : 'idle' }],
     };
     // the block map is drawn from when read (the model list, the dashboard), not on every request's admission
-    const planner = this.planner;
-    if (planner) Object.defineProperty(view, 'kv_blocks', { get: () => planner.blockMap(), enumerable: true });
+    const loop = this.loop;
+    if (loop) Object.defineProperty(view, 'kv_blocks', { get: () => loop.current.blockMap(), enumerable: true });
     return view;
   }
 }

@@ -36,6 +36,11 @@ export async function handleControl(
         if (!control.setResponseCache) return refused(new InferError('UNSUPPORTED', 'this server cannot switch the response cache'));
         return { ok: true, changes: await control.setResponseCache(msg.model, msg.version, msg.enabled, by) };
       }
+      case 'setIterativeKnobs': {
+        if (!control.setIterativeKnobs) return refused(new InferError('UNSUPPORTED', 'this server cannot change generation knobs live'));
+        const { action: _a, model, version, ...patch } = msg;
+        return { ok: true, changes: await control.setIterativeKnobs(model, version, patch, by) };
+      }
       case 'setResourceCount': {
         if (!limiter) return refused(new InferError('UNSUPPORTED', 'this server has no rate limiter'));
         limiter.setResourceCount(msg.resource, msg.device ?? null, msg.count);

@@ -19,6 +19,7 @@ import { CONTROL_REFUSAL } from '../control/guard';
 import { publicMessage } from '../infer/redact-paths';
 import { FlowControl, backlogPackets as socketBacklog } from './flow-control';
 import { StatsHistory } from './stats-history';
+import { GenerationFeeds } from './generation-feeds';
 import { AggregatorSet } from '@inferscope/core/stats';
 import type { AggregateSource, LiveGatewayDeps } from '../control/types';
 
@@ -54,7 +55,15 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   const history = new StatsHistory(deps.history);
 
   let closed = false;
+  const generation = new GenerationFeeds(deps.generation);
   const offBus = deps.bus.on((e) => {
+    // an iterative model's step events (one per token) are folded here and sent as `generation` messages, not
+    // frames; only while someone watches, as frames: a fold kept for nobody would promote its samples to the
+    // old generation of the heap and cost the serving path (frame-coalescer.ts's push says how much)
+    if (e.type === 'iterative') {
+      if (coalescer.hasClients) generation.on(e);
+      return;
+    }
     coalescer.push(e);
     stats.add(e);
     if (e.type === 'config.changed') history.pushConfigChange(e);
@@ -105,7 +114,10 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
     framesFollowClients();
     flow.sent(socket, () => sendSnapshot(socket));
 
-    socket.on(WIRE.resync, () => flow.resync(socket, () => sendSnapshot(socket)));
+    socket.on(WIRE.resync, () => flow.resync(socket, () => {
+      sendSnapshot(socket);
+      generation.outOfStep(socket.id);
+    }));
 
     socket.on(WIRE.control, (raw: unknown, ack?: unknown) => {
       const reply = (a: ControlAck) => {
@@ -132,6 +144,7 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       coalescer.removeClient(socket.id);
       framesFollowClients();
       flow.forget(socket.id);
+      generation.forget(socket.id);
     });
   });
 
@@ -152,14 +165,40 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
   // Frames tick only while a client is connected: with nobody to send to, nothing is buffered and a tick
   // would only wake the main thread (25 times a second, measurable on an idle server).
   let frameTimer: ReturnType<typeof setInterval> | undefined;
+  let generationTimer: ReturnType<typeof setInterval> | undefined;
   const framesFollowClients = () => {
     if (coalescer.hasClients && !frameTimer && !closed) {
       frameTimer = setInterval(sendFrames, deps.frameIntervalMs ?? 40);
       frameTimer.unref?.();
+      generationTimer = setInterval(sendGeneration, deps.generationIntervalMs ?? 250);
+      generationTimer.unref?.();
     } else if (!coalescer.hasClients && frameTimer) {
       sendFrames(); // drops what was buffered for the clients that left: a later one starts from a snapshot
       clearInterval(frameTimer);
+      clearInterval(generationTimer);
       frameTimer = undefined;
+      generationTimer = undefined;
+      generation.clear(); // what it held misses what happens next: a later client starts from its own connect
+    }
+  };
+  // A few times a second, not per frame: a step's cells and the block map change per step, and the views
+  // draw them at a readable pace; a client backed up past the frames' bound is skipped and later reset.
+  const sendGeneration = () => {
+    if (generation.empty) return;
+    const sockets = io.of('/').sockets;
+    try {
+      generation.tick(
+        deps.source.now(),
+        () => deps.source.models(),
+        sockets.keys(),
+        (id) => {
+          const s = sockets.get(id);
+          return s !== undefined && flow.check(s) && socketBacklog(s) <= coalescer.options.maxBacklog;
+        },
+        (id, m) => sockets.get(id)?.emit(WIRE.generation, m),
+      );
+    } catch (err) {
+      log(`live: generation failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   };
 
@@ -187,7 +226,9 @@ export function attachLiveGateway(httpServer: HttpServer, deps: LiveGatewayDeps)
       if (closed) return;
       closed = true;
       clearInterval(frameTimer);
+      clearInterval(generationTimer);
       frameTimer = undefined;
+      generationTimer = undefined;
       clearInterval(statsTimer);
       offBus();
       io.local.disconnectSockets(true);

@@ -7,6 +7,9 @@
 import { InferError } from '@inferscope/core';
 import type { AutotuneChangeReason, ConfigChange, DynamicBatchingPatch, EventBus } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
+import { planIterativeChange } from '@inferscope/core/iterative';
+import type { IterativeKnobPatch } from '@inferscope/core/live-config';
+import { IterativeScheduler } from '../generate/iterative-scheduler';
 import { applyBatchingPatch, applyInstanceCount } from './live-config';
 import type { ModelRuntime } from './runtime';
 import type { ModelEntry } from './types';
@@ -67,4 +70,20 @@ export function setResponseCache(
   keep(slot, config, changes);
   ctx.bus.emit({ type: 'config.changed', t: ctx.now(), model: entry.name, version: String(slot.version), changes, by });
   return changes;
+}
+
+/**
+ * An iterative model's step knobs, live (core's planIterativeChange: the parameters and the change list;
+ * the scheduler applies them at its next step boundary or refuses, see IterativeScheduler). Kept, and
+ * written back by saveConfig as `parameters` entries, only once the scheduler took them.
+ */
+export async function setIterativeKnobs(ctx: LiveEditContext, entry: ModelEntry, slot: VersionSlot, patch: IterativeKnobPatch, by: string): Promise<ConfigChange[]> {
+  const next = planIterativeChange(entry.name, slot.config!, patch);
+  if (next.changes.length === 0) return next.changes;
+  validateLive(ctx, entry.name, next.config);
+  const scheduler = slot.scheduler;
+  if (!(scheduler instanceof IterativeScheduler)) throw new InferError('UNSUPPORTED', `model '${entry.name}' version ${slot.version} is not served by the iterative scheduler`);
+  await scheduler.applyIterativeChange(next, by);
+  keep(slot, next.config, next.changes);
+  return next.changes;
 }

@@ -15,7 +15,7 @@ import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
-import { updateDynamicBatching, setInstanceCount, setResponseCache } from './live-edits';
+import { updateDynamicBatching, setInstanceCount, setIterativeKnobs, setResponseCache } from './live-edits';
 import { enqueueCancellable, type CancellablePayload, type CancelSignal } from '../infer/cancellable';
 import { admitChained, type ChainedPayload } from '../infer/call-chain';
 import { saveModelConfig, type SaveResult } from './config-writeback/save-config';
@@ -27,6 +27,7 @@ import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingOf, composingToLoad, unloadsWithEnsemble } from './ensemble-members';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
 import type { InferenceCache } from '@inferscope/core/response-cache';
+import type { IterativeKnobPatch } from '@inferscope/core/live-config';
 import { redactPaths } from '../infer/redact-paths';
 
 
@@ -376,6 +377,14 @@ export class ModelManager {
       const { entry, slot } = this.slotOf(name, toVersion(version));
       if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
       return setInstanceCount(this.options, entry, slot, group, count, by, reason);
+    });
+  }
+
+  /** An iterative model's step knobs, live (live-edits.ts; applied at the next step boundary). */
+  setIterativeKnobs(name: string, version: number | string | undefined, patch: IterativeKnobPatch, by: string): Promise<ConfigChange[]> {
+    return this.locked(name, async () => {
+      const { entry, slot } = this.slotOf(name, toVersion(version));
+      return setIterativeKnobs(this.options, entry, slot, patch, by);
     });
   }
 

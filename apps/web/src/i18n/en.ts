@@ -6,6 +6,7 @@
 import { LESSONS_EN } from './lessons-en';
 import { TEACH_EN } from './teach-en';
 import { CACHE_LIMITER_EN } from './cache-limiter';
+import { ITERATIVE_CONTROLS_EN } from './iterative-controls';
 import { SEQUENCE_EN } from './sequence-en';
 import { GENERATE_EN } from './generate-en';
 import type { AutotuneLimit } from '@inferscope/core';
@@ -176,6 +177,7 @@ export const en = {
     applied: (c: string) => `Applied ${c}. Save it to config.pbtxt:`,
   },
   cacheLimiter: CACHE_LIMITER_EN,
+  iterativeControls: ITERATIVE_CONTROLS_EN,
   protocols: {
     title: 'Requests by protocol',
     modelColumn: 'model version',
@@ -234,7 +236,7 @@ export const en = {
   tokenApply: 'Become controller',
   pickModel: 'Pick one model to change its settings.',
   /** a control message's action as the acknowledgement log names it (English: the protocol's own name) */
-  ackActions: { setDynamicBatching: 'setDynamicBatching', setInstanceCount: 'setInstanceCount', setAutotune: 'setAutotune', loadModel: 'loadModel', unloadModel: 'unloadModel', saveConfig: 'saveConfig', startLoad: 'startLoad', stopLoad: 'stopLoad', startReplay: 'startReplay', startRecording: 'startRecording', stopRecording: 'stopRecording', startSweep: 'startSweep', stopSweep: 'stopSweep' } as Record<string, string>,
+  ackActions: { setDynamicBatching: 'setDynamicBatching', setInstanceCount: 'setInstanceCount', setIterativeKnobs: 'setIterativeKnobs', setAutotune: 'setAutotune', loadModel: 'loadModel', unloadModel: 'unloadModel', saveConfig: 'saveConfig', startLoad: 'startLoad', stopLoad: 'stopLoad', startReplay: 'startReplay', startRecording: 'startRecording', stopRecording: 'stopRecording', startSweep: 'startSweep', stopSweep: 'stopSweep' } as Record<string, string>,
   acks: 'Server answers',
   applied: 'applied',
   refused: 'refused',

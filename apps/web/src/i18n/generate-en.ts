@@ -16,4 +16,10 @@ export const GENERATE_EN = {
     owner === null ? `block ${block}: free` : `block ${block}: ${owner}, ${tokens}/${blockTokens} tokens`,
   genKvSeq: (blocks: number, tokens: number) => `${blocks} blk, ${tokens} tok`,
   genMore: (n: number) => `+${n} more`,
+  genStateTitle: 'Generation (iterative models: the batch re-formed at every step, the KV cache block by block)',
+  genWaiting: 'no step yet: send it generate_stream traffic',
+  genSkipped: (n: number) => `${n} steps too fast to draw were skipped`,
+  genCharts: { ttft: 'Time to first token', itl: 'Inter-token latency', tokens: 'Output tokens/s', kv: 'KV cache blocks used' },
+  genAxis: { tokensPerS: 'tokens/s', blocks: 'blocks' },
+  genKvBudget: (n: number) => `budget ${n} blocks`,
 };

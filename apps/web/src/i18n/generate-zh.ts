@@ -16,4 +16,10 @@ export const GENERATE_ZH: typeof GENERATE_EN = {
   genKvBlockTip: (block, owner, tokens, blockTokens) => (owner === null ? `块 ${block}：空闲` : `块 ${block}：${owner}，${tokens}/${blockTokens} 个令牌`),
   genKvSeq: (blocks, tokens) => `${blocks} 块，${tokens} 令牌`,
   genMore: (n) => `另有 ${n} 个`,
+  genStateTitle: '生成（迭代式模型：每一步重新组批，KV 缓存按块分配）',
+  genWaiting: '尚无步骤：向它发送 generate_stream 请求',
+  genSkipped: (n) => `有 ${n} 步太快来不及绘制，已跳过`,
+  genCharts: { ttft: '首令牌时延', itl: '令牌间时延', tokens: '每秒输出令牌数', kv: '已用 KV 缓存块' },
+  genAxis: { tokensPerS: '令牌/秒', blocks: '块' },
+  genKvBudget: (n) => `预算 ${n} 块`,
 };

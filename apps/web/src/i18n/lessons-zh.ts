@@ -3,6 +3,7 @@ import type { LessonId, LessonText } from './lessons-en';
 import { STREAMING_ZH } from './lesson-streaming';
 import { AUTOTUNE_ZH } from './lesson-autotune';
 import { SEATS_ZH } from './lesson-seats';
+import { ACCELERATOR_ZH } from './lesson-accelerator';
 import { REBUILD_ZH } from './lesson-rebuild';
 import { KV_LIMIT_ZH } from './lesson-kv-limit';
 import { CHUNK_ZH } from './lesson-chunk';
@@ -11,6 +12,7 @@ export const LESSONS_ZH: Record<LessonId, LessonText> = {
   streaming: STREAMING_ZH,
   autotune: AUTOTUNE_ZH,
   seats: SEATS_ZH,
+  accelerator: ACCELERATOR_ZH,
   rebuild: REBUILD_ZH,
   kvlimit: KV_LIMIT_ZH,
   chunked: CHUNK_ZH,

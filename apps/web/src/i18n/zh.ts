@@ -7,6 +7,7 @@ import type { Strings } from './en';
 import { LESSONS_ZH } from './lessons-zh';
 import { TEACH_ZH } from './teach-zh';
 import { CACHE_LIMITER_ZH } from './cache-limiter';
+import { ITERATIVE_CONTROLS_ZH } from './iterative-controls';
 import { SEQUENCE_ZH } from './sequence-zh';
 import { GENERATE_ZH } from './generate-zh';
 
@@ -153,6 +154,7 @@ export const zh: Strings = {
     applied: (c) => `已应用 ${c}。保存到 config.pbtxt：`,
   },
   cacheLimiter: CACHE_LIMITER_ZH,
+  iterativeControls: ITERATIVE_CONTROLS_ZH,
   protocols: {
     title: '按协议统计的请求',
     modelColumn: '模型版本',
@@ -207,7 +209,7 @@ export const zh: Strings = {
   tokenLabel: '控制令牌',
   tokenApply: '成为控制者',
   pickModel: '请选择一个模型来修改它的设置。',
-  ackActions: { setDynamicBatching: '设置动态批处理', setInstanceCount: '设置实例数', setAutotune: '设置自动调优', loadModel: '加载模型', unloadModel: '卸载模型', saveConfig: '保存配置', startLoad: '开始压测', stopLoad: '停止压测', startReplay: '开始回放', startRecording: '开始录制', stopRecording: '停止录制', startSweep: '开始扫描', stopSweep: '停止扫描' },
+  ackActions: { setDynamicBatching: '设置动态批处理', setInstanceCount: '设置实例数', setIterativeKnobs: '设置连续批处理参数', setAutotune: '设置自动调优', loadModel: '加载模型', unloadModel: '卸载模型', saveConfig: '保存配置', startLoad: '开始压测', stopLoad: '停止压测', startReplay: '开始回放', startRecording: '开始录制', stopRecording: '停止录制', startSweep: '开始扫描', stopSweep: '停止扫描' },
   acks: '服务端应答',
   applied: '已生效',
   refused: '被拒绝',

@@ -70,6 +70,7 @@ export function connectLive(url?: string): LiveConnection {
     clock.onFrame(f.t, performance.now());
     syncStructure();
   });
+  socket.on(WIRE.generation, (g) => live.applyGeneration(g));
   socket.on(WIRE.stats, (s) => {
     live.applyStats(s);
     if (s.load) appStore.setState({ load: s.load });

@@ -7,6 +7,7 @@
  */
 import { autotuneReport } from '@inferscope/core/autotune';
 import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, Snapshot, StatsMessage } from '@inferscope/core';
+import { GenerationView, type GenerationMessage } from '@inferscope/core/live';
 import { Ring } from './ring';
 import { LiveStreams } from './live-streams';
 import { isDecoupled } from '@inferscope/core/config';
@@ -39,6 +40,8 @@ export class LiveModel {
   memorySamples = new Ring<MemorySample>(3000);
   stats = new Ring<StatsMessage>(900);
   perfPoints = new Ring<PerfPoint>(3000);
+  /** an iterative model's token timeline, KV block map and figures points, by model key (the `generation` message) */
+  generation = new Map<string, GenerationView>();
   /** server restarts seen across reconnects, on the current server's clock (chart markers) */
   restarts = new Ring<RestartMark>(50);
   /** the server process the latest snapshot came from */
@@ -62,6 +65,7 @@ export class LiveModel {
     this.batches.clear();
     this.stepLinks.clear();
     this.streams.clear();
+    this.generation.clear();
     for (const r of [this.finished, this.timeline, this.stateLog, this.configLog, this.queueSamples, this.memorySamples, this.stats, this.perfPoints, this.restarts]) r.clear();
     this.epoch = undefined;
     this.lastSeq = -1;
@@ -113,6 +117,7 @@ export class LiveModel {
     for (const r of [this.stats, this.perfPoints, this.configLog, this.stateLog, this.queueSamples, this.memorySamples, this.restarts] as Ring<{ t: number }>[]) shiftRing(r, deltaUs);
     this.finished.clear();
     this.timeline.clear();
+    this.generation.clear(); // the new process's feeds start afresh (and on its clock)
     this.restarts.push({ t: startTimeOf(s), startId: s.server.start_id ?? '' });
     this.now = s.t;
     this.nextQueueSample = 0;
@@ -156,6 +161,16 @@ export class LiveModel {
     }
     const lastT = this.stats.last()?.t ?? -Infinity;
     for (const s of h.stats) if (s.t > lastT) this.applyStats(s);
+  }
+
+  applyGeneration(g: GenerationMessage): void {
+    for (const u of g.models) {
+      const key = modelKey(u.model, u.version);
+      let view = this.generation.get(key);
+      if (!view) this.generation.set(key, (view = new GenerationView()));
+      view.apply(u);
+    }
+    this.rev++;
   }
 
   applyStats(s: StatsMessage): void {

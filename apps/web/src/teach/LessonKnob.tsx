@@ -16,7 +16,7 @@ import { LIVE_LIMITS, sliderRange } from '@inferscope/core/live-config';
 const DELAY = sliderRange('max_queue_delay_microseconds', 5000);
 const INSTANCES = LIVE_LIMITS.instance_count;
 
-export function LessonKnob(props: { knob: Exclude<Knob, 'course' | 'stream' | 'autotune' | 'seats'> }) {
+export function LessonKnob(props: { knob: Exclude<Knob, 'course' | 'stream' | 'autotune' | 'seats' | 'accelerator'> }) {
   useApp((s) => s.structureRev);
   const [error, setError] = useState<string | null>(null);
   const m = [...live.models.values()][0];

@@ -11,6 +11,7 @@ import { CourseDemo } from './CourseDemo';
 import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
 import { SeatsDemo } from './SeatsDemo';
+import { AcceleratorDemo } from './AcceleratorDemo';
 import { RebuildDemo } from './RebuildDemo';
 import { KvLimitDemo } from './KvLimitDemo';
 import { ChunkDemo } from './ChunkDemo';
@@ -31,6 +32,7 @@ export function TeachStage() {
       {lesson.knob === 'stream' && <StreamingDemo />}
       {lesson.knob === 'autotune' && <AutotuneDemo />}
       {lesson.knob === 'seats' && <SeatsDemo />}
+      {lesson.knob === 'accelerator' && <AcceleratorDemo />}
       {lesson.knob === 'rebuild' && <RebuildDemo />}
       {lesson.knob === 'kvlimit' && <KvLimitDemo />}
       {lesson.knob === 'chunked' && <ChunkDemo />}

@@ -24,6 +24,10 @@ export const CLAIMS: Readonly<Record<string, (f: Figures) => boolean>> = {
   sweep: (f) => f.lastP99! > 10 * f.firstP99! && f.lastThroughputGrowth! < 1.3,
   // a quiet conversation's seat costs the backlog (longest idle timeout waits more), direct pads it, oldest does not
   seats: (f) => f.waitLong! > f.waitShort! && f.nullsDirect! > 0 && f.nullsOldest! === 0,
+  // without the limiter each model's batches slow (they share the accelerator); with it they never overlap, and the lower weight gets more turns
+  accelerator: (f) => f.slowVision! >= 1.5 && f.slowSpeech! >= 1.5 && f.overlapOn! === 0 && f.turnsVision! > f.turnsSpeech!,
+  // half the inputs repeated: about half hit and the compute falls with them; unique inputs never hit and cost the same compute
+  cache: (f) => f.hitRate! >= 0.4 && f.computeRepeated! <= 0.6 && f.uniqueHits! === 0 && Math.abs(f.computeUnique! - 1) < 0.02,
   // the same tokens in clearly less time, the first token sooner, a newcomer's median first token within two steps
   rebuild: (f) => f.tokensContinuous === f.tokensStatic && f.spanContinuous! < 0.8 * f.spanStatic! && f.ttftP99Continuous! < f.ttftP99Static! && f.ttftStepsContinuous! <= 2,
   // a smaller KV budget: throughput falls under both policies, guaranteed_no_evict queues (TTFT) without preempting, max_utilization preempts

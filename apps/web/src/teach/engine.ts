@@ -11,6 +11,7 @@ import type { Scenario } from '@inferscope/core/load';
 import { configProblems, normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
 import { controlRefusal, validateControlMessage } from '@inferscope/core/live';
 import { planBatchingChange, planInstanceCount } from '@inferscope/core/scheduler';
+import { planIterativeChange } from '@inferscope/core/iterative';
 import type { SimModel, SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
 import { S } from '../i18n/strings';
@@ -112,6 +113,15 @@ export class TeachingEngine {
   }
 
   private async apply(msg: ControlMessage): Promise<ControlAck> {
+    if (msg.action === 'setIterativeKnobs') {
+      // planned by the server's planner, so a model that is not iterative is refused in its words; the
+      // simulated models here are request-level ones, so a change it accepts needs the live server
+      const { model, config } = this.modelOf(msg.model, msg.version);
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planIterativeChange(model.name, config, patch);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+      return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
+    }
     if (msg.action !== 'setDynamicBatching' && msg.action !== 'setInstanceCount') {
       return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
     }

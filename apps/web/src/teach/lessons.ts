@@ -16,7 +16,7 @@ import { QUIET_PER_S } from './autotune-day';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune' | 'seats' | GenKnob;
+export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune' | 'seats' | 'accelerator' | GenKnob;
 /** the generative lessons' demos (core's iterative scheduler in the simulator: rebuild-run.ts, kv-limit-run.ts, chunk-run.ts) */
 export type GenKnob = 'rebuild' | 'kvlimit' | 'chunked';
 
@@ -126,6 +126,14 @@ export const LESSONS: Lesson[] = [
     // simulator); the playback behind it is plain light traffic
     id: 'seats', chapter: 13, view: 'state', speed: 100, knob: 'seats',
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
+  },
+  {
+    // two heavy models sharing one accelerator, with and without the rate limiter, and the response cache
+    // (AcceleratorDemo.tsx, accelerator-run.ts, cache-run.ts: core's simulator with the server's rate limiter
+    // and cache); the playback behind it is plain light traffic to two models
+    id: 'accelerator', chapter: 14, view: 'state', speed: 100, knob: 'accelerator',
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 }), cnn()], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
   // generative models: core's iterative scheduler in the simulator (RebuildDemo, KvLimitDemo, ChunkDemo);

@@ -20,6 +20,7 @@ import { S } from '../i18n/strings';
 import { LittleCard } from './LittleCard';
 import { ProtocolCard } from './ProtocolCard';
 import { CacheCard } from './CacheCard';
+import { GenerationCharts } from './generate/GenerationCharts';
 
 const drawHistogram = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
   const th = chartTheme();
@@ -124,6 +125,7 @@ export function PerformanceView() {
       <ChartCard title={S.batchHistogram} draw={drawHistogram} height={H} testId="chart-histogram" />
       <ChartCard title={S.tputVsP99} draw={drawScatter} height={H} />
       <ChartCard title={S.memoryOverTime} draw={drawMemory} height={H} testId="chart-memory" />
+      <GenerationCharts height={H} />
       {/* Full width: alone in a grid cell it left a wide empty hole beside it. */}
       <div className="md:col-span-2 xl:col-span-3">
         <LittleCard />

@@ -10,12 +10,13 @@ import { batchingOf, activeInstances, formatDelay } from '../store/config-paths'
 import { ChartCard } from '../charts/ChartCard';
 import { chartTheme, modelColour, priorityColour, TRIGGER_COLOUR } from '../charts/theme';
 import { niceMax, timeDomain } from '../charts/scales';
-import { drawAxes, drawEmpty, drawLegend, drawLine, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
+import { drawAxes, drawEmpty, drawLegend, drawLine, fitText, makePlot, relativeSeconds, withAlpha } from '../charts/draw';
 import { formatUs } from '../charts/format';
 import { dataNowUs, windowUs } from '../live/clock';
 import { S } from '../i18n/strings';
 import { ChangeLog } from './ChangeLog';
 import { SequenceSlotsCard } from './SequenceSlots';
+import { GenerationStateCard } from './generate/GenerationStateCard';
 import { useLiveText } from '../charts/use-live-text';
 
 const drawQueueDepth = (ctx: CanvasRenderingContext2D, w: number, h: number) => {
@@ -93,7 +94,8 @@ const drawInstanceTimeline = (ctx: CanvasRenderingContext2D, w: number, h: numbe
     const waiting = waitsForResources(limiter, l.m.name, l.m.version, l.i.name);
     ctx.fillStyle = waiting ? th.warn : l.i.state === 'busy' ? th.fg : th.muted;
     ctx.textAlign = 'right';
-    ctx.fillText(`${l.i.name} · ${waiting ? S.cacheLimiter.waitingForResources : S.instanceStates[l.i.state] ?? l.i.state}`, p.left - 8, y + laneH / 2, labelW - 12);
+    // cut with "…" rather than squeezed by fillText's maxWidth: squeezed text falls below the large-type floor
+    ctx.fillText(fitText(ctx, `${l.i.name} · ${waiting ? S.cacheLimiter.waitingForResources : S.instanceStates[l.i.state] ?? l.i.state}`, labelW - 12), p.left - 8, y + laneH / 2);
   });
   // Vertical grid at the time ticks (drawn under the bars), then the tick labels under the lanes.
   const lanesBottom = p.top + lanes.length * laneH;
@@ -146,6 +148,7 @@ export function StateView() {
         <RateLimiterCard />
       </div>
       <SequenceSlotsCard models={models} />
+      <GenerationStateCard models={models} />
       <ChangeLog />
     </div>
   );

@@ -57,3 +57,24 @@ test('without lifetime samples the windows are the same and nothing per token or
   assert.equal(s.kvTimeline.length, 0);
   assert.equal(s.completed, a.figures.summary().completed, 'the counts are kept');
 });
+
+test('started mid-run, the windows count every token from there, and no TTFT for the sequences queued before', () => {
+  const sim = simulateGeneration({ knobs: KNOBS, cost: COST, arrivals, batching: 'continuous' });
+  const after = sim.events.slice(Math.floor(sim.events.length / 2));
+  const queuedAfter = new Set(after.flatMap((e) => (e.type === 'seq_queued' ? [e.id] : [])));
+  const firsts = after.filter((e) => e.type === 'token' && e.index === 0);
+  assert.ok(firsts.some((e) => e.type === 'token' && !queuedAfter.has(e.id)) && queuedAfter.size > 0, 'the cut falls among running sequences');
+  const figures = new GenFigures({ lifetime: false });
+  let tokens = 0;
+  let ttfts = 0;
+  for (const e of after) {
+    figures.on(e);
+    // a window per event: each first token's TTFT is seen alone
+    const w = figures.takeWindow(e.t);
+    tokens += w.outputTokens;
+    if (w.ttftUs) ttfts++;
+  }
+  assert.equal(tokens, after.filter((e) => e.type === 'token').length, 'every token counts');
+  assert.equal(ttfts, firsts.filter((e) => e.type === 'token' && queuedAfter.has(e.id)).length, 'a TTFT only where the queueing was seen');
+  assert.equal(figures.takeWindow(after.at(-1)!.t).openSequences, 0, 'the sequences seen mid-run close when they finish');
+});

@@ -134,10 +134,14 @@ export class GenFigures {
         this.win.preemptions++;
         break;
       case 'token': {
-        const s = this.seqs.get(e.id);
-        if (!s) break;
+        let s = this.seqs.get(e.id);
+        // queued before the fold started (a live view that connected mid-run): its tokens and gaps count
+        // from here; its first token seen is not its first, so no TTFT (queuedAt NaN)
+        if (!s) this.seqs.set(e.id, (s = { queuedAt: NaN, tokenTimes: [] }));
         const prev = s.tokenTimes.at(-1);
-        if (prev === undefined) this.win.ttft.push(e.t - s.queuedAt);
+        if (prev === undefined) {
+          if (!Number.isNaN(s.queuedAt)) this.win.ttft.push(e.t - s.queuedAt);
+        }
         else this.win.gaps.push(e.t - prev);
         this.win.tokens++;
         s.tokenTimes.push(e.t);
@@ -161,7 +165,7 @@ export class GenFigures {
         }
         this.counts.completed++;
         this.win.completed++;
-        if (!s || s.tokenTimes.length === 0 || !this.lifetime) break;
+        if (!s || s.tokenTimes.length === 0 || !this.lifetime || Number.isNaN(s.queuedAt)) break;
         this.ttft.push(s.tokenTimes[0]! - s.queuedAt);
         for (let i = 1; i < s.tokenTimes.length; i++) this.gaps.push(s.tokenTimes[i]! - s.tokenTimes[i - 1]!);
         this.latency.push(e.t - s.queuedAt);

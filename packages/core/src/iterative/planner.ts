@@ -48,6 +48,20 @@ export interface StepPlanner {
   kvUsage(): KvUsage;
   /** each block's owner and fill, for the KV block map */
   blockMap(): KvBlockMap;
+  /** Gives up every live sequence at a boundary, for a planner that takes over (see PlannerBase.takeOver). */
+  handOver(): HandOver;
+  /** its admitted (oldest first) and waiting sequences, read-only */
+  live(): { running: readonly GenSequence[]; waiting: readonly GenSequence[] };
+}
+
+/** What a planner hands the one that replaces it at a step boundary. */
+export interface HandOver {
+  /** the new queue: the admitted sequences, oldest first, their caches dropped (recomputes), then the waiting ones in order */
+  queue: GenSequence[];
+  /** the admitted ones among them: recomputed when readmitted */
+  recomputed: GenSequence[];
+  /** steps formed so far: the numbering carries on */
+  steps: number;
 }
 
 /** Checks that an executor answered one token per row, a token id exactly where the row samples. */
@@ -129,6 +143,49 @@ export abstract class PlannerBase implements StepPlanner {
   /** The block map (owner and fill of every block), for the dashboard. */
   blockMap(): KvBlockMap {
     return this.allocator.snapshot();
+  }
+
+  handOver(): HandOver {
+    // A sequence cancelled while running was answered already: its blocks go with this planner.
+    const recomputed = this.running.filter((s) => !s.cancelled).sort((a, b) => a.admittedAt - b.admittedAt);
+    for (const s of recomputed) s.dropCache();
+    const out = { queue: [...recomputed, ...this.waiting], recomputed, steps: this.steps };
+    this.running = [];
+    this.waiting = [];
+    return out;
+  }
+
+  /**
+   * Why this planner could not take over `from`'s sequences, or null. The admitted ones come back as
+   * recomputes (their whole text fed again), so they are judged as max_utilization judges a request: their
+   * prompt + max_tokens - 1 must fit one step without chunked context, and the KV budget.
+   */
+  takeOverProblem(from: StepPlanner): string | null {
+    const { running, waiting } = from.live();
+    const recompute: IterativeKnobs = { ...this.knobs, policy: 'max_utilization' };
+    for (const [list, k] of [[running, recompute], [waiting, this.knobs]] as const) {
+      for (const s of list) {
+        const problem = s.cancelled ? null : this.problemOf(s, k);
+        if (problem) return `${this.who}: this change would leave a sequence unservable: ${problem}`;
+      }
+    }
+    return null;
+  }
+
+  live(): { running: readonly GenSequence[]; waiting: readonly GenSequence[] } {
+    return { running: this.running, waiting: this.waiting };
+  }
+
+  /**
+   * Takes over another planner's sequences at a step boundary (a live change of the policy or the KV
+   * budget, which size the block allocator): its admitted ones at the head of the queue as recomputes,
+   * oldest first (vLLM's recompute preemption: each resumes with the tokens it would have produced), then
+   * its waiting ones in their order, ahead of anyone this planner already holds. Nothing is lost: every
+   * sequence is in exactly one queue.
+   */
+  takeOver(from: HandOver): void {
+    this.waiting.unshift(...from.queue);
+    this.steps = Math.max(this.steps, from.steps);
   }
 
   /** Why `s` can never be served under knobs `k`, or null. */

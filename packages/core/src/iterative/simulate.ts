@@ -6,7 +6,7 @@
 import { VirtualClock } from '../clock/virtual-clock';
 import { ContinuousPlanner } from './continuous';
 import { GenFigures, type GenSummary } from './figures';
-import type { StepPlanner } from './planner';
+import type { PlannerBase } from './planner';
 import { SimStepExecutor, type StepCost } from './sim-step';
 import { StepLoop } from './step-loop';
 import type { GenBatching, GenOutcome, GenRequest, IterEvent, IterativeKnobs } from './types';
@@ -49,7 +49,7 @@ export interface GenSimResult {
   events: IterEvent[];
 }
 
-export function newPlanner(batching: GenBatching, knobs: IterativeKnobs): StepPlanner {
+export function newPlanner(batching: GenBatching, knobs: IterativeKnobs): PlannerBase {
   return batching === 'continuous' ? new ContinuousPlanner(knobs) : new StaticBatchPlanner(knobs);
 }
 

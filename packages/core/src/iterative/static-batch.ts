@@ -22,8 +22,11 @@ export class StaticBatchPlanner extends PlannerBase {
     if (this.running.length === 0) {
       while (this.waiting.length && this.running.length < this.knobs.maxNumSequences) {
         const s = this.waiting[0]!;
-        if (this.allocator.canAdmit(s.prompt.length, s.maxCacheTokens).kind !== 'admit') break;
-        this.allocator.admit(s.id, s.prompt.length, s.maxCacheTokens);
+        // its prompt; or, for a sequence taken over from a replaced planner, its whole known text again (a
+        // member that had finished in the replaced batch holds its text until this batch ends)
+        const n = Math.min(s.uncached, s.maxCacheTokens);
+        if (this.allocator.canAdmit(n, s.maxCacheTokens).kind !== 'admit') break;
+        this.allocator.admit(s.id, n, s.maxCacheTokens);
         this.running.push(this.waiting.shift()!);
         joined.push(s.id);
       }

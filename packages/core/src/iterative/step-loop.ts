@@ -11,7 +11,7 @@
  */
 import type { Clock, TimerHandle } from '../clock/clock';
 import type { KvBlockMap } from '../kv-cache/index';
-import type { PlannedStep, StepPlanner } from './planner';
+import type { HandOver, PlannedStep, StepPlanner } from './planner';
 import { GenSequence } from './sequence';
 import type { GenOutcome, GenRequest, GenSink, IterEvent, StepExecutor, StepTokens } from './types';
 
@@ -34,18 +34,66 @@ export class StepLoop {
   private timer: TimerHandle | null = null;
   /** why the loop stopped for good (a planner bug), or null */
   private broken: string | null = null;
+  /** work waiting for the step in flight to end (live changes), run before the next step is formed */
+  private boundaryWork: (() => void)[] = [];
+  private planner: StepPlanner;
+  private executor: StepExecutor;
 
-  constructor(private readonly o: StepLoopOptions) {}
+  constructor(private readonly o: StepLoopOptions) {
+    this.planner = o.planner;
+    this.executor = o.executor;
+  }
 
   get idle(): boolean {
-    return this.inFlight === null && this.timer === null && !this.o.planner.busy;
+    return this.inFlight === null && this.timer === null && !this.planner.busy;
+  }
+
+  /**
+   * Runs `work` at a step boundary: now when no step is in flight, else as soon as it ends, before the
+   * next step is formed, so what `work` reads (who runs, who waits) is what it changes. Its result, or
+   * what it threw, is the promise's.
+   */
+  atBoundary<T>(work: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const run = () => {
+        try {
+          resolve(work());
+        } catch (e) {
+          reject(e);
+        }
+      };
+      if (this.inFlight) this.boundaryWork.push(run);
+      else run();
+    });
+  }
+
+  /**
+   * Replaces the planner (and the executor that holds its KV blocks) at a boundary: call it from
+   * `atBoundary` work. The new planner takes over every live sequence (PlannerBase.takeOver): the
+   * admitted ones are recomputed, each reported as preempted at the next step, and keep their sinks, so
+   * every request still gets its one answer and the tokens it would have had.
+   */
+  replacePlanner(planner: StepPlanner & { takeOver(h: HandOver): void }, executor: StepExecutor): void {
+    if (this.inFlight) throw new Error('the generation planner is replaced only at a step boundary');
+    const handed = this.planner.handOver();
+    planner.takeOver(handed);
+    this.planner = planner;
+    this.executor = executor;
+    const t = this.o.clock.now();
+    for (const v of handed.recomputed) this.emit({ type: 'seq_preempted', t, step: handed.steps + 1, id: v.id, generated: v.generated.length, recompute: v.knownLength });
+    if (planner.busy) this.kick();
+  }
+
+  /** The planner steps are formed by now (it changes when a live change replaces it). */
+  get current(): StepPlanner {
+    return this.planner;
   }
 
   submit(request: GenRequest, sink: GenSink): void {
     const t = this.o.clock.now();
     const s = new GenSequence(request);
     const problem =
-      this.broken ?? (this.sinks.has(request.id) ? `request ${request.id}: a sequence with this id is already being generated` : this.o.planner.enqueue(s));
+      this.broken ?? (this.sinks.has(request.id) ? `request ${request.id}: a sequence with this id is already being generated` : this.planner.enqueue(s));
     if (problem) {
       this.emit({ type: 'seq_rejected', t, id: String(request.id), message: problem });
       sink.onEnd({ ok: false, reason: 'rejected', message: problem, tokens: [] });
@@ -58,7 +106,7 @@ export class StepLoop {
 
   /** The client went away: answered now; a running sequence's slot and blocks are freed at the next boundary. */
   cancel(id: string, message = 'cancelled by the client'): boolean {
-    const where = this.o.planner.cancel(id);
+    const where = this.planner.cancel(id);
     if (!where) return false;
     this.finish(id, { ok: false, reason: 'cancelled', message, tokens: [] });
     return true;
@@ -76,7 +124,7 @@ export class StepLoop {
     if (this.inFlight || this.broken !== null) return; // one step at a time: a kick from inside a step's answer waits for it
     let step: PlannedStep | null;
     try {
-      step = this.o.planner.plan();
+      step = this.planner.plan();
     } catch (e) {
       // A planner bug (its accounting no longer holds): nothing it holds can be trusted to finish, so every
       // request still open is answered now, and later ones are refused, instead of waiting forever.
@@ -85,7 +133,7 @@ export class StepLoop {
       return;
     }
     if (!step) {
-      this.emit({ type: 'idle', t: this.o.clock.now(), kv: this.o.planner.kvUsage(), ...this.blocks() });
+      this.emit({ type: 'idle', t: this.o.clock.now(), kv: this.planner.kvUsage(), ...this.blocks() });
       return;
     }
     const t = this.o.clock.now();
@@ -101,7 +149,7 @@ export class StepLoop {
       joined: step.joined,
       padSlots: batch.padSlots,
       tokens: batch.tokens,
-      kv: this.o.planner.kvUsage(),
+      kv: this.planner.kvUsage(),
     });
     this.inFlight = step;
     if (batch.rows.length === 0) return this.stepDone(step, t, null, []);
@@ -115,7 +163,7 @@ export class StepLoop {
       else this.stepDone(step, t, error, tokens);
     };
     try {
-      this.o.executor.runStep(batch, done);
+      this.executor.runStep(batch, done);
     } catch (e) {
       done(e ?? new Error('the step executor threw'));
     }
@@ -129,7 +177,7 @@ export class StepLoop {
     let failure: string | null = null;
     if (!error) {
       try {
-        const out = this.o.planner.complete(step, tokens ?? []);
+        const out = this.planner.complete(step, tokens ?? []);
         for (const d of out.delivered) {
           this.emit({ type: 'token', t, step: step.batch.step, id: d.id, index: d.index, token: d.token });
           this.sinks.get(d.id)?.onToken?.(d.token, d.index);
@@ -140,12 +188,13 @@ export class StepLoop {
       }
     } else failure = error instanceof Error ? error.message : String(error);
     if (failure !== null) {
-      for (const s of this.o.planner.abort(step)) {
+      for (const s of this.planner.abort(step)) {
         this.finish(s.id, { ok: false, reason: 'failed', message: `generation step ${step.batch.step} failed: ${failure}`, tokens: [...s.generated] });
       }
     }
-    this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.o.planner.kvUsage(), ...this.blocks() });
+    this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.planner.kvUsage(), ...this.blocks() });
     this.inFlight = null;
+    for (const work of this.boundaryWork.splice(0)) work();
     this.next();
   }
 
@@ -159,7 +208,7 @@ export class StepLoop {
   }
 
   private blocks(): { blocks?: KvBlockMap } {
-    return this.o.blockMaps ? { blocks: this.o.planner.blockMap() } : {};
+    return this.o.blockMaps ? { blocks: this.planner.blockMap() } : {};
   }
 
   private emit(e: IterEvent): void {

@@ -40,3 +40,17 @@ test('a preemption is drawn where it happens, and the sequence rejoins in the lo
   // new gives way at step 2; when old leaves, new rejoins in the lowest free slot (old's) and recomputes.
   assert.deepEqual(lines, ['PDDDDPDDD', 'PX.......']);
 });
+
+test('a fold started mid-run draws the sequences already running from their first step seen', () => {
+  const many = Array.from({ length: 6 }, (_, i) => ({ atUs: i * 1500, request: { id: `m${i}`, prompt: [i + 1, 2], maxTokens: 6 } }));
+  const r = simulateGeneration({ knobs: { ...KNOBS, maxNumSequences: 3 }, cost: COST, arrivals: many, batching: 'continuous' });
+  const from = r.events.findIndex((e) => e.type === 'step_started' && e.step === 4);
+  const timeline = new TokenTimeline();
+  for (const e of r.events.slice(from)) timeline.on(e);
+  for (const e of r.events.slice(from)) {
+    if (e.type !== 'step_started') continue;
+    const drawn = timeline.view().filter((c) => c.step === e.step && c.kind !== 'held' && c.kind !== 'preempted').map((c) => c.id).sort();
+    assert.deepEqual(drawn, e.rows.map((row) => row.id).sort(), `step ${e.step}: every sequence that worked has its cell`);
+  }
+  assert.ok(timeline.rows <= 3, 'in the slots they hold');
+});

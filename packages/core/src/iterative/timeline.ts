@@ -35,6 +35,9 @@ export class TokenTimeline {
       this.leave(e.id);
     } else if (e.type === 'step_started') {
       for (const id of e.joined) this.join(id);
+      // a fold started mid-run (a dashboard that connects while traffic flows) never saw these join: they
+      // take a slot at their first step seen, instead of working unseen until they leave
+      for (const r of e.rows) if (!this.slots.includes(r.id)) this.join(r.id);
       const worked = new Map(e.rows.map((r) => [r.id, r]));
       this.cells.push(...this.pending.splice(0));
       this.slots.forEach((id, slot) => {

@@ -3,3 +3,4 @@ export * from './fields';
 export * from './limits';
 export * from './paths';
 export * from './knobs';
+export * from './iterative-knobs';

@@ -37,6 +37,11 @@ export const LIVE_LIMITS = {
   default_priority_level: { min: 0, max: 1000, step: 1 },
   max_queue_size: { min: 0, max: 10_000_000, step: 1 },
   instance_count: { min: 1, max: 64, step: 1 },
+  // an iterative model's step knobs (TensorRT-LLM's parameters; iterative-knobs.ts): a step of more than
+  // 4096 sequences or a million tokens, or a KV cache of more than 16M tokens, is a typo here
+  max_num_sequences: { min: 1, max: 4096, step: 1, sliderMax: 64 },
+  max_num_tokens: { min: 1, max: 1_048_576, step: 1, sliderMax: 4096 },
+  max_tokens_in_paged_kv_cache: { min: 1, max: 16_777_216, step: 16, sliderMax: 16_384 },
 } as const satisfies Record<string, LiveLimit>;
 
 export type LiveLimitName = keyof typeof LIVE_LIMITS;

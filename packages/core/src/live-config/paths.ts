@@ -6,6 +6,7 @@
  * readLivePath / writeLivePath the one place that knows where each path lives in a config.
  */
 import { DYNAMIC_BATCHING_FIELDS, type DynamicBatchingField } from './fields';
+import { ITERATIVE_KNOB_FIELDS, type IterativeKnobField } from './iterative-knobs';
 
 export type LivePath =
   | { readonly kind: 'max_batch_size' }
@@ -14,7 +15,9 @@ export type LivePath =
   | { readonly kind: 'dynamic_batching_field'; readonly field: DynamicBatchingField }
   | { readonly kind: 'instance_count'; readonly group: number }
   /** the response cache switched on or off live (setResponseCache) */
-  | { readonly kind: 'response_cache_enable' };
+  | { readonly kind: 'response_cache_enable' }
+  /** an iterative model's knob: its config parameter (`parameters.max_num_tokens`), a string as Triton's parameters are */
+  | { readonly kind: 'parameter'; readonly key: IterativeKnobField };
 
 export const livePath = {
   maxBatchSize: { kind: 'max_batch_size' } as LivePath,
@@ -22,6 +25,7 @@ export const livePath = {
   batching: (field: DynamicBatchingField): LivePath => ({ kind: 'dynamic_batching_field', field }),
   instanceCount: (group: number): LivePath => ({ kind: 'instance_count', group }),
   responseCache: { kind: 'response_cache_enable' } as LivePath,
+  parameter: (key: IterativeKnobField): LivePath => ({ kind: 'parameter', key }),
 };
 
 export function formatLivePath(p: LivePath): string {
@@ -31,6 +35,7 @@ export function formatLivePath(p: LivePath): string {
     case 'dynamic_batching_field': return `dynamic_batching.${p.field}`;
     case 'instance_count': return `instance_group[${p.group}].count`;
     case 'response_cache_enable': return 'response_cache.enable';
+    case 'parameter': return `parameters.${p.key}`;
   }
 }
 
@@ -43,6 +48,8 @@ export function parseLivePath(s: string): LivePath | undefined {
   if (s === 'response_cache.enable') return livePath.responseCache;
   const field = /^dynamic_batching\.([a-z_]+)$/.exec(s)?.[1];
   if (field !== undefined) return FIELDS.has(field) ? livePath.batching(field as DynamicBatchingField) : undefined;
+  const key = /^parameters\.([a-z_]+)$/.exec(s)?.[1];
+  if (key !== undefined) return (ITERATIVE_KNOB_FIELDS as readonly string[]).includes(key) ? livePath.parameter(key as IterativeKnobField) : undefined;
   const group = /^instance_group\[(\d{1,4})\]\.count$/.exec(s)?.[1];
   if (group !== undefined) return livePath.instanceCount(Number(group));
   return undefined;
@@ -53,6 +60,7 @@ export interface LiveConfigShape {
   max_batch_size?: number;
   dynamic_batching?: object | null;
   instance_group?: readonly { count?: number }[];
+  parameters?: Readonly<Record<string, { string_value?: string }>>;
 }
 
 /** The value at `p` (undefined when the config does not have it). */
@@ -64,6 +72,7 @@ export function readLivePath(config: LiveConfigShape | undefined, p: LivePath): 
     case 'dynamic_batching_field': return (config.dynamic_batching as Record<string, unknown> | null | undefined)?.[p.field];
     case 'instance_count': return config.instance_group?.[p.group]?.count;
     case 'response_cache_enable': return (config as { response_cache?: { enable?: boolean } }).response_cache?.enable;
+    case 'parameter': return config.parameters?.[p.key]?.string_value;
   }
 }
 
@@ -90,6 +99,11 @@ export function writeLivePath(config: LiveConfigShape, p: LivePath, value: unkno
     case 'response_cache_enable': {
       const rc = config as { response_cache?: Record<string, unknown> };
       rc.response_cache = { ...rc.response_cache, enable: value };
+      return true;
+    }
+    case 'parameter': {
+      const pc = config as { parameters?: Record<string, { string_value?: string }> };
+      pc.parameters = { ...pc.parameters, [p.key]: { string_value: String(value) } };
       return true;
     }
   }

@@ -43,6 +43,7 @@ export interface ControlAckBodies {
   setInstanceCount: { changes: ConfigChange[] };
   setAutotune: { autotune: AutotuneReport };
   setResponseCache: { changes: ConfigChange[] };
+  setIterativeKnobs: { changes: ConfigChange[] };
   /** the limiter after the change (the resource's new count, who holds and waits) */
   setResourceCount: { rate_limiter: RateLimiterSnapshot };
   setRateLimitPriority: { rate_limiter: RateLimiterSnapshot; instances: number };

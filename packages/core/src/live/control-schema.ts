@@ -8,9 +8,11 @@
  * `errorMessage` on a schema is the sentence a refusal of that field says (read by the server's error
  * formatter); fields without one are described from their type and bounds.
  */
-import { Type, type StaticDecode, type TObject } from '@sinclair/typebox';
+import { Type, type StaticDecode, type TBoolean, type TInteger, type TLiteral, type TObject, type TOptional, type TUnion } from '@sinclair/typebox';
+import type { KvAdmissionPolicy } from '../kv-cache/block-allocator';
 import { LIVE_LIMITS, type LiveLimitName } from '../live-config/limits';
 import { AUTOTUNE_PARAMETER, NUMERIC_PARAMETERS } from '../config/numeric-parameters';
+import { ITERATIVE_KNOBS, type IterativeKnob } from '../live-config/iterative-knobs';
 
 const closed = { additionalProperties: false } as const;
 /** the autotuner's target: the rule of its config parameter */
@@ -62,6 +64,22 @@ export const DynamicBatchingPatchFields = {
   preserve_ordering: Type.Optional(Type.Boolean()),
 };
 
+/** An iterative model's live knob, as its row of ITERATIVE_KNOBS says. */
+function iterativeKnobSchema(k: IterativeKnob) {
+  if (k.kind === 'count') return limited(k.limit);
+  if (k.kind === 'switch') return Type.Boolean();
+  return Type.Union(k.values.map((v) => Type.Literal(v)), { errorMessage: `must be one of ${k.values.join(', ')}` });
+}
+
+/** The fields of setIterativeKnobs: every knob of ITERATIVE_KNOBS, optional, by its config parameter key. */
+export const IterativeKnobFields = Object.fromEntries(ITERATIVE_KNOBS.map((k) => [k.field, Type.Optional(iterativeKnobSchema(k))])) as unknown as {
+  max_num_sequences: TOptional<TInteger>;
+  max_num_tokens: TOptional<TInteger>;
+  max_tokens_in_paged_kv_cache: TOptional<TInteger>;
+  enable_chunked_context: TOptional<TBoolean>;
+  batch_scheduler_policy: TOptional<TUnion<TLiteral<KvAdmissionPolicy>[]>>;
+};
+
 /** Resource names as --rate-limit-resource takes them: no ':' (its separator), no control characters. */
 const RESOURCE_NAME = Type.String({ minLength: 1, maxLength: 256, pattern: '^[^:\\u0000-\\u001f]+$', errorMessage: 'must be a resource name (no \':\' or control characters)' });
 /** counts and priorities are Triton's uint32; this bound keeps weights exact in a double */
@@ -82,6 +100,13 @@ export const CONTROL_SCHEMAS = {
     action: Type.Literal('setAutotune'), model: ModelNameSchema, version: Type.Optional(VersionSchema), enabled: Type.Boolean(),
     // the rule of parameter autotune_p99_ms (config/numeric-parameters.ts); the service reads it by that rule too
     target_ms: Type.Optional(Type.Number({ minimum: TARGET_MS.min, maximum: TARGET_MS.max, errorMessage: `must be a p99 target in ms from ${TARGET_MS.min} to ${TARGET_MS.max}` })),
+  }, closed),
+  /**
+   * an iterative model's step knobs (TensorRT-LLM's parameters, live-config/iterative-knobs.ts): applied
+   * from the next step boundary; the policy and the KV budget re-plan every sequence there
+   */
+  setIterativeKnobs: Type.Object({
+    action: Type.Literal('setIterativeKnobs'), model: ModelNameSchema, version: Type.Optional(VersionSchema), ...IterativeKnobFields,
   }, closed),
   /** the response cache on or off for a version (its live config's response_cache.enable), issue 54 */
   setResponseCache: Type.Object({

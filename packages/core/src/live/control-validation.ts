@@ -11,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { MAX_CONTROL_BYTES, type ControlAck } from './protocol';
 import { asInferError } from '../errors/infer-error';
 import { BATCHING_PATCH_FIELDS } from '../live-config/fields';
+import { ITERATIVE_KNOB_FIELDS } from '../live-config/iterative-knobs';
 import { depthExceeds, NESTING_MESSAGE, utf8Length } from '../util/json-depth';
 import { CONTROL_ACTIONS, CONTROL_SCHEMAS, TraceNameSchema, type ControlAction, type ControlMessage } from './control-schema';
 
@@ -109,6 +110,9 @@ function validate(m: Record<string, unknown>): Validated<ControlMessage> {
   if (!check.Check(m)) return { ok: false, error: firstProblem(action as ControlAction, m) };
   if (action === 'setDynamicBatching' && !Object.keys(m).some((k) => PATCH_FIELDS.includes(k))) {
     return { ok: false, error: `setDynamicBatching needs at least one of: ${PATCH_FIELDS.join(', ')}` };
+  }
+  if (action === 'setIterativeKnobs' && !Object.keys(m).some((k) => (ITERATIVE_KNOB_FIELDS as readonly string[]).includes(k))) {
+    return { ok: false, error: `setIterativeKnobs needs at least one of: ${ITERATIVE_KNOB_FIELDS.join(', ')}` };
   }
   return { ok: true, value: check.Decode(m) as ControlMessage };
 }

@@ -2,3 +2,5 @@
 export * from './protocol';
 export * from './control-schema';
 export * from './control-validation';
+export * from './generation';
+export * from './generation-view';

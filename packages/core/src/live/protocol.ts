@@ -15,11 +15,14 @@ import type { InstanceSnapshot, PayloadsView } from '../scheduler/snapshot';
 import type { KvBlockMap } from '../kv-cache/block-allocator';
 import type { ResponseCacheStats } from '../response-cache/response-cache';
 import type { RateLimiterSnapshot } from '../rate-limiter/rate-limiter';
+import type { GenerationMessage } from './generation';
 
 export const WIRE = {
   snapshot: 'snapshot',
   frame: 'frame',
   stats: 'stats',
+  /** an iterative model's token timeline, KV block map and figures, a few times a second (generation.ts) */
+  generation: 'generation',
   control: 'control',
   resync: 'resync',
 } as const;
@@ -377,6 +380,7 @@ export interface ServerToClientEvents {
   [WIRE.snapshot]: (snapshot: Snapshot) => void;
   [WIRE.frame]: (frame: Frame) => void;
   [WIRE.stats]: (stats: StatsMessage) => void;
+  [WIRE.generation]: (message: GenerationMessage) => void;
 }
 export interface ClientToServerEvents {
   [WIRE.resync]: () => void;

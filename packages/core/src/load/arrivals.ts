@@ -28,6 +28,11 @@ export interface Arrival {
   id?: string;
   /** a stateful model's request: its correlation id and START/END (sim/sequence-traffic.ts makes them) */
   sequence?: SequenceFields;
+  /**
+   * What the request's input holds: two arrivals with the same key carry the same bytes, so a response
+   * cache answers the second (sim/input-keys.ts draws repeats); absent = an input no other request has.
+   */
+  input_key?: string;
 }
 
 export interface ClosedLoopPhase {

@@ -81,6 +81,8 @@ export interface SchedulerConfigInput {
   dynamic_batching?: DynamicBatchingInput | null;
   sequence_batching?: SequenceBatchingInput | null;
   instance_group?: readonly InstanceGroupInput[];
+  /** the scheduler reads it not: a cache answers before any queue (the simulator's door reads it, sim/cache-door.ts) */
+  response_cache?: { enable?: boolean } | null;
   /** model parameters (the scheduler reads none; the simulator reads the autotuner's target from them) */
   parameters?: Readonly<Record<string, { string_value?: string }>>;
 }

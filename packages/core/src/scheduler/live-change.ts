@@ -15,6 +15,8 @@ import type { SchedulerConfigInput } from './config-input';
 import type { DynamicBatchingPatch } from '../live-config/fields';
 import { limitMessage, withinLimit } from '../live-config/limits';
 import { formatLivePath, livePath } from '../live-config/paths';
+import { schedulerKindFor } from './seam';
+import { ITERATIVE_KNOB_FIELDS } from '../live-config/iterative-knobs';
 
 /** The config fields a live change reads besides the scheduler's slice. */
 export interface LiveConfigInput extends SchedulerConfigInput {
@@ -47,6 +49,10 @@ export function planBatchingChange<C extends LiveConfigInput>(
    *  scheduler's, so a config that breaks both is refused in the config file's words */
   validate?: (next: C) => void,
 ): BatchingChange<C> {
+  if (schedulerKindFor(config) === 'iterative') {
+    // its knobs are continuous batching's: say where they are rather than that it "cannot batch"
+    throw new PolicyError(`model '${model}' is an iterative model (sequence_batching { iterative_sequence: true }): change its continuous batching knobs (${ITERATIVE_KNOB_FIELDS.join(', ')}) with setIterativeKnobs, not dynamic batching`);
+  }
   if (!config.dynamic_batching && !(config.max_batch_size && config.max_batch_size > 0)) {
     throw new PolicyError(`model '${model}' has max_batch_size 0 and no dynamic_batching: it cannot batch`);
   }

@@ -13,3 +13,5 @@ export { fitBatchRecords, FitError, STALL_THRESHOLD_US, type BatchRecord, type B
 export { BatchLog, calibrationFromBatches, LIVE_CAPACITY, LIVE_MIN_PER_SIZE, type LiveCalibrationMeta } from './live-calibration';
 export { QuantilesSchema, StallProfileSchema, schemaProblems, type StallProfile } from './schemas';
 export * from './sequence-traffic';
+export { SimCacheDoor, type SimCacheOptions } from './cache-door';
+export { withInputKeys } from './input-keys';

@@ -22,6 +22,8 @@ import type { Scenario, ScenarioOverrides } from '../load/scenario';
 import type { SchedulerConfigInput } from '../scheduler/config-input';
 import { ModelScheduler } from '../scheduler/model-scheduler';
 import { schedulerKindFor, type Scheduler } from '../scheduler/seam';
+import { ResourceGate } from '../scheduler/resource-gate';
+import { deviceFor, groupsFromConfig } from '../scheduler/instance-pool';
 import { SequenceScheduler } from '../scheduler/sequence/sequence-scheduler';
 import { sequenceArrivals, type SequenceTraffic } from './sequence-traffic';
 import { costOf, DEFAULT_COST, type CostModel } from './cost-model';
@@ -32,6 +34,11 @@ import { AutotuneDriver, batchingView, type DecisionRecord } from '../autotune/d
 import type { AutotuneStatus } from '../autotune/status';
 import { autotuneTargetUs } from '../config/autotune-parameter';
 import { PhaseCollector, type PhaseFigures } from './phase-summary';
+import { RateLimiter } from '../rate-limiter/rate-limiter';
+import type { ExplicitResource, RateLimitMode } from '../rate-limiter/flags';
+import type { ResponseCache } from '../response-cache/response-cache';
+import { SimCacheDoor, type SimCacheOptions } from './cache-door';
+import { withInputKeys } from './input-keys';
 
 /** What a model of the real server's host puts in place of the simulation's ideal one. */
 export interface SimHost {
@@ -73,6 +80,17 @@ export interface SimulationOptions {
    * one. Absent: each config's parameter decides.
    */
   autotune?: false | number | Record<string, number>;
+  /**
+   * The server's rate limiter, one shared by every model (`--rate-limit`, `--rate-limit-resource`): a
+   * formed batch begins only once its instance holds the resources its instance_group's rate_limiter
+   * names. Absent: none, as `--rate-limit off`. Models share resources only through it: give them one
+   * CpuHost (`cores`) to model the accelerator they share.
+   */
+  rateLimit?: { mode: RateLimitMode; resources?: readonly ExplicitResource[] };
+  /** the server's response cache in front of each model whose config enables it (cache-door.ts) */
+  responseCache?: SimCacheOptions;
+  /** the fraction of open-loop arrivals that repeat an earlier input of their model (input-keys.ts; default 0: every input unique) */
+  repeats?: number;
 }
 
 export interface Simulation {
@@ -85,6 +103,10 @@ export interface Simulation {
   readonly sequenceSchedulers: ReadonlyMap<string, SequenceScheduler<Arrival, string>>;
   /** the autotuners running, per model name, with their decisions */
   readonly autotuners: ReadonlyMap<string, AutotuneDriver>;
+  /** the rate limiter the models share (`rateLimit`), its snapshot the state view's */
+  readonly rateLimiter?: RateLimiter;
+  /** the response cache at the door (`responseCache`) */
+  readonly cache?: ResponseCache<true>;
   now(): number;
   /** nothing left to happen */
   done(): boolean;
@@ -124,6 +146,9 @@ export function createSimulation(opts: SimulationOptions): Simulation {
   if (opts.record !== false) bus.on((e) => events.push(e));
 
   const costRng = new Rng(seed ^ 0x27d4eb2d);
+  const rateLimiter = opts.rateLimit ? new RateLimiter(opts.rateLimit.mode, opts.rateLimit.resources ?? []) : undefined;
+  const door = opts.responseCache ? new SimCacheDoor(opts.responseCache, clock, timerClock, bus) : undefined;
+  const cached = new Set(configs.flatMap((c, i) => (c.response_cache?.enable ? [names[i]] : [])));
   const schedulers = new Map<string, ModelScheduler<Arrival, string>>();
   const sequenceSchedulers = new Map<string, SequenceScheduler<Arrival, string>>();
   const byName = new Map<string, Scheduler<Arrival, string>>();
@@ -132,11 +157,15 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     const cost = isCost(c) ? c : (c as Record<string, CostModel>)[names[i]] ?? DEFAULT_COST;
     const o = { host: cpu, prefetch: opts.prefetch ?? 1 };
     const executor = hostModel.executor?.(names[i], cost, costRng, o) ?? new SimExecutor<Arrival>(clock, cost, costRng, o);
-    const so = { model: names[i], version: '1', config, clock: timerClock, bus, executor };
+    const so = { model: names[i], version: '1', config, clock: timerClock, bus, executor, rateLimiter };
     // the server's choice (schedulerKindFor): a stateful model gets the sequence batcher; a kind the
     // simulator does not run is refused, never simulated as another
     const kind = schedulerKindFor(config);
     if (kind === 'iterative') throw new Error(`the simulator does not run iterative sequences (continuous batching) yet: model ${names[i]}`);
+    if (kind === 'sequence' && rateLimiter && rateLimiter.mode !== 'off') throw new Error(`the simulator's sequence batcher does not ask the rate limiter: model ${names[i]}`);
+    // resources the server cannot give fail the load in the limiter's words, here: the scheduler's start
+    // would fail the same way, but only as a rejected promise, and the run would go on without the model
+    new ResourceGate(rateLimiter, names[i], '').check(groupsFromConfig(names[i], config.instance_group), deviceFor);
     const s = kind === 'sequence' ? new SequenceScheduler<Arrival, string>(so) : new ModelScheduler<Arrival, string>(so);
     if (s instanceof SequenceScheduler) sequenceSchedulers.set(names[i], s);
     else schedulers.set(names[i], s);
@@ -170,12 +199,21 @@ export function createSimulation(opts: SimulationOptions): Simulation {
       onAnswer?.();
       return;
     }
-    s.submit({ id, batchSize: a.batch_size, shapeKey: shapeKeyOf(a.shape), priority: a.priority, timeoutUs: a.timeout_us, payload: a, ...(a.sequence ? { sequence: a.sequence } : {}) }, () => onAnswer?.());
+    const run = (settled?: (ok: boolean) => void): void => {
+      s.submit({ id, batchSize: a.batch_size, shapeKey: shapeKeyOf(a.shape), priority: a.priority, timeoutUs: a.timeout_us, payload: a, ...(a.sequence ? { sequence: a.sequence } : {}) }, (err) => {
+        settled?.(!err);
+        if (!settled) onAnswer?.();
+      });
+    };
+    // a model that enables the cache, on a server that has one: the door answers hits before any queue
+    if (door && cached.has(model)) door.pass(model, id, a, run, () => onAnswer?.());
+    else run();
   };
 
   // open loop: one chained timer walks the precomputed arrivals
   // conversations join the scenario's open-loop arrivals in time order (the scenario's first at a tie)
-  const arrivals = opts.sequences ? [...plan.arrivals, ...sequenceArrivals(opts.sequences, seed, target)].sort((a, b) => a.t_us - b.t_us) : plan.arrivals;
+  const open = opts.repeats ? withInputKeys(plan.arrivals, opts.repeats, seed) : plan.arrivals;
+  const arrivals = opts.sequences ? [...open, ...sequenceArrivals(opts.sequences, seed, target)].sort((a, b) => a.t_us - b.t_us) : open;
   let next = 0;
   const fireArrivals = (): void => {
     const now = clock.now();
@@ -205,6 +243,8 @@ export function createSimulation(opts: SimulationOptions): Simulation {
     schedulers,
     sequenceSchedulers,
     autotuners,
+    ...(rateLimiter ? { rateLimiter } : {}),
+    ...(door ? { cache: door.cache } : {}),
     now: () => clock.now(),
     done: () => clock.nextTimerAt() === undefined,
     stepEvent() {

@@ -68,6 +68,13 @@ export class SummaryCollector {
         this.computeSum += e.compute_us;
         this.samples += e.batch_size;
         return;
+      case 'request.cache':
+        // a hit is answered at the door (a success, no compute, as Triton counts it); a miss is counted when it completes
+        if (e.outcome !== 'hit') return;
+        this.latencies.push(e.total_us);
+        this.queues.push(e.queue_us);
+        this.samples += e.batch_size;
+        return;
       case 'batch.formed':
         this.batches++;
         this.batchSamples += e.size;

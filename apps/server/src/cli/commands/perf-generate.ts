@@ -1,16 +1,17 @@
 /**
  * `inferscope perf` on a generative model (decoupled, text_input -> text_output: Triton's generate
  * extension): genai-perf / AIPerf's profile instead of perf_analyzer's. Synthetic prompts and output
- * lengths (their flag names), streamed over HTTP generate_stream, under each concurrency or request rate
+ * lengths (their flag names), streamed over HTTP generate_stream or gRPC ModelStreamInfer, under each concurrency or request rate
  * of the run; per step the LLM metrics table (time to first token, inter-token latency, request latency,
  * sequence lengths, output token and request throughput).
  */
 import { isDecoupled } from '@inferscope/core/config';
 import { numberArg } from '../../args/args';
 import { GENERATE_IO, MAX_SEQ_LEN } from '../../generate/generative-model';
-import { httpGenerateStream } from '../../clients/generate/gen-stream';
+import { httpGenerateStream, type GenSend } from '../../clients/generate/gen-stream';
+import { grpcGenerateStream } from '../../clients/generate/gen-grpc-stream';
 import { runGenLoad, type GenLoadMode } from '../../clients/generate/gen-load';
-import { syntheticAsks } from '../../clients/generate/gen-workload';
+import { syntheticAsks, type GenLengths } from '../../clients/generate/gen-workload';
 import { genPerfFigures, genPerfTable } from '../../clients/generate/gen-figures';
 
 /** genai-perf's options (perf's spec table takes them; they are refused for any other model). */
@@ -42,6 +43,7 @@ export function generateOptionsGiven(values: Record<string, string | undefined>)
 }
 
 export interface PerfGenerateArgs {
+  /** http://host:port for HTTP, host:port for gRPC */
   url: string;
   model: string;
   version?: string;
@@ -56,7 +58,6 @@ export interface PerfGenerateArgs {
 export async function perfGenerate(a: PerfGenerateArgs, out: (s: string) => void): Promise<number> {
   const refused = Object.keys(TENSOR_KEYS).filter((k) => a.values[k] !== undefined || a.flags.has(k)).map((k) => TENSOR_KEYS[k]);
   if (refused.length) throw new Error(`model '${a.model}' is generative (generate_stream): ${refused.join(', ')} do not apply to it (genai-perf's options do: --synthetic-input-tokens-mean, --output-tokens-mean, --request-count, ...)`);
-  if (a.protocol !== 'http') throw new Error(`model '${a.model}' is generative: perf streams it over HTTP generate_stream only (-i http)`);
   const lengths = {
     inputMean: numberArg(a.values.inputMean, '--synthetic-input-tokens-mean', 32, { integer: true, min: 1, max: 1 << 20 }),
     inputStddev: numberArg(a.values.inputStddev, '--synthetic-input-tokens-stddev', 0, { min: 0 }),
@@ -66,9 +67,20 @@ export async function perfGenerate(a: PerfGenerateArgs, out: (s: string) => void
   const warmup = numberArg(a.values.warmupCount, '--warmup-request-count', 0, { integer: true, min: 0, max: 1_000_000 });
   const seqText = (a.config as { parameters?: Record<string, { string_value?: string }> }).parameters?.[MAX_SEQ_LEN]?.string_value;
   const maxSeqLen = seqText === undefined ? undefined : Number(seqText);
-  const send = httpGenerateStream(a.url, a.model, a.version);
+  const grpc = a.protocol === 'grpc' ? grpcGenerateStream(a.url, a.model, a.version) : undefined;
+  const send: GenSend = grpc ?? httpGenerateStream(a.url, a.model, a.version);
+  try {
+    return await profile(a, send, lengths, warmup, maxSeqLen, out);
+  } finally {
+    grpc?.close();
+  }
+}
+
+async function profile(a: PerfGenerateArgs, send: GenSend, lengths: GenLengths, warmup: number, maxSeqLen: number | undefined, out: (s: string) => void): Promise<number> {
   out('*** Measurement Settings ***');
-  out('  Service Kind: Triton generate extension (HTTP generate_stream, one response per token)');
+  out(a.protocol === 'grpc'
+    ? '  Service Kind: Triton (gRPC ModelStreamInfer, one response per token)'
+    : '  Service Kind: Triton generate extension (HTTP generate_stream, one response per token)');
   out(`  Input tokens: mean ${lengths.inputMean}, stddev ${lengths.inputStddev}; output tokens (max_tokens): mean ${lengths.outputMean}, stddev ${lengths.outputStddev}${maxSeqLen ? ` (prompt + output capped at max_seq_len ${maxSeqLen})` : ''}`);
   out('');
   let failures = 0;

@@ -46,9 +46,11 @@ Measures throughput and latency of a model the way Triton's perf_analyzer does.
                                  concurrency each client runs its own sequences one after another
 
   A generative model (decoupled, text_input -> text_output) is profiled as genai-perf / AIPerf do:
-  synthetic prompts streamed over HTTP generate_stream, under each concurrency or request rate; it
-  reports time to first token, inter-token latency, request latency, input and output lengths
-  (avg/min/max/p99/p90/p50), output token throughput and request throughput. Tokens are bytes.
+  synthetic prompts streamed over HTTP generate_stream (or gRPC ModelStreamInfer with -i grpc), under
+  each concurrency or request rate; it reports time to first token, inter-token latency, request
+  latency, input and output lengths (avg/min/max/p99/p90/p50), output token and request throughput.
+  An output token is one streamed response; an input token is one byte of the prompt (the bundled
+  models are byte-level).
   --synthetic-input-tokens-mean N    prompt length (default 32)
   --synthetic-input-tokens-stddev N  its standard deviation (default 0)
   --output-tokens-mean N             output length, sent as max_tokens (default 32)
@@ -136,7 +138,7 @@ export async function perf(argv: string[], out: (s: string) => void = console.lo
     const config = await configDoc(model, version).catch(() => undefined);
     if (isGenerativeConfig(config)) {
       return await perfGenerate({
-        url: normaliseUrl(a.values.url), model, version, protocol, config, values: a.values, flags: a.flags, seed,
+        url: protocol === 'grpc' ? grpcAddress(a.values.url) : normaliseUrl(a.values.url), model, version, protocol, config, values: a.values, flags: a.flags, seed,
         modes: modes.map((m) => (m.kind === 'rate' ? { ...m, seed: m.seed ?? seed } : m)),
       }, out);
     }

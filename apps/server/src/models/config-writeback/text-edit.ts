@@ -114,6 +114,13 @@ function locate(text: string, edit: FieldEdit, notes: string[]): { text: string;
 export function editConfigText(text: string, edits: readonly FieldEdit[], notes: string[] = []): string | undefined {
   let out = text;
   for (const edit of edits) {
+    const parameter = parseLivePath(edit.path);
+    if (parameter?.kind === 'parameter') {
+      const next = editParameter(out, parameter.key, edit.value);
+      if (next === undefined) return undefined;
+      out = next;
+      continue;
+    }
     const literal = format(edit.value);
     if (literal === undefined) return undefined;
     const located = locate(out, edit, notes);
@@ -141,4 +148,39 @@ export function editConfigText(text: string, edits: readonly FieldEdit[], notes:
     out = next;
   }
   return out;
+}
+
+/**
+ * A `parameters` entry's string_value (an iterative model's live knob): replaced where the file writes
+ * it, else a new entry after the last line. Triton's parameters are strings, written quoted.
+ */
+function editParameter(text: string, key: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const literal = JSON.stringify(value);
+  let at: SourcePosition | undefined;
+  try {
+    at = parseModelConfigWithLocations(text).locations.get(`parameters[${key}]`);
+  } catch {
+    return undefined;
+  }
+  if (!at) return `${text.replace(/\s*$/, '')}\nparameters { key: ${JSON.stringify(key)} value: { string_value: ${literal} } }\n`;
+  const tokens = tokenize(text);
+  let i = tokenIndexAt(tokens, at);
+  if (i < 0) return undefined;
+  // from the entry's start to its string_value's string (the first one after the key's own)
+  while (tokens[i] && tokens[i]!.text !== 'string_value') {
+    if (tokens[i]!.kind === 'eof') return undefined;
+    i++;
+  }
+  i++;
+  if (tokens[i]?.text === ':') i++;
+  const str = tokens[i];
+  if (!str || str.kind !== 'string') return undefined;
+  // the token holds the decoded string: its end in the text is the closing quote
+  const start = offsetOf(text, str);
+  const quote = text[start];
+  let end = start + 1;
+  while (end < text.length && text[end] !== quote) end += text[end] === '\\' ? 2 : 1;
+  if (end >= text.length) return undefined;
+  return text.slice(0, start) + literal + text.slice(end + 1);
 }

@@ -16,6 +16,9 @@ export interface KvBlockMapProps {
   legendMax?: number;
 }
 
+/** a block's largest side: a small budget stays a grid of squares, not a wall of tiles */
+const BLOCK_REM = 1.75;
+
 /** Columns for n blocks: about three times as wide as tall, so a 256-block budget is a band, not a wall. */
 export function gridColumns(n: number): number {
   return Math.max(1, Math.min(64, n, Math.ceil(Math.sqrt(3 * n))));
@@ -49,7 +52,7 @@ export function KvBlockMap(props: KvBlockMapProps) {
         <span>{S.genKvSequences(u.sequences)}</span>
         <span className="text-muted font-mono">{map.policy}</span>
       </p>
-      <svg className="block w-full" style={{ maxHeight: '16rem' }} viewBox={`0 0 ${cols} ${rowsN}`} preserveAspectRatio="xMinYMin meet" role="img" aria-label={S.genKvUsage(u.usedBlocks, u.totalBlocks, pct)}>
+      <svg className="block w-full" style={{ maxHeight: '16rem', maxWidth: `${cols * BLOCK_REM}rem` }} viewBox={`0 0 ${cols} ${rowsN}`} preserveAspectRatio="xMinYMin meet" role="img" aria-label={S.genKvUsage(u.usedBlocks, u.totalBlocks, pct)}>
         {map.blocks.map((b, i) => {
           const x = (i % cols) + 0.08;
           const y = Math.floor(i / cols) + 0.08;

@@ -23,7 +23,8 @@ export interface TokenTimelineChartProps {
 export const KIND_FILL: Record<RunKind | 'preempted', string> = {
   prefill: 'var(--c-warn)',
   decode: 'var(--c-accent)',
-  held: 'var(--c-grid)',
+  // muted and faint: present (the slot is taken) but visibly not working, in light and dark themes
+  held: 'color-mix(in srgb, var(--c-muted) 45%, transparent)',
   preempted: 'var(--c-danger)',
 };
 
