@@ -116,3 +116,27 @@ test('stopping an instance lets the batch it is running finish first', async () 
   await assert.rejects(ex.execute(inst, [oneSample()]), /is not started/);
   await loaded.unload();
 });
+
+test('a batch whose inputs were handed to a worker that died before beginning it: resent when copied, failed with the reason when owned', async () => {
+  const { loaded } = await loadModel('mlp_classifier', mlpConfig());
+  const ex = loaded.executor as OrtExecutor;
+  const inst = instance('mlp_classifier_0_0');
+  await ex.startInstance(inst);
+  try {
+    const owned = () => ({ ...oneSample(), payload: { ...oneSample().payload, owned: true as const } });
+    const first = ex.workerOf(inst.name)!;
+    first.crash('exit');
+    const dying = ex.execute(inst, [oneSample()]);
+    const copied = ex.execute(inst, [oneSample()]);
+    const handedOver = ex.execute(inst, [owned()]);
+    // the first was running when the worker died; the other two were queued behind it, never begun
+    const [d, c, h] = await Promise.allSettled([dying, copied, handedOver]);
+    assert.match(d.status === 'rejected' ? String(d.reason) : 'answered', /exited with code 3 while running/);
+    assert.deepEqual(c.status === 'fulfilled' ? c.value[0][0].shape : c.reason, [1, 10], 'a copied batch is sent again to the replacement');
+    assert.match(h.status === 'rejected' ? String(h.reason) : 'answered', /went to instance mlp_classifier_0_0's worker thread, which stopped; they cannot be sent again/);
+    const [after] = await ex.execute(inst, [owned()]);
+    assert.deepEqual(after[0].shape, [1, 10], 'an owned batch on the live worker runs');
+  } finally {
+    await loaded.unload();
+  }
+});

@@ -3,7 +3,8 @@
  * backend as one request of a batch of one (its instance config is the file's step signature, max_batch_size
  * 0, generative-model.ts), so the step runs on the instance's worker thread with the session options,
  * memory reservation, restart-on-crash and execution provider every onnxruntime model gets, and the
- * event loop stays free for streaming while it computes.
+ * event loop stays free for streaming while it computes. The step's tensors are built fresh for it, so
+ * they go to the worker as they are (`owned`), not copied first.
  */
 import type { Executor, InferPayload, InferResult, InstanceInfo, Tensor } from '@inferscope/core';
 import type { KvStepTensor } from '@inferscope/core/kv-cache';
@@ -16,7 +17,7 @@ export function instanceStepModel(executor: Executor<InferPayload, InferResult>,
   return {
     async run(inputs: readonly KvStepTensor[]) {
       const tensors: Tensor[] = inputs.map((t) => ({ name: t.name, datatype: DATATYPE[t.type], shape: t.dims, data: t.data }));
-      const [result] = await executor.execute(instance, [{ id: `${idPrefix}step-${++step}`, batchSize: 1, shapeKey: '', payload: { inputs: tensors } }]);
+      const [result] = await executor.execute(instance, [{ id: `${idPrefix}step-${++step}`, batchSize: 1, shapeKey: '', payload: { inputs: tensors, owned: true } }]);
       if (result instanceof Error) throw result; // a RequestFailure: this step's own
       if (!Array.isArray(result)) throw new Error('the step gave no outputs');
       const out: Record<string, Float32Array> = {};

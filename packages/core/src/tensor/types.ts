@@ -33,5 +33,12 @@ export interface InferPayload {
   inputs: Tensor[];
   /** names of the outputs to return; empty/undefined = all outputs of the model */
   outputs?: string[];
+  /**
+   * Every input's data was made for this request and nobody else holds it (a generative model's step
+   * tensors, built fresh each step): a backend may hand the buffers to its worker thread as they are
+   * instead of copying them first, after which they are unusable here. Absent for a client's request,
+   * whose tensors may be views into a body or a shared cache key.
+   */
+  owned?: true;
 }
 export type InferResult = Tensor[];

@@ -62,7 +62,8 @@ export function applyReshape(sampleShape: readonly number[], target: readonly nu
 }
 
 function freshCopy(t: Tensor): Tensor {
-  // The feed's buffer is transferred to the worker, so it must be one nobody else holds.
+  // The feed's buffer is transferred to the worker, so it must be one nobody else holds (an `owned`
+  // payload's already is: gatherFeeds passes it on uncopied).
   return { ...t, shape: [...t.shape], data: t.datatype === 'BYTES' ? t.data : (t.data as Float32Array).slice() };
 }
 
@@ -107,7 +108,7 @@ export function gatherFeeds(config: ModelConfig, batch: Batch): { feeds: WorkerF
     if (present.length !== batch.length) {
       throw new Error(`optional input '${name}' of model '${model}' must be given by every request of a batch or by none`);
     }
-    const merged = batching ? concatBatch(present) : freshCopy(present[0]);
+    const merged = batching ? concatBatch(present) : batch[0].payload.owned ? present[0] : freshCopy(present[0]);
     if (batching && index === 0) rows = present.map((p) => p.shape[0]);
     const dims = spec.reshape
       ? batching

@@ -117,7 +117,12 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
       let { feeds } = gathered;
       const fetches = outputsToFetch(config, batch);
       return (worker, again, finish) => {
-        // Sent again to the replacement: the feeds were transferred to the dead thread, gather them again.
+        // Sent again to the replacement: the feeds were transferred to the dead thread, gather them again
+        // (an owned payload's buffers went with them: that batch fails, its caller decides what follows).
+        if (again && batch.some((r) => r.payload.owned)) {
+          finish(new Error(`the inputs of this batch went to instance ${info.name}'s worker thread, which stopped; they cannot be sent again`), () => []);
+          return;
+        }
         if (again) feeds = gatherFeeds(config, batch).feeds;
         let answered = false;
         const id = worker.runWithCallback(feeds, fetches, (err, result) => {
