@@ -25,6 +25,7 @@ const KNOB: Record<NonNullable<Lesson['knob']>, string> = {
   delay: '[data-testid=lesson-knob]', instances: '[data-testid=lesson-knob]', course: '[data-testid=course-delay]',
   stream: '[data-testid=streaming-start]', autotune: '[data-testid=autotune-demo] [role=group]', seats: '[data-testid=seats-demo] [role=group]',
   accelerator: '[data-testid=accelerator-demo] [role=group]',
+  rebuild: '[data-testid=rebuild-demo] [role=group]', kvlimit: '[data-testid=kvlimit-demo] [role=group]', chunked: '[data-testid=chunked-demo] [role=group]',
 };
 /** The picture when the lesson has no experiment or demo of its own: its view's first chart or grid. */
 const VIEW_PICTURE: Record<Lesson['view'], string> = {
@@ -41,6 +42,7 @@ function parts(l: Lesson): { claim: string; knob?: string; picture: string; verd
   if (l.knob === 'stream') return { claim, knob, picture: '[data-testid=streaming-run] svg' };
   if (l.knob === 'seats') return { claim, knob, picture: '[data-testid=seats-picture] .exp-bars', verdict: '[data-testid=seats-verdict]' };
   if (l.knob === 'accelerator') return { claim, knob, picture: '[data-testid=accelerator-picture] .exp-bars', verdict: '[data-testid=accelerator-verdict]' };
+  if (l.knob === 'rebuild' || l.knob === 'kvlimit' || l.knob === 'chunked') return { claim, knob, picture: `[data-testid=${l.knob}-demo] [data-testid=gen-picture]`, verdict: `[data-testid=${l.knob}-demo] [data-testid=gen-verdict]` };
   return { claim, knob, picture: VIEW_PICTURE[l.view] };
 }
 

@@ -40,7 +40,7 @@ export async function column(page: Page, table: string, col: 'throughput' | 'bat
 export const ALLOWED = new Set([
   'InferScope', 'English', 'Triton', 'ONNX', 'gRPC', 'Runtime', 'TensorRT', 'PyTorch', 'TorchScript', 'torch', 'Prometheus', 'KServe', 'GPU', 'CPU', 'MLP', 'CNN',
   'onnxruntime', 'tensorrt', 'pytorch', 'python', 'Python', 'pbtxt', 'dims', 'name', 'platform', 'backend', 'npx', 'inferscope', 'perf',
-  'calibrate', 'protobuf', 'cpu', 'ensemble', 'direct', 'oldest', 'accel', 'priority', 'KiB', 'MiB', 'GiB', 'now', 'plan', 'config', 'max_queue_delay', 'input', 'output', 'logits', 'image', 'data_type', 'dim',
+  'calibrate', 'protobuf', 'cpu', 'ensemble', 'direct', 'oldest', 'accel', 'priority', 'TensorRT-LLM', 'vLLM', 'Orca', 'PagedAttention', 'KiB', 'MiB', 'GiB', 'now', 'plan', 'config', 'max_queue_delay', 'input', 'output', 'logits', 'image', 'data_type', 'dim',
 ]);
 export async function englishWords(page: Page): Promise<string[]> {
   const text = await page.evaluate(() => {

@@ -6,6 +6,9 @@ import { STREAMING_EN } from './lesson-streaming';
 import { AUTOTUNE_EN } from './lesson-autotune';
 import { SEATS_EN } from './lesson-seats';
 import { ACCELERATOR_EN } from './lesson-accelerator';
+import { REBUILD_EN } from './lesson-rebuild';
+import { KV_LIMIT_EN } from './lesson-kv-limit';
+import { CHUNK_EN } from './lesson-chunk';
 
 export interface LessonText {
   title: string;
@@ -17,13 +20,16 @@ export interface LessonText {
   caption: string;
 }
 
-export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming' | 'autotune' | 'seats' | 'accelerator';
+export type LessonId = 'repository' | 'config' | 'batching' | 'backends' | 'concurrency' | 'operations' | 'course' | 'online' | 'offline' | 'mixed' | 'streaming' | 'autotune' | 'seats' | 'accelerator' | 'rebuild' | 'kvlimit' | 'chunked';
 
 export const LESSONS_EN: Record<LessonId, LessonText> = {
   streaming: STREAMING_EN,
   autotune: AUTOTUNE_EN,
   seats: SEATS_EN,
   accelerator: ACCELERATOR_EN,
+  rebuild: REBUILD_EN,
+  kvlimit: KV_LIMIT_EN,
+  chunked: CHUNK_EN,
   repository: {
     title: 'The model repository',
     claim: 'A model repository is plain folders: one per model, numbered versions inside, and the version policy decides which versions are served.',

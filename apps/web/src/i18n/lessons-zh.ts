@@ -4,12 +4,18 @@ import { STREAMING_ZH } from './lesson-streaming';
 import { AUTOTUNE_ZH } from './lesson-autotune';
 import { SEATS_ZH } from './lesson-seats';
 import { ACCELERATOR_ZH } from './lesson-accelerator';
+import { REBUILD_ZH } from './lesson-rebuild';
+import { KV_LIMIT_ZH } from './lesson-kv-limit';
+import { CHUNK_ZH } from './lesson-chunk';
 
 export const LESSONS_ZH: Record<LessonId, LessonText> = {
   streaming: STREAMING_ZH,
   autotune: AUTOTUNE_ZH,
   seats: SEATS_ZH,
   accelerator: ACCELERATOR_ZH,
+  rebuild: REBUILD_ZH,
+  kvlimit: KV_LIMIT_ZH,
+  chunked: CHUNK_ZH,
   repository: {
     title: '模型仓库',
     claim: '模型仓库就是普通的目录：每个模型一个文件夹，里面按数字编号存放各个版本，由版本策略决定对外提供哪些版本。',

@@ -121,6 +121,9 @@ export const TEACH_EN = {
       dimsBatch: { myth: 'dims include the batch dimension.', truth: 'With max_batch_size > 0 Triton adds the batch dimension itself: dims: [784], not [1, 784].' },
       backendPlatform: { myth: 'backend and platform are interchangeable.', truth: 'They name the same thing two ways and must agree (onnxruntime_onnx goes with onnxruntime); giving one is enough.' },
       delayZero: { myth: 'max_queue_delay 0 means no batching.', truth: 'Requests that are already waiting still leave together: under load the queue forms big batches by itself.' },
+      generationBatch: { myth: 'A batch of generations runs until its longest answer ends.', truth: 'Only request-level batching works that way. Continuous batching re-forms the batch every step: a finished sequence leaves, a newcomer joins at the next step, and no slot is padding.' },
+      kvMemory: { myth: 'Generating is compute-bound: more sequences always fit.', truth: 'Every running sequence holds KV cache blocks for its tokens. When they run out, newcomers wait (guaranteed_no_evict) or the newest is preempted and recomputed (max_utilization), and tokens/s fall.' },
+      longPrompt: { myth: 'A long prompt only slows its own request.', truth: 'Read in one step, it makes that step long for every sequence decoding beside it; chunked context spreads it over steps within max_num_tokens.' },
     },
   },
   interview: {

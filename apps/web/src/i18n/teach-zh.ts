@@ -115,6 +115,9 @@ export const TEACH_ZH: typeof TEACH_EN = {
       dimsBatch: { myth: 'dims 要包含批维度。', truth: 'max_batch_size > 0 时 Triton 会自己加上批维度：应写 dims: [784]，而不是 [1, 784]。' },
       backendPlatform: { myth: 'backend 和 platform 可以随便互换。', truth: '两者是同一件事的两种写法，必须对应（onnxruntime_onnx 对应 onnxruntime）；只写其中一个就够了。' },
       delayZero: { myth: 'max_queue_delay 为 0 就等于不做批处理。', truth: '已经在排队的请求仍然会一起发出：有负载时，队列自己就能凑出大批。' },
+      generationBatch: { myth: '一批生成请求要一直跑到最长的回答结束。', truth: '只有请求级批处理是这样。连续批处理每一步都重新组建批次：结束的序列离开，新请求在下一步加入，没有槽位在空转填充。' },
+      kvMemory: { myth: '生成受限于算力：多加几个序列总放得下。', truth: '每个运行中的序列都要为自己的令牌占用 KV 缓存块。块用完时，新请求只能等待（guaranteed_no_evict），或者最新的序列被抢占并重算（max_utilization），每秒令牌数随之下降。' },
+      longPrompt: { myth: '长提示只会拖慢它自己的请求。', truth: '在一步里读完的长提示会让这一步变长，旁边每个正在解码的序列都得等；分块上下文按 max_num_tokens 把它分到多步里。' },
     },
   },
   interview: {

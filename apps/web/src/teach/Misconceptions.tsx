@@ -15,6 +15,9 @@ export const DISPROOF: Record<MythId, LessonLink> = {
   dimsBatch: { lesson: 'config', target: 'mistake-checker', ex: 0 },
   backendPlatform: { lesson: 'config', target: 'mistake-checker', ex: 4 },
   delayZero: { lesson: 'batching', target: 'exp-overload' },
+  generationBatch: { lesson: 'rebuild', target: 'rebuild-demo' },
+  kvMemory: { lesson: 'kvlimit', target: 'kvlimit-demo' },
+  longPrompt: { lesson: 'chunked', target: 'chunked-demo' },
 };
 
 export function Misconceptions() {

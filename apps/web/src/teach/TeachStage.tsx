@@ -12,6 +12,9 @@ import { StreamingDemo } from './StreamingDemo';
 import { AutotuneDemo } from './AutotuneDemo';
 import { SeatsDemo } from './SeatsDemo';
 import { AcceleratorDemo } from './AcceleratorDemo';
+import { RebuildDemo } from './RebuildDemo';
+import { KvLimitDemo } from './KvLimitDemo';
+import { ChunkDemo } from './ChunkDemo';
 import { ExperimentPanel } from './ExperimentPanel';
 import { calibrationStore } from './calibrations';
 import { StageHeader } from './StageHeader';
@@ -30,6 +33,9 @@ export function TeachStage() {
       {lesson.knob === 'autotune' && <AutotuneDemo />}
       {lesson.knob === 'seats' && <SeatsDemo />}
       {lesson.knob === 'accelerator' && <AcceleratorDemo />}
+      {lesson.knob === 'rebuild' && <RebuildDemo />}
+      {lesson.knob === 'kvlimit' && <KvLimitDemo />}
+      {lesson.knob === 'chunked' && <ChunkDemo />}
       {(lesson.knob === 'delay' || lesson.knob === 'instances') && <LessonKnob knob={lesson.knob} />}
       {lesson.experiment && <ExperimentPanel key={`${lesson.id}-${calVersion}`} id={lesson.experiment} seed={seed} current={current} />}
     </>

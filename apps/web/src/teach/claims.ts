@@ -28,6 +28,12 @@ export const CLAIMS: Readonly<Record<string, (f: Figures) => boolean>> = {
   accelerator: (f) => f.slowVision! >= 1.5 && f.slowSpeech! >= 1.5 && f.overlapOn! === 0 && f.turnsVision! > f.turnsSpeech!,
   // half the inputs repeated: about half hit and the compute falls with them; unique inputs never hit and cost the same compute
   cache: (f) => f.hitRate! >= 0.4 && f.computeRepeated! <= 0.6 && f.uniqueHits! === 0 && Math.abs(f.computeUnique! - 1) < 0.02,
+  // the same tokens in clearly less time, the first token sooner, a newcomer's median first token within two steps
+  rebuild: (f) => f.tokensContinuous === f.tokensStatic && f.spanContinuous! < 0.8 * f.spanStatic! && f.ttftP99Continuous! < f.ttftP99Static! && f.ttftStepsContinuous! <= 2,
+  // a smaller KV budget: throughput falls under both policies, guaranteed_no_evict queues (TTFT) without preempting, max_utilization preempts
+  kvlimit: (f) => f.tpsSmallNoEvict! < 0.8 * f.tpsBig! && f.tpsSmallMaxUtil! < f.tpsBig! && f.ttftP99SmallNoEvict! > 1.5 * f.ttftP99Big! && f.preemptSmallMaxUtil! > 0 && f.preemptNoEvict === 0,
+  // the whole prompt in one step stalls the decoders; in chunks it does not
+  chunked: (f) => f.chunks! > 1 && f.stallOff! > 1.5 * f.stallOn!,
 };
 
 /** Whether the table's figures bear out its claim (a table without one claims nothing). */

@@ -16,7 +16,9 @@ import { QUIET_PER_S } from './autotune-day';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
-export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune' | 'seats' | 'accelerator';
+export type LessonKnob = 'delay' | 'instances' | 'course' | 'stream' | 'autotune' | 'seats' | 'accelerator' | GenKnob;
+/** the generative lessons' demos (core's iterative scheduler in the simulator: rebuild-run.ts, kv-limit-run.ts, chunk-run.ts) */
+export type GenKnob = 'rebuild' | 'kvlimit' | 'chunked';
 
 export interface Lesson {
   id: LessonId;
@@ -134,6 +136,13 @@ export const LESSONS: Lesson[] = [
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 }), cnn()], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
   },
+  // generative models: core's iterative scheduler in the simulator (RebuildDemo, KvLimitDemo, ChunkDemo);
+  // the playback behind each is plain light traffic, as lesson 13's
+  ...(['rebuild', 'kvlimit', 'chunked'] as const).map((id, i): Lesson => ({
+    id, chapter: 15 + i, view: 'state', speed: 100, knob: id,
+    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    formulas: ['little'],
+  })),
 ];
 
 export function lessonById(id: string): Lesson | undefined {

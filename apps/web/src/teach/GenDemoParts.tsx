@@ -1,0 +1,76 @@
+/**
+ * What the three generative lessons' demos (RebuildDemo, KvLimitDemo, ChunkDemo) share: a knob as a row of
+ * buttons, the stage's layout (knobs and the step cost's line (fitted or modelled), the picture beside the verdict), and the
+ * folded table of every run the verdict is computed from. The pictures themselves are the generation
+ * view's components (views/generate), not drawn here.
+ */
+import { useEffect, type ReactNode } from 'react';
+import { takeFocus } from './focus';
+import { genCostSource } from './gen-run';
+import type { GenDemoText } from '../i18n/lesson-rebuild';
+
+/** `quiet`: the label is for screen readers only (the options name themselves, e.g. a policy's config values) */
+export function KnobButtons<T extends string | number | boolean>(props: { label: string; options: readonly T[]; value: T; set: (v: T) => void; name: (v: T) => string; testid: string; mono?: boolean; quiet?: boolean }) {
+  return (
+    <div role="group" aria-label={props.label} className="flex gap-1 items-center">
+      {!props.quiet && <span className={`font-semibold mr-1 ${props.mono ? 'font-mono' : ''}`}>{props.label}</span>}
+      {props.options.map((o) => (
+        <button key={String(o)} type="button" className="btn" aria-pressed={o === props.value} onClick={() => props.set(o)} data-testid={`${props.testid}-${String(o)}`}>{props.name(o)}</button>
+      ))}
+    </div>
+  );
+}
+
+/** The demo's card: knobs and the modelled-cost line, then the picture beside the verdict (half each), the rows folded below. */
+/** `under`: a second view of the same run under the verdict, where the screen still has room */
+export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
+  const data = Object.fromEntries(Object.entries(props.data).map(([k, v]) => [`data-${k}`, v]));
+  // a misconception card's "Show me" may point at this demo: it is on the page now
+  useEffect(takeFocus, []);
+  return (
+    <div className="card p-3 mb-2 space-y-2" data-testid={props.testid} {...data}>
+      <div className="flex flex-wrap gap-x-4 gap-y-2 items-center text-sm">
+        {props.knobs}
+        <span className="text-muted" data-testid="gen-cost">{props.text.cost(genCostSource())}</span>
+      </div>
+      <div className="grid gap-3 lg:grid-cols-2 items-start">
+        <figure className="space-y-1 min-w-0" data-testid="gen-picture">{props.picture}</figure>
+        <div className="space-y-2 min-w-0">
+          <p className="font-semibold" data-testid="gen-verdict">{props.verdict}</p>
+          {props.under}
+        </div>
+      </div>
+      <details data-testid="gen-rows">
+        <summary className="text-sm cursor-pointer">{props.text.rows}</summary>
+        {props.table}
+      </details>
+    </div>
+  );
+}
+
+export interface RowCells {
+  key: string;
+  current: boolean;
+  cells: (string | number)[];
+  data: Record<string, string | number>;
+}
+
+export function RowsTable(props: { head: string[]; rows: RowCells[] }) {
+  return (
+    <table className="text-sm font-mono" data-testid="gen-table">
+      <thead>
+        <tr>{props.head.map((h) => <th key={h} className="text-left pr-4">{h}</th>)}</tr>
+      </thead>
+      <tbody>
+        {props.rows.map((r) => (
+          <tr key={r.key} className={r.current ? 'font-bold' : ''} data-testid="gen-row" {...Object.fromEntries(Object.entries(r.data).map(([k, v]) => [`data-${k}`, v]))}>
+            {r.cells.map((c, i) => <td key={i} className="pr-4">{c}</td>)}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** tokens/s as a whole number */
+export const perS = (v: number) => Math.round(v).toLocaleString('en-US');
