@@ -41,7 +41,11 @@ export class OrtStepExecutor implements StepExecutor {
   ) {}
 
   /**
-   * The step runs as core's `stepModelCalls` groups it (decode rows and prefill rows in separate calls).
+   * The step runs as core's `stepModelCalls` groups it (decode rows and prefill rows in separate calls),
+   * both posted at once: the worker runs them back to back, so the second call's hand-off to the worker
+   * and back overlaps the first's compute instead of following it (its rows are other sequences, their
+   * blocks other blocks). The step answers once both have settled, so a failed call never leaves the
+   * other storing into blocks the planner has already freed.
    * A request-level batch's finished members (`batch.padSlots`) are computed as pad rows of the first
    * call, as a request-level backend's fixed batch tensor computes them until its longest member ends;
    * their outputs are discarded. Skipping them would make the baseline cheaper than the backend it stands for.
@@ -58,12 +62,11 @@ export class OrtStepExecutor implements StepExecutor {
       }
       rows.forEach((i, b) => (tokens[i] = batch.rows[i]!.samples ? argmax(logits, b * this.vocab, this.vocab) : null));
     };
-    (async () => {
-      for (const call of stepModelCalls(batch)) await runGroup(call.rows, call.padRows);
-    })().then(
-      () => done(null, tokens),
-      (e: unknown) => done(e ?? new Error('the model run failed')),
-    );
+    Promise.allSettled(stepModelCalls(batch).map((call) => runGroup(call.rows, call.padRows))).then((settled) => {
+      const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) done(failed.reason ?? new Error('the model run failed'));
+      else done(null, tokens);
+    });
   }
 }
 
