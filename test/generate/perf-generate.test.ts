@@ -64,15 +64,20 @@ test('perf on tiny_lm_generate streams synthetic prompts and reports the LLM met
   for (const r of row('Output sequence length (tokens)')) assert.deepEqual(r, [5, 5, 5, 5, 5, 5]);
   for (const r of row('Input sequence length (tokens)')) assert.deepEqual(r, [9, 9, 9, 9, 9, 9]);
   for (const [avg, min, max] of row('Time to first token (ms)')) assert.ok(min! > 0 && min! <= avg! && avg! <= max!);
-  for (const [avg] of row('Inter token latency (ms)')) assert.ok(avg! > 0);
+  // tokens read from one network read share a timestamp, so an inter-token latency can be 0 on a busy
+  // client; it never exceeds the request's latency
+  const latencies = row('Request latency (ms)');
+  row('Inter token latency (ms)').forEach(([avg], i) => assert.ok(avg! >= 0 && avg! <= latencies[i]![0]!, `ITL ${avg} vs latency ${latencies[i]![0]}`));
   const tps = row('Output token throughput (per sec)').map((r) => r[0]!);
   const rps = row('Request throughput (per sec)').map((r) => r[0]!);
   assert.equal(tps.length, 2);
   tps.forEach((t, i) => assert.ok(Math.abs(t - 5 * rps[i]!) < 1e-6 * t + 0.02, 'tokens/s = 5 x requests/s'));
   assert.match(text, /Requests: 6 over [\d.]+ s, 0 failed/);
-  // 2 steps x (2 warm-up + 6 measured) requests reached the model
-  const done = server.events.filter((e) => e.type === 'request.completed' && e.model === 'tiny_lm_generate');
-  assert.equal(done.length, 16);
+  // 2 steps x (2 warm-up + 6 measured) requests reached the model (the last one's completion is
+  // recorded as its stream closes, which the client may see first: wait for it, bounded)
+  const completed = () => server.events.filter((e) => e.type === 'request.completed' && e.model === 'tiny_lm_generate').length;
+  for (let i = 0; i < 100 && completed() < 16; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(completed(), 16);
 });
 
 test('perf -i grpc streams the same profile over ModelStreamInfer', { timeout: 60_000 }, async () => {
