@@ -50,7 +50,7 @@ export interface RebuildVerdict {
   ttftP50Continuous: string;
   ttftP99Static: string;
   ttftP99Continuous: string;
-  /** continuous p50 TTFT in mean steps */
+  /** continuous: the steps a newcomer saw until its first token (the one running when it came, then its own), p50 */
   steps: string;
   padStatic: number;
 }
@@ -61,20 +61,24 @@ export interface GenDemoText {
   rows: string;
 }
 
-const terms = (c: StepCost, us: string, seq: string, token: string) => `${Math.round(c.fixed_us)} ${us} + ${Math.round(c.per_sequence_us)} ${us}/${seq} + ${Math.round(c.per_token_us)} ${us}/${token}`;
+/** the cost's terms, the two optional ones only where the table has them */
+const terms = (c: StepCost, us: string, seq: string, token: string, call: string, context: string) =>
+  [`${Math.round(c.fixed_us)} ${us}`, `${Math.round(c.per_sequence_us)} ${us}/${seq}`, `${Math.round(c.per_token_us)} ${us}/${token}`,
+    ...(c.per_extra_call_us ? [`${Math.round(c.per_extra_call_us)} ${us}/${call}`] : []),
+    ...(c.per_context_us ? [`${c.per_context_us.toFixed(2)} ${us}/${context}`] : [])].join(' + ');
 
 /** the step cost line and the table's summary, the same in lessons 15-17 */
 export const GEN_DEMO_EN: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `Step cost: tiny_lm_generate's fit (${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token')}`
-    : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token')}`),
+    ? `Step cost: tiny_lm_generate's fit (${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`
+    : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`),
   rows: 'Every run (the rows the verdict is computed from)',
 };
 
 export const GEN_DEMO_ZH: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `步开销：tiny_lm_generate 的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌')}`
-    : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌')}`),
+    ? `步开销：tiny_lm_generate 的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`
+    : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`),
   rows: '每次运行（结论由这些行算出）',
 };
 

@@ -110,6 +110,28 @@ export function blockMapAt(events: readonly IterEvent[], step: number): KvBlockM
   return null;
 }
 
+/**
+ * Steps each request saw until its first token: the step running when it arrived (if one was) and every
+ * step that began after, up to the one that produced its first token. 1: it arrived while the loop was
+ * idle and its first step answered it; 2: it joined at the next boundary and that step answered it.
+ */
+export function firstTokenSteps(events: readonly IterEvent[]): number[] {
+  const arrived = new Map<string, number>();
+  const firstToken = new Map<string, number>();
+  const starts: { t: number; step: number }[] = [];
+  for (const e of events) {
+    if (e.type === 'seq_queued') arrived.set(e.id, e.t);
+    else if (e.type === 'step_started') starts.push({ t: e.t, step: e.step });
+    else if (e.type === 'token' && e.index === 0 && !firstToken.has(e.id)) firstToken.set(e.id, e.step);
+  }
+  return [...firstToken].map(([id, step]) => {
+    const t = arrived.get(id)!;
+    // the last step begun before the request arrived (one begun at its arrival instant waited for it)
+    const running = starts.filter((s) => s.t < t).at(-1);
+    return running ? step - running.step + 1 : step - (starts.find((s) => s.t >= t)?.step ?? step) + 1;
+  });
+}
+
 /** µs per step: the mean of the run's step durations. */
 export function meanStepUs(events: readonly IterEvent[]): number {
   const d = events.flatMap((e) => (e.type === 'step_finished' ? [e.durationUs] : []));

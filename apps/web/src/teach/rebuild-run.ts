@@ -5,7 +5,8 @@
  * between the two; the verdict reads both rows.
  */
 import type { GenArrival, GenBatching } from '@inferscope/core/iterative';
-import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, meanStepUs, poissonArrivals, promptOf, runGeneration, type GenRun } from './gen-run';
+import { percentile } from '@inferscope/core/sim';
+import { BASE_KNOBS, cached, decodeStepUs, firstTokenSteps, GEN_COST, GEN_SEED, meanStepUs, poissonArrivals, promptOf, runGeneration, type GenRun } from './gen-run';
 
 export const BATCHINGS: GenBatching[] = ['static', 'continuous'];
 /**
@@ -50,7 +51,7 @@ export function rebuildFigures(rows: readonly RebuildRow[]) {
     ttftP50Static: s.ttftUs.p50, ttftP50Continuous: c.ttftUs.p50,
     ttftP99Static: s.ttftUs.p99, ttftP99Continuous: c.ttftUs.p99,
     padStatic: s.padSlots,
-    /** continuous: a newcomer's median wait for its first token, in steps of the run's mean length */
-    ttftStepsContinuous: c.ttftUs.p50 / of('continuous').meanStepUs,
+    /** continuous: the steps a newcomer saw until its first token (the one running when it came, then its own), p50 */
+    ttftStepsContinuous: percentile(Float64Array.from(firstTokenSteps(of('continuous').events)).sort(), 0.5),
   };
 }
