@@ -70,7 +70,7 @@ for (const lang of ['en', 'zh'] as const) {
     const cont = await read(s.page, 'rebuild');
     assert.equal(cont.data.mode, 'continuous');
     assert.ok(cont.timeline.every((r) => Number(r.held) === 0), 'no padding when the batch is rebuilt every step');
-    assert.ok(cont.timeline.length < first.timeline.length);
+    assert.ok(cont.timeline.length <= first.timeline.length, 'a rebuilt batch needs no more slots than a fixed one');
     assert.equal(cont.verdict, first.verdict, 'the verdict is the two rows, whichever is shown');
     assert.ok(first.verdict.includes(String(row('continuous').tokens)), first.verdict);
   });

@@ -1,6 +1,6 @@
 /**
  * What the three generative lessons' demos (RebuildDemo, KvLimitDemo, ChunkDemo) share: a knob as a row of
- * buttons, the stage's layout (knobs and the step cost's line (fitted or modelled), the picture beside the verdict), and the
+ * buttons, the stage's layout (the knobs, the picture beside the verdict, the step cost's line (fitted or modelled) under them), and the
  * folded table of every run the verdict is computed from. The pictures themselves are the generation
  * view's components (views/generate), not drawn here.
  */
@@ -21,7 +21,7 @@ export function KnobButtons<T extends string | number | boolean>(props: { label:
   );
 }
 
-/** The demo's card: knobs and the modelled-cost line, then the picture beside the verdict (half each), the rows folded below. */
+/** The demo's card: knobs, then the picture beside the verdict (half each), the step cost's line, the rows folded below. */
 /** `under`: a second view of the same run under the verdict, where the screen still has room */
 export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
   const data = Object.fromEntries(Object.entries(props.data).map(([k, v]) => [`data-${k}`, v]));
@@ -31,7 +31,6 @@ export function GenStage(props: { testid: string; data: Record<string, string | 
     <div className="card p-3 mb-2 space-y-2" data-testid={props.testid} {...data}>
       <div className="flex flex-wrap gap-x-4 gap-y-2 items-center text-sm">
         {props.knobs}
-        <span className="text-muted" data-testid="gen-cost">{props.text.cost(genCostSource())}</span>
       </div>
       <div className="grid gap-3 lg:grid-cols-2 items-start">
         <figure className="space-y-1 min-w-0" data-testid="gen-picture">{props.picture}</figure>
@@ -40,6 +39,8 @@ export function GenStage(props: { testid: string; data: Record<string, string | 
           {props.under}
         </div>
       </div>
+      {/* where the step cost comes from: under the proof, so the verdict keeps its place on a projector's screen */}
+      <p className="text-sm text-muted" data-testid="gen-cost">{props.text.cost(genCostSource())}</p>
       <details data-testid="gen-rows">
         <summary className="text-sm cursor-pointer">{props.text.rows}</summary>
         {props.table}
