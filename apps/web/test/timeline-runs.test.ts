@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simulateGeneration, TokenTimeline, type IterativeKnobs } from '@inferscope/core/iterative';
-import { cellsWindow, timelineRows } from '../src/views/generate/timeline-runs.ts';
-import { gridColumns } from '../src/views/generate/KvBlockMap.tsx';
-import { seqColour } from '../src/views/generate/seq-colour.ts';
+import { cellsWindow, timelineRows } from '../src/charts/generate/timeline-runs.ts';
+import { gridColumns } from '../src/charts/generate/KvBlockMap.tsx';
+import { seqColour } from '../src/charts/generate/seq-colour.ts';
 
 const COST = { fixed_us: 1000, per_sequence_us: 100, per_token_us: 10 };
 

@@ -4,7 +4,6 @@
  * sentences, chosen by the figures on screen. The modelled step cost line is shared by lessons 15-17.
  */
 import type { StepCost } from '@inferscope/core/iterative';
-import type { GenCostSource } from '../teach/gen-run';
 
 export const REBUILD_EN = {
   title: 'The batch is rebuilt every step: continuous batching of a generative model',
@@ -54,6 +53,11 @@ export interface RebuildVerdict {
   steps: string;
   padStatic: number;
 }
+
+/** Where the lessons' step cost comes from (teach/gen-run.ts picks it): said on screen under each demo. */
+export type GenCostSource =
+  | { kind: 'fitted'; cost: StepCost; steps: number; r2: number }
+  | { kind: 'modelled'; cost: StepCost };
 
 export interface GenDemoText {
   /** where the step cost comes from and its terms, said on screen (lessons 15-17) */

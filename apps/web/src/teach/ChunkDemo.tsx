@@ -1,5 +1,5 @@
 /**
- * Lesson 17 "long prompts stall everyone": the token timeline (views/generate's TokenTimelineChart) of six
+ * Lesson 17 "long prompts stall everyone": the token timeline (charts/generate's TokenTimelineChart) of six
  * decoders and one long prompt, for the enable_chunked_context and max_num_tokens the knobs pick; beside
  * it the verdict computed from the rows (claims.ts 'chunked'): the decoders' longest gap without chunking
  * against chunking at the budget picked, and under it each step's time. Runs: chunk-run.ts, cached per setting.
@@ -8,7 +8,7 @@ import { useMemo, useState } from 'react';
 import { language } from '../i18n/strings';
 import { formatUs } from '../charts/format';
 import { CHUNK_DEMO_EN, CHUNK_DEMO_ZH } from '../i18n/lesson-chunk';
-import { TokenTimelineChart } from '../views/generate';
+import { TokenTimelineChart } from '../charts/generate';
 import { claimHolds } from './claims';
 import { CHUNK_WORKLOAD, chunkFigures, chunkRows, runChunk, TOKEN_BUDGETS } from './chunk-run';
 import { GenStage, KnobButtons, RowsTable } from './GenDemoParts';

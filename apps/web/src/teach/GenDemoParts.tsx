@@ -2,7 +2,7 @@
  * What the three generative lessons' demos (RebuildDemo, KvLimitDemo, ChunkDemo) share: a knob as a row of
  * buttons, the stage's layout (the knobs, the picture beside the verdict, the step cost's line (fitted or modelled) under them), and the
  * folded table of every run the verdict is computed from. The pictures themselves are the generation
- * view's components (views/generate), not drawn here.
+ * view's components (charts/generate), not drawn here.
  */
 import { useEffect, type ReactNode } from 'react';
 import { takeFocus } from './focus';

@@ -1,5 +1,5 @@
 /**
- * Lesson 16 "memory, not compute, is the limit": the KV block map (views/generate's KvBlockMap) after a
+ * Lesson 16 "memory, not compute, is the limit": the KV block map (charts/generate's KvBlockMap) after a
  * step of the run the knobs pick (KV blocks, batch_scheduler_policy), a slider to move through its steps
  * (it opens on the first preemption, or the fullest step) or its own playback through them, so the budget
  * fills and frees as the run goes, and the run's token timeline beside it with its preemptions; beside it the verdict computed from every row (claims.ts 'kvlimit'). Runs: kv-limit-run.ts,
@@ -10,7 +10,7 @@ import type { KvAdmissionPolicy } from '@inferscope/core/kv-cache';
 import { language } from '../i18n/strings';
 import { formatUs } from '../charts/format';
 import { KV_LIMIT_DEMO_EN, KV_LIMIT_DEMO_ZH } from '../i18n/lesson-kv-limit';
-import { KvBlockMap, TokenTimelineChart } from '../views/generate';
+import { KvBlockMap, TokenTimelineChart } from '../charts/generate';
 import { claimHolds } from './claims';
 import { blockMapAt } from './gen-run';
 import { BLOCK_CHOICES, kvFigures, kvRows, openingStep, POLICIES, runKv } from './kv-limit-run';

@@ -1,5 +1,5 @@
 /**
- * Lesson 15 "the batch is rebuilt every step": the token timeline (views/generate's TokenTimelineChart) of
+ * Lesson 15 "the batch is rebuilt every step": the token timeline (charts/generate's TokenTimelineChart) of
  * the same arrivals served request-level or continuously, the knob switching between the two runs; beside
  * it the verdict computed from both rows (claims.ts 'rebuild'). Runs: rebuild-run.ts, cached per mode.
  */
@@ -8,7 +8,7 @@ import type { GenBatching } from '@inferscope/core/iterative';
 import { language } from '../i18n/strings';
 import { formatUs } from '../charts/format';
 import { REBUILD_DEMO_EN, REBUILD_DEMO_ZH } from '../i18n/lesson-rebuild';
-import { TokenTimelineChart } from '../views/generate';
+import { TokenTimelineChart } from '../charts/generate';
 import { claimHolds } from './claims';
 import { BATCHINGS, rebuildFigures, runRebuild } from './rebuild-run';
 import { GenStage, KnobButtons, perS, RowsTable } from './GenDemoParts';

@@ -8,6 +8,9 @@
 import { simulateGeneration, stepCostCalibration, stepCostUs, TokenTimeline, type GenArrival, type GenBatching, type GenRequest, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type StepRow, type TimelineCell } from '@inferscope/core/iterative';
 import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
+import type { GenCostSource } from '../i18n/lesson-rebuild';
+
+export type { GenCostSource };
 
 /**
  * Used only where core ships no fitted step cost of tiny_lm_generate: orders of magnitude of a small CPU
@@ -16,10 +19,6 @@ import { Rng } from '@inferscope/core/load';
  */
 export const TINY_LM_MODELLED_COST: StepCost = { fixed_us: 1500, per_sequence_us: 250, per_token_us: 60 };
 
-/** Where the lessons' step cost comes from: said on screen under each demo's knobs. */
-export type GenCostSource =
-  | { kind: 'fitted'; cost: StepCost; steps: number; r2: number }
-  | { kind: 'modelled'; cost: StepCost };
 
 /** tiny_lm_generate's step cost fitted to its own steps (core's iterative calibrations), else the modelled one. */
 export function genCostSource(): GenCostSource {

@@ -2,9 +2,9 @@
  * The figures of a generative run, folded from its events: genai-perf's per-request figures (time to
  * first token, inter-token latency, request latency, output tokens/s) and the scheduler's per-step ones
  * (slots used and padded, tokens per step, KV blocks used/free, preemptions). Times are the events'
- * clock (µs). Percentiles are THE percentile (stats/percentile.ts).
+ * clock (µs). Percentiles are THE percentile (util/percentile.ts).
  */
-import { percentileOf } from '../stats/percentile';
+import { percentileOf } from '../util/percentile';
 import type { IterEvent } from './types';
 
 export interface Spread {

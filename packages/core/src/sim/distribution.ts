@@ -5,7 +5,7 @@
  * when it was measured: no fitted shape, no tuning knob.
  */
 import type { Rng } from '../load/rng';
-import { percentile } from '../stats/percentile';
+import { percentile } from '../util/percentile';
 
 export type Quantiles = Record<string, number>;
 

@@ -17,7 +17,7 @@
 import { fitLinear } from './calibration-cost';
 import { quantilesOf, type Quantiles } from './distribution';
 import type { StallProfile } from './schemas';
-import { percentile } from '../stats/percentile';
+import { percentile } from '../util/percentile';
 
 /**
  * A turn of an idle event loop takes ~1 µs and a setTimeout wake-up ~130 µs beyond its whole milliseconds:

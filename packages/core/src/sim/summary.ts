@@ -4,7 +4,7 @@
  * and reproducibility matters more than memory here.
  */
 import type { SchedulerEvent } from '../events';
-import { percentile } from '../stats/percentile';
+import { percentile } from '../util/percentile';
 import { requestOutcome } from '../stats/request-outcome';
 
 export interface SimSummary {
@@ -36,7 +36,7 @@ const round = (v: number, digits = 2) => {
   return Math.round(v * k) / k;
 };
 
-/** Re-exported where the simulator's users found it; its home is stats/percentile.ts. */
+/** Re-exported where the simulator's users found it; its home is util/percentile.ts. */
 export { percentile };
 
 export class SummaryCollector {

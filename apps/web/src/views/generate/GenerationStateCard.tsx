@@ -10,8 +10,7 @@ import type { ModelLive } from '../../store/live-types';
 import { versionLabel } from '../../store/select';
 import { useLiveElement } from '../../charts/use-live-text';
 import { S } from '../../i18n/strings';
-import { TokenTimelineChart } from './TokenTimelineChart';
-import { KvBlockMap } from './KvBlockMap';
+import { KvBlockMap, TokenTimelineChart } from '../../charts/generate';
 
 /** steps the live timeline shows: about the newest message's worth, cells wide enough to read */
 export const LIVE_TIMELINE_STEPS = 100;

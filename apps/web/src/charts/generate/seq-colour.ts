@@ -4,7 +4,7 @@
  * two components): the server numbers its sequences (`<prefix>17`), so a trailing number picks the colour
  * and sequences admitted one after another differ; any other id is hashed.
  */
-import { MODEL_PALETTE } from '../../charts/theme';
+import { MODEL_PALETTE } from '../theme';
 
 export function seqColour(id: string): string {
   const n = /(\d+)$/.exec(id);
