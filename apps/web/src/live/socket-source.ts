@@ -70,7 +70,12 @@ export function connectLive(url?: string): LiveConnection {
     clock.onFrame(f.t, performance.now());
     syncStructure();
   });
-  socket.on(WIRE.generation, (g) => live.applyGeneration(g));
+  socket.on(WIRE.generation, (g) => {
+    live.applyGeneration(g);
+    // stamped with the server's data time like a frame: when a burst of generation ends and frames stop,
+    // its figures points (a second closed after the last token) must not lie beyond the charts' "now"
+    clock.onFrame(g.t, performance.now());
+  });
   socket.on(WIRE.stats, (s) => {
     live.applyStats(s);
     if (s.load) appStore.setState({ load: s.load });
