@@ -365,34 +365,29 @@ export class ModelManager {
   // ----------------------------------------------------------------------------- live configuration
 
   updateDynamicBatching(name: string, version: number | string | undefined, patch: DynamicBatchingPatch, by: string, reason?: AutotuneChangeReason): Promise<ConfigChange[]> {
-    return this.locked(name, async () => {
-      const { entry, slot } = this.slotOf(name, toVersion(version));
-      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'dynamic batching');
-      return updateDynamicBatching(this.options, entry, slot, patch, by, reason);
-    });
+    return this.liveEdit(name, version, 'dynamic batching', (entry, slot) => updateDynamicBatching(this.options, entry, slot, patch, by, reason));
   }
 
   setInstanceCount(name: string, version: number | string | undefined, group: string | undefined, count: number, by: string, reason?: AutotuneChangeReason): Promise<ConfigChange[]> {
-    return this.locked(name, async () => {
-      const { entry, slot } = this.slotOf(name, toVersion(version));
-      if (isEnsembleConfig(slot.config)) throw ensembleEditError(name, 'instance count');
-      return setInstanceCount(this.options, entry, slot, group, count, by, reason);
-    });
+    return this.liveEdit(name, version, 'instance count', (entry, slot) => setInstanceCount(this.options, entry, slot, group, count, by, reason));
   }
 
   /** An iterative model's step knobs, live (live-edits.ts; applied at the next step boundary). */
   setIterativeKnobs(name: string, version: number | string | undefined, patch: IterativeKnobPatch, by: string): Promise<ConfigChange[]> {
-    return this.locked(name, async () => {
-      const { entry, slot } = this.slotOf(name, toVersion(version));
-      return setIterativeKnobs(this.options, entry, slot, patch, by);
-    });
+    return this.liveEdit(name, version, undefined, (entry, slot) => setIterativeKnobs(this.options, entry, slot, patch, by));
   }
 
   /** The response cache on or off for a version, live (live-edits.ts says when it is refused). */
   setResponseCache(name: string, version: number | string | undefined, enabled: boolean, by: string): Promise<ConfigChange[]> {
+    return this.liveEdit(name, version, undefined, (entry, slot) => setResponseCache({ ...this.options, now: this.now, hasCache: this.options.responseCache !== undefined }, entry, slot, enabled, by));
+  }
+
+  /** One live edit of a version under its model's lock; `ensembleRefusal` names an edit an ensemble has no use for. */
+  private liveEdit(name: string, version: number | string | undefined, ensembleRefusal: Parameters<typeof ensembleEditError>[1] | undefined, edit: (entry: ModelEntry, slot: VersionSlot) => ConfigChange[] | Promise<ConfigChange[]>): Promise<ConfigChange[]> {
     return this.locked(name, async () => {
       const { entry, slot } = this.slotOf(name, toVersion(version));
-      return setResponseCache({ ...this.options, now: this.now, hasCache: this.options.responseCache !== undefined }, entry, slot, enabled, by);
+      if (ensembleRefusal && isEnsembleConfig(slot.config)) throw ensembleEditError(name, ensembleRefusal);
+      return edit(entry, slot);
     });
   }
 
