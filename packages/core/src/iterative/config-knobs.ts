@@ -18,6 +18,7 @@
  *                                 GPU's free memory; TensorRT-LLM's default is 0.9)
  * As in TensorRT-LLM, when both KV limits are set the smaller wins.
  */
+import type { IterativeKnobField } from '../live-config/iterative-knobs';
 import type { ModelConfig } from '../config/types';
 import { readNumberText, type NumberRule } from '../config/number-text';
 import { KV_ADMISSION_POLICIES, kvBudgetProblem, planKvCache, type KvAdmissionPolicy, type KvPlan } from '../kv-cache/index';
@@ -33,6 +34,12 @@ export const ITERATIVE_PARAMETERS = {
   kvFraction: 'kv_cache_free_gpu_mem_fraction',
   batching: 'gpt_model_type',
 } as const;
+
+/**
+ * The live knobs (live-config/iterative-knobs.ts, which cannot import this area) are keys of this table:
+ * a key renamed in one place and not in the other fails the build here.
+ */
+export const LIVE_KNOBS_ARE_PARAMETERS: IterativeKnobField extends (typeof ITERATIVE_PARAMETERS)[keyof typeof ITERATIVE_PARAMETERS] ? true : never = true;
 
 /** TensorRT-LLM's gpt_model_type values: V1 is its request-level (static) batching */
 const BATCHING: Record<string, GenBatching> = { inflight_fused_batching: 'continuous', inflight_batching: 'continuous', V1: 'static' };
