@@ -4,15 +4,11 @@
  * (slots used and padded, tokens per step, KV blocks used/free, preemptions). Times are the events'
  * clock (µs). Percentiles are THE percentile (util/percentile.ts).
  */
-import { percentileOf } from '../util/percentile';
+import { percentilesOf, type Percentiles } from '../util/percentile';
 import type { IterEvent } from './types';
 
-export interface Spread {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
+/** A figure's p50 / p90 / p99 / max (util/percentile.ts). */
+export type Spread = Percentiles;
 
 export interface GenSummary {
   /** requests answered with all their tokens */
@@ -185,8 +181,8 @@ export class GenFigures {
       spanUs,
       outputTokens: w.tokens,
       outputTokensPerSec: spanUs > 0 ? (w.tokens * 1e6) / spanUs : 0,
-      ttftUs: w.ttft.length > 0 ? spread(w.ttft) : null,
-      interTokenUs: w.gaps.length > 0 ? spread(w.gaps) : null,
+      ttftUs: w.ttft.length > 0 ? percentilesOf(w.ttft) : null,
+      interTokenUs: w.gaps.length > 0 ? percentilesOf(w.gaps) : null,
       steps: w.steps,
       preemptions: w.preemptions,
       completed: w.completed,
@@ -203,16 +199,13 @@ export class GenFigures {
       outputTokens,
       spanUs,
       outputTokensPerSec: spanUs > 0 ? (outputTokens * 1e6) / spanUs : 0,
-      ttftUs: spread(this.ttft),
-      interTokenUs: spread(this.gaps),
-      requestLatencyUs: spread(this.latency),
-      tokensPerStep: spread(this.stepTokens),
+      ttftUs: percentilesOf(this.ttft),
+      interTokenUs: percentilesOf(this.gaps),
+      requestLatencyUs: percentilesOf(this.latency),
+      tokensPerStep: percentilesOf(this.stepTokens),
       peakBlocksUsed: this.peak,
       kvTimeline: this.kvTimeline,
     };
   }
 }
 
-function spread(values: number[]): Spread {
-  return { p50: percentileOf(values, 0.5), p90: percentileOf(values, 0.9), p99: percentileOf(values, 0.99), max: percentileOf(values, 1) };
-}

@@ -18,3 +18,17 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 export function percentileOf(values: Iterable<number>, p: number): number {
   return percentile(Float64Array.from(values).sort(), p);
 }
+
+/** p50, p90, p99 and the largest: what every distribution table (the generative figures, perf's) reports. */
+export interface Percentiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** The same of values in any order, sorted once. */
+export function percentilesOf(values: Iterable<number>): Percentiles {
+  const s = Float64Array.from(values).sort();
+  return { p50: percentile(s, 0.5), p90: percentile(s, 0.9), p99: percentile(s, 0.99), max: percentile(s, 1) };
+}

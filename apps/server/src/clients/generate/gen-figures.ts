@@ -6,16 +6,13 @@
  * counted, not measured. The bench folds the simulator's events into the same records, so the server and
  * the prediction are measured by this one definition.
  */
-import { percentileOf } from '@inferscope/core/stats';
+import { percentilesOf, type Percentiles } from '@inferscope/core/stats';
 import type { GenRecord } from './gen-stream';
 
-export interface Dist {
+/** genai-perf's columns: core's percentiles plus the mean and the smallest */
+export interface Dist extends Percentiles {
   avg: number;
   min: number;
-  max: number;
-  p50: number;
-  p90: number;
-  p99: number;
 }
 
 export interface GenPerfFigures {
@@ -36,7 +33,7 @@ export interface GenPerfFigures {
 export function dist(values: readonly number[]): Dist | undefined {
   if (values.length === 0) return undefined;
   const sum = values.reduce((a, b) => a + b, 0);
-  return { avg: sum / values.length, min: Math.min(...values), max: Math.max(...values), p50: percentileOf(values, 0.5), p90: percentileOf(values, 0.9), p99: percentileOf(values, 0.99) };
+  return { ...percentilesOf(values), avg: sum / values.length, min: Math.min(...values) };
 }
 
 export function genPerfFigures(records: readonly GenRecord[]): GenPerfFigures {
