@@ -154,6 +154,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
         if (outcome.reason !== 'cancelled') stream?.fail(error);
         settle(error);
       }
+      this.events.ended(id);
       if (this.open === 0) this.drained?.();
     };
     if (stream) stream.cancel = () => void loop.cancel(id);

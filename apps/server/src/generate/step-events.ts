@@ -16,13 +16,22 @@ interface Seq {
   queuedAt: number;
   firstStepAt?: number;
   lastStep?: string;
+}
+
+/**
+ * A request's responses so far. Kept apart from Seq and dropped by `ended`, not by `seq_finished`: the
+ * step loop tells its listener a sequence finished before its sink sends the last response (the sinks
+ * write after the next step is handed over).
+ */
+interface Responses {
   /** when its previous response left (its first: its first step's start) */
-  lastResponseAt?: number;
-  responses: number;
+  lastAt?: number;
+  count: number;
 }
 
 export class StepEvents {
   private readonly seqs = new Map<string, Seq>();
+  private readonly responses = new Map<string, Responses>();
 
   constructor(
     private readonly bus: EventBus,
@@ -44,7 +53,8 @@ export class StepEvents {
   fold(e: IterEvent): void {
     switch (e.type) {
       case 'seq_queued':
-        this.seqs.set(e.id, { queuedAt: e.t, responses: 0 });
+        this.seqs.set(e.id, { queuedAt: e.t });
+        this.responses.set(e.id, { count: 0 });
         this.bus.emit({ type: 'request.queued', ...this.base(e.t), request_id: e.id, priority: 1, batch_size: 1, queue_depth: this.seqs.size });
         break;
       case 'step_started': {
@@ -53,7 +63,8 @@ export class StepEvents {
           const s = this.seqs.get(id);
           if (!s || s.firstStepAt !== undefined) continue; // a preempted sequence rejoining left the queue already
           s.firstStepAt = e.t;
-          s.lastResponseAt = e.t;
+          const r = this.responses.get(id);
+          if (r) r.lastAt ??= e.t;
           joined.push(id);
         }
         this.stepRows.set(e.step, e.rows.length);
@@ -100,11 +111,16 @@ export class StepEvents {
 
   /** One response left for the request `id` (index = its responses so far). */
   response(id: string, t: number, final: boolean, outcome: ResponseOutcome): void {
-    const s = this.seqs.get(id);
-    const since = s?.lastResponseAt ?? t;
-    const index = s ? s.responses++ : 0;
-    if (s) s.lastResponseAt = t;
+    const r = this.responses.get(id);
+    const since = r?.lastAt ?? t;
+    const index = r ? r.count++ : 0;
+    if (r) r.lastAt = t;
     this.bus.emit({ type: 'request.response', ...this.base(t), request_id: id, index, final, outcome, infer_us: Math.max(0, t - since), output_us: 0 });
+  }
+
+  /** The request was answered (its sink's end): no response follows. */
+  ended(id: string): void {
+    this.responses.delete(id);
   }
 
   private readonly stepRows = new Map<number, number>();

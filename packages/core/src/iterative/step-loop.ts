@@ -171,40 +171,46 @@ export class StepLoop {
   }
 
   private stepDone(step: PlannedStep, startedAt: number, error: unknown, tokens: StepTokens | undefined): void {
-    // inFlight stays set while sinks hear of the step, so a request they submit joins the next step
-    // formed below instead of starting a second one beside it.
+    // The events are told now, in order; the sinks (a server's socket writes) only once the next step has
+    // been handed to the executor, so delivering this step's tokens overlaps the next step's compute
+    // instead of delaying its start. A request a sink submits then joins the step after.
     const t = this.o.clock.now();
+    const deliveries: (() => void)[] = [];
     let failure: string | null = null;
     if (!error) {
       try {
         const out = this.planner.complete(step, tokens ?? []);
         for (const d of out.delivered) {
           this.emit({ type: 'token', t, step: step.batch.step, id: d.id, index: d.index, token: d.token });
-          this.sinks.get(d.id)?.onToken?.(d.token, d.index);
+          const sink = this.sinks.get(d.id);
+          if (sink?.onToken) deliveries.push(() => sink.onToken!(d.token, d.index));
         }
-        for (const s of out.finished) this.finish(s.id, { ok: true, tokens: [...s.generated], finishReason: s.stopped ? 'stop' : 'length' });
+        for (const s of out.finished) this.finish(s.id, { ok: true, tokens: [...s.generated], finishReason: s.stopped ? 'stop' : 'length' }, deliveries);
       } catch (e) {
         failure = e instanceof Error ? e.message : String(e);
       }
     } else failure = error instanceof Error ? error.message : String(error);
     if (failure !== null) {
       for (const s of this.planner.abort(step)) {
-        this.finish(s.id, { ok: false, reason: 'failed', message: `generation step ${step.batch.step} failed: ${failure}`, tokens: [...s.generated] });
+        this.finish(s.id, { ok: false, reason: 'failed', message: `generation step ${step.batch.step} failed: ${failure}`, tokens: [...s.generated] }, deliveries);
       }
     }
     this.emit({ type: 'step_finished', t, step: step.batch.step, durationUs: t - startedAt, kv: this.planner.kvUsage(), ...this.blocks() });
     this.inFlight = null;
     for (const work of this.boundaryWork.splice(0)) work();
     this.next();
+    for (const deliver of deliveries) deliver();
   }
 
-  private finish(id: string, outcome: GenOutcome): void {
+  /** Retires a sequence: told to the listener now, to its sink now or (`later`) when the caller runs it. */
+  private finish(id: string, outcome: GenOutcome, later?: (() => void)[]): void {
     const sink = this.sinks.get(id);
     if (!sink) return;
     this.sinks.delete(id);
     const kind = outcome.ok ? 'done' : outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
     this.emit({ type: 'seq_finished', t: this.o.clock.now(), id, outcome: kind, tokens: outcome.tokens.length });
-    sink.onEnd(outcome);
+    if (later) later.push(() => sink.onEnd(outcome));
+    else sink.onEnd(outcome);
   }
 
   private blocks(): { blocks?: KvBlockMap } {
