@@ -13,9 +13,9 @@
  * step cost fitted to the model's own steps (predict.ts), and its error. See README.md for every option.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { fork } from 'node:child_process';
+import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { Rng } from '@inferscope/core/load';
 import { fitStepCost, stepCostCalibration, type IterEvent, type IterativeKnobs, type StepCost, type StepSample } from '@inferscope/core/iterative';
 import { parseModelConfig } from '@inferscope/core/config';
@@ -27,7 +27,7 @@ import { genPerfFigures, genPerfTable, type GenPerfFigures } from '../../apps/se
 import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { arg } from '../args';
 import { rebuildBatches, recordedSteps, replay } from './replay';
-import { predict, type ServedRequest } from './predict';
+import { predict, recordsOfEvents, type ServedRequest } from './predict';
 
 const REQUESTS = Number(arg('--requests', '320'));
 const WARMUP = Number(arg('--warmup', '16'));
@@ -41,6 +41,8 @@ const [LONG_MIN, LONG_MAX] = arg('--long', '64,160').split(',').map(Number) as [
 const LONG_SHARE = Number(arg('--long-share', '0.25'));
 const LIMIT = process.argv.includes('--limit');
 const WRITE_CALIBRATION = process.argv.includes('--write-calibration');
+/** the load generator's nice value (0 = the server's priority, 19 = only what the server leaves) */
+const CLIENT_NICE = Number(arg('--client-nice', '0'));
 /** the knobs both copies are served with (and the simulator runs): written into their configs; the KV
  * blocks the server sized from them (its rule, config-knobs.ts) are read back from its events */
 const BLOCK_TOKENS = 16;
@@ -79,13 +81,18 @@ async function repository(dir: string): Promise<void> {
   }
 }
 
-/** The asks under MODE from a client worker thread (client-worker.mjs -> .ts); the records' times are on its clock. */
+/**
+ * The asks under MODE from the load generator's own process (client-process.ts), at CLIENT_NICE; the
+ * records' times are on this process's clock.
+ */
 function load(url: string, model: string, work: GenAsk[]): Promise<GenRecord[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./client-worker.mjs', import.meta.url), { workerData: { url, model, asks: work, mode: MODE } });
-    worker.once('message', resolve);
-    worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`the client worker exited with ${code}`)));
+    const child = fork(new URL('./client-process.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    if (CLIENT_NICE !== 0) setPriority(child.pid!, CLIENT_NICE);
+    child.once('message', (records) => resolve(records as GenRecord[]));
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`the load generator exited with ${code}`)));
+    child.send({ url, model, asks: work, mode: MODE, parentOrigin: performance.timeOrigin });
   });
 }
 
@@ -93,7 +100,10 @@ const modelName = (mode: Mode) => `gen_${mode.replace('-', '_')}`;
 const pct = (predicted: number, measured: number) => `${predicted >= measured ? '+' : ''}${((100 * (predicted - measured)) / measured).toFixed(1)}%`;
 
 interface Measured {
+  /** as the client measured them */
   figures: GenPerfFigures;
+  /** the same definitions on the server's own events (queued -> tokens -> finished): no client in them */
+  server: GenPerfFigures;
   events: IterEvent[];
   served: ServedRequest[];
 }
@@ -118,8 +128,10 @@ async function main(): Promise<void> {
       off();
       const start = Math.min(...records.map((r) => r.sentMs));
       const served = records.map((r, i) => ({ prompt: [...new TextEncoder().encode(work[i]!.text)], outputTokens: r.tokenMs.length, sentMs: r.sentMs - start }));
-      measured[mode] = { figures: genPerfFigures(records), events, served };
+      measured[mode] = { figures: genPerfFigures(records), server: genPerfFigures(recordsOfEvents(events)), events, served };
+      const { server } = measured[mode];
       console.log(`\n== ${mode} (${modelName(mode)}) ==\n${genPerfTable(measured[mode].figures)}`);
+      console.log(`server side (its events): output tokens/s ${server.outputTokensPerS.toFixed(1)}, TTFT p50 ${server.ttftMs!.p50.toFixed(1)} p99 ${server.ttftMs!.p99.toFixed(1)} ms`);
       const kv = events.find((e) => e.type === 'step_started');
       if (kv?.type !== 'step_started') throw new Error(`${mode}: the server ran no step`);
       if (KNOBS.totalBlocks && kv.kv.totalBlocks !== KNOBS.totalBlocks) throw new Error(`the two copies have ${KNOBS.totalBlocks} and ${kv.kv.totalBlocks} KV blocks`);
@@ -181,10 +193,10 @@ async function main(): Promise<void> {
   for (const [label, c] of [['', cost], ['  (server cycle cost)', serverCost]] as const) {
     if (!c) continue;
     for (const mode of Object.keys(MODES) as Mode[]) {
-      const m = measured[mode].figures;
+      const { figures: m, server } = measured[mode];
       const p = predict(measured[mode].served, { knobs: KNOBS, cost: c, batching: MODES[mode].batching, mode: MODE, gapUs: 0 });
-      console.log(`  ${(mode + label).padEnd(34)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs measured ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}); ` +
-        `p99 TTFT predicted ${p.ttftMs!.p99.toFixed(1)} vs ${m.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, m.ttftMs!.p99)})`);
+      console.log(`  ${(mode + label).padEnd(34)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs client ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}), server ${server.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, server.outputTokensPerS)}); ` +
+        `p99 TTFT predicted ${p.ttftMs!.p99.toFixed(1)} vs client ${m.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, m.ttftMs!.p99)}), server ${server.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, server.ttftMs!.p99)})`);
     }
   }
 }
