@@ -80,8 +80,8 @@ export const GEN_DEMO_EN: GenDemoText = {
     : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`),
   rows: 'Every run (the rows the verdict is computed from)',
   shown: (step, steps, at, span, whole) => (whole
-    ? `Shown: all ${steps} steps (to ${span}), as the verdict.`
-    : `Shown: step ${step} of ${steps} (${at} of ${span}); the verdict and the rows are from the whole runs.`),
+    ? `The picture: all ${steps} steps (to ${span}), as the verdict.`
+    : `The picture: step ${step} of ${steps} (${at} of ${span}); the verdict and the rows are from the whole runs.`),
 };
 
 export const GEN_DEMO_ZH: GenDemoText = {

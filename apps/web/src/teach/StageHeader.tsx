@@ -32,7 +32,7 @@ export function StageHeader() {
           <button type="button" className="btn btn-primary" onClick={() => playback.play()} disabled={!pb.ready} data-testid="teach-play">▶ {S.play}</button>
         )}
         <button type="button" className="btn" onClick={() => playback.step()} disabled={!pb.ready} data-testid="teach-step">{S.step} ›</button>
-        <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready} aria-label={S.restart} title={S.restart}>⟲</button>
+        <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready} aria-label={S.restart} title={S.restart} data-testid="teach-restart">⟲</button>
         <label className="flex items-center gap-1">
           <span className="sr-only">{S.speed}</span>
           <select className="input" value={pb.speed} onChange={(e) => playback.setSpeed(Number(e.target.value))} data-testid="teach-speed" aria-label={S.speed} title={S.speed}>
