@@ -41,9 +41,12 @@ export function KnobButtons<T extends string | number | boolean>(props: { label:
   );
 }
 
-/** The demo's card: knobs, then the picture beside the verdict (half each), the step cost's line, the rows folded below. */
-/** `under`: a second view of the same run under the verdict, where the screen still has room */
-/** `reveal`: how much of the run the picture shows; the verdict and the rows are always the whole runs */
+/**
+ * The demo's card: knobs, then the picture beside the verdict (half each), the step cost's line, the rows
+ * folded below. `under`: a second view of the same run under the verdict, where the screen still has room.
+ * `reveal`: how much of the run the picture shows (said under the verdict, and as data-step / data-steps);
+ * the verdict and the rows are always the whole runs.
+ */
 export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; reveal: GenReveal; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
   const r = props.reveal;
   const data = Object.fromEntries(Object.entries({ ...props.data, step: r.step, steps: r.steps }).map(([k, v]) => [`data-${k}`, v]));
