@@ -60,8 +60,8 @@ const stepOf = (p: Page, demo: string) => p.$eval(`[data-testid=${demo}-demo]`, 
 
 /**
  * The picture follows the header: restart shows no step, play at 1/100x runs it, pause freezes it (the
- * picture and the time stand over half a second of frames), step shows exactly one more step, restart
- * takes it back; the verdict is the same whole-run verdict throughout, and says what the picture shows.
+ * picture and the time stand over half a second of frames), step shows exactly one more step, the
+ * scrubber (spanning the picture's run) moves it, restart takes it back; the verdict is the same whole-run verdict throughout, and says what the picture shows.
  */
 async function followsPlayback(p: Page, demo: string, lang: string) {
   const opened = await read(p, demo);
@@ -88,6 +88,14 @@ async function followsPlayback(p: Page, demo: string, lang: string) {
   assert.equal(Number(stepped.data.step), Number(paused.data.step) + 1, 'step: one more step of the run');
   assert.notEqual(stepped.picture, paused.picture, 'step: the picture moved');
   assert.notEqual(stepped.time, paused.time);
+  // the scrubber spans the picture's run: half-way along it shows part of the run
+  await p.$eval('[data-testid=teach-scrub]', (e) => {
+    const input = e as HTMLInputElement;
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, String(Math.round(Number(input.max) / 2)));
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  const scrubbed = await read(p, demo);
+  assert.ok(Number(scrubbed.data.step) > 0 && Number(scrubbed.data.step) < Number(scrubbed.data.steps), `scrubbed half-way: step ${scrubbed.data.step} of ${scrubbed.data.steps}`);
   await p.click('[data-testid=teach-restart]');
   assert.equal(await stepOf(p, demo), 0, 'restart: back to nothing shown');
   await p.selectOption('[data-testid=teach-speed]', '100');

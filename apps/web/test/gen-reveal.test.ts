@@ -89,6 +89,7 @@ test('through the playback: the lesson opens on a run already played; play moves
     }
     assert.equal(playbackStore.getState().playing, false);
 
+    assert.equal(playbackStore.getState().pictureEndUs, ends.at(-1), 'the header\'s timeline spans the picture\'s run');
     playback.seek(ends[9]); // the scrubber, back
     assert.equal(shown().step, 10);
     playback.seek(0);
@@ -97,6 +98,7 @@ test('through the playback: the lesson opens on a run already played; play moves
     playback.setStepMarks(null);
     playback.dispose();
   }
+  assert.equal(playbackStore.getState().pictureEndUs, undefined, 'off the stage, the timeline spans the engine\'s run again');
 });
 
 test('lesson 16 opens on its run\'s first preemption; before the first step its block map is the whole budget free', async () => {

@@ -18,8 +18,11 @@ export function StageHeader() {
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
   const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
-  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played
-  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
+  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played; a
+  // lesson whose picture is a run of its own (15-17: a few hundred ms) spans that run, so the scrubber moves it
+  const maxT = pb.pictureEndUs !== undefined
+    ? Math.max(pb.t, pb.pictureEndUs, 1)
+    : Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
   return (
     <section className="card stage-header p-2 mb-2 space-y-1" data-testid="stage-header">
       <div className="flex flex-wrap items-center gap-2">

@@ -44,6 +44,8 @@ export interface PlaybackState {
   applied: number;
   total: number;
   ready: boolean;
+  /** when the stage's picture has a run of its own (lessons 15-17), its last step's end: the timeline spans that run */
+  pictureEndUs?: number;
 }
 
 export const playbackStore = createStore<PlaybackState>(() => ({ lessonId: '', playing: false, speed: 100, t: 0, applied: 0, total: 0, ready: false }));
@@ -145,6 +147,7 @@ class Playback {
   /** The picture's own step times (sorted, µs), or none; its demo sets them while it is on the stage. */
   setStepMarks(marks: readonly number[] | null): void {
     this.marks = marks ?? [];
+    playbackStore.setState({ pictureEndUs: marks?.at(-1) });
   }
 
   /**
