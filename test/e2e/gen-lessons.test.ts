@@ -2,8 +2,10 @@
  * Lessons 15-17 (the batch is rebuilt every step; memory, not compute, is the limit; long prompts stall
  * everyone) in Chromium at 1280x720 with large type, in English and Chinese: each opens with its claim,
  * its knob, its one picture (the token timeline, the KV block map) and its verdict on one screen; the
- * knobs re-draw the picture, and the verdict's numbers are the folded table's rows. Runs against the built
- * dashboard on a static server (core's iterative scheduler runs in the page).
+ * knobs re-draw the picture, and the verdict's numbers are the folded table's rows; the picture follows the
+ * stage header's playback (pause freezes it, step shows one more step, restart takes it back to nothing
+ * shown, play runs it) while the verdict stays the whole runs'. Runs against the built dashboard on a
+ * static server (core's iterative scheduler runs in the page).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,6 +32,9 @@ async function read(p: Page, demo: string) {
       blocks: (root.querySelector('[data-testid=kv-block-map]') as HTMLElement | null)?.dataset ?? null,
       longestStep: Number((root.querySelector('[data-testid=chunked-step-times]') as HTMLElement | null)?.dataset.longest),
       verdict: root.querySelector('[data-testid=gen-verdict]')?.textContent ?? '',
+      shown: root.querySelector('[data-testid=gen-shown]')?.textContent ?? '',
+      picture: root.querySelector('[data-testid=gen-picture]')?.innerHTML ?? '',
+      time: document.querySelector('[data-testid=teach-time]')?.textContent ?? '',
       verdictBottom: root.querySelector('[data-testid=gen-verdict]')?.getBoundingClientRect().bottom ?? Infinity,
       pictureTop: root.querySelector('[data-testid=gen-picture]')?.getBoundingClientRect().top ?? Infinity,
       cost: root.querySelector('[data-testid=gen-cost]')?.textContent ?? '',
@@ -49,6 +54,51 @@ function onOneScreen(r: Awaited<ReturnType<typeof read>>, lang: string) {
   // the step cost's source and terms: tiny_lm_generate's fitted one (or, where none ships, the modelled one)
   assert.match(r.cost, lang === 'zh' ? /tiny_lm.*(拟合|建模).*微秒/ : /(tiny_lm_generate's fit|[Mm]odelled).*µs/);
   if (lang === 'zh') assert.deepEqual(englishWordsIn(r.verdict + r.cost), []);
+}
+
+const stepOf = (p: Page, demo: string) => p.$eval(`[data-testid=${demo}-demo]`, (e) => Number((e as HTMLElement).dataset.step));
+
+/**
+ * The picture follows the header: restart shows no step, play at 1/100x runs it, pause freezes it (the
+ * picture and the time stand over half a second of frames), step shows exactly one more step, the
+ * scrubber (spanning the picture's run) moves it, restart takes it back; the verdict is the same whole-run verdict throughout, and says what the picture shows.
+ */
+async function followsPlayback(p: Page, demo: string, lang: string) {
+  const opened = await read(p, demo);
+  assert.ok(Number(opened.data.step) > 0, `${demo} opens on ${opened.data.step} steps shown, not empty`);
+  await p.click('[data-testid=teach-restart]');
+  await p.waitForFunction((d) => (document.querySelector(`[data-testid=${d}-demo]`) as HTMLElement).dataset.step === '0', demo);
+  const restarted = await read(p, demo);
+  assert.ok(restarted.timeline.every((r) => Number(r.prefill) + Number(r.decode) + Number(r.held) === 0), 'nothing shown at time 0');
+  assert.equal(restarted.verdict, opened.verdict, 'the verdict is the whole runs, whatever the picture shows');
+  assert.match(restarted.shown, lang === 'zh' ? /第 0 \/ \d+ 步.*完整运行/ : /step 0 of \d+.*whole runs/);
+  await p.selectOption('[data-testid=teach-speed]', '10');
+  await p.click('[data-testid=teach-play]');
+  await p.waitForFunction((d) => Number((document.querySelector(`[data-testid=${d}-demo]`) as HTMLElement).dataset.step) >= 3, demo);
+  await p.click('[data-testid=teach-pause]');
+  const paused = await read(p, demo);
+  assert.ok(Number(paused.data.step) < Number(paused.data.steps), `paused mid-run at step ${paused.data.step}`);
+  await p.waitForTimeout(500);
+  const still = await read(p, demo);
+  assert.equal(still.data.step, paused.data.step, 'paused: no further step');
+  assert.equal(still.picture, paused.picture, 'paused: the picture stands');
+  assert.equal(still.time, paused.time, 'paused: the time stands');
+  await p.click('[data-testid=teach-step]');
+  const stepped = await read(p, demo);
+  assert.equal(Number(stepped.data.step), Number(paused.data.step) + 1, 'step: one more step of the run');
+  assert.notEqual(stepped.picture, paused.picture, 'step: the picture moved');
+  assert.notEqual(stepped.time, paused.time);
+  // the scrubber spans the picture's run: half-way along it shows part of the run
+  await p.$eval('[data-testid=teach-scrub]', (e) => {
+    const input = e as HTMLInputElement;
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, String(Math.round(Number(input.max) / 2)));
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  const scrubbed = await read(p, demo);
+  assert.ok(Number(scrubbed.data.step) > 0 && Number(scrubbed.data.step) < Number(scrubbed.data.steps), `scrubbed half-way: step ${scrubbed.data.step} of ${scrubbed.data.steps}`);
+  await p.click('[data-testid=teach-restart]');
+  assert.equal(await stepOf(p, demo), 0, 'restart: back to nothing shown');
+  await p.selectOption('[data-testid=teach-speed]', '100');
 }
 
 for (const lang of ['en', 'zh'] as const) {
@@ -73,6 +123,7 @@ for (const lang of ['en', 'zh'] as const) {
     assert.ok(cont.timeline.length <= first.timeline.length, 'a rebuilt batch needs no more slots than a fixed one');
     assert.equal(cont.verdict, first.verdict, 'the verdict is the two rows, whichever is shown');
     assert.ok(first.verdict.includes(String(row('continuous').tokens)), first.verdict);
+    await followsPlayback(s.page, 'rebuild', lang);
   });
 
   test(`${lang}: lesson 16 — the KV block map at a step, its preemptions; the verdict from every budget`, { skip: missing }, async () => {
@@ -93,20 +144,23 @@ for (const lang of ['en', 'zh'] as const) {
     assert.equal(row('max_utilization', 16).tps, first.data.tps);
     assert.ok(Number(row('guaranteed_no_evict', 8).tps) < Number(row('guaranteed_no_evict', 64).tps));
     assert.equal(row('guaranteed_no_evict', 8).preemptions, '0');
-    // the slider moves the map through the run's steps
-    await s.page.$eval('[data-testid=kvlimit-step]', (e) => {
-      const input = e as HTMLInputElement;
-      const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!;
-      set.call(input, '1');
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-    });
+    // it opens on the first preemption (the header's time at that step's end), the map part-way through the run
+    assert.ok(Number(first.data.step) > 1 && Number(first.data.step) < Number(first.data.steps), `opens at step ${first.data.step}`);
+    assert.equal(first.timeline.reduce((n, r) => n + Number(r.preempted), 0) > 0, true);
+    assert.match(first.shown, lang === 'zh' ? /完整运行/ : /whole runs/, 'the verdict says it is from the whole run');
+    await followsPlayback(s.page, 'kvlimit', lang);
+    // the header moves the map through the run's steps: restart shows the whole budget free, one step in it
+    // starts filling, and playing on fills it as sequences join
+    const empty = await read(s.page, 'kvlimit');
+    assert.deepEqual([empty.blocks?.used, empty.blocks?.total], ['0', '16']);
+    await s.page.click('[data-testid=teach-step]');
     const early = await read(s.page, 'kvlimit');
     assert.equal(early.data.step, '1');
     assert.ok(Number(early.blocks?.used) <= Number(first.blocks?.used));
-    // its own playback runs the steps: the budget fills as sequences join
-    await s.page.click('[data-testid=kvlimit-play]');
+    await s.page.selectOption('[data-testid=teach-speed]', '10');
+    await s.page.click('[data-testid=teach-play]');
     await s.page.waitForFunction(() => Number((document.querySelector('[data-testid=kvlimit-demo]') as HTMLElement).dataset.step) >= 8);
-    await s.page.click('[data-testid=kvlimit-play]');
+    await s.page.click('[data-testid=teach-pause]');
     const played = await read(s.page, 'kvlimit');
     assert.ok(Number(played.blocks?.used) > Number(early.blocks?.used), `${played.blocks?.used} blocks at step ${played.data.step}`);
     // guaranteed_no_evict at 64 blocks: nobody is preempted
@@ -146,5 +200,6 @@ for (const lang of ['en', 'zh'] as const) {
     const refused = await read(s.page, 'chunked');
     assert.equal(refused.data.refused, 'true');
     assert.match(refused.verdict, lang === 'zh' ? /拒绝/ : /refuses/);
+    await followsPlayback(s.page, 'chunked', lang);
   });
 }

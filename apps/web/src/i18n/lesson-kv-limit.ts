@@ -13,11 +13,11 @@ export const KV_LIMIT_EN = {
     'The picture is core\'s simulator with the server\'s scheduler: 16 requests, one per 1.25 decode steps on average (prompts of 8-24 tokens, answers of 24-64), up to 8 sequences per step, the KV budget from 64 blocks down to 8, under each policy.',
   ],
   watch: [
-    'The block map: each square is a block of 16 tokens, coloured by the sequence holding it. Move the step slider to see the budget fill and free.',
+    'The block map: each square is a block of 16 tokens, coloured by the sequence holding it. Play, pause or step in the header to see the budget fill and free; the lesson opens on the first preemption.',
     'At 64 blocks the 8 slots are the limit; at 16 or 8 blocks the memory is: fewer sequences run at once and tokens/s falls, with the same compute per step.',
     'max_utilization keeps more sequences running, but the timeline below shows its preemptions (red): their tokens are computed again.',
   ],
-  caption: 'The KV block map at the chosen step, the token timeline under it; the table: every budget and policy, from the same arrivals.',
+  caption: 'The KV block map at the header\'s time (the last step finished by then), the token timeline under it; the table: every budget and policy, from the same arrivals.',
 };
 
 export const KV_LIMIT_ZH = {
@@ -29,11 +29,11 @@ export const KV_LIMIT_ZH = {
     '下面的图由核心模拟器运行服务器的调度器得到：16 个请求，平均每 1.25 个解码步到达一个（提示 8–24 个令牌，回答 24–64 个），每步最多 8 个序列；KV 预算从 64 块降到 8 块，两种策略各跑一遍。',
   ],
   watch: [
-    '块图：每个方格是一个 16 令牌的块，颜色表示占用它的序列。拖动步数滑块，看预算如何被占满又被释放。',
+    '块图：每个方格是一个 16 令牌的块，颜色表示占用它的序列。用顶部的播放、暂停和单步，看预算如何被占满又被释放；本课打开时停在第一次抢占。',
     '64 块时限制来自 8 个槽位；16 块或 8 块时限制来自内存：同时运行的序列变少，每秒令牌数下降，而每一步的计算并没有变。',
     'max_utilization 能让更多序列同时运行，但下方时间线上的抢占（红色）表示这些令牌要重新计算。',
   ],
-  caption: '所选步的 KV 块图，下方是令牌时间线；表格：同样到达序列在每种预算和策略下的结果。',
+  caption: '顶部时间所到之处（那时已完成的最后一步）的 KV 块图，下方是令牌时间线；表格：同样到达序列在每种预算和策略下的结果。',
 };
 
 export interface KvLimitVerdict {
@@ -57,10 +57,6 @@ export interface KvLimitVerdict {
 export interface KvLimitDemoText extends GenDemoText {
   blocks: string;
   policy: string;
-  step: (step: number, steps: number) => string;
-  /** the map's own playback through the run's steps */
-  play: string;
-  pause: string;
   table: { policy: string; blocks: string; tps: string; span: string; ttft99: string; itl99: string; preempt: string; peak: string };
   verdict: (v: KvLimitVerdict, holds: boolean) => string;
 }
@@ -69,9 +65,6 @@ export const KV_LIMIT_DEMO_EN: KvLimitDemoText = {
   ...GEN_DEMO_EN,
   blocks: 'KV blocks',
   policy: 'policy',
-  step: (step, steps) => `step ${step} / ${steps}`,
-  play: '▶ run the steps',
-  pause: '❚❚ pause',
   table: { policy: 'policy', blocks: 'blocks', tps: 'tokens/s', span: 'total time', ttft99: 'TTFT p99', itl99: 'inter-token p99', preempt: 'preemptions', peak: 'peak blocks' },
   verdict: (v, holds) => holds
     ? `${v.big} -> ${v.small} blocks: ${v.tpsBig} -> ${v.tpsSmallNoEvict} tokens/s under guaranteed_no_evict (TTFT p99 ${v.ttftP99Big} -> ${v.ttftP99SmallNoEvict}, no preemption), ${v.tpsSmallMaxUtil} under max_utilization (${v.preemptSmallMaxUtil} preemptions, inter-token p99 ${v.itlP99Big} -> ${v.itlP99SmallMaxUtil}). Shown: ${v.tps} tokens/s, ${v.preemptions} preemptions.`
@@ -82,9 +75,6 @@ export const KV_LIMIT_DEMO_ZH: KvLimitDemoText = {
   ...GEN_DEMO_ZH,
   blocks: 'KV 块数',
   policy: '策略',
-  step: (step, steps) => `第 ${step} / ${steps} 步`,
-  play: '▶ 逐步播放',
-  pause: '❚❚ 暂停',
   table: { policy: '策略', blocks: '块数', tps: '令牌/秒', span: '总时间', ttft99: '首令牌 p99', itl99: '令牌间隔 p99', preempt: '抢占次数', peak: '峰值块数' },
   verdict: (v, holds) => holds
     ? `${v.big} 块降到 ${v.small} 块：guaranteed_no_evict 每秒令牌数 ${v.tpsBig} 降到 ${v.tpsSmallNoEvict}（首令牌 p99 ${v.ttftP99Big} 升到 ${v.ttftP99SmallNoEvict}，没有抢占）；max_utilization 降到 ${v.tpsSmallMaxUtil}（抢占 ${v.preemptSmallMaxUtil} 次，令牌间隔 p99 ${v.itlP99Big} 升到 ${v.itlP99SmallMaxUtil}）。当前：每秒 ${v.tps} 个令牌，抢占 ${v.preemptions} 次。`

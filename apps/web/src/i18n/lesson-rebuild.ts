@@ -63,6 +63,8 @@ export interface GenDemoText {
   /** where the step cost comes from and its terms, said on screen (lessons 15-17) */
   cost: (c: GenCostSource) => string;
   rows: string;
+  /** how much of the run the picture shows (it follows the stage header's time), and what the verdict is from */
+  shown: (step: number, steps: number, at: string, span: string, whole: boolean) => string;
 }
 
 /** the cost's terms, the two optional ones only where the table has them */
@@ -77,6 +79,9 @@ export const GEN_DEMO_EN: GenDemoText = {
     ? `Step cost: tiny_lm_generate's fit (${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`
     : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`),
   rows: 'Every run (the rows the verdict is computed from)',
+  shown: (step, steps, at, span, whole) => (whole
+    ? `The picture: all ${steps} steps (to ${span}), as the verdict.`
+    : `The picture: step ${step} of ${steps} (${at} of ${span}); the verdict and the rows are from the whole runs.`),
 };
 
 export const GEN_DEMO_ZH: GenDemoText = {
@@ -84,6 +89,9 @@ export const GEN_DEMO_ZH: GenDemoText = {
     ? `步开销：tiny_lm_generate 的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`
     : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`),
   rows: '每次运行（结论由这些行算出）',
+  shown: (step, steps, at, span, whole) => (whole
+    ? `图中：全部 ${steps} 步（到 ${span}），与结论相同。`
+    : `图中：第 ${step} / ${steps} 步（${span} 中的 ${at}）；结论和各行来自完整运行。`),
 };
 
 export interface RebuildDemoText extends GenDemoText {

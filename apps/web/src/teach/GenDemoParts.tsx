@@ -1,13 +1,33 @@
 /**
  * What the three generative lessons' demos (RebuildDemo, KvLimitDemo, ChunkDemo) share: a knob as a row of
- * buttons, the stage's layout (the knobs, the picture beside the verdict, the step cost's line (fitted or modelled) under them), and the
- * folded table of every run the verdict is computed from. The pictures themselves are the generation
- * view's components (charts/generate), not drawn here.
+ * buttons, the stage's layout (the knobs, the picture beside the verdict, the step cost's line (fitted or modelled) under them), the
+ * folded table of every run the verdict is computed from, and the one way their pictures follow the stage
+ * header's playback (`useGenReveal`). The pictures themselves are the generation view's components
+ * (charts/generate), not drawn here.
  */
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
+import { useStore } from 'zustand';
 import { takeFocus } from './focus';
-import { genCostSource } from './gen-run';
+import { genCostSource, type GenRun } from './gen-run';
+import { revealRun, stepEnds, stepsShownAt, type GenReveal } from './gen-reveal';
+import { playback, playbackStore } from './playback';
+import { formatUs } from '../charts/format';
 import type { GenDemoText } from '../i18n/lesson-rebuild';
+
+/**
+ * The run shown as far as the stage header's simulated time (gen-reveal.ts: the run's µs are the
+ * playback's): re-renders when a step is crossed, not every frame, and gives the header's step button the
+ * run's step ends, so one press shows one more step.
+ */
+export function useGenReveal(run: GenRun): GenReveal {
+  const ends = useMemo(() => stepEnds(run), [run]);
+  const step = useStore(playbackStore, (s) => stepsShownAt(ends, s.t));
+  useEffect(() => {
+    playback.setStepMarks(ends);
+    return () => playback.setStepMarks(null);
+  }, [ends]);
+  return useMemo(() => revealRun(run, ends, step), [run, ends, step]);
+}
 
 /** `quiet`: the label is for screen readers only (the options name themselves, e.g. a policy's config values) */
 export function KnobButtons<T extends string | number | boolean>(props: { label: string; options: readonly T[]; value: T; set: (v: T) => void; name: (v: T) => string; testid: string; mono?: boolean; quiet?: boolean }) {
@@ -21,10 +41,15 @@ export function KnobButtons<T extends string | number | boolean>(props: { label:
   );
 }
 
-/** The demo's card: knobs, then the picture beside the verdict (half each), the step cost's line, the rows folded below. */
-/** `under`: a second view of the same run under the verdict, where the screen still has room */
-export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
-  const data = Object.fromEntries(Object.entries(props.data).map(([k, v]) => [`data-${k}`, v]));
+/**
+ * The demo's card: knobs, then the picture beside the verdict (half each), the step cost's line, the rows
+ * folded below. `under`: a second view of the same run under the verdict, where the screen still has room.
+ * `reveal`: how much of the run the picture shows (said under the verdict, and as data-step / data-steps);
+ * the verdict and the rows are always the whole runs.
+ */
+export function GenStage(props: { testid: string; data: Record<string, string | number>; knobs: ReactNode; picture: ReactNode; reveal: GenReveal; verdict: string; under?: ReactNode; text: GenDemoText; table: ReactNode }) {
+  const r = props.reveal;
+  const data = Object.fromEntries(Object.entries({ ...props.data, step: r.step, steps: r.steps }).map(([k, v]) => [`data-${k}`, v]));
   // a misconception card's "Show me" may point at this demo: it is on the page now
   useEffect(takeFocus, []);
   return (
@@ -36,6 +61,7 @@ export function GenStage(props: { testid: string; data: Record<string, string | 
         <figure className="space-y-1 min-w-0" data-testid="gen-picture">{props.picture}</figure>
         <div className="space-y-2 min-w-0">
           <p className="font-semibold" data-testid="gen-verdict">{props.verdict}</p>
+          <p className="text-sm text-muted" data-testid="gen-shown" data-whole={String(r.whole)}>{props.text.shown(r.step, r.steps, formatUs(r.atUs), formatUs(r.spanUs), r.whole)}</p>
           {props.under}
         </div>
       </div>

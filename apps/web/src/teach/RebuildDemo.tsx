@@ -1,7 +1,9 @@
 /**
  * Lesson 15 "the batch is rebuilt every step": the token timeline (charts/generate's TokenTimelineChart) of
  * the same arrivals served request-level or continuously, the knob switching between the two runs; beside
- * it the verdict computed from both rows (claims.ts 'rebuild'). Runs: rebuild-run.ts, cached per mode.
+ * it the verdict computed from both rows (claims.ts 'rebuild'). The timeline is revealed up to the stage
+ * header's time (GenDemoParts.tsx useGenReveal); the verdict stays the two whole runs. Runs: rebuild-run.ts,
+ * cached per mode.
  */
 import { useMemo, useState } from 'react';
 import type { GenBatching } from '@inferscope/core/iterative';
@@ -11,7 +13,7 @@ import { REBUILD_DEMO_EN, REBUILD_DEMO_ZH } from '../i18n/lesson-rebuild';
 import { TokenTimelineChart } from '../charts/generate';
 import { claimHolds } from './claims';
 import { BATCHINGS, rebuildFigures, runRebuild } from './rebuild-run';
-import { GenStage, KnobButtons, perS, RowsTable } from './GenDemoParts';
+import { GenStage, KnobButtons, perS, RowsTable, useGenReveal } from './GenDemoParts';
 
 const text = () => (language() === 'zh' ? REBUILD_DEMO_ZH : REBUILD_DEMO_EN);
 
@@ -23,12 +25,14 @@ export function RebuildDemo() {
   const f = rebuildFigures(rows);
   const holds = claimHolds('rebuild', f);
   const now = rows.find((r) => r.batching === mode)!;
+  const shown = useGenReveal(now);
   return (
     <GenStage
       testid="rebuild-demo" text={t}
       data={{ mode, claim: holds ? 'holds' : 'fails', tokens: now.summary.outputTokens, span: now.summary.spanUs }}
       knobs={<KnobButtons label={t.batching} options={BATCHINGS} value={mode} set={setMode} name={(b) => t.modes[b]} testid="rebuild-mode" />}
-      picture={<TokenTimelineChart cells={now.cells} rows={now.slots} />}
+      picture={<TokenTimelineChart cells={shown.cells} rows={now.slots} window={shown.window} />}
+      reveal={shown}
       verdict={t.verdict({
         shown: t.modes[mode],
         tokensStatic: f.tokensStatic, tokensContinuous: f.tokensContinuous,

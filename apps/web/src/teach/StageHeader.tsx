@@ -18,8 +18,11 @@ export function StageHeader() {
   const text = lessonText(lesson);
   const pb = useStore(playbackStore);
   const pick = (id: string) => appStore.setState({ lesson: id, view: lessonById(id)?.view ?? appStore.getState().view, ...LESSON_KNOBS_CLEARED });
-  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played
-  const maxT = Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
+  // the timeline spans the whole simulated run (scrubbing ahead simulates on), not only what has played; a
+  // lesson whose picture is a run of its own (15-17: a few hundred ms) spans that run, so the scrubber moves it
+  const maxT = pb.pictureEndUs !== undefined
+    ? Math.max(pb.t, pb.pictureEndUs, 1)
+    : Math.max(pb.t, playback.engine?.now() ?? 0, playback.engine?.scenario.traffic.durationUs ?? 0, 1);
   return (
     <section className="card stage-header p-2 mb-2 space-y-1" data-testid="stage-header">
       <div className="flex flex-wrap items-center gap-2">
@@ -32,7 +35,7 @@ export function StageHeader() {
           <button type="button" className="btn btn-primary" onClick={() => playback.play()} disabled={!pb.ready} data-testid="teach-play">▶ {S.play}</button>
         )}
         <button type="button" className="btn" onClick={() => playback.step()} disabled={!pb.ready} data-testid="teach-step">{S.step} ›</button>
-        <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready} aria-label={S.restart} title={S.restart}>⟲</button>
+        <button type="button" className="btn" onClick={() => playback.seek(0)} disabled={!pb.ready} aria-label={S.restart} title={S.restart} data-testid="teach-restart">⟲</button>
         <label className="flex items-center gap-1">
           <span className="sr-only">{S.speed}</span>
           <select className="input" value={pb.speed} onChange={(e) => playback.setSpeed(Number(e.target.value))} data-testid="teach-speed" aria-label={S.speed} title={S.speed}>

@@ -6,7 +6,7 @@
  * and knobs; this one runs them and reads what every verdict needs.
  */
 import { simulateGeneration, stepCostCalibration, stepCostUs, TokenTimeline, type GenArrival, type GenBatching, type GenRequest, type GenSummary, type IterativeKnobs, type IterEvent, type StepCost, type StepRow, type TimelineCell } from '@inferscope/core/iterative';
-import type { KvBlockMap } from '@inferscope/core/kv-cache';
+import { KvBlockAllocator, type KvBlockAllocatorOptions, type KvBlockMap } from '@inferscope/core/kv-cache';
 import { Rng } from '@inferscope/core/load';
 import type { GenCostSource } from '../i18n/lesson-rebuild';
 
@@ -107,6 +107,11 @@ export function tokenGaps(events: readonly IterEvent[], ids: ReadonlySet<string>
 export function blockMapAt(events: readonly IterEvent[], step: number): KvBlockMap | null {
   for (const e of events) if (e.type === 'step_finished' && e.step === step) return e.blocks ?? null;
   return null;
+}
+
+/** The KV block map after `step` (0: before the first step, the whole budget free: a restart shows that). */
+export function blockMapShown(events: readonly IterEvent[], budget: KvBlockAllocatorOptions, step: number): KvBlockMap | null {
+  return step < 1 ? new KvBlockAllocator(budget).snapshot() : blockMapAt(events, step);
 }
 
 /**

@@ -8,10 +8,13 @@
 import type { GenArrival } from '@inferscope/core/iterative';
 import type { KvAdmissionPolicy } from '@inferscope/core/kv-cache';
 import { BASE_KNOBS, cached, decodeStepUs, GEN_COST, GEN_SEED, poissonArrivals, promptOf, runGeneration, type GenRun } from './gen-run';
+import { stepEnds } from './gen-reveal';
 
 export const POLICIES: KvAdmissionPolicy[] = ['guaranteed_no_evict', 'max_utilization'];
 /** the knob: KV blocks of 16 tokens (64 hold every sequence's maximum at once; 8 hold one and a half) */
 export const BLOCK_CHOICES = [64, 32, 16, 8];
+/** the knobs the lesson opens with: a budget that preempts, under the policy that does */
+export const KV_OPENING: { policy: KvAdmissionPolicy; blocks: number } = { policy: 'max_utilization', blocks: 16 };
 /** 16 requests, Poisson, one per 1.25 full decode steps on average: prompts of 8-24 tokens, answers of 24-64 */
 export const KV_WORKLOAD = { count: 16, gapSteps: 1.25, prompt: [8, 24], output: [24, 64] } as const;
 
@@ -67,4 +70,10 @@ export function openingStep(run: GenRun): number {
   let used = -1;
   for (const e of run.events) if (e.type === 'step_finished' && e.kv.usedBlocks > used) [best, used] = [e.step, e.kv.usedBlocks];
   return best;
+}
+
+/** The simulated time the lesson opens at: when its opening run's opening step ended (playback seeks there). */
+export function kvOpeningUs(): number {
+  const run = runKv([KV_OPENING.policy, KV_OPENING.blocks]);
+  return stepEnds(run)[openingStep(run) - 1] ?? 0;
 }

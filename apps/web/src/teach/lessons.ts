@@ -13,6 +13,7 @@ import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim';
 import { S } from '../i18n/strings';
 import { QUIET_PER_S } from './autotune-day';
+import { kvOpeningUs } from './kv-limit-run';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
@@ -33,6 +34,8 @@ export interface Lesson {
   knob?: LessonKnob;
   /** the p99 budget the lesson's text names (µs): drawn as a line on the latency chart */
   latencyBudgetUs?: number;
+  /** the simulated time the lesson opens at where its picture has a moment to open on (playback.ts) */
+  openAtUs?: () => number;
   formulas: FormulaId[];
 }
 
@@ -142,6 +145,8 @@ export const LESSONS: Lesson[] = [
     id, chapter: 15 + i, view: 'state', speed: 100, knob: id,
     scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
     formulas: ['little'],
+    // lesson 16's block map opens on its first preemption (kv-limit-run.ts), the others on their runs played
+    openAtUs: id === 'kvlimit' ? kvOpeningUs : undefined,
   })),
 ];
 

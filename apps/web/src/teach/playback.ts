@@ -14,6 +14,7 @@ import { SimStats } from './sim-stats';
 import type { Lesson } from './lessons';
 import { applyKnobs, knobsFromControl, type DemoKnobs } from './knobs';
 import type { SchedulerEvent } from '@inferscope/core';
+import { nextMarkAfter } from './gen-reveal';
 
 /** Events kept for the narration (the last few applied). */
 const NARRATED = 8;
@@ -43,6 +44,8 @@ export interface PlaybackState {
   applied: number;
   total: number;
   ready: boolean;
+  /** when the stage's picture has a run of its own (lessons 15-17), its last step's end: the timeline spans that run */
+  pictureEndUs?: number;
 }
 
 export const playbackStore = createStore<PlaybackState>(() => ({ lessonId: '', playing: false, speed: 100, t: 0, applied: 0, total: 0, ready: false }));
@@ -56,6 +59,13 @@ class Playback {
   private stopLoop: (() => void) | null = null;
   private lesson: Lesson | null = null;
   private loadedKey = '';
+  /**
+   * Times at which the stage's picture changes without an event of the engine's (a generative lesson's
+   * step ends, gen-reveal.ts): while there is one ahead, step moves to it (the engine's events up to it
+   * applied on the way), so one press shows one more step of the picture on the stage, never none (the
+   * engine's light traffic behind it has several events per picture step) or several.
+   */
+  private marks: readonly number[] = [];
 
   /** The lesson and seed now loaded (re-rendering the page, e.g. for a language switch, keeps them). */
   isLoaded(lesson: Lesson, seed: number): boolean {
@@ -96,9 +106,10 @@ class Playback {
     playbackStore.setState({ ready: true });
     if (start?.t) this.seek(start.t);
     else {
-      // a lesson opens on a run already played (never on empty charts): what two seconds of watching at
-      // its speed would have shown; the link keeps no time until the class moves it
-      const opening = OPENING_WALL_MS * playbackStore.getState().speed;
+      // a lesson opens on a run already played (never on empty charts): at its own moment where it names one
+      // (lesson 16: the first preemption), else what two seconds of watching at its speed would have shown;
+      // the link keeps no time until the class moves it
+      const opening = lesson.openAtUs?.() ?? OPENING_WALL_MS * playbackStore.getState().speed;
       engine.advanceTo(opening);
       this.applyUpTo(opening);
     }
@@ -133,13 +144,28 @@ class Playback {
     this.stats.setWindow(statsWindowUs());
   }
 
-  /** One scheduler event forward (simulating further when the log has no unapplied event). */
+  /** The picture's own step times (sorted, µs), or none; its demo sets them while it is on the stage. */
+  setStepMarks(marks: readonly number[] | null): void {
+    this.marks = marks ?? [];
+    playbackStore.setState({ pictureEndUs: marks?.at(-1) });
+  }
+
+  /**
+   * To the picture's next step mark while there is one, else one scheduler event forward (simulating
+   * further when the log has no unapplied event).
+   */
   step(): void {
     const e = this.engine;
     if (!e) return;
     this.pause();
-    if (this.cursor >= e.events.length) e.step();
-    if (this.cursor < e.events.length) this.applyUpTo(e.events[this.cursor].t, 1);
+    const mark = nextMarkAfter(this.marks, playbackStore.getState().t);
+    if (mark !== undefined) {
+      e.advanceTo(mark);
+      this.applyUpTo(mark);
+    } else {
+      if (this.cursor >= e.events.length) e.step();
+      if (this.cursor < e.events.length) this.applyUpTo(e.events[this.cursor].t, 1);
+    }
     this.shareTime();
   }
 
