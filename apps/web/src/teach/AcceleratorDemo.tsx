@@ -88,7 +88,9 @@ function CachePicture(props: { rows: CacheRun[]; now: CacheRun; t: AcceleratorDe
         {rows.map((r) => (
           <div key={`${r.inputs}${r.cache}`} className={r === now ? 'current' : ''} style={LANE_COLUMNS} data-testid="cache-bar" data-inputs={r.inputs} data-cache={r.cache} data-compute={r.computeUs}>
             <div className="exp-track" style={{ height: '1.6rem' }}>
-              <span className="exp-bar text-sm" style={{ width: pctOf(r.computeUs, end), background: modelColour(r.cache ? 1 : 0), color: 'var(--c-bg)', paddingLeft: 4, overflow: 'hidden', whiteSpace: 'nowrap', ...(r === now ? { outline: '3px solid var(--c-fg)', outlineOffset: 1 } : {}) }}>
+              <span className="exp-bar" style={{ width: pctOf(r.computeUs, end), background: modelColour(r.cache ? 1 : 0), ...(r === now ? { outline: '3px solid var(--c-fg)', outlineOffset: 1 } : {}) }} />
+              {/* the row's name on a chip over the bar's start, not inside it: a short bar (the cache's win) would cut it off */}
+              <span className="text-sm absolute whitespace-nowrap rounded px-1" style={{ left: 4, top: '50%', transform: 'translateY(-50%)', background: 'var(--c-bg)', color: 'var(--c-fg)' }}>
                 {t.rowName(t.inputChoices[r.inputs], t.cacheChoices[r.cache ? 'on' : 'off'])}
               </span>
             </div>
