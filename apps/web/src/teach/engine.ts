@@ -120,18 +120,13 @@ export class TeachingEngine {
   }
 
   private async apply(msg: ControlMessage): Promise<ControlAck> {
+    if (this.gen && 'model' in msg && msg.model === this.gen.model) return this.applyToGen(this.genOf('version' in msg ? msg.version : undefined), msg);
     if (msg.action === 'setIterativeKnobs') {
-      // planned by the server's planner (a model that is not iterative is refused in its words), checked as
-      // a config file, and applied at the generation loop's next step boundary (gen-serve.ts)
+      // planned by the server's planner: this model is not iterative, refused in its words
       const { action: _a, model: _m, version: _v, ...patch } = msg;
-      const gen = this.gen?.model === msg.model ? this.gen : null;
-      const config = gen ? this.genOf(msg.version).config : this.modelOf(msg.model, msg.version).config;
-      const next = planIterativeChange(msg.model, config, patch);
+      const next = planIterativeChange(msg.model, this.modelOf(msg.model, msg.version).config, patch);
       if (next.changes.length === 0) return { ok: true, changes: next.changes };
-      this.check(msg.model, next.config);
-      if (!gen) return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
-      await gen.apply(next, 'teaching');
-      return { ok: true, changes: next.changes };
+      return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
     }
     if (msg.action !== 'setDynamicBatching' && msg.action !== 'setInstanceCount') {
       return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
@@ -161,6 +156,35 @@ export class TeachingEngine {
     this.instanceCounts.set(model.name, total);
     this.emitMemory();
     return { ok: true, changes: next.changes };
+  }
+
+  /**
+   * A control message for the generative model, as the server's live edits take it: its knobs planned by
+   * core's planIterativeChange, checked as a config file, applied at the step loop's next boundary
+   * (gen-serve.ts); the request-level controls planned alike and refused where the server's planner or
+   * its iterative scheduler refuses them.
+   */
+  private async applyToGen(gen: TeachingGenerator, msg: ControlMessage): Promise<ControlAck> {
+    const check = (next: ModelConfig) => this.check(gen.model, next);
+    if (msg.action === 'setIterativeKnobs') {
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planIterativeChange(gen.model, gen.config, patch);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+      check(next.config);
+      await gen.apply(next, 'teaching');
+      return { ok: true, changes: next.changes };
+    }
+    if (msg.action === 'setDynamicBatching') {
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planBatchingChange(gen.model, gen.config, patch, gen.config.max_batch_size ?? 0, check);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+    } else if (msg.action === 'setInstanceCount') {
+      const next = planInstanceCount(gen.model, gen.config, msg.group, msg.count);
+      check(next.config);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+      gen.setInstanceCount();
+    }
+    return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
   }
 
   /** A changed config checked as a config file, as the server's live edits check it. */

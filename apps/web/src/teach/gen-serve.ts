@@ -117,6 +117,11 @@ export class TeachingGenerator {
     return this.loop.idle;
   }
 
+  /** The iterative scheduler's refusal of an instance count (the server's words). */
+  setInstanceCount(): never {
+    throw new Error(`model '${this.model}' is an iterative model: its steps run on one instance`);
+  }
+
   /**
    * A live change planned by core's planIterativeChange (`next`), applied as the server's iterative
    * scheduler applies it: read by the load's rules, then at the next step boundary by replanAtBoundary;
