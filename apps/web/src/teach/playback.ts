@@ -12,6 +12,8 @@ import { registerDrawer } from '../charts/frame-loop';
 import { TeachingEngine } from './engine';
 import { SimStats } from './sim-stats';
 import { GenReplay } from './gen-replay';
+import { GEN_VERSION } from './gen-serve';
+import { modelKey } from '../store/live-types';
 import type { Lesson } from './lessons';
 import { applyKnobs, knobsFromControl, type DemoKnobs } from './knobs';
 import type { SchedulerEvent } from '@inferscope/core';
@@ -87,6 +89,8 @@ class Playback {
       // from the run's start to now, never narrower than the stats' own window (a second of watching)
       spanUs: () => chartSpanUs(playbackStore.getState().t, playbackStore.getState().speed),
     });
+    // the generative lessons' Live Controls open on the model they are about (the picked one stays picked elsewhere)
+    if (engine.gen) appStore.setState({ target: modelKey(engine.gen.model, GEN_VERSION) });
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
       this.applyUpTo(engine.now());
