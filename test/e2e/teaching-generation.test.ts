@@ -63,6 +63,7 @@ for (const lang of ['en', 'zh'] as const) {
     // Live Controls act on the generative model: continuous batching's knobs, not the dynamic batcher's
     await s.page.waitForSelector('[data-testid=iterative-controls]');
     assert.equal(await s.page.locator('[data-testid=delay-slider]').count(), 0);
+    assert.match((await s.page.textContent('[data-testid=iterative-teaching-note]')) ?? '', lang === 'zh' ? /教学模式.*tiny_lm_generate/ : /Teaching mode: .*tiny_lm_generate/);
     assert.equal(await s.page.inputValue('[data-testid=knob-max_num_sequences-input]'), '8', 'the bundled config');
     const applied = (await acks('ack-applied')).length;
     await s.page.fill('[data-testid=knob-max_num_sequences-input]', '3');
