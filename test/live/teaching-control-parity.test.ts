@@ -87,6 +87,18 @@ const nested = (depth: number): unknown => {
   return v;
 };
 
+/** setIterativeKnobs past its bounds, of the wrong types, with an unknown field or none, at an unknown version. */
+const knobRefusals = (model: string): unknown[] => [
+  { action: 'setIterativeKnobs', model, max_num_sequences: 0 },
+  { action: 'setIterativeKnobs', model, max_num_tokens: 1_048_577 },
+  { action: 'setIterativeKnobs', model, max_tokens_in_paged_kv_cache: 2.5 },
+  { action: 'setIterativeKnobs', model, batch_scheduler_policy: 'fastest' },
+  { action: 'setIterativeKnobs', model, enable_chunked_context: 'yes' },
+  { action: 'setIterativeKnobs', model, max_queue_delay_microseconds: 5 },
+  { action: 'setIterativeKnobs', model },
+  { action: 'setIterativeKnobs', model, version: 2, max_num_tokens: 4 },
+];
+
 /** In order: later messages see what earlier accepted ones changed. */
 const MESSAGES: unknown[] = [
   // accepted, then the same again (no change)
@@ -148,15 +160,8 @@ const MESSAGES: unknown[] = [
   // an iterative model's knobs: refused for this request-level model, and their bounds and words
   { action: 'setIterativeKnobs', model: M, max_num_sequences: 4 },
   { action: 'setIterativeKnobs', model: M, version: 1, batch_scheduler_policy: 'max_utilization', enable_chunked_context: true },
-  { action: 'setIterativeKnobs', model: M, max_num_sequences: 0 },
-  { action: 'setIterativeKnobs', model: M, max_num_tokens: 1_048_577 },
-  { action: 'setIterativeKnobs', model: M, max_tokens_in_paged_kv_cache: 2.5 },
-  { action: 'setIterativeKnobs', model: M, batch_scheduler_policy: 'fastest' },
-  { action: 'setIterativeKnobs', model: M, enable_chunked_context: 'yes' },
-  { action: 'setIterativeKnobs', model: M, max_queue_delay_microseconds: 5 },
-  { action: 'setIterativeKnobs', model: M },
+  ...knobRefusals(M),
   { action: 'setIterativeKnobs', model: 'nope', max_num_tokens: 4 },
-  { action: 'setIterativeKnobs', model: M, version: 2, max_num_tokens: 4 },
   // not a control message
   null, 42, 'setInstanceCount', [{ action: 'setInstanceCount', model: M, count: 2 }], {},
   { action: 'explode', model: M }, { action: 5 },
@@ -228,13 +233,8 @@ const GENERATIVE_MESSAGES: unknown[] = [
   { action: 'setIterativeKnobs', model: G, version: 1, batch_scheduler_policy: 'guaranteed_no_evict' },
   // refused: a KV budget under one sequence (the load's words), the bounds, the types, the version, the fields
   { action: 'setIterativeKnobs', model: G, max_tokens_in_paged_kv_cache: 64 },
-  { action: 'setIterativeKnobs', model: G, max_num_tokens: 0 },
+  ...knobRefusals(G),
   { action: 'setIterativeKnobs', model: G, max_num_sequences: 1_000_000_000 },
-  { action: 'setIterativeKnobs', model: G, batch_scheduler_policy: 'fastest' },
-  { action: 'setIterativeKnobs', model: G, enable_chunked_context: 'yes' },
-  { action: 'setIterativeKnobs', model: G, max_queue_delay_microseconds: 5 },
-  { action: 'setIterativeKnobs', model: G, version: 2, max_num_tokens: 4 },
-  { action: 'setIterativeKnobs', model: G },
   // the request-level controls, refused for an iterative model
   { action: 'setDynamicBatching', model: G, max_queue_delay_microseconds: 500 },
   { action: 'setInstanceCount', model: G, count: 2 },
