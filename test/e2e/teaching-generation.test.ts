@@ -82,7 +82,18 @@ for (const lang of ['en', 'zh'] as const) {
     // still serving after the changes: the timeline keeps growing
     const before = await drawn();
     await until(drawn, (d) => d.decode + d.prefill !== before.decode + before.prefill, 'steps after the changes');
+
+    // the performance view: the four generation charts draw the model's figures points (TTFT, inter-token,
+    // tokens/s, KV use with the budget as a guide), the config changes among its markers
+    await s.page.click('[data-testid=tab-performance]');
+    await s.page.waitForFunction(() => [...document.querySelectorAll('[data-testid^=chart-gen-] canvas')].filter((c) => /tiny_lm_generate v1/.test((c as HTMLCanvasElement).dataset.legend ?? '')).length === 4, undefined, { timeout: 20_000 });
+    // the budget as the server sizes it without a memory budget: every slot its longest sequence, so 3
+    // sequences x 256 tokens / 16 = 48 blocks once the policy change built the new KV cache (128 before)
+    await s.page.waitForFunction(() => /\b48\b/.test((document.querySelector('[data-testid=chart-gen-kv] canvas') as HTMLCanvasElement | null)?.dataset.guides ?? ''), undefined, { timeout: 20_000 });
+    await s.page.locator('[data-testid=chart-gen-ttft]').scrollIntoViewIfNeeded();
+    await screenshot(s.page, `teaching-generation-performance-${lang}`);
     await s.page.click('[data-testid=teach-pause]').catch(() => undefined);
+    await s.page.click('[data-testid=tab-state]');
 
     const controls = await s.page.evaluate(() => {
       const clone = document.querySelector('[data-testid=iterative-controls]')!.cloneNode(true) as HTMLElement;
