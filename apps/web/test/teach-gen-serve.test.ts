@@ -109,6 +109,9 @@ test('knob changes under traffic: acknowledged with the change list at a step bo
   const prompts = new Map<string, readonly number[]>();
   for (let k = 0; k < sent / 16; k++) for (const a of kvArrivals(1 + k)) prompts.set(`${k + 1}.${a.request.id}`, a.request.prompt);
   for (const [id, tokens] of tokensOf(gen.events)) assert.deepEqual(tokens, simGenerateAlone(prompts.get(id)!, queued.get(id)!), id);
+  // a replanned loop numbers its steps on (the feed would start its picture afresh on a step counted again)
+  const steps = gen.events.flatMap((e) => (e.type === 'step_started' ? [e.step] : []));
+  assert.ok(steps.every((n, i) => i === 0 || n === steps[i - 1]! + 1), 'steps numbered 1, 2, 3, ... across the changes');
   // the markers: config.changed on the simulation's bus, by teaching
   assert.equal(engine.events.filter((e) => e.type === 'config.changed' && e.model === GEN_MODEL).length, changes.length);
 });
