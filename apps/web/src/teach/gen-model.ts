@@ -3,13 +3,12 @@
  * (model_repository/tiny_lm_generate/config.pbtxt, its parameters the knobs; a test parses the file and
  * compares), the step signature its KV blocks are sized from (bundled-signatures.ts, checked against the
  * model file), and its knobs read by the load's rules (core `iterativeSetupFromConfig`) with the memory
- * the server gives the KV cache when no --memory-budget is set: every slot its longest sequence
- * (max_num_sequences x max_seq_len tokens), capped by max_tokens_in_paged_kv_cache. So a knob the server
+ * the server gives the KV cache when no --memory-budget is set (core `unbudgetedKvBytes`: every slot its
+ * longest sequence), capped by max_tokens_in_paged_kv_cache. So a knob the server
  * refuses at load or live is refused here in the same words.
  */
 import { normalizeModelConfig, readNumberText, type ModelConfig, type ModelInput, type ModelOutput, type ModelSignature } from '@inferscope/core/config';
-import { iterativeSetupFromConfig, ITERATIVE_PARAMETERS, type IterativeSetup } from '@inferscope/core/iterative';
-import { kvBytesPerBlock, kvShapeFromConfig } from '@inferscope/core/kv-cache';
+import { iterativeSetupFromConfig, ITERATIVE_PARAMETERS, unbudgetedKvBytes, type IterativeSetup } from '@inferscope/core/iterative';
 import { BUNDLED_SIGNATURES } from './bundled-signatures';
 
 export const GEN_MODEL = 'tiny_lm_generate';
@@ -74,12 +73,7 @@ export function maxSeqLen(config: ModelConfig): number {
 export function genSetupFor(config: ModelConfig): IterativeSetup {
   const step = stepConfig(config);
   const longest = maxSeqLen(config);
-  const read = (kvBudgetBytes: number) => {
-    const got = iterativeSetupFromConfig(step, { kvBudgetBytes, maxSequenceTokens: longest });
-    if ('problems' in got) throw new Error(got.problems.join('; '));
-    return got.setup;
-  };
-  const shape = kvShapeFromConfig(step);
-  const perToken = 'shape' in shape ? kvBytesPerBlock(shape.shape, 1) : 0;
-  return read(read(Number.MAX_SAFE_INTEGER).knobs.maxNumSequences * longest * perToken);
+  const got = iterativeSetupFromConfig(step, { kvBudgetBytes: unbudgetedKvBytes(step, longest), maxSequenceTokens: longest });
+  if ('problems' in got) throw new Error(got.problems.join('; '));
+  return got.setup;
 }
