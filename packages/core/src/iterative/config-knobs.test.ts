@@ -82,7 +82,7 @@ test('without a memory budget every slot gets its longest sequence of KV; the pa
   assert.equal(bytes, 3 * 256 * 1024);
   const r = iterativeSetupFromConfig(config({ max_num_sequences: '3', max_tokens_in_paged_kv_cache: '512' }), { kvBudgetBytes: bytes, maxSequenceTokens: 256 });
   assert.ok('setup' in r && r.setup.knobs.totalBlocks === 32, 'capped at 512 tokens, under the 48 blocks the slots would take');
-  for (const bad of [{ max_num_sequences: 'x' }, { max_tokens_in_paged_kv_cache: '64' }]) {
+  for (const bad of [{ max_num_sequences: 'x' }, { max_tokens_in_paged_kv_cache: '64' }] as Record<string, string>[]) {
     const setup = iterativeSetupFromConfig(config(bad), { kvBudgetBytes: unbudgetedKvBytes(config(bad), 256), maxSequenceTokens: 256 });
     assert.deepEqual(setup, iterativeSetupFromConfig(config(bad), { kvBudgetBytes: Number.MAX_SAFE_INTEGER, maxSequenceTokens: 256 }));
     assert.ok('problems' in setup && setup.problems[0]!.includes(Object.keys(bad)[0]!), JSON.stringify(setup));
