@@ -6,7 +6,10 @@
  * model. The server's side is its own code: the gateway's validator and refusal, handleControl, and the
  * manager's live edits (core's planner, the config file's rules, the scheduler), with a real
  * ModelScheduler on a virtual clock behind it. Every acknowledgement must be equal: accept or refuse,
- * the words, the code and the change list.
+ * the words, the code and the change list. The generative lessons' tiny_lm_generate likewise: the server's
+ * live edits on its real IterativeScheduler (the bundled config and model file) against teaching's step
+ * loop serving the lesson's traffic; the knob changes the server accepts are accepted with the same
+ * change lists, and its refusals are refused in its words.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,6 +27,15 @@ import { MemoryLedger } from '../../apps/server/src/memory/ledger.ts';
 import { publicMessage } from '../../apps/server/src/infer/redact-paths.ts';
 import type { ModelEntry, VersionSlot } from '../../apps/server/src/models/types.ts';
 import { TeachingEngine, toCoreScenario } from '../../apps/web/src/teach/engine.ts';
+import { EventBus, type Executor, type InferPayload, type InferResult } from '@inferscope/core';
+import { RealClock } from '@inferscope/core/clock';
+import { parseModelConfig } from '@inferscope/core/config';
+import { readOnnxSignature } from '../../apps/server/src/backends/index';
+import { generativeModelOf } from '../../apps/server/src/generate/generative-model';
+import { IterativeScheduler } from '../../apps/server/src/generate/iterative-scheduler';
+import { REPO } from '../backends/fixtures';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { LESSONS } from '../../apps/web/src/teach/lessons.ts';
 
 const M = 'mlp_classifier';
@@ -36,10 +48,15 @@ function serverSide(scenario: ReturnType<(typeof LESSONS)[number]['scenario']>) 
   });
   // the config as the server keeps a loaded version's: normalised with Triton's defaults
   const config = normalizeModelConfig(structuredClone({ name: m.name, platform: m.platform, ...m.config }) as unknown as ModelConfig, { modelName: m.name, gpuCount: 0 });
-  const slot = { version: 1, state: 'READY', config, scheduler: sim.schedulers.get(m.name), files: [], changedPaths: new Set<string>() } as unknown as VersionSlot;
-  const entry = { name: m.name, maxBatchLimit: config.max_batch_size ?? 0, versions: new Map([[1, slot]]) } as unknown as ModelEntry;
-  const entries = new Map([[m.name, entry]]);
-  const ctx: LiveEditContext = { runtime: defaultRuntime({ memory: new MemoryLedger() }), gpuCount: 0 };
+  return gateway(m.name, config, sim.schedulers.get(m.name), new MemoryLedger());
+}
+
+/** The gateway and the manager's live edits over one loaded version (its config and its scheduler). */
+function gateway(name: string, config: ModelConfig, scheduler: unknown, memory: MemoryLedger) {
+  const slot = { version: 1, state: 'READY', config, scheduler, files: [], changedPaths: new Set<string>() } as unknown as VersionSlot;
+  const entry = { name, maxBatchLimit: config.max_batch_size ?? 0, versions: new Map([[1, slot]]) } as unknown as ModelEntry;
+  const entries = new Map([[name, entry]]);
+  const ctx: LiveEditContext = { runtime: defaultRuntime({ memory }), gpuCount: 0 };
   const toVersion = (v: string | undefined) => (v === undefined ? undefined : Number(v));
   const target = {
     updateDynamicBatching: async (name: string, version: string | undefined, patch: DynamicBatchingPatch, by: string) => {
@@ -69,6 +86,18 @@ const nested = (depth: number): unknown => {
   for (let i = 0; i < depth; i++) v = [v];
   return v;
 };
+
+/** setIterativeKnobs past its bounds, of the wrong types, with an unknown field or none, at an unknown version. */
+const knobRefusals = (model: string): unknown[] => [
+  { action: 'setIterativeKnobs', model, max_num_sequences: 0 },
+  { action: 'setIterativeKnobs', model, max_num_tokens: 1_048_577 },
+  { action: 'setIterativeKnobs', model, max_tokens_in_paged_kv_cache: 2.5 },
+  { action: 'setIterativeKnobs', model, batch_scheduler_policy: 'fastest' },
+  { action: 'setIterativeKnobs', model, enable_chunked_context: 'yes' },
+  { action: 'setIterativeKnobs', model, max_queue_delay_microseconds: 5 },
+  { action: 'setIterativeKnobs', model },
+  { action: 'setIterativeKnobs', model, version: 2, max_num_tokens: 4 },
+];
 
 /** In order: later messages see what earlier accepted ones changed. */
 const MESSAGES: unknown[] = [
@@ -131,15 +160,8 @@ const MESSAGES: unknown[] = [
   // an iterative model's knobs: refused for this request-level model, and their bounds and words
   { action: 'setIterativeKnobs', model: M, max_num_sequences: 4 },
   { action: 'setIterativeKnobs', model: M, version: 1, batch_scheduler_policy: 'max_utilization', enable_chunked_context: true },
-  { action: 'setIterativeKnobs', model: M, max_num_sequences: 0 },
-  { action: 'setIterativeKnobs', model: M, max_num_tokens: 1_048_577 },
-  { action: 'setIterativeKnobs', model: M, max_tokens_in_paged_kv_cache: 2.5 },
-  { action: 'setIterativeKnobs', model: M, batch_scheduler_policy: 'fastest' },
-  { action: 'setIterativeKnobs', model: M, enable_chunked_context: 'yes' },
-  { action: 'setIterativeKnobs', model: M, max_queue_delay_microseconds: 5 },
-  { action: 'setIterativeKnobs', model: M },
+  ...knobRefusals(M),
   { action: 'setIterativeKnobs', model: 'nope', max_num_tokens: 4 },
-  { action: 'setIterativeKnobs', model: M, version: 2, max_num_tokens: 4 },
   // not a control message
   null, 42, 'setInstanceCount', [{ action: 'setInstanceCount', model: M, count: 2 }], {},
   { action: 'explode', model: M }, { action: 5 },
@@ -184,4 +206,64 @@ test("the scheduler's own live entry points use the planner too: 0 or 65 instanc
   await assert.rejects(s.setInstanceCount(undefined, 0, 't'), (e: Error & { code?: string }) => e.message === "'count' must be between 1 and 64, got 0" && e.code === 'INVALID_ARG');
   await assert.rejects(s.setInstanceCount(undefined, 65, 't'), /'count' must be between 1 and 64, got 65/);
   assert.throws(() => s.updateDynamicBatching({ max_batch_size: 64 }, 't'), /above what model 'mlp_classifier' allows \(32/);
+});
+
+const G = 'tiny_lm_generate';
+
+/** The server's control path for tiny_lm_generate as it loads it (the bundled config and model file, no memory budget), its scheduler the real IterativeScheduler. */
+async function generativeServerSide() {
+  const dir = join(REPO, G);
+  const config = normalizeModelConfig(parseModelConfig(readFileSync(join(dir, 'config.pbtxt'), 'utf8')), { modelName: G, gpuCount: 0 });
+  const memory = new MemoryLedger();
+  // no request is sent, so no step runs: the executor only starts its instance
+  const executor: Executor<InferPayload, InferResult> = { execute: async () => [] };
+  const scheduler = new IterativeScheduler({ model: G, version: '1', idPrefix: 'g:', config, generative: generativeModelOf(readOnnxSignature(join(dir, '1/model.onnx')), config), clock: new RealClock(), bus: new EventBus(), executor, memory });
+  await scheduler.start();
+  return { control: gateway(G, config, scheduler, memory), stop: () => scheduler.stop() };
+}
+
+/** In order, for the generative lessons' model: accepted ones (in place, new planner, new KV size), then refusals in the load's and the schema's words. */
+const GENERATIVE_MESSAGES: unknown[] = [
+  { action: 'setIterativeKnobs', model: G, max_num_sequences: 4 },
+  { action: 'setIterativeKnobs', model: G, max_num_sequences: 4 },
+  { action: 'setIterativeKnobs', model: G, version: '1', batch_scheduler_policy: 'max_utilization', enable_chunked_context: true },
+  { action: 'setIterativeKnobs', model: G, max_num_tokens: 64 },
+  { action: 'setIterativeKnobs', model: G, max_tokens_in_paged_kv_cache: 1024 },
+  { action: 'setIterativeKnobs', model: G, max_num_sequences: 16, max_tokens_in_paged_kv_cache: 4096 },
+  { action: 'setIterativeKnobs', model: G, version: 1, batch_scheduler_policy: 'guaranteed_no_evict' },
+  // refused: a KV budget under one sequence (the load's words), the bounds, the types, the version, the fields
+  { action: 'setIterativeKnobs', model: G, max_tokens_in_paged_kv_cache: 64 },
+  ...knobRefusals(G),
+  { action: 'setIterativeKnobs', model: G, max_num_sequences: 1_000_000_000 },
+  // the request-level controls, refused for an iterative model
+  { action: 'setDynamicBatching', model: G, max_queue_delay_microseconds: 500 },
+  { action: 'setInstanceCount', model: G, count: 2 },
+  { action: 'setInstanceCount', model: G, count: 1 },
+  // a last accepted change after the refusals: nothing above changed anything
+  { action: 'setIterativeKnobs', model: G, max_num_sequences: 2, max_num_tokens: 256 },
+];
+
+test('the generative lessons serve tiny_lm_generate: its knobs are accepted and refused by teaching as by the server, the same change lists and words', async () => {
+  const scenario = LESSONS.find((l) => l.id === 'rebuild')!.scenario(1);
+  const server = await generativeServerSide();
+  const engine = new TeachingEngine(scenario);
+  await engine.whenReady();
+  engine.advanceTo(20_000); // teaching's model is serving its lesson's traffic meanwhile
+  let accepted = 0;
+  let refusals = 0;
+  try {
+    for (const raw of GENERATIVE_MESSAGES) {
+      const label = JSON.stringify(raw);
+      const fromServer = await server.control(raw);
+      const fromTeaching = await engine.control(raw);
+      assert.deepEqual(fromTeaching, fromServer, `teaching and server differ on ${label}`);
+      if (fromServer.ok && 'changes' in fromServer && fromServer.changes.length > 0) accepted++;
+      if (!fromServer.ok) refusals++;
+    }
+  } finally {
+    await server.stop();
+  }
+  assert.equal(accepted, 7, 'every change the server accepts, teaching accepts with the same change list');
+  assert.ok(refusals >= 7, `refused ${refusals}`);
+  assert.equal(engine.gen!.config.parameters?.max_num_sequences?.string_value, '2');
 });

@@ -10,6 +10,7 @@ import { ITERATIVE_KNOBS, LIVE_LIMITS, type IterativeKnob, type IterativeKnobFie
 import type { ModelLive } from '../store/live-types';
 import { sendControl } from '../live/control';
 import { S } from '../i18n/strings';
+import { useApp } from '../store/app-store';
 
 /** The knob's value in the live config: Triton's parameters are strings ('' when the config leaves it to the default). */
 function liveValue(m: ModelLive, field: IterativeKnobField): string {
@@ -62,9 +63,11 @@ function KnobInput(props: { knob: IterativeKnob; model: ModelLive; disabled: boo
 
 export function IterativeControls(props: { model: ModelLive; disabled: boolean }) {
   const T = S.iterativeControls;
+  const teaching = useApp((s) => s.mode) === 'teach';
   return (
     <div className="space-y-3" data-testid="iterative-controls">
       <h3 className="text-sm font-semibold">{T.heading}</h3>
+      {teaching && <p className="text-xs text-muted" data-testid="iterative-teaching-note">{T.teaching}</p>}
       {ITERATIVE_KNOBS.map((k) => <KnobInput key={k.field} knob={k} model={props.model} disabled={props.disabled} />)}
       <p className="text-xs text-muted">{T.caption}</p>
     </div>

@@ -14,6 +14,9 @@ export const ITERATIVE_CONTROLS_EN = {
   unset: 'default',
   caption:
     'Slots, token budget and chunked prefill change in place. The policy and the KV budget size the KV cache: a new one takes over, the running sequences recompute their text (shown as preemptions) and none is lost.',
+  /** teaching mode: the model is served in the page, not by a server */
+  teaching:
+    "Teaching mode: this page serves tiny_lm_generate with the server's step scheduler on the simulated clock, under the lesson's own traffic, round after round. A change is checked and applied as the server applies it, at the next step.",
 };
 
 export const ITERATIVE_CONTROLS_ZH: typeof ITERATIVE_CONTROLS_EN = {
@@ -28,4 +31,6 @@ export const ITERATIVE_CONTROLS_ZH: typeof ITERATIVE_CONTROLS_EN = {
   unset: '默认',
   caption:
     '序列数、词元预算和分块预填充原地生效。策略和 KV 预算决定 KV 缓存的大小：换上新的缓存，正在运行的序列重新计算其文本（显示为抢占），不丢失任何序列。',
+  teaching:
+    '教学模式：本页面在模拟时钟上用服务器的逐步调度器运行 tiny_lm_generate，流量是本课自己的请求，一轮接一轮。修改的检查和生效方式与服务器相同，在下一步生效。',
 };

@@ -5,7 +5,7 @@
  * into a fresh LiveModel; the scheduler itself only moves forward). On top of the simulator this adds the
  * modelled memory ledger and its budget, so lesson 5 can show a refused instance.
  */
-import { errors, InferError, type ControlAck, type ControlMessage, type SchedulerEvent, type Snapshot } from '@inferscope/core';
+import { errors, InferError, type ControlAck, type ControlMessage, type ModelSnapshot, type SchedulerEvent, type Snapshot } from '@inferscope/core';
 import { createSimulation, type Simulation } from '@inferscope/core/sim';
 import type { Scenario } from '@inferscope/core/load';
 import { configProblems, normalizeModelConfig, type ModelConfig } from '@inferscope/core/config';
@@ -14,6 +14,7 @@ import { planBatchingChange, planInstanceCount } from '@inferscope/core/schedule
 import { planIterativeChange } from '@inferscope/core/iterative';
 import type { SimModel, SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
+import { GEN_VERSION, TeachingGenerator } from './gen-serve';
 import { S } from '../i18n/strings';
 
 const DEVICE = 'cpu';
@@ -38,6 +39,8 @@ export class TeachingEngine {
   /** max_batch_size as loaded: a live change may lower it, not raise it past this (as on the server) */
   private readonly loadedMaxBatch = new Map<string, number>();
   private ready: Promise<void>;
+  /** tiny_lm_generate, served with core's step loop on the simulation's clock (the generative lessons) */
+  readonly gen: TeachingGenerator | null;
 
   constructor(readonly scenario: SimScenario) {
     this.sim = createSimulation({
@@ -53,6 +56,7 @@ export class TeachingEngine {
       this.configs.set(m.name, config);
       this.loadedMaxBatch.set(m.name, config.max_batch_size ?? 0);
     }
+    this.gen = scenario.generative ? new TeachingGenerator(this.sim.clock, this.sim.bus, scenario.generative, scenario.seed) : null;
     // Instances start through promises: let those settle before the first step.
     this.ready = new Promise<void>((r) => setTimeout(r, 0)).then(() => this.emitMemory());
   }
@@ -82,11 +86,14 @@ export class TeachingEngine {
     return {
       server: { name: 'inferscope-sim', version: '1', extensions: [], model_control_mode: 'none', token_required: false, can_control: true, cpu_count: 2, gpu_count: 0 },
       repositories: [S.simulatedRepository],
-      models: this.scenario.models.map((m) => ({
+      models: this.scenario.models.map((m): ModelSnapshot => ({
         name: m.name, version: SIM_VERSION, state: 'READY', repository: S.simulatedRepository, backend: m.backend, platform: m.platform,
         config: this.configs.get(m.name) as unknown as Record<string, unknown>,
         instances: [], files: m.files, queue_depth: {},
-      })),
+      })).concat(this.gen ? [{
+        name: this.gen.model, version: GEN_VERSION, state: 'READY' as const, repository: S.simulatedRepository, backend: 'onnxruntime', platform: '',
+        config: this.gen.config as unknown as Record<string, unknown>, instances: [], files: [], queue_depth: {},
+      }] : []),
       memory: [],
       stats: null,
       t: 0,
@@ -113,12 +120,11 @@ export class TeachingEngine {
   }
 
   private async apply(msg: ControlMessage): Promise<ControlAck> {
+    if (this.gen && 'model' in msg && msg.model === this.gen.model) return this.applyToGen(this.genOf('version' in msg ? msg.version : undefined), msg);
     if (msg.action === 'setIterativeKnobs') {
-      // planned by the server's planner, so a model that is not iterative is refused in its words; the
-      // simulated models here are request-level ones, so a change it accepts needs the live server
-      const { model, config } = this.modelOf(msg.model, msg.version);
+      // planned by the server's planner: this model is not iterative, refused in its words
       const { action: _a, model: _m, version: _v, ...patch } = msg;
-      const next = planIterativeChange(model.name, config, patch);
+      const next = planIterativeChange(msg.model, this.modelOf(msg.model, msg.version).config, patch);
       if (next.changes.length === 0) return { ok: true, changes: next.changes };
       return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
     }
@@ -126,10 +132,7 @@ export class TeachingEngine {
       return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
     }
     const { model, config, scheduler } = this.modelOf(msg.model, msg.version);
-    const check = (next: ModelConfig) => {
-      const problems = configProblems(next, { folderName: model.name, gpuCount: 0 });
-      if (problems.length > 0) throw errors.INVALID(problems[0].message);
-    };
+    const check = (next: ModelConfig) => this.check(model.name, next);
     if (msg.action === 'setDynamicBatching') {
       const { action: _a, model: _m, version: _v, ...patch } = msg;
       const next = planBatchingChange(model.name, config, patch, this.loadedMaxBatch.get(model.name) ?? 0, check);
@@ -153,6 +156,47 @@ export class TeachingEngine {
     this.instanceCounts.set(model.name, total);
     this.emitMemory();
     return { ok: true, changes: next.changes };
+  }
+
+  /**
+   * A control message for the generative model, as the server's live edits take it: its knobs planned by
+   * core's planIterativeChange, checked as a config file, applied at the step loop's next boundary
+   * (gen-serve.ts); the request-level controls planned alike and refused where the server's planner or
+   * its iterative scheduler refuses them.
+   */
+  private async applyToGen(gen: TeachingGenerator, msg: ControlMessage): Promise<ControlAck> {
+    const check = (next: ModelConfig) => this.check(gen.model, next);
+    if (msg.action === 'setIterativeKnobs') {
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planIterativeChange(gen.model, gen.config, patch);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+      check(next.config);
+      await gen.apply(next, 'teaching');
+      return { ok: true, changes: next.changes };
+    }
+    if (msg.action === 'setDynamicBatching') {
+      const { action: _a, model: _m, version: _v, ...patch } = msg;
+      const next = planBatchingChange(gen.model, gen.config, patch, gen.config.max_batch_size ?? 0, check);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+    } else if (msg.action === 'setInstanceCount') {
+      const next = planInstanceCount(gen.model, gen.config, msg.group, msg.count);
+      check(next.config);
+      if (next.changes.length === 0) return { ok: true, changes: next.changes };
+      gen.setInstanceCount();
+    }
+    return controlRefusal(new InferError('UNSUPPORTED', S.simErrors.needsServer(msg.action)));
+  }
+
+  /** A changed config checked as a config file, as the server's live edits check it. */
+  private check(name: string, next: ModelConfig): void {
+    const problems = configProblems(next, { folderName: name, gpuCount: 0 });
+    if (problems.length > 0) throw errors.INVALID(problems[0].message);
+  }
+
+  /** The generative model, at the version a message names (the simulator serves version 1). */
+  private genOf(version: string | undefined): TeachingGenerator {
+    if (version !== undefined && version !== GEN_VERSION) throw errors.UNKNOWN_VERSION(this.gen!.model, version);
+    return this.gen!;
   }
 
   /** The model a message names, found as the server finds it (Triton's words); the simulator serves version 1. */

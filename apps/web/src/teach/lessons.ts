@@ -13,7 +13,10 @@ import { fullBatchesPerS, moderateRate, roundRate } from './rates';
 import { COURSE_DEFAULTS } from '@inferscope/core/sim';
 import { S } from '../i18n/strings';
 import { QUIET_PER_S } from './autotune-day';
-import { kvOpeningUs } from './kv-limit-run';
+import { rebuildArrivals } from './rebuild-run';
+import { kvArrivals, kvOpeningUs } from './kv-limit-run';
+import { chunkArrivals } from './chunk-run';
+import type { GenTraffic } from './gen-serve';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */
@@ -40,6 +43,11 @@ export interface Lesson {
 }
 
 const SECOND = 1_000_000;
+
+/** each generative lesson's own seeded workload, one round of the playback's tiny_lm_generate traffic */
+const GEN_ROUNDS: Record<GenKnob, GenTraffic['round']> = { rebuild: (seed) => rebuildArrivals(seed), kvlimit: (seed) => kvArrivals(seed), chunked: (seed) => chunkArrivals(seed) };
+/** rounds start for this long (simulated: ten seconds is over a minute and a half of watching at the lessons' speed) */
+const GEN_TRAFFIC_US = 10 * SECOND;
 
 /** Playback speeds offered (simulated µs per wall ms); every lesson starts at one of them. */
 export const SPEEDS: [number, string][] = [[1, '1/1000×'], [10, '1/100×'], [100, '1/10×'], [1000, '1×']];
@@ -140,10 +148,14 @@ export const LESSONS: Lesson[] = [
     formulas: ['little'],
   },
   // generative models: core's iterative scheduler in the simulator (RebuildDemo, KvLimitDemo, ChunkDemo);
-  // the playback behind each is plain light traffic, as lesson 13's
+  // the playback behind each serves tiny_lm_generate under the lesson's own workload, round after round
+  // (gen-serve.ts: its timeline, block map and Live Controls as on the live server), beside light traffic
   ...(['rebuild', 'kvlimit', 'chunked'] as const).map((id, i): Lesson => ({
     id, chapter: 15 + i, view: 'state', speed: 100, knob: id,
-    scenario: (seed) => ({ models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed }),
+    scenario: (seed) => ({
+      models: [mlp({}, { max_queue_delay_microseconds: 500 })], traffic: { rate: 200, durationUs: 60 * SECOND }, budgetBytes: 0, seed,
+      generative: { round: GEN_ROUNDS[id], durationUs: GEN_TRAFFIC_US },
+    }),
     formulas: ['little'],
     // lesson 16's block map opens on its first preemption (kv-limit-run.ts), the others on their runs played
     openAtUs: id === 'kvlimit' ? kvOpeningUs : undefined,

@@ -11,6 +11,9 @@ import { setControlSender } from '../live/control';
 import { registerDrawer } from '../charts/frame-loop';
 import { TeachingEngine } from './engine';
 import { SimStats } from './sim-stats';
+import { GenReplay } from './gen-replay';
+import { GEN_VERSION } from './gen-serve';
+import { modelKey } from '../store/live-types';
 import type { Lesson } from './lessons';
 import { applyKnobs, knobsFromControl, type DemoKnobs } from './knobs';
 import type { SchedulerEvent } from '@inferscope/core';
@@ -54,6 +57,8 @@ class Playback {
   engine: TeachingEngine | null = null;
   private cursor = 0;
   private stats = new SimStats(1_000_000);
+  /** the generative model's `generation` messages (gen-replay.ts), when the lesson serves one */
+  private gen: GenReplay | null = null;
   private nextStats = 0;
   private lastWall = 0;
   private stopLoop: (() => void) | null = null;
@@ -94,6 +99,8 @@ class Playback {
       // from the run's start to now, never narrower than the stats' own window (a second of watching)
       spanUs: () => chartSpanUs(playbackStore.getState().t, playbackStore.getState().speed),
     });
+    // the generative lessons' Live Controls open on the model they are about (the picked one stays picked elsewhere)
+    if (engine.gen) appStore.setState({ target: modelKey(engine.gen.model, GEN_VERSION) });
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
       this.applyUpTo(engine.now());
@@ -203,6 +210,8 @@ class Playback {
     live.applySnapshot(e.snapshot());
     this.cursor = 0;
     this.stats = new SimStats(statsWindowUs(), e.scenario.cores ?? CALIBRATION_CORES);
+    // a figures point per quarter second of watching (the server's feed: one per second of its time)
+    this.gen = e.gen && new GenReplay(e.gen, Math.max(1000, playbackStore.getState().speed * 250));
     this.nextStats = statsEveryUs();
     this.applyUpTo(t);
     if (this.lesson?.inspect) appStore.setState({ inspect: this.lesson.inspect });
@@ -225,6 +234,7 @@ class Playback {
       while (t >= this.nextStats) this.emitStats(this.nextStats);
       shown = t;
     }
+    this.gen?.upTo(shown);
     live.now = Math.max(live.now, shown);
     live.rev++;
     playbackStore.setState({ t: shown, applied: this.cursor, total: e.events.length });
@@ -238,6 +248,9 @@ class Playback {
 
   private emitStats(at: number): void {
     live.applyStats(this.stats.snapshot(at));
+    // the generation message goes out at the stats' pace (the server's every 250 ms)
+    const g = this.gen?.tick(at);
+    if (g) live.applyGeneration(g);
     this.nextStats = at + statsEveryUs();
   }
 }

@@ -1,6 +1,7 @@
 /** What a teaching scenario describes: models with a cost model and memory model, traffic, a budget. */
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import type { CostModel } from '@inferscope/core/sim';
+import type { GenTraffic } from './gen-serve';
 
 export interface SimModel {
   name: string;
@@ -32,6 +33,8 @@ export interface SimScenario {
   /** device memory budget in bytes (0 = none) */
   budgetBytes: number;
   seed: number;
+  /** tiny_lm_generate served too (the generative lessons), under this traffic */
+  generative?: GenTraffic;
   /** CPU cores of the simulated host (CPU instances beyond them share them); default: the calibration host's */
   cores?: number;
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ModelConfig } from '../config/types';
 import { kvBytesPerBlock } from '../kv-cache/index';
-import { iterativeSetupFromConfig } from './config-knobs';
+import { iterativeSetupFromConfig, unbudgetedKvBytes } from './config-knobs';
 
 type Io = NonNullable<ModelConfig['input']>;
 const t = (name: string, data_type: string, dims: number[]) => ({ name, data_type, dims }) as Io[number];
@@ -74,4 +74,17 @@ test("gpt_model_type: in-flight batching by default, TensorRT-LLM's V1 is the re
   assert.equal(batching('inflight_fused_batching'), 'continuous');
   assert.equal(batching('V1'), 'static');
   assert.equal(batching('v1'), "parameter 'gpt_model_type' of model 'tiny_lm' must be one of inflight_fused_batching, inflight_batching, V1, got 'v1'");
+});
+
+test('without a memory budget every slot gets its longest sequence of KV; the parameters still cap it; a bad config is not bounded here (the setup names its problems)', () => {
+  assert.equal(unbudgetedKvBytes(config(), 256), 8 * 256 * 1024, 'max_batch_size 8 slots x 256 tokens x 1 KiB');
+  const bytes = unbudgetedKvBytes(config({ max_num_sequences: '3', max_tokens_in_paged_kv_cache: '512' }), 256);
+  assert.equal(bytes, 3 * 256 * 1024);
+  const r = iterativeSetupFromConfig(config({ max_num_sequences: '3', max_tokens_in_paged_kv_cache: '512' }), { kvBudgetBytes: bytes, maxSequenceTokens: 256 });
+  assert.ok('setup' in r && r.setup.knobs.totalBlocks === 32, 'capped at 512 tokens, under the 48 blocks the slots would take');
+  for (const bad of [{ max_num_sequences: 'x' }, { max_tokens_in_paged_kv_cache: '64' }] as Record<string, string>[]) {
+    const setup = iterativeSetupFromConfig(config(bad), { kvBudgetBytes: unbudgetedKvBytes(config(bad), 256), maxSequenceTokens: 256 });
+    assert.deepEqual(setup, iterativeSetupFromConfig(config(bad), { kvBudgetBytes: Number.MAX_SAFE_INTEGER, maxSequenceTokens: 256 }));
+    assert.ok('problems' in setup && setup.problems[0]!.includes(Object.keys(bad)[0]!), JSON.stringify(setup));
+  }
 });

@@ -21,7 +21,7 @@
 import type { IterativeKnobField } from '../live-config/iterative-knobs';
 import type { ModelConfig } from '../config/types';
 import { readNumberText, type NumberRule } from '../config/number-text';
-import { KV_ADMISSION_POLICIES, kvBudgetProblem, planKvCache, type KvAdmissionPolicy, type KvPlan } from '../kv-cache/index';
+import { KV_ADMISSION_POLICIES, kvBudgetProblem, kvBytesPerBlock, kvShapeFromConfig, planKvCache, type KvAdmissionPolicy, type KvPlan } from '../kv-cache/index';
 import type { GenBatching, IterativeKnobs } from './types';
 
 export const ITERATIVE_PARAMETERS = {
@@ -96,4 +96,18 @@ export function iterativeSetupFromConfig(
   if (short) return { problems: [`${what(P.maxKvTokens)} caps the KV cache: ${short}`] };
   const knobs: IterativeKnobs = { maxNumSequences, maxNumTokens, enableChunkedContext: chunked === 'true', policy: policy as KvAdmissionPolicy, totalBlocks: plan.totalBlocks, blockTokens };
   return { setup: { knobs, plan, batching } };
+}
+
+/**
+ * The memory a KV cache is given where no memory budget is set (a server without --memory-budget, teaching
+ * mode): every slot (max_num_sequences) its longest sequence, at `config`'s KV bytes per token; the
+ * parameters' own limits (max_tokens_in_paged_kv_cache, the fraction) then apply to it as to a budget.
+ * Where the parameters cannot be read (or the shape), no bound at all: iterativeSetupFromConfig over it
+ * then names the problems in the words it uses for any budget.
+ */
+export function unbudgetedKvBytes(config: Parameters<typeof iterativeSetupFromConfig>[0], maxSequenceTokens: number): number {
+  const got = iterativeSetupFromConfig(config, { kvBudgetBytes: Number.MAX_SAFE_INTEGER, maxSequenceTokens });
+  const read = kvShapeFromConfig(config);
+  if (!('setup' in got) || !('shape' in read)) return Number.MAX_SAFE_INTEGER;
+  return got.setup.knobs.maxNumSequences * maxSequenceTokens * kvBytesPerBlock(read.shape, 1);
 }
