@@ -146,23 +146,23 @@ async function main(): Promise<void> {
   console.log(`\nratios (continuous / request-level, one run): output tokens/s x${(c.outputTokensPerS / r.outputTokensPerS).toFixed(2)}, ` +
     `p99 TTFT x${(c.ttftMs!.p99 / r.ttftMs!.p99).toFixed(2)} (${c.ttftMs!.p99.toFixed(1)} vs ${r.ttftMs!.p99.toFixed(1)} ms), p99 latency x${(c.latencyMs!.p99 / r.latencyMs!.p99).toFixed(2)}`);
 
-  let cost: StepCost | undefined = stepCostCalibration('tiny_lm_generate')?.cost;
+  /** the step cost the simulator charges each mode: the stored calibration's, or with --limit this run's */
+  const stored = stepCostCalibration('tiny_lm_generate');
+  let serverCost: Partial<Record<Mode, StepCost>> = stored ? { continuous: stored.fits.continuous.cost, 'request-level': stored.fits.static.cost } : {};
   let costFrom = 'the stored calibration (packages/core/src/iterative/calibrations/tiny_lm_generate.json)';
-  /** with --limit: the server's whole step cycle fitted, to show what the model's cost leaves out */
-  let serverCost: StepCost | undefined;
+  /** with --limit: the model's own steps fitted, to show what the server's time adds to it */
+  let modelCost: StepCost | undefined;
   if (LIMIT) {
     const config = parseModelConfig(await readFile(join(SOURCE, 'config.pbtxt'), 'utf8'));
-    const all: StepSample[] = [];
-    const served: StepSample[] = [];
-    const cycles: StepSample[] = [];
+    const own: StepSample[] = [];
+    const fits = {} as Record<Mode, ReturnType<typeof fitStepCost>>;
     console.log('\nlimit: the model\'s own step loop back-to-back on the server\'s step batches (this process, no server)');
     for (const mode of Object.keys(MODES) as Mode[]) {
       const steps = recordedSteps(measured[mode].events);
       const { batches, totalBlocks } = rebuildBatches(steps, BLOCK_TOKENS);
       const loop = await replay(batches, totalBlocks, { modelFile: join(SOURCE, '1/model.onnx'), config, shape: TINY_LM_KV_SHAPE, blockTokens: BLOCK_TOKENS, vocab: TINY_LM.vocab });
-      all.push(...loop.samples);
-      served.push(...steps.map((s, i) => ({ ...loop.samples[i]!, us: s.servedUs })));
-      cycles.push(...steps.map((s, i) => ({ ...loop.samples[i]!, us: s.cycleUs })));
+      own.push(...loop.samples);
+      fits[mode] = fitStepCost(steps.map((s, i) => ({ ...loop.samples[i]!, us: s.cycleUs })));
       const tokens = measured[mode].served.reduce((n, q) => n + q.outputTokens, 0);
       const limit = tokens / (loop.wallUs / 1e6);
       const f = measured[mode].figures;
@@ -170,35 +170,42 @@ async function main(): Promise<void> {
       console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${f.outputTokensPerS.toFixed(1)} is ${(f.outputTokensPerS / limit).toFixed(2)} of it` +
         ` (mean step: own loop ${perStep(loop.wallUs)}, server executor ${perStep(steps.reduce((t, x) => t + x.servedUs, 0))}, server cycle ${perStep(steps.reduce((t, x) => t + x.cycleUs, 0))})`);
     }
-    const fit = fitStepCost(all);
-    cost = fit.cost;
-    costFrom = "this run's model steps (the replay)";
     const line = (what: string, f: ReturnType<typeof fitStepCost>) => console.log(`  ${what.padEnd(48)} ${JSON.stringify(f.cost)} (R² ${f.r2.toFixed(3)}, mean error ${f.meanErrorPct.toFixed(1)}% per step)`);
-    line("step cost, the model's own steps (calibration):", fit);
-    line("the same steps, the server's executor time:", fitStepCost(served));
-    const cycleFit = fitStepCost(cycles);
-    serverCost = cycleFit.cost;
-    line('the same steps, the server start to next start:', cycleFit);
+    const ownFit = fitStepCost(own);
+    modelCost = ownFit.cost;
+    line("step cost, the model's own steps (both modes):", ownFit);
+    for (const mode of Object.keys(MODES) as Mode[]) line(`the server's steps, ${mode}, start to next start:`, fits[mode]);
+    serverCost = { continuous: fits.continuous.cost, 'request-level': fits['request-level'].cost };
+    costFrom = "this run's server steps, per mode";
     if (WRITE_CALIBRATION) {
       // The step as the server serves it (start to next start: the model, its hand-off to the instance's
-      // worker thread and back, the tokens delivered), not the model alone: what the simulator and the
-      // lessons charge is meant to predict the server, and the replay's cost leaves the hand-off out.
-      const doc = { model: 'tiny_lm_generate', backend: 'onnxruntime', kind: 'KIND_CPU', date: new Date().toISOString().slice(0, 10), host: `${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start of the replay`, method: `bench/generate/run.ts --limit --write-calibration: least squares over the ${cycles.length} steps the server ran in both modes, each timed start to next start (${process.argv.slice(2).join(' ')})`, cost: cycleFit.cost, steps: cycles.length, r2: Number(cycleFit.r2.toFixed(4)), mean_error_pct: Number(cycleFit.meanErrorPct.toFixed(1)) };
+      // worker thread and back, the tokens delivered), not the model alone, and per mode: what the
+      // simulator and the lessons charge is meant to predict the server, and the replay's cost leaves the
+      // hand-off and the streaming out.
+      const fitDoc = (mode: Mode) => ({ cost: fits[mode].cost, steps: recordedSteps(measured[mode].events).length, r2: Number(fits[mode].r2.toFixed(4)), mean_error_pct: Number(fits[mode].meanErrorPct.toFixed(1)) });
+      const doc = {
+        model: 'tiny_lm_generate', backend: 'onnxruntime', kind: 'KIND_CPU', date: new Date().toISOString().slice(0, 10),
+        host: `${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start of the replay`,
+        method: `bench/generate/run.ts --limit --write-calibration: least squares over the steps the server ran in each mode, each timed start to next start (${process.argv.slice(2).join(' ')})`,
+        fits: { continuous: fitDoc('continuous'), static: fitDoc('request-level') },
+      };
       await writeFile(CALIBRATION_FILE, `${JSON.stringify(doc, null, 2)}\n`);
       console.log(`  wrote ${CALIBRATION_FILE}`);
     }
   }
-  if (!cost) return void console.log('\nno step cost calibration: run with --limit to fit one');
-  console.log(`\nsimulator (simulateGeneration, same requests and ${MODE.kind === 'concurrency' ? 'closed loop' : 'arrival times'}), step cost from ${costFrom}: ${JSON.stringify(cost)}`);
-  for (const [label, c] of [['', cost], ['  (server cycle cost)', serverCost]] as const) {
-    if (!c) continue;
+  console.log(`\nsimulator (simulateGeneration, same requests and ${MODE.kind === 'concurrency' ? 'closed loop' : 'arrival times'}): predicted vs measured by the client and on the server's events`);
+  const costs: [string, (mode: Mode) => StepCost | undefined][] = [[`step cost from ${costFrom}`, (mode) => serverCost[mode]], ["the model's own step cost (no server time)", () => modelCost]];
+  for (const [label, costOf] of costs) {
+    if (!costOf('continuous')) continue;
+    console.log(`  ${label}:`);
     for (const mode of Object.keys(MODES) as Mode[]) {
       const { figures: m, server } = measured[mode];
-      const p = predict(measured[mode].served, { knobs: KNOBS, cost: c, batching: MODES[mode].batching, mode: MODE, gapUs: 0 });
-      console.log(`  ${(mode + label).padEnd(34)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs client ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}), server ${server.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, server.outputTokensPerS)}); ` +
+      const p = predict(measured[mode].served, { knobs: KNOBS, cost: costOf(mode)!, batching: MODES[mode].batching, mode: MODE, gapUs: 0 });
+      console.log(`    ${mode.padEnd(14)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs client ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}), server ${server.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, server.outputTokensPerS)}); ` +
         `p99 TTFT predicted ${p.ttftMs!.p99.toFixed(1)} vs client ${m.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, m.ttftMs!.p99)}), server ${server.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, server.ttftMs!.p99)})`);
     }
   }
+  if (!serverCost.continuous) console.log('  no step cost calibration: run with --limit to fit one');
 }
 
 await main();

@@ -14,4 +14,4 @@ export { fitStepCost, stepSampleOf, type StepSample } from './step-cost-fit';
 export { TokenTimeline, type TimelineCell } from './timeline';
 export { planIterativeChange, type IterativeChange } from './live-change';
 export { replanAtBoundary, type Replan } from './replan';
-export { STEP_COST_CALIBRATIONS, stepCostCalibration, type StepCostCalibration } from './calibrations/index';
+export { STEP_COST_CALIBRATIONS, stepCostCalibration, type StepCostCalibration, type StepCostFit } from './calibrations/index';
