@@ -76,7 +76,7 @@ const terms = (c: StepCost, us: string, seq: string, token: string, call: string
 /** the step cost line and the table's summary, the same in lessons 15-17 */
 export const GEN_DEMO_EN: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `Step cost: tiny_lm_generate's fit (${c.steps} steps, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`
+    ? `Step cost: tiny_lm_generate's fit to the server's continuous steps (${c.steps}, r² ${c.r2.toFixed(2)}): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`
     : `Modelled step cost (no tiny_lm calibration ships): ${terms(c.cost, 'µs', 'seq', 'token', 'extra call', 'context slot')}`),
   rows: 'Every run (the rows the verdict is computed from)',
   shown: (step, steps, at, span, whole) => (whole
@@ -86,7 +86,7 @@ export const GEN_DEMO_EN: GenDemoText = {
 
 export const GEN_DEMO_ZH: GenDemoText = {
   cost: (c) => (c.kind === 'fitted'
-    ? `步开销：tiny_lm_generate 的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`
+    ? `步开销：tiny_lm_generate 在服务器上连续批处理各步的实测拟合（${c.steps} 步，r² ${c.r2.toFixed(2)}）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`
     : `步开销为建模值（未随附 tiny_lm 校准）：${terms(c.cost, '微秒', '序列', '令牌', '额外调用', '上下文位')}`),
   rows: '每次运行（结论由这些行算出）',
   shown: (step, steps, at, span, whole) => (whole
