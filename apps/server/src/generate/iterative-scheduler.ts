@@ -28,8 +28,8 @@
  */
 import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
 import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
-import { StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
-import { KvBlockStore, kvBytesPerBlock, kvShapeFromConfig, type KvUsage } from '@inferscope/core/kv-cache';
+import { StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, unbudgetedKvBytes, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
+import { KvBlockStore, type KvUsage } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
 import type { StreamingPayload } from '../infer/response-stream';
@@ -54,10 +54,14 @@ export interface IterativeSchedulerOptions {
 
 /** The knobs as the config gives them, or an Error naming every bad key (checked when the scheduler is made, so the load fails with it). */
 export function iterativeSetupFor(o: Pick<IterativeSchedulerOptions, 'config' | 'generative'>, kvBudgetBytes: number): IterativeSetup {
-  const stepConfig = { ...o.generative.instanceConfig, name: o.config.name, max_batch_size: o.config.max_batch_size, parameters: o.config.parameters };
-  const got = iterativeSetupFromConfig(stepConfig, { kvBudgetBytes, maxSequenceTokens: o.generative.maxSeqLen });
+  const got = iterativeSetupFromConfig(stepConfigOf(o), { kvBudgetBytes, maxSequenceTokens: o.generative.maxSeqLen });
   if ('problems' in got) throw new Error(got.problems.join('; '));
   return got.setup;
+}
+
+/** The file's step signature (the KV cache's shape) with the user's parameters (the knobs). */
+function stepConfigOf(o: Pick<IterativeSchedulerOptions, 'config' | 'generative'>): ModelConfig {
+  return { ...o.generative.instanceConfig, name: o.config.name, max_batch_size: o.config.max_batch_size, parameters: o.config.parameters };
 }
 
 export class IterativeScheduler implements Scheduler<InferPayload, InferResult> {
@@ -107,9 +111,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     const { memory, generative } = this.o;
     const budget = memory.budget(this.instance.device);
     if (budget > 0) return Math.max(0, budget - memory.used(this.instance.device) + (this.kv?.bytes ?? 0));
-    const shape = kvShapeFromConfig(generative.instanceConfig);
-    const perToken = 'shape' in shape ? kvBytesPerBlock(shape.shape, 1) : 0;
-    return iterativeSetupFor({ config, generative }, Number.MAX_SAFE_INTEGER).knobs.maxNumSequences * generative.maxSeqLen * perToken;
+    return unbudgetedKvBytes(stepConfigOf({ config, generative }), generative.maxSeqLen);
   }
 
   enqueue(req: SchedulerRequest<InferPayload>): Promise<InferResult> {
