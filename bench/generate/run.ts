@@ -43,6 +43,8 @@ const LIMIT = process.argv.includes('--limit');
 const WRITE_CALIBRATION = process.argv.includes('--write-calibration');
 /** the load generator's nice value (0 = the server's priority, 19 = only what the server leaves) */
 const CLIENT_NICE = Number(arg('--client-nice', '0'));
+/** rounds of both modes, taking turns; the figures compared are each mode's medians */
+const ROUNDS = Math.max(1, Number(arg('--rounds', '1')));
 /** the knobs both copies are served with (and the simulator runs): written into their configs; the KV
  * blocks the server sized from them (its rule, config-knobs.ts) are read back from its events */
 const BLOCK_TOKENS = 16;
@@ -99,14 +101,28 @@ function load(url: string, model: string, work: GenAsk[]): Promise<GenRecord[]> 
 const modelName = (mode: Mode) => `gen_${mode.replace('-', '_')}`;
 const pct = (predicted: number, measured: number) => `${predicted >= measured ? '+' : ''}${((100 * (predicted - measured)) / measured).toFixed(1)}%`;
 
-interface Measured {
+interface Round {
   /** as the client measured them */
   figures: GenPerfFigures;
   /** the same definitions on the server's own events (queued -> tokens -> finished): no client in them */
   server: GenPerfFigures;
+}
+
+interface Measured {
+  rounds: Round[];
+  /** every round's step events, in order (an idle between rounds keeps their steps apart) */
   events: IterEvent[];
+  /** the requests as the server ran them (the same in every round: one seed, greedy tokens) */
   served: ServedRequest[];
 }
+
+/** The median of a figure over the rounds (a shared host's noise moves single runs by 10% and more). */
+const median = (rounds: readonly Round[], of: (r: Round) => number): number => {
+  const v = rounds.map(of).sort((a, b) => a - b);
+  return v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2;
+};
+const tps = (f: GenPerfFigures) => f.outputTokensPerS;
+const ttft99 = (f: GenPerfFigures) => f.ttftMs!.p99;
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'is-generate-bench-'));
@@ -118,33 +134,41 @@ async function main(): Promise<void> {
     const work = asks(REQUESTS, SEED);
     console.log(`workload: ${REQUESTS} requests (+${WARMUP} warm-up), ${MODE.kind === 'concurrency' ? `closed loop of ${CONCURRENCY} clients` : `poisson ${RATE}/s`}, seed ${SEED}; ` +
       `prompts ${PROMPT_MIN}-${PROMPT_MAX} bytes; outputs ${Math.round(LONG_SHARE * 100)}% ${LONG_MIN}-${LONG_MAX} else ${SHORT_MIN}-${SHORT_MAX} tokens (${work.reduce((n, a) => n + a.maxTokens, 0)} asked); max_num_sequences ${SEQUENCES}`);
-    for (const mode of Object.keys(MODES) as Mode[]) {
-      await load(url, modelName(mode), asks(WARMUP, SEED + 1));
-      const events: IterEvent[] = [];
-      const off = app.bus.on((e) => {
-        if (e.type === 'iterative' && e.model === modelName(mode)) events.push(e.event as IterEvent);
-      });
-      const records = await load(url, modelName(mode), work);
-      off();
-      const start = Math.min(...records.map((r) => r.sentMs));
-      const served = records.map((r, i) => ({ prompt: [...new TextEncoder().encode(work[i]!.text)], outputTokens: r.tokenMs.length, sentMs: r.sentMs - start }));
-      measured[mode] = { figures: genPerfFigures(records), server: genPerfFigures(recordsOfEvents(events)), events, served };
-      const { server } = measured[mode];
-      console.log(`\n== ${mode} (${modelName(mode)}) ==\n${genPerfTable(measured[mode].figures)}`);
-      console.log(`server side (its events): output tokens/s ${server.outputTokensPerS.toFixed(1)}, TTFT p50 ${server.ttftMs!.p50.toFixed(1)} p99 ${server.ttftMs!.p99.toFixed(1)} ms`);
-      const kv = events.find((e) => e.type === 'step_started');
-      if (kv?.type !== 'step_started') throw new Error(`${mode}: the server ran no step`);
-      if (KNOBS.totalBlocks && kv.kv.totalBlocks !== KNOBS.totalBlocks) throw new Error(`the two copies have ${KNOBS.totalBlocks} and ${kv.kv.totalBlocks} KV blocks`);
-      KNOBS.totalBlocks = kv.kv.totalBlocks;
+    for (const mode of Object.keys(MODES) as Mode[]) await load(url, modelName(mode), asks(WARMUP, SEED + 1));
+    // the modes take turns, round after round, so a slow spell of the host falls on both
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const mode of Object.keys(MODES) as Mode[]) {
+        const events: IterEvent[] = [];
+        const off = app.bus.on((e) => {
+          if (e.type === 'iterative' && e.model === modelName(mode)) events.push(e.event as IterEvent);
+        });
+        const records = await load(url, modelName(mode), work);
+        off();
+        const start = Math.min(...records.map((r) => r.sentMs));
+        const m = (measured[mode] ??= { rounds: [], events: [], served: records.map((r, i) => ({ prompt: [...new TextEncoder().encode(work[i]!.text)], outputTokens: r.tokenMs.length, sentMs: r.sentMs - start })) });
+        const figures = genPerfFigures(records);
+        const server = genPerfFigures(recordsOfEvents(events));
+        m.rounds.push({ figures, server });
+        m.events.push(...events);
+        if (round === 1) console.log(`\n== ${mode} (${modelName(mode)}), round 1 ==\n${genPerfTable(figures)}`);
+        console.log(`${mode} round ${round}: output tokens/s ${tps(figures).toFixed(1)} (server side, its events: ${tps(server).toFixed(1)}), p99 TTFT ${ttft99(figures).toFixed(1)} ms (server side ${ttft99(server).toFixed(1)})`);
+        const kv = events.find((e) => e.type === 'step_started');
+        if (kv?.type !== 'step_started') throw new Error(`${mode}: the server ran no step`);
+        if (KNOBS.totalBlocks && kv.kv.totalBlocks !== KNOBS.totalBlocks) throw new Error(`the two copies have ${KNOBS.totalBlocks} and ${kv.kv.totalBlocks} KV blocks`);
+        KNOBS.totalBlocks = kv.kv.totalBlocks;
+      }
     }
   } finally {
     await app.close();
     await rm(dir, { recursive: true, force: true });
   }
-  const c = measured.continuous.figures;
-  const r = measured['request-level'].figures;
-  console.log(`\nratios (continuous / request-level, one run): output tokens/s x${(c.outputTokensPerS / r.outputTokensPerS).toFixed(2)}, ` +
-    `p99 TTFT x${(c.ttftMs!.p99 / r.ttftMs!.p99).toFixed(2)} (${c.ttftMs!.p99.toFixed(1)} vs ${r.ttftMs!.p99.toFixed(1)} ms), p99 latency x${(c.latencyMs!.p99 / r.latencyMs!.p99).toFixed(2)}`);
+  const c = measured.continuous.rounds;
+  const r = measured['request-level'].rounds;
+  const byRound = c.map((x, i) => `x${(tps(x.figures) / tps(r[i]!.figures)).toFixed(2)} / x${(ttft99(x.figures) / ttft99(r[i]!.figures)).toFixed(2)}`);
+  const medTps = (rs: Round[]) => median(rs, (x) => tps(x.figures));
+  const medTtft = (rs: Round[]) => median(rs, (x) => ttft99(x.figures));
+  console.log(`\nratios (continuous / request-level, medians of ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}): output tokens/s x${(medTps(c) / medTps(r)).toFixed(2)} (${medTps(c).toFixed(1)} vs ${medTps(r).toFixed(1)}), ` +
+    `p99 TTFT x${(medTtft(c) / medTtft(r)).toFixed(2)} (${medTtft(c).toFixed(1)} vs ${medTtft(r).toFixed(1)} ms); each round, tokens/s / p99 TTFT: ${byRound.join(', ')}`);
 
   /** the step cost the simulator charges each mode: the stored calibration's, or with --limit this run's */
   const stored = stepCostCalibration('tiny_lm_generate');
@@ -163,11 +187,12 @@ async function main(): Promise<void> {
       const loop = await replay(batches, totalBlocks, { modelFile: join(SOURCE, '1/model.onnx'), config, shape: TINY_LM_KV_SHAPE, blockTokens: BLOCK_TOKENS, vocab: TINY_LM.vocab });
       own.push(...loop.samples);
       fits[mode] = fitStepCost(steps.map((s, i) => ({ ...loop.samples[i]!, us: s.cycleUs })));
-      const tokens = measured[mode].served.reduce((n, q) => n + q.outputTokens, 0);
+      // every round's steps, replayed in one loop: its tokens are every round's
+      const tokens = ROUNDS * measured[mode].served.reduce((n, q) => n + q.outputTokens, 0);
       const limit = tokens / (loop.wallUs / 1e6);
-      const f = measured[mode].figures;
+      const served = median(measured[mode].rounds, (x) => tps(x.figures));
       const perStep = (us: number) => `${(us / steps.length / 1000).toFixed(2)} ms`;
-      console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${f.outputTokensPerS.toFixed(1)} is ${(f.outputTokensPerS / limit).toFixed(2)} of it` +
+      console.log(`  ${mode.padEnd(14)} ${steps.length} steps in ${(loop.wallUs / 1e6).toFixed(2)} s: ${limit.toFixed(1)} tokens/s; the server's ${served.toFixed(1)} (median) is ${(served / limit).toFixed(2)} of it` +
         ` (mean step: own loop ${perStep(loop.wallUs)}, server executor ${perStep(steps.reduce((t, x) => t + x.servedUs, 0))}, server cycle ${perStep(steps.reduce((t, x) => t + x.cycleUs, 0))})`);
     }
     const line = (what: string, f: ReturnType<typeof fitStepCost>) => console.log(`  ${what.padEnd(48)} ${JSON.stringify(f.cost)} (R² ${f.r2.toFixed(3)}, mean error ${f.meanErrorPct.toFixed(1)}% per step)`);
@@ -193,16 +218,18 @@ async function main(): Promise<void> {
       console.log(`  wrote ${CALIBRATION_FILE}`);
     }
   }
-  console.log(`\nsimulator (simulateGeneration, same requests and ${MODE.kind === 'concurrency' ? 'closed loop' : 'arrival times'}): predicted vs measured by the client and on the server's events`);
+  console.log(`\nsimulator (simulateGeneration, same requests and ${MODE.kind === 'concurrency' ? 'closed loop' : 'arrival times'}): predicted vs measured (medians of the rounds) by the client and on the server's events`);
   const costs: [string, (mode: Mode) => StepCost | undefined][] = [[`step cost from ${costFrom}`, (mode) => serverCost[mode]], ["the model's own step cost (no server time)", () => modelCost]];
   for (const [label, costOf] of costs) {
     if (!costOf('continuous')) continue;
     console.log(`  ${label}:`);
     for (const mode of Object.keys(MODES) as Mode[]) {
-      const { figures: m, server } = measured[mode];
+      const { rounds } = measured[mode];
       const p = predict(measured[mode].served, { knobs: KNOBS, cost: costOf(mode)!, batching: MODES[mode].batching, mode: MODE, gapUs: 0 });
-      console.log(`    ${mode.padEnd(14)} tokens/s predicted ${p.outputTokensPerS.toFixed(1)} vs client ${m.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, m.outputTokensPerS)}), server ${server.outputTokensPerS.toFixed(1)} (${pct(p.outputTokensPerS, server.outputTokensPerS)}); ` +
-        `p99 TTFT predicted ${p.ttftMs!.p99.toFixed(1)} vs client ${m.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, m.ttftMs!.p99)}), server ${server.ttftMs!.p99.toFixed(1)} ms (${pct(p.ttftMs!.p99, server.ttftMs!.p99)})`);
+      const [clientTps, serverTps] = [median(rounds, (x) => tps(x.figures)), median(rounds, (x) => tps(x.server))];
+      const [clientTtft, serverTtft] = [median(rounds, (x) => ttft99(x.figures)), median(rounds, (x) => ttft99(x.server))];
+      console.log(`    ${mode.padEnd(14)} tokens/s predicted ${tps(p).toFixed(1)} vs client ${clientTps.toFixed(1)} (${pct(tps(p), clientTps)}), server ${serverTps.toFixed(1)} (${pct(tps(p), serverTps)}); ` +
+        `p99 TTFT predicted ${ttft99(p).toFixed(1)} vs client ${clientTtft.toFixed(1)} ms (${pct(ttft99(p), clientTtft)}), server ${serverTtft.toFixed(1)} ms (${pct(ttft99(p), serverTtft)})`);
     }
   }
   if (!serverCost.continuous) console.log('  no step cost calibration: run with --limit to fit one');

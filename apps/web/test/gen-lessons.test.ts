@@ -46,7 +46,7 @@ test('15: the same tokens in less time, the first token within two steps; reques
   }
   const f = rebuildFigures(rows);
   assert.ok(claimHolds('rebuild', f));
-  // seed 1 on the fitted cost (teach/README.md's figures): 477 tokens, 199 vs 367 ms, TTFT p50 2.34 ms vs 180 ms
+  // seed 1 on the fitted cost (teach/README.md's figures): 477 tokens, 163 vs 314 ms, TTFT p50 1.74 ms vs 150 ms
   assert.equal(f.tokensContinuous, 477);
   assert.ok(f.spanContinuous < 0.65 * f.spanStatic, `${f.spanContinuous} vs ${f.spanStatic}`);
   assert.ok(f.tpsContinuous > 1.5 * f.tpsStatic);
@@ -106,7 +106,8 @@ test('17: without chunking the long prompt stalls the decoders; chunked it does 
   assert.equal(off.longPrefillSteps, 1);
   assert.ok(f.chunks >= 4);
   assert.ok(f.stallOff > 1.5 * f.stallOn, `${f.stallOff} vs ${f.stallOn}`);
-  assert.ok(f.stallOff > 3 * f.gapP50Off, `${f.stallOff} vs ${f.gapP50Off}`);
+  // the stall stands out from the usual gap (about 3x on the fitted cost: a 200-token prefill is cheap beside a step's fixed cost)
+  assert.ok(f.stallOff > 2.5 * f.gapP50Off, `${f.stallOff} vs ${f.gapP50Off}`);
   // the price: the long prompt's own first token comes later in chunks
   assert.ok(f.longTtftOn > f.longTtftOff);
   // at 256 the prompt fits one step: the verdict compares with the largest budget that chunks it
