@@ -18,7 +18,8 @@
  * fails at its first step. The vocabulary must be byte-level (256 byte values, optionally one end token
  * 256 = TensorRT-LLM's end_id): InferScope has no tokenizer, a prompt's UTF-8 bytes are its token ids.
  */
-import { isDecoupled, readNumberText, type DataType, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config';
+import { isDecoupled, type DataType, type ModelConfig, type ModelInput, type ModelOutput } from '@inferscope/core/config';
+import { readMaxSeqLen } from '@inferscope/core/iterative';
 import { KV_STEP_TENSORS } from '@inferscope/core/kv-cache';
 import { groupsFromConfig, instancesInGroup } from '@inferscope/core/scheduler';
 
@@ -35,9 +36,6 @@ type OnnxTensorSignature = FileTensor;
 
 /** The client-facing tensors (Triton tensorrtllm_backend's names). */
 export const GENERATE_IO = { text: 'text_input', maxTokens: 'max_tokens', stream: 'stream', output: 'text_output' } as const;
-
-/** TensorRT-LLM's build option for the longest sequence (prompt + generated) the model holds. */
-export const MAX_SEQ_LEN = 'max_seq_len';
 
 const BYTE_VOCAB = 256;
 
@@ -75,14 +73,9 @@ export function generativeModelOf(sig: { inputs: readonly FileTensor[]; outputs:
   const instances = groupsFromConfig(name, config.instance_group).reduce((n, g) => n + instancesInGroup(g), 0);
   // One step loop owns the KV cache: its steps run on one instance, one after another.
   if (instances !== 1) problems.push(`an iterative model runs its steps on one instance (instance_group count 1), not ${instances}`);
-  const seqText = config.parameters?.[MAX_SEQ_LEN]?.string_value;
-  let maxSeqLen = 0;
-  if (seqText === undefined) problems.push(`parameter '${MAX_SEQ_LEN}' is required: the longest sequence (prompt + generated tokens) the model can hold`);
-  else {
-    const n = readNumberText(seqText, `parameter '${MAX_SEQ_LEN}' of model '${name}'`, { min: 2, max: 1 << 20 });
-    if (typeof n === 'number') maxSeqLen = n;
-    else problems.push(n.error);
-  }
+  const seq = readMaxSeqLen(config);
+  const maxSeqLen = typeof seq === 'number' ? seq : 0;
+  if (typeof seq !== 'number') problems.push(seq.error);
   const step = stepSignatureProblems(sig.inputs, sig.outputs);
   problems.push(...step.problems);
   if (problems.length > 0) throw new Error(`model '${name}' (iterative sequences): ${problems.join('; ')}`);

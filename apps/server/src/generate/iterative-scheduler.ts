@@ -28,7 +28,7 @@
  */
 import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
 import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
-import { StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, unbudgetedKvBytes, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
+import { ITERATIVE_REFUSALS, StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, unbudgetedKvBytes, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
 import { KvBlockStore, type KvUsage } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
@@ -214,7 +214,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
   }
 
   setInstanceCount(): never {
-    throw new Error(`model '${this.o.model}' is an iterative model: its steps run on one instance`);
+    throw new Error(ITERATIVE_REFUSALS.instanceCount(this.o.model));
   }
 
   async stop(): Promise<void> {

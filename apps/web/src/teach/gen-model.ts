@@ -7,13 +7,11 @@
  * longest sequence), capped by max_tokens_in_paged_kv_cache. So a knob the server
  * refuses at load or live is refused here in the same words.
  */
-import { normalizeModelConfig, readNumberText, type ModelConfig, type ModelInput, type ModelOutput, type ModelSignature } from '@inferscope/core/config';
-import { iterativeSetupFromConfig, ITERATIVE_PARAMETERS, unbudgetedKvBytes, type IterativeSetup } from '@inferscope/core/iterative';
+import { normalizeModelConfig, type ModelConfig, type ModelInput, type ModelOutput, type ModelSignature } from '@inferscope/core/config';
+import { iterativeSetupFromConfig, ITERATIVE_PARAMETERS, MAX_SEQ_LEN, readMaxSeqLen, unbudgetedKvBytes, type IterativeSetup } from '@inferscope/core/iterative';
 import { BUNDLED_SIGNATURES } from './bundled-signatures';
 
 export const GEN_MODEL = 'tiny_lm_generate';
-/** TensorRT-LLM's build option for the longest sequence, as the server reads it */
-const MAX_SEQ_LEN = 'max_seq_len';
 
 const param = (v: string) => ({ string_value: v });
 
@@ -61,7 +59,7 @@ function stepConfig(config: ModelConfig, sig: ModelSignature = BUNDLED_SIGNATURE
 
 /** prompt + generated tokens at most (the config's max_seq_len) */
 export function maxSeqLen(config: ModelConfig): number {
-  const n = readNumberText(config.parameters?.[MAX_SEQ_LEN]?.string_value ?? '', `parameter '${MAX_SEQ_LEN}' of model '${config.name}'`, { min: 2, max: 1 << 20 });
+  const n = readMaxSeqLen(config);
   if (typeof n !== 'number') throw new Error(n.error);
   return n;
 }

@@ -17,7 +17,7 @@
  */
 import { errors, type EventBus } from '@inferscope/core';
 import type { VirtualClock } from '@inferscope/core/clock';
-import { newPlanner, replanAtBoundary, simulateGeneration, SimStepExecutor, StepLoop, type GenArrival, type GenBatching, type IterativeChange, type IterativeKnobs, type IterEvent, type StepCost } from '@inferscope/core/iterative';
+import { ITERATIVE_REFUSALS, newPlanner, replanAtBoundary, simulateGeneration, SimStepExecutor, StepLoop, type GenArrival, type GenBatching, type IterativeChange, type IterativeKnobs, type IterEvent, type StepCost } from '@inferscope/core/iterative';
 import { decodeBlockMap, encodeBlockMap, type WireBlockMap } from '@inferscope/core/live';
 import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
@@ -119,7 +119,7 @@ export class TeachingGenerator {
 
   /** The iterative scheduler's refusal of an instance count (the server's words). */
   setInstanceCount(): never {
-    throw new Error(`model '${this.model}' is an iterative model: its steps run on one instance`);
+    throw new Error(ITERATIVE_REFUSALS.instanceCount(this.model));
   }
 
   /**

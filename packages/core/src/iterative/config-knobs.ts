@@ -35,6 +35,22 @@ export const ITERATIVE_PARAMETERS = {
   batching: 'gpt_model_type',
 } as const;
 
+/** TensorRT-LLM's build option for the longest sequence (prompt + generated) the model holds: required. */
+export const MAX_SEQ_LEN = 'max_seq_len';
+const MAX_SEQ_LEN_RULE: NumberRule = { min: 2, max: 1 << 20 };
+
+/** The config's max_seq_len, or why it cannot be read (missing, or not a whole number in range). */
+export function readMaxSeqLen(config: Pick<ModelConfig, 'name' | 'parameters'>): number | { error: string } {
+  const text = config.parameters?.[MAX_SEQ_LEN]?.string_value;
+  if (text === undefined) return { error: `parameter '${MAX_SEQ_LEN}' is required: the longest sequence (prompt + generated tokens) the model can hold` };
+  return readNumberText(text, `parameter '${MAX_SEQ_LEN}' of model '${config.name ?? ''}'`, MAX_SEQ_LEN_RULE);
+}
+
+/** The refusals every host of an iterative model gives (the server's scheduler, teaching mode). */
+export const ITERATIVE_REFUSALS = {
+  instanceCount: (model: string) => `model '${model}' is an iterative model: its steps run on one instance`,
+} as const;
+
 /**
  * The live knobs (live-config/iterative-knobs.ts, which cannot import this area) are keys of this table:
  * a key renamed in one place and not in the other fails the build here.

@@ -9,7 +9,7 @@ export { SimStepExecutor, simGenerateAlone, stepCostUs, stepShapeOf, type StepCo
 export { stepModelCalls, type ModelCall } from './model-calls';
 export { GenFigures, type GenFiguresOptions, type GenSummary, type GenWindow, type Spread } from './figures';
 export { newPlanner, simulateGeneration, type GenArrival, type GenBatching, type GenClosedLoop, type GenSimResult, type GenSimulation } from './simulate';
-export { ITERATIVE_PARAMETERS, iterativeSetupFromConfig, unbudgetedKvBytes, type IterativeSetup } from './config-knobs';
+export { ITERATIVE_PARAMETERS, ITERATIVE_REFUSALS, MAX_SEQ_LEN, iterativeSetupFromConfig, readMaxSeqLen, unbudgetedKvBytes, type IterativeSetup } from './config-knobs';
 export { fitStepCost, stepSampleOf, type StepSample } from './step-cost-fit';
 export { TokenTimeline, type TimelineCell } from './timeline';
 export { planIterativeChange, type IterativeChange } from './live-change';

@@ -5,9 +5,10 @@
  * of the run; per step the LLM metrics table (time to first token, inter-token latency, request latency,
  * sequence lengths, output token and request throughput).
  */
-import { isDecoupled } from '@inferscope/core/config';
+import { isDecoupled, type ModelConfig } from '@inferscope/core/config';
 import { numberArg } from '../../args/args';
-import { GENERATE_IO, MAX_SEQ_LEN } from '../../generate/generative-model';
+import { GENERATE_IO } from '../../generate/generative-model';
+import { readMaxSeqLen } from '@inferscope/core/iterative';
 import { httpGenerateStream, type GenSend } from '../../clients/generate/gen-stream';
 import { grpcGenerateStream } from '../../clients/generate/gen-grpc-stream';
 import { runGenLoad, type GenLoadMode } from '../../clients/generate/gen-load';
@@ -65,8 +66,9 @@ export async function perfGenerate(a: PerfGenerateArgs, out: (s: string) => void
     outputStddev: numberArg(a.values.outputStddev, '--output-tokens-stddev', 0, { min: 0 }),
   };
   const warmup = numberArg(a.values.warmupCount, '--warmup-request-count', 0, { integer: true, min: 0, max: 1_000_000 });
-  const seqText = (a.config as { parameters?: Record<string, { string_value?: string }> }).parameters?.[MAX_SEQ_LEN]?.string_value;
-  const maxSeqLen = seqText === undefined ? undefined : Number(seqText);
+  // the server's config as it reported it: a model it serves has a readable max_seq_len
+  const seq = readMaxSeqLen(a.config as Pick<ModelConfig, 'name' | 'parameters'>);
+  const maxSeqLen = typeof seq === 'number' ? seq : undefined;
   const grpc = a.protocol === 'grpc' ? grpcGenerateStream(a.url, a.model, a.version) : undefined;
   const send: GenSend = grpc ?? httpGenerateStream(a.url, a.model, a.version);
   try {
