@@ -12,14 +12,13 @@ import { configProblems, normalizeModelConfig, type ModelConfig } from '@infersc
 import { controlRefusal, validateControlMessage } from '@inferscope/core/live';
 import { planBatchingChange, planInstanceCount } from '@inferscope/core/scheduler';
 import { planIterativeChange } from '@inferscope/core/iterative';
-import type { SimModel, SimScenario } from './sim-types';
+import { SIM_VERSION, type SimModel, type SimScenario } from './sim-types';
 import { CALIBRATION_CORES } from './models';
-import { GEN_VERSION, TeachingGenerator } from './gen-serve';
+import { TeachingGenerator } from './gen-serve';
 import { S } from '../i18n/strings';
 
 const DEVICE = 'cpu';
 /** the one version a simulated model serves */
-const SIM_VERSION = '1';
 
 export function toCoreScenario(s: SimScenario): Scenario {
   return {
@@ -91,7 +90,7 @@ export class TeachingEngine {
         config: this.configs.get(m.name) as unknown as Record<string, unknown>,
         instances: [], files: m.files, queue_depth: {},
       })).concat(this.gen ? [{
-        name: this.gen.model, version: GEN_VERSION, state: 'READY' as const, repository: S.simulatedRepository, backend: 'onnxruntime', platform: '',
+        name: this.gen.model, version: SIM_VERSION, state: 'READY' as const, repository: S.simulatedRepository, backend: 'onnxruntime', platform: '',
         config: this.gen.config as unknown as Record<string, unknown>, instances: [], files: [], queue_depth: {},
       }] : []),
       memory: [],
@@ -195,7 +194,7 @@ export class TeachingEngine {
 
   /** The generative model, at the version a message names (the simulator serves version 1). */
   private genOf(version: string | undefined): TeachingGenerator {
-    if (version !== undefined && version !== GEN_VERSION) throw errors.UNKNOWN_VERSION(this.gen!.model, version);
+    checkVersion(this.gen!.model, version);
     return this.gen!;
   }
 
@@ -205,7 +204,7 @@ export class TeachingEngine {
     const scheduler = this.sim.schedulers.get(name);
     const config = this.configs.get(name);
     if (!model || !scheduler || !config) throw errors.UNKNOWN_MODEL(name);
-    if (version !== undefined && version !== SIM_VERSION) throw errors.UNKNOWN_VERSION(name, version);
+    checkVersion(name, version);
     return { model, scheduler, config };
   }
 
@@ -246,4 +245,9 @@ function normalized(m: SimModel): ModelConfig {
   } catch {
     return raw;
   }
+}
+
+/** A version a message names, checked as the server checks it (the simulator serves SIM_VERSION only). */
+function checkVersion(model: string, version: string | undefined): void {
+  if (version !== undefined && version !== SIM_VERSION) throw errors.UNKNOWN_VERSION(model, version);
 }

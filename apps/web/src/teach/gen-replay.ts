@@ -6,7 +6,8 @@
  * cannot tell the two apart. A seek back makes a new one and replays the log from the start.
  */
 import { GenerationFeed, type GenerationMessage } from '@inferscope/core/live';
-import { GEN_VERSION, type TeachingGenerator } from './gen-serve';
+import type { TeachingGenerator } from './gen-serve';
+import { SIM_VERSION } from './sim-types';
 
 export class GenReplay {
   private readonly feed: GenerationFeed;
@@ -15,7 +16,7 @@ export class GenReplay {
 
   /** `pointEveryUs`: one figures point per this much simulated time (the server's is a second of wall time) */
   constructor(private readonly gen: TeachingGenerator, pointEveryUs: number) {
-    this.feed = new GenerationFeed(gen.model, GEN_VERSION, { pointEveryUs });
+    this.feed = new GenerationFeed(gen.model, SIM_VERSION, { pointEveryUs });
   }
 
   /** Folds the logged events up to time t. */

@@ -23,6 +23,7 @@ import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import { GEN_MODEL, genSetupFor, loadedGenConfig } from './gen-model';
 import { GEN_COST } from './gen-run';
+import { SIM_VERSION } from './sim-types';
 
 /** The generative traffic of a lesson: one round of its seeded arrivals (its own generator), repeated until durationUs. */
 export interface GenTraffic {
@@ -30,7 +31,6 @@ export interface GenTraffic {
   durationUs: number;
 }
 
-export const GEN_VERSION = '1';
 /** simulated µs between kept block maps (a tick of the feed reads the last one at or before its time) */
 const SNAPSHOT_US = 2000;
 
@@ -148,6 +148,6 @@ export class TeachingGenerator {
       throw errors.INVALID((e as Error).message);
     }
     this.config = next.config;
-    this.bus.emit({ type: 'config.changed', t: this.clock.now(), model: GEN_MODEL, version: GEN_VERSION, changes: next.changes, by });
+    this.bus.emit({ type: 'config.changed', t: this.clock.now(), model: GEN_MODEL, version: SIM_VERSION, changes: next.changes, by });
   }
 }

@@ -12,7 +12,7 @@ import { registerDrawer } from '../charts/frame-loop';
 import { TeachingEngine } from './engine';
 import { SimStats } from './sim-stats';
 import { GenReplay } from './gen-replay';
-import { GEN_VERSION } from './gen-serve';
+import { SIM_VERSION } from './sim-types';
 import { modelKey } from '../store/live-types';
 import type { Lesson } from './lessons';
 import { applyKnobs, knobsFromControl, type DemoKnobs } from './knobs';
@@ -100,7 +100,7 @@ class Playback {
       spanUs: () => chartSpanUs(playbackStore.getState().t, playbackStore.getState().speed),
     });
     // the generative lessons' Live Controls open on the model they are about (the picked one stays picked elsewhere)
-    if (engine.gen) appStore.setState({ target: modelKey(engine.gen.model, GEN_VERSION) });
+    if (engine.gen) appStore.setState({ target: modelKey(engine.gen.model, SIM_VERSION) });
     setControlSender(async (msg) => {
       const ack = await engine.control(msg);
       this.applyUpTo(engine.now());

@@ -38,3 +38,6 @@ export interface SimScenario {
   /** CPU cores of the simulated host (CPU instances beyond them share them); default: the calibration host's */
   cores?: number;
 }
+
+/** The one version every model of the simulated server serves. */
+export const SIM_VERSION = '1';
