@@ -23,13 +23,8 @@ import type { KvBlockMap } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import { GEN_MODEL, genSetupFor, loadedGenConfig } from './gen-model';
 import { GEN_COST } from './gen-run';
-import { SIM_VERSION } from './sim-types';
+import { SIM_VERSION, type GenTraffic } from './sim-types';
 
-/** The generative traffic of a lesson: one round of its seeded arrivals (its own generator), repeated until durationUs. */
-export interface GenTraffic {
-  round: (seed: number) => GenArrival[];
-  durationUs: number;
-}
 
 /** simulated µs between kept block maps (a tick of the feed reads the last one at or before its time) */
 const SNAPSHOT_US = 2000;

@@ -5,7 +5,7 @@
  * watch, caption) is in the language tables: S.lessonText[id].
  */
 import type { ViewName } from '../store/url-state';
-import type { SimScenario } from './sim-types';
+import type { GenTraffic, SimScenario } from './sim-types';
 import type { ExperimentId } from './experiments';
 import type { LessonId } from '../i18n/lessons-en';
 import { cnn, courseModel, mlp, mlpTorch, MiB, tokenStreamer } from './models';
@@ -16,7 +16,6 @@ import { QUIET_PER_S } from './autotune-day';
 import { rebuildArrivals } from './rebuild-run';
 import { kvArrivals, kvOpeningUs } from './kv-limit-run';
 import { chunkArrivals } from './chunk-run';
-import type { GenTraffic } from './gen-serve';
 
 export type FormulaId = 'repoSize' | 'maxBatchBound' | 'capacity' | 'speedup' | 'memoryTotal' | 'little';
 /** the control placed next to the picture: the one the lesson asks you to move */

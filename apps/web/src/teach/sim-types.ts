@@ -1,7 +1,7 @@
 /** What a teaching scenario describes: models with a cost model and memory model, traffic, a budget. */
 import type { SchedulerConfigInput } from '@inferscope/core/scheduler';
 import type { CostModel } from '@inferscope/core/sim';
-import type { GenTraffic } from './gen-serve';
+import type { GenArrival } from '@inferscope/core/iterative';
 
 export interface SimModel {
   name: string;
@@ -37,6 +37,12 @@ export interface SimScenario {
   generative?: GenTraffic;
   /** CPU cores of the simulated host (CPU instances beyond them share them); default: the calibration host's */
   cores?: number;
+}
+
+/** The generative traffic of a lesson: one round of its seeded arrivals (its own generator), repeated until durationUs. */
+export interface GenTraffic {
+  round: (seed: number) => GenArrival[];
+  durationUs: number;
 }
 
 /** The one version every model of the simulated server serves. */
