@@ -5,7 +5,9 @@
  * one, all freed after its last step), the new tokens are a fixed byte (the content does not change the
  * work), and every step goes through the server's own step executor (OrtStepExecutor: buildKvStep, the
  * onnxruntime run, storeKvStep, pad rows computed) on an in-process session with the served config's
- * session options. No scheduler, no worker thread, no HTTP: what is left of the server's time is theirs.
+ * session options, called as the server's instance thread calls it (onnxruntime's native session, at
+ * once, without the public API's event-loop turn per run). No scheduler, no worker thread, no HTTP: what
+ * is left of the server's time is theirs.
  */
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -13,7 +15,8 @@ import * as ort from 'onnxruntime-node';
 import type { ModelConfig } from '@inferscope/core/config';
 import { stepSampleOf, type IterEvent, type StepBatch, type StepRow, type StepSample } from '@inferscope/core/iterative';
 import { KvBlockStore, type KvModelShape } from '@inferscope/core/kv-cache';
-import { OrtStepExecutor, sessionStepModel } from '../../apps/server/src/generate/ort-step-executor';
+import { OrtStepExecutor, sessionStepModel, type StepModel } from '../../apps/server/src/generate/ort-step-executor';
+import { NativeSession, loadNativeBinding, runPlainTensors } from '../../apps/server/src/backends/onnxruntime/native-session.mjs';
 import { sessionOptions } from '../../apps/server/src/backends/onnxruntime/session-options';
 
 type StepStarted = Extract<IterEvent, { type: 'step_started' }>;
@@ -95,9 +98,15 @@ export interface ReplayResult {
 
 /** Runs the batches back-to-back on the model file, one after another, timed. */
 export async function replay(batches: readonly StepBatch[], totalBlocks: number, o: { modelFile: string; config: ModelConfig; shape: KvModelShape; blockTokens: number; vocab: number }): Promise<ReplayResult> {
-  const session = await ort.InferenceSession.create(readFileSync(o.modelFile), sessionOptions(o.config, cpus().length) as ort.InferenceSession.SessionOptions);
+  const file = readFileSync(o.modelFile);
+  const options = sessionOptions(o.config, cpus().length);
+  const binding = loadNativeBinding();
+  // the native session where the server's worker has it (its fast path); else the public API, as the server falls back
+  const native = binding ? new NativeSession(binding, file, options) : null;
+  const session = native ? null : await ort.InferenceSession.create(file, options as ort.InferenceSession.SessionOptions);
+  const model: StepModel = native ? { run: (inputs) => runPlainTensors(native, ort.Tensor, inputs) } : sessionStepModel(session!, ort.Tensor);
   try {
-    const executor = new OrtStepExecutor(new KvBlockStore(o.shape, o.blockTokens, totalBlocks), sessionStepModel(session, ort.Tensor), o.vocab);
+    const executor = new OrtStepExecutor(new KvBlockStore(o.shape, o.blockTokens, totalBlocks), model, o.vocab);
     const run = (batch: StepBatch) => new Promise<void>((resolve, reject) => executor.runStep(batch, (e) => (e ? reject(e as Error) : resolve())));
     // untimed first: the server's session was warmed by the bench's warm-up requests, this one is fresh
     // (the blocks they write are rewritten before the timed run reads them)
@@ -111,6 +120,7 @@ export async function replay(batches: readonly StepBatch[], totalBlocks: number,
     }
     return { wallUs: (performance.now() - start) * 1000, samples };
   } finally {
-    await session.release();
+    native?.release();
+    await session?.release();
   }
 }

@@ -107,6 +107,8 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
     // the scheduler's original array goes to the inner executor unchanged, so it can recognise it; the
     // halves of an isolation are never reclaimed (the scheduler does not know them)
     ...(inner.reclaim ? { reclaim: inner.reclaim.bind(inner) } : {}),
+    // a hosted program runs no batch: nothing to isolate
+    ...(inner.hostProgram ? { hostProgram: inner.hostProgram.bind(inner) } : {}),
     executeWithCallback,
     execute: (instance, batch) => new Promise<R[]>((resolve, reject) => executeWithCallback(instance, batch, (e, r) => (e ? reject(e) : resolve(r!)))),
     isolation: stats,

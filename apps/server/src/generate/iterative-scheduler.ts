@@ -2,7 +2,12 @@
  * The scheduler of a model served by Triton's iterative sequences (`sequence_batching { iterative_sequence:
  * true }`, decoupled): core's scheduler seam over core's StepLoop and ContinuousPlanner (or, with
  * TensorRT-LLM's `gpt_model_type: V1`, the request-level baseline StaticBatchPlanner), whose executor is
- * the onnxruntime step executor on the model's one backend instance (instance-step-model.ts).
+ * the onnxruntime step executor on the model's one backend instance. The loop itself (step-engine.ts)
+ * runs in that instance's worker thread, beside its session (step-host.ts, through hosted-engine.ts), as
+ * TensorRT-LLM's batch manager runs in its executor's thread: a step follows the last without a hand-off
+ * to this thread, which takes requests and writes tokens meanwhile. Where the backend cannot host it
+ * (no synchronous native session), the loop runs here and sends each step to the instance as a batch
+ * (instance-step-model.ts).
  *
  * A request is one generation: its prompt and max_tokens (generate-io.ts) become a sequence of the step
  * loop; each token it samples is one response on the request's stream (`stream` true) or the whole text is
@@ -28,13 +33,14 @@
  */
 import { errors, InferError, type EventBus, type Executor, type InferPayload, type InferResult, type InstanceInfo } from '@inferscope/core';
 import { deviceFor, groupsFromConfig, type Clock, type Scheduler, type SchedulerRequest, type SchedulerSettle, type SchedulerView } from '@inferscope/core/scheduler';
-import { ITERATIVE_REFUSALS, StepLoop, iterativeSetupFromConfig, newPlanner, replanAtBoundary, unbudgetedKvBytes, type GenOutcome, type IterativeChange, type IterativeKnobs, type IterativeSetup } from '@inferscope/core/iterative';
-import { KvBlockStore, type KvUsage } from '@inferscope/core/kv-cache';
+import { ITERATIVE_REFUSALS, iterativeSetupFromConfig, unbudgetedKvBytes, type GenOutcome, type IterativeChange, type IterEvent, type IterativeSetup } from '@inferscope/core/iterative';
+import type { KvUsage } from '@inferscope/core/kv-cache';
 import type { ModelConfig } from '@inferscope/core/config';
 import type { MemoryLedger, MemoryReservation } from '../memory/ledger';
 import type { StreamingPayload } from '../infer/response-stream';
-import { OrtStepExecutor } from './ort-step-executor';
 import { instanceStepModel } from './instance-step-model';
+import { StepEngine, type EngineSetup, type GenerationEngine } from './step-engine';
+import { HostedEngine } from './hosted-engine';
 import { ByteText, readGenerateAsk, textOutput } from './generate-io';
 import type { GenerativeModel } from './generative-model';
 import { StepEvents } from './step-events';
@@ -66,7 +72,7 @@ function stepConfigOf(o: Pick<IterativeSchedulerOptions, 'config' | 'generative'
 
 export class IterativeScheduler implements Scheduler<InferPayload, InferResult> {
   private readonly instance: InstanceInfo;
-  private loop: StepLoop | null = null;
+  private loop: GenerationEngine | null = null;
   private kv: MemoryReservation | null = null;
   /** the live config: the loaded one with the live changes applied (its parameters are the knobs) */
   private config: ModelConfig;
@@ -93,14 +99,26 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     const setup = iterativeSetupFor(o, this.kvBudgetBytes(o.config));
     this.kv = o.memory.reserve({ device: instance.device, model: o.model, version: o.version, instance: 'kv_cache' }, setup.plan.totalBlocks * setup.plan.bytesPerBlock);
     this.batching = setup.batching;
-    this.loop = new StepLoop({ clock: o.clock, planner: newPlanner(setup.batching, setup.knobs), executor: this.stepExecutor(setup, setup.knobs), listener: (e) => this.events.fold(e) });
+    this.loop = await this.engine({ batching: setup.batching, knobs: setup.knobs, shape: setup.plan.shape, vocab: o.generative.vocab });
     o.bus.emit({ type: 'instance.state', t: o.clock.now(), model: o.model, version: o.version, instance: instance.name, kind: instance.kind, device: instance.device, state: 'idle' });
   }
 
-  /** The onnxruntime step executor over a KV store of `knobs`' blocks (a new one when a live change resizes it). */
-  private stepExecutor(setup: IterativeSetup, knobs: IterativeKnobs): OrtStepExecutor {
-    const store = new KvBlockStore(setup.plan.shape, knobs.blockTokens, knobs.totalBlocks);
-    return new OrtStepExecutor(store, instanceStepModel(this.o.executor, this.instance, this.o.idPrefix), this.o.generative.vocab);
+  /**
+   * The step loop, in the instance's own thread where its backend can host it (the onnxruntime worker:
+   * each step follows the last without a hand-off), else here, each step sent to the instance as a batch.
+   */
+  private async engine(setup: EngineSetup): Promise<GenerationEngine> {
+    const { o, instance } = this;
+    const listener = (e: IterEvent) => this.events.fold(e);
+    const host = o.executor.hostProgram?.bind(o.executor);
+    if (host) {
+      try {
+        return await HostedEngine.start(host, instance, setup, o.clock, listener);
+      } catch {
+        // the instance's thread cannot host it (no synchronous native session): the steps go to it one by one
+      }
+    }
+    return new StepEngine(setup, instanceStepModel(o.executor, instance, o.idPrefix), o.clock, listener);
   }
 
   /**
@@ -200,15 +218,12 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
       throw errors.INVALID((e as Error).message);
     }
     try {
-      await replanAtBoundary(loop, this.batching, setup.knobs, (knobs) => {
-        const executor = this.stepExecutor(setup, knobs);
-        // accepted: the ledger's kv_cache entry takes the new size (it fits: the plan was sized from what is free)
-        this.kv?.update(knobs.totalBlocks * setup.plan.bytesPerBlock, 'modelled');
-        return executor;
-      });
+      await loop.replan(setup.knobs);
     } catch (e) {
       throw errors.INVALID((e as Error).message);
     }
+    // accepted: the ledger's kv_cache entry takes the new size (it fits: the plan was sized from what is free)
+    this.kv?.update(setup.knobs.totalBlocks * setup.plan.bytesPerBlock, 'modelled');
     this.config = next.config;
     this.o.bus.emit({ type: 'config.changed', t: this.o.clock.now(), model: this.o.model, version: this.o.version, changes: next.changes, by });
   }
@@ -220,6 +235,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.open > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.loop?.close();
     const { o, instance } = this;
     try {
       await o.executor.stopInstance?.(instance);
@@ -230,9 +246,14 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     }
   }
 
+  /** Where the step loop runs: the instance's own thread (hosted by its backend) or this one. */
+  get loopThread(): 'instance' | 'main' | undefined {
+    return this.loop ? (this.loop instanceof HostedEngine ? 'instance' : 'main') : undefined;
+  }
+
   /** KV block use now (for the metrics and the tests: every block is free once the sequences ended). */
   kvUsage(): KvUsage | undefined {
-    return this.loop?.current.kvUsage();
+    return this.loop?.kvUsage();
   }
 
   snapshot(): SchedulerView {
@@ -241,7 +262,7 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
     };
     // the block map is drawn from when read (the model list, the dashboard), not on every request's admission
     const loop = this.loop;
-    if (loop) Object.defineProperty(view, 'kv_blocks', { get: () => loop.current.blockMap(), enumerable: true });
+    if (loop) Object.defineProperty(view, 'kv_blocks', { get: () => loop.blockMap(), enumerable: true });
     return view;
   }
 }

@@ -3,7 +3,7 @@
  * and the request-level baseline (static-batch.ts) both answer it, so the same loop, executor and
  * figures run both on the same traffic and the difference is measured, not asserted.
  */
-import { KvBlockAllocator, type KvAdmissionPolicy, type KvBlockMap, type KvUsage } from '../kv-cache/index';
+import { KvBlockAllocator, type KvAdmissionPolicy, type KvBlockMap, type KvBlockTables, type KvUsage } from '../kv-cache/index';
 import { genRequestProblem, knobProblems, type GenSequence } from './sequence';
 import type { IterativeKnobs, StepBatch, StepTokens } from './types';
 
@@ -48,6 +48,8 @@ export interface StepPlanner {
   kvUsage(): KvUsage;
   /** each block's owner and fill, for the KV block map */
   blockMap(): KvBlockMap;
+  /** the same without the per-block list (blockMapOf derives it), to send elsewhere */
+  blockTables(): KvBlockTables;
   /** Gives up every live sequence at a boundary, for a planner that takes over (see PlannerBase.takeOver). */
   handOver(): HandOver;
   /** its admitted (oldest first) and waiting sequences, read-only */
@@ -143,6 +145,10 @@ export abstract class PlannerBase implements StepPlanner {
   /** The block map (owner and fill of every block), for the dashboard. */
   blockMap(): KvBlockMap {
     return this.allocator.snapshot();
+  }
+
+  blockTables(): KvBlockTables {
+    return this.allocator.tables();
   }
 
   handOver(): HandOver {

@@ -81,6 +81,20 @@ export interface KvBlockMap {
   usage: KvUsage;
 }
 
+/** A block map without its per-block list, which its sequences' block tables and lengths determine. */
+export type KvBlockTables = Omit<KvBlockMap, 'blocks'>;
+
+/** The block map its sequences' block tables give: each block's owner and how many of its slots hold tokens. */
+export function blockMapOf(t: KvBlockTables): KvBlockMap {
+  const blocks = Array.from({ length: t.usage.totalBlocks }, () => ({ owner: null as string | null, tokens: 0 }));
+  for (const s of t.sequences) {
+    s.blocks.forEach((b, i) => {
+      blocks[b] = { owner: s.id, tokens: Math.min(t.blockTokens, s.tokens - i * t.blockTokens) };
+    });
+  }
+  return { ...t, blocks };
+}
+
 interface Sequence {
   id: string;
   tokens: number;
@@ -197,14 +211,13 @@ export class KvBlockAllocator {
   }
 
   snapshot(): KvBlockMap {
-    const blocks = Array.from({ length: this.totalBlocks }, () => ({ owner: null as string | null, tokens: 0 }));
+    return blockMapOf(this.tables());
+  }
+
+  /** The block map without its per-block list (cheaper to copy; blockMapOf derives the list). */
+  tables(): KvBlockTables {
     const sequences = [...this.sequences.values()].sort((a, b) => a.order - b.order);
-    for (const s of sequences) {
-      s.blocks.forEach((b, i) => {
-        blocks[b] = { owner: s.id, tokens: Math.min(this.blockTokens, s.tokens - i * this.blockTokens) };
-      });
-    }
-    return { policy: this.policy, blockTokens: this.blockTokens, blocks, sequences: sequences.map(view), usage: this.usage() };
+    return { policy: this.policy, blockTokens: this.blockTokens, sequences: sequences.map(view), usage: this.usage() };
   }
 
   /** Appends `tokens` to s, drawing the blocks it crosses into (the caller made sure they are free). */

@@ -1,11 +1,13 @@
 // The paged KV cache's bookkeeping: blocks, block tables, admission policies, bytes per block.
 export {
   KvBlockAllocator,
+  blockMapOf,
   KV_ADMISSION_POLICIES,
   type KvAdmissionPolicy,
   type KvAdmitDecision,
   type KvBlockAllocatorOptions,
   type KvBlockMap,
+  type KvBlockTables,
   type KvGrowResult,
   type KvPreempted,
   type KvSequenceView,

@@ -41,6 +41,24 @@ export interface InstanceInfo {
   index: number;
 }
 
+/**
+ * A program an instance runs in its own thread beside its model (a generative model's step loop, so its
+ * steps follow one another without a hand-off to the scheduler's thread). `module` is the program's module
+ * URL and `init` the plain data it starts with; what it posts back comes to `message`, in order, and
+ * `ended` is called once if the instance's thread dies under it (not when the instance is stopped).
+ */
+export interface HostedProgram {
+  module: string;
+  init: unknown;
+  message(body: unknown): void;
+  ended(error: Error): void;
+}
+
+/** The scheduler's side of a hosted program: messages to it, delivered in order. */
+export interface ProgramLink {
+  post(body: unknown): void;
+}
+
 export interface Executor<P = unknown, R = unknown> {
   /**
    * Batches an instance may be handed while it still runs one (default 0), to hide the hand-off: an
@@ -60,6 +78,11 @@ export interface Executor<P = unknown, R = unknown> {
    * until the stub answers the one before).
    */
   reclaim?(instance: InstanceInfo, batch: readonly SchedulerRequest<P>[]): boolean;
+  /**
+   * Runs `program` in the started instance's own thread; rejects when this instance cannot (the caller
+   * then runs the work in its own thread). Only executors whose instances own a thread offer it.
+   */
+  hostProgram?(instance: InstanceInfo, program: HostedProgram): Promise<ProgramLink>;
   /** Bring an instance up (load a session, start a worker). Rejecting marks the instance failed. */
   startInstance?(instance: InstanceInfo): Promise<void>;
   /** Tear an instance down after it has finished its current batch. */

@@ -6,6 +6,7 @@
  */
 import type { ComputePhases, Executor, InferPayload, InferResult, InstanceInfo, SchedulerRequest } from '@inferscope/core';
 import type { ModelConfig } from '@inferscope/core/config';
+import type { HostedProgram, ProgramLink } from '@inferscope/core/scheduler';
 import type { MemoryLedger, MemoryReservation } from '../../memory/ledger';
 import { estimateInstanceMemory } from '../../memory/estimate';
 import { gpuMemoryUsedBytes } from '../../memory/gpu';
@@ -145,6 +146,19 @@ export class OrtExecutor implements Executor<InferPayload, InferResult> {
     if (!p || !p.worker.withdraw(p.id)) return false;
     this.posted.delete(batch);
     return true;
+  }
+
+  /**
+   * Runs `program` in the instance's worker thread, beside its session (a generative model's step loop,
+   * generate/step-host.ts). Needs the worker's blocking loop (the native session): rejects otherwise,
+   * and the caller runs its work on the main thread.
+   */
+  async hostProgram(info: InstanceInfo, program: HostedProgram): Promise<ProgramLink> {
+    const rt = this.supervisor.get(info.name);
+    if (!rt) throw new Error(`instance ${info.name} of model '${this.plan.model}' is not started`);
+    const worker = await this.supervisor.ensure(rt);
+    await worker.host(program);
+    return { post: (body) => worker.postProgram(body) };
   }
 
   /** Test and diagnostics hook: the live worker of an instance, if it has one. */

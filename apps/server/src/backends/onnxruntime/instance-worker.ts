@@ -5,6 +5,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ComputePhases } from '@inferscope/core';
+import type { HostedProgram } from '@inferscope/core/scheduler';
 import { NotStartedError, failOwed } from '../owed-batches';
 
 /**
@@ -81,6 +82,9 @@ export class InstanceWorker {
   private closing = false;
   private deathError: Error | null = null;
   private onInit: { resolve(r: WorkerReady): void; reject(e: Error): void } | null = null;
+  /** the program this thread hosts (at most one), and the answer owed to its start */
+  private program: HostedProgram | null = null;
+  private onHost: { resolve(): void; reject(e: Error): void } | null = null;
   /** resolves when the thread has ended, for whatever reason */
   readonly exited: Promise<number>;
 
@@ -104,6 +108,8 @@ export class InstanceWorker {
         this.deathError = error;
         // The owner hears of the death first, so a batch sent on from failAll goes to its replacement.
         if (!this.closing) this.onDeath(error);
+        if (!this.closing && !this.onHost) this.program?.ended(error);
+        this.program = null;
         this.failAll(error, true);
         resolve(code);
       });
@@ -119,6 +125,25 @@ export class InstanceWorker {
       this.onInit = { resolve, reject };
       this.post({ type: 'init', ...setup });
     });
+  }
+
+  /**
+   * Starts `program` in this thread, beside the session (worker.mjs: 'host'); it runs until the thread
+   * ends. Rejects when the thread cannot host it (no synchronous native session, the module failed).
+   */
+  host(program: HostedProgram): Promise<void> {
+    if (this.deathError || this.closing) return Promise.reject(this.deathError ?? new Error(`instance ${this.label} is stopping`));
+    if (this.program) return Promise.reject(new Error(`instance ${this.label} already hosts a program`));
+    this.program = program;
+    return new Promise((resolve, reject) => {
+      this.onHost = { resolve, reject };
+      this.post({ type: 'host', module: program.module, init: program.init });
+    });
+  }
+
+  /** A message to the hosted program. */
+  postProgram(body: unknown): void {
+    if (!this.deathError && !this.closing) this.post({ type: 'guest', body });
   }
 
   /** Sends a batch. The feeds' buffers are transferred (detached here): pass buffers nobody else holds. */
@@ -260,6 +285,18 @@ export class InstanceWorker {
         p?.(null, { outputs: [], computeUs: 0, rssGrowth: m.rssGrowth as number });
         return;
       }
+      case 'hosted':
+        this.onHost?.resolve();
+        this.onHost = null;
+        return;
+      case 'hostError':
+        this.program = null;
+        this.onHost?.reject(new Error(String(m.message)));
+        this.onHost = null;
+        return;
+      case 'guest':
+        this.program?.message(m.body);
+        return;
       case 'skipped':
         this.withdrawn.delete(m.id as number);
         return;
@@ -279,6 +316,8 @@ export class InstanceWorker {
   private failAll(error: Error, died = false): void {
     this.onInit?.reject(error);
     this.onInit = null;
+    this.onHost?.reject(error);
+    this.onHost = null;
     const owed = [...this.pending.values()];
     this.pending.clear();
     this.withdrawn.clear();

@@ -11,3 +11,8 @@ export declare class NativeSession {
   run(feeds: Record<string, unknown>, fetches: readonly string[]): Record<string, { type: string; dims: readonly number[]; data: unknown }>;
   release(): void;
 }
+export declare function runPlainTensors(
+  session: NativeSession,
+  Tensor: new (type: string, data: unknown, dims: readonly number[]) => unknown,
+  inputs: readonly { name: string; type: string; dims: readonly number[]; data: unknown }[],
+): Record<string, Float32Array>;

@@ -58,3 +58,17 @@ export class NativeSession {
     this.native.dispose();
   }
 }
+
+/**
+ * Runs `session` (a NativeSession) now on plain tensors ({name, type, dims, data}, as kv-cache builds a
+ * step's) and returns every output's data by name: the step loop's model in the instance's thread, and
+ * the bench's own loop, the same call.
+ */
+export function runPlainTensors(session, Tensor, inputs) {
+  const feeds = {};
+  for (const t of inputs) feeds[t.name] = new Tensor(t.type, t.data, t.dims);
+  const results = session.run(feeds, session.outputNames);
+  const out = {};
+  for (const name of session.outputNames) out[name] = results[name].data;
+  return out;
+}

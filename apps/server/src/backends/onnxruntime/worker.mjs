@@ -21,10 +21,13 @@
 //                                                          | runError {id, message}
 //                                                          | skipped {id}  (the parent took it back first)
 //   crash {how: 'throw' | 'exit'}   (tests only, workerData.testHooks: the thread dies, as a crash would, in the NEXT batch it takes)
+//   host  {module, init}           -> hosted | hostError {message}   (blocking loop only: the module's
+//                                     startProgram(init, io) runs beside the session, see "hosted program")
+//   guest {body}                   -> to the hosted program; it posts back guest {body}
 //   close                          -> the session is released and the thread ends
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { loadNativeBinding, NativeSession } from './native-session.mjs';
+import { loadNativeBinding, NativeSession, runPlainTensors } from './native-session.mjs';
 
 // Native warnings (e.g. provider probing) would otherwise go to the server's stderr.
 ort.env.logLevel = 'fatal';
@@ -41,6 +44,10 @@ function openSession(model, options) {
 }
 
 let session = null;
+/** the hosted program (a generative model's step loop), or null */
+let guest = null;
+/** messages taken from the port while the hosted program polled for its own, not yet handled */
+const backlog = [];
 /** the crash test hook: how to die in the next batch, or null */
 let crashArmed = null;
 
@@ -169,6 +176,22 @@ async function onMessage(msg) {
       }
       return;
     }
+    case 'host': {
+      try {
+        if (!binding) throw new Error('hosting needs the synchronous native session, which this onnxruntime-node does not offer');
+        if (!session) throw new Error('instance has no session (init failed or not done)');
+        const mod = await importProgram(msg.module);
+        guest = mod.startProgram(msg.init, programIo());
+        parentPort.postMessage({ type: 'hosted' });
+      } catch (err) {
+        parentPort.postMessage({ type: 'hostError', message: String(err?.message ?? err) });
+      }
+      return;
+    }
+    case 'guest': {
+      guest?.receive(msg.body);
+      return;
+    }
     case 'measure': {
       parentPort.postMessage({ type: 'measured', id: msg.id, rssGrowth: Math.max(0, process.memoryUsage().rss - rssAtInit) });
       return;
@@ -204,23 +227,77 @@ async function onMessage(msg) {
 }
 
 /**
+ * The hosted program's module. The server's programs are TypeScript, and a worker thread does not get the
+ * loader the main thread was started with (`--import tsx`; node 20 runs no --import in a worker), so this
+ * thread registers tsx's loader before it imports one: a failed import would be remembered, a retry not.
+ */
+let tsLoader = false;
+async function importProgram(url) {
+  if (url.endsWith('.ts') && !tsLoader) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    tsLoader = true;
+  }
+  return import(url);
+}
+
+/**
+ * Hosted program: what the worker gives it. `run` is the session now, on plain tensors; `post` answers
+ * the main thread; `poll` hands the program the messages meant for it that came meanwhile (a step's
+ * boundary takes the requests that arrived during the step), keeping the others in order for the loop.
+ */
+function programIo() {
+  return {
+    run(inputs) {
+      if (crashArmed) crashNow(crashArmed); // the crash test hook: a step is this thread's batch
+      return runPlainTensors(session, ort.Tensor, inputs);
+    },
+    post(body) {
+      parentPort.postMessage({ type: 'guest', body });
+    },
+    poll() {
+      for (let got; (got = receiveMessageOnPort(parentPort)); ) {
+        if (got.message.type === 'guest') guest?.receive(got.message.body);
+        else backlog.push(got.message);
+      }
+    },
+  };
+}
+
+/**
  * The blocking loop: sleep until the parent bumps the wake word, then take every queued message. The
  * counter is bumped after each postMessage, so a message posted between an empty receive and the wait
  * makes the wait return at once (never a lost wake-up). `await` on the native session's plain values only
  * hops the microtask queue; an error thrown out of here (the crash hook) ends the thread as a crash.
+ * A hosted program runs between messages, one task per turn, and the thread sleeps only when it has
+ * nothing due; its promise continuations (a replan's answer) get a microtask hop per turn, and every one
+ * still pending runs (an event-loop turn) before the thread sleeps.
  */
 async function blockingLoop() {
   let seen = Atomics.load(wake, 0);
+  let settled = false;
   for (;;) {
-    const got = receiveMessageOnPort(parentPort);
-    if (!got) {
-      Atomics.wait(wake, 0, seen);
-      seen = Atomics.load(wake, 0);
+    const got = backlog.length > 0 ? { message: backlog.shift() } : receiveMessageOnPort(parentPort);
+    if (got) {
+      const msg = got.message;
+      settled = false;
+      await onMessage(msg);
+      if (msg.type === 'close') return;
       continue;
     }
-    const msg = got.message;
-    await onMessage(msg);
-    if (msg.type === 'close') return;
+    const sleepMs = guest ? guest.turn() : Infinity;
+    if (sleepMs === 0) {
+      settled = false;
+      await undefined;
+      continue;
+    }
+    if (guest && !settled) {
+      settled = true;
+      await new Promise((resolve) => setImmediate(resolve));
+      continue;
+    }
+    Atomics.wait(wake, 0, seen, sleepMs === Infinity ? undefined : sleepMs);
+    seen = Atomics.load(wake, 0);
   }
 }
 
