@@ -6,7 +6,16 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { readTokenStream } from '@inferscope/core/util';
-import type { IterativeScheduler } from '../../apps/server/src/generate/iterative-scheduler';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EventBus, type Executor, type InferPayload, type InferResult } from '@inferscope/core';
+import { RealClock } from '@inferscope/core/clock';
+import { normalizeModelConfig, parseModelConfig } from '@inferscope/core/config';
+import { IterativeScheduler } from '../../apps/server/src/generate/iterative-scheduler';
+import { generativeModelOf } from '../../apps/server/src/generate/generative-model';
+import { readOnnxSignature } from '../../apps/server/src/backends/index';
+import { MemoryLedger } from '../../apps/server/src/memory/ledger';
+import type { ResponseStream, StreamingPayload } from '../../apps/server/src/infer/response-stream';
 
 const MODEL = 'tiny_lm_generate';
 let repo: Awaited<ReturnType<typeof tempRepository>>;
@@ -71,4 +80,33 @@ test('a worker thread that dies under running sequences: each fails once, the in
   assert.equal(executor.describe()[0]!.restarts, restarts + 1);
   assert.equal(scheduler().loopThread, 'instance');
   assert.equal(scheduler().kvUsage()!.usedBlocks, 0);
+});
+
+test('where the backend cannot host the loop, it runs on the main thread, each step sent to the instance: the same text', { timeout: 60_000 }, async () => {
+  const hosted = await generate('fallback loop', 24);
+  const dir = join(repo.dir, MODEL);
+  const config = normalizeModelConfig(parseModelConfig(readFileSync(join(dir, 'config.pbtxt'), 'utf8')), { modelName: MODEL, gpuCount: 0 });
+  const generative = generativeModelOf(readOnnxSignature(join(dir, '1/model.onnx')), config);
+  const ort = slot().loaded!.executor as unknown as Executor<InferPayload, InferResult>;
+  // the server's own instance (already started), reached only through execute: no hostProgram
+  const executor: Executor<InferPayload, InferResult> = { execute: (i, b) => ort.execute(i, b) };
+  const s = new IterativeScheduler({ model: MODEL, version: '1', idPrefix: 'main:', config, generative, clock: new RealClock(), bus: new EventBus(), executor, memory: new MemoryLedger({ budgets: {} }) });
+  await s.start();
+  assert.equal(s.loopThread, 'main');
+  const pieces: string[] = [];
+  const stream: ResponseStream = {
+    response: (outputs) => void (outputs && pieces.push(new TextDecoder().decode((outputs[0]!.data as Uint8Array[])[0]))),
+    fail: (e) => assert.fail(e),
+    single: true,
+  };
+  const payload: StreamingPayload = {
+    inputs: [
+      { name: 'text_input', datatype: 'BYTES', shape: [1], data: [new TextEncoder().encode('fallback loop')] },
+      { name: 'max_tokens', datatype: 'INT32', shape: [1], data: new Int32Array([24]) },
+    ],
+    stream,
+  };
+  await s.enqueue({ batchSize: 1, shapeKey: '', payload });
+  assert.deepEqual(pieces, [hosted]);
+  await s.stop();
 });
