@@ -16,13 +16,13 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { fork } from 'node:child_process';
 import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Rng } from '@inferscope/core/load';
 import { fitStepCost, stepCostCalibration, type IterEvent, type IterativeKnobs, type StepCost, type StepSample } from '@inferscope/core/iterative';
 import { parseModelConfig } from '@inferscope/core/config';
 import { buildApp } from '../../apps/server/src/app';
 import type { GenRecord } from '../../apps/server/src/clients/generate/gen-stream';
 import type { GenLoadMode } from '../../apps/server/src/clients/generate/gen-load';
-import { promptOfLength, type GenAsk } from '../../apps/server/src/clients/generate/gen-workload';
+import type { GenAsk } from '../../apps/server/src/clients/generate/gen-workload';
+import { benchAsks } from './workload';
 import { genPerfFigures, genPerfTable, type GenPerfFigures } from '../../apps/server/src/clients/generate/gen-figures';
 import { TINY_LM, TINY_LM_KV_SHAPE } from '../../apps/server/src/model-generator/tiny-lm';
 import { arg } from '../args';
@@ -59,12 +59,7 @@ const MODE: GenLoadMode = RATE !== undefined ? { kind: 'rate', rate: RATE, distr
 
 /** The workload: prompts of PROMPT_MIN..MAX bytes; outputs mostly short, LONG_SHARE long. */
 function asks(count: number, seed: number): GenAsk[] {
-  const rng = new Rng(seed);
-  return Array.from({ length: count }, () => {
-    const inputTokens = rng.int(PROMPT_MIN, PROMPT_MAX);
-    const maxTokens = rng.next() < LONG_SHARE ? rng.int(LONG_MIN, LONG_MAX) : rng.int(SHORT_MIN, SHORT_MAX);
-    return { text: promptOfLength(rng, inputTokens), inputTokens, maxTokens };
-  });
+  return benchAsks({ count, seed, prompt: [PROMPT_MIN, PROMPT_MAX], short: [SHORT_MIN, SHORT_MAX], long: [LONG_MIN, LONG_MAX], longShare: LONG_SHARE });
 }
 
 async function repository(dir: string): Promise<void> {
