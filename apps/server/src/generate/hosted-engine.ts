@@ -15,7 +15,7 @@
  * fail with the reason if it cannot start.
  */
 import type { Clock, HostedProgram, InstanceInfo, ProgramLink } from '@inferscope/core/scheduler';
-import { newPlanner, type GenOutcome, type GenRequest, type GenSink, type IterEvent, type IterativeKnobs } from '@inferscope/core/iterative';
+import { CANCELLED_BY_CLIENT, newPlanner, type GenOutcome, type GenRequest, type GenSink, type IterEvent, type IterativeKnobs } from '@inferscope/core/iterative';
 import { blockMapOf, type KvBlockMap, type KvBlockTables, type KvUsage } from '@inferscope/core/kv-cache';
 import type { EngineSetup, GenerationEngine } from './step-engine';
 import { sharedNowUs, type FromLoop, type HostInit, type ToLoop } from './engine-wire';
@@ -77,7 +77,7 @@ export class HostedEngine implements GenerationEngine {
     this.cancelled.add(id);
     this.send({ op: 'cancel', id });
     this.listener({ type: 'seq_finished', t: this.clock.now(), id, outcome: 'cancelled', tokens: 0 });
-    sink.onEnd({ ok: false, reason: 'cancelled', message: 'cancelled by the client', tokens: [] });
+    sink.onEnd({ ok: false, reason: 'cancelled', message: CANCELLED_BY_CLIENT, tokens: [] });
     return true;
   }
 

@@ -10,7 +10,7 @@
  * `iterative` for the live gateway's token timeline and KV block map.
  */
 import type { EventBus, ErrorCode, ResponseOutcome } from '@inferscope/core';
-import type { IterEvent } from '@inferscope/core/iterative';
+import { CANCELLED_BY_CLIENT, type IterEvent } from '@inferscope/core/iterative';
 
 interface Seq {
   queuedAt: number;
@@ -92,7 +92,7 @@ export class StepEvents {
         if (s.firstStepAt === undefined) {
           this.bus.emit({
             type: 'request.rejected', ...this.base(e.t), request_id: e.id, reason: e.outcome === 'cancelled' ? 'cancelled' : 'failed',
-            message: e.outcome === 'cancelled' ? 'cancelled by the client' : 'the generation failed', priority: 1, queued_us: e.t - s.queuedAt,
+            message: e.outcome === 'cancelled' ? CANCELLED_BY_CLIENT : 'the generation failed', priority: 1, queued_us: e.t - s.queuedAt,
           });
           break;
         }

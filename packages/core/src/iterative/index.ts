@@ -4,7 +4,7 @@ export { GenSequence, genRequestProblem, knobProblems } from './sequence';
 export { checkStepTokens, PlannerBase, type Delivered, type HandOver, type PlannedStep, type StepOutputs, type StepPlanner } from './planner';
 export { ContinuousPlanner, type LiveKnobs } from './continuous';
 export { StaticBatchPlanner } from './static-batch';
-export { StepLoop, type StepLoopOptions } from './step-loop';
+export { CANCELLED_BY_CLIENT, StepLoop, type StepLoopOptions } from './step-loop';
 export { SimStepExecutor, simGenerateAlone, stepCostUs, stepShapeOf, type StepCost, type StepShape } from './sim-step';
 export { stepModelCalls, type ModelCall } from './model-calls';
 export { GenFigures, type GenFiguresOptions, type GenSummary, type GenWindow, type Spread } from './figures';

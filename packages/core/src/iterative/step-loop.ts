@@ -15,6 +15,9 @@ import type { HandOver, PlannedStep, StepPlanner } from './planner';
 import { GenSequence } from './sequence';
 import type { GenOutcome, GenRequest, GenSink, IterEvent, StepExecutor, StepTokens } from './types';
 
+/** What a sequence the client gave up is answered with (its end outcome's message). */
+export const CANCELLED_BY_CLIENT = 'cancelled by the client';
+
 export interface StepLoopOptions {
   clock: Clock;
   executor: StepExecutor;
@@ -105,7 +108,7 @@ export class StepLoop {
   }
 
   /** The client went away: answered now; a running sequence's slot and blocks are freed at the next boundary. */
-  cancel(id: string, message = 'cancelled by the client'): boolean {
+  cancel(id: string, message = CANCELLED_BY_CLIENT): boolean {
     const where = this.planner.cancel(id);
     if (!where) return false;
     this.finish(id, { ok: false, reason: 'cancelled', message, tokens: [] });
