@@ -194,16 +194,19 @@ test('a gRPC stream cancelled mid-generation cancels its sequence; its blocks ar
 
 test('the model list carries the KV block map (owner and fill of each block) for the dashboard: filled while a sequence runs, free after', { timeout: 60_000 }, async () => {
   const row = () => server.built.manager.list().find((m) => m.name === MODEL)!;
-  // read between steps while it runs (the event loop turns between steps): the fullest map seen
+  // read at every step the loop reports: the main thread holds the block tables of the step before, so a
+  // step's report sees the blocks of a running sequence whatever the timing (a timer may not fire while
+  // a burst of the worker's messages is drained)
   let during: NonNullable<ReturnType<typeof row>['kv_blocks']> | undefined;
-  const poll = setInterval(() => {
+  const off = server.built.bus.on((e) => {
+    if (e.type !== 'iterative' || e.model !== MODEL || (e.event as IterEvent).type !== 'step_started') return;
     const map = row().kv_blocks;
     if (map && map.usage.usedBlocks > (during?.usage.usedBlocks ?? 0)) during = map;
-  }, 1);
+  });
   try {
     await generateStream({ text_input: 'block map', max_tokens: 40 });
   } finally {
-    clearInterval(poll);
+    off();
   }
   assert.ok(during, 'a block map while it ran');
   const owned = during.blocks.filter((b) => b.owner !== null);

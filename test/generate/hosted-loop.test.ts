@@ -52,6 +52,8 @@ test('the served model runs its step loop in the instance thread; its KV use and
   const map = scheduler().snapshot().kv_blocks!;
   assert.ok(map.blocks.length > 0 && map.blocks.length === map.usage.totalBlocks);
   assert.equal(scheduler().kvUsage()!.usedBlocks, 0, 'every block free once the sequences ended');
+  // the loop reports idle in its own turn after the last step's answer, so it may reach here after the reply
+  for (let i = 0; i < 200 && scheduler().snapshot().instances?.[0]?.state !== 'idle'; i++) await new Promise((r) => setTimeout(r, 25));
   assert.equal(scheduler().snapshot().instances?.[0]?.state, 'idle');
 });
 
