@@ -10,6 +10,7 @@ import type { DeviceMemory, Frame, LiveHistory, ModelAggregate, SchedulerEvent, 
 import { GenerationView, type GenerationMessage } from '@inferscope/core/live';
 import { Ring } from './ring';
 import { LiveStreams } from './live-streams';
+import { batchCompleted, batchFormed, batchStarted, leftQueue } from './live-batches';
 import { isDecoupled } from '@inferscope/core/config';
 import { applyConfigChanges, configLabel } from './config-paths';
 import type {
@@ -234,72 +235,15 @@ export class LiveModel {
         if (r) r.delayed = true;
         break;
       }
-      case 'batch.formed': {
-        const key = modelKey(e.model, e.version);
-        const m = this.models.get(key);
-        for (const id of e.request_ids) {
-          const r = this.requests.get(`${key}/${id}`);
-          if (!r) continue;
-          if (m && r.phase === 'queued') m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
-          r.phase = 'batched';
-          r.batchId = e.batch_id;
-          r.tBatched = e.t;
-        }
-        this.batches.set(`${key}/${e.batch_id}`, {
-          id: e.batch_id, modelKey: key, size: e.size, requests: e.request_ids.length, trigger: e.trigger,
-          oldestWaitUs: e.oldest_wait_us, tFormed: e.t, requestKeys: e.request_ids.map((id) => `${key}/${id}`),
-        });
-        if (e.next_on) {
-          // handed to a busy instance to run next: show it waiting there until its batch.started
-          const inst = m?.instances.get(e.next_on);
-          if (inst) Object.assign(inst, { nextBatchId: e.batch_id, nextSize: e.size });
-        }
+      case 'batch.formed':
+        batchFormed(this, e);
         break;
-      }
-      case 'batch.started': {
-        const key = modelKey(e.model, e.version);
-        const b = this.batches.get(`${key}/${e.batch_id}`);
-        if (b) {
-          b.instance = e.instance;
-          b.tStarted = e.t;
-        }
-        const inst = this.models.get(key)?.instances.get(e.instance);
-        if (inst) {
-          Object.assign(inst, { state: 'busy', batchId: e.batch_id, batchSize: e.size, batchStart: e.t });
-          if (inst.nextBatchId === e.batch_id) Object.assign(inst, { nextBatchId: undefined, nextSize: undefined });
-        }
-        for (const id of b?.requestKeys ?? []) {
-          const r = this.requests.get(id);
-          if (r) {
-            r.phase = 'running';
-            r.instance = e.instance;
-            r.tStarted = e.t;
-          }
-        }
+      case 'batch.started':
+        batchStarted(this, e);
         break;
-      }
-      case 'batch.completed': {
-        const key = modelKey(e.model, e.version);
-        const id = `${key}/${e.batch_id}`;
-        const b = this.batches.get(id) ?? {
-          id: e.batch_id, modelKey: key, size: e.size, requests: 0, trigger: 'immediate' as const, oldestWaitUs: 0, tFormed: e.t - e.compute_us, requestKeys: [],
-        };
-        b.instance = e.instance;
-        b.tStarted ??= e.t - e.compute_us;
-        b.tDone = e.t;
-        b.computeUs = e.compute_us;
-        b.ok = e.ok;
-        this.batches.delete(id);
-        b.requestKeys = []; // the timeline keeps only the bar, not the request list
-        this.timeline.push(b);
-        const inst = this.models.get(key)?.instances.get(e.instance);
-        if (inst && inst.batchId === e.batch_id) {
-          inst.batchId = undefined;
-          inst.batchSize = undefined;
-          if (inst.state === 'busy') inst.state = 'idle';
-        }
+      case 'batch.completed':
+        batchCompleted(this, e);
         break;
-      }
       case 'request.completed': {
         const key = modelKey(e.model, e.version);
         const id = `${key}/${e.request_id}`;
@@ -308,7 +252,7 @@ export class LiveModel {
         };
         // an ensemble's own request forms no batch: it leaves the queue count when it is answered
         const m = e.steps !== undefined && r.phase === 'queued' ? this.models.get(key) : undefined;
-        if (m) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
+        if (m) leftQueue(m, r.priority);
         this.requests.delete(id);
         Object.assign(r, { phase: 'done', tDone: e.t, ok: e.ok, totalUs: e.total_us, batchId: e.batch_id });
         // a decoupled model's answers are its responses (request.response), not the end of its execute()
@@ -336,7 +280,7 @@ export class LiveModel {
         const id = `${key}/${e.request_id}`;
         const r = this.requests.get(id) ?? { id, modelKey: key, priority: e.priority ?? 1, size: 1, tQueued: e.t, phase: 'rejected' as const, protocol: e.protocol };
         const m = this.models.get(key);
-        if (m && r.phase === 'queued' && this.requests.has(id)) m.queued.set(r.priority, Math.max(0, (m.queued.get(r.priority) ?? 0) - 1));
+        if (m && r.phase === 'queued' && this.requests.has(id)) leftQueue(m, r.priority);
         this.requests.delete(id);
         Object.assign(r, { phase: 'rejected', tDone: e.t, ok: false, reason: e.reason, message: e.message });
         this.finished.push(r);
