@@ -1,7 +1,8 @@
 /**
  * One model version's scheduler: priority queues + queue policy, the batch decision, the instance pool and
- * the executor, all on one injected Clock. The loop (`pump`) runs only when something can change the
- * outcome (an arrival while a batch can be formed, an instance freeing up, a timer). The dispatch rule,
+ * the executor, all on one injected Clock. The batcher's loop (`pump`, batch-forming.ts) runs only when
+ * something can change the outcome (an arrival while a batch can be formed, an instance freeing up, a
+ * timer). The dispatch rule,
  * the same for every executor and the simulator (Triton's): a batch is formed for a free instance; where
  * Triton prefetches (BatchingPolicy.prefetch), while every instance is busy the batcher queues payloads
  * for the next free instance and grows the newest while it waits (payloads.ts, at most twice the instance
@@ -19,6 +20,7 @@ import type { AutotuneChangeReason, EventBus, RejectReason } from '../events';
 import type { DynamicBatchingPatch } from '../live-config/fields';
 import type { SchedulerConfigInput } from './config-input';
 import { decideBatch } from './decide';
+import { BatchForming } from './batch-forming';
 import { PayloadQueue } from './payloads';
 import { Answers, type Answer } from './answers';
 import { Emitter } from './emitter';
@@ -76,12 +78,12 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
   private seq = 0;
   /** ids for requests that come without one (refused ones too, so ids never repeat) */
   private idSeq = 0;
-  private pumping = false;
   private readonly wakeUp: WakeUp;
   private stopWaiters: (() => void)[] = [];
   private readonly idPrefix: string;
   private readonly answers: Answers<P, R>;
   private readonly runner: BatchRunner<P, R>;
+  private readonly forming: BatchForming<P, R>;
   /** batches queued for the next free instance while every instance is busy (prefetch only) */
   private readonly payloads = new PayloadQueue<Entry<P, R>>();
   /** the max_batch_size the model was created with: a live change may lower it, never raise it past this */
@@ -121,6 +123,12 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
       stopped: () => this.state === 'stopped',
       answered: () => this.notifyIfDrained(),
     });
+    this.forming = new BatchForming({
+      queues: () => this.queues,
+      policy: () => this.policy,
+      flushing: () => this.state === 'stopping',
+      passed: () => this.notifyIfDrained(),
+    }, opts.clock, this.pool, this.payloads, this.runner, this.wakeUp);
   }
 
   get currentState(): SchedulerState {
@@ -195,7 +203,7 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     this.queues.push(entry);
     this.stats.accepted++;
     this.emit.queued(entry, this.queues.levelSize(level));
-    if (this.canTakeBatch()) this.pump(false);
+    if (this.forming.canTakeBatch()) this.pump(false);
     else if (entry.deadlineUs > 0) this.armTimer(entry.deadlineUs);
     return id;
   }
@@ -296,115 +304,10 @@ export class ModelScheduler<P = unknown, R = unknown> implements Scheduler<P, R>
     return snapshotOf(this.state, this.queues.depthByLevel(), this.pool.instances, d, this.clock.now(), this.stats, this.ordering.heldCount, payloads, (p) => this.gate.isWaiting(p));
   }
 
-  // ---- the loop ----
+  // ---- the loop (batch-forming.ts) ----
 
-  /**
-   * Forms batches while one can be formed: a free instance first takes the oldest queued payload (merging
-   * as Triton's dequeue does), then the queue's next batch. With every instance busy, where Triton
-   * prefetches, the batcher grows its newest payload or queues a new one, up to twice the instance count.
-   * `prefetchNow` false (arrivals, completions) leaves that to a timer at the current time: requests
-   * usually arrive in bursts (the answers of a batch come back as new requests in one turn), and the
-   * batcher looks at the burst once it is in, as Triton's batcher thread does once the enqueuing threads
-   * let go of its queue. A decision to wait arms the wake-up at its time, whatever the instances are
-   * doing: with every instance busy, the delay running out still queues the payload.
-   */
   private pump(prefetchNow = true): void {
-    if (this.pumping) return; // a synchronous completion inside dispatch: the running loop picks it up
-    this.pumping = true;
-    try {
-      const flush = this.state === 'stopping';
-      // (again when an instance freed up meanwhile: an executor may end a batch inside the hand-off)
-      do {
-        if (this.runner.lent && this.pool.idleCount > 0) this.runner.settleLent(); // a free instance takes it, merging
-        this.servePayloads();
-        this.formOrGrow(prefetchNow, flush);
-      } while (this.pool.idleCount > 0 && this.payloads.size > 0);
-      this.lendOldestPayload();
-      const deadline = this.queues.nextDeadline();
-      if (deadline !== Infinity) this.armTimer(deadline);
-    } finally {
-      this.pumping = false;
-    }
-    this.notifyIfDrained();
-  }
-
-  /**
-   * The batcher's turn: a batch for each free instance, or, with every instance busy, the newest payload
-   * grown or a new one queued, until a decision waits (its wake-up armed) or nothing more may be queued.
-   */
-  private formOrGrow(prefetchNow: boolean, flush: boolean): void {
-    while (this.queues.size > this.payloads.entryCount) {
-      const idle = this.pool.idleCount > 0;
-      if (idle && this.payloads.size > 0) return; // an instance freed up meanwhile: it takes a payload first (pump)
-      if (!idle) {
-        if (!this.mayQueuePayload()) break;
-        if (!prefetchNow) {
-          this.armTimer(this.clock.now());
-          break;
-        }
-      }
-      // with an instance free no payload is queued (servePayloads): the decision is a new batch's
-      const growing = idle ? undefined : this.payloads.growing();
-      const held = this.payloads.entryCount;
-      const d = decideBatch(this.queues.after(held), this.policy, this.clock.now(), { flush, payload: growing && { size: growing.size, shapeKey: growing.shapeKey } });
-      if (d.kind === 'wait') {
-        if (d.shapeCut) this.payloads.cutByShape();
-        if (d.saturated) {
-          this.payloads.closeGrowing(); // the next request starts the next payload
-          continue;
-        }
-        if (!d.shapeCut) this.armTimer(d.untilUs);
-        break;
-      }
-      if (!idle) {
-        if (growing && this.runner.lent?.entries === growing.entries) {
-          // taken back before it grows; an instance that began it meanwhile took it as lent: decide again
-          this.runner.settleLent();
-          continue;
-        }
-        this.payloads.add(this.queues.peekFirst(held + d.count).slice(held), d);
-        continue;
-      }
-      // (idleCount may count an instance that left the idle list: then look again)
-      const inst = this.pool.takeIdle();
-      if (inst) this.runner.form(inst, this.queues.takeFirst(d.count), d);
-    }
-  }
-
-  /** every free instance takes the oldest queued payload, with those Triton's dequeue merges into it */
-  private servePayloads(): void {
-    while (this.pool.idleCount > 0 && this.payloads.size > 0) {
-      const inst = this.pool.takeIdle();
-      if (!inst) break;
-      const taken = this.payloads.take(this.policy, this.clock.now())!;
-      this.queues.takeHead(taken.entries);
-      this.runner.form(inst, taken.entries, taken);
-    }
-  }
-
-  /**
-   * An executor that can take a batch back may be handed the oldest payload early (lent, not formed), but
-   * only while it is what the next free instance would take whenever that happens: every instance busy,
-   * and no later payload that a dequeue could merge or close. A lent payload that grew or no longer
-   * qualifies is taken back (or, begun meanwhile, formed where it runs).
-   */
-  private lendOldestPayload(): void {
-    const lendable = () => {
-      const head = this.payloads.head();
-      return head && this.pool.idleCount === 0 && !this.payloads.mayMerge(this.policy) ? head : undefined;
-    };
-    const lent = this.runner.lent;
-    if (lent && lent.entries !== lendable()?.entries) this.runner.settleLent();
-    const head = lendable();
-    if (head && !this.runner.lent) this.runner.lend(head.entries as Entry<P, R>[], head);
-  }
-
-  private mayQueuePayload(): boolean {
-    return this.payloads.mayQueue(this.policy.prefetch, this.pool.usableCount);
-  }
-
-  private canTakeBatch(): boolean {
-    return this.pool.idleCount > 0 || this.mayQueuePayload();
+    this.forming.pump(prefetchNow);
   }
 
   private armTimer(atUs: number): void {
