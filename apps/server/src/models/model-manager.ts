@@ -10,19 +10,20 @@
 import type { AutotuneChangeReason, EventBus, InferPayload, InferResult, SchedulerRequest, DynamicBatchingPatch, ConfigChange, ModelState } from '@inferscope/core';
 import { availableParallelism } from 'node:os';
 import { InferError, errors, asInferError, SchedulerError } from '@inferscope/core';
-import { checkModelName, diffRepository, type RepositoryDiff } from '@inferscope/core/repository';
+import { checkModelName, type RepositoryDiff } from '@inferscope/core/repository';
+import { modelsToLoadAtStart, pollChanges } from './repository-sync';
 import { scanRepositories, type ScannedModel } from '../repository/scan';
 import { drainVersions } from './version-loader';
 import { KeyedLock } from './keyed-lock';
 import { loadModel } from './model-load';
 import { updateDynamicBatching, setInstanceCount, setIterativeKnobs, setResponseCache } from './live-edits';
-import { enqueueCancellable, type CancellablePayload, type CancelSignal } from '../infer/cancellable';
-import { admitChained, type ChainedPayload } from '../infer/call-chain';
+import type { CancelSignal } from '../infer/cancellable';
+import { enqueueRequest } from '../infer/enqueue';
 import { saveModelConfig, type SaveResult } from './config-writeback/save-config';
 import type { ModelRuntime } from './runtime';
 import type { ControlMode, ModelEntry, RepositoryIndexRow, ServedModel, ServedModelInfo, VersionSlot } from './types';
-import { listRows, indexRows, findSlot, servedView, toVersion } from './views';
-import { Ensembles, isEnsembleConfig, looksLikeEnsemble } from './ensembles';
+import { listRows, indexRows, findSlot, highestReady, servedView, toVersion } from './views';
+import { Ensembles, isEnsembleConfig } from './ensembles';
 import { ensembleEditError } from '../ensemble/ensemble-scheduler';
 import { composingOf, composingToLoad, unloadsWithEnsemble } from './ensemble-members';
 import { AutotuneService, type AutotuneStatus } from './autotune-service';
@@ -93,11 +94,7 @@ export class ModelManager {
     const scan = await scanRepositories(this.options.repositories);
     for (const u of scan.unreadable) this.log(`repository '${u.repository}' cannot be read: ${u.error}`);
     this.known = scan.models;
-    const wanted = this.options.controlMode === 'explicit'
-      ? (this.options.loadModels ?? []).includes('*') ? [...scan.models.keys()] : this.options.loadModels ?? []
-      : [...scan.models.keys()];
-    // Ensembles after the models they run, as Triton loads them (they would come up later anyway).
-    wanted.sort((a, b) => Number(looksLikeEnsemble(scan.models.get(a)?.configText)) - Number(looksLikeEnsemble(scan.models.get(b)?.configText)));
+    const wanted = modelsToLoadAtStart(scan.models, this.options.controlMode, this.options.loadModels);
     const loading = new Set(wanted);
     for (const name of wanted) {
       const scanned = scan.models.get(name);
@@ -130,15 +127,7 @@ export class ModelManager {
   private async pollOnce(): Promise<RepositoryDiff> {
     const before = new Map([...this.known].map(([n, s]) => [n, s.fingerprint]));
     const scan = await scanRepositories(this.options.repositories);
-    // A save that wrote a config while the scan ran may have been scanned before its write: the save's
-    // own view stands, or this poll would reload the older file over the saved one.
-    for (const [name, s] of this.known) {
-      if (s.fingerprint === before.get(name) || !scan.models.has(name)) continue;
-      before.set(name, s.fingerprint);
-      scan.models.set(name, s);
-    }
-    const after = new Map([...scan.models].map(([n, s]) => [n, s.fingerprint]));
-    const diff = diffRepository(before, after);
+    const diff = pollChanges(before, this.known, scan.models);
     this.known = scan.models;
     for (const name of [...diff.added, ...diff.modified]) {
       await this.locked(name, () => this.loadScanned(scan.models.get(name)!));
@@ -201,8 +190,10 @@ export class ModelManager {
     this.known = scan.models;
   }
 
-  /** Triton's repository index: every model in the repositories, with state per version when known. */
-  /** The repository index (HTTP, gRPC): a failure reason may quote a backend or the filesystem, so no server path is left in it. */
+  /**
+   * Triton's repository index (HTTP, gRPC): every model in the repositories, with state per version when
+   * known. A failure reason may quote a backend or the filesystem, so no server path is left in it.
+   */
   index(readyOnly = false): RepositoryIndexRow[] {
     return indexRows(this.known.keys(), this.entries, readyOnly).map((row) => (row.reason ? { ...row, reason: redactPaths(row.reason) } : row));
   }
@@ -229,14 +220,9 @@ export class ModelManager {
       const slot = entry.versions.get(v);
       return slot ? servedView(entry, slot) : undefined;
     }
-    // the highest READY version, else the highest of all; a plain scan (this runs on every inference)
-    let ready: VersionSlot | undefined;
-    let highest: VersionSlot | undefined;
-    for (const s of entry.versions.values()) {
-      if (!highest || s.version > highest.version) highest = s;
-      if (s.state === 'READY' && (!ready || s.version > ready.version)) ready = s;
-    }
-    const slot = ready ?? highest;
+    // the highest READY version, else the highest of all (this runs on every inference: the second scan only without a READY one)
+    let slot = highestReady(entry);
+    if (!slot) for (const s of entry.versions.values()) if (!slot || s.version > slot.version) slot = s;
     return slot ? servedView(entry, slot) : undefined;
   }
 
@@ -277,21 +263,13 @@ export class ModelManager {
     // top level and each composing model on its own, as in Triton.
     const cache = this.options.responseCache;
     if (cache && slot.config?.response_cache?.enable) {
-      return cache.infer({ model: name, version: slot.version, request: req, startUs: this.now() }, () => this.schedule(name, slot, req, signal));
+      return cache.infer({ model: name, version: slot.version, request: req, startUs: this.now() }, () => this.enqueue(name, slot, req, signal));
     }
-    return this.schedule(name, slot, req, signal);
+    return this.enqueue(name, slot, req, signal);
   }
 
-  private schedule(name: string, slot: VersionSlot, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult> {
-    // a request made inside another (BLS) is admitted as its call chain allows (call-chain.ts)
-    const scheduler = slot.scheduler!;
-    const admitted = admitChained(this.options.bus, req.payload as ChainedPayload, name, String(slot.version), () => scheduler.snapshot().instances ?? []);
-    if ('refused' in admitted) return Promise.reject(SchedulerError.of('unavailable', admitted.refused));
-    const { watch } = admitted;
-    if (!signal && !watch) return scheduler.enqueue(req);
-    // a running request's executor may stop early (a python model's request.is_cancelled())
-    if (signal) (req.payload as CancellablePayload).cancelled = signal;
-    return enqueueCancellable(scheduler, req, signal, watch);
+  private enqueue(name: string, slot: VersionSlot, req: SchedulerRequest<InferPayload>, signal?: CancelSignal): Promise<InferResult> {
+    return enqueueRequest(this.options.bus, name, String(slot.version), slot.scheduler!, req, signal);
   }
 
   // ------------------------------------------------------------------------------- explicit control

@@ -64,13 +64,19 @@ export function indexRows(known: Iterable<string>, entries: ReadonlyMap<string, 
 }
 
 /** The version a request addresses (undefined = highest READY), or InferError with Triton's words. */
+/** The version a request that names none is served by: the highest READY one (Triton). */
+export function highestReady(entry: ModelEntry): VersionSlot | undefined {
+  // on every request: a plain scan, no arrays
+  let best: VersionSlot | undefined;
+  for (const s of entry.versions.values()) if (s.state === 'READY' && (!best || s.version > best.version)) best = s;
+  return best;
+}
+
 export function findSlot(entries: ReadonlyMap<string, ModelEntry>, name: string, version?: number): { entry: ModelEntry; slot: VersionSlot } {
   const entry = entries.get(name);
   if (!entry) throw errors.UNKNOWN_MODEL(name);
   if (version === undefined) {
-    // on every request: a plain scan, no arrays
-    let best: VersionSlot | undefined;
-    for (const s of entry.versions.values()) if (s.state === 'READY' && (!best || s.version > best.version)) best = s;
+    const best = highestReady(entry);
     if (!best) throw errors.NO_AVAILABLE_VERSION(name);
     return { entry, slot: best };
   }
