@@ -3,4 +3,5 @@ export * from './errors/index';
 export * from './events';
 export * from './tensor/types';
 export * from './scheduler/types';
+export { runBatch, type BatchDone } from './scheduler/run-batch';
 export * from './live/protocol';

@@ -30,9 +30,7 @@
  *   A TorchScript forward() or an onnxruntime run is a pure function of the batch: splitting it costs
  *   only time, so those failures are still split.
  */
-import { codeOf, RequestFailure, type ComputePhases, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
-
-type Done<R> = (error: unknown, results?: R[], phases?: ComputePhases) => void;
+import { codeOf, runBatch, RequestFailure, type BatchDone, type Executor, type InstanceInfo, type SchedulerRequest } from '@inferscope/core';
 
 /**
  * A batch's failure that goes to every request of the batch as it is: the batch must not be re-run in
@@ -50,25 +48,10 @@ export interface IsolationStats {
 }
 
 export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationStats = { isolatedBatches: 0, reruns: 0 }): Executor<P, R> & { isolation: IsolationStats } {
-  const run = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
-    let called = false;
-    const once: Done<R> = (e, r, phases) => {
-      if (called) return;
-      called = true;
-      done(e, r, phases);
-    };
-    try {
-      if (inner.executeWithCallback) inner.executeWithCallback(instance, batch, once);
-      else inner.execute(instance, batch).then((r) => once(null, r), (e: unknown) => once(e ?? new Error('executor failed')));
-    } catch (e) {
-      once(e ?? new Error('executor failed'));
-    }
-  };
-
   /** Runs `batch` and resolves with one result or RequestFailure per request; never fails as a whole. */
   const isolate = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: (results: (R | RequestFailure)[]) => void): void => {
     stats.reruns++;
-    run(instance, batch, (err, results) => {
+    runBatch(inner, instance, batch, (err, results) => {
       if (!err && Array.isArray(results) && results.length === batch.length) return done(results);
       if (batch.length === 1) return done([leafFailure(err, results)]);
       if (err instanceof WholeBatchFailure) return done(batch.map(() => leafFailure(err, results)));
@@ -89,8 +72,8 @@ export function isolateFailures<P, R>(inner: Executor<P, R>, stats: IsolationSta
     isolate(instance, batch.slice(mid), finish(1));
   };
 
-  const executeWithCallback = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: Done<R>): void => {
-    run(instance, batch, (err, results, phases) => {
+  const executeWithCallback = (instance: InstanceInfo, batch: readonly SchedulerRequest<P>[], done: BatchDone<R>): void => {
+    runBatch(inner, instance, batch, (err, results, phases) => {
       if (!err || batch.length < 2 || err instanceof WholeBatchFailure) return done(err, results, phases);
       stats.isolatedBatches++;
       // The scheduler's contract allows a RequestFailure in place of a result (core scheduler/types.ts).

@@ -54,37 +54,50 @@ export function encodeKey(parts: CacheKeyParts): Uint8Array {
   let size = 8 + 4 + 4;
   for (const b of strings) size += 4 + b.length;
   for (const input of inputs) size += 4 + 8 * input.shape.length + 4 + input.bytes.length;
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  let at = 0;
+  const w = new KeyWriter(size);
   let next = 0;
-  const u32 = (n: number) => {
-    view.setUint32(at, n >>> 0, true);
-    at += 4;
-  };
-  const bytes = (b: Uint8Array) => {
-    u32(b.length);
-    out.set(b, at);
-    at += b.length;
-  };
-  const str = () => bytes(strings[next++]);
-  str(); // the model
-  view.setFloat64(at, parts.version, true);
-  at += 8;
-  u32(inputs.length);
+  w.bytes(strings[next++]!); // the model
+  w.f64(parts.version);
+  w.u32(inputs.length);
   for (const input of inputs) {
-    str(); // its name
-    str(); // its datatype
-    u32(input.shape.length);
-    for (const d of input.shape) {
-      view.setFloat64(at, d, true);
-      at += 8;
-    }
-    bytes(input.bytes);
+    w.bytes(strings[next++]!); // its name
+    w.bytes(strings[next++]!); // its datatype
+    w.u32(input.shape.length);
+    for (const d of input.shape) w.f64(d);
+    w.bytes(input.bytes);
   }
-  u32(parts.outputs.length);
-  for (let i = 0; i < parts.outputs.length; i++) str();
-  return out;
+  w.u32(parts.outputs.length);
+  for (let i = 0; i < parts.outputs.length; i++) w.bytes(strings[next++]!);
+  return w.out;
+}
+
+/** One key's buffer, written in order (a class, not closures made per key: see ARCHITECTURE.md, hot paths). */
+class KeyWriter {
+  readonly out: Uint8Array;
+  private readonly view: DataView;
+  private at = 0;
+
+  constructor(size: number) {
+    this.out = new Uint8Array(size);
+    this.view = new DataView(this.out.buffer);
+  }
+
+  u32(n: number): void {
+    this.view.setUint32(this.at, n >>> 0, true);
+    this.at += 4;
+  }
+
+  f64(n: number): void {
+    this.view.setFloat64(this.at, n, true);
+    this.at += 8;
+  }
+
+  /** `[u32 length][bytes]` */
+  bytes(b: Uint8Array): void {
+    this.u32(b.length);
+    this.out.set(b, this.at);
+    this.at += b.length;
+  }
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -135,14 +135,16 @@ export class BatchForming<P, R> {
    * qualifies is taken back (or, begun meanwhile, formed where it runs).
    */
   private lendOldestPayload(): void {
-    const lendable = () => {
-      const head = this.payloads.head();
-      return head && this.pool.idleCount === 0 && !this.payloads.mayMerge(this.o.policy()) ? head : undefined;
-    };
     const lent = this.runner.lent;
-    if (lent && lent.entries !== lendable()?.entries) this.runner.settleLent();
-    const head = lendable();
+    if (lent && lent.entries !== this.lendable()?.entries) this.runner.settleLent();
+    const head = this.lendable();
     if (head && !this.runner.lent) this.runner.lend(head.entries as QueueEntry<P, R>[], head);
+  }
+
+  // a method, not a closure made on each pass: under tsx every named closure pays a defineProperty (its name)
+  private lendable() {
+    const head = this.payloads.head();
+    return head && this.pool.idleCount === 0 && !this.payloads.mayMerge(this.o.policy()) ? head : undefined;
   }
 
   private mayQueuePayload(): boolean {

@@ -10,6 +10,7 @@
  * then. Every request of a finished batch is answered exactly once. Split from ModelScheduler, which owns
  * the queues and decides what to form.
  */
+import { runBatch } from './run-batch';
 import { codeOf } from '../errors/infer-error';
 import type { Clock } from '../clock/clock';
 import type { Answer, Answers } from './answers';
@@ -143,21 +144,11 @@ export class BatchRunner<P, R> {
 
   /** give `run` to the executor on `inst` (a batch taken back is given again: only the latest may answer) */
   private post(inst: PoolInstance, run: InstanceBatch): void {
-    let finished = false;
     const handOff = (run.handOffs = (run.handOffs ?? 0) + 1);
-    const done = (error: unknown, results?: R[], phases?: ComputePhases): void => {
-      // an executor calling back twice, or for a hand-off it gave back (reclaim), must not answer twice
-      if (finished || run.handOffs !== handOff) return;
-      finished = true;
-      this.complete(inst, run, error, results, phases);
-    };
-    const reqs = run.requests as readonly SchedulerRequest<P>[];
-    try {
-      if (this.executor.executeWithCallback) this.executor.executeWithCallback(inst.info, reqs, done);
-      else this.executor.execute(inst.info, reqs).then((r) => done(null, r), (err) => done(err ?? new Error('executor failed')));
-    } catch (err) {
-      done(err ?? new Error('executor failed'));
-    }
+    runBatch(this.executor, inst.info, run.requests as readonly SchedulerRequest<P>[], (error, results, phases) => {
+      // the answer to a hand-off it gave back (reclaim) must not answer the batch
+      if (run.handOffs === handOff) this.complete(inst, run, error, results, phases);
+    });
   }
 
   /** `run` is now the instance's running batch: its compute time and its requests' queue time split here. */

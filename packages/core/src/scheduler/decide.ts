@@ -64,6 +64,11 @@ export interface DecideOptions {
 
 const NO_WAIT = { kind: 'wait', untilUs: Infinity, count: 0, size: 0, oldestUs: Infinity } as const;
 
+/** Triton fills in preferred_batch_size [max_batch_size] when none is given. */
+function isPreferred(preferred: readonly number[], maxBatch: number, n: number): boolean {
+  return preferred.length > 0 ? preferred.includes(n) : n === maxBatch;
+}
+
 export function decideBatch(
   source: CandidateSource,
   policy: BatchingPolicy,
@@ -85,8 +90,6 @@ export function decideBatch(
   const maxPreferred = policy.maxPreferred;
   const maxBatch = policy.maxBatchSize;
   const batching = policy.batching;
-  // Triton fills in preferred_batch_size [max_batch_size] when none is given
-  const isPreferred = (n: number) => (preferred.length > 0 ? preferred.includes(n) : n === maxBatch);
 
   source.forEachInOrder((c: BatchCandidate) => {
     const bs = c.batchSize > 0 ? c.batchSize : 1;
@@ -117,7 +120,7 @@ export function decideBatch(
       stop = 'immediate';
       return false;
     }
-    if (isPreferred(base + size)) {
+    if (isPreferred(preferred, maxBatch, base + size)) {
       bestCount = count;
       bestSize = size;
       bestOldest = oldest;
@@ -151,6 +154,6 @@ export function decideBatch(
   if (delay === 0) return { kind: 'send', count, size, trigger: 'immediate', oldestUs: oldest, saturated: capped, shapeCut };
   if (options?.flush) return { kind: 'send', count, size, trigger: 'drain', oldestUs: oldest, saturated: true, shapeCut };
   // a queued payload at no preferred size takes what is waiting, so its instance gets the largest batch there is
-  if (base > 0 && !isPreferred(base)) return { kind: 'send', count, size, trigger: 'delay', oldestUs: oldest, saturated: false, shapeCut };
+  if (base > 0 && !isPreferred(preferred, maxBatch, base)) return { kind: 'send', count, size, trigger: 'delay', oldestUs: oldest, saturated: false, shapeCut };
   return { kind: 'wait', untilUs: oldest + delay, count, size, oldestUs: oldest };
 }

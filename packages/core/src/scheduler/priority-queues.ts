@@ -94,10 +94,12 @@ export class PriorityQueues<E extends AnyEntry = AnyEntry> implements CandidateS
   /** the waiting requests after the first `skip`, in order (those ahead are held in queued payloads) */
   after(skip: number): CandidateSource<E> {
     if (skip === 0) return this;
+    const queues = this;
+    // a method, not an arrow property: under tsx an arrow bound to a name pays a defineProperty per call
     return {
-      forEachInOrder: (visit) => {
+      forEachInOrder(visit) {
         let n = 0;
-        this.forEachInOrder((e) => n++ < skip || visit(e));
+        queues.forEachInOrder((e) => n++ < skip || visit(e));
       },
     };
   }

@@ -11,6 +11,7 @@
  *   (CompleteAndNext), so a batch never holds two requests of one sequence. The slot is released when its END
  *   is issued; whoever takes it waits until that END has run.
  */
+import { runBatch } from '../run-batch';
 import type { Clock } from '../../clock/clock';
 import type { Answers } from '../answers';
 import { decideBatch } from '../decide';
@@ -277,19 +278,7 @@ export class Lanes<P, R> {
     lane.inst.sinceUs = startedUs;
     d.emit.batchFormed(batchId, entries, size, trigger, startedUs - oldestUs);
     d.emit.batchStarted(batchId, lane.inst.info.name, size, startedUs);
-    let finished = false;
-    const done = (error: unknown, results?: R[], phases?: ComputePhases): void => {
-      if (finished) return;
-      finished = true;
-      this.complete(lane, positions, batchId, startedUs, error, results, phases);
-    };
-    const reqs = positions.map((x) => x.req);
-    try {
-      if (d.executor.executeWithCallback) d.executor.executeWithCallback(lane.inst.info, reqs, done);
-      else d.executor.execute(lane.inst.info, reqs).then((r) => done(null, r), (err) => done(err ?? new Error('executor failed')));
-    } catch (err) {
-      done(err ?? new Error('executor failed'));
-    }
+    runBatch(d.executor, lane.inst.info, positions.map((x) => x.req), (error, results, phases) => this.complete(lane, positions, batchId, startedUs, error, results, phases));
   }
 
   private complete(lane: Lane<P, R>, positions: Position<P, R>[], batchId: string, startedUs: number, error: unknown, results?: R[], phases?: ComputePhases): void {

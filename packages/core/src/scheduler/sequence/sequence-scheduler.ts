@@ -175,20 +175,26 @@ export class SequenceScheduler<P = unknown, R = unknown> implements Scheduler<P,
       ?? (inSequence(id) ? undefined : missingIdError(this.model));
   }
 
+  /** Why `req` is refused before it reaches the sequence table, if it is (Triton's order). */
+  private refusal(req: SchedulerRequest<P>): { reason: 'invalid' | 'unavailable'; error: InferError } | undefined {
+    const open = this.state === 'ready' || this.state === 'starting' || this.state === 'stopping';
+    if (!open) return { reason: 'unavailable', error: errors.MODEL_UNAVAILABLE(`model ${this.model} version ${this.version}`, this.state === 'stopped' ? 'is unloading' : 'is not ready') };
+    const invalid = this.requestError(req);
+    if (invalid) return { reason: 'invalid', error: invalid };
+    if (this.state === 'stopping' && req.sequence!.start) return { reason: 'unavailable', error: stoppingError() };
+    return undefined;
+  }
+
   /** `settle` is called exactly once. Returns the request id. */
   submit(req: SchedulerRequest<P>, settle: Settle<R>): string {
     const id = req.id ?? (req.id = this.idPrefix + ++this.idSeq);
-    const refuse = (reason: 'invalid' | 'unavailable', error: InferError) => this.answers.refuse(id, req, settle, reason, error);
-    const open = this.state === 'ready' || this.state === 'starting' || this.state === 'stopping';
-    if (!open) return refuse('unavailable', errors.MODEL_UNAVAILABLE(`model ${this.model} version ${this.version}`, this.state === 'stopped' ? 'is unloading' : 'is not ready'));
-    const invalid = this.requestError(req);
-    if (invalid) return refuse('invalid', invalid);
+    const refusal = this.refusal(req);
+    if (refusal) return this.answers.refuse(id, req, settle, refusal.reason, refusal.error);
     const { id: cid, start = false, end = false } = req.sequence!;
-    if (this.state === 'stopping' && start) return refuse('unavailable', stoppingError());
     const key = sequenceKey(cid);
     const bound = this.table.bound.get(key);
     const collecting = this.table.collecting.get(key);
-    if (!start && !bound && !collecting) return refuse('invalid', missingStartError(this.model, cid));
+    if (!start && !bound && !collecting) return this.answers.refuse(id, req, settle, 'invalid', missingStartError(this.model, cid));
 
     const now = this.clock.now();
     this.lastSeen.set(key, now);

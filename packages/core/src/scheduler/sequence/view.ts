@@ -16,11 +16,15 @@ export const SEQUENCE_VIEW_BACKLOG_MAX = 64;
 
 /** A stable text of a view, to send it only when it changed. */
 export function sequenceViewKey(v: SequenceView): string {
-  const id = (c: CorrelationIdView | null) => (c ? `${c.type[0]}${c.id}` : '-');
   return [
     v.strategy,
     v.instances.map((i) => `${i.instance}:${i.slots.map((s) => id(s.sequence)).join(',')}`).join(';'),
     `${v.backlog_total}:${v.backlog.map((b) => `${id(b.sequence)}x${b.requests}`).join(',')}`,
     `${v.state_memory.sequences}/${v.state_memory.bytes}`,
   ].join('|');
+}
+
+// a module function, not a closure made per key (ARCHITECTURE.md, hot paths)
+function id(c: CorrelationIdView | null): string {
+  return c ? `${c.type[0]}${c.id}` : '-';
 }
