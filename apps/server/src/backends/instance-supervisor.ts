@@ -141,37 +141,60 @@ export class InstanceSupervisor<H extends InstanceHandle, X extends object> {
       return;
     }
     const prepareUs = elapsedUs(prepared);
-    let resent = false;
-    const finish = (err: unknown, results: () => R[], remote?: ComputePhases): void => {
-      if (err instanceof NotStartedError && !resent && !rt.stopped) {
-        // Queued behind a batch that killed its handle: it never ran, so it goes to the replacement.
-        resent = true;
-        const again = (h: H): void => {
-          try {
-            send(h, true, finish);
-          } catch (e) {
-            done(e); // never leave the batch unanswered
-          }
-        };
-        this.ensure(rt).then(again, (e: unknown) => done(e));
-        return;
-      }
-      if (err) {
-        done(err);
-        return;
-      }
-      let answers: R[];
-      const split = performance.now();
-      try {
-        answers = results();
-      } catch (e) {
-        done(e);
-        return;
-      }
-      done(null, answers, { inputUs: prepareUs + (remote?.inputUs ?? 0), outputUs: elapsedUs(split) + (remote?.outputUs ?? 0) });
-    };
-    if (rt.handle && !rt.stopped) send(rt.handle, false, finish);
-    else this.ensure(rt).then((h) => send(h, false, finish), (err: unknown) => done(err));
+    const delivery = new Delivery(rt, send, prepareUs, done, () => this.ensure(rt));
+    if (rt.handle && !rt.stopped) send(rt.handle, false, delivery.finish);
+    else this.ensure(rt).then((h) => send(h, false, delivery.finish), (err: unknown) => done(err));
+  }
+}
+
+/**
+ * One batch handed to an instance, until it is answered: its results split (timed as compute output), or a
+ * batch queued behind one that killed the handle sent once to the replacement. A class, not closures made
+ * per batch: under tsx each closure bound to a name pays a defineProperty (ARCHITECTURE.md, hot paths).
+ */
+class Delivery<H extends InstanceHandle, R> {
+  private resent = false;
+  /** the backend's callback (an arrow kept as a field: made once per batch, named by no one) */
+  readonly finish: (err: unknown, results: () => R[], remote?: ComputePhases) => void;
+
+  constructor(
+    private readonly rt: Supervised<H>,
+    private readonly send: SendBatch<H, R>,
+    private readonly prepareUs: number,
+    private readonly done: (error: unknown, results?: R[], phases?: ComputePhases) => void,
+    /** the instance's handle, restarted if it died */
+    private readonly handle: () => Promise<H>,
+  ) {
+    this.finish = (err, results, remote) => this.finished(err, results, remote);
+  }
+
+  private finished(err: unknown, results: () => R[], remote?: ComputePhases): void {
+    const { done } = this;
+    if (err instanceof NotStartedError && !this.resent && !this.rt.stopped) {
+      // Queued behind a batch that killed its handle: it never ran, so it goes to the replacement.
+      this.resent = true;
+      this.handle().then((h) => {
+        try {
+          this.send(h, true, this.finish);
+        } catch (e) {
+          done(e); // never leave the batch unanswered
+        }
+      }, (e: unknown) => done(e));
+      return;
+    }
+    if (err) {
+      done(err);
+      return;
+    }
+    let answers: R[];
+    const split = performance.now();
+    try {
+      answers = results();
+    } catch (e) {
+      done(e);
+      return;
+    }
+    done(null, answers, { inputUs: this.prepareUs + (remote?.inputUs ?? 0), outputUs: elapsedUs(split) + (remote?.outputUs ?? 0) });
   }
 }
 

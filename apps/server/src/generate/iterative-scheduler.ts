@@ -41,7 +41,8 @@ import type { StreamingPayload } from '../infer/response-stream';
 import { instanceStepModel } from './instance-step-model';
 import { StepEngine, type EngineSetup, type GenerationEngine } from './step-engine';
 import { HostedEngine } from './hosted-engine';
-import { ByteText, readGenerateAsk, textOutput } from './generate-io';
+import { readGenerateAsk } from './generate-io';
+import { GenerationSink } from './generation-sink';
 import type { GenerativeModel } from './generative-model';
 import { StepEvents } from './step-events';
 
@@ -152,44 +153,14 @@ export class IterativeScheduler implements Scheduler<InferPayload, InferResult> 
       return id;
     }
     const perToken = ask.stream ?? !stream?.single;
-    const text = new ByteText();
-    let whole = '';
-    let finalSent = false;
-    const send = (out: string | null, final: boolean) => {
-      if (!stream) return;
-      finalSent ||= final;
-      this.events.response(id, this.o.clock.now(), final, out === null ? 'empty' : 'success');
-      stream.response(out === null ? null : textOutput(out), final);
-    };
     this.open++;
-    const end = (outcome: GenOutcome) => {
+    const sink = new GenerationSink(id, ask.maxTokens, perToken, stream, this.events, this.o.clock, settle, () => {
       this.open--;
-      if (outcome.ok) {
-        if (!perToken) send(whole + text.end(), true);
-        else if (!finalSent) send(null, true); // an end token stopped it: the final flag alone
-        settle(null, []);
-      } else {
-        const error = outcome.reason === 'cancelled' ? errors.CLIENT_CANCELLED(outcome.message)
-          : new InferError(outcome.reason === 'rejected' ? 'INVALID_ARG' : 'INTERNAL', outcome.message);
-        if (outcome.reason !== 'cancelled') stream?.fail(error);
-        settle(error);
-      }
       this.events.ended(id);
       if (this.open === 0) this.drained?.();
-    };
+    });
     if (stream) stream.cancel = () => void loop.cancel(id);
-    loop.submit(
-      { id, prompt: ask.prompt, maxTokens: ask.maxTokens, ...(this.o.generative.endToken !== undefined ? { endToken: this.o.generative.endToken } : {}) },
-      {
-        onToken: (token, index) => {
-          const last = index + 1 === ask.maxTokens;
-          const piece = text.push(token) + (last ? text.end() : '');
-          if (perToken) send(piece, last);
-          else whole += piece;
-        },
-        onEnd: end,
-      },
-    );
+    loop.submit({ id, prompt: ask.prompt, maxTokens: ask.maxTokens, ...(this.o.generative.endToken !== undefined ? { endToken: this.o.generative.endToken } : {}) }, sink);
     return id;
   }
 

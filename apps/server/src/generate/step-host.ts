@@ -99,9 +99,15 @@ export function startProgram(init: HostInit, io: ProgramIo): ProgramGuest {
     },
   });
   const engine = new StepEngine(init.setup, { run: (inputs) => io.run(inputs) }, clock, listener, deferred);
+  // methods, not arrow properties: a sink is made per request, and under tsx an arrow bound to a name pays
+  // a defineProperty (ARCHITECTURE.md, hot paths)
   const sinkOf = (id: string): GenSink => ({
-    onToken: (token, index) => out.push({ k: 'token', id, token, index }),
-    onEnd: (outcome) => out.push({ k: 'end', id, outcome }),
+    onToken(token, index) {
+      out.push({ k: 'token', id, token, index });
+    },
+    onEnd(outcome) {
+      out.push({ k: 'end', id, outcome });
+    },
   });
   return {
     receive(body) {

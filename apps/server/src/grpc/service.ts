@@ -196,44 +196,52 @@ export function grpcHandlers(deps: GrpcServiceDeps): UntypedServiceImplementatio
     // the stream ends once the client has ended it and every request has its final response.
     ModelStreamInfer: (call: ServerDuplexStream<GrpcInferRequest, unknown>) => {
       const cancel = new CallCancel(call);
-      let open = 0;
-      let ended = false;
-      const finish = () => {
-        if (ended && open === 0) {
-          cancel.settled();
-          call.end();
-        }
+      // a method, not a closure bound to a name (ARCHITECTURE.md, hot paths): ends the call once the client
+      // has ended it and every request has its final response
+      const stream = {
+        open: 0,
+        ended: false,
+        finish() {
+          if (this.ended && this.open === 0) {
+            cancel.settled();
+            call.end();
+          }
+        },
       };
       // at most MAX_OUTSTANDING_PER_STREAM requests read and not yet fully answered: a client that does not
       // read its answers stops being read (grpc/stream-flow.ts)
       const flow = new StreamFlow(call);
       call.on('data', (msg: GrpcInferRequest) => {
-        open++;
+        stream.open++;
         flow.taken();
         const answers = flow.request();
         const wantsFinal = asksForEmptyFinal(msg);
-        const refused = (err: unknown) => answers.write({ error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } });
         // each message holds its share of --max-inflight-bytes until its final response (or is refused)
         const held = admitGrpcMessage(deps.inflight, msg);
         const done = held instanceof InferError
-          ? Promise.resolve(refused(held))
+          ? Promise.resolve(answers.write(refusal(held, msg)))
           : streamInference(deps, new GrpcInferCall(msg, cancel.signal, held), (r) => {
             const out = streamResponse(r, wantsFinal);
             if (out) answers.write(out, r.left);
             else r.left();
-          }).catch(refused).finally(() => held.release());
+          }).catch((err: unknown) => answers.write(refusal(err, msg))).finally(() => held.release());
         void done
           .then(() => {
-            open--;
+            stream.open--;
             answers.done();
-            finish();
+            stream.finish();
           });
       });
       call.on('end', () => {
-        ended = true;
-        finish();
+        stream.ended = true;
+        stream.finish();
       });
       call.on('error', () => {}); // a cancelled stream: answers still in flight are dropped
     },
   };
+}
+
+/** A stream request's refusal: its error in the response, the stream goes on. */
+function refusal(err: unknown, msg: GrpcInferRequest): object {
+  return { error_message: describeError(err).message, infer_response: { model_name: msg.model_name, model_version: msg.model_version, id: msg.id } };
 }

@@ -53,30 +53,8 @@ export class StreamFlow {
    * One request's responses: `write` each, then `done`. A cancelled call writes nothing (grpc-js would
    * drop it, and never call back), so its requests stop counting at once; a cancelled stream reads no more.
    */
-  request(): { write(answer: unknown, left?: () => void): void; done(): void } {
-    let pending = 0;
-    let finished = false;
-    const settle = (): void => {
-      if (finished && pending === 0) this.sent();
-    };
-    return {
-      // `left` (a decoupled model's response: backends/stub/send-window.ts) is called with the write's
-      // callback, once HTTP/2 took the message within the client's flow-control window
-      write: (answer, left) => {
-        if (this.call.cancelled) return left?.();
-        pending++;
-        this.call.write(answer, () => {
-          pending--;
-          left?.();
-          settle();
-        });
-      },
-      done: () => {
-        if (finished) return;
-        finished = true;
-        settle();
-      },
-    };
+  request(): RequestAnswers {
+    return new RequestAnswers(this.call, () => this.sent());
   }
 
   private sent(): void {
@@ -85,5 +63,43 @@ export class StreamFlow {
       this.paused = false;
       this.call.resume();
     }
+  }
+}
+
+/**
+ * One request's answers on the stream (StreamFlow.request). A class, not closures made per request: under
+ * tsx each closure bound to a name pays a defineProperty (ARCHITECTURE.md, hot paths).
+ */
+export class RequestAnswers {
+  private pending = 0;
+  private finished = false;
+
+  constructor(
+    private readonly call: FlowCall,
+    private readonly sent: () => void,
+  ) {}
+
+  /**
+   * `left` (a decoupled model's response: backends/stub/send-window.ts) is called with the write's
+   * callback, once HTTP/2 took the message within the client's flow-control window.
+   */
+  write(answer: unknown, left?: () => void): void {
+    if (this.call.cancelled) return left?.();
+    this.pending++;
+    this.call.write(answer, () => {
+      this.pending--;
+      left?.();
+      this.settle();
+    });
+  }
+
+  done(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settle();
+  }
+
+  private settle(): void {
+    if (this.finished && this.pending === 0) this.sent();
   }
 }

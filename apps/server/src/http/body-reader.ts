@@ -64,58 +64,86 @@ function routeLimit(req: FastifyRequest, limits: BodyLimits): number {
 
 /** A fastify content-type parser body (no `parseAs`): reads `payload` and calls `done` once. */
 export function readBody(req: FastifyRequest, payload: Payload, limits: BodyLimits, done: Done): void {
-  const floor = Math.min(limits.limit, limits.inputSizeLimit);
-  const declared = Number(req.headers['content-length']);
-  const chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
-  const parts: Buffer[] = [];
-  let received = 0;
-  let pieces = 0;
-  let limit: number | undefined; // the route's, looked up once the body (declared or received) passes the floor
-  const past = (bytes: number): boolean => {
-    if (!(bytes > floor)) return false;
-    limit ??= routeLimit(req, limits);
-    return bytes > limit;
-  };
-  let over = past(declared); // (installDeclaredLimit answers these first where it is installed)
+  new BodyRead(req, payload, limits, done);
+}
 
-  const stop = () => {
-    payload.removeListener('data', onData);
-    payload.removeListener('end', onEnd);
-    payload.removeListener('error', onEnd);
-  };
-  function onData(chunk: Buffer | string) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    received += bytes.byteLength;
-    if (chunked && bytes.byteLength > 0 && ++pieces > MAX_CHUNKS) {
-      stop();
-      parts.length = 0;
-      done(errors.TOO_MANY_CHUNKS(MAX_CHUNKS));
-      return;
-    }
-    if (over) return;
-    if (past(received)) {
-      over = true;
-      parts.length = 0;
-      return;
-    }
-    parts.push(bytes);
+/**
+ * One body being read. A class, not closures made per request: under tsx each closure bound to a name
+ * pays a defineProperty (ARCHITECTURE.md, hot paths); the two listeners are plain arrows kept as fields.
+ */
+class BodyRead {
+  private readonly floor: number;
+  private readonly declared: number;
+  private readonly chunked: boolean;
+  private readonly parts: Buffer[] = [];
+  private received = 0;
+  private pieces = 0;
+  /** the route's, looked up once the body (declared or received) passes the floor */
+  private limit: number | undefined;
+  private over: boolean;
+  private readonly onData: (chunk: Buffer | string) => void;
+  private readonly onEnd: (err?: Error) => void;
+
+  constructor(
+    private readonly req: FastifyRequest,
+    private readonly payload: Payload,
+    private readonly limits: BodyLimits,
+    private readonly done: Done,
+  ) {
+    this.floor = Math.min(limits.limit, limits.inputSizeLimit);
+    this.declared = Number(req.headers['content-length']);
+    this.chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
+    this.over = this.past(this.declared); // (installDeclaredLimit answers these first where it is installed)
+    this.onData = (chunk) => this.data(chunk);
+    this.onEnd = (err) => this.end(err);
+    payload.on('data', this.onData);
+    payload.on('end', this.onEnd);
+    payload.on('error', this.onEnd);
+    payload.resume();
   }
-  function onEnd(err?: Error) {
-    stop();
+
+  private past(bytes: number): boolean {
+    if (!(bytes > this.floor)) return false;
+    this.limit ??= routeLimit(this.req, this.limits);
+    return bytes > this.limit;
+  }
+
+  private stop(): void {
+    this.payload.removeListener('data', this.onData);
+    this.payload.removeListener('end', this.onEnd);
+    this.payload.removeListener('error', this.onEnd);
+  }
+
+  private data(chunk: Buffer | string): void {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    this.received += bytes.byteLength;
+    if (this.chunked && bytes.byteLength > 0 && ++this.pieces > MAX_CHUNKS) {
+      this.stop();
+      this.parts.length = 0;
+      this.done(errors.TOO_MANY_CHUNKS(MAX_CHUNKS));
+      return;
+    }
+    if (this.over) return;
+    if (this.past(this.received)) {
+      this.over = true;
+      this.parts.length = 0;
+      return;
+    }
+    this.parts.push(bytes);
+  }
+
+  private end(err?: Error): void {
+    this.stop();
     if (err) {
       // a broken stream (bad chunk framing, aborted upload) is the client's: 400
       const e = err as Error & { statusCode?: number };
       if (!(typeof e.statusCode === 'number' && e.statusCode >= 400)) e.statusCode = 400;
-      done(e);
+      this.done(e);
       return;
     }
-    if (over) return done(tooLarge(req, received, limit!, limit === limits.inputSizeLimit));
-    if (!Number.isNaN(declared) && received !== declared) return done(errors.INVALID('Request body size did not match Content-Length'));
+    if (this.over) return this.done(tooLarge(this.req, this.received, this.limit!, this.limit === this.limits.inputSizeLimit));
+    if (!Number.isNaN(this.declared) && this.received !== this.declared) return this.done(errors.INVALID('Request body size did not match Content-Length'));
     // always a copy: the parts may be views of the socket's read buffer
-    done(null, Buffer.concat(parts, received));
+    this.done(null, Buffer.concat(this.parts, this.received));
   }
-  payload.on('data', onData);
-  payload.on('end', onEnd);
-  payload.on('error', onEnd);
-  payload.resume();
 }

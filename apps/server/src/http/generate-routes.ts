@@ -58,49 +58,60 @@ export function registerGenerateRoutes(scope: FastifyInstance, { deps, hold, bod
 
   const generateStream = async (request: HttpRequest, reply: FastifyReply) => {
     const held = hold(request);
-    let started = false;
-    const start = () => {
-      if (started) return;
-      started = true;
-      reply.hijack();
-      // no `connection` header of our own: Node keeps the connection as the client asked (a forced
-      // keep-alive held a client that sent `connection: close` open for the whole keep-alive timeout)
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    };
-    const event = (body: unknown, left?: () => void) => {
-      start();
-      if (reply.raw.destroyed) return left?.();
-      // the callback runs once the socket has taken the event (Node holds it while the client reads nothing)
-      reply.raw.write(`data: ${JSON.stringify(body)}\n\n`, left && (() => left()));
-    };
-    const respond = (r: StreamedResponse) => {
-      if (r.empty) return r.left();
-      if (r.error) return event({ error: r.error.message }, r.left);
-      let body: unknown;
-      try {
-        body = generateResponse(r);
-      } catch (err) {
-        body = { error: describeError(err).message }; // an output JSON cannot carry; the stream goes on
-      }
-      event(body, r.left);
-    };
+    const sse = new EventStream(reply);
     try {
-      await streamInference(deps, call(request, held), respond);
+      await streamInference(deps, call(request, held), (r) => sse.respond(r));
     } catch (err) {
-      if (!started) throw err;
-      event({ error: describeError(err).message });
+      if (!sse.started) throw err;
+      sse.event({ error: describeError(err).message });
     } finally {
       held.release();
     }
-    if (!started) {
-      // a final flag with nothing before it: an empty event stream
-      start();
-    }
+    sse.start(); // a final flag with nothing before it: an empty event stream
     reply.raw.end();
   };
 
   for (const base of ['/v2/models/:model', '/v2/models/:model/versions/:version']) {
     scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate`, { bodyLimit, config: CHARGED_IN_SCOPE }, generate);
     scope.post<{ Params: HttpRequest['params'] }>(`${base}/generate_stream`, { bodyLimit, config: CHARGED_IN_SCOPE }, generateStream);
+  }
+}
+
+/**
+ * One generate_stream answer: the event stream starts at its first event, each response one event. A class,
+ * not closures made per request: under tsx each closure bound to a name pays a defineProperty
+ * (ARCHITECTURE.md, hot paths).
+ */
+class EventStream {
+  started = false;
+
+  constructor(private readonly reply: FastifyReply) {}
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.reply.hijack();
+    // no `connection` header of our own: Node keeps the connection as the client asked (a forced
+    // keep-alive held a client that sent `connection: close` open for the whole keep-alive timeout)
+    this.reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  }
+
+  event(body: unknown, left?: () => void): void {
+    this.start();
+    if (this.reply.raw.destroyed) return left?.();
+    // the callback runs once the socket has taken the event (Node holds it while the client reads nothing)
+    this.reply.raw.write(`data: ${JSON.stringify(body)}\n\n`, left && (() => left()));
+  }
+
+  respond(r: StreamedResponse): void {
+    if (r.empty) return r.left();
+    if (r.error) return this.event({ error: r.error.message }, r.left);
+    let body: unknown;
+    try {
+      body = generateResponse(r);
+    } catch (err) {
+      body = { error: describeError(err).message }; // an output JSON cannot carry; the stream goes on
+    }
+    this.event(body, r.left);
   }
 }

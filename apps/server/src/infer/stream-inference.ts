@@ -33,34 +33,49 @@ export interface StreamedResponse {
 const noop = (): void => undefined;
 
 export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 'stream' | 'accepted'>, onResponse: (r: StreamedResponse) => void, single = false): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let settled = false;
-    let served: ServedModelView | undefined;
-    let request: DecodedInferRequest | undefined;
-    const finish = (err?: unknown): void => {
-      if (settled) return;
-      settled = true;
-      stopListening?.();
-      if (err) reject(err);
-      else resolve();
-    };
-    const pick = (outputs: Tensor[]): Tensor[] => {
-      const wanted = request?.outputs;
-      return wanted ? outputs.filter((t) => wanted.includes(t.name)) : outputs;
-    };
-    const stream: ResponseStream = {
-      response(outputs, final, error, left = noop) {
-        if (settled || !served || !request) return left();
-        onResponse({ served, request, outputs: outputs ? pick(outputs) : [], final, error, empty: outputs === null && !error, left });
-        if (final) finish();
-      },
-      fail: (err) => finish(asInferError(err)),
-      single,
-    };
-    const stopListening = call.signal?.onAbort(() => {
-      stream.cancel?.();
-      finish(errors.CLIENT_CANCELLED('the client cancelled the request'));
+  return new Promise<void>((resolve, reject) => new StreamedCall(call, onResponse, single, resolve, reject).run(deps));
+}
+
+/**
+ * One streamed request's stream and its one settlement. A class, not closures made per request: under
+ * tsx each closure bound to a name pays a defineProperty (ARCHITECTURE.md, hot paths).
+ */
+class StreamedCall implements ResponseStream {
+  private settled = false;
+  private served: ServedModelView | undefined;
+  private request: DecodedInferRequest | undefined;
+  private stopListening: (() => void) | undefined;
+  /** set by the executor while the model may still send */
+  cancel?: () => void;
+
+  constructor(
+    private readonly call: Omit<InferCall, 'stream' | 'accepted'>,
+    private readonly onResponse: (r: StreamedResponse) => void,
+    readonly single: boolean,
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  response(outputs: Tensor[] | null, final: boolean, error?: InferError, left: () => void = noop): void {
+    const { served, request } = this;
+    if (this.settled || !served || !request) return left();
+    const wanted = request.outputs;
+    const picked = !outputs ? [] : wanted ? outputs.filter((t) => wanted.includes(t.name)) : outputs;
+    this.onResponse({ served, request, outputs: picked, final, error, empty: outputs === null && !error, left });
+    if (final) this.finish();
+  }
+
+  fail(err: Error): void {
+    this.finish(asInferError(err));
+  }
+
+  run(deps: InferServiceDeps): void {
+    const { call } = this;
+    this.stopListening = call.signal?.onAbort(() => {
+      this.cancel?.();
+      this.finish(errors.CLIENT_CANCELLED('the client cancelled the request'));
     });
+    const self = this;
     // not a spread: the caller's call may be a class whose decode() lives on its prototype
     runInference(deps, {
       protocol: call.protocol,
@@ -68,20 +83,30 @@ export function streamInference(deps: InferServiceDeps, call: Omit<InferCall, 's
       version: call.version,
       signal: call.signal,
       charge: call.charge,
-      decode: (spec) => call.decode(spec),
-      stream,
+      decode(spec) {
+        return call.decode(spec);
+      },
+      stream: this,
       accepted(s, r) {
-        served = s;
-        request = r;
+        self.served = s;
+        self.request = r;
       },
     }).then(
       (outcome) => {
         // a decoupled model's execute() returned: its responses come (or came) through the stream
-        if (isDecoupled(outcome.served.config) || settled) return;
-        onResponse({ served: outcome.served, request: outcome.request, outputs: outcome.outputs, final: true, empty: false, left: noop });
-        finish();
+        if (isDecoupled(outcome.served.config) || this.settled) return;
+        this.onResponse({ served: outcome.served, request: outcome.request, outputs: outcome.outputs, final: true, empty: false, left: noop });
+        this.finish();
       },
-      (err) => finish(err),
+      (err: unknown) => this.finish(err),
     );
-  });
+  }
+
+  private finish(err?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.stopListening?.();
+    if (err) this.reject(err);
+    else this.resolve();
+  }
 }

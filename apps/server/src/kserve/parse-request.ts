@@ -217,13 +217,12 @@ function checkedElementCount(name: string, shape: unknown[], datatype: KServeDat
     }
   }
   const dims = (shape as number[]).map((d) => BigInt(d));
-  const shown = () => `[${dims.join(',')}]`;
-  if (dims.some((d) => d > INT64_MAX)) throw invalid(`invalid shape for input '${name}': shape ${shown()} contains one or more invalid dimensions`);
+  if (dims.some((d) => d > INT64_MAX)) throw invalid(`invalid shape for input '${name}': shape ${shapeText(dims)} contains one or more invalid dimensions`);
   let count = 1n;
   for (const [i, d] of dims.entries()) {
     if (d === 0n) return 0n;
     if (i > 0 && count > INT64_MAX / d) {
-      throw invalid(`invalid shape for input '${name}': shape ${shown()} causes total element count to exceed maximum size of ${INT64_MAX}`);
+      throw invalid(`invalid shape for input '${name}': shape ${shapeText(dims)} causes total element count to exceed maximum size of ${INT64_MAX}`);
     }
     count = i === 0 ? d : count * d;
   }
@@ -234,6 +233,11 @@ function checkedElementCount(name: string, shape: unknown[], datatype: KServeDat
     );
   }
   return count;
+}
+
+/** a shape as Triton's messages quote it */
+function shapeText(dims: readonly bigint[]): string {
+  return `[${dims.join(',')}]`;
 }
 
 function binaryDataSize(raw: Json): number | undefined {
