@@ -139,6 +139,11 @@ test("shapes whose element count or byte size overflow int64: Triton's messages"
   assert.deepEqual([header.statusCode, header.json()], [400, { error: 'Unable to parse Inference-Header-Content-Length, value is out of range [ -2147483648, 2147483647 ], got: 99999999999' }]);
   // a zero dimension ends the count before any overflow, as Triton's GetElementCount
   assert.doesNotMatch((await infer([0, 2 ** 62, 2 ** 62])).json().error ?? '', /overflow|exceed maximum size/);
+  // ... but not one that comes after the overflow, nor after a dimension past int64
+  assert.match((await infer([2 ** 62, 4, 0])).json().error, /causes total element count to exceed maximum size/);
+  assert.match((await infer([2 ** 63, 0])).json().error, /contains one or more invalid dimensions/);
+  // a shape whose byte size passes 2^53 but not int64 is counted exactly: refused only by the element bound
+  assert.match((await infer([2 ** 30, 2 ** 22])).json().error, /has 4503599627370496 elements, more than the 2147483647 allowed/);
 });
 
 test("nesting: Triton's '(100)' for data nested too deep; the index answers about 'ready' however deep it is", async () => {
