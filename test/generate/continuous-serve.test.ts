@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { IterEvent } from '@inferscope/core/iterative';
 import { Rng } from '@inferscope/core/load';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
-import { grpcClient, type TestGrpcClient } from '../grpc/client';
+import { grpcClient, grpcGenerateAsk, type TestGrpcClient } from '../grpc/client';
 import { readTokenStream } from '@inferscope/core/util';
 
 const MODEL = 'tiny_lm_generate';
@@ -91,18 +91,7 @@ async function metric(name: string, labels: string): Promise<number> {
 }
 
 /** A ModelStreamInfer request: text_input and max_tokens as raw contents (BYTES: 4-byte length, then the bytes). */
-function grpcAsk(id: string, prompt: string, maxTokens: number): object {
-  const text = Buffer.from(prompt);
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(text.length);
-  const max = Buffer.alloc(4);
-  max.writeInt32LE(maxTokens);
-  return {
-    model_name: MODEL, id,
-    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
-    raw_input_contents: [Buffer.concat([len, text]), max],
-  };
-}
+const grpcAsk = (id: string, prompt: string, maxTokens: number): object => grpcGenerateAsk(MODEL, id, prompt, maxTokens);
 
 const PROMPTS = ['Hello, world', 'continuous batching', 'KV', 'InferScope serves tokens', 'a b c d e f'];
 

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
 import { streamTokens } from '../support/generate-stream';
-import { grpcClient, type TestGrpcClient } from '../grpc/client';
+import { grpcClient, grpcGenerateAsk, streamInferAll, type TestGrpcClient } from '../grpc/client';
 
 const MODEL = 'tiny_lm_generate';
 let repo: Awaited<ReturnType<typeof tempRepository>>;
@@ -25,20 +25,6 @@ after(async () => {
   await repo?.remove();
 });
 
-/** a gRPC generate request: text_input and max_tokens as raw tensors */
-function ask(id: string, prompt: string, maxTokens: number): object {
-  const text = Buffer.from(prompt);
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(text.length);
-  const max = Buffer.alloc(4);
-  max.writeInt32LE(maxTokens);
-  return {
-    model_name: MODEL, id,
-    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
-    raw_input_contents: [Buffer.concat([len, text]), max],
-  };
-}
-
 async function round(r: number): Promise<void> {
   const streams = await Promise.all([0, 1, 2, 3].map((i) => streamTokens(server.url, MODEL, `round ${r} stream ${i}`, 12)));
   assert.deepEqual(streams, [12, 12, 12, 12]);
@@ -47,20 +33,9 @@ async function round(r: number): Promise<void> {
     assert.equal(res.status, 200);
     await res.arrayBuffer();
   }
-  const stream = grpc.raw.ModelStreamInfer();
-  let got = 0;
-  const ended = new Promise<void>((resolve, reject) => {
-    stream.on('data', (m: { error_message: string }) => {
-      assert.equal(m.error_message, '');
-      got++;
-    });
-    stream.on('end', () => resolve());
-    stream.on('error', (e: Error) => reject(e));
-  });
-  for (let i = 0; i < 3; i++) stream.write(ask(`r${r}-${i}`, `round ${r} grpc ${i}`, 12));
-  stream.end();
-  await ended;
-  assert.equal(got, 36);
+  const answers = await streamInferAll(grpc, [0, 1, 2].map((i) => grpcGenerateAsk(MODEL, `r${r}-${i}`, `round ${r} grpc ${i}`, 12)));
+  assert.equal(answers.length, 36);
+  assert.ok(answers.every((m) => m.error_message === ''));
 }
 
 test('a round of generate_stream, generate and gRPC streamed generation names no closure on the main thread', { timeout: 60_000 }, async () => {

@@ -36,3 +36,31 @@ export function fp32FromRaw(b: Uint8Array): Float32Array {
   const copy = new Uint8Array(b); // aligned copy
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
 }
+
+/** A generate request over gRPC: `text_input` and `max_tokens` as raw tensors, as a Triton client sends them. */
+export function grpcGenerateAsk(model: string, id: string, prompt: string, maxTokens: number): object {
+  const text = Buffer.from(prompt);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(text.length);
+  const max = Buffer.alloc(4);
+  max.writeInt32LE(maxTokens);
+  return {
+    model_name: model, id,
+    inputs: [{ name: 'text_input', datatype: 'BYTES', shape: [1] }, { name: 'max_tokens', datatype: 'INT32', shape: [1] }],
+    raw_input_contents: [Buffer.concat([len, text]), max],
+  };
+}
+
+/** Sends `messages` on one ModelStreamInfer stream and ends it; resolves with every response once the server ended the stream. */
+export function streamInferAll(client: TestGrpcClient, messages: readonly object[]): Promise<{ error_message: string }[]> {
+  const stream = client.raw.ModelStreamInfer();
+  const got: { error_message: string }[] = [];
+  const ended = new Promise<{ error_message: string }[]>((resolve, reject) => {
+    stream.on('data', (m: { error_message: string }) => got.push(m));
+    stream.on('end', () => resolve(got));
+    stream.on('error', (e: Error) => reject(e));
+  });
+  for (const m of messages) stream.write(m);
+  stream.end();
+  return ended;
+}

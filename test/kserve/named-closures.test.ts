@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startTestServer, tempRepository, type TestServer } from '../support/server';
-import { grpcClient, rawFp32, type TestGrpcClient } from '../grpc/client';
+import { grpcClient, rawFp32, streamInferAll, type TestGrpcClient } from '../grpc/client';
 
 let repo: Awaited<ReturnType<typeof tempRepository>>;
 let server: TestServer;
@@ -47,20 +47,9 @@ async function round(r: number): Promise<void> {
   }
   const ask = (i: number) => ({ model_name: 'mlp_classifier', id: `r${r}-${i}`, inputs: [{ name: 'input', datatype: 'FP32', shape: [1, 784] }], raw_input_contents: [rawFp32(new Float32Array(784).fill(r - i))] });
   for (let i = 0; i < N; i++) await grpc.call('ModelInfer', ask(i));
-  const stream = grpc.raw.ModelStreamInfer();
-  let got = 0;
-  const ended = new Promise<void>((resolve, reject) => {
-    stream.on('data', (m: { error_message: string }) => {
-      assert.equal(m.error_message, '');
-      got++;
-    });
-    stream.on('end', () => resolve());
-    stream.on('error', (e: Error) => reject(e));
-  });
-  for (let i = 0; i < N; i++) stream.write(ask(100 + i));
-  stream.end();
-  await ended;
-  assert.equal(got, N);
+  const answers = await streamInferAll(grpc, Array.from({ length: N }, (_, i) => ask(100 + i)));
+  assert.equal(answers.length, N);
+  assert.ok(answers.every((m) => m.error_message === ''));
 }
 
 test('a round of HTTP JSON and binary, cache hits and misses, gRPC unary and streamed requests names no closure on the main thread', { timeout: 60_000 }, async () => {
