@@ -1,14 +1,19 @@
 // The scheduler's per-request work makes no named closure (test/support/named-closures.ts says why that
 // costs): requests through the dynamic batcher (preferred sizes, a delay, queued payloads lent to busy
-// instances and taken back, merges) and the sequence batcher, on the virtual clock. A first round warms
-// every path up (one-time closures: a scheduler's own callbacks, lazily built tables); a second, equal
-// round must name nothing.
+// instances and taken back, merges), the sequence batcher and the continuous batcher's step loop, on the
+// virtual clock. A first round warms every path up (one-time closures: a scheduler's own callbacks,
+// lazily built tables); a second, equal round must name nothing.
 import { namedSoFar } from '../support/named-closures';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Harness, PrefetchExecutor } from './helpers';
 import { SeqHarness } from './sequence/helpers';
 import { seqConfig } from './sequence/config';
+import { VirtualClock } from '@inferscope/core/clock';
+import { ContinuousPlanner } from '@inferscope/core/iterative/continuous.ts';
+import { SimStepExecutor } from '@inferscope/core/iterative/sim-step.ts';
+import { StepLoop } from '@inferscope/core/iterative/step-loop.ts';
+import type { IterativeKnobs } from '@inferscope/core/iterative';
 
 async function dynamicRound(h: Harness, exec: PrefetchExecutor, round: number): Promise<void> {
   for (let burst = 0; burst < 20; burst++) {
@@ -63,3 +68,20 @@ for (const strategy of ['direct', 'oldest'] as const) {
     assert.equal(h.inferenceCount(), 60);
   });
 }
+
+test('the continuous batcher\'s step loop names no closure per step or token: sequences joining, finishing and preempted', () => {
+  const clock = new VirtualClock(0);
+  const knobs: IterativeKnobs = { maxNumSequences: 4, maxNumTokens: 64, enableChunkedContext: true, policy: 'max_utilization', totalBlocks: 12, blockTokens: 4 };
+  const loop = new StepLoop({ clock, planner: new ContinuousPlanner(knobs), executor: new SimStepExecutor(clock, { fixed_us: 1000, per_sequence_us: 100, per_token_us: 10 }, knobs), listener: () => {} });
+  let ended = 0;
+  const sink = { onEnd: () => void ended++ };
+  const generations = (round: number) => {
+    for (let i = 0; i < 8; i++) loop.submit({ id: `g${round}-${i}`, prompt: [1, 2, 3, i], maxTokens: 6 + i }, sink);
+    clock.runUntilIdle();
+  };
+  generations(0);
+  const before = namedSoFar();
+  generations(1);
+  assert.equal(namedSoFar() - before, 0, 'functions named while 8 sequences were generated');
+  assert.equal(ended, 16);
+});

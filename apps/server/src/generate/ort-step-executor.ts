@@ -74,11 +74,10 @@ export class OrtStepExecutor implements StepExecutor {
         break;
       }
     }
-    const answer = (f: { reason: unknown } | null) => (f ? done(f.reason ?? new Error('the model run failed')) : done(null, tokens));
-    if (later.length === 0) return answer(failure);
+    if (later.length === 0) return answerStep(done, failure, tokens);
     void Promise.allSettled(later).then((settled) => {
       const rejected = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      answer(failure ?? (rejected ? { reason: rejected.reason } : null));
+      answerStep(done, failure ?? (rejected ? { reason: rejected.reason } : null), tokens);
     });
   }
 
@@ -98,4 +97,10 @@ function argmax(v: Float32Array, from: number, n: number): number {
   let best = 0;
   for (let i = 1; i < n; i++) if (v[from + i]! > v[from + best]!) best = i;
   return best;
+}
+
+/** A step's one answer: its first failure, or its tokens. */
+function answerStep(done: Parameters<StepExecutor['runStep']>[1], failure: { reason: unknown } | null, tokens: StepTokens): void {
+  if (failure) done(failure.reason ?? new Error('the model run failed'));
+  else done(null, tokens);
 }

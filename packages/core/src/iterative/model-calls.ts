@@ -63,7 +63,8 @@ function decodeRuns(batch: Pick<StepBatch, 'rows' | 'padSlots'>, decode: number[
   if (decode.length === 0) return [];
   const rows = [...decode].sort((a, b) => batch.rows[a]!.cached - batch.rows[b]!.cached || a - b);
   const n = rows.length;
-  const len = (i: number) => batch.rows[rows[i]!]!.cached + batch.rows[rows[i]!]!.tokens.length;
+  // each row's context once the step's tokens are in
+  const len = rows.map((r) => batch.rows[r]!.cached + batch.rows[r]!.tokens.length);
   // best[j]: least cost of the first j rows; cut[j]: where the last run of that best starts
   const best = [0];
   const cut = [0];
@@ -71,7 +72,7 @@ function decodeRuns(batch: Pick<StepBatch, 'rows' | 'padSlots'>, decode: number[
     best[j] = Infinity;
     for (let i = 0; i < j; i++) {
       const width = j - i + (i === 0 ? batch.padSlots : 0);
-      const cost = best[i]! + CALL_COST_SLOTS + width * len(j - 1);
+      const cost = best[i]! + CALL_COST_SLOTS + width * len[j - 1]!;
       if (cost < best[j]!) {
         best[j] = cost;
         cut[j] = i;

@@ -107,16 +107,19 @@ export class SimStepExecutor implements StepExecutor {
   private runRow(table: readonly number[], cached: number, tokens: readonly number[], samples: boolean): number | null {
     const bt = this.cache.blockTokens;
     if (table.length * bt < cached + tokens.length) throw new RangeError(`a row's ${table.length} blocks cannot hold ${cached + tokens.length} tokens`);
-    const slot = (i: number) => {
-      const b = table[Math.floor(i / bt)]!;
-      if (!Number.isSafeInteger(b) || b < 0 || b >= this.cache.totalBlocks) throw new RangeError(`block ${b} is outside the KV cache`);
-      return b * bt + (i % bt);
-    };
-    let h = cached === 0 ? SEED : this.slots[slot(cached - 1)]!;
-    tokens.forEach((t, j) => {
-      h = mix(h, t);
-      this.slots[slot(cached + j)] = h;
-    });
+    let h = cached === 0 ? SEED : this.slots[this.slot(table, cached - 1)]!;
+    for (let j = 0; j < tokens.length; j++) {
+      h = mix(h, tokens[j]!);
+      this.slots[this.slot(table, cached + j)] = h;
+    }
     return samples ? sample(h, this.vocab) : null;
+  }
+
+  /** where the row's `i`th token sits in the cache (a method, not a closure per row: ARCHITECTURE.md, hot paths) */
+  private slot(table: readonly number[], i: number): number {
+    const bt = this.cache.blockTokens;
+    const b = table[Math.floor(i / bt)]!;
+    if (!Number.isSafeInteger(b) || b < 0 || b >= this.cache.totalBlocks) throw new RangeError(`block ${b} is outside the KV cache`);
+    return b * bt + (i % bt);
   }
 }

@@ -156,21 +156,26 @@ export class StepLoop {
     });
     this.inFlight = step;
     if (batch.rows.length === 0) return this.stepDone(step, t, null, []);
-    let sync = true;
-    let answered = false;
-    const done = (error: unknown, tokens?: StepTokens) => {
-      if (answered) return; // an executor that answers twice is heard once
-      answered = true;
-      // An executor that answers inside runStep continues from a timer, so steps never nest on the stack.
-      if (sync) this.o.clock.setTimer(this.o.clock.now(), () => this.stepDone(step, t, error, tokens));
-      else this.stepDone(step, t, error, tokens);
-    };
+    const call = { sync: true };
+    const done = this.answerOnce(step, t, call);
     try {
       this.executor.runStep(batch, done);
     } catch (e) {
       done(e ?? new Error('the step executor threw'));
     }
-    sync = false;
+    call.sync = false;
+  }
+
+  /** The executor's answer to one step, heard once (returned, not bound to a name: ARCHITECTURE.md, hot paths). */
+  private answerOnce(step: PlannedStep, t: number, call: { sync: boolean }): (error: unknown, tokens?: StepTokens) => void {
+    let answered = false;
+    return (error, tokens) => {
+      if (answered) return; // an executor that answers twice is heard once
+      answered = true;
+      // An executor that answers inside runStep continues from a timer, so steps never nest on the stack.
+      if (call.sync) this.o.clock.setTimer(this.o.clock.now(), () => this.stepDone(step, t, error, tokens));
+      else this.stepDone(step, t, error, tokens);
+    };
   }
 
   private stepDone(step: PlannedStep, startedAt: number, error: unknown, tokens: StepTokens | undefined): void {
